@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/demoserver"
+)
+
+// DemoServerOptions are the flags of `mcpi demo-server`.
+type DemoServerOptions struct {
+	IO   *IOStreams
+	HTTP string
+	SSE  bool
+	Era  string
+}
+
+// NewCmdDemoServer returns the hidden `demo-server` command.
+func NewCmdDemoServer(f *Factory, runF func(context.Context, *DemoServerOptions) error) *cobra.Command {
+	opts := &DemoServerOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:    "demo-server",
+		Short:  "Run mcpi's demo MCP server (stdio, or HTTP with --http)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return demoServerRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio")
+	cmd.Flags().BoolVar(&opts.SSE, "sse", false, "with --http, serve the legacy HTTP+SSE transport at /sse too")
+	cmd.Flags().StringVar(&opts.Era, "era", "legacy", "protocol era to accept: legacy, modern or both")
+	return cmd
+}
+
+func demoServerRun(ctx context.Context, opts *DemoServerOptions) error {
+	sopts := demoserver.Options{Era: opts.Era}
+	if err := sopts.Validate(); err != nil {
+		return &FlagError{Err: err}
+	}
+	if opts.HTTP == "" {
+		if opts.SSE {
+			return flagErrorf("--sse needs --http")
+		}
+		return demoserver.RunStdio(ctx, sopts)
+	}
+	host, _, err := net.SplitHostPort(opts.HTTP)
+	if err != nil {
+		return flagErrorf("invalid --http address %q: %v", opts.HTTP, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: listening on %s, which is not a loopback address\n", opts.HTTP)
+	}
+	ln, err := net.Listen("tcp", opts.HTTP)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errConnect, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", demoserver.HTTPHandler(sopts))
+	if opts.SSE {
+		mux.Handle("/sse", demoserver.SSEHandler(sopts))
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(opts.IO.ErrOut, "demo server: Streamable HTTP at http://%s/mcp\n", ln.Addr())
+	if opts.SSE {
+		fmt.Fprintf(opts.IO.ErrOut, "demo server: HTTP+SSE at http://%s/sse\n", ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return errSilent{code: ExitOK}
+	}
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// TargetOptions say which server to talk to and how. Every command that
+// talks to a server embeds them.
+type TargetOptions struct {
+	// Command is everything after "--": a stdio server to spawn.
+	Command []string
+	// URL is a Streamable HTTP or HTTP+SSE endpoint.
+	URL       string
+	Transport string
+	Headers   []string
+	Env       []string
+	Dir       string
+	Timeout   time.Duration
+	Protocol  string
+	Force     bool
+}
+
+func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
+	f := cmd.Flags()
+	f.StringVar(&o.URL, "url", "", "URL of an HTTP server (Streamable HTTP, or HTTP+SSE)")
+	f.StringVar(&o.Transport, "transport", "auto", "HTTP transport: auto, http (Streamable HTTP) or sse (HTTP+SSE, 2024-11-05)")
+	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra HTTP header \"Name: value\" (repeatable)")
+	f.StringArrayVarP(&o.Env, "env", "e", nil, "environment variable KEY=VALUE for a stdio server (repeatable)")
+	f.StringVar(&o.Dir, "cwd", "", "working directory of a stdio server")
+	f.DurationVar(&o.Timeout, "timeout", session.DefaultTimeout, "bound on each request without an answer or progress (e.g. 30s)")
+	f.StringVar(&o.Protocol, "protocol-version", "", "protocol revision to offer (default "+mcp.LatestLegacy+")")
+	f.BoolVar(&o.Force, "force", false, "send requests even when the server did not declare the capability")
+}
+
+// parseTarget fills o.Command and o.URL from the positional arguments:
+// everything after "--" is a command, and a first argument that is an http
+// or https URL is the server's URL. It returns the other arguments.
+func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string, error) {
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		o.Command = args[dash:]
+		args = args[:dash]
+		if len(o.Command) == 0 {
+			return nil, flagErrorf("nothing after \"--\": give the server command to run")
+		}
+	}
+	var rest []string
+	for _, a := range args {
+		if o.URL == "" && o.Command == nil && (strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://")) {
+			o.URL = a
+			continue
+		}
+		rest = append(rest, a)
+	}
+	switch {
+	case o.URL != "" && o.Command != nil:
+		return nil, flagErrorf("give either a URL or a command after \"--\", not both")
+	case o.URL == "" && o.Command == nil:
+		return nil, flagErrorf("no server given: add \"-- COMMAND [ARGS...]\" for a stdio server or a URL for an HTTP server")
+	}
+	if o.URL != "" {
+		u, err := url.Parse(o.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, flagErrorf("invalid server URL %q", o.URL)
+		}
+	}
+	switch o.Transport {
+	case "auto", "http", "sse":
+	default:
+		return nil, flagErrorf("invalid --transport %q: want auto, http or sse", o.Transport)
+	}
+	if o.Protocol != "" && !mcp.IsLegacy(o.Protocol) {
+		return nil, flagErrorf("unknown --protocol-version %q: mcpi speaks %s", o.Protocol, strings.Join(mcp.LegacyRevisions, ", "))
+	}
+	for _, e := range o.Env {
+		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
+			return nil, flagErrorf("invalid --env %q: want KEY=VALUE", e)
+		}
+	}
+	if _, err := o.header(); err != nil {
+		return nil, err
+	}
+	return rest, nil
+}
+
+func (o *TargetOptions) header() (http.Header, error) {
+	h := http.Header{}
+	for _, line := range o.Headers {
+		k, v, ok := strings.Cut(line, ":")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.ContainsAny(k, " \t") {
+			return nil, flagErrorf("invalid --header %q: want \"Name: value\"", line)
+		}
+		h.Add(k, strings.TrimSpace(v))
+	}
+	return h, nil
+}
+
+// dial opens the transport connection to the target.
+func (o *TargetOptions) dial(ctx context.Context, tap transport.Tap) (transport.Conn, error) {
+	if o.Command != nil {
+		c, err := transport.Spawn(transport.StdioOptions{
+			Command: o.Command[0], Args: o.Command[1:], Env: o.Env, Dir: o.Dir, Tap: tap,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errConnect, err)
+		}
+		return c, nil
+	}
+	h, _ := o.header()
+	c, err := transport.DialHTTP(ctx, transport.HTTPMode(o.Transport), transport.HTTPOptions{URL: o.URL, Header: h, Tap: tap})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errConnect, err)
+	}
+	return c, nil
+}
+
+// connect dials the target and initializes a session.
+func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap transport.Tap) (*session.Client, error) {
+	conn, err := o.dial(ctx, tap)
+	if err != nil {
+		return nil, err
+	}
+	sopts.Timeout = o.Timeout
+	sopts.Force = o.Force
+	if o.Protocol != "" {
+		sopts.ProtocolVersion = o.Protocol
+	}
+	if sopts.ClientInfo.Name == "" {
+		sopts.ClientInfo = mcp.Implementation{Name: "mcpi", Version: Version}
+	}
+	c, err := session.Connect(ctx, conn, sopts)
+	if err != nil {
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,187 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+)
+
+func cursorParams(cursor string) any {
+	if cursor == "" {
+		return nil
+	}
+	return mcp.PaginatedParams{Cursor: cursor}
+}
+
+// maxPages bounds pagination, so that a server whose cursors go round in a
+// circle cannot keep a caller forever.
+const maxPages = 10000
+
+// paginate follows nextCursor until the last page.
+func paginate[T any](ctx context.Context, page func(context.Context, string) ([]T, string, error)) ([]T, error) {
+	var all []T
+	cursor := ""
+	seen := map[string]bool{}
+	for range maxPages {
+		items, next, err := page(ctx, cursor)
+		if err != nil {
+			return all, err
+		}
+		all = append(all, items...)
+		if next == "" {
+			return all, nil
+		}
+		if seen[next] {
+			return all, &RPCError{Method: "pagination", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "the server returned cursor " + next + " twice: stopping"}}
+		}
+		seen[next] = true
+		cursor = next
+	}
+	return all, nil
+}
+
+// Ping checks that the server answers.
+func (c *Client) Ping(ctx context.Context) error {
+	return c.Call(ctx, "ping", nil, nil, nil)
+}
+
+// ListTools returns one page of tools.
+func (c *Client) ListTools(ctx context.Context, cursor string) (*mcp.ListToolsResult, error) {
+	var r mcp.ListToolsResult
+	return &r, c.Call(ctx, "tools/list", cursorParams(cursor), &r, nil)
+}
+
+// AllTools returns every tool, following the cursors.
+func (c *Client) AllTools(ctx context.Context) ([]mcp.Tool, error) {
+	return paginate(ctx, func(ctx context.Context, cur string) ([]mcp.Tool, string, error) {
+		r, err := c.ListTools(ctx, cur)
+		return r.Tools, r.NextCursor, err
+	})
+}
+
+// CallTool calls a tool. args is the arguments object (nil for none).
+func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage, opts *CallOptions) (*mcp.CallToolResult, error) {
+	var r mcp.CallToolResult
+	return &r, c.Call(ctx, "tools/call", mcp.CallToolParams{Name: name, Arguments: args}, &r, opts)
+}
+
+// CallToolRaw calls a tool and returns the result as sent.
+func (c *Client) CallToolRaw(ctx context.Context, params mcp.CallToolParams, opts *CallOptions) (json.RawMessage, error) {
+	var r json.RawMessage
+	return r, c.Call(ctx, "tools/call", params, &r, opts)
+}
+
+// ListResources returns one page of resources.
+func (c *Client) ListResources(ctx context.Context, cursor string) (*mcp.ListResourcesResult, error) {
+	var r mcp.ListResourcesResult
+	return &r, c.Call(ctx, "resources/list", cursorParams(cursor), &r, nil)
+}
+
+// AllResources returns every resource, following the cursors.
+func (c *Client) AllResources(ctx context.Context) ([]mcp.Resource, error) {
+	return paginate(ctx, func(ctx context.Context, cur string) ([]mcp.Resource, string, error) {
+		r, err := c.ListResources(ctx, cur)
+		return r.Resources, r.NextCursor, err
+	})
+}
+
+// ListResourceTemplates returns one page of resource templates.
+func (c *Client) ListResourceTemplates(ctx context.Context, cursor string) (*mcp.ListResourceTemplatesResult, error) {
+	var r mcp.ListResourceTemplatesResult
+	return &r, c.Call(ctx, "resources/templates/list", cursorParams(cursor), &r, nil)
+}
+
+// AllResourceTemplates returns every resource template, following the cursors.
+func (c *Client) AllResourceTemplates(ctx context.Context) ([]mcp.ResourceTemplate, error) {
+	return paginate(ctx, func(ctx context.Context, cur string) ([]mcp.ResourceTemplate, string, error) {
+		r, err := c.ListResourceTemplates(ctx, cur)
+		return r.ResourceTemplates, r.NextCursor, err
+	})
+}
+
+// ReadResource reads a resource.
+func (c *Client) ReadResource(ctx context.Context, uri string, opts *CallOptions) (*mcp.ReadResourceResult, error) {
+	var r mcp.ReadResourceResult
+	return &r, c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: uri}, &r, opts)
+}
+
+// Subscribe asks for notifications/resources/updated about uri.
+func (c *Client) Subscribe(ctx context.Context, uri string) error {
+	return c.Call(ctx, "resources/subscribe", mcp.SubscribeParams{URI: uri}, nil, nil)
+}
+
+// Unsubscribe stops notifications about uri.
+func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
+	return c.Call(ctx, "resources/unsubscribe", mcp.SubscribeParams{URI: uri}, nil, nil)
+}
+
+// ListPrompts returns one page of prompts.
+func (c *Client) ListPrompts(ctx context.Context, cursor string) (*mcp.ListPromptsResult, error) {
+	var r mcp.ListPromptsResult
+	return &r, c.Call(ctx, "prompts/list", cursorParams(cursor), &r, nil)
+}
+
+// AllPrompts returns every prompt, following the cursors.
+func (c *Client) AllPrompts(ctx context.Context) ([]mcp.Prompt, error) {
+	return paginate(ctx, func(ctx context.Context, cur string) ([]mcp.Prompt, string, error) {
+		r, err := c.ListPrompts(ctx, cur)
+		return r.Prompts, r.NextCursor, err
+	})
+}
+
+// GetPrompt gets a prompt with its arguments filled in.
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string, opts *CallOptions) (*mcp.GetPromptResult, error) {
+	var r mcp.GetPromptResult
+	return &r, c.Call(ctx, "prompts/get", mcp.GetPromptParams{Name: name, Arguments: args}, &r, opts)
+}
+
+// Complete asks for completions of an argument of a prompt or a resource
+// template. The context of already-filled arguments is dropped for servers
+// older than 2025-06-18, which do not know it.
+func (c *Client) Complete(ctx context.Context, p mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	if p.Context != nil && !mcp.RevisionAtLeast(c.ProtocolVersion(), mcp.Rev20250618) {
+		p.Context = nil
+	}
+	var r mcp.CompleteResult
+	return &r, c.Call(ctx, "completion/complete", p, &r, nil)
+}
+
+// SetLogLevel asks the server to send log messages at level and above.
+func (c *Client) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+	return c.Call(ctx, "logging/setLevel", mcp.SetLevelParams{Level: level}, nil, nil)
+}
+
+// GetTask returns the state of a task.
+func (c *Client) GetTask(ctx context.Context, id string) (*mcp.Task, error) {
+	var r mcp.Task
+	return &r, c.Call(ctx, "tasks/get", mcp.TaskParams{TaskID: id}, &r, nil)
+}
+
+// TaskResult waits for a task's result and returns it as sent.
+func (c *Client) TaskResult(ctx context.Context, id string, opts *CallOptions) (json.RawMessage, error) {
+	var r json.RawMessage
+	return r, c.Call(ctx, "tasks/result", mcp.TaskParams{TaskID: id}, &r, opts)
+}
+
+// ListTasks returns one page of tasks.
+func (c *Client) ListTasks(ctx context.Context, cursor string) (*mcp.ListTasksResult, error) {
+	var r mcp.ListTasksResult
+	return &r, c.Call(ctx, "tasks/list", cursorParams(cursor), &r, nil)
+}
+
+// CancelTask asks the server to cancel a task.
+func (c *Client) CancelTask(ctx context.Context, id string) (*mcp.Task, error) {
+	var r mcp.Task
+	return &r, c.Call(ctx, "tasks/cancel", mcp.TaskParams{TaskID: id}, &r, nil)
+}
+
+// RootsChanged tells the server that the roots changed, when the client
+// declared roots.listChanged.
+func (c *Client) RootsChanged(ctx context.Context) error {
+	caps := c.capabilities()
+	if caps.Roots == nil || !caps.Roots.ListChanged {
+		return nil
+	}
+	return c.Notify(ctx, "notifications/roots/list_changed", nil)
+}

@@ -1,0 +1,522 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// DefaultTimeout bounds a request with no answer and no progress.
+const DefaultTimeout = 60 * time.Second
+
+// Options configure a Client.
+type Options struct {
+	// ClientInfo names mcpi to the server.
+	ClientInfo mcp.Implementation
+	// ProtocolVersion is the revision offered in initialize (default: the
+	// newest legacy revision).
+	ProtocolVersion string
+	// Handler answers the server's requests: sampling, elicitation, roots.
+	// Nil answers every such request with an error.
+	Handler Handler
+	// Capabilities overrides the capabilities declared in initialize. By
+	// default they follow from Handler: sampling, elicitation (form and URL)
+	// and roots with listChanged when there is one, none otherwise.
+	Capabilities *mcp.ClientCapabilities
+	// OnNotification sees every notification from the server, after the
+	// client has routed progress to its caller. It is called from the reader
+	// goroutine and must not block.
+	OnNotification func(Notification)
+	// OnWarning sees every frame the server got wrong. It is called from the
+	// reader goroutine and must not block.
+	OnWarning func(Warning)
+	// Timeout bounds each request without an answer or progress (default
+	// DefaultTimeout; negative means no bound).
+	Timeout time.Duration
+	// Force sends requests even when the server did not declare the
+	// capability they need.
+	Force  bool
+	Logger *slog.Logger
+}
+
+// Notification is a notification from the server.
+type Notification struct {
+	Time   time.Time
+	Method string
+	Params json.RawMessage
+}
+
+// Warning is something the server got wrong. Data quotes what arrived.
+type Warning struct {
+	Time    time.Time
+	Kind    string // "bad-frame", "invalid-message", "unknown-id", "id-type", "batch", "jsonrpc-version"
+	Message string
+	Data    []byte
+}
+
+// Client is a session with one MCP server.
+type Client struct {
+	conn   transport.Conn
+	opts   Options
+	log    *slog.Logger
+	nextID atomic.Int64
+
+	mu       sync.Mutex
+	pending  map[string]*pendingCall // id key -> call
+	progress map[string]*pendingCall // progress token key -> call
+	inbound  map[string]context.CancelFunc
+	endErr   error // why the connection ended
+
+	initMu   sync.Mutex // serialises initialize (first and after a 404)
+	stateMu  sync.RWMutex
+	init     *mcp.InitializeResult
+	initRaw  json.RawMessage
+	revision string
+
+	done      chan struct{} // closed when the reader stops
+	closeOnce sync.Once
+}
+
+type pendingCall struct {
+	method   string
+	resp     chan *mcp.Message
+	onProg   func(mcp.ProgressParams)
+	activity chan struct{}
+	lost     chan error
+}
+
+// New starts a client on conn without initializing it. Most callers want
+// Connect.
+func New(conn transport.Conn, opts Options) *Client {
+	if opts.ClientInfo.Name == "" {
+		opts.ClientInfo = mcp.Implementation{Name: "mcpi", Version: "dev"}
+	}
+	if opts.ProtocolVersion == "" {
+		opts.ProtocolVersion = mcp.LatestLegacy
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{
+		conn:     conn,
+		opts:     opts,
+		log:      log,
+		pending:  make(map[string]*pendingCall),
+		progress: make(map[string]*pendingCall),
+		inbound:  make(map[string]context.CancelFunc),
+		done:     make(chan struct{}),
+	}
+	go c.readLoop()
+	return c
+}
+
+// Connect starts a client on conn and performs the initialize handshake.
+// On failure it closes conn.
+func Connect(ctx context.Context, conn transport.Conn, opts Options) (*Client, error) {
+	c := New(conn, opts)
+	if err := c.Initialize(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Conn returns the transport connection.
+func (c *Client) Conn() transport.Conn { return c.conn }
+
+// Done is closed when the connection has ended.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended, or nil while it is up.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.endErr
+}
+
+// Close ends the session and the connection. It may be called more than once.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.conn.Close()
+		<-c.done
+	})
+	return nil
+}
+
+// capabilities returns what the client declares in initialize.
+func (c *Client) capabilities() mcp.ClientCapabilities {
+	if c.opts.Capabilities != nil {
+		return *c.opts.Capabilities
+	}
+	if c.opts.Handler == nil {
+		return mcp.ClientCapabilities{}
+	}
+	return mcp.ClientCapabilities{
+		Roots:       &mcp.RootsCapability{ListChanged: true},
+		Sampling:    &mcp.SamplingCapability{},
+		Elicitation: &mcp.ElicitationCapability{Form: mcp.Object{}, URL: mcp.Object{}},
+	}
+}
+
+// Initialize performs the handshake: initialize, version check,
+// notifications/initialized. It may be called again to start a new session
+// (after the server forgot the old one).
+func (c *Client) Initialize(ctx context.Context) error {
+	c.initMu.Lock()
+	defer c.initMu.Unlock()
+	return c.initializeLocked(ctx)
+}
+
+func (c *Client) initializeLocked(ctx context.Context) error {
+	caps := c.capabilities()
+	offer := c.opts.ProtocolVersion
+	if offer < mcp.Rev20251125 && caps.Elicitation != nil {
+		// URL elicitation is 2025-11-25's; older schemas have an empty object.
+		caps.Elicitation = &mcp.ElicitationCapability{}
+	}
+	if offer < mcp.Rev20250618 {
+		caps.Elicitation = nil
+	}
+	params := mcp.InitializeParams{
+		ProtocolVersion: offer,
+		Capabilities:    caps,
+		ClientInfo:      c.opts.ClientInfo,
+	}
+	raw, err := c.call(ctx, "initialize", params, &callOptions{noRetry: true})
+	if err != nil {
+		return err
+	}
+	var res mcp.InitializeResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return &RPCError{Method: "initialize", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "invalid initialize result: " + err.Error()}}
+	}
+	if !mcp.IsLegacy(res.ProtocolVersion) {
+		return &VersionError{Offered: offer, Got: res.ProtocolVersion}
+	}
+	c.stateMu.Lock()
+	c.init, c.initRaw, c.revision = &res, raw, res.ProtocolVersion
+	c.stateMu.Unlock()
+	if vs, ok := c.conn.(interface{ SetProtocolVersion(string) }); ok {
+		vs.SetProtocolVersion(res.ProtocolVersion)
+	}
+	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+		return err
+	}
+	if l, ok := c.conn.(interface{ Listen() }); ok {
+		l.Listen()
+	}
+	return nil
+}
+
+// InitializeResult returns the server's answer to initialize.
+func (c *Client) InitializeResult() *mcp.InitializeResult {
+	c.stateMu.RLock()
+	defer c.stateMu.RUnlock()
+	return c.init
+}
+
+// InitializeResultRaw returns the server's answer to initialize as sent.
+func (c *Client) InitializeResultRaw() json.RawMessage {
+	c.stateMu.RLock()
+	defer c.stateMu.RUnlock()
+	return c.initRaw
+}
+
+// ProtocolVersion returns the negotiated revision.
+func (c *Client) ProtocolVersion() string {
+	c.stateMu.RLock()
+	defer c.stateMu.RUnlock()
+	return c.revision
+}
+
+// ServerCapabilities returns what the server declared.
+func (c *Client) ServerCapabilities() mcp.ServerCapabilities {
+	c.stateMu.RLock()
+	defer c.stateMu.RUnlock()
+	if c.init == nil {
+		return mcp.ServerCapabilities{}
+	}
+	return c.init.Capabilities
+}
+
+// CallOptions adjust one request.
+type CallOptions struct {
+	// Timeout overrides the client's timeout for this request.
+	Timeout time.Duration
+	// OnProgress receives the request's progress notifications; setting it
+	// adds a progress token to the request. Each notification also resets
+	// the timeout.
+	OnProgress func(mcp.ProgressParams)
+	// Force sends the request even without the capability it needs.
+	Force bool
+	// Meta is merged into the request's _meta.
+	Meta mcp.Meta
+}
+
+type callOptions struct {
+	CallOptions
+	noRetry bool // do not re-initialize on an expired session (initialize itself)
+}
+
+// Call sends a request and decodes its result into result (when not nil).
+func (c *Client) Call(ctx context.Context, method string, params, result any, opts *CallOptions) error {
+	var o callOptions
+	if opts != nil {
+		o.CallOptions = *opts
+	}
+	raw, err := c.call(ctx, method, params, &o)
+	if err != nil {
+		return err
+	}
+	if result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return &RPCError{Method: method, RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "result does not match the schema: " + err.Error(), Data: quote(raw)}}
+	}
+	return nil
+}
+
+// Send is the debugger's escape hatch: it sends any request and returns the
+// raw result, with no capability or revision checks.
+func (c *Client) Send(ctx context.Context, method string, params json.RawMessage, opts *CallOptions) (json.RawMessage, error) {
+	o := callOptions{}
+	if opts != nil {
+		o.CallOptions = *opts
+	}
+	o.Force = true
+	var p any
+	if len(params) > 0 {
+		p = params
+	}
+	return c.call(ctx, method, p, &o)
+}
+
+// SendFrame writes a raw frame, exactly as given. Answers to requests in it
+// are reported as warnings about unknown ids, since no call waits for them.
+func (c *Client) SendFrame(ctx context.Context, frame []byte) error {
+	return c.conn.Send(ctx, frame)
+}
+
+// Notify sends a notification.
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	frame, err := mcp.NewNotification(method, params)
+	if err != nil {
+		return err
+	}
+	if err := c.conn.Send(ctx, frame); err != nil {
+		return c.sendError(method, err)
+	}
+	return nil
+}
+
+func (c *Client) sendError(method string, err error) error {
+	if errors.Is(err, transport.ErrClosed) || c.isDone() {
+		if e := c.Err(); e != nil {
+			return &DisconnectedError{Method: method, Err: e}
+		}
+		return &DisconnectedError{Method: method, Err: err}
+	}
+	var exit *transport.ServerExitError
+	if errors.As(err, &exit) {
+		return &DisconnectedError{Method: method, Err: err}
+	}
+	return fmt.Errorf("%s: %w", method, err)
+}
+
+func (c *Client) isDone() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *Client) call(ctx context.Context, method string, params any, o *callOptions) (json.RawMessage, error) {
+	if !o.Force && !c.opts.Force {
+		if err := c.check(method); err != nil {
+			return nil, err
+		}
+	}
+	if c.isDone() {
+		return nil, &DisconnectedError{Method: method, Err: c.Err()}
+	}
+	id := c.nextID.Add(1)
+	key := strconv.FormatInt(id, 10)
+	pc := &pendingCall{method: method, resp: make(chan *mcp.Message, 1), activity: make(chan struct{}, 1), lost: make(chan error, 1), onProg: o.OnProgress}
+	meta := o.Meta
+	if o.OnProgress != nil {
+		meta = mergeMeta(meta, mcp.Meta{mcp.ProgressTokenKey: id})
+	}
+	frame, err := encodeRequest(id, method, params, meta)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	c.mu.Lock()
+	c.pending[key] = pc
+	if o.OnProgress != nil {
+		c.progress[key] = pc
+	}
+	c.mu.Unlock()
+	defer c.forget(key)
+
+	err = c.conn.Send(ctx, frame)
+	if errors.Is(err, transport.ErrSessionExpired) && !o.noRetry {
+		c.log.Info("session expired; initializing a new one", "method", method)
+		if ierr := c.reinitialize(ctx); ierr != nil {
+			return nil, fmt.Errorf("%s: %w; starting a new session failed: %v", method, err, ierr)
+		}
+		err = c.conn.Send(ctx, frame)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, c.sendError(method, err)
+	}
+
+	timeout := c.opts.Timeout
+	if o.Timeout != 0 {
+		timeout = o.Timeout
+	}
+	var timer <-chan time.Time
+	var t *time.Timer
+	if timeout > 0 {
+		t = time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	for {
+		select {
+		case m := <-pc.resp:
+			if m.Error != nil {
+				return nil, &RPCError{Method: method, RPCError: m.Error}
+			}
+			return m.Result, nil
+		case err := <-pc.lost:
+			return nil, &DisconnectedError{Method: method, Err: err}
+		case <-pc.activity:
+			if t != nil {
+				t.Reset(timeout)
+			}
+		case <-timer:
+			c.cancelRequest(id, fmt.Sprintf("timed out after %v", timeout))
+			return nil, &TimeoutError{Method: method, After: timeout}
+		case <-ctx.Done():
+			c.cancelRequest(id, "cancelled by the user")
+			return nil, ctx.Err()
+		case <-c.done:
+			// A response may have raced with the end of the connection.
+			select {
+			case m := <-pc.resp:
+				if m.Error != nil {
+					return nil, &RPCError{Method: method, RPCError: m.Error}
+				}
+				return m.Result, nil
+			default:
+			}
+			return nil, &DisconnectedError{Method: method, Err: c.Err()}
+		}
+	}
+}
+
+func (c *Client) reinitialize(ctx context.Context) error {
+	c.initMu.Lock()
+	defer c.initMu.Unlock()
+	if r, ok := c.conn.(interface{ ResetSession() }); ok {
+		r.ResetSession()
+	}
+	return c.initializeLocked(ctx)
+}
+
+func (c *Client) forget(key string) {
+	c.mu.Lock()
+	delete(c.pending, key)
+	delete(c.progress, key)
+	c.mu.Unlock()
+}
+
+// cancelRequest tells the server to stop working on a request, off the
+// caller's path: a server that does not read its input must not hold up the
+// caller.
+func (c *Client) cancelRequest(id int64, reason string) {
+	if c.isDone() {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		params := mcp.CancelledParams{RequestID: json.RawMessage(strconv.FormatInt(id, 10)), Reason: reason}
+		if err := c.Notify(ctx, "notifications/cancelled", params); err != nil {
+			c.log.Debug("sending notifications/cancelled failed", "id", id, "err", err)
+		}
+	}()
+}
+
+func encodeRequest(id int64, method string, params any, meta mcp.Meta) ([]byte, error) {
+	if len(meta) == 0 {
+		return mcp.NewRequest(id, method, params)
+	}
+	var obj map[string]json.RawMessage
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		if string(b) != "null" {
+			if err := json.Unmarshal(b, &obj); err != nil {
+				return nil, fmt.Errorf("params must be a JSON object to carry _meta: %w", err)
+			}
+		}
+	}
+	if obj == nil {
+		obj = make(map[string]json.RawMessage)
+	}
+	merged := mcp.Meta{}
+	if old, ok := obj["_meta"]; ok {
+		if err := json.Unmarshal(old, &merged); err != nil {
+			return nil, fmt.Errorf("params._meta must be an object: %w", err)
+		}
+	}
+	merged = mergeMeta(merged, meta)
+	b, err := json.Marshal(merged)
+	if err != nil {
+		return nil, err
+	}
+	obj["_meta"] = b
+	return mcp.NewRequest(id, method, obj)
+}
+
+func mergeMeta(a, b mcp.Meta) mcp.Meta {
+	out := make(mcp.Meta, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// quote returns the start of data, for error messages that show what arrived.
+func quote(data []byte) []byte {
+	const max = 512
+	if len(data) > max {
+		return append(append([]byte(nil), data[:max]...), "…"...)
+	}
+	return data
+}

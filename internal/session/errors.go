@@ -1,0 +1,100 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+)
+
+// ErrTimeout is matched by errors.Is when a request got no answer in time.
+var ErrTimeout = errors.New("timed out")
+
+// ErrDisconnected is matched by errors.Is when the connection to the server
+// ended: the process exited, the stream closed, the session was closed.
+var ErrDisconnected = errors.New("disconnected from the server")
+
+// ErrCapability is matched by errors.Is when a method needs a capability the
+// server did not declare.
+var ErrCapability = errors.New("capability not declared by the server")
+
+// ErrVersion is matched by errors.Is when the server chose a revision mcpi
+// cannot speak, or a method needs a newer revision than the one in force.
+var ErrVersion = errors.New("protocol version mismatch")
+
+// TimeoutError says which request timed out and after how long without
+// an answer or progress.
+type TimeoutError struct {
+	Method string
+	After  time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s: no answer within %v", e.Method, e.After)
+}
+
+// Is makes errors.Is(err, ErrTimeout) true.
+func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
+
+// DisconnectedError carries why the connection ended (for a stdio server, a
+// *transport.ServerExitError with its exit status and stderr tail).
+type DisconnectedError struct {
+	Method string // the request that was waiting, if any
+	Err    error
+}
+
+func (e *DisconnectedError) Error() string {
+	if e.Method != "" {
+		return fmt.Sprintf("%s: %v", e.Method, e.Err)
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns both the sentinel and the cause.
+func (e *DisconnectedError) Unwrap() []error { return []error{ErrDisconnected, e.Err} }
+
+// CapabilityError says a method needs a capability the server lacks.
+type CapabilityError struct {
+	Method     string
+	Capability string
+}
+
+func (e *CapabilityError) Error() string {
+	return fmt.Sprintf("%s: the server did not declare the %q capability (force to send anyway)", e.Method, e.Capability)
+}
+
+// Is makes errors.Is(err, ErrCapability) true.
+func (e *CapabilityError) Is(target error) bool { return target == ErrCapability }
+
+// VersionError says the server picked a revision mcpi does not know, or a
+// method needs a newer revision.
+type VersionError struct {
+	Offered string
+	Got     string
+	Method  string // set when a method needs a newer revision
+	Needs   string
+}
+
+func (e *VersionError) Error() string {
+	if e.Method != "" {
+		return fmt.Sprintf("%s needs protocol revision %s or newer; %s is in force (force to send anyway)", e.Method, e.Needs, e.Got)
+	}
+	known := append(append([]string{}, mcp.LegacyRevisions...), mcp.ModernRevisions...)
+	return fmt.Sprintf("the server chose protocol revision %q, which mcpi does not speak (offered %s; known: %s)", e.Got, e.Offered, strings.Join(known, ", "))
+}
+
+// Is makes errors.Is(err, ErrVersion) true.
+func (e *VersionError) Is(target error) bool { return target == ErrVersion }
+
+// RPCError is a JSON-RPC error response to one of our requests.
+type RPCError struct {
+	Method string
+	*mcp.RPCError
+}
+
+func (e *RPCError) Error() string { return e.Method + ": server error: " + e.RPCError.Error() }
+
+// Unwrap returns the wire error.
+func (e *RPCError) Unwrap() error { return e.RPCError }

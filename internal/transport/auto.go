@@ -1,0 +1,163 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+)
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// HTTPMode chooses the HTTP transport.
+type HTTPMode string
+
+const (
+	// ModeAuto tries Streamable HTTP and falls back to HTTP+SSE on a 4xx.
+	ModeAuto HTTPMode = "auto"
+	// ModeStreamable forces Streamable HTTP.
+	ModeStreamable HTTPMode = "http"
+	// ModeSSE forces the legacy HTTP+SSE transport.
+	ModeSSE HTTPMode = "sse"
+)
+
+// AutoHTTP is an HTTP connection that decides on its first Send which
+// transport the server speaks, as the spec's backwards-compatibility section
+// describes: POST the first message (initialize) as Streamable HTTP; if the
+// server answers with a 4xx other than 401/403, GET the URL as an HTTP+SSE
+// stream and send the message again to the endpoint it names.
+type AutoHTTP struct {
+	opts  HTTPOptions
+	tap   tapper
+	mu    sync.Mutex
+	conn  Conn
+	ready chan struct{} // closed once conn is chosen, or on Close
+	once  sync.Once
+	done  bool
+}
+
+// NewAutoHTTP returns a connection that chooses its transport on first use.
+func NewAutoHTTP(opts HTTPOptions) *AutoHTTP {
+	return &AutoHTTP{opts: opts, tap: tapper{opts.Tap}, ready: make(chan struct{})}
+}
+
+// DialHTTP returns an HTTP connection of the given mode.
+func DialHTTP(ctx context.Context, mode HTTPMode, opts HTTPOptions) (Conn, error) {
+	switch mode {
+	case ModeAuto, "":
+		return NewAutoHTTP(opts), nil
+	case ModeStreamable:
+		return NewStreamableHTTP(opts), nil
+	case ModeSSE:
+		return DialLegacySSE(ctx, opts)
+	}
+	return nil, fmt.Errorf("unknown HTTP transport %q (want auto, http or sse)", mode)
+}
+
+// Chosen returns the transport in use, or nil before the first Send.
+func (a *AutoHTTP) Chosen() Conn {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.conn
+}
+
+// Send sends frame on the chosen transport, choosing it first if need be.
+func (a *AutoHTTP) Send(ctx context.Context, frame []byte) error {
+	a.mu.Lock()
+	if a.done {
+		a.mu.Unlock()
+		return ErrClosed
+	}
+	if a.conn != nil {
+		c := a.conn
+		a.mu.Unlock()
+		return c.Send(ctx, frame)
+	}
+	defer a.mu.Unlock()
+	sh := NewStreamableHTTP(a.opts)
+	err := sh.Send(ctx, frame)
+	var he *HTTPError
+	if err == nil || !errors.As(err, &he) || he.StatusCode < 400 || he.StatusCode > 499 ||
+		he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden {
+		if err == nil {
+			a.choose(sh)
+		} else {
+			sh.Close()
+		}
+		return err
+	}
+	sh.Close()
+	a.tap.emit(Event{Kind: KindLifecycle, Text: fmt.Sprintf("Streamable HTTP POST answered %s: trying the HTTP+SSE transport (2024-11-05)", he.Status)})
+	legacy, lerr := DialLegacySSE(ctx, a.opts)
+	if lerr != nil {
+		return fmt.Errorf("neither transport works: Streamable HTTP: %v; HTTP+SSE: %w", err, lerr)
+	}
+	if err := legacy.Send(ctx, frame); err != nil {
+		legacy.Close()
+		return err
+	}
+	a.choose(legacy)
+	return nil
+}
+
+func (a *AutoHTTP) choose(c Conn) {
+	a.conn = c
+	a.once.Do(func() { close(a.ready) })
+}
+
+// Recv waits for the transport to be chosen, then reads from it.
+func (a *AutoHTTP) Recv() (Frame, error) {
+	<-a.ready
+	a.mu.Lock()
+	c := a.conn
+	a.mu.Unlock()
+	if c == nil {
+		return Frame{}, ErrClosed
+	}
+	return c.Recv()
+}
+
+// Close closes the chosen transport.
+func (a *AutoHTTP) Close() error {
+	a.mu.Lock()
+	a.done = true
+	c := a.conn
+	a.mu.Unlock()
+	a.once.Do(func() { close(a.ready) })
+	if c != nil {
+		return c.Close()
+	}
+	return nil
+}
+
+// SetProtocolVersion forwards to the chosen transport.
+func (a *AutoHTTP) SetProtocolVersion(v string) {
+	if vs, ok := a.Chosen().(interface{ SetProtocolVersion(string) }); ok {
+		vs.SetProtocolVersion(v)
+	}
+}
+
+// ResetSession forwards to the chosen transport.
+func (a *AutoHTTP) ResetSession() {
+	if r, ok := a.Chosen().(interface{ ResetSession() }); ok {
+		r.ResetSession()
+	}
+}
+
+// Listen forwards to the chosen transport.
+func (a *AutoHTTP) Listen() {
+	if l, ok := a.Chosen().(interface{ Listen() }); ok {
+		l.Listen()
+	}
+}
+
+// Name names the chosen transport.
+func (a *AutoHTTP) Name() string {
+	if n, ok := a.Chosen().(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return "http (undecided)"
+}

@@ -1,0 +1,12 @@
+// Package transport moves raw JSON-RPC frames between mcpi and an MCP server:
+// spawned processes over stdio, Streamable HTTP (2025-03-26 and later) and the
+// legacy HTTP+SSE transport (2024-11-05).
+//
+// It knows bytes, frames and HTTP, and of MCP only what a transport must: the
+// session id, the protocol-version header, SSE resumption and which message
+// opened a stream. Every frame in both directions, every stderr line and every
+// lifecycle change is reported to a Tap, which front ends and the recorder
+// consume.
+//
+// This package imports only internal/mcp from mcpi.
+package transport

@@ -1,0 +1,66 @@
+package transport
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// ErrNotUTF8 marks a frame that is not valid UTF-8.
+var ErrNotUTF8 = errors.New("frame is not valid UTF-8")
+
+// ErrNotJSON marks a frame that is not JSON.
+var ErrNotJSON = errors.New("frame is not JSON")
+
+// checkFrame says whether data is a well-formed frame: UTF-8 JSON whose top
+// level is an object or an array.
+func checkFrame(data []byte) error {
+	if !utf8.Valid(data) {
+		return fmt.Errorf("%w (first bad byte at offset %d)", ErrNotUTF8, firstInvalidUTF8(data))
+	}
+	if !json.Valid(data) {
+		return ErrNotJSON
+	}
+	for _, c := range data {
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			continue
+		}
+		if c == '{' || c == '[' {
+			return nil
+		}
+		break
+	}
+	return fmt.Errorf("%w: a frame must be an object or an array", ErrNotJSON)
+}
+
+func firstInvalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// trimEOL removes one trailing "\n" or "\r\n".
+func trimEOL(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+	}
+	return line
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,602 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+)
+
+// Header names of the Streamable HTTP transport.
+const (
+	HeaderSessionID       = "Mcp-Session-Id"
+	HeaderProtocolVersion = "MCP-Protocol-Version"
+	HeaderLastEventID     = "Last-Event-ID"
+)
+
+// HTTPOptions configures the HTTP transports.
+type HTTPOptions struct {
+	URL string
+	// Header is added to every request (-H). It wins over the transport's
+	// own headers, so a user can force any of them.
+	Header http.Header
+	// Client sends the requests; nil means a client with no overall timeout
+	// (streams live long). An OAuth client plugs in here.
+	Client *http.Client
+	Tap    Tap
+	// DefaultRetry is the reconnection delay when a stream gave no retry
+	// field (default 1s).
+	DefaultRetry time.Duration
+	// MaxResumes bounds reconnections of one stream that bring nothing new
+	// (default 5).
+	MaxResumes int
+	// MaxFrameBytes bounds one message (default 1 GiB).
+	MaxFrameBytes int
+}
+
+func (o *HTTPOptions) defaults() {
+	if o.Client == nil {
+		o.Client = &http.Client{}
+	}
+	if o.DefaultRetry <= 0 {
+		o.DefaultRetry = time.Second
+	}
+	if o.MaxResumes <= 0 {
+		o.MaxResumes = 5
+	}
+	if o.MaxFrameBytes <= 0 {
+		o.MaxFrameBytes = 1 << 30
+	}
+}
+
+// StreamableHTTP is a client connection over the Streamable HTTP transport
+// (2025-03-26 and later).
+type StreamableHTTP struct {
+	tapper
+	opts   HTTPOptions
+	ctx    context.Context
+	cancel context.CancelFunc
+	frames chan Frame
+	wg     sync.WaitGroup
+
+	mu              sync.Mutex
+	sessionID       string
+	protocolVersion string
+	listening       bool
+	streams         map[string]context.CancelFunc // request id key -> its response stream
+	closeOnce       sync.Once
+}
+
+// NewStreamableHTTP returns a connection to the MCP endpoint at opts.URL. It
+// sends nothing until the first Send.
+func NewStreamableHTTP(opts HTTPOptions) *StreamableHTTP {
+	opts.defaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &StreamableHTTP{
+		tapper:  tapper{opts.Tap},
+		opts:    opts,
+		ctx:     ctx,
+		cancel:  cancel,
+		frames:  make(chan Frame, 64),
+		streams: make(map[string]context.CancelFunc),
+	}
+}
+
+// SessionID returns the session id the server assigned, if any.
+func (h *StreamableHTTP) SessionID() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sessionID
+}
+
+// SetProtocolVersion sets the MCP-Protocol-Version header sent from now on.
+func (h *StreamableHTTP) SetProtocolVersion(v string) {
+	h.mu.Lock()
+	h.protocolVersion = v
+	h.mu.Unlock()
+}
+
+// ResetSession forgets the session id, so that the next initialize starts a
+// new session.
+func (h *StreamableHTTP) ResetSession() {
+	h.mu.Lock()
+	h.sessionID = ""
+	h.protocolVersion = ""
+	h.mu.Unlock()
+}
+
+// outgoing is what the transport needs to know of a frame it sends.
+type outgoing struct {
+	ids     []string // keys of the requests in the frame
+	initial bool     // the frame is an initialize request
+}
+
+func peekOutgoing(frame []byte) outgoing {
+	var out outgoing
+	msgs, _, err := mcp.DecodeFrame(frame)
+	if err != nil {
+		return out
+	}
+	for _, m := range msgs {
+		if m.IsRequest() {
+			if k, ok := mcp.IDKey(m.ID); ok {
+				out.ids = append(out.ids, k)
+			}
+			if m.Method == "initialize" {
+				out.initial = true
+			}
+		}
+	}
+	return out
+}
+
+// incomingPeek reads the id of a response without copying its result.
+type incomingPeek struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result skipJSON        `json:"result"`
+	Error  skipJSON        `json:"error"`
+}
+
+type skipJSON bool
+
+func (s *skipJSON) UnmarshalJSON([]byte) error { *s = true; return nil }
+
+// responseIDs returns the keys of the responses in a frame.
+func responseIDs(data []byte) []string {
+	var one incomingPeek
+	var many []incomingPeek
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if json.Unmarshal(data, &many) != nil {
+			return nil
+		}
+	} else {
+		if json.Unmarshal(data, &one) != nil {
+			return nil
+		}
+		many = []incomingPeek{one}
+	}
+	var ids []string
+	for _, m := range many {
+		if m.Method == "" && (m.Result || m.Error) {
+			if k, ok := mcp.IDKey(m.ID); ok {
+				ids = append(ids, k)
+			}
+		}
+	}
+	return ids
+}
+
+func (h *StreamableHTTP) newRequest(ctx context.Context, method string, body []byte) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.opts.URL, r)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	sid, pv := h.sessionID, h.protocolVersion
+	h.mu.Unlock()
+	if sid != "" {
+		req.Header.Set(HeaderSessionID, sid)
+	}
+	if pv != "" {
+		req.Header.Set(HeaderProtocolVersion, pv)
+	}
+	switch method {
+	case http.MethodPost:
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	case http.MethodGet:
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	for k, vs := range h.opts.Header {
+		req.Header.Del(k)
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	return req, nil
+}
+
+func httpMeta(req *http.Request, resp *http.Response) *HTTPMeta {
+	m := &HTTPMeta{Method: req.Method, URL: req.URL.String(), RequestHeader: req.Header.Clone()}
+	if resp != nil {
+		m.StatusCode = resp.StatusCode
+		m.ResponseHeader = resp.Header.Clone()
+	}
+	return m
+}
+
+// Send POSTs one frame. It returns once the server has answered with a
+// status; the answer's messages arrive through Recv.
+func (h *StreamableHTTP) Send(ctx context.Context, frame []byte) error {
+	if h.ctx.Err() != nil {
+		return ErrClosed
+	}
+	out := peekOutgoing(frame)
+	// The response stream outlives Send: it belongs to the connection, and
+	// ctx only bounds the wait for the server's status line.
+	reqCtx, cancelReq := context.WithCancel(h.ctx)
+	stop := context.AfterFunc(ctx, cancelReq)
+	req, err := h.newRequest(reqCtx, http.MethodPost, frame)
+	if err != nil {
+		stop()
+		cancelReq()
+		return err
+	}
+	if out.initial {
+		req.Header.Del(HeaderProtocolVersion)
+	}
+	hadSession := req.Header.Get(HeaderSessionID) != ""
+	h.emit(Event{Kind: KindFrame, Dir: Outgoing, Data: frame, HTTP: httpMeta(req, nil)})
+	resp, err := h.opts.Client.Do(req)
+	if !stop() {
+		cancelReq()
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return ctx.Err()
+	}
+	if err != nil {
+		cancelReq()
+		if h.ctx.Err() != nil {
+			return ErrClosed
+		}
+		h.emit(Event{Kind: KindHTTP, Text: "POST failed", Err: err.Error(), HTTP: httpMeta(req, nil)})
+		return fmt.Errorf("POST %s: %w", h.opts.URL, err)
+	}
+	meta := httpMeta(req, resp)
+	if sid := resp.Header.Get(HeaderSessionID); sid != "" && out.initial {
+		h.mu.Lock()
+		h.sessionID = sid
+		h.mu.Unlock()
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer cancelReq()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		h.emit(Event{Kind: KindHTTP, Data: body, HTTP: meta, Text: resp.Status})
+		if resp.StatusCode == http.StatusNotFound && hadSession {
+			h.ResetSession()
+			return ErrSessionExpired
+		}
+		return &HTTPError{Method: http.MethodPost, URL: h.opts.URL, StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: body}
+	}
+	switch {
+	case isEventStream(resp.Header.Get("Content-Type")):
+		h.emit(Event{Kind: KindHTTP, HTTP: meta, Text: resp.Status + ": SSE stream opened"})
+		h.track(out.ids, cancelReq)
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			defer cancelReq()
+			h.readPostStream(reqCtx, resp, out.ids)
+		}()
+	case resp.StatusCode == http.StatusAccepted || len(out.ids) == 0:
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		cancelReq()
+		h.emit(Event{Kind: KindHTTP, HTTP: meta, Text: resp.Status})
+	default:
+		// application/json, or a server that did not say: one message or batch.
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			defer cancelReq()
+			defer resp.Body.Close()
+			body, err := readAllLimited(resp.Body, h.opts.MaxFrameBytes)
+			if err != nil {
+				h.lost(out.ids, fmt.Errorf("reading response body: %w", err), meta)
+				return
+			}
+			if isBlank(body) {
+				h.lost(out.ids, fmt.Errorf("server answered %s with an empty body", resp.Status), meta)
+				return
+			}
+			h.deliver(Frame{Data: body, Err: checkFrame(body)}, meta)
+		}()
+	}
+	return nil
+}
+
+func readAllLimited(r io.Reader, max int) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > max {
+		return nil, fmt.Errorf("body exceeds the %d-byte limit", max)
+	}
+	return b, nil
+}
+
+func (h *StreamableHTTP) track(ids []string, cancel context.CancelFunc) {
+	h.mu.Lock()
+	for _, id := range ids {
+		h.streams[id] = cancel
+	}
+	h.mu.Unlock()
+}
+
+func (h *StreamableHTTP) untrack(ids []string) {
+	h.mu.Lock()
+	for _, id := range ids {
+		delete(h.streams, id)
+	}
+	h.mu.Unlock()
+}
+
+// CloseStream closes the response stream of the request with the given id
+// key, if it is still open. In the modern era this is how a request is
+// cancelled over HTTP.
+func (h *StreamableHTTP) CloseStream(idKey string) bool {
+	h.mu.Lock()
+	cancel, ok := h.streams[idKey]
+	h.mu.Unlock()
+	if ok {
+		cancel()
+	}
+	return ok
+}
+
+func (h *StreamableHTTP) deliver(f Frame, meta *HTTPMeta) {
+	if f.Err != nil {
+		h.emit(Event{Kind: KindBadFrame, Dir: Incoming, Data: f.Data, Err: f.Err.Error(), HTTP: meta})
+	} else {
+		h.emit(Event{Kind: KindFrame, Dir: Incoming, Data: f.Data, HTTP: meta})
+	}
+	select {
+	case h.frames <- f:
+	case <-h.ctx.Done():
+	}
+}
+
+// lost tells the session that the requests ids will get no answer.
+func (h *StreamableHTTP) lost(ids []string, err error, meta *HTTPMeta) {
+	h.emit(Event{Kind: KindLifecycle, Text: "response lost", Err: err.Error(), HTTP: meta})
+	for _, id := range ids {
+		select {
+		case h.frames <- Frame{Err: err, LostID: id}:
+		case <-h.ctx.Done():
+			return
+		}
+	}
+}
+
+// readPostStream reads the SSE answer to a POST. When the stream ends before
+// every request in it has its response, it resumes with GET and
+// Last-Event-ID after the server's retry delay, as SEP-1699 asks.
+func (h *StreamableHTTP) readPostStream(ctx context.Context, resp *http.Response, ids []string) {
+	defer h.untrack(ids)
+	waiting := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		waiting[id] = true
+	}
+	st := &streamState{retry: h.opts.DefaultRetry}
+	req := resp.Request
+	failures := 0
+	for {
+		progressed := h.readStream(ctx, resp, st, func(data []byte) {
+			for _, id := range responseIDs(data) {
+				delete(waiting, id)
+			}
+		})
+		if len(waiting) == 0 || ctx.Err() != nil {
+			return
+		}
+		if progressed {
+			failures = 0
+		} else {
+			failures++
+		}
+		if st.lastID == "" {
+			h.lost(keys(waiting), errors.New("the server closed the response stream before answering, and the stream cannot be resumed (no event id)"), httpMeta(req, resp))
+			return
+		}
+		if failures > h.opts.MaxResumes {
+			h.lost(keys(waiting), fmt.Errorf("gave up resuming the response stream after %d attempts", failures), httpMeta(req, resp))
+			return
+		}
+		h.emit(Event{Kind: KindLifecycle, Text: fmt.Sprintf("response stream closed before the answer: resuming after %v with Last-Event-ID %q", st.retry, st.lastID)})
+		select {
+		case <-time.After(st.retry):
+		case <-ctx.Done():
+			return
+		}
+		var err error
+		resp, err = h.get(ctx, st.lastID)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			var he *HTTPError
+			if errors.As(err, &he) && he.StatusCode == http.StatusMethodNotAllowed {
+				h.lost(keys(waiting), fmt.Errorf("cannot resume the response stream: %w", err), nil)
+				return
+			}
+			failures++
+			continue
+		}
+		req = resp.Request
+	}
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+type streamState struct {
+	lastID string
+	retry  time.Duration
+}
+
+// readStream delivers the messages of one SSE response until it ends. It
+// reports whether any event arrived.
+func (h *StreamableHTTP) readStream(ctx context.Context, resp *http.Response, st *streamState, onFrame func([]byte)) bool {
+	defer resp.Body.Close()
+	meta := httpMeta(resp.Request, resp)
+	r := newSSEReader(resp.Body, h.opts.MaxFrameBytes)
+	progressed := false
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if ctx.Err() == nil && !errors.Is(err, io.EOF) {
+				h.emit(Event{Kind: KindLifecycle, Text: "SSE stream broke", Err: err.Error(), HTTP: meta})
+			}
+			return progressed
+		}
+		progressed = true
+		if ev.HasID {
+			st.lastID = ev.ID
+		}
+		if ev.HasRetry {
+			st.retry = ev.Retry
+		}
+		if !ev.HasData || isBlank(ev.Data) {
+			continue // a priming or keep-alive event
+		}
+		m := *meta
+		m.SSEEventID, m.SSEEvent = ev.ID, ev.Event
+		f := Frame{Data: ev.Data, EventID: ev.ID, Err: checkFrame(ev.Data)}
+		if ev.Event != "" && ev.Event != "message" && f.Err == nil {
+			f.Err = fmt.Errorf("unexpected SSE event type %q", ev.Event)
+		}
+		h.deliver(f, &m)
+		if f.Err == nil {
+			onFrame(ev.Data)
+		}
+	}
+}
+
+// get opens a GET stream, resuming after lastID when it is set.
+func (h *StreamableHTTP) get(ctx context.Context, lastID string) (*http.Response, error) {
+	req, err := h.newRequest(ctx, http.MethodGet, nil)
+	if err != nil {
+		return nil, err
+	}
+	if lastID != "" {
+		req.Header.Set(HeaderLastEventID, lastID)
+	}
+	resp, err := h.opts.Client.Do(req)
+	if err != nil {
+		h.emit(Event{Kind: KindHTTP, Text: "GET failed", Err: err.Error(), HTTP: httpMeta(req, nil)})
+		return nil, err
+	}
+	meta := httpMeta(req, resp)
+	ct := resp.Header.Get("Content-Type")
+	if resp.StatusCode != http.StatusOK || !isEventStream(ct) {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		h.emit(Event{Kind: KindHTTP, Data: body, HTTP: meta, Text: resp.Status})
+		status := resp.Status
+		if resp.StatusCode == http.StatusOK {
+			status += " (not an event stream: " + ct + ")"
+		}
+		return nil, &HTTPError{Method: http.MethodGet, URL: h.opts.URL, StatusCode: resp.StatusCode, Status: status, Header: resp.Header, Body: body}
+	}
+	h.emit(Event{Kind: KindHTTP, HTTP: meta, Text: resp.Status + ": SSE stream opened"})
+	return resp, nil
+}
+
+// Listen opens the optional GET stream on which the server may send requests
+// and notifications outside any request, and keeps it open, reconnecting with
+// Last-Event-ID, until Close. A server that answers 405 offers no such stream.
+func (h *StreamableHTTP) Listen() {
+	h.mu.Lock()
+	if h.listening {
+		h.mu.Unlock()
+		return
+	}
+	h.listening = true
+	h.mu.Unlock()
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		st := &streamState{retry: h.opts.DefaultRetry}
+		failures := 0
+		for h.ctx.Err() == nil {
+			resp, err := h.get(h.ctx, st.lastID)
+			if err != nil {
+				var he *HTTPError
+				if errors.As(err, &he) && (he.StatusCode == http.StatusMethodNotAllowed || he.StatusCode == http.StatusNotFound || he.StatusCode/100 == 4) {
+					h.emit(Event{Kind: KindLifecycle, Text: "the server offers no GET stream (" + he.Status + ")"})
+					return
+				}
+				failures++
+			} else if h.readStream(h.ctx, resp, st, func([]byte) {}) {
+				failures = 0
+			} else {
+				failures++
+			}
+			if failures > h.opts.MaxResumes {
+				h.emit(Event{Kind: KindLifecycle, Text: "gave up on the GET stream"})
+				return
+			}
+			delay := st.retry << min(failures, 5)
+			select {
+			case <-time.After(delay):
+			case <-h.ctx.Done():
+			}
+		}
+	}()
+}
+
+// Recv returns the next frame from any of the connection's streams.
+func (h *StreamableHTTP) Recv() (Frame, error) {
+	select {
+	case f := <-h.frames:
+		return f, nil
+	case <-h.ctx.Done():
+		return Frame{}, ErrClosed
+	}
+}
+
+// Close ends the session with DELETE (when the server gave a session id),
+// closes every stream and waits for the connection's goroutines.
+func (h *StreamableHTTP) Close() error {
+	h.closeOnce.Do(func() {
+		if sid := h.SessionID(); sid != "" {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if req, err := h.newRequest(ctx, http.MethodDelete, nil); err == nil {
+				resp, err := h.opts.Client.Do(req)
+				if err == nil {
+					resp.Body.Close()
+					h.emit(Event{Kind: KindHTTP, HTTP: httpMeta(req, resp), Text: resp.Status})
+				} else {
+					h.emit(Event{Kind: KindHTTP, HTTP: httpMeta(req, nil), Err: err.Error()})
+				}
+			}
+			cancel()
+		}
+		h.cancel()
+		h.wg.Wait()
+		h.emit(Event{Kind: KindLifecycle, Text: "closed"})
+	})
+	return nil
+}
+
+// isEventStream reports whether a Content-Type is text/event-stream.
+func isEventStream(ct string) bool {
+	mt, _, _ := mime.ParseMediaType(ct)
+	return strings.EqualFold(mt, "text/event-stream")
+}
+
+// Name names the transport.
+func (h *StreamableHTTP) Name() string { return "streamable-http" }

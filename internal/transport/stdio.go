@@ -1,0 +1,399 @@
+package transport
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// StdioOptions says how to spawn a stdio server.
+type StdioOptions struct {
+	Command string
+	Args    []string
+	// Env is added to the current environment ("KEY=VALUE" entries; later
+	// entries win).
+	Env []string
+	// Dir is the working directory; empty means the current one.
+	Dir string
+	Tap Tap
+	// StderrTail is how many stderr lines to keep for error messages (default 20).
+	StderrTail int
+	// MaxFrameBytes bounds one stdout line (default 1 GiB). A longer line is
+	// reported as a bad frame and skipped; the connection goes on.
+	MaxFrameBytes int
+	// ShutdownGrace is how long Close waits after closing stdin, and again
+	// after SIGTERM, before escalating (default 2s).
+	ShutdownGrace time.Duration
+}
+
+// Stdio is a connection to a server process that speaks newline-delimited
+// JSON on its stdin and stdout.
+type Stdio struct {
+	tapper
+	opts  StdioOptions
+	cmd   *exec.Cmd
+	stdin *os.File
+
+	writes chan writeReq
+	frames chan Frame
+
+	exited  chan struct{} // closed once the process has been waited for
+	exitErr *ServerExitError
+
+	stdoutDone chan struct{} // closed when the stdout reader returns
+	stderrDone chan struct{}
+	stdout     *os.File
+	stderr     *os.File
+
+	mu     sync.Mutex
+	tail   []string // last stderr lines
+	closed chan struct{}
+	once   sync.Once
+}
+
+type writeReq struct {
+	data []byte
+	done chan error
+}
+
+// maxStderrLine bounds one stderr line as kept and reported.
+const maxStderrLine = 64 << 10
+
+// Spawn starts the server process and returns a connection to it.
+func Spawn(opts StdioOptions) (*Stdio, error) {
+	if opts.Command == "" {
+		return nil, errors.New("no command to run")
+	}
+	if opts.StderrTail <= 0 {
+		opts.StderrTail = 20
+	}
+	if opts.MaxFrameBytes <= 0 {
+		opts.MaxFrameBytes = 1 << 30
+	}
+	if opts.ShutdownGrace <= 0 {
+		opts.ShutdownGrace = 2 * time.Second
+	}
+	cmd := exec.Command(opts.Command, opts.Args...)
+	cmd.Dir = opts.Dir
+	if len(opts.Env) > 0 {
+		cmd.Env = append(os.Environ(), opts.Env...)
+	}
+	cmd.SysProcAttr = newProcAttr()
+
+	// Plain pipes rather than cmd.StdoutPipe: Wait then does not close our
+	// read ends, so the exit can be observed while output is still drained.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("starting %s: %w", opts.Command, err)
+	}
+	inR.Close()
+	outW.Close()
+	errW.Close()
+
+	s := &Stdio{
+		tapper:     tapper{opts.Tap},
+		opts:       opts,
+		cmd:        cmd,
+		stdin:      inW,
+		stdout:     outR,
+		stderr:     errR,
+		writes:     make(chan writeReq),
+		frames:     make(chan Frame, 64),
+		exited:     make(chan struct{}),
+		stdoutDone: make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		closed:     make(chan struct{}),
+	}
+	s.emit(Event{Kind: KindLifecycle, Text: fmt.Sprintf("spawned pid %d: %s", cmd.Process.Pid, commandLine(opts.Command, opts.Args))})
+	go s.writeLoop()
+	go s.readStdout()
+	go s.readStderr()
+	go s.wait()
+	return s, nil
+}
+
+func commandLine(cmd string, args []string) string {
+	parts := append([]string{cmd}, args...)
+	for i, p := range parts {
+		if p == "" || strings.ContainsAny(p, " \t\"'\\$") {
+			parts[i] = fmt.Sprintf("%q", p)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Pid returns the server's process id.
+func (s *Stdio) Pid() int { return s.cmd.Process.Pid }
+
+// Send writes frame followed by a newline.
+func (s *Stdio) Send(ctx context.Context, frame []byte) error {
+	req := writeReq{data: frame, done: make(chan error, 1)}
+	select {
+	case s.writes <- req:
+	case <-s.closed:
+		return ErrClosed
+	case <-s.exited:
+		return s.exitError()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-req.done:
+		return err
+	case <-ctx.Done():
+		// The write goes on in the background and finishes or fails when
+		// the server reads or exits; the frame is never half-abandoned.
+		return ctx.Err()
+	}
+}
+
+func (s *Stdio) writeLoop() {
+	w := bufio.NewWriterSize(s.stdin, 64<<10)
+	for {
+		var req writeReq
+		select {
+		case req = <-s.writes:
+		case <-s.closed:
+			return
+		}
+		_, err := w.Write(req.data)
+		if err == nil {
+			err = w.WriteByte('\n')
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		if err != nil {
+			err = fmt.Errorf("writing to server stdin: %w", err)
+			select {
+			case <-s.exited:
+				err = s.exitError()
+			case <-time.After(100 * time.Millisecond):
+			}
+			req.done <- err
+			continue
+		}
+		s.emit(Event{Kind: KindFrame, Dir: Outgoing, Data: req.data})
+		req.done <- nil
+	}
+}
+
+func (s *Stdio) readStdout() {
+	defer close(s.stdoutDone)
+	defer close(s.frames)
+	r := bufio.NewReaderSize(s.stdout, 256<<10)
+	for {
+		line, tooLong, err := readLine(r, s.opts.MaxFrameBytes, 4096)
+		if tooLong > 0 {
+			e := fmt.Errorf("line of %d bytes exceeds the %d-byte frame limit; skipped", tooLong, s.opts.MaxFrameBytes)
+			s.deliver(Frame{Data: line, Err: e})
+		} else if len(line) > 0 {
+			line = trimEOL(line)
+			if !isBlank(line) {
+				s.deliver(Frame{Data: line, Err: checkFrame(line)})
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+				s.emit(Event{Kind: KindLifecycle, Text: "stdout read failed", Err: err.Error()})
+			}
+			return
+		}
+	}
+}
+
+func (s *Stdio) deliver(f Frame) {
+	if f.Err != nil {
+		s.emit(Event{Kind: KindBadFrame, Dir: Incoming, Data: f.Data, Err: f.Err.Error()})
+	} else {
+		s.emit(Event{Kind: KindFrame, Dir: Incoming, Data: f.Data})
+	}
+	select {
+	case s.frames <- f:
+	case <-s.closed:
+	}
+}
+
+// readLine reads up to and including the next newline, however long. A line
+// longer than max is not kept whole: readLine returns its first keep bytes,
+// skips the rest and reports the line's full length in tooLong.
+func readLine(r *bufio.Reader, max, keep int) (line []byte, tooLong int, err error) {
+	chunk, err := r.ReadSlice('\n')
+	buf := append([]byte(nil), chunk...)
+	total := len(chunk)
+	over := total > max
+	if over {
+		buf = buf[:min(len(buf), keep)]
+	}
+	for err == bufio.ErrBufferFull {
+		chunk, err = r.ReadSlice('\n')
+		total += len(chunk)
+		switch {
+		case over:
+		case total > max:
+			over = true
+			buf = buf[:min(len(buf), keep)]
+		default:
+			buf = append(buf, chunk...)
+		}
+	}
+	if over {
+		return buf, total, err
+	}
+	return buf, 0, err
+}
+
+func (s *Stdio) readStderr() {
+	defer close(s.stderrDone)
+	r := bufio.NewReaderSize(s.stderr, 16<<10)
+	for {
+		line, tooLong, err := readLine(r, maxStderrLine, maxStderrLine)
+		text := string(trimEOL(line))
+		if tooLong > 0 {
+			text = fmt.Sprintf("%s… (%d bytes cut)", text, tooLong-len(text))
+		}
+		if len(line) > 0 {
+			s.mu.Lock()
+			s.tail = append(s.tail, text)
+			if len(s.tail) > s.opts.StderrTail {
+				s.tail = s.tail[len(s.tail)-s.opts.StderrTail:]
+			}
+			s.mu.Unlock()
+			s.emit(Event{Kind: KindStderr, Dir: Incoming, Data: []byte(text)})
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *Stdio) wait() {
+	err := s.cmd.Wait()
+	st := s.cmd.ProcessState
+	e := &ServerExitError{ExitCode: -1}
+	if st != nil {
+		e.ExitCode = st.ExitCode()
+		e.Signal = signalName(st)
+	} else if err != nil {
+		e.Signal = err.Error()
+	}
+	// Give the readers a moment to drain what the process wrote last, then
+	// close the read ends in case a grandchild still holds the pipes open.
+	drained := make(chan struct{})
+	go func() {
+		<-s.stdoutDone
+		<-s.stderrDone
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(time.Second):
+		s.stdout.Close()
+		s.stderr.Close()
+		<-drained
+	}
+	s.mu.Lock()
+	e.StderrTail = append([]string(nil), s.tail...)
+	s.mu.Unlock()
+	s.exitErr = e
+	text := "exited with status " + fmt.Sprint(e.ExitCode)
+	if e.Signal != "" {
+		text = "killed by signal " + e.Signal
+	}
+	s.emit(Event{Kind: KindLifecycle, Text: text})
+	close(s.exited)
+}
+
+func (s *Stdio) exitError() error {
+	<-s.exited
+	return s.exitErr
+}
+
+// StderrTail returns the last lines the server wrote on stderr.
+func (s *Stdio) StderrTail() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.tail...)
+}
+
+// Exited is closed once the server process has ended.
+func (s *Stdio) Exited() <-chan struct{} { return s.exited }
+
+// Recv returns the next frame. After the process's stdout ends it returns
+// ErrClosed if Close was called, or a *ServerExitError.
+func (s *Stdio) Recv() (Frame, error) {
+	f, ok := <-s.frames
+	if ok {
+		return f, nil
+	}
+	select {
+	case <-s.closed:
+		return Frame{}, ErrClosed
+	default:
+	}
+	select {
+	case <-s.exited:
+		return Frame{}, s.exitErr
+	case <-s.closed:
+		return Frame{}, ErrClosed
+	case <-time.After(2 * time.Second):
+		return Frame{}, errors.New("server closed its stdout but is still running")
+	}
+}
+
+// Close shuts the server down in order: close its stdin, wait, SIGTERM,
+// wait, SIGKILL. It returns once the process has ended.
+func (s *Stdio) Close() error {
+	s.once.Do(func() {
+		close(s.closed)
+		s.stdin.Close()
+		select {
+		case <-s.exited:
+			return
+		case <-time.After(s.opts.ShutdownGrace):
+		}
+		s.emit(Event{Kind: KindLifecycle, Text: "server still running after stdin closed: sending SIGTERM"})
+		terminate(s.cmd.Process)
+		select {
+		case <-s.exited:
+			return
+		case <-time.After(s.opts.ShutdownGrace):
+		}
+		s.emit(Event{Kind: KindLifecycle, Text: "server ignored SIGTERM: sending SIGKILL"})
+		kill(s.cmd.Process)
+		<-s.exited
+	})
+	<-s.exited
+	return nil
+}
+
+// Name names the transport.
+func (s *Stdio) Name() string { return "stdio" }

@@ -1,0 +1,16 @@
+//go:build !unix
+
+package transport
+
+import (
+	"os"
+	"syscall"
+)
+
+func newProcAttr() *syscall.SysProcAttr { return nil }
+
+func terminate(p *os.Process) { _ = p.Kill() }
+
+func kill(p *os.Process) { _ = p.Kill() }
+
+func signalName(*os.ProcessState) string { return "" }

@@ -1,0 +1,231 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Conn is a connection to one MCP server that carries whole JSON-RPC frames.
+//
+// Send may be called concurrently. Recv is called by one goroutine at a time.
+// Close may be called more than once, from any goroutine, and unblocks Recv.
+type Conn interface {
+	// Send writes one frame (a JSON-RPC message or batch, without a trailing
+	// newline). It returns once the frame is handed to the server; answers
+	// arrive through Recv.
+	Send(ctx context.Context, frame []byte) error
+	// Recv returns the next frame from the server. A frame that is not valid
+	// UTF-8 JSON is returned with Err set; the connection goes on. When the
+	// connection is over Recv returns an error: ErrClosed after Close, or a
+	// *ServerExitError, *HTTPError or other error saying why it ended.
+	Recv() (Frame, error)
+	// Close ends the connection and releases everything it holds.
+	Close() error
+}
+
+// Frame is one message or batch received from a server.
+type Frame struct {
+	Data []byte
+	// Err is set when Data is not a well-formed frame (invalid UTF-8 or not
+	// JSON). Such frames are reported, never silently dropped.
+	Err error
+	// EventID is the SSE event id the frame arrived with, if any.
+	EventID string
+	// LostID, with Err, says that the request with this id key (see
+	// mcp.IDKey) will get no answer: its response stream ended for good.
+	LostID string
+}
+
+// ErrClosed is returned by a Conn used after Close.
+var ErrClosed = errors.New("connection closed")
+
+// ErrSessionExpired is returned by Send when a Streamable HTTP server answers
+// 404 to a request that carried a session id: the client must initialize a
+// new session.
+var ErrSessionExpired = errors.New("session expired (HTTP 404): the server no longer knows this session")
+
+// ServerExitError says a stdio server process ended.
+type ServerExitError struct {
+	// ExitCode is the process's exit status, or -1 when it was killed by a signal.
+	ExitCode int
+	// Signal names the signal that ended the process, if any.
+	Signal string
+	// StderrTail holds the last lines the server wrote on stderr.
+	StderrTail []string
+}
+
+func (e *ServerExitError) Error() string {
+	var s string
+	if e.Signal != "" {
+		s = "server killed by signal " + e.Signal
+	} else {
+		s = fmt.Sprintf("server exited with status %d", e.ExitCode)
+	}
+	if n := len(e.StderrTail); n > 0 {
+		s += "; last stderr: " + e.StderrTail[n-1]
+	}
+	return s
+}
+
+// HTTPError is an HTTP answer that is not a success.
+type HTTPError struct {
+	Method     string
+	URL        string
+	StatusCode int
+	Status     string
+	Header     http.Header
+	// Body holds the start of the response body.
+	Body []byte
+}
+
+func (e *HTTPError) Error() string {
+	s := fmt.Sprintf("%s %s: %s", e.Method, e.URL, e.Status)
+	if len(e.Body) > 0 {
+		b := e.Body
+		if len(b) > 200 {
+			b = b[:200]
+		}
+		s += ": " + string(b)
+	}
+	return s
+}
+
+// IsUnauthorized reports whether err is an HTTP 401 or 403 answer.
+func IsUnauthorized(err error) bool {
+	var he *HTTPError
+	return errors.As(err, &he) && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden)
+}
+
+// Direction is which way a frame went.
+type Direction uint8
+
+const (
+	// Outgoing frames go from mcpi to the server.
+	Outgoing Direction = iota + 1
+	// Incoming frames come from the server.
+	Incoming
+)
+
+func (d Direction) String() string {
+	switch d {
+	case Outgoing:
+		return "send"
+	case Incoming:
+		return "recv"
+	}
+	return "?"
+}
+
+// EventKind says what a tap event records.
+type EventKind uint8
+
+const (
+	// KindFrame is a well-formed frame in either direction.
+	KindFrame EventKind = iota + 1
+	// KindBadFrame is received data that is not a well-formed frame.
+	KindBadFrame
+	// KindStderr is one line a stdio server wrote on stderr.
+	KindStderr
+	// KindLifecycle is a change of the connection: started, exited, stream
+	// opened or closed, fallback, reconnect.
+	KindLifecycle
+	// KindHTTP is an HTTP exchange with no frame of its own (a 202, a DELETE,
+	// a GET that opened or failed to open a stream, an error status).
+	KindHTTP
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case KindFrame:
+		return "frame"
+	case KindBadFrame:
+		return "bad-frame"
+	case KindStderr:
+		return "stderr"
+	case KindLifecycle:
+		return "lifecycle"
+	case KindHTTP:
+		return "http"
+	}
+	return "?"
+}
+
+// Event is one thing the tap saw.
+type Event struct {
+	Time time.Time
+	Kind EventKind
+	Dir  Direction
+	// Data is the frame's bytes, the stderr line or the bad data. Consumers
+	// must not modify it.
+	Data []byte
+	// Err says why a bad frame is bad, or what went wrong in a lifecycle event.
+	Err string
+	// Text describes a lifecycle event ("spawned pid 42", "exited: status 1").
+	Text string
+	// HTTP is set for frames and exchanges carried over HTTP.
+	HTTP *HTTPMeta
+}
+
+// HTTPMeta is the HTTP side of an event.
+type HTTPMeta struct {
+	Method     string
+	URL        string
+	StatusCode int
+	// RequestHeader and ResponseHeader are copies; Authorization and cookies
+	// are kept so that a consumer can decide how to redact them.
+	RequestHeader  http.Header
+	ResponseHeader http.Header
+	// SSEEventID and SSEEvent are set for frames that arrived as SSE events.
+	SSEEventID string
+	SSEEvent   string
+}
+
+// Tap observes every event of a connection. Observe is called from the
+// connection's goroutines, possibly concurrently, and must not block for long:
+// it is on the path of every frame.
+type Tap interface {
+	Observe(Event)
+}
+
+// TapFunc adapts a function to a Tap.
+type TapFunc func(Event)
+
+// Observe calls f(e).
+func (f TapFunc) Observe(e Event) { f(e) }
+
+// MultiTap sends each event to every tap in turn.
+func MultiTap(taps ...Tap) Tap {
+	var ts []Tap
+	for _, t := range taps {
+		if t != nil {
+			ts = append(ts, t)
+		}
+	}
+	switch len(ts) {
+	case 0:
+		return nil
+	case 1:
+		return ts[0]
+	}
+	return TapFunc(func(e Event) {
+		for _, t := range ts {
+			t.Observe(e)
+		}
+	})
+}
+
+// tapper is embedded by connections to emit events safely when there is no tap.
+type tapper struct{ tap Tap }
+
+func (t tapper) emit(e Event) {
+	if t.tap == nil {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	t.tap.Observe(e)
+}
