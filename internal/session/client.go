@@ -76,11 +76,12 @@ type Client struct {
 	inbound  map[string]context.CancelFunc
 	endErr   error // why the connection ended
 
-	initMu   sync.Mutex // serialises initialize (first and after a 404)
-	stateMu  sync.RWMutex
-	init     *mcp.InitializeResult
-	initRaw  json.RawMessage
-	revision string
+	initMu     sync.Mutex   // serialises initialize (first and after a 404)
+	generation atomic.Int64 // counts completed initializations
+	stateMu    sync.RWMutex
+	init       *mcp.InitializeResult
+	initRaw    json.RawMessage
+	revision   string
 
 	done      chan struct{} // closed when the reader stops
 	closeOnce sync.Once
@@ -209,6 +210,7 @@ func (c *Client) initializeLocked(ctx context.Context) error {
 	c.stateMu.Lock()
 	c.init, c.initRaw, c.revision = &res, raw, res.ProtocolVersion
 	c.stateMu.Unlock()
+	c.generation.Add(1)
 	if vs, ok := c.conn.(interface{ SetProtocolVersion(string) }); ok {
 		vs.SetProtocolVersion(res.ProtocolVersion)
 	}
@@ -374,16 +376,30 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	c.mu.Unlock()
 	defer c.forget(key)
 
-	err = c.conn.Send(ctx, frame)
-	if errors.Is(err, transport.ErrSessionExpired) && !o.noRetry {
+	// send writes the frame, starting a new session once if the server
+	// forgot ours (HTTP 404).
+	retried := false
+	gen := c.generation.Load()
+	renew := func(err error) error {
+		retried = true
 		c.log.Info("session expired; initializing a new one", "method", method)
-		if ierr := c.reinitialize(ctx); ierr != nil {
-			return nil, fmt.Errorf("%s: %w; starting a new session failed: %v", method, err, ierr)
+		if ierr := c.reinitialize(ctx, gen); ierr != nil {
+			return fmt.Errorf("%w; starting a new session failed: %v", err, ierr)
 		}
-		err = c.conn.Send(ctx, frame)
+		gen = c.generation.Load()
+		return c.conn.Send(ctx, frame)
 	}
-	if err != nil {
+	send := func() error {
+		err := c.conn.Send(ctx, frame)
+		if errors.Is(err, transport.ErrSessionExpired) && !o.noRetry && !retried {
+			err = renew(err)
+		}
+		return err
+	}
+	if err := send(); err != nil {
 		if ctx.Err() != nil {
+			// The frame may have reached the server all the same.
+			c.cancelRequest(id, "cancelled by the user")
 			return nil, ctx.Err()
 		}
 		return nil, c.sendError(method, err)
@@ -408,6 +424,16 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 			}
 			return m.Result, nil
 		case err := <-pc.lost:
+			if errors.Is(err, transport.ErrSessionExpired) && !o.noRetry && !retried {
+				if err := renew(err); err != nil {
+					return nil, c.sendError(method, err)
+				}
+				continue
+			}
+			var he *transport.HTTPError
+			if errors.As(err, &he) {
+				return nil, fmt.Errorf("%s: %w", method, err)
+			}
 			return nil, &DisconnectedError{Method: method, Err: err}
 		case <-pc.activity:
 			if t != nil {
@@ -434,9 +460,14 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	}
 }
 
-func (c *Client) reinitialize(ctx context.Context) error {
+// reinitialize starts a new session, unless another call already did since
+// generation gen.
+func (c *Client) reinitialize(ctx context.Context, gen int64) error {
 	c.initMu.Lock()
 	defer c.initMu.Unlock()
+	if c.generation.Load() != gen {
+		return nil
+	}
 	if r, ok := c.conn.(interface{ ResetSession() }); ok {
 		r.ResetSession()
 	}

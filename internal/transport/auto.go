@@ -78,7 +78,8 @@ func (a *AutoHTTP) Send(ctx context.Context, frame []byte) error {
 	}
 	defer a.mu.Unlock()
 	sh := NewStreamableHTTP(a.opts)
-	err := sh.Send(ctx, frame)
+	// The first frame is sent synchronously: its status decides the transport.
+	err := sh.post(ctx, frame, peekOutgoing(frame))
 	var he *HTTPError
 	if err == nil || !errors.As(err, &he) || he.StatusCode < 400 || he.StatusCode > 499 ||
 		he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden {

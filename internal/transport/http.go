@@ -220,17 +220,38 @@ func httpMeta(req *http.Request, resp *http.Response) *HTTPMeta {
 	return m
 }
 
-// Send POSTs one frame. It returns once the server has answered with a
-// status; the answer's messages arrive through Recv.
+// Send POSTs one frame. A frame without requests (notifications, answers to
+// the server) is sent before Send returns, and an error status is returned.
+// A frame with requests is sent in the background so that no caller waits
+// on a server that is slow to send its headers; if it fails, the failure
+// arrives through Recv as a Frame with LostID set for each request (with
+// ErrSessionExpired after a 404 on a known session).
 func (h *StreamableHTTP) Send(ctx context.Context, frame []byte) error {
 	if h.ctx.Err() != nil {
 		return ErrClosed
 	}
 	out := peekOutgoing(frame)
+	if len(out.ids) == 0 {
+		return h.post(ctx, frame, out)
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		if err := h.post(h.ctx, frame, out); err != nil && h.ctx.Err() == nil {
+			h.lost(out.ids, err, nil)
+		}
+	}()
+	return nil
+}
+
+// post sends one frame and returns once the server has answered with a
+// status; the answer's messages arrive through Recv.
+func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) error {
 	// The response stream outlives Send: it belongs to the connection, and
 	// ctx only bounds the wait for the server's status line.
 	reqCtx, cancelReq := context.WithCancel(h.ctx)
 	stop := context.AfterFunc(ctx, cancelReq)
+	h.track(out.ids, cancelReq)
 	req, err := h.newRequest(reqCtx, http.MethodPost, frame)
 	if err != nil {
 		stop()
@@ -245,6 +266,7 @@ func (h *StreamableHTTP) Send(ctx context.Context, frame []byte) error {
 	resp, err := h.opts.Client.Do(req)
 	if !stop() {
 		cancelReq()
+		h.untrack(out.ids)
 		if resp != nil {
 			resp.Body.Close()
 		}
@@ -252,6 +274,7 @@ func (h *StreamableHTTP) Send(ctx context.Context, frame []byte) error {
 	}
 	if err != nil {
 		cancelReq()
+		h.untrack(out.ids)
 		if h.ctx.Err() != nil {
 			return ErrClosed
 		}
@@ -266,6 +289,7 @@ func (h *StreamableHTTP) Send(ctx context.Context, frame []byte) error {
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer cancelReq()
+		h.untrack(out.ids)
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
 		h.emit(Event{Kind: KindHTTP, Data: body, HTTP: meta, Text: resp.Status})
@@ -278,7 +302,6 @@ func (h *StreamableHTTP) Send(ctx context.Context, frame []byte) error {
 	switch {
 	case isEventStream(resp.Header.Get("Content-Type")):
 		h.emit(Event{Kind: KindHTTP, HTTP: meta, Text: resp.Status + ": SSE stream opened"})
-		h.track(out.ids, cancelReq)
 		h.wg.Add(1)
 		go func() {
 			defer h.wg.Done()
@@ -289,12 +312,14 @@ func (h *StreamableHTTP) Send(ctx context.Context, frame []byte) error {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
 		cancelReq()
+		h.untrack(out.ids)
 		h.emit(Event{Kind: KindHTTP, HTTP: meta, Text: resp.Status})
 	default:
 		// application/json, or a server that did not say: one message or batch.
 		h.wg.Add(1)
 		go func() {
 			defer h.wg.Done()
+			defer h.untrack(out.ids)
 			defer cancelReq()
 			defer resp.Body.Close()
 			body, err := readAllLimited(resp.Body, h.opts.MaxFrameBytes)
