@@ -183,7 +183,7 @@ const elicitSchema = `{
 		"name": {"type": "string", "title": "Name", "description": "What should we call you?", "minLength": 1, "maxLength": 50, "default": "Ada"},
 		"email": {"type": "string", "title": "Email", "format": "email"},
 		"age": {"type": "integer", "title": "Age", "minimum": 0, "maximum": 150, "default": 36},
-		"rating": {"type": "number", "title": "Rating", "description": "From 0 to 5.", "minimum": 0, "maximum": 5, "default": 4},
+		"rating": {"type": "number", "title": "Rating", "description": "From 0 to 5.", "minimum": 0, "maximum": 5, "default": 4.5},
 		"subscribe": {"type": "boolean", "title": "Subscribe to the newsletter", "default": false},
 		"color": {"type": "string", "title": "Favourite colour", "enum": ["red", "green", "blue"], "default": "green"},
 		"size": {

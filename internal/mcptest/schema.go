@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,22 +189,16 @@ func (fc *FrameChecker) Observe(e transport.Event) {
 	if e.Kind != transport.KindFrame {
 		return
 	}
+	if e.Dir == transport.Incoming {
+		fc.learn(e.Data)
+		return
+	}
 	msgs, _, err := mcp.DecodeFrame(e.Data)
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	if err != nil {
 		if e.Dir == transport.Outgoing {
 			fc.errs = append(fc.errs, fmt.Sprintf("sent a frame that is not JSON-RPC: %v: %s", err, e.Data))
-		}
-		return
-	}
-	if e.Dir == transport.Incoming {
-		for _, m := range msgs {
-			if m.IsRequest() {
-				if k, ok := mcp.IDKey(m.ID); ok {
-					fc.inbound[k] = m.Method
-				}
-			}
 		}
 		return
 	}
@@ -259,10 +254,40 @@ func (fc *FrameChecker) check(m *mcp.Message, raw []byte) error {
 		}
 		k, _ := mcp.IDKey(m.ID)
 		method := fc.inbound[k]
+		result := m.Result
+		if method == "elicitation/create" {
+			result = integerNumbers(result)
+		}
 		if rd, ok := resultDefs[method]; ok {
-			return s.Validate(rd, m.Result)
+			return s.Validate(rd, result)
 		}
 		return fmt.Errorf("a response to unknown server request %s", m.ID)
+	}
+}
+
+// learn notes the method of each server request in an incoming frame,
+// without decoding the rest (results can be tens of megabytes).
+func (fc *FrameChecker) learn(data []byte) {
+	type head struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	var heads []head
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		json.Unmarshal(data, &heads)
+	} else {
+		var h head
+		if !bytes.Contains(data, []byte(`"method"`)) || json.Unmarshal(data, &h) != nil {
+			return
+		}
+		heads = append(heads, h)
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	for _, h := range heads {
+		if k, ok := mcp.IDKey(h.ID); ok && h.Method != "" {
+			fc.inbound[k] = h.Method
+		}
 	}
 }
 
@@ -271,4 +296,26 @@ func (fc *FrameChecker) Result() (checked int, errs []string) {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	return fc.checked, append([]string(nil), fc.errs...)
+}
+
+// integerNumbers rounds the numbers of an ElicitResult's content down. The
+// published JSON schemas type form values as string, integer or boolean,
+// while the spec's schema.ts (and every SDK) allows any number, as a number
+// field of requestedSchema needs; the check follows schema.ts here.
+func integerNumbers(result json.RawMessage) json.RawMessage {
+	var r map[string]any
+	if json.Unmarshal(result, &r) != nil {
+		return result
+	}
+	content, ok := r["content"].(map[string]any)
+	if !ok {
+		return result
+	}
+	for k, v := range content {
+		if f, ok := v.(float64); ok {
+			content[k] = math.Floor(f)
+		}
+	}
+	b, _ := json.Marshal(r)
+	return b
 }
