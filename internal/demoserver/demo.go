@@ -59,9 +59,10 @@ func newDemo(opts Options) *demo {
 		// the advertised capabilities do not depend on registration order
 		// or on SDK defaults.
 		Capabilities: &mcp.ServerCapabilities{
-			Tools:       &mcp.ToolCapabilities{ListChanged: true},
-			Resources:   &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
-			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			//lint:ignore SA1019 the demo offers the deprecated logging feature on purpose.
 			Logging:     &mcp.LoggingCapabilities{},
 			Completions: &mcp.CompletionCapabilities{},
 		},

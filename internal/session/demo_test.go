@@ -190,12 +190,7 @@ func exerciseDemo(t *testing.T, p *peer) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled call: got %v", err)
 	}
-	p.rec.waitFor(t, "notifications/cancelled", func() bool {
-		if countSent(p.rec, "notifications/cancelled", "") > 0 {
-			return true
-		}
-		return false
-	})
+	p.rec.waitFor(t, "notifications/cancelled", func() bool { return countSent(p.rec, "notifications/cancelled", "") > 0 })
 
 	// The raw escape hatch.
 	raw, err := c.Send(ctx, "tools/list", nil, nil)
