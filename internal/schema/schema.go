@@ -1,0 +1,433 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Schema is a compiled JSON Schema together with its decoded form.
+type Schema struct {
+	raw      map[string]any
+	order    []string // property names in the order of the schema text
+	compiled *jsonschema.Schema
+}
+
+// noLoader refuses every external reference: a schema from a server must
+// not make mcpi fetch URLs or read files.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external $ref %q not followed", url)
+}
+
+const schemaURL = "mcpi:///schema.json"
+
+// Compile compiles raw. A schema without $schema is read as JSON Schema
+// 2020-12, MCP's default dialect since 2025-11-25.
+func Compile(raw json.RawMessage) (*Schema, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("schema is not JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, fmt.Errorf("invalid schema: %w", err)
+	}
+	compiled, err := c.Compile(schemaURL)
+	if err != nil {
+		return nil, fmt.Errorf("invalid schema: %w", err)
+	}
+	var m map[string]any
+	if obj, ok := doc.(map[string]any); ok {
+		m = obj
+	}
+	return &Schema{raw: m, order: propertyOrder(raw), compiled: compiled}, nil
+}
+
+// propertyOrder returns the keys of the top-level "properties" object in
+// the order they are written, which is the order a person expects a form in.
+func propertyOrder(raw []byte) []string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(top["properties"]))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var names []string
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return names
+		}
+		if name, ok := t.(string); ok {
+			names = append(names, name)
+		}
+		var skip json.RawMessage
+		if d.Decode(&skip) != nil {
+			return names
+		}
+	}
+	return names
+}
+
+// Problem is one way a value fails its schema.
+type Problem struct {
+	// Path is the JSON pointer of the failing value ("" for the root).
+	Path    string
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// Problems is a list of Problem that is also an error.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	return strings.Join(s, "; ")
+}
+
+var printer = message.NewPrinter(language.English)
+
+// Validate checks v (as decoded by encoding/json, or raw JSON) against the
+// schema and returns what is wrong, most specific first; nil when valid.
+func (s *Schema) Validate(v any) Problems {
+	if raw, ok := v.(json.RawMessage); ok {
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return Problems{{Message: "not JSON: " + err.Error()}}
+		}
+		v = inst
+	} else {
+		// Re-decode so numbers are json.Number, as the validator expects.
+		b, err := json.Marshal(v)
+		if err != nil {
+			return Problems{{Message: err.Error()}}
+		}
+		inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		v = inst
+	}
+	err := s.compiled.Validate(v)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return Problems{{Message: err.Error()}}
+	}
+	var out Problems
+	seen := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			p := Problem{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)}
+			if !seen[p.String()] {
+				seen[p.String()] = true
+				out = append(out, p)
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Path) > len(out[j].Path) })
+	return out
+}
+
+func pointer(loc []string) string {
+	if len(loc) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range loc {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(p))
+	}
+	return b.String()
+}
+
+// Property is what a form or a KEY=VALUE argument needs to know of one
+// property of an object schema.
+type Property struct {
+	Name        string
+	Title       string
+	Description string
+	Types       []string // JSON types allowed; empty when the schema does not say
+	Enum        []any
+	Default     any
+	HasDefault  bool
+	Required    bool
+	Raw         map[string]any
+}
+
+// Properties returns the top-level properties of an object schema, in the
+// order they appear in the schema text.
+func (s *Schema) Properties() []Property {
+	return properties(s.raw, s.order)
+}
+
+func properties(raw map[string]any, order []string) []Property {
+	props, _ := raw["properties"].(map[string]any)
+	req := map[string]bool{}
+	if r, ok := raw["required"].([]any); ok {
+		for _, x := range r {
+			if n, ok := x.(string); ok {
+				req[n] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	pos := make(map[string]int, len(order))
+	for i, n := range order {
+		pos[n] = i
+	}
+	sort.Slice(names, func(i, j int) bool {
+		pi, iok := pos[names[i]]
+		pj, jok := pos[names[j]]
+		if iok && jok {
+			return pi < pj
+		}
+		if iok != jok {
+			return iok
+		}
+		return names[i] < names[j]
+	})
+	out := make([]Property, 0, len(names))
+	for _, n := range names {
+		p, _ := props[n].(map[string]any)
+		prop := Property{Name: n, Required: req[n], Raw: p, Types: typesOf(p)}
+		prop.Title, _ = p["title"].(string)
+		prop.Description, _ = p["description"].(string)
+		if e, ok := p["enum"].([]any); ok {
+			prop.Enum = e
+		}
+		if d, ok := p["default"]; ok {
+			prop.Default, prop.HasDefault = d, true
+		}
+		out = append(out, prop)
+	}
+	return out
+}
+
+// Property returns the named top-level property.
+func (s *Schema) Property(name string) (Property, bool) {
+	for _, p := range s.Properties() {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Property{}, false
+}
+
+func typesOf(p map[string]any) []string {
+	switch t := p["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	// A schema without a type may still say it in anyOf/oneOf branches.
+	var out []string
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if bs, ok := p[k].([]any); ok {
+			for _, b := range bs {
+				if bm, ok := b.(map[string]any); ok {
+					out = append(out, typesOf(bm)...)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		if _, ok := p["const"].(string); ok {
+			return []string{"string"}
+		}
+		if _, ok := p["enum"]; ok {
+			for _, e := range p["enum"].([]any) {
+				if _, ok := e.(string); !ok {
+					return nil
+				}
+			}
+			return []string{"string"}
+		}
+	}
+	return out
+}
+
+func has(types []string, t string) bool {
+	for _, x := range types {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Coerce turns the text a person typed for a property into a JSON value as
+// the property's schema asks: a string property keeps the text as it is,
+// even if it looks like a number; numbers, booleans, arrays, objects and
+// null parse as JSON. Without a type the text is parsed as JSON when it is
+// JSON, else kept as a string.
+func (p Property) Coerce(text string) (any, error) {
+	types := p.Types
+	if len(types) == 0 {
+		var v any
+		if json.Unmarshal([]byte(text), &v) == nil {
+			return v, nil
+		}
+		return text, nil
+	}
+	if has(types, "null") && text == "null" {
+		return nil, nil
+	}
+	if has(types, "string") && len(types) == 1 {
+		return text, nil
+	}
+	var v any
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	if err := d.Decode(&v); err == nil && !d.More() {
+		if ok := matchesType(v, types); ok {
+			v = normalize(v)
+			if f, ok := v.(float64); ok && has(types, "integer") && !has(types, "number") {
+				return int64(f), nil
+			}
+			return v, nil
+		}
+	}
+	if has(types, "string") {
+		return text, nil
+	}
+	if has(types, "boolean") && len(types) == 1 {
+		switch strings.ToLower(text) {
+		case "yes", "y", "on":
+			return true, nil
+		case "no", "n", "off":
+			return false, nil
+		}
+	}
+	return nil, fmt.Errorf("%q is not %s", text, strings.Join(article(types), " or "))
+}
+
+func article(types []string) []string {
+	out := make([]string, len(types))
+	for i, t := range types {
+		switch t {
+		case "integer", "array", "object":
+			out[i] = "an " + t
+		case "null":
+			out[i] = "null"
+		default:
+			out[i] = "a " + t
+		}
+	}
+	return out
+}
+
+func matchesType(v any, types []string) bool {
+	for _, t := range types {
+		switch x := v.(type) {
+		case json.Number:
+			if t == "number" {
+				return true
+			}
+			if t == "integer" {
+				if _, err := x.Int64(); err == nil {
+					return true
+				}
+				if f, err := x.Float64(); err == nil && f == float64(int64(f)) {
+					return true
+				}
+			}
+		case bool:
+			if t == "boolean" {
+				return true
+			}
+		case []any:
+			if t == "array" {
+				return true
+			}
+		case map[string]any:
+			if t == "object" {
+				return true
+			}
+		case nil:
+			if t == "null" {
+				return true
+			}
+		case string:
+			if t == "string" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// normalize turns json.Number into int64 or float64 so values marshal
+// naturally.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = normalize(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = normalize(x[k])
+		}
+	}
+	return v
+}
+
+// ApplyDefaults fills in the defaults of the top-level properties missing
+// from values (SEP-1034 for elicitation; also what a form pre-fills).
+func (s *Schema) ApplyDefaults(values map[string]any) map[string]any {
+	if values == nil {
+		values = map[string]any{}
+	}
+	for _, p := range s.Properties() {
+		if _, ok := values[p.Name]; !ok && p.HasDefault {
+			values[p.Name] = p.Default
+		}
+	}
+	return values
+}
