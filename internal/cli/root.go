@@ -38,7 +38,13 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
 	root.AddCommand(NewCmdDemo(f, nil))
 	root.AddCommand(NewCmdDemoServer(f, nil))
-	root.AddCommand(NewCmdTools(f, nil))
+	for _, what := range []string{"tools", "resources", "templates", "prompts"} {
+		root.AddCommand(NewCmdList(f, what, nil))
+	}
+	root.AddCommand(NewCmdCall(f, nil))
+	root.AddCommand(NewCmdRead(f), NewCmdPrompt(f), NewCmdComplete(f), NewCmdPing(f), NewCmdInfo(f))
+	root.AddCommand(NewCmdCompletion(f))
+	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }
 

@@ -139,9 +139,5 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 	if sopts.ClientInfo.Name == "" {
 		sopts.ClientInfo = mcp.Implementation{Name: "mcpi", Version: Version}
 	}
-	c, err := session.Connect(ctx, conn, sopts)
-	if err != nil {
-		return nil, fmt.Errorf("initialize: %w", err)
-	}
-	return c, nil
+	return session.Connect(ctx, conn, sopts)
 }

@@ -53,8 +53,9 @@ type Icon struct {
 	Theme    string   `json:"theme,omitempty"`
 }
 
-// Object is an empty JSON object, used for capabilities that are present or absent.
-type Object = map[string]any
+// Empty is an empty JSON object, for capabilities that are present or absent:
+// a non-nil *Empty marshals as {}.
+type Empty struct{}
 
 // ClientCapabilities are what mcpi offers in initialize.
 type ClientCapabilities struct {
@@ -72,14 +73,14 @@ type RootsCapability struct {
 
 // SamplingCapability says the client can sample.
 type SamplingCapability struct {
-	Context Object `json:"context,omitempty"`
-	Tools   Object `json:"tools,omitempty"`
+	Context *Empty `json:"context,omitempty"`
+	Tools   *Empty `json:"tools,omitempty"`
 }
 
 // ElicitationCapability says the client can elicit, and in which modes.
 type ElicitationCapability struct {
-	Form Object `json:"form,omitempty"`
-	URL  Object `json:"url,omitempty"`
+	Form *Empty `json:"form,omitempty"`
+	URL  *Empty `json:"url,omitempty"`
 }
 
 // ServerCapabilities are what a server declares. Each field is present when

@@ -168,7 +168,7 @@ func (c *Client) capabilities() mcp.ClientCapabilities {
 	return mcp.ClientCapabilities{
 		Roots:       &mcp.RootsCapability{ListChanged: true},
 		Sampling:    &mcp.SamplingCapability{},
-		Elicitation: &mcp.ElicitationCapability{Form: mcp.Object{}, URL: mcp.Object{}},
+		Elicitation: &mcp.ElicitationCapability{Form: &mcp.Empty{}, URL: &mcp.Empty{}},
 	}
 }
 

@@ -1,0 +1,290 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/schema"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// CallOptions are the flags of `mcpi call`.
+type CallOptions struct {
+	ConnOptions
+	Tool       string
+	Pairs      []string
+	Args       string
+	NoValidate bool
+	Save       string
+}
+
+// NewCmdCall returns `mcpi call TOOL [KEY=VALUE ...] TARGET`.
+func NewCmdCall(f *Factory, runF func(context.Context, *CallOptions) error) *cobra.Command {
+	opts := &CallOptions{ConnOptions: ConnOptions{IO: f.IO}}
+	cmd := &cobra.Command{
+		Use:   "call TOOL [KEY=VALUE | KEY:=JSON ...] TARGET",
+		Short: "Call a tool and print its result",
+		Long: `Call a tool and print its result.
+
+Arguments are KEY=VALUE pairs, coerced by the tool's inputSchema: a string
+property stays a string even when it looks like a number; numbers, booleans,
+arrays and objects parse as JSON. KEY:=JSON always parses the value as JSON.
+--args gives the whole arguments object instead (JSON, @FILE, or - for stdin).
+Arguments are validated against the inputSchema before sending.`,
+		Example: `  mcpi call add a=2 b=3 -- mcpi demo-server
+  mcpi call echo text=hello http://127.0.0.1:8080/mcp --json
+  mcpi call get_content_types --save out/ -- mcpi demo-server`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if err != nil {
+				return err
+			}
+			if len(rest) == 0 {
+				return flagErrorf("no tool name given")
+			}
+			opts.Tool, opts.Pairs = rest[0], rest[1:]
+			if opts.Args != "" && len(opts.Pairs) > 0 {
+				return flagErrorf("give arguments either as KEY=VALUE pairs or with --args, not both")
+			}
+			for _, p := range opts.Pairs {
+				if k, _, ok := strings.Cut(p, "="); !ok || strings.TrimSuffix(k, ":") == "" {
+					return flagErrorf("invalid argument %q: want KEY=VALUE or KEY:=JSON", p)
+				}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return callRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	cmd.Flags().StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
+	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "send the arguments even when they do not match the inputSchema")
+	cmd.Flags().StringVar(&opts.Save, "save", "", "write images, audio and blobs of the result into this directory")
+	return cmd
+}
+
+func callRun(ctx context.Context, opts *CallOptions) error {
+	c, err := opts.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return withJSONError(opts.IO, opts.JSON, callTool(ctx, c, opts))
+}
+
+// withJSONError prints a JSON error object on stdout for --json, then
+// returns err for the one-line message on stderr and the exit code.
+func withJSONError(ios *IOStreams, asJSON bool, err error) error {
+	if err != nil && asJSON && err != errToolFailed {
+		writeJSON(ios, jsonError(err))
+	}
+	return err
+}
+
+func callTool(ctx context.Context, c *session.Client, opts *CallOptions) error {
+	tool, err := findTool(ctx, c, opts.Tool)
+	if err != nil {
+		return err
+	}
+	args, err := opts.arguments(tool)
+	if err != nil {
+		return err
+	}
+	progress, endProgress := progressReporter(opts.IO, opts.verbose)
+	raw, err := c.CallToolRaw(ctx, mcp.CallToolParams{Name: opts.Tool, Arguments: args}, &session.CallOptions{OnProgress: progress})
+	endProgress()
+	if err != nil {
+		return err
+	}
+	var result mcp.CallToolResult
+	if err := json.Unmarshal(raw, &result); err != nil {
+		return &session.RPCError{Method: "tools/call", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "the result is not a CallToolResult: " + err.Error()}}
+	}
+	if tool != nil && len(tool.OutputSchema) > 0 && !result.IsError {
+		checkStructured(opts.IO.ErrOut, tool, result.StructuredContent)
+	}
+	if opts.JSON {
+		if err := writeRawJSON(opts.IO, raw); err != nil {
+			return err
+		}
+	} else {
+		p := &contentPrinter{out: opts.IO.Out, errw: opts.IO.ErrOut, dir: opts.Save}
+		if err := p.blocks(result.Content); err != nil {
+			return err
+		}
+		if len(result.StructuredContent) > 0 && !textRepeats(result.Content, result.StructuredContent) {
+			fmt.Fprintln(opts.IO.Out, prettyJSON(result.StructuredContent))
+		}
+	}
+	if result.IsError {
+		fmt.Fprintf(opts.IO.ErrOut, "mcpi: tool %s returned an error (isError)\n", sanitize(opts.Tool, false))
+		return errSilent{code: ExitToolError}
+	}
+	return nil
+}
+
+// findTool looks the tool up so that arguments can be coerced and checked.
+// A tool that is not listed is still called (servers may hide tools), with
+// a warning.
+func findTool(ctx context.Context, c *session.Client, name string) (*mcp.Tool, error) {
+	tools, err := c.AllTools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range tools {
+		if tools[i].Name == name {
+			return &tools[i], nil
+		}
+	}
+	return nil, nil
+}
+
+func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
+	var s *schema.Schema
+	if tool == nil {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the server does not list a tool named %s; calling it anyway\n", sanitize(opts.Tool, false))
+	} else if len(tool.InputSchema) > 0 {
+		var err error
+		if s, err = schema.Compile(tool.InputSchema); err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: tool %s has an invalid inputSchema (%s); arguments are not checked\n", sanitize(opts.Tool, false), oneLine(err.Error()))
+		}
+	}
+	var args json.RawMessage
+	switch {
+	case opts.Args != "":
+		data, err := readArg(opts.Args, opts.IO.In)
+		if err != nil {
+			return nil, err
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(data, &obj); err != nil {
+			return nil, flagErrorf("--args must be a JSON object: %v", err)
+		}
+		args = data
+	default:
+		obj := map[string]any{}
+		for _, pair := range opts.Pairs {
+			k, v, _ := strings.Cut(pair, "=")
+			if key, ok := strings.CutSuffix(k, ":"); ok {
+				var x any
+				if err := json.Unmarshal([]byte(v), &x); err != nil {
+					return nil, flagErrorf("argument %s: %q is not JSON: %v", key, v, err)
+				}
+				obj[key] = x
+				continue
+			}
+			prop := schema.Property{Name: k}
+			if s != nil {
+				if p, ok := s.Property(k); ok {
+					prop = p
+				} else if !opts.NoValidate {
+					return nil, flagErrorf("tool %s has no argument %q (it takes: %s)", opts.Tool, k, fieldNames(s))
+				}
+			}
+			x, err := prop.Coerce(v)
+			if err != nil {
+				return nil, flagErrorf("argument %s: %v", k, err)
+			}
+			obj[k] = x
+		}
+		b, err := json.Marshal(obj)
+		if err != nil {
+			return nil, err
+		}
+		args = b
+	}
+	if s != nil && !opts.NoValidate {
+		if ps := s.Validate(args); ps != nil {
+			return nil, flagErrorf("arguments do not match the inputSchema of %s: %v (--no-validate sends them anyway)", opts.Tool, ps)
+		}
+	}
+	return args, nil
+}
+
+// readArg reads a flag value that may be literal, @FILE or - for stdin.
+func readArg(v string, stdin io.Reader) ([]byte, error) {
+	switch {
+	case v == "-":
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading stdin: %w", err)
+		}
+		return b, nil
+	case strings.HasPrefix(v, "@"):
+		b, err := os.ReadFile(v[1:])
+		if err != nil {
+			return nil, &FlagError{Err: err}
+		}
+		return b, nil
+	}
+	return []byte(v), nil
+}
+
+// checkStructured warns when structuredContent does not match outputSchema.
+func checkStructured(w io.Writer, tool *mcp.Tool, structured json.RawMessage) {
+	if len(structured) == 0 {
+		fmt.Fprintf(w, "warning: tool %s declares an outputSchema but returned no structuredContent\n", sanitize(tool.Name, false))
+		return
+	}
+	s, err := schema.Compile(tool.OutputSchema)
+	if err != nil {
+		fmt.Fprintf(w, "warning: tool %s has an invalid outputSchema: %s\n", sanitize(tool.Name, false), oneLine(err.Error()))
+		return
+	}
+	if ps := s.Validate(structured); ps != nil {
+		fmt.Fprintf(w, "warning: structuredContent does not match the outputSchema of %s: %s\n", sanitize(tool.Name, false), oneLine(ps.Error()))
+	}
+}
+
+// progressReporter shows progress notifications on stderr: on one line that
+// updates itself on a terminal, with -v otherwise. end clears that line.
+func progressReporter(ios *IOStreams, verbose func(string, ...any)) (report func(mcp.ProgressParams), end func()) {
+	var shown atomic.Bool
+	end = func() {
+		if shown.Load() {
+			fmt.Fprint(ios.ErrOut, "\r\x1b[K")
+		}
+	}
+	return func(p mcp.ProgressParams) {
+		msg := fmt.Sprintf("progress %g", p.Progress)
+		if p.Total != nil {
+			msg += fmt.Sprintf("/%g", *p.Total)
+		}
+		if p.Message != "" {
+			msg += ": " + oneLine(p.Message)
+		}
+		if ios.StderrTTY {
+			shown.Store(true)
+			fmt.Fprintf(ios.ErrOut, "\r\x1b[K%s", msg)
+			return
+		}
+		verbose("%s", msg)
+	}, end
+}
+
+// textRepeats reports whether a text block already carries the structured
+// content (servers are asked to include it as text for older clients), so
+// that it is not printed twice.
+func textRepeats(blocks []mcp.Content, structured json.RawMessage) bool {
+	var want any
+	if json.Unmarshal(structured, &want) != nil {
+		return false
+	}
+	for _, b := range blocks {
+		var got any
+		if b.Type == "text" && json.Unmarshal([]byte(b.Text), &got) == nil && reflect.DeepEqual(got, want) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,284 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/schema"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// cliHandler answers server->client requests for the one-shot commands: from
+// flags, else by asking on the terminal, else by declining with a reason.
+type cliHandler struct {
+	o   *ConnOptions
+	say func(format string, args ...any)
+
+	askMu sync.Mutex // one question on the terminal at a time
+	in    *bufio.Reader
+}
+
+var _ session.Handler = (*cliHandler)(nil)
+
+func (h *cliHandler) interactive() bool { return h.o.IO.StdinTTY && h.o.IO.StderrTTY }
+
+// ask prints a question on stderr and reads one line from stdin.
+func (h *cliHandler) ask(ctx context.Context, question string) (string, error) {
+	if h.in == nil {
+		h.in = bufio.NewReader(h.o.IO.In)
+	}
+	fmt.Fprint(h.o.IO.ErrOut, question)
+	type answer struct {
+		s   string
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		s, err := h.in.ReadString('\n')
+		ch <- answer{strings.TrimRight(s, "\r\n"), err}
+	}()
+	select {
+	case a := <-ch:
+		if a.err != nil && a.s == "" {
+			return "", a.err
+		}
+		return a.s, nil
+	case <-ctx.Done():
+		fmt.Fprintln(h.o.IO.ErrOut)
+		return "", ctx.Err()
+	}
+}
+
+func notInteractive(what, flag string) error {
+	return &mcp.RPCError{Code: -1, Message: fmt.Sprintf("%s declined: mcpi is running without a terminal to ask on and no %s was given", what, flag)}
+}
+
+// ListRoots answers with the --root values.
+func (h *cliHandler) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
+	roots := h.o.roots
+	if roots == nil {
+		roots = []mcp.Root{}
+	}
+	h.o.verbose("answering roots/list with %d root(s)", len(roots))
+	return &mcp.ListRootsResult{Roots: roots}, nil
+}
+
+// CreateMessage answers sampling from --sampling-reply or the terminal.
+func (h *cliHandler) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	if reply := h.o.SamplingReply; reply != "" {
+		if file, ok := strings.CutPrefix(reply, "@"); ok {
+			return readSamplingFile(file)
+		}
+		return textReply(reply), nil
+	}
+	if !h.interactive() {
+		return nil, notInteractive("sampling", "--sampling-reply")
+	}
+	h.askMu.Lock()
+	defer h.askMu.Unlock()
+	h.say("The server asks for a model reply (sampling/createMessage, max %d tokens):", req.MaxTokens)
+	if req.SystemPrompt != "" {
+		h.say("  system: %s", sanitize(req.SystemPrompt, true))
+	}
+	for _, m := range req.Messages {
+		h.say("  %s: %s", sanitize(m.Role, false), sanitize(samplingText(m.Content), true))
+	}
+	answer, err := h.ask(ctx, "Reply (empty to reject): ")
+	if err != nil {
+		return nil, err
+	}
+	if answer == "" {
+		return nil, session.ErrRejected
+	}
+	return textReply(answer), nil
+}
+
+func textReply(text string) *mcp.CreateMessageResult {
+	content, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	return &mcp.CreateMessageResult{Role: "assistant", Content: content, Model: "mcpi", StopReason: "endTurn"}
+}
+
+func readSamplingFile(path string) (*mcp.CreateMessageResult, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "mcpi could not read its sampling reply: " + err.Error()}
+	}
+	var r mcp.CreateMessageResult
+	if err := json.Unmarshal(data, &r); err != nil || r.Role == "" || len(r.Content) == 0 {
+		if err == nil {
+			err = fmt.Errorf("role and content are required")
+		}
+		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: fmt.Sprintf("mcpi's sampling reply %s is not a CreateMessageResult: %v", path, err)}
+	}
+	if r.Model == "" {
+		r.Model = "mcpi"
+	}
+	return &r, nil
+}
+
+// samplingText shows the text of a sampling message's content, one block
+// or an array of blocks.
+func samplingText(raw json.RawMessage) string {
+	var blocks []mcp.Content
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		var one mcp.Content
+		if json.Unmarshal(raw, &one) != nil {
+			return string(raw)
+		}
+		blocks = []mcp.Content{one}
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		} else {
+			parts = append(parts, "["+b.Type+"]")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Elicit answers elicitation from --elicit and --elicit-field, or the terminal.
+func (h *cliHandler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if req.Mode == "url" {
+		return h.elicitURL(ctx, req)
+	}
+	s, err := schema.Compile(req.RequestedSchema)
+	if err != nil {
+		h.say("warning: the server's elicitation schema is invalid: %s", oneLine(err.Error()))
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestedSchema is invalid: " + err.Error()}
+	}
+	switch h.o.Elicit {
+	case mcp.ElicitDecline, mcp.ElicitCancel:
+		h.o.verbose("answering elicitation with %s", h.o.Elicit)
+		return &mcp.ElicitResult{Action: h.o.Elicit}, nil
+	case mcp.ElicitAccept:
+		values, err := h.fieldsFromFlags(s)
+		if err != nil {
+			h.say("warning: elicitation %q: %v; answering cancel", oneLine(req.Message), err)
+			return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
+		}
+		return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: values}, nil
+	}
+	if !h.interactive() {
+		return nil, notInteractive("elicitation", "--elicit")
+	}
+	return h.elicitOnTerminal(ctx, req, s)
+}
+
+func (h *cliHandler) fieldsFromFlags(s *schema.Schema) (map[string]any, error) {
+	values := map[string]any{}
+	for _, f := range h.o.ElicitFields {
+		k, v, _ := strings.Cut(f, "=")
+		p, ok := s.Property(k)
+		if !ok {
+			return nil, fmt.Errorf("the form has no field %q (fields: %s)", k, fieldNames(s))
+		}
+		x, err := p.Coerce(v)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %v", k, err)
+		}
+		values[k] = x
+	}
+	values = s.ApplyDefaults(values)
+	if ps := s.Validate(values); ps != nil {
+		return nil, fmt.Errorf("%v (give fields with --elicit-field KEY=VALUE)", ps)
+	}
+	return values, nil
+}
+
+func fieldNames(s *schema.Schema) string {
+	var names []string
+	for _, p := range s.Properties() {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func (h *cliHandler) elicitOnTerminal(ctx context.Context, req *mcp.ElicitParams, s *schema.Schema) (*mcp.ElicitResult, error) {
+	h.askMu.Lock()
+	defer h.askMu.Unlock()
+	h.say("The server asks: %s", sanitize(req.Message, true))
+	a, err := h.ask(ctx, "Answer? [a]ccept, [d]ecline, [c]ancel: ")
+	if err != nil {
+		return nil, err
+	}
+	switch strings.ToLower(strings.TrimSpace(a)) {
+	case "d", "decline":
+		return &mcp.ElicitResult{Action: mcp.ElicitDecline}, nil
+	case "a", "accept", "":
+	default:
+		return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
+	}
+	values := map[string]any{}
+	for _, p := range s.Properties() {
+		for {
+			label := p.Name
+			if p.Title != "" {
+				label = p.Title + " (" + p.Name + ")"
+			}
+			hint := strings.Join(p.Types, "|")
+			if len(p.Enum) > 0 {
+				hint = fmt.Sprint(p.Enum)
+			}
+			if p.HasDefault {
+				hint += fmt.Sprintf(", default %v", p.Default)
+			}
+			if p.Required {
+				hint += ", required"
+			}
+			text, err := h.ask(ctx, fmt.Sprintf("  %s [%s]: ", sanitize(label, false), sanitize(hint, false)))
+			if err != nil {
+				return nil, err
+			}
+			if text == "" {
+				break // the default, if any, applies below
+			}
+			v, err := p.Coerce(text)
+			if err != nil {
+				h.say("  %v", err)
+				continue
+			}
+			values[p.Name] = v
+			break
+		}
+	}
+	values = s.ApplyDefaults(values)
+	if ps := s.Validate(values); ps != nil {
+		h.say("The answer does not fit the form (%v): cancelling.", ps)
+		return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
+	}
+	return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: values}, nil
+}
+
+func (h *cliHandler) elicitURL(ctx context.Context, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	switch h.o.Elicit {
+	case mcp.ElicitAccept:
+		h.say("The server asks you to open %s: %s", sanitize(req.URL, false), sanitize(req.Message, true))
+		return &mcp.ElicitResult{Action: mcp.ElicitAccept}, nil
+	case mcp.ElicitDecline, mcp.ElicitCancel:
+		return &mcp.ElicitResult{Action: h.o.Elicit}, nil
+	}
+	if !h.interactive() {
+		return nil, notInteractive("URL elicitation", "--elicit")
+	}
+	h.askMu.Lock()
+	defer h.askMu.Unlock()
+	h.say("The server asks you to open a URL: %s\n  %s", sanitize(req.Message, true), sanitize(req.URL, false))
+	a, err := h.ask(ctx, "Open it and continue? [y]es, [n]o: ")
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(strings.ToLower(a), "y") {
+		return &mcp.ElicitResult{Action: mcp.ElicitAccept}, nil
+	}
+	return &mcp.ElicitResult{Action: mcp.ElicitDecline}, nil
+}

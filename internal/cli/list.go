@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// ListOptions are the flags of the listing commands.
+type ListOptions struct {
+	ConnOptions
+	What string // tools, resources, templates or prompts
+}
+
+type lister struct {
+	short string
+	run   func(ctx context.Context, c *session.Client, o *ListOptions) error
+}
+
+var listers = map[string]lister{
+	"tools":     {"List the server's tools (every page)", listTools},
+	"resources": {"List the server's resources (every page)", listResources},
+	"templates": {"List the server's resource templates (every page)", listTemplates},
+	"prompts":   {"List the server's prompts (every page)", listPrompts},
+}
+
+// NewCmdList returns `mcpi tools|resources|templates|prompts TARGET`.
+func NewCmdList(f *Factory, what string, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	opts := &ListOptions{ConnOptions: ConnOptions{IO: f.IO}, What: what}
+	l := listers[what]
+	cmd := &cobra.Command{
+		Use:   what + " TARGET",
+		Short: l.short,
+		Example: fmt.Sprintf(`  mcpi %[1]s -- npx -y @modelcontextprotocol/server-everything
+  mcpi %[1]s http://127.0.0.1:8080/mcp --json`, what),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if err != nil {
+				return err
+			}
+			if len(rest) > 0 {
+				return flagErrorf("unexpected argument %q", rest[0])
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return listRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	return cmd
+}
+
+func listRun(ctx context.Context, opts *ListOptions) error {
+	c, err := opts.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return withJSONError(opts.IO, opts.JSON, listers[opts.What].run(ctx, c, opts))
+}
+
+func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
+	tools, err := c.AllTools(ctx)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO, nonNil(tools))
+	}
+	printTools(o.IO.Out, tools)
+	return nil
+}
+
+func listResources(ctx context.Context, c *session.Client, o *ListOptions) error {
+	res, err := c.AllResources(ctx)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO, nonNil(res))
+	}
+	tw := table(o.IO.Out, "URI", "NAME", "MIME TYPE", "DESCRIPTION")
+	for _, r := range res {
+		row(tw, r.URI, displayName(r.Title, r.Name), r.MimeType, r.Description)
+	}
+	return tw.Flush()
+}
+
+func listTemplates(ctx context.Context, c *session.Client, o *ListOptions) error {
+	ts, err := c.AllResourceTemplates(ctx)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO, nonNil(ts))
+	}
+	tw := table(o.IO.Out, "URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION")
+	for _, t := range ts {
+		row(tw, t.URITemplate, displayName(t.Title, t.Name), t.MimeType, t.Description)
+	}
+	return tw.Flush()
+}
+
+func listPrompts(ctx context.Context, c *session.Client, o *ListOptions) error {
+	ps, err := c.AllPrompts(ctx)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO, nonNil(ps))
+	}
+	tw := table(o.IO.Out, "NAME", "ARGUMENTS", "DESCRIPTION")
+	for _, p := range ps {
+		var args []string
+		for _, a := range p.Arguments {
+			name := a.Name
+			if a.Required {
+				name += "*"
+			}
+			args = append(args, name)
+		}
+		row(tw, displayName(p.Title, p.Name), strings.Join(args, " "), p.Description)
+	}
+	return tw.Flush()
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func displayName(title, name string) string {
+	if title != "" && title != name {
+		return name + " (" + title + ")"
+	}
+	return name
+}
+
+func table(w io.Writer, headers ...string) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(headers, "\t"))
+	return tw
+}
+
+// row prints one table row; every cell is server text, so each is
+// sanitised and folded onto one line, and long ones are cut.
+func row(tw io.Writer, cells ...string) {
+	for i, c := range cells {
+		cells[i] = truncate(oneLine(c), 80)
+	}
+	fmt.Fprintln(tw, strings.Join(cells, "\t"))
+}
+
+// annotationBadges names a tool's behaviour hints.
+func annotationBadges(t *mcp.Tool) string {
+	a := t.Annotations
+	if a == nil {
+		return ""
+	}
+	var b []string
+	flag := func(p *bool, yes, no string) {
+		if p == nil {
+			return
+		}
+		if *p && yes != "" {
+			b = append(b, yes)
+		} else if !*p && no != "" {
+			b = append(b, no)
+		}
+	}
+	flag(a.ReadOnlyHint, "read-only", "")
+	flag(a.DestructiveHint, "destructive", "")
+	flag(a.IdempotentHint, "idempotent", "")
+	flag(a.OpenWorldHint, "open-world", "")
+	return strings.Join(b, ",")
+}
+
+func printTools(w io.Writer, tools []mcp.Tool) {
+	tw := table(w, "NAME", "ANNOTATIONS", "DESCRIPTION")
+	for i := range tools {
+		t := &tools[i]
+		desc := t.Description
+		if title := t.DisplayName(); title != t.Name {
+			desc = title + ": " + desc
+		}
+		if t.Execution != nil && t.Execution.TaskSupport != "" && t.Execution.TaskSupport != "forbidden" {
+			desc = "[task " + t.Execution.TaskSupport + "] " + desc
+		}
+		row(tw, t.Name, annotationBadges(t), desc)
+	}
+	tw.Flush()
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

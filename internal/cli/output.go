@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tidwall/pretty"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+)
+
+// writeRawJSON prints JSON as the server sent it: pretty (and coloured when
+// colour is on) on a terminal, one line otherwise.
+func writeRawJSON(ios *IOStreams, raw []byte) error {
+	if ios.StdoutTTY {
+		out := pretty.Pretty(raw)
+		if ios.Color {
+			out = pretty.Color(out, nil)
+		}
+		_, err := ios.Out.Write(out)
+		return err
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		buf.Reset()
+		buf.Write(raw)
+	}
+	buf.WriteByte('\n')
+	_, err := ios.Out.Write(buf.Bytes())
+	return err
+}
+
+// writeJSON marshals v and prints it like writeRawJSON.
+func writeJSON(ios *IOStreams, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return writeRawJSON(ios, b)
+}
+
+// contentPrinter prints content blocks for a person: text as text, binary
+// content summarised (and saved under dir when set).
+type contentPrinter struct {
+	out   io.Writer
+	errw  io.Writer
+	dir   string
+	saved int
+}
+
+func (p *contentPrinter) blocks(blocks []mcp.Content) error {
+	for i, c := range blocks {
+		if err := p.block(i, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *contentPrinter) block(i int, c mcp.Content) error {
+	switch c.Type {
+	case "text":
+		text := sanitize(c.Text, true)
+		fmt.Fprint(p.out, text)
+		if !strings.HasSuffix(text, "\n") {
+			fmt.Fprintln(p.out)
+		}
+	case "image", "audio":
+		n := base64.StdEncoding.DecodedLen(len(c.Data))
+		data, err := base64.StdEncoding.DecodeString(c.Data)
+		if err == nil {
+			n = len(data)
+		}
+		line := fmt.Sprintf("[%s %s, %s]", c.Type, sanitize(c.MimeType, false), byteSize(n))
+		if err != nil {
+			line += " (invalid base64: " + err.Error() + ")"
+		}
+		fmt.Fprintln(p.out, line)
+		if err == nil {
+			return p.save(i, c.Type, c.MimeType, data)
+		}
+	case "resource_link":
+		line := fmt.Sprintf("[resource link] %s", sanitize(c.URI, false))
+		var details []string
+		if c.Name != "" {
+			details = append(details, sanitize(c.Name, false))
+		}
+		if c.MimeType != "" {
+			details = append(details, sanitize(c.MimeType, false))
+		}
+		if c.Description != "" {
+			details = append(details, oneLine(c.Description))
+		}
+		if len(details) > 0 {
+			line += " (" + strings.Join(details, ", ") + ")"
+		}
+		fmt.Fprintln(p.out, line)
+	case "resource":
+		if c.Resource == nil {
+			fmt.Fprintln(p.out, "[resource] (no contents)")
+			return nil
+		}
+		return p.resource(i, *c.Resource, "[resource]")
+	default:
+		b, _ := json.Marshal(c)
+		fmt.Fprintf(p.out, "[%s content] %s\n", sanitize(c.Type, false), sanitize(string(b), false))
+	}
+	return nil
+}
+
+// resource prints one resource's contents.
+func (p *contentPrinter) resource(i int, r mcp.ResourceContents, label string) error {
+	head := fmt.Sprintf("%s %s", label, sanitize(r.URI, false))
+	if r.MimeType != "" {
+		head += " (" + sanitize(r.MimeType, false) + ")"
+	}
+	switch {
+	case r.Text != nil:
+		fmt.Fprintln(p.out, head)
+		text := sanitize(*r.Text, true)
+		fmt.Fprint(p.out, text)
+		if !strings.HasSuffix(text, "\n") {
+			fmt.Fprintln(p.out)
+		}
+	case r.Blob != nil:
+		data, err := base64.StdEncoding.DecodeString(*r.Blob)
+		if err != nil {
+			fmt.Fprintf(p.out, "%s: blob with invalid base64: %v\n", head, err)
+			return nil
+		}
+		fmt.Fprintf(p.out, "%s: blob, %s\n", head, byteSize(len(data)))
+		return p.save(i, "blob", r.MimeType, data)
+	default:
+		fmt.Fprintf(p.out, "%s: neither text nor blob\n", head)
+	}
+	return nil
+}
+
+func (p *contentPrinter) save(i int, kind, mimeType string, data []byte) error {
+	if p.dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
+	ext := ".bin"
+	if exts, _ := mime.ExtensionsByType(mimeType); len(exts) > 0 {
+		ext = exts[0]
+		for _, e := range exts {
+			if e == ".png" || e == ".jpg" || e == ".wav" || e == ".mp3" || e == ".json" || e == ".txt" {
+				ext = e
+			}
+		}
+	}
+	name := filepath.Join(p.dir, fmt.Sprintf("%d-%s%s", i+1, kind, ext))
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
+	p.saved++
+	fmt.Fprintf(p.errw, "saved %s\n", name)
+	return nil
+}
+
+func byteSize(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+}
+
+// prettyJSON indents raw JSON for people, sanitising strings.
+func prettyJSON(raw []byte) string {
+	return sanitize(string(pretty.Pretty(raw)), true)
+}
+
+// jsonErrorObject is what --json prints on stdout when a command fails.
+type jsonErrorObject struct {
+	Error struct {
+		Message  string          `json:"message"`
+		ExitCode ExitCode        `json:"exitCode"`
+		Code     *int            `json:"code,omitempty"`
+		Data     json.RawMessage `json:"data,omitempty"`
+	} `json:"error"`
+}
+
+func jsonError(err error) jsonErrorObject {
+	var o jsonErrorObject
+	o.Error.Message = err.Error()
+	o.Error.ExitCode = exitCodeFor(err)
+	var re *mcp.RPCError
+	if errors.As(err, &re) {
+		code := re.Code
+		o.Error.Code = &code
+		o.Error.Data = re.Data
+	}
+	return o
+}

@@ -1,0 +1,359 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// simpleCmd builds a command that parses a TARGET, checks its own
+// positional arguments and runs against a connected session.
+func simpleCmd(o *ConnOptions, use, short, example string, check func(rest []string) error, run func(ctx context.Context, c *session.Client) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     use,
+		Short:   short,
+		Example: example,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := o.Target.parseTarget(cmd, args)
+			if err != nil {
+				return err
+			}
+			if err := check(rest); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			c, err := o.open(ctx)
+			if err != nil {
+				return withJSONError(o.IO, o.JSON, err)
+			}
+			defer c.Close()
+			return withJSONError(o.IO, o.JSON, run(ctx, c))
+		},
+	}
+	addConnFlags(cmd, o)
+	return cmd
+}
+
+func exactly(n int, what string) func([]string) error {
+	return func(rest []string) error {
+		switch {
+		case len(rest) < n:
+			return flagErrorf("missing %s", what)
+		case len(rest) > n:
+			return flagErrorf("unexpected argument %q", rest[n])
+		}
+		return nil
+	}
+}
+
+// NewCmdRead returns `mcpi read URI TARGET`.
+func NewCmdRead(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO}
+	var uri, save string
+	cmd := simpleCmd(o, "read URI TARGET", "Read a resource and print its contents",
+		"  mcpi read demo://text/hello -- mcpi demo-server\n  mcpi read demo://binary/logo.png --save out/ -- mcpi demo-server",
+		func(rest []string) error {
+			if err := exactly(1, "the resource URI")(rest); err != nil {
+				return err
+			}
+			uri = rest[0]
+			return nil
+		},
+		func(ctx context.Context, c *session.Client) error {
+			var raw json.RawMessage
+			if err := c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: uri}, &raw, nil); err != nil {
+				return err
+			}
+			if o.JSON {
+				return writeRawJSON(o.IO, raw)
+			}
+			var r mcp.ReadResourceResult
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return protocolError("resources/read", "the result is not a ReadResourceResult: "+err.Error())
+			}
+			p := &contentPrinter{out: o.IO.Out, errw: o.IO.ErrOut, dir: save}
+			for i, rc := range r.Contents {
+				if len(r.Contents) == 1 && rc.Text != nil {
+					// One text resource prints as itself, ready for a pipe.
+					text := sanitize(*rc.Text, true)
+					fmt.Fprint(o.IO.Out, text)
+					if !strings.HasSuffix(text, "\n") {
+						fmt.Fprintln(o.IO.Out)
+					}
+					continue
+				}
+				if err := p.resource(i, rc, "[contents]"); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	cmd.Flags().StringVar(&save, "save", "", "write blob contents into this directory")
+	return cmd
+}
+
+func protocolError(method, msg string) error {
+	return &session.RPCError{Method: method, RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: msg}}
+}
+
+// parsePairs parses KEY=VALUE arguments into a map.
+func parsePairs(pairs []string, what string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, flagErrorf("invalid %s %q: want KEY=VALUE", what, p)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// NewCmdPrompt returns `mcpi prompt NAME [KEY=VALUE ...] TARGET`.
+func NewCmdPrompt(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO}
+	var name string
+	var args map[string]string
+	return simpleCmd(o, "prompt NAME [KEY=VALUE ...] TARGET", "Get a prompt with its arguments filled in",
+		"  mcpi prompt greet name=Ada style=pirate -- mcpi demo-server",
+		func(rest []string) error {
+			if len(rest) == 0 {
+				return flagErrorf("missing the prompt name")
+			}
+			name = rest[0]
+			var err error
+			args, err = parsePairs(rest[1:], "argument")
+			return err
+		},
+		func(ctx context.Context, c *session.Client) error {
+			prompts, err := c.AllPrompts(ctx)
+			if err != nil {
+				return err
+			}
+			for _, p := range prompts {
+				if p.Name != name {
+					continue
+				}
+				var missing []string
+				for _, a := range p.Arguments {
+					if _, ok := args[a.Name]; a.Required && !ok {
+						missing = append(missing, a.Name)
+					}
+				}
+				if len(missing) > 0 && !o.Target.Force {
+					return flagErrorf("prompt %s needs argument(s) %s", name, strings.Join(missing, ", "))
+				}
+			}
+			var raw json.RawMessage
+			if err := c.Call(ctx, "prompts/get", mcp.GetPromptParams{Name: name, Arguments: args}, &raw, nil); err != nil {
+				return err
+			}
+			if o.JSON {
+				return writeRawJSON(o.IO, raw)
+			}
+			var r mcp.GetPromptResult
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return protocolError("prompts/get", "the result is not a GetPromptResult: "+err.Error())
+			}
+			if r.Description != "" {
+				fmt.Fprintf(o.IO.Out, "# %s\n\n", oneLine(r.Description))
+			}
+			p := &contentPrinter{out: o.IO.Out, errw: o.IO.ErrOut}
+			for i, m := range r.Messages {
+				fmt.Fprintf(o.IO.Out, "[%s]\n", sanitize(m.Role, false))
+				if err := p.block(i, m.Content); err != nil {
+					return err
+				}
+				if i < len(r.Messages)-1 {
+					fmt.Fprintln(o.IO.Out)
+				}
+			}
+			return nil
+		})
+}
+
+// NewCmdComplete returns `mcpi complete`.
+func NewCmdComplete(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO}
+	var prompt, template string
+	var contextPairs []string
+	var arg mcp.CompleteArgument
+	var ctxArgs map[string]string
+	cmd := simpleCmd(o, "complete (--prompt NAME | --template URI_TEMPLATE) ARG=PARTIAL TARGET",
+		"Ask the server to complete an argument of a prompt or a resource template",
+		"  mcpi complete --prompt greet style=p -- mcpi demo-server\n  mcpi complete --template 'demo://greeting/{lang}/{name}' lang=f -- mcpi demo-server",
+		func(rest []string) error {
+			if (prompt == "") == (template == "") {
+				return flagErrorf("give exactly one of --prompt and --template")
+			}
+			if err := exactly(1, "the argument to complete, ARG=PARTIAL")(rest); err != nil {
+				return err
+			}
+			pairs, err := parsePairs(rest, "argument")
+			if err != nil {
+				return err
+			}
+			for k, v := range pairs {
+				arg = mcp.CompleteArgument{Name: k, Value: v}
+			}
+			ctxArgs, err = parsePairs(contextPairs, "--context")
+			return err
+		},
+		func(ctx context.Context, c *session.Client) error {
+			p := mcp.CompleteParams{Argument: arg}
+			if prompt != "" {
+				p.Ref = mcp.CompleteReference{Type: "ref/prompt", Name: prompt}
+			} else {
+				p.Ref = mcp.CompleteReference{Type: "ref/resource", URI: template}
+			}
+			if len(ctxArgs) > 0 {
+				p.Context = &mcp.CompleteContext{Arguments: ctxArgs}
+			}
+			r, err := c.Complete(ctx, p)
+			if err != nil {
+				return err
+			}
+			if o.JSON {
+				return writeJSON(o.IO, r.Completion)
+			}
+			for _, v := range r.Completion.Values {
+				fmt.Fprintln(o.IO.Out, sanitize(v, false))
+			}
+			if r.Completion.HasMore || (r.Completion.Total != nil && *r.Completion.Total > len(r.Completion.Values)) {
+				total := "more"
+				if r.Completion.Total != nil {
+					total = fmt.Sprint(*r.Completion.Total)
+				}
+				fmt.Fprintf(o.IO.ErrOut, "(%d shown of %s)\n", len(r.Completion.Values), total)
+			}
+			return nil
+		})
+	cmd.Flags().StringVar(&prompt, "prompt", "", "complete an argument of this prompt")
+	cmd.Flags().StringVar(&template, "template", "", "complete a variable of this resource template")
+	cmd.Flags().StringArrayVar(&contextPairs, "context", nil, "an argument already chosen, KEY=VALUE (repeatable)")
+	return cmd
+}
+
+// NewCmdPing returns `mcpi ping TARGET`.
+func NewCmdPing(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO}
+	return simpleCmd(o, "ping TARGET", "Check that the server answers, and how fast",
+		"  mcpi ping -- mcpi demo-server",
+		exactly(0, ""),
+		func(ctx context.Context, c *session.Client) error {
+			start := time.Now()
+			if err := c.Ping(ctx); err != nil {
+				return err
+			}
+			d := time.Since(start)
+			if o.JSON {
+				return writeJSON(o.IO, map[string]any{"ok": true, "ms": float64(d.Microseconds()) / 1000})
+			}
+			fmt.Fprintf(o.IO.Out, "pong in %s\n", d.Round(10*time.Microsecond))
+			return nil
+		})
+}
+
+// NewCmdInfo returns `mcpi info TARGET`.
+func NewCmdInfo(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO}
+	return simpleCmd(o, "info TARGET", "Show the negotiated revision, server info, capabilities and instructions",
+		"  mcpi info -- mcpi demo-server",
+		exactly(0, ""),
+		func(ctx context.Context, c *session.Client) error {
+			init := c.InitializeResult()
+			transportName := "?"
+			if n, ok := c.Conn().(interface{ Name() string }); ok {
+				transportName = n.Name()
+			}
+			if o.JSON {
+				var raw map[string]json.RawMessage
+				json.Unmarshal(c.InitializeResultRaw(), &raw)
+				t, _ := json.Marshal(transportName)
+				raw["transport"] = t
+				b, _ := json.Marshal(raw)
+				return writeRawJSON(o.IO, b)
+			}
+			w := o.IO.Out
+			si := init.ServerInfo
+			fmt.Fprintf(w, "Server:     %s %s\n", oneLine(displayName(si.Title, si.Name)), oneLine(si.Version))
+			if si.Description != "" {
+				fmt.Fprintf(w, "            %s\n", oneLine(si.Description))
+			}
+			if si.WebsiteURL != "" {
+				fmt.Fprintf(w, "Website:    %s\n", oneLine(si.WebsiteURL))
+			}
+			fmt.Fprintf(w, "Protocol:   %s (legacy era, negotiated by initialize)\n", c.ProtocolVersion())
+			fmt.Fprintf(w, "Transport:  %s\n", transportName)
+			fmt.Fprintf(w, "Capabilities:\n")
+			for _, line := range capabilityLines(c.InitializeResultRaw()) {
+				fmt.Fprintf(w, "  %s\n", line)
+			}
+			if init.Instructions != "" {
+				fmt.Fprintf(w, "Instructions:\n")
+				for _, l := range strings.Split(sanitize(init.Instructions, true), "\n") {
+					fmt.Fprintf(w, "  %s\n", l)
+				}
+			}
+			return nil
+		})
+}
+
+// capabilityLines lists the server's capabilities as sent, one per line.
+func capabilityLines(initRaw json.RawMessage) []string {
+	var r struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	json.Unmarshal(initRaw, &r)
+	names := make([]string, 0, len(r.Capabilities))
+	for k := range r.Capabilities {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []string
+	for _, k := range names {
+		v := string(r.Capabilities[k])
+		if v == "{}" {
+			out = append(out, sanitize(k, false))
+		} else {
+			out = append(out, sanitize(k, false)+" "+oneLine(v))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "(none)")
+	}
+	return out
+}
+
+// NewCmdCompletion returns `mcpi completion SHELL`.
+func NewCmdCompletion(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:       "completion bash|zsh|fish|powershell",
+		Short:     "Print a shell completion script",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root := cmd.Root()
+			out := f.IO.Out
+			switch args[0] {
+			case "bash":
+				return root.GenBashCompletionV2(out, true)
+			case "zsh":
+				return root.GenZshCompletion(out)
+			case "fish":
+				return root.GenFishCompletion(out, true)
+			case "powershell":
+				return root.GenPowerShellCompletionWithDesc(out)
+			}
+			return flagErrorf("unknown shell %q: want bash, zsh, fish or powershell", args[0])
+		},
+	}
+}
