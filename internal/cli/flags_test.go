@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestCallFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		argv    []string
+		wantErr bool
+		check   func(t *testing.T, o *CallOptions)
+	}{
+		{
+			name: "stdio target after dash",
+			argv: []string{"echo", "text=hi", "n:=3", "--timeout", "5s", "-e", "A=1", "--cwd", "/tmp", "--", "node", "server.js", "--port", "1"},
+			check: func(t *testing.T, o *CallOptions) {
+				if o.Tool != "echo" || !reflect.DeepEqual(o.Pairs, []string{"text=hi", "n:=3"}) {
+					t.Errorf("tool %q pairs %v", o.Tool, o.Pairs)
+				}
+				if !reflect.DeepEqual(o.Target.Command, []string{"node", "server.js", "--port", "1"}) {
+					t.Errorf("command %v", o.Target.Command)
+				}
+				if o.Target.Timeout != 5*time.Second || o.Target.Dir != "/tmp" || !reflect.DeepEqual(o.Target.Env, []string{"A=1"}) {
+					t.Errorf("target %+v", o.Target)
+				}
+			},
+		},
+		{
+			name: "positional URL",
+			argv: []string{"echo", "https://example.com/mcp", "text=x", "-H", "X-A: b", "--transport", "sse"},
+			check: func(t *testing.T, o *CallOptions) {
+				if o.Target.URL != "https://example.com/mcp" || o.Target.Transport != "sse" || o.Tool != "echo" {
+					t.Errorf("target %+v tool %s", o.Target, o.Tool)
+				}
+				h, _ := o.Target.header()
+				if h.Get("X-A") != "b" {
+					t.Errorf("header %v", h)
+				}
+			},
+		},
+		{
+			name: "answers",
+			argv: []string{"t", "--root", "/a", "--root", "file:///b", "--sampling-reply", "@r.json", "--elicit", "decline", "--elicit-field", "k=v", "--json", "--save", "d", "--no-validate", "--", "x"},
+			check: func(t *testing.T, o *CallOptions) {
+				if !reflect.DeepEqual(o.Roots, []string{"/a", "file:///b"}) || o.SamplingReply != "@r.json" || o.Elicit != "decline" ||
+					!reflect.DeepEqual(o.ElicitFields, []string{"k=v"}) || !o.JSON || o.Save != "d" || !o.NoValidate {
+					t.Errorf("options %+v", o)
+				}
+			},
+		},
+		{name: "no target", argv: []string{"echo"}, wantErr: true},
+		{name: "empty command", argv: []string{"echo", "--"}, wantErr: true},
+		{name: "bad pair", argv: []string{"echo", "x", "--", "s"}, wantErr: true},
+		{name: "bad timeout", argv: []string{"echo", "--timeout", "soon", "--", "s"}, wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ios, _, _, _ := Test()
+			var got *CallOptions
+			cmd := NewCmdCall(&Factory{IO: ios}, func(_ context.Context, o *CallOptions) error {
+				got = o
+				return nil
+			})
+			cmd.SetArgs(tc.argv)
+			cmd.SetOut(ios.Out)
+			cmd.SetErr(ios.ErrOut)
+			err := cmd.Execute()
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want error %v", err, tc.wantErr)
+			}
+			if tc.check != nil && got != nil {
+				tc.check(t, got)
+			}
+		})
+	}
+}
+
+func TestRootFor(t *testing.T) {
+	r, err := rootFor("/srv/project")
+	if err != nil || r.URI != "file:///srv/project" || r.Name != "project" {
+		t.Errorf("%+v %v", r, err)
+	}
+	r, _ = rootFor("https://example.com/repo")
+	if r.URI != "https://example.com/repo" {
+		t.Errorf("%+v", r)
+	}
+}
+
+func TestSanitize(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                     "plain",
+		"\x1b[31mred\x1b[0m":        `\e[31mred\e[0m`,
+		"osc52 \x1b]52;c;aGk=\x07":  `osc52 \e]52;c;aGk=\x07`,
+		"bidi \u202etxt":            `bidi \u202etxt`,
+		"c1 \u009b2J":               `c1 \u009b2J`,
+		"bad \xff utf8":             `bad \xff utf8`,
+		"tab\tnewline\n":            `tab\x09newline\x0a`,
+		"café 日本語 🎉":               "café 日本語 🎉",
+		"zero width \u200b joiner":  "zero width \u200b joiner",
+		"isolate \u2066x\u2069 end": `isolate \u2066x\u2069 end`,
+	} {
+		if got := sanitize(in, false); got != want {
+			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := sanitize("a\tb\nc\r", true); got != "a\tb\nc\\x0d" {
+		t.Errorf("keepNewlines: %q", got)
+	}
+}

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/demoserver"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+)
+
+// TestMain lets the test binary serve as a stdio MCP server when
+// re-executed with MCPI_TEST_PEER set: the demo server or a hostile one.
+func TestMain(m *testing.M) {
+	peer := os.Getenv(mcptest.PeerEnv)
+	switch {
+	case peer == "":
+		code := m.Run()
+		if binDir != "" {
+			os.RemoveAll(binDir)
+		}
+		os.Exit(code)
+	case peer == "demo":
+		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: demoserver.EraLegacy}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case strings.HasPrefix(peer, "hostile:"):
+		mcptest.RunHostile(strings.TrimPrefix(peer, "hostile:"))
+		os.Exit(0)
+	}
+	os.Exit(2)
+}
+
+// peerArgs returns the TARGET arguments that run this test binary as the
+// given peer.
+func peerArgs(kind string) []string {
+	return []string{"-e", mcptest.PeerEnv + "=" + kind, "--", os.Args[0], "-test.run=^$"}
+}
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binPath string
+	binErr  error
+)
+
+// mcpiBinary builds the real mcpi binary once for the end-to-end tests.
+func mcpiBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "mcpi-e2e-")
+		if binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "mcpi")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/mcpi-dev/mcpi/cmd/mcpi").CombinedOutput()
+		if err != nil {
+			binErr = err
+			binPath = string(out)
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("building mcpi: %v\n%s", binErr, binPath)
+	}
+	return binPath
+}
