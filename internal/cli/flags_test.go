@@ -98,7 +98,7 @@ func TestSanitize(t *testing.T) {
 		"c1 \u009b2J":               `c1 \u009b2J`,
 		"bad \xff utf8":             `bad \xff utf8`,
 		"tab\tnewline\n":            `tab\x09newline\x0a`,
-		"café 日本語 🎉":               "café 日本語 🎉",
+		"café 日本語 🎉":                "café 日本語 🎉",
 		"zero width \u200b joiner":  "zero width \u200b joiner",
 		"isolate \u2066x\u2069 end": `isolate \u2066x\u2069 end`,
 	} {

@@ -211,6 +211,16 @@ func (h *StreamableHTTP) newRequest(ctx context.Context, method string, body []b
 	return req, nil
 }
 
+// hasHeader reports whether h sets key, however the key is spelt.
+func hasHeader(h http.Header, key string) bool {
+	for k := range h {
+		if strings.EqualFold(k, key) {
+			return true
+		}
+	}
+	return false
+}
+
 func httpMeta(req *http.Request, resp *http.Response) *HTTPMeta {
 	m := &HTTPMeta{Method: req.Method, URL: req.URL.String(), RequestHeader: req.Header.Clone()}
 	if resp != nil {
@@ -258,7 +268,7 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 		cancelReq()
 		return err
 	}
-	if out.initial {
+	if out.initial && !hasHeader(h.opts.Header, HeaderProtocolVersion) {
 		req.Header.Del(HeaderProtocolVersion)
 	}
 	hadSession := req.Header.Get(HeaderSessionID) != ""
@@ -414,24 +424,27 @@ func (h *StreamableHTTP) readPostStream(ctx context.Context, resp *http.Response
 	req := resp.Request
 	failures := 0
 	for {
-		progressed := h.readStream(ctx, resp, st, func(data []byte) {
-			for _, id := range responseIDs(data) {
-				delete(waiting, id)
+		// resp is nil when the last attempt to resume failed.
+		if resp != nil {
+			progressed := h.readStream(ctx, resp, st, func(data []byte) {
+				for _, id := range responseIDs(data) {
+					delete(waiting, id)
+				}
+			})
+			if len(waiting) == 0 || ctx.Err() != nil {
+				return
 			}
-		})
-		if len(waiting) == 0 || ctx.Err() != nil {
-			return
-		}
-		if progressed {
-			failures = 0
-		} else {
-			failures++
+			if progressed {
+				failures = 0
+			} else {
+				failures++
+			}
 		}
 		if st.lastID == "" {
 			h.lost(keys(waiting), errors.New("the server closed the response stream before answering, and the stream cannot be resumed (no event id)"), httpMeta(req, resp))
 			return
 		}
-		if failures > h.opts.MaxResumes {
+		if failures >= h.opts.MaxResumes {
 			h.lost(keys(waiting), fmt.Errorf("gave up resuming the response stream after %d attempts", failures), httpMeta(req, resp))
 			return
 		}

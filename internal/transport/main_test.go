@@ -119,7 +119,10 @@ func spawnHelper(t *testing.T, mode string, opts StdioOptions) *Stdio {
 	}
 	opts.Command = exe
 	opts.Args = append([]string{"-test.run=^$"}, opts.Args...)
-	opts.Env = append([]string{helperEnv + "=" + mode}, opts.Env...)
+	// Under -race a process that exits with status 0 sleeps a second first
+	// (atexit_sleep_ms) unless told not to.
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	opts.Env = append([]string{helperEnv + "=" + mode, "GORACE=" + gorace}, opts.Env...)
 	s, err := Spawn(opts)
 	if err != nil {
 		t.Fatalf("Spawn: %v", err)

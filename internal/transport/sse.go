@@ -26,7 +26,8 @@ type sseEvent struct {
 type sseReader struct {
 	r        *bufio.Reader
 	maxEvent int
-	pending  [][]byte // lines split off a chunk that had bare CRs
+	started  bool // the leading byte order mark, if any, has been skipped
+	skipLF   bool // the last line ended in CR: a LF right after it is part of that line end
 }
 
 func newSSEReader(r io.Reader, maxEvent int) *sseReader {
@@ -36,28 +37,55 @@ func newSSEReader(r io.Reader, maxEvent int) *sseReader {
 	return &sseReader{r: bufio.NewReaderSize(r, 64<<10), maxEvent: maxEvent}
 }
 
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // line returns the next line without its terminator. Lines end in LF, CRLF
-// or a lone CR.
+// or a lone CR, and a line is returned as soon as its terminator arrives: a
+// stream whose lines end in CR is not held up waiting for a LF. A line cut
+// off by the end of the stream is no line: line returns io.EOF. The line may
+// point into the reader's buffer and is valid until the next call.
 func (s *sseReader) line() ([]byte, error) {
-	if len(s.pending) > 0 {
-		l := s.pending[0]
-		s.pending = s.pending[1:]
+	if !s.started {
+		s.started = true
+		// Every event is at least 3 bytes long, so this wait holds none back.
+		if b, _ := s.r.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
+			s.r.Discard(len(utf8BOM))
+		}
+	}
+	var l []byte
+	for {
+		if _, err := s.r.Peek(1); err != nil {
+			return nil, err
+		}
+		buf, _ := s.r.Peek(s.r.Buffered())
+		if s.skipLF {
+			s.skipLF = false
+			if buf[0] == '\n' {
+				s.r.Discard(1)
+				continue
+			}
+		}
+		i := bytes.IndexAny(buf, "\r\n")
+		if i < 0 {
+			i = len(buf)
+		}
+		if len(l)+i > s.maxEvent {
+			return nil, fmt.Errorf("SSE line exceeds the %d-byte limit", s.maxEvent)
+		}
+		if i == len(buf) {
+			l = append(l, buf...)
+			s.r.Discard(len(buf))
+			continue
+		}
+		if l == nil {
+			l = buf[:i:i]
+		} else {
+			l = append(l, buf[:i]...)
+		}
+		s.skipLF = buf[i] == '\r'
+		s.r.Discard(i + 1)
 		return l, nil
 	}
-	l, tooLong, err := readLine(s.r, s.maxEvent, 256)
-	if tooLong > 0 {
-		return nil, fmt.Errorf("SSE line of %d bytes exceeds the %d-byte limit", tooLong, s.maxEvent)
-	}
-	if err != nil && (err != io.EOF || len(l) == 0) {
-		return nil, err
-	}
-	l = trimEOL(l)
-	if bytes.IndexByte(l, '\r') >= 0 {
-		parts := bytes.Split(l, []byte{'\r'})
-		s.pending = append(s.pending, parts[1:]...)
-		l = parts[0]
-	}
-	return l, nil
 }
 
 // Next returns the next event. Events without data are returned too, so that
