@@ -98,6 +98,9 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 			say(format, args...)
 		}
 	}
+	if err := o.resolveServer(ctx); err != nil {
+		return nil, err
+	}
 	var taps []transport.Tap
 	taps = append(taps, transport.TapFunc(func(e transport.Event) {
 		switch e.Kind {

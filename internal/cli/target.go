@@ -29,6 +29,14 @@ type TargetOptions struct {
 	Timeout   time.Duration
 	Protocol  string
 	Force     bool
+
+	// Server names an entry of a configuration file (--server), read from
+	// Config or the usual locations; Inputs answer its ${input:...} variables.
+	Server string
+	Config string
+	Inputs []string
+
+	secrets []string // values that must not reach a trace
 }
 
 func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
@@ -41,6 +49,9 @@ func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
 	f.DurationVar(&o.Timeout, "timeout", session.DefaultTimeout, "bound on each request without an answer or progress (e.g. 30s)")
 	f.StringVar(&o.Protocol, "protocol-version", "", "protocol revision to offer (default "+mcp.LatestLegacy+")")
 	f.BoolVar(&o.Force, "force", false, "send requests even when the server did not declare the capability")
+	f.StringVar(&o.Server, "server", "", "a server of a configuration file (see mcpi servers)")
+	f.StringVar(&o.Config, "config", "", "with --server: the configuration file to read instead of the usual locations")
+	f.StringArrayVar(&o.Inputs, "input", nil, "with --server: the value of a VS Code ${input:ID}, ID=VALUE (repeatable)")
 }
 
 // parseTarget fills o.Command and o.URL from the positional arguments:
@@ -63,10 +74,14 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 		rest = append(rest, a)
 	}
 	switch {
+	case o.Server != "" && (o.URL != "" || o.Command != nil):
+		return nil, flagErrorf("give either --server or a URL or a command after \"--\", not several")
 	case o.URL != "" && o.Command != nil:
 		return nil, flagErrorf("give either a URL or a command after \"--\", not both")
-	case o.URL == "" && o.Command == nil:
-		return nil, flagErrorf("no server given: add \"-- COMMAND [ARGS...]\" for a stdio server or a URL for an HTTP server")
+	case o.URL == "" && o.Command == nil && o.Server == "":
+		return nil, flagErrorf("no server given: add \"-- COMMAND [ARGS...]\" for a stdio server, a URL for an HTTP server, or --server NAME")
+	case o.Config != "" && o.Server == "":
+		return nil, flagErrorf("--config needs --server NAME")
 	}
 	if o.URL != "" {
 		u, err := url.Parse(o.URL)

@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/mcpi-dev/mcpi/internal/config"
+)
+
+// searchOptions are the usual config locations of this machine.
+func searchOptions() config.SearchOptions {
+	home, _ := os.UserHomeDir()
+	cfg, _ := os.UserConfigDir()
+	wd, _ := os.Getwd()
+	return config.SearchOptions{Home: home, ConfigDir: cfg, WorkDir: wd, Env: os.Getenv}
+}
+
+// loadServers reads --config, or searches the usual locations.
+func loadServers(file string, warn func(string)) ([]config.Server, error) {
+	if file != "" {
+		servers, err := config.Load(file)
+		if err != nil {
+			return nil, &FlagError{Err: err}
+		}
+		return servers, nil
+	}
+	servers, problems := config.Search(searchOptions())
+	for _, p := range problems {
+		warn("warning: " + oneLine(p.String()))
+	}
+	return servers, nil
+}
+
+// resolveServer fills the target from a config entry (--server).
+func (o *ConnOptions) resolveServer(ctx context.Context) error {
+	t := &o.Target
+	if t.Server == "" {
+		return nil
+	}
+	servers, err := loadServers(t.Config, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
+	if err != nil {
+		return err
+	}
+	s, err := config.Find(servers, t.Server)
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	if s.Disabled {
+		fmt.Fprintf(o.IO.ErrOut, "warning: server %s is disabled in %s; using it anyway\n", sanitize(s.Name, false), s.Source)
+	}
+	inputs, err := parsePairs(t.Inputs, "--input")
+	if err != nil {
+		return err
+	}
+	wd, _ := os.Getwd()
+	resolved, err := s.Resolve(inputs, os.LookupEnv, wd)
+	var missing *config.MissingInputError
+	if errors.As(err, &missing) {
+		if !o.IO.StdinTTY || !o.IO.StderrTTY {
+			return flagErrorf("%v: pass --input %s=VALUE", err, missing.IDs[0])
+		}
+		for _, in := range missing.Inputs {
+			v, err := o.askInput(ctx, in)
+			if err != nil {
+				return err
+			}
+			inputs[in.ID] = v
+		}
+		resolved, err = s.Resolve(inputs, os.LookupEnv, wd)
+	}
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	o.verbose("using server %s from %s (%s)", sanitize(resolved.Name, false), resolved.Source, resolved.Format)
+	if resolved.URL != "" {
+		t.URL = resolved.URL
+		if t.Transport == "auto" || t.Transport == "" {
+			switch resolved.Transport {
+			case config.TransportHTTP:
+				t.Transport = "http"
+			case config.TransportSSE:
+				t.Transport = "sse"
+			}
+		}
+		keys := make([]string, 0, len(resolved.Headers))
+		for k := range resolved.Headers {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.Headers = append([]string{k + ": " + resolved.Headers[k]}, t.Headers...)
+		}
+	} else {
+		t.Command = append([]string{resolved.Command}, resolved.Args...)
+		if t.Dir == "" {
+			t.Dir = resolved.Cwd
+		}
+	}
+	keys := make([]string, 0, len(resolved.Env))
+	for k := range resolved.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var env []string
+	for _, k := range keys {
+		env = append(env, k+"="+resolved.Env[k])
+	}
+	t.Env = append(env, t.Env...) // -e wins
+	t.secrets = append(t.secrets, secretValues(resolved)...)
+	return nil
+}
+
+// secretValues are the values of a config entry that must not reach a trace:
+// environment values and header values.
+func secretValues(s config.Server) []string {
+	var out []string
+	for _, v := range s.Env {
+		if len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	for _, v := range s.Headers {
+		if len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (o *ConnOptions) askInput(ctx context.Context, in config.Input) (string, error) {
+	label := in.ID
+	if in.Description != "" {
+		label = in.Description + " (" + in.ID + ")"
+	}
+	if in.Default != "" && !in.Password {
+		label += " [" + in.Default + "]"
+	}
+	fmt.Fprintf(o.IO.ErrOut, "%s: ", sanitize(label, false))
+	if in.Password {
+		if f, ok := o.IO.In.(*os.File); ok {
+			b, err := term.ReadPassword(int(f.Fd()))
+			fmt.Fprintln(o.IO.ErrOut)
+			if err != nil {
+				return "", err
+			}
+			return string(b), nil
+		}
+	}
+	h := &cliHandler{o: o}
+	v, err := h.ask(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	if v == "" {
+		v = in.Default
+	}
+	return v, nil
+}
+
+// ServersOptions are the flags of `mcpi servers`.
+type ServersOptions struct {
+	IO     *IOStreams
+	Config string
+	JSON   bool
+}
+
+// NewCmdServers returns `mcpi servers`.
+func NewCmdServers(f *Factory) *cobra.Command {
+	opts := &ServersOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "servers",
+		Short: "List the MCP servers configured on this machine, and where",
+		Long: `List the MCP servers found in configuration files: Claude Desktop, Claude Code
+(.mcp.json, ~/.claude.json), VS Code (.vscode/mcp.json, user mcp.json), Cursor,
+Windsurf and the MCP Inspector's config. Without --config the usual locations
+are searched, and the project files of the current directory and its parents.
+Use a name with --server NAME in any command.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return serversRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Config, "config", "", "read only this configuration file")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+type serverEntry struct {
+	Name      string   `json:"name"`
+	Format    string   `json:"format"`
+	Transport string   `json:"transport"`
+	Command   []string `json:"command,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	Source    string   `json:"source"`
+	Project   string   `json:"project,omitempty"`
+	Disabled  bool     `json:"disabled,omitempty"`
+	Error     string   `json:"error,omitempty"`
+}
+
+func serversRun(_ context.Context, opts *ServersOptions) error {
+	servers, err := loadServers(opts.Config, func(s string) { fmt.Fprintln(opts.IO.ErrOut, s) })
+	if err != nil {
+		return err
+	}
+	entries := make([]serverEntry, 0, len(servers))
+	for _, s := range servers {
+		e := serverEntry{Name: s.Name, Format: s.Format, Transport: s.Transport, URL: s.URL, Source: s.Source, Project: s.Project, Disabled: s.Disabled}
+		if s.Command != "" {
+			e.Command = append([]string{s.Command}, s.Args...)
+		}
+		if e.Transport == "" {
+			e.Transport = "auto"
+		}
+		if s.Err != nil {
+			e.Error = s.Err.Error()
+		}
+		entries = append(entries, e)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO, entries)
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "no MCP servers configured in the usual places; see mcpi servers --help")
+		return nil
+	}
+	tw := table(opts.IO.Out, "NAME", "TRANSPORT", "COMMAND OR URL", "FORMAT", "SOURCE")
+	for _, e := range entries {
+		what := e.URL
+		if e.Command != nil {
+			what = strings.Join(e.Command, " ")
+		}
+		if e.Error != "" {
+			what = "error: " + e.Error
+		}
+		name := e.Name
+		if e.Disabled {
+			name += " (disabled)"
+		}
+		row(tw, name, e.Transport, what, e.Format, e.Source)
+	}
+	return tw.Flush()
+}
