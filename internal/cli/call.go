@@ -29,7 +29,7 @@ type CallOptions struct {
 
 // NewCmdCall returns `mcpi call TOOL [KEY=VALUE ...] TARGET`.
 func NewCmdCall(f *Factory, runF func(context.Context, *CallOptions) error) *cobra.Command {
-	opts := &CallOptions{ConnOptions: ConnOptions{IO: f.IO}}
+	opts := &CallOptions{ConnOptions: ConnOptions{IO: f.IO, Args: f.Args}}
 	cmd := &cobra.Command{
 		Use:   "call TOOL [KEY=VALUE | KEY:=JSON ...] TARGET",
 		Short: "Call a tool and print its result",
@@ -74,12 +74,7 @@ Arguments are validated against the inputSchema before sending.`,
 }
 
 func callRun(ctx context.Context, opts *CallOptions) error {
-	c, err := opts.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	return withJSONError(opts.IO, opts.JSON, callTool(ctx, c, opts))
+	return opts.with(ctx, func(c *session.Client) error { return callTool(ctx, c, opts) })
 }
 
 // withJSONError prints a JSON error object on stdout for --json, then

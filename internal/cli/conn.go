@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -26,10 +27,14 @@ type ConnOptions struct {
 	ElicitFields  []string
 	JSON          bool
 	Verbose       bool
+	Record        string
+	NoRedact      bool
+	// Args is the command line, for the header of a trace.
+	Args []string
 
-	mu      sync.Mutex
-	roots   []mcp.Root
-	verbose func(format string, args ...any)
+	roots    []mcp.Root
+	verbose  func(format string, args ...any)
+	recorder *record.Writer
 }
 
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
@@ -41,6 +46,70 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 	f.StringArrayVar(&o.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE (repeatable)")
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "show server stderr, notifications and transport events on stderr")
+	f.StringVar(&o.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
+	f.BoolVar(&o.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
+}
+
+// with connects, runs fn, and closes the session and the trace, whatever
+// happens; with --json a failure is also printed as a JSON error object.
+func (o *ConnOptions) with(ctx context.Context, fn func(*session.Client) error) error {
+	c, err := o.open(ctx)
+	if err == nil {
+		err = fn(c)
+		c.Close()
+	}
+	if o.recorder != nil {
+		if cerr := o.recorder.Close(); cerr != nil {
+			fmt.Fprintf(o.IO.ErrOut, "mcpi: the trace %s is incomplete: %v\n", o.Record, cerr)
+			if err == nil {
+				err = errSilent{code: ExitConnect}
+			}
+		}
+	}
+	return withJSONError(o.IO, o.JSON, err)
+}
+
+// startRecording creates the trace file of --record.
+func (o *ConnOptions) startRecording() error {
+	t := o.Target
+	h := record.Header{Mcpi: Version, ProtocolVersion: t.Protocol, Args: o.Args,
+		Target: record.Target{Command: t.Command, URL: t.URL, Server: t.Server, Config: t.Config}}
+	switch {
+	case t.Command != nil:
+		h.Target.Transport = record.TransportStdio
+	case t.Transport == "http":
+		h.Target.Transport = record.TransportStreamableHTTP
+	case t.Transport == "sse":
+		h.Target.Transport = record.TransportSSE
+	default:
+		h.Target.Transport = record.TransportHTTP
+	}
+	secrets := append([]string(nil), t.secrets...)
+	for _, e := range t.Env {
+		_, v, _ := strings.Cut(e, "=")
+		secrets = append(secrets, v)
+	}
+	w, err := record.Create(o.Record, h, record.Options{NoRedact: o.NoRedact, SecretValues: secrets})
+	if err != nil {
+		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
+	}
+	o.recorder = w
+	return nil
+}
+
+// noteSession records what the handshake settled.
+func (o *ConnOptions) noteSession(c *session.Client) {
+	if o.recorder == nil {
+		return
+	}
+	n := record.SessionNote{ProtocolVersion: c.ProtocolVersion(), Era: "legacy"}
+	if init := c.InitializeResult(); init != nil {
+		n.ServerInfo = &init.ServerInfo
+	}
+	if t, ok := c.Conn().(interface{ Name() string }); ok {
+		n.Transport = t.Name()
+	}
+	o.recorder.Annotate(record.NoteSession, n)
 }
 
 // validate checks the flags that do not depend on the server.
@@ -102,6 +171,12 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 		return nil, err
 	}
 	var taps []transport.Tap
+	if o.Record != "" {
+		if err := o.startRecording(); err != nil {
+			return nil, err
+		}
+		taps = append(taps, o.recorder)
+	}
 	taps = append(taps, transport.TapFunc(func(e transport.Event) {
 		switch e.Kind {
 		case transport.KindStderr:
@@ -134,7 +209,12 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 			o.verbose("notification %s %s", sanitize(n.Method, false), oneLine(string(n.Params)))
 		},
 	}
-	return o.Target.connect(ctx, sopts, transport.MultiTap(taps...))
+	c, err := o.Target.connect(ctx, sopts, transport.MultiTap(taps...))
+	if err != nil {
+		return nil, err
+	}
+	o.noteSession(c)
+	return c, nil
 }
 
 // quoteData shows the start of what a server sent, made safe to print.

@@ -33,7 +33,7 @@ var listers = map[string]lister{
 
 // NewCmdList returns `mcpi tools|resources|templates|prompts TARGET`.
 func NewCmdList(f *Factory, what string, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{ConnOptions: ConnOptions{IO: f.IO}, What: what}
+	opts := &ListOptions{ConnOptions: ConnOptions{IO: f.IO, Args: f.Args}, What: what}
 	l := listers[what]
 	cmd := &cobra.Command{
 		Use:   what + " TARGET",
@@ -59,12 +59,7 @@ func NewCmdList(f *Factory, what string, runF func(context.Context, *ListOptions
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	c, err := opts.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	return withJSONError(opts.IO, opts.JSON, listers[opts.What].run(ctx, c, opts))
+	return opts.with(ctx, func(c *session.Client) error { return listers[opts.What].run(ctx, c, opts) })
 }
 
 func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {

@@ -20,6 +20,8 @@ type Factory struct {
 	// Executable returns the path of the running mcpi binary (the demo
 	// spawns it as its server).
 	Executable func() (string, error)
+	// Args is mcpi's command line without the program name.
+	Args []string
 }
 
 // NewCmdRoot returns the mcpi command tree.
@@ -57,6 +59,7 @@ func Main() ExitCode {
 }
 
 func run(ctx context.Context, f *Factory, args []string) ExitCode {
+	f.Args = args
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)

@@ -30,12 +30,7 @@ func simpleCmd(o *ConnOptions, use, short, example string, check func(rest []str
 				return err
 			}
 			ctx := cmd.Context()
-			c, err := o.open(ctx)
-			if err != nil {
-				return withJSONError(o.IO, o.JSON, err)
-			}
-			defer c.Close()
-			return withJSONError(o.IO, o.JSON, run(ctx, c))
+			return o.with(ctx, func(c *session.Client) error { return run(ctx, c) })
 		},
 	}
 	addConnFlags(cmd, o)
@@ -56,7 +51,7 @@ func exactly(n int, what string) func([]string) error {
 
 // NewCmdRead returns `mcpi read URI TARGET`.
 func NewCmdRead(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO}
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
 	var uri, save string
 	cmd := simpleCmd(o, "read URI TARGET", "Read a resource and print its contents",
 		"  mcpi read demo://text/hello -- mcpi demo-server\n  mcpi read demo://binary/logo.png --save out/ -- mcpi demo-server",
@@ -119,7 +114,7 @@ func parsePairs(pairs []string, what string) (map[string]string, error) {
 
 // NewCmdPrompt returns `mcpi prompt NAME [KEY=VALUE ...] TARGET`.
 func NewCmdPrompt(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO}
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
 	var name string
 	var args map[string]string
 	return simpleCmd(o, "prompt NAME [KEY=VALUE ...] TARGET", "Get a prompt with its arguments filled in",
@@ -182,7 +177,7 @@ func NewCmdPrompt(f *Factory) *cobra.Command {
 
 // NewCmdComplete returns `mcpi complete`.
 func NewCmdComplete(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO}
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
 	var prompt, template string
 	var contextPairs []string
 	var arg mcp.CompleteArgument
@@ -244,7 +239,7 @@ func NewCmdComplete(f *Factory) *cobra.Command {
 
 // NewCmdPing returns `mcpi ping TARGET`.
 func NewCmdPing(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO}
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
 	return simpleCmd(o, "ping TARGET", "Check that the server answers, and how fast",
 		"  mcpi ping -- mcpi demo-server",
 		exactly(0, ""),
@@ -264,7 +259,7 @@ func NewCmdPing(f *Factory) *cobra.Command {
 
 // NewCmdInfo returns `mcpi info TARGET`.
 func NewCmdInfo(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO}
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
 	return simpleCmd(o, "info TARGET", "Show the negotiated revision, server info, capabilities and instructions",
 		"  mcpi info -- mcpi demo-server",
 		exactly(0, ""),

@@ -553,9 +553,18 @@ func (h *StreamableHTTP) get(ctx context.Context, lastID string) (*http.Response
 	return resp, nil
 }
 
+// ListenWait bounds how long Listen waits for the server to answer the
+// first GET.
+const ListenWait = 2 * time.Second
+
 // Listen opens the optional GET stream on which the server may send requests
 // and notifications outside any request, and keeps it open, reconnecting with
 // Last-Event-ID, until Close. A server that answers 405 offers no such stream.
+//
+// Listen returns once the server has answered the first GET (the stream is
+// open, or refused) or after ListenWait: a server may send a request on the
+// stream as soon as the client's next request arrives, and it must not find
+// the stream missing.
 func (h *StreamableHTTP) Listen() {
 	h.mu.Lock()
 	if h.listening {
@@ -564,16 +573,21 @@ func (h *StreamableHTTP) Listen() {
 	}
 	h.listening = true
 	h.mu.Unlock()
+	answered := make(chan struct{})
+	var once sync.Once
+	signal := func() { once.Do(func() { close(answered) }) }
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
+		defer signal()
 		st := &streamState{retry: h.opts.DefaultRetry}
 		failures := 0
 		for h.ctx.Err() == nil {
 			resp, err := h.get(h.ctx, st.lastID)
+			signal()
 			if err != nil {
 				var he *HTTPError
-				if errors.As(err, &he) && (he.StatusCode == http.StatusMethodNotAllowed || he.StatusCode == http.StatusNotFound || he.StatusCode/100 == 4) {
+				if errors.As(err, &he) && he.StatusCode/100 == 4 {
 					h.emit(Event{Kind: KindLifecycle, Text: "the server offers no GET stream (" + he.Status + ")"})
 					return
 				}
@@ -594,6 +608,11 @@ func (h *StreamableHTTP) Listen() {
 			}
 		}
 	}()
+	select {
+	case <-answered:
+	case <-time.After(ListenWait):
+		h.emit(Event{Kind: KindLifecycle, Text: fmt.Sprintf("the server has not answered the GET stream request after %v; going on", ListenWait)})
+	}
 }
 
 // Recv returns the next frame from any of the connection's streams.
