@@ -30,18 +30,21 @@ const (
 // server answers with a 4xx other than 401/403, GET the URL as an HTTP+SSE
 // stream and send the message again to the endpoint it names.
 type AutoHTTP struct {
-	opts  HTTPOptions
-	tap   tapper
-	mu    sync.Mutex
-	conn  Conn
-	ready chan struct{} // closed once conn is chosen, or on Close
-	once  sync.Once
-	done  bool
+	opts    HTTPOptions
+	tap     tapper
+	closing context.Context // done once Close is called
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	conn    Conn
+	ready   chan struct{} // closed once conn is chosen, or on Close
+	once    sync.Once
+	done    bool
 }
 
 // NewAutoHTTP returns a connection that chooses its transport on first use.
 func NewAutoHTTP(opts HTTPOptions) *AutoHTTP {
-	return &AutoHTTP{opts: opts, tap: tapper{opts.Tap}, ready: make(chan struct{})}
+	closing, cancel := context.WithCancel(context.Background())
+	return &AutoHTTP{opts: opts, tap: tapper{opts.Tap}, closing: closing, cancel: cancel, ready: make(chan struct{})}
 }
 
 // DialHTTP returns an HTTP connection of the given mode.
@@ -77,6 +80,11 @@ func (a *AutoHTTP) Send(ctx context.Context, frame []byte) error {
 		return c.Send(ctx, frame)
 	}
 	defer a.mu.Unlock()
+	// Choosing holds the lock over network round trips: Close interrupts
+	// them rather than wait for the lock.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(a.closing, cancel)()
 	sh := NewStreamableHTTP(a.opts)
 	// The first frame is sent synchronously: its status decides the transport.
 	err := sh.post(ctx, frame, peekOutgoing(frame))
@@ -123,6 +131,7 @@ func (a *AutoHTTP) Recv() (Frame, error) {
 
 // Close closes the chosen transport.
 func (a *AutoHTTP) Close() error {
+	a.cancel()
 	a.mu.Lock()
 	a.done = true
 	c := a.conn

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -71,9 +72,19 @@ func runHelper(mode string) int {
 		errOut.WriteString("fatal: boom\r\n")
 		return 3
 	case "many":
+		// HELPER_COUNT (default 500) frames, padded with HELPER_PAD bytes each.
+		pad, _ := strconv.Atoi(os.Getenv("HELPER_PAD"))
+		count, err := strconv.Atoi(os.Getenv("HELPER_COUNT"))
+		if err != nil {
+			count = 500
+		}
 		w := bufio.NewWriter(out)
-		for i := range 500 {
-			fmt.Fprintf(w, `{"n":%d}`+"\n", i)
+		for i := range count {
+			if pad > 0 {
+				fmt.Fprintf(w, `{"n":%d,"pad":"%s"}`+"\n", i, strings.Repeat("p", pad))
+			} else {
+				fmt.Fprintf(w, `{"n":%d}`+"\n", i)
+			}
 		}
 		w.Flush()
 		return 0
@@ -93,6 +104,19 @@ func runHelper(mode string) int {
 		for {
 			time.Sleep(time.Hour)
 		}
+	case "orphan":
+		// Leaves behind a child that holds stdout and stderr open until its
+		// stdin closes.
+		exe, _ := os.Executable()
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), helperEnv+"=echo")
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(errOut, err)
+			return 1
+		}
+		out.WriteString(`{"child":true}` + "\n")
+		return 0
 	case "longstderr":
 		errOut.WriteString(strings.Repeat("e", 100000) + "\n")
 		errOut.WriteString("short\n")

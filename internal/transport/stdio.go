@@ -44,7 +44,8 @@ type Stdio struct {
 	writes chan writeReq
 	frames chan Frame
 
-	exited  chan struct{} // closed once the process has been waited for
+	reaped  chan struct{} // closed once the process has been waited for
+	exited  chan struct{} // closed once, besides, its output has been drained
 	exitErr *ServerExitError
 
 	stdoutDone chan struct{} // closed when the stdout reader returns
@@ -127,6 +128,7 @@ func Spawn(opts StdioOptions) (*Stdio, error) {
 		stderr:     errR,
 		writes:     make(chan writeReq),
 		frames:     make(chan Frame, 64),
+		reaped:     make(chan struct{}),
 		exited:     make(chan struct{}),
 		stdoutDone: make(chan struct{}),
 		stderrDone: make(chan struct{}),
@@ -209,7 +211,7 @@ func (s *Stdio) writeLoop() {
 func (s *Stdio) readStdout() {
 	defer close(s.stdoutDone)
 	defer close(s.frames)
-	r := bufio.NewReaderSize(s.stdout, 256<<10)
+	r := bufio.NewReaderSize(drainReader{s.stdout, s.reaped}, 256<<10)
 	for {
 		line, tooLong, err := readLine(r, s.opts.MaxFrameBytes, 4096)
 		if tooLong > 0 {
@@ -222,7 +224,7 @@ func (s *Stdio) readStdout() {
 			}
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) && !errors.Is(err, os.ErrDeadlineExceeded) {
 				s.emit(Event{Kind: KindLifecycle, Text: "stdout read failed", Err: err.Error()})
 			}
 			return
@@ -273,7 +275,7 @@ func readLine(r *bufio.Reader, max, keep int) (line []byte, tooLong int, err err
 
 func (s *Stdio) readStderr() {
 	defer close(s.stderrDone)
-	r := bufio.NewReaderSize(s.stderr, 16<<10)
+	r := bufio.NewReaderSize(drainReader{s.stderr, s.reaped}, 16<<10)
 	for {
 		line, tooLong, err := readLine(r, maxStderrLine, maxStderrLine)
 		text := string(trimEOL(line))
@@ -305,21 +307,33 @@ func (s *Stdio) wait() {
 	} else if err != nil {
 		e.Signal = err.Error()
 	}
-	// Give the readers a moment to drain what the process wrote last, then
-	// close the read ends in case a grandchild still holds the pipes open.
-	drained := make(chan struct{})
-	go func() {
+	// Drain what the process wrote last. A grandchild that inherited the
+	// pipes may hold them open: the readers stop once the pipes have been
+	// quiet for drainQuiet. Where pipes take no deadlines, close them after
+	// that long instead, at the risk of losing output a slow consumer has
+	// not taken yet.
+	close(s.reaped)
+	deadline := time.Now().Add(drainQuiet)
+	if s.stdout.SetReadDeadline(deadline) == nil && s.stderr.SetReadDeadline(deadline) == nil {
 		<-s.stdoutDone
 		<-s.stderrDone
-		close(drained)
-	}()
-	select {
-	case <-drained:
-	case <-time.After(time.Second):
-		s.stdout.Close()
-		s.stderr.Close()
-		<-drained
+	} else {
+		drained := make(chan struct{})
+		go func() {
+			<-s.stdoutDone
+			<-s.stderrDone
+			close(drained)
+		}()
+		select {
+		case <-drained:
+		case <-time.After(drainQuiet):
+			s.stdout.Close()
+			s.stderr.Close()
+			<-drained
+		}
 	}
+	s.stdout.Close()
+	s.stderr.Close()
 	s.mu.Lock()
 	e.StderrTail = append([]string(nil), s.tail...)
 	s.mu.Unlock()
@@ -330,6 +344,27 @@ func (s *Stdio) wait() {
 	}
 	s.emit(Event{Kind: KindLifecycle, Text: text})
 	close(s.exited)
+}
+
+// drainQuiet is how long the output pipes of an ended server may stay quiet
+// before they are taken as held open by a grandchild.
+const drainQuiet = time.Second
+
+// drainReader reads a pipe of the server. Once the server has been reaped,
+// each read must bring data within drainQuiet: a reader that was busy
+// handing frames to a slow consumer still gets everything.
+type drainReader struct {
+	f      *os.File
+	reaped <-chan struct{}
+}
+
+func (r drainReader) Read(p []byte) (int, error) {
+	select {
+	case <-r.reaped:
+		r.f.SetReadDeadline(time.Now().Add(drainQuiet))
+	default:
+	}
+	return r.f.Read(p)
 }
 
 func (s *Stdio) exitError() error {
