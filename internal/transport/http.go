@@ -73,6 +73,7 @@ type StreamableHTTP struct {
 	protocolVersion string
 	listening       bool
 	streams         map[string]context.CancelFunc // request id key -> its response stream
+	closing         bool // set under mu before Close waits for the goroutines
 	closeOnce       sync.Once
 }
 
@@ -244,13 +245,13 @@ func (h *StreamableHTTP) Send(ctx context.Context, frame []byte) error {
 	if len(out.ids) == 0 {
 		return h.post(ctx, frame, out)
 	}
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
+	if !h.spawn(func() {
 		if err := h.post(h.ctx, frame, out); err != nil && h.ctx.Err() == nil {
 			h.lost(out.ids, err, nil)
 		}
-	}()
+	}) {
+		return ErrClosed
+	}
 	return nil
 }
 
@@ -312,12 +313,14 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 	switch {
 	case isEventStream(resp.Header.Get("Content-Type")):
 		h.emit(Event{Kind: KindHTTP, HTTP: meta, Text: resp.Status + ": SSE stream opened"})
-		h.wg.Add(1)
-		go func() {
-			defer h.wg.Done()
+		if !h.spawn(func() {
 			defer cancelReq()
 			h.readPostStream(reqCtx, resp, out.ids)
-		}()
+		}) {
+			resp.Body.Close()
+			cancelReq()
+			return ErrClosed
+		}
 	case resp.StatusCode == http.StatusAccepted || len(out.ids) == 0:
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
@@ -326,9 +329,7 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 		h.emit(Event{Kind: KindHTTP, HTTP: meta, Text: resp.Status})
 	default:
 		// application/json, or a server that did not say: one message or batch.
-		h.wg.Add(1)
-		go func() {
-			defer h.wg.Done()
+		if !h.spawn(func() {
 			defer h.untrack(out.ids)
 			defer cancelReq()
 			defer resp.Body.Close()
@@ -342,7 +343,11 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 				return
 			}
 			h.deliver(Frame{Data: body, Err: checkFrame(body)}, meta)
-		}()
+		}) {
+			resp.Body.Close()
+			cancelReq()
+			return ErrClosed
+		}
 	}
 	return nil
 }
@@ -576,9 +581,7 @@ func (h *StreamableHTTP) Listen() {
 	answered := make(chan struct{})
 	var once sync.Once
 	signal := func() { once.Do(func() { close(answered) }) }
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
+	if !h.spawn(func() {
 		defer signal()
 		st := &streamState{retry: h.opts.DefaultRetry}
 		failures := 0
@@ -607,7 +610,9 @@ func (h *StreamableHTTP) Listen() {
 			case <-h.ctx.Done():
 			}
 		}
-	}()
+	}) {
+		return
+	}
 	select {
 	case <-answered:
 	case <-time.After(ListenWait):
@@ -642,6 +647,9 @@ func (h *StreamableHTTP) Close() error {
 			}
 			cancel()
 		}
+		h.mu.Lock()
+		h.closing = true
+		h.mu.Unlock()
 		h.cancel()
 		h.wg.Wait()
 		h.emit(Event{Kind: KindLifecycle, Text: "closed"})
@@ -657,3 +665,20 @@ func isEventStream(ct string) bool {
 
 // Name names the transport.
 func (h *StreamableHTTP) Name() string { return "streamable-http" }
+
+// spawn runs f on a goroutine that Close waits for. It reports false, and
+// runs nothing, once Close has begun.
+func (h *StreamableHTTP) spawn(f func()) bool {
+	h.mu.Lock()
+	if h.closing {
+		h.mu.Unlock()
+		return false
+	}
+	h.wg.Add(1)
+	h.mu.Unlock()
+	go func() {
+		defer h.wg.Done()
+		f()
+	}()
+	return true
+}

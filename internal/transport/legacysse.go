@@ -91,6 +91,13 @@ func DialLegacySSE(ctx context.Context, opts HTTPOptions) (*LegacySSE, error) {
 			cancel()
 			return nil, fmt.Errorf("bad endpoint event %q: %w", ev.Data, err)
 		}
+		// The endpoint receives every message with the user's headers
+		// (Authorization among them): it must be the server's own origin.
+		if ep.Scheme != base.Scheme || ep.Host != base.Host {
+			resp.Body.Close()
+			cancel()
+			return nil, fmt.Errorf("the endpoint event names %s, on another origin than %s://%s: refused", ep.Redacted(), base.Scheme, base.Host)
+		}
 		s.endpoint = ep.String()
 		s.emit(Event{Kind: KindLifecycle, Text: "endpoint: " + s.endpoint, HTTP: meta})
 		break

@@ -187,7 +187,6 @@ func TestLegacySSEEndpointURL(t *testing.T) {
 		{"/mcp/sse", "/messages?sid=1", "/messages?sid=1"},
 		{"/mcp/sse", "?sid=1", "/mcp/sse?sid=1"},
 		{"/mcp/sse/", "post", "/mcp/sse/post"},
-		{"/sse", "http://other.example/messages", "http://other.example/messages"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.endpoint, func(t *testing.T) {
@@ -201,6 +200,16 @@ func TestLegacySSEEndpointURL(t *testing.T) {
 				t.Errorf("Endpoint() = %q, want %q", c.Endpoint(), want)
 			}
 		})
+	}
+}
+
+func TestLegacySSERefusesForeignEndpoint(t *testing.T) {
+	// The endpoint gets every message with the user's headers, so an
+	// endpoint on another origin would leak them.
+	ls := newLegacyServer(t, "/sse", "/unused", "http://other.example/messages")
+	_, err := DialLegacySSE(context.Background(), HTTPOptions{URL: ls.url + "/sse"})
+	if err == nil || !strings.Contains(err.Error(), "another origin") {
+		t.Fatalf("DialLegacySSE = %v, want a refusal", err)
 	}
 }
 
