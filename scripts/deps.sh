@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EVERYTHING_VERSION=2026.8.31
-CONFORMANCE_VERSION=0.1.16
+CONFORMANCE_VERSION=0.2.0-alpha.12
 NODE_VERSION=22.23.3
 dir=.cache/npm
 stamp="$dir/.installed-$EVERYTHING_VERSION-$CONFORMANCE_VERSION-$NODE_VERSION"

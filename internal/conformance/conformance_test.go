@@ -1,0 +1,180 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+)
+
+// scenario is a client scenario and the checks that must come back SUCCESS.
+type scenario struct {
+	name string
+	// rev is the revision whose wire the scenario runs at.
+	rev    string
+	checks []string
+	// stdout, when set, must appear in the client's output.
+	stdout []string
+}
+
+var scenarios = []scenario{
+	{name: "initialize", rev: "2025-11-25", checks: []string{"mcp-client-initialization"}},
+	{name: "tools_call", rev: "2025-11-25", checks: []string{"tool-add-numbers", "wire-schema-valid"}, stdout: []string{`"text":"The sum of 5 and 3 is 8"`}},
+	{name: "elicitation-sep1034-client-defaults", rev: "2025-11-25", checks: []string{
+		"client-elicitation-sep1034-string-default",
+		"client-elicitation-sep1034-integer-default",
+		"client-elicitation-sep1034-number-default",
+		"client-elicitation-sep1034-enum-default",
+		"client-elicitation-sep1034-boolean-default",
+	}, stdout: []string{`{\"age\":30,\"name\":\"John Doe\",\"score\":95.5,\"status\":\"active\",\"verified\":true}`}},
+	{name: "sse-retry", rev: "2025-11-25", checks: []string{
+		"client-sse-graceful-reconnect",
+		"client-sse-retry-timing",
+		"client-sse-last-event-id",
+	}, stdout: []string{"Reconnection test completed successfully"}},
+	{name: "json-schema-2020-12-preservation", rev: "2025-11-25", checks: []string{
+		"json-schema-2020-12-client-tool-found",
+		"json-schema-2020-12-client-echo-completed",
+		"json-schema-2020-12-client-$schema-preserved",
+		"json-schema-2020-12-client-$defs-preserved",
+		"json-schema-2020-12-client-additionalProperties-preserved",
+		"sep-2106-client-composition-keywords-preserved",
+		"sep-2106-client-conditional-keywords-preserved",
+		"sep-2106-client-anchor-keyword-preserved",
+		"wire-schema-valid",
+	}},
+}
+
+type suite struct {
+	node, cli, mcpi, client string
+}
+
+func setup(t *testing.T) suite {
+	t.Helper()
+	root := mcptest.RepoRoot()
+	s := suite{
+		node:   filepath.Join(mcptest.NPMDir(), "node_modules", ".bin", "node"),
+		cli:    filepath.Join(mcptest.NPMDir(), "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
+		client: filepath.Join(root, "scripts", "conformance-client.sh"),
+	}
+	for _, p := range []string{s.node, s.cli} {
+		if _, err := os.Stat(p); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("the conformance suite is not installed (%v): scripts/deps.sh should have installed it", err)
+			}
+			t.Skip("the conformance suite is not installed: run scripts/deps.sh (make test does)")
+		}
+	}
+	s.mcpi = filepath.Join(t.TempDir(), "mcpi")
+	if out, err := exec.Command("go", "build", "-o", s.mcpi, "github.com/mcpi-dev/mcpi/cmd/mcpi").CombinedOutput(); err != nil {
+		t.Fatalf("building mcpi: %v\n%s", err, out)
+	}
+	return s
+}
+
+// TestScenarioListCovered fails when the suite requires a non-OAuth client
+// scenario for 2025-11-25 that this harness does not run.
+func TestScenarioListCovered(t *testing.T) {
+	s := setup(t)
+	out, err := exec.Command(s.node, s.cli, "list", "--client", "--requirements", "2025-11-25").Output()
+	if err != nil {
+		t.Fatalf("conformance list: %v", err)
+	}
+	var required []string
+	inClient := false
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "Client scenarios") {
+			inClient = true
+			continue
+		}
+		if inClient && strings.HasPrefix(line, "- ") {
+			name := strings.Fields(strings.TrimPrefix(line, "- "))[0]
+			if !strings.HasPrefix(name, "auth/") {
+				required = append(required, name)
+			}
+		} else if inClient && line != "" && !strings.HasPrefix(line, "- ") {
+			inClient = false
+		}
+	}
+	if len(required) == 0 {
+		t.Fatalf("no client scenarios in the suite's list:\n%s", out)
+	}
+	for _, name := range required {
+		if !slices.ContainsFunc(scenarios, func(sc scenario) bool { return sc.name == name }) {
+			t.Errorf("the suite requires client scenario %s for 2025-11-25; the harness does not run it", name)
+		}
+	}
+}
+
+type check struct {
+	ID           string `json:"id"`
+	Status       string `json:"status"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
+// TestClientScenarios runs each scenario, one at a time (sse-retry measures
+// timing), and checks every expected check id is present and SUCCESS, and
+// that nothing failed or warned.
+func TestClientScenarios(t *testing.T) {
+	s := setup(t)
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(s.node, s.cli, "client", "--command", s.client, "--scenario", sc.name,
+				"--spec-version", sc.rev, "-o", dir, "--timeout", "30000")
+			cmd.Env = append(os.Environ(), "MCPI="+s.mcpi, "NODE="+s.node)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Errorf("the suite says the scenario failed (%v):\n%s", err, out)
+			}
+			matches, _ := filepath.Glob(filepath.Join(dir, sc.name+"-*", "checks.json"))
+			if len(matches) != 1 {
+				t.Fatalf("want one checks.json, found %v\n%s", matches, out)
+			}
+			data, err := os.ReadFile(matches[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var checks []check
+			if err := json.Unmarshal(data, &checks); err != nil {
+				t.Fatalf("checks.json: %v", err)
+			}
+			status := map[string]string{}
+			for _, c := range checks {
+				status[c.ID] = c.Status
+				if c.Status == "FAILURE" || c.Status == "WARNING" {
+					t.Errorf("check %s: %s %s", c.ID, c.Status, c.ErrorMessage)
+				}
+			}
+			for _, id := range sc.checks {
+				switch st, ok := status[id]; {
+				case !ok:
+					t.Errorf("check %s is missing", id)
+				case st != "SUCCESS":
+					t.Errorf("check %s is %s", id, st)
+				}
+			}
+			if len(sc.stdout) > 0 {
+				stdout, _ := os.ReadFile(filepath.Join(filepath.Dir(matches[0]), "stdout.txt"))
+				for _, want := range sc.stdout {
+					if !strings.Contains(string(stdout), want) {
+						t.Errorf("client stdout lacks %s:\n%s", want, stdout)
+					}
+				}
+			}
+			if t.Failed() {
+				stderr, _ := os.ReadFile(filepath.Join(filepath.Dir(matches[0]), "stderr.txt"))
+				t.Logf("client stderr:\n%s", stderr)
+			}
+		})
+	}
+}
