@@ -73,7 +73,7 @@ type StreamableHTTP struct {
 	protocolVersion string
 	listening       bool
 	streams         map[string]context.CancelFunc // request id key -> its response stream
-	closing         bool // set under mu before Close waits for the goroutines
+	closing         bool                          // set under mu before Close waits for the goroutines
 	closeOnce       sync.Once
 }
 
