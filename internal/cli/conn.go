@@ -102,7 +102,7 @@ func (o *ConnOptions) noteSession(c *session.Client) {
 	if o.recorder == nil {
 		return
 	}
-	n := record.SessionNote{ProtocolVersion: c.ProtocolVersion(), Era: "legacy"}
+	n := record.SessionNote{ProtocolVersion: c.ProtocolVersion(), Era: c.Era()}
 	if init := c.InitializeResult(); init != nil {
 		n.ServerInfo = &init.ServerInfo
 	}

@@ -28,6 +28,7 @@ type TargetOptions struct {
 	Dir       string
 	Timeout   time.Duration
 	Protocol  string
+	Era       string
 	Force     bool
 
 	// Server names an entry of a configuration file (--server), read from
@@ -47,7 +48,8 @@ func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
 	f.StringArrayVarP(&o.Env, "env", "e", nil, "environment variable KEY=VALUE for a stdio server (repeatable)")
 	f.StringVar(&o.Dir, "cwd", "", "working directory of a stdio server")
 	f.DurationVar(&o.Timeout, "timeout", session.DefaultTimeout, "bound on each request without an answer or progress (e.g. 30s)")
-	f.StringVar(&o.Protocol, "protocol-version", "", "protocol revision to offer (default "+mcp.LatestLegacy+")")
+	f.StringVar(&o.Protocol, "protocol-version", "", "protocol revision to use (forces its era; default: the newest of the era in force)")
+	f.StringVar(&o.Era, "era", "auto", "protocol era: auto (detect), legacy (initialize, 2024-11-05..2025-11-25) or modern (stateless, 2026-07-28)")
 	f.BoolVar(&o.Force, "force", false, "send requests even when the server did not declare the capability")
 	f.StringVar(&o.Server, "server", "", "a server of a configuration file (see mcpi servers)")
 	f.StringVar(&o.Config, "config", "", "with --server: the configuration file to read instead of the usual locations")
@@ -94,8 +96,16 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 	default:
 		return nil, flagErrorf("invalid --transport %q: want auto, http or sse", o.Transport)
 	}
-	if o.Protocol != "" && !mcp.IsLegacy(o.Protocol) {
-		return nil, flagErrorf("unknown --protocol-version %q: mcpi speaks %s", o.Protocol, strings.Join(mcp.LegacyRevisions, ", "))
+	if o.Protocol != "" && !mcp.IsKnownRevision(o.Protocol) {
+		return nil, flagErrorf("unknown --protocol-version %q: mcpi speaks %s and %s", o.Protocol, strings.Join(mcp.LegacyRevisions, ", "), strings.Join(mcp.ModernRevisions, ", "))
+	}
+	switch o.Era {
+	case "", session.EraAuto, session.EraLegacy, session.EraModern:
+	default:
+		return nil, flagErrorf("invalid --era %q: want auto, legacy or modern", o.Era)
+	}
+	if o.Protocol != "" && o.Era != "" && o.Era != session.EraAuto && (o.Era == session.EraModern) != mcp.IsModern(o.Protocol) {
+		return nil, flagErrorf("--protocol-version %s is not of the %s era", o.Protocol, o.Era)
 	}
 	for _, e := range o.Env {
 		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
@@ -148,6 +158,7 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 	}
 	sopts.Timeout = o.Timeout
 	sopts.Force = o.Force
+	sopts.Era = o.Era
 	if o.Protocol != "" {
 		sopts.ProtocolVersion = o.Protocol
 	}

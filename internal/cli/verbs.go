@@ -252,6 +252,10 @@ func NewCmdPing(f *Factory) *cobra.Command {
 			if o.JSON {
 				return writeJSON(o.IO, map[string]any{"ok": true, "ms": float64(d.Microseconds()) / 1000})
 			}
+			if c.Era() == session.EraModern {
+				fmt.Fprintf(o.IO.Out, "answered in %s (server/discover: the modern era has no ping)\n", d.Round(10*time.Microsecond))
+				return nil
+			}
 			fmt.Fprintf(o.IO.Out, "pong in %s\n", d.Round(10*time.Microsecond))
 			return nil
 		})
@@ -274,6 +278,9 @@ func NewCmdInfo(f *Factory) *cobra.Command {
 				json.Unmarshal(c.InitializeResultRaw(), &raw)
 				t, _ := json.Marshal(transportName)
 				raw["transport"] = t
+				raw["era"], _ = json.Marshal(c.Era())
+				raw["eraReason"], _ = json.Marshal(c.EraReason())
+				raw["protocolVersion"], _ = json.Marshal(c.ProtocolVersion())
 				b, _ := json.Marshal(raw)
 				return writeRawJSON(o.IO, b)
 			}
@@ -286,7 +293,7 @@ func NewCmdInfo(f *Factory) *cobra.Command {
 			if si.WebsiteURL != "" {
 				fmt.Fprintf(w, "Website:    %s\n", oneLine(si.WebsiteURL))
 			}
-			fmt.Fprintf(w, "Protocol:   %s (legacy era, negotiated by initialize)\n", c.ProtocolVersion())
+			fmt.Fprintf(w, "Protocol:   %s (%s era; %s)\n", c.ProtocolVersion(), c.Era(), oneLine(c.EraReason()))
 			fmt.Fprintf(w, "Transport:  %s\n", transportName)
 			fmt.Fprintf(w, "Capabilities:\n")
 			for _, line := range capabilityLines(c.InitializeResultRaw()) {

@@ -31,6 +31,12 @@ func IsKnownRevision(rev string) bool {
 // IsLegacy reports whether rev belongs to the stateful era.
 func IsLegacy(rev string) bool { return slices.Contains(LegacyRevisions, rev) }
 
+// IsModern reports whether rev belongs to the stateless era.
+func IsModern(rev string) bool { return slices.Contains(ModernRevisions, rev) }
+
+// LatestModern is the modern revision mcpi prefers.
+const LatestModern = Rev20260728
+
 // RevisionAtLeast reports whether rev is rev min or newer. Revisions are
 // dates, so they compare as strings.
 func RevisionAtLeast(rev, min string) bool { return rev >= min }
@@ -64,6 +70,7 @@ type ClientCapabilities struct {
 	Sampling     *SamplingCapability        `json:"sampling,omitempty"`
 	Elicitation  *ElicitationCapability     `json:"elicitation,omitempty"`
 	Tasks        json.RawMessage            `json:"tasks,omitempty"`
+	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // RootsCapability says the client lists roots.
@@ -93,6 +100,7 @@ type ServerCapabilities struct {
 	Resources    *ResourcesCapability       `json:"resources,omitempty"`
 	Tools        *ListChangedCapability     `json:"tools,omitempty"`
 	Tasks        *TasksCapability           `json:"tasks,omitempty"`
+	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // ListChangedCapability is a feature that may announce changes to its list.

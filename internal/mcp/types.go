@@ -50,6 +50,7 @@ type ListToolsResult struct {
 	Tools      []Tool          `json:"tools"`
 	NextCursor string          `json:"nextCursor,omitempty"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
+	Cache
 }
 
 // CallToolParams are the params of tools/call.
@@ -106,6 +107,7 @@ type ListResourcesResult struct {
 	Resources  []Resource      `json:"resources"`
 	NextCursor string          `json:"nextCursor,omitempty"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
+	Cache
 }
 
 // ResourceTemplate is one entry of resources/templates/list.
@@ -125,6 +127,7 @@ type ListResourceTemplatesResult struct {
 	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
 	NextCursor        string             `json:"nextCursor,omitempty"`
 	Meta              json.RawMessage    `json:"_meta,omitempty"`
+	Cache
 }
 
 // ResourceContents is the text or blob of a resource.
@@ -146,6 +149,7 @@ type ReadResourceParams struct {
 type ReadResourceResult struct {
 	Contents []ResourceContents `json:"contents"`
 	Meta     json.RawMessage    `json:"_meta,omitempty"`
+	Cache
 }
 
 // SubscribeParams are the params of resources/subscribe and unsubscribe.
@@ -176,6 +180,7 @@ type ListPromptsResult struct {
 	Prompts    []Prompt        `json:"prompts"`
 	NextCursor string          `json:"nextCursor,omitempty"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
+	Cache
 }
 
 // GetPromptParams are the params of prompts/get.

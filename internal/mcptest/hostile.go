@@ -64,6 +64,9 @@ func RunHostile(mode string) {
 		sendJSON(map[string]any{"jsonrpc": "2.0", "id": id, "result": r})
 	}
 	switch mode {
+	case HostileMRTR:
+		runMRTR()
+		return
 	case HostileGarbageFirst:
 		send("Starting server... \x1b[31mred\x1b[0m")
 		send("\xff\xfe not utf-8")

@@ -101,6 +101,21 @@ func methodsOf(defs map[string]json.RawMessage, union string) map[string]string 
 	}
 	json.Unmarshal(defs[union], &u)
 	out := map[string]string{}
+	if len(u.AnyOf) == 0 {
+		// A union of one is the definition itself.
+		var d struct {
+			Properties struct {
+				Method struct {
+					Const string `json:"const"`
+				} `json:"method"`
+			} `json:"properties"`
+		}
+		json.Unmarshal(defs[union], &d)
+		if m := d.Properties.Method.Const; m != "" {
+			out[m] = union
+		}
+		return out
+	}
 	for _, a := range u.AnyOf {
 		name := a.Ref[strings.LastIndex(a.Ref, "/")+1:]
 		var d struct {
@@ -216,9 +231,26 @@ func (fc *FrameChecker) Observe(e transport.Event) {
 			continue
 		}
 		raw, _ := json.Marshal(m)
+		// A modern request names its revision in _meta: that one applies,
+		// whatever the session has settled (the era probe comes first).
+		if mrev := metaRevision(m.Params); mrev != "" && mrev != fc.revCache {
+			s, err := LoadSchema(mrev)
+			if err != nil {
+				fc.errs = append(fc.errs, fmt.Sprintf("loading schema %s: %v", mrev, err))
+				continue
+			}
+			fc.schema, fc.revCache = s, mrev
+		} else if mrev == "" && fc.revCache != rev {
+			s, err := LoadSchema(rev)
+			if err != nil {
+				fc.errs = append(fc.errs, fmt.Sprintf("loading schema %s: %v", rev, err))
+				continue
+			}
+			fc.schema, fc.revCache = s, rev
+		}
 		fc.checked++
 		if err := fc.check(m, raw); err != nil {
-			fc.errs = append(fc.errs, fmt.Sprintf("frame %s does not validate against %s: %v", raw, rev, err))
+			fc.errs = append(fc.errs, fmt.Sprintf("frame %s does not validate against %s: %v", raw, fc.revCache, err))
 		}
 	}
 }
@@ -230,6 +262,9 @@ func (fc *FrameChecker) check(m *mcp.Message, raw []byte) error {
 		def, ok := s.requests[m.Method]
 		if !ok {
 			return fmt.Errorf("method %q is not a client request in this revision", m.Method)
+		}
+		if bytes.Contains(m.Params, []byte(`"inputResponses"`)) {
+			raw = integerInputResponses(raw)
 		}
 		return s.Validate(def, raw)
 	case m.IsNotification():
@@ -263,6 +298,19 @@ func (fc *FrameChecker) check(m *mcp.Message, raw []byte) error {
 		}
 		return fmt.Errorf("a response to unknown server request %s", m.ID)
 	}
+}
+
+// metaRevision returns the protocol revision in params._meta, if any.
+func metaRevision(params json.RawMessage) string {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	var rev string
+	json.Unmarshal(p.Meta[mcp.MetaProtocolVersion], &rev)
+	return rev
 }
 
 // learn notes the method of each server request in an incoming frame,
@@ -318,4 +366,28 @@ func integerNumbers(result json.RawMessage) json.RawMessage {
 	}
 	b, _ := json.Marshal(r)
 	return b
+}
+
+// integerInputResponses applies integerNumbers to the elicitation answers
+// inside a modern request's inputResponses.
+func integerInputResponses(raw []byte) []byte {
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(raw, &msg) != nil {
+		return raw
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(msg["params"], &params) != nil {
+		return raw
+	}
+	var responses map[string]json.RawMessage
+	if json.Unmarshal(params["inputResponses"], &responses) != nil {
+		return raw
+	}
+	for k, v := range responses {
+		responses[k] = integerNumbers(v)
+	}
+	params["inputResponses"], _ = json.Marshal(responses)
+	msg["params"], _ = json.Marshal(params)
+	out, _ := json.Marshal(msg)
+	return out
 }

@@ -41,15 +41,21 @@ func paginate[T any](ctx context.Context, page func(context.Context, string) ([]
 	return all, nil
 }
 
-// Ping checks that the server answers.
+// Ping checks that the server answers. The modern era has no ping: there
+// a server/discover round trip stands in for it.
 func (c *Client) Ping(ctx context.Context) error {
+	if c.Era() == EraModern {
+		return c.Call(ctx, "server/discover", nil, nil, &CallOptions{Force: true})
+	}
 	return c.Call(ctx, "ping", nil, nil, nil)
 }
 
 // ListTools returns one page of tools.
 func (c *Client) ListTools(ctx context.Context, cursor string) (*mcp.ListToolsResult, error) {
 	var r mcp.ListToolsResult
-	return &r, c.Call(ctx, "tools/list", cursorParams(cursor), &r, nil)
+	err := c.Call(ctx, "tools/list", cursorParams(cursor), &r, nil)
+	r.Tools = c.checkTools(r.Tools)
+	return &r, err
 }
 
 // AllTools returns every tool, following the cursors.
@@ -62,14 +68,27 @@ func (c *Client) AllTools(ctx context.Context) ([]mcp.Tool, error) {
 
 // CallTool calls a tool. args is the arguments object (nil for none).
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage, opts *CallOptions) (*mcp.CallToolResult, error) {
+	raw, err := c.CallToolRaw(ctx, mcp.CallToolParams{Name: name, Arguments: args}, opts)
 	var r mcp.CallToolResult
-	return &r, c.Call(ctx, "tools/call", mcp.CallToolParams{Name: name, Arguments: args}, &r, opts)
+	if err != nil {
+		return &r, err
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return &r, &RPCError{Method: "tools/call", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "result does not match the schema: " + err.Error(), Data: quote(raw)}}
+	}
+	return &r, nil
 }
 
-// CallToolRaw calls a tool and returns the result as sent.
+// CallToolRaw calls a tool and returns the result as sent. In the modern
+// era over HTTP, parameters annotated with x-mcp-header are mirrored into
+// Mcp-Param headers (the tool must have been listed first).
 func (c *Client) CallToolRaw(ctx context.Context, params mcp.CallToolParams, opts *CallOptions) (json.RawMessage, error) {
-	var r json.RawMessage
-	return r, c.Call(ctx, "tools/call", params, &r, opts)
+	var o callOptions
+	if opts != nil {
+		o.CallOptions = *opts
+	}
+	o.header = c.paramHeaders(params.Name, params.Arguments)
+	return c.callMRTR(ctx, "tools/call", params, &o)
 }
 
 // ListResources returns one page of resources.
@@ -106,7 +125,8 @@ func (c *Client) ReadResource(ctx context.Context, uri string, opts *CallOptions
 	return &r, c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: uri}, &r, opts)
 }
 
-// Subscribe asks for notifications/resources/updated about uri.
+// Subscribe asks for notifications/resources/updated about uri. The modern
+// era has no resources/subscribe: use Listen.
 func (c *Client) Subscribe(ctx context.Context, uri string) error {
 	return c.Call(ctx, "resources/subscribe", mcp.SubscribeParams{URI: uri}, nil, nil)
 }
@@ -147,8 +167,16 @@ func (c *Client) Complete(ctx context.Context, p mcp.CompleteParams) (*mcp.Compl
 	return &r, c.Call(ctx, "completion/complete", p, &r, nil)
 }
 
-// SetLogLevel asks the server to send log messages at level and above.
+// SetLogLevel asks the server to send log messages at level and above. In
+// the modern era there is no logging/setLevel: the level goes in the _meta
+// of every later request instead.
 func (c *Client) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+	if c.Era() == EraModern {
+		c.stateMu.Lock()
+		c.logLevel = level
+		c.stateMu.Unlock()
+		return nil
+	}
 	return c.Call(ctx, "logging/setLevel", mcp.SetLevelParams{Level: level}, nil, nil)
 }
 
@@ -179,6 +207,9 @@ func (c *Client) CancelTask(ctx context.Context, id string) (*mcp.Task, error) {
 // RootsChanged tells the server that the roots changed, when the client
 // declared roots.listChanged.
 func (c *Client) RootsChanged(ctx context.Context) error {
+	if c.Era() == EraModern {
+		return nil // the modern era asks for roots in each request instead
+	}
 	caps := c.capabilities()
 	if caps.Roots == nil || !caps.Roots.ListChanged {
 		return nil

@@ -10,6 +10,13 @@ var minRevision = map[string]string{
 	"tasks/cancel": mcp.Rev20251125,
 }
 
+// legacyOnly are the methods 2026-07-28 removed.
+var legacyOnly = map[string]bool{
+	"initialize": true, "ping": true, "logging/setLevel": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"tasks/result": true, "tasks/list": true,
+}
+
 // check reports a method the server did not declare, or one the revision in
 // force does not have.
 func (c *Client) check(method string) error {
@@ -21,6 +28,9 @@ func (c *Client) check(method string) error {
 	}
 	if need, ok := minRevision[method]; ok && !mcp.RevisionAtLeast(rev, need) {
 		return &VersionError{Method: method, Needs: need, Got: rev}
+	}
+	if mcp.IsModern(rev) && legacyOnly[method] {
+		return &VersionError{Method: method, Got: rev, Removed: true}
 	}
 	caps := init.Capabilities
 	missing := ""

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -46,7 +47,20 @@ type Options struct {
 	// capability they need.
 	Force  bool
 	Logger *slog.Logger
+	// Era is EraAuto (the default), EraLegacy or EraModern. With EraAuto a
+	// ProtocolVersion of either era decides it; otherwise Start detects it.
+	Era string
+	// ProbeTimeout bounds the server/discover probe of era detection on
+	// stdio (default 5s): a legacy server may never answer it.
+	ProbeTimeout time.Duration
 }
+
+// Eras.
+const (
+	EraAuto   = "auto"
+	EraLegacy = "legacy"
+	EraModern = "modern"
+)
 
 // Notification is a notification from the server.
 type Notification struct {
@@ -74,7 +88,8 @@ type Client struct {
 	pending  map[string]*pendingCall // id key -> call
 	progress map[string]*pendingCall // progress token key -> call
 	inbound  map[string]context.CancelFunc
-	endErr   error // why the connection ended
+	acks     map[string]chan mcp.SubscriptionsAcknowledgedParams // listen id -> its Listen
+	endErr   error                                               // why the connection ended
 
 	initMu     sync.Mutex   // serialises initialize (first and after a 404)
 	generation atomic.Int64 // counts completed initializations
@@ -82,6 +97,11 @@ type Client struct {
 	init       *mcp.InitializeResult
 	initRaw    json.RawMessage
 	revision   string
+	era        string
+	eraReason  string
+	logLevel   mcp.LoggingLevel
+	// toolHeaders maps a tool to its x-mcp-header parameters (modern HTTP).
+	toolHeaders map[string][]headerParam
 
 	done      chan struct{} // closed when the reader stops
 	closeOnce sync.Once
@@ -100,9 +120,6 @@ type pendingCall struct {
 func New(conn transport.Conn, opts Options) *Client {
 	if opts.ClientInfo.Name == "" {
 		opts.ClientInfo = mcp.Implementation{Name: "mcpi", Version: "dev"}
-	}
-	if opts.ProtocolVersion == "" {
-		opts.ProtocolVersion = mcp.LatestLegacy
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = DefaultTimeout
@@ -124,11 +141,11 @@ func New(conn transport.Conn, opts Options) *Client {
 	return c
 }
 
-// Connect starts a client on conn and performs the initialize handshake.
-// On failure it closes conn.
+// Connect starts a client on conn and settles the era (see Start). On
+// failure it closes conn.
 func Connect(ctx context.Context, conn transport.Conn, opts Options) (*Client, error) {
 	c := New(conn, opts)
-	if err := c.Initialize(ctx); err != nil {
+	if err := c.Start(ctx); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -184,6 +201,9 @@ func (c *Client) Initialize(ctx context.Context) error {
 func (c *Client) initializeLocked(ctx context.Context) error {
 	caps := c.capabilities()
 	offer := c.opts.ProtocolVersion
+	if offer == "" || !mcp.IsLegacy(offer) {
+		offer = mcp.LatestLegacy
+	}
 	if offer < mcp.Rev20251125 && caps.Elicitation != nil {
 		// URL elicitation is 2025-11-25's; older schemas have an empty object.
 		caps.Elicitation = &mcp.ElicitationCapability{}
@@ -209,6 +229,10 @@ func (c *Client) initializeLocked(ctx context.Context) error {
 	}
 	c.stateMu.Lock()
 	c.init, c.initRaw, c.revision = &res, raw, res.ProtocolVersion
+	c.era = EraLegacy
+	if c.eraReason == "" {
+		c.eraReason = "initialize"
+	}
 	c.stateMu.Unlock()
 	c.generation.Add(1)
 	if vs, ok := c.conn.(interface{ SetProtocolVersion(string) }); ok {
@@ -271,6 +295,11 @@ type CallOptions struct {
 type callOptions struct {
 	CallOptions
 	noRetry bool // do not re-initialize on an expired session (initialize itself)
+	// revision, when set, is the modern revision to put in _meta (the
+	// probe and its retries, before the era is settled).
+	revision string
+	onSent   func(id int64)
+	header   http.Header // extra HTTP headers (Mcp-Param-*)
 }
 
 // Call sends a request and decodes its result into result (when not nil).
@@ -279,7 +308,7 @@ func (c *Client) Call(ctx context.Context, method string, params, result any, op
 	if opts != nil {
 		o.CallOptions = *opts
 	}
-	raw, err := c.call(ctx, method, params, &o)
+	raw, err := c.callMRTR(ctx, method, params, &o)
 	if err != nil {
 		return err
 	}
@@ -364,6 +393,12 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	if o.OnProgress != nil {
 		meta = mergeMeta(meta, mcp.Meta{mcp.ProgressTokenKey: id})
 	}
+	if rev, modern := c.modernRevision(o); modern {
+		meta = mergeMeta(meta, c.requestMeta(rev))
+	}
+	if o.onSent != nil {
+		o.onSent(id)
+	}
 	frame, err := encodeRequest(id, method, params, meta)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -379,6 +414,10 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	// send writes the frame, starting a new session once if the server
 	// forgot ours (HTTP 404).
 	retried := false
+	sendCtx := ctx
+	if h := o.header; len(h) > 0 {
+		sendCtx = transport.WithHeader(ctx, h)
+	}
 	gen := c.generation.Load()
 	renew := func(err error) error {
 		retried = true
@@ -390,7 +429,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 		return c.conn.Send(ctx, frame)
 	}
 	send := func() error {
-		err := c.conn.Send(ctx, frame)
+		err := c.conn.Send(sendCtx, frame)
 		if errors.Is(err, transport.ErrSessionExpired) && !o.noRetry && !retried {
 			err = renew(err)
 		}
@@ -432,6 +471,11 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 			}
 			var he *transport.HTTPError
 			if errors.As(err, &he) {
+				// A modern server answers some errors with an HTTP status
+				// and the JSON-RPC error in the body: that is the answer.
+				if re := rpcErrorOf(err); re != nil {
+					return nil, &RPCError{Method: method, RPCError: re, HTTPStatus: he.StatusCode}
+				}
 				return nil, fmt.Errorf("%s: %w", method, err)
 			}
 			return nil, &DisconnectedError{Method: method, Err: err}
@@ -487,6 +531,13 @@ func (c *Client) forget(key string) {
 func (c *Client) cancelRequest(id int64, reason string) {
 	if c.isDone() {
 		return
+	}
+	// In the modern era an HTTP request is cancelled by closing its stream.
+	if c.Era() == EraModern {
+		if cs, ok := c.httpConn().(interface{ CloseStream(string) bool }); ok {
+			cs.CloseStream(strconv.FormatInt(id, 10))
+			return
+		}
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

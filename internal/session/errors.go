@@ -71,17 +71,26 @@ func (e *CapabilityError) Is(target error) bool { return target == ErrCapability
 // VersionError says the server picked a revision mcpi does not know, or a
 // method needs a newer revision.
 type VersionError struct {
-	Offered string
-	Got     string
-	Method  string // set when a method needs a newer revision
-	Needs   string
+	Offered   string
+	Got       string
+	Supported []string // what the server said it speaks, when it said
+	Method    string   // set when a method needs a newer revision
+	Needs     string
+	// Removed says the method does not exist in the revision in force.
+	Removed bool
 }
 
 func (e *VersionError) Error() string {
+	if e.Removed {
+		return fmt.Sprintf("%s does not exist in protocol revision %s (force to send anyway)", e.Method, e.Got)
+	}
 	if e.Method != "" {
 		return fmt.Sprintf("%s needs protocol revision %s or newer; %s is in force (force to send anyway)", e.Method, e.Needs, e.Got)
 	}
 	known := append(append([]string{}, mcp.LegacyRevisions...), mcp.ModernRevisions...)
+	if e.Supported != nil {
+		return fmt.Sprintf("the server speaks %s and none of the modern revisions mcpi speaks (offered %s; known: %s)", e.Got, e.Offered, strings.Join(known, ", "))
+	}
 	return fmt.Sprintf("the server chose protocol revision %q, which mcpi does not speak (offered %s; known: %s)", e.Got, e.Offered, strings.Join(known, ", "))
 }
 
@@ -92,9 +101,24 @@ func (e *VersionError) Is(target error) bool { return target == ErrVersion }
 type RPCError struct {
 	Method string
 	*mcp.RPCError
+	// HTTPStatus is the status the error came with over HTTP, if not 200.
+	HTTPStatus int
 }
 
-func (e *RPCError) Error() string { return e.Method + ": server error: " + e.RPCError.Error() }
+func (e *RPCError) Error() string {
+	s := e.Method + ": server error: " + e.RPCError.Error()
+	if e.HTTPStatus != 0 {
+		s += fmt.Sprintf(" (HTTP %d)", e.HTTPStatus)
+	}
+	return s
+}
 
 // Unwrap returns the wire error.
 func (e *RPCError) Unwrap() error { return e.RPCError }
+
+// IsResourceNotFound reports whether err says a resource does not exist:
+// -32602 in the modern era, -32002 before it; both are understood.
+func IsResourceNotFound(err error) bool {
+	re := rpcErrorOf(err)
+	return re != nil && (re.Code == mcp.CodeResourceNotFound || re.Code == mcp.CodeInvalidParams)
+}

@@ -137,7 +137,16 @@ func (h *testHandler) count(m string) {
 
 func (h *testHandler) CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 	h.count("sampling")
-	return &mcp.CreateMessageResult{Role: "assistant", Content: json.RawMessage(`{"type":"text","text":"the model says hi"}`), Model: "test-model", StopReason: "endTurn"}, nil
+	// The reply names the prompt, so that parallel calls can tell their
+	// answers apart.
+	prompt := ""
+	if n := len(p.Messages); n > 0 {
+		var c mcp.Content
+		json.Unmarshal(p.Messages[n-1].Content, &c)
+		prompt = c.Text
+	}
+	text, _ := json.Marshal("the model says hi to " + prompt)
+	return &mcp.CreateMessageResult{Role: "assistant", Content: json.RawMessage(`{"type":"text","text":` + string(text) + `}`), Model: "test-model", StopReason: "endTurn"}, nil
 }
 
 func (h *testHandler) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
@@ -231,7 +240,7 @@ func dialPeer(t *testing.T, cfg peerConfig, dial func(tap transport.Tap) (transp
 	client = session.New(conn, opts)
 	p.c = client
 	t.Cleanup(func() { client.Close() })
-	if err := client.Initialize(ctxT(t)); err != nil {
+	if err := client.Start(ctxT(t)); err != nil {
 		client.Close()
 		return p, err
 	}

@@ -86,6 +86,7 @@ func TestHangTimesOutAndCancels(t *testing.T) {
 		t.Fatalf("want a timeout, got %v", err)
 	}
 	// notifications/cancelled reaches the server, which says so on stderr.
+	// (Request 1 was the era probe, 2 initialize, 3 the call.)
 	p.rec.waitFor(t, "the server to see notifications/cancelled", func() bool {
 		for _, e := range p.rec.events {
 			if e.Kind == transport.KindStderr && strings.Contains(string(e.Data), "got notifications/cancelled") {
@@ -95,7 +96,7 @@ func TestHangTimesOutAndCancels(t *testing.T) {
 		return false
 	})
 	c := p.rec.sent("notifications/cancelled")
-	if len(c) != 1 || !strings.Contains(string(c[0].Params), `"requestId":2`) {
+	if len(c) != 1 || !strings.Contains(string(c[0].Params), `"requestId":3`) {
 		t.Errorf("cancelled: %+v", c)
 	}
 }

@@ -36,6 +36,7 @@ type AutoHTTP struct {
 	cancel  context.CancelFunc
 	mu      sync.Mutex
 	conn    Conn
+	pv      string        // the protocol version header to start with
 	ready   chan struct{} // closed once conn is chosen, or on Close
 	once    sync.Once
 	done    bool
@@ -86,10 +87,15 @@ func (a *AutoHTTP) Send(ctx context.Context, frame []byte) error {
 	defer cancel()
 	defer context.AfterFunc(a.closing, cancel)()
 	sh := NewStreamableHTTP(a.opts)
+	sh.SetProtocolVersion(a.pv)
 	// The first frame is sent synchronously: its status decides the transport.
-	err := sh.post(ctx, frame, peekOutgoing(frame))
+	out := peekOutgoing(frame)
+	out.extra = headerFrom(ctx)
+	err := sh.post(ctx, frame, out)
 	var he *HTTPError
-	if err == nil || !errors.As(err, &he) || he.StatusCode < 400 || he.StatusCode > 499 ||
+	// Only an initialize can fall back: the HTTP+SSE transport is of the
+	// legacy era, and a modern probe that fails is the session's to judge.
+	if err == nil || !out.initial || !errors.As(err, &he) || he.StatusCode < 400 || he.StatusCode > 499 ||
 		he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden {
 		if err == nil {
 			a.choose(sh)
@@ -143,8 +149,12 @@ func (a *AutoHTTP) Close() error {
 	return nil
 }
 
-// SetProtocolVersion forwards to the chosen transport.
+// SetProtocolVersion forwards to the chosen transport, and applies to the
+// first frame when none is chosen yet.
 func (a *AutoHTTP) SetProtocolVersion(v string) {
+	a.mu.Lock()
+	a.pv = v
+	a.mu.Unlock()
 	if vs, ok := a.Chosen().(interface{ SetProtocolVersion(string) }); ok {
 		vs.SetProtocolVersion(v)
 	}

@@ -21,6 +21,11 @@ const (
 	HeaderSessionID       = "Mcp-Session-Id"
 	HeaderProtocolVersion = "MCP-Protocol-Version"
 	HeaderLastEventID     = "Last-Event-ID"
+	HeaderMethod          = "Mcp-Method"
+	HeaderName            = "Mcp-Name"
+	// HeaderParamPrefix starts the headers that mirror tool parameters
+	// annotated with x-mcp-header.
+	HeaderParamPrefix = "Mcp-Param-"
 )
 
 // HTTPOptions configures the HTTP transports.
@@ -119,6 +124,9 @@ func (h *StreamableHTTP) ResetSession() {
 type outgoing struct {
 	ids     []string // keys of the requests in the frame
 	initial bool     // the frame is an initialize request
+	method  string   // the method of a frame holding one message
+	name    string   // its params.name or params.uri (for Mcp-Name)
+	extra   http.Header
 }
 
 func peekOutgoing(frame []byte) outgoing {
@@ -134,6 +142,21 @@ func peekOutgoing(frame []byte) outgoing {
 			}
 			if m.Method == "initialize" {
 				out.initial = true
+			}
+		}
+	}
+	if len(msgs) == 1 {
+		out.method = msgs[0].Method
+		switch out.method {
+		case "tools/call", "prompts/get", "resources/read":
+			var p struct {
+				Name string `json:"name"`
+				URI  string `json:"uri"`
+			}
+			json.Unmarshal(msgs[0].Params, &p)
+			out.name = p.Name
+			if out.method == "resources/read" {
+				out.name = p.URI
 			}
 		}
 	}
@@ -212,6 +235,28 @@ func (h *StreamableHTTP) newRequest(ctx context.Context, method string, body []b
 	return req, nil
 }
 
+// requestHeaders adds the headers that mirror the body (2026-07-28): the
+// method, the name of a tool, prompt or resource, and what the caller put in
+// the context (Mcp-Param-*). Headers the user set with -H win.
+func (h *StreamableHTTP) requestHeaders(req *http.Request, out outgoing) {
+	set := func(k, v string) {
+		if !hasHeader(h.opts.Header, k) {
+			req.Header.Set(k, v)
+		}
+	}
+	if mcp.IsModern(req.Header.Get(HeaderProtocolVersion)) && out.method != "" {
+		set(HeaderMethod, out.method)
+		if out.name != "" {
+			set(HeaderName, EncodeHeaderValue(out.name))
+		}
+	}
+	for k, vs := range out.extra {
+		for _, v := range vs {
+			set(k, v)
+		}
+	}
+}
+
 // hasHeader reports whether h sets key, however the key is spelt.
 func hasHeader(h http.Header, key string) bool {
 	for k := range h {
@@ -242,6 +287,7 @@ func (h *StreamableHTTP) Send(ctx context.Context, frame []byte) error {
 		return ErrClosed
 	}
 	out := peekOutgoing(frame)
+	out.extra = headerFrom(ctx)
 	if len(out.ids) == 0 {
 		return h.post(ctx, frame, out)
 	}
@@ -272,6 +318,7 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 	if out.initial && !hasHeader(h.opts.Header, HeaderProtocolVersion) {
 		req.Header.Del(HeaderProtocolVersion)
 	}
+	h.requestHeaders(req, out)
 	hadSession := req.Header.Get(HeaderSessionID) != ""
 	h.emit(Event{Kind: KindFrame, Dir: Outgoing, Data: frame, HTTP: httpMeta(req, nil)})
 	resp, err := h.opts.Client.Do(req)
