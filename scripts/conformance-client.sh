@@ -1,32 +1,89 @@
 #!/bin/sh
 # The client command the official conformance suite runs:
 #   conformance client --command scripts/conformance-client.sh --scenario NAME
-# The suite appends the mock server's URL as the last argument and names the
-# scenario in MCP_CONFORMANCE_SCENARIO. Each scenario maps to the ordinary
-# mcpi commands a user would run; MCPI names the binary (default: mcpi on
-# PATH) and NODE a node binary for the one step that reshapes JSON.
+# The suite appends the mock server's URL as the last argument, names the
+# scenario in MCP_CONFORMANCE_SCENARIO and, for scenarios tied to a
+# revision, the revision in MCP_CONFORMANCE_PROTOCOL_VERSION. Each scenario
+# maps to the ordinary mcpi commands a user would run. MCPI names the binary
+# (default: mcpi on PATH) and NODE a node binary for the steps that reshape
+# JSON.
 set -eu
 for url; do :; done
 MCPI=${MCPI:-mcpi}
 NODE=${NODE:-node}
+export MCPI
 T="--timeout ${MCPI_CONFORMANCE_TIMEOUT:-20s}"
+P=""
+if [ -n "${MCP_CONFORMANCE_PROTOCOL_VERSION:-}" ]; then
+  P="--protocol-version $MCP_CONFORMANCE_PROTOCOL_VERSION"
+fi
+status=0
 case "${MCP_CONFORMANCE_SCENARIO:?MCP_CONFORMANCE_SCENARIO is not set}" in
 initialize)
-  exec "$MCPI" info --json $T "$url" ;;
+  exec "$MCPI" info --json $T $P "$url" ;;
 tools_call)
-  exec "$MCPI" call add_numbers a=5 b=3 --json $T "$url" ;;
+  exec "$MCPI" call add_numbers a=5 b=3 --json $T $P "$url" ;;
 elicitation-sep1034-client-defaults)
   # Accept with nothing typed: every field takes the schema's default.
-  exec "$MCPI" call test_client_elicitation_defaults --elicit accept --json $T "$url" ;;
+  exec "$MCPI" call test_client_elicitation_defaults --elicit accept --json $T $P "$url" ;;
 sse-retry)
-  exec "$MCPI" call test_reconnection --json $T "$url" ;;
+  exec "$MCPI" call test_reconnection --json $T $P "$url" ;;
 json-schema-2020-12-preservation)
   # Echo the tool's inputSchema back exactly as it was listed.
-  "$MCPI" tools --json $T "$url" |
+  "$MCPI" tools --json $T $P "$url" |
     "$NODE" -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const t=JSON.parse(s).find(t=>t.name==="json_schema_2020_12_tool");process.stdout.write(JSON.stringify({schema:t.inputSchema}))})' |
-    exec "$MCPI" call json_schema_echo --args - --json $T "$url" ;;
+    exec "$MCPI" call json_schema_echo --args - --json $T $P "$url" ;;
 json-schema-ref-no-deref)
-  exec "$MCPI" tools --json $T "$url" ;;
+  exec "$MCPI" tools --json $T $P "$url" ;;
+request-metadata)
+  # The server refuses the first request with -32022; mcpi retries with a
+  # revision from data.supported.
+  exec "$MCPI" info --json --era modern $T "$url" ;;
+sep-2322-client-request-state)
+  "$MCPI" call test_mrtr_echo_state --elicit accept --elicit-field confirmed=true --json $T $P "$url" || status=1
+  "$MCPI" call test_mrtr_no_state --elicit accept --elicit-field confirmed=true --json $T $P "$url" || status=1
+  "$MCPI" call test_mrtr_unrelated --json $T $P "$url" || status=1
+  "$MCPI" call test_mrtr_no_result_type --json $T $P "$url" || status=1
+  exit $status ;;
+http-standard-headers)
+  "$MCPI" tools $T $P "$url" || status=1
+  "$MCPI" call test_headers --json --no-validate $T $P "$url" || status=1
+  "$MCPI" call my-hyphenated-tool --json --no-validate $T $P "$url" || status=1
+  "$MCPI" resources $T $P "$url" || status=1
+  "$MCPI" read 'file:///path/to/file%20name.txt' --json $T $P "$url" || status=1
+  "$MCPI" read 'https://example.com/resource?id=123' --json $T $P "$url" || status=1
+  "$MCPI" prompts $T $P "$url" || status=1
+  "$MCPI" prompt test_prompt --json --force $T $P "$url" || status=1
+  exit $status ;;
+http-custom-headers)
+  # The calls to make come in MCP_CONFORMANCE_CONTEXT.toolCalls.
+  exec "$NODE" -e '
+    const {execFileSync} = require("child_process");
+    const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
+    let failed = false;
+    for (const t of ctx.toolCalls || []) {
+      try {
+        execFileSync(process.env.MCPI, ["call", t.name, "--args", JSON.stringify(t.arguments || {}),
+          "--no-validate", "--json", ...process.argv.slice(1)], {stdio: "inherit"});
+      } catch (e) { failed = true; }
+    }
+    process.exit(failed ? 1 : 0);' -- $T $P "$url" ;;
+http-invalid-tool-headers)
+  # Call every tool mcpi keeps: the ones with invalid x-mcp-header
+  # annotations are dropped from the list, so they are never called.
+  "$MCPI" tools --json $T $P "$url" | exec "$NODE" -e '
+    const {execFileSync} = require("child_process");
+    let s = "";
+    process.stdin.on("data", d => s += d).on("end", () => {
+      let failed = false;
+      for (const t of JSON.parse(s)) {
+        try {
+          execFileSync(process.env.MCPI, ["call", t.name, "region=us-west1", "--no-validate", "--json",
+            ...process.argv.slice(1)], {stdio: ["ignore", "inherit", "inherit"]});
+        } catch (e) { failed = true; }
+      }
+      process.exit(failed ? 1 : 0);
+    });' -- $T $P "$url" ;;
 *)
   echo "conformance-client: no mapping for scenario $MCP_CONFORMANCE_SCENARIO" >&2
   exit 2 ;;

@@ -38,7 +38,7 @@ func NewCmdDemoServer(f *Factory, runF func(context.Context, *DemoServerOptions)
 	}
 	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio")
 	cmd.Flags().BoolVar(&opts.SSE, "sse", false, "with --http, serve the legacy HTTP+SSE transport at /sse too")
-	cmd.Flags().StringVar(&opts.Era, "era", "legacy", "protocol era to accept: legacy, modern or both")
+	cmd.Flags().StringVar(&opts.Era, "era", "both", "protocol era to accept: legacy, modern or both")
 	return cmd
 }
 

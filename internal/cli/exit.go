@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -66,7 +67,7 @@ func exitCodeFor(err error) ExitCode {
 		return ExitAuth
 	case errors.Is(err, session.ErrDisconnected):
 		return ExitConnect
-	case errors.As(err, new(*session.RPCError)), errors.Is(err, session.ErrVersion),
+	case errors.As(err, new(*session.RPCError)), errors.As(err, new(*mcp.RPCError)), errors.Is(err, session.ErrVersion),
 		errors.Is(err, session.ErrCapability):
 		return ExitProtocol
 	case errors.As(err, &he), errors.Is(err, errConnect):

@@ -24,8 +24,12 @@ func TestMain(m *testing.M) {
 			os.RemoveAll(binDir)
 		}
 		os.Exit(code)
-	case peer == "demo":
-		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: demoserver.EraLegacy}); err != nil {
+	case peer == "demo" || strings.HasPrefix(peer, "demo:"):
+		era := strings.TrimPrefix(strings.TrimPrefix(peer, "demo"), ":")
+		if era == "" {
+			era = demoserver.EraLegacy
+		}
+		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: era}); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)

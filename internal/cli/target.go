@@ -67,9 +67,19 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 			return nil, flagErrorf("nothing after \"--\": give the server command to run")
 		}
 	}
+	// The TARGET comes last: when several arguments look like URLs (a
+	// resource URI may be one), the last is the server's.
+	serverAt := -1
+	if o.URL == "" && o.Command == nil {
+		for i, a := range args {
+			if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+				serverAt = i
+			}
+		}
+	}
 	var rest []string
-	for _, a := range args {
-		if o.URL == "" && o.Command == nil && (strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://")) {
+	for i, a := range args {
+		if i == serverAt {
 			o.URL = a
 			continue
 		}

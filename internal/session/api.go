@@ -87,6 +87,9 @@ func (c *Client) CallToolRaw(ctx context.Context, params mcp.CallToolParams, opt
 	if opts != nil {
 		o.CallOptions = *opts
 	}
+	if why := c.droppedReason(params.Name); why != "" && !o.Force && !c.opts.Force {
+		return nil, &InvalidToolError{Tool: params.Name, Reason: why}
+	}
 	o.header = c.paramHeaders(params.Name, params.Arguments)
 	return c.callMRTR(ctx, "tools/call", params, &o)
 }

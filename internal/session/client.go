@@ -100,8 +100,10 @@ type Client struct {
 	era        string
 	eraReason  string
 	logLevel   mcp.LoggingLevel
-	// toolHeaders maps a tool to its x-mcp-header parameters (modern HTTP).
-	toolHeaders map[string][]headerParam
+	// toolHeaders maps a tool to its x-mcp-header parameters (modern HTTP);
+	// droppedTools the tools left out of tools/list, with why.
+	toolHeaders  map[string][]headerParam
+	droppedTools map[string]string
 
 	done      chan struct{} // closed when the reader stops
 	closeOnce sync.Once

@@ -122,3 +122,18 @@ func IsResourceNotFound(err error) bool {
 	re := rpcErrorOf(err)
 	return re != nil && (re.Code == mcp.CodeResourceNotFound || re.Code == mcp.CodeInvalidParams)
 }
+
+// InvalidToolError refuses a call to a tool that was dropped from tools/list
+// because its x-mcp-header annotations are invalid (2026-07-28 over HTTP).
+type InvalidToolError struct {
+	Tool   string
+	Reason string
+}
+
+func (e *InvalidToolError) Error() string {
+	return fmt.Sprintf("tool %q was dropped from the list: %s (force to call it anyway)", e.Tool, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrCapability) true: like an undeclared
+// capability, it is refused before sending.
+func (e *InvalidToolError) Is(target error) bool { return target == ErrCapability }

@@ -160,9 +160,11 @@ func rpcErrorOf(err error) *mcp.RPCError {
 // discover sends server/discover at revision rev, following -32022 to a
 // revision both sides speak, and settles the modern era on success.
 func (c *Client) discover(ctx context.Context, rev string, timeout time.Duration, reason string) (*mcp.DiscoverResult, error) {
-	tried := map[string]bool{}
+	// A revision is tried at most twice: a server may refuse a first
+	// request and list the same revision as supported.
+	tried := map[string]int{}
 	for {
-		tried[rev] = true
+		tried[rev]++
 		if vs, ok := c.conn.(interface{ SetProtocolVersion(string) }); ok {
 			vs.SetProtocolVersion(rev)
 		}
@@ -179,7 +181,7 @@ func (c *Client) discover(ctx context.Context, rev string, timeout time.Duration
 			json.Unmarshal(re.Data, &data)
 			next := ""
 			for _, v := range mcp.ModernRevisions {
-				if slices.Contains(data.Supported, v) && !tried[v] {
+				if slices.Contains(data.Supported, v) && tried[v] < 2 {
 					next = v
 					break
 				}
@@ -187,7 +189,7 @@ func (c *Client) discover(ctx context.Context, rev string, timeout time.Duration
 			if next == "" {
 				return nil, &VersionError{Offered: rev, Got: strings.Join(data.Supported, ", "), Supported: data.Supported}
 			}
-			reason += fmt.Sprintf("; %s refused with -32022, retried with %s", rev, next)
+			reason += fmt.Sprintf("; %s refused with -32022 (supported: %s), retried with %s", rev, strings.Join(data.Supported, ", "), next)
 			rev = next
 			continue
 		}
@@ -198,7 +200,7 @@ func (c *Client) discover(ctx context.Context, rev string, timeout time.Duration
 		if len(res.SupportedVersions) > 0 && !slices.Contains(res.SupportedVersions, rev) {
 			next := ""
 			for _, v := range mcp.ModernRevisions {
-				if slices.Contains(res.SupportedVersions, v) && !tried[v] {
+				if slices.Contains(res.SupportedVersions, v) && tried[v] == 0 {
 					next = v
 					break
 				}
@@ -450,16 +452,29 @@ func (c *Client) checkTools(tools []mcp.Tool) []mcp.Tool {
 	c.stateMu.Unlock()
 	for _, t := range tools {
 		params, err := toolHeaderParams(t.InputSchema)
+		c.stateMu.Lock()
 		if err != nil {
+			if c.droppedTools == nil {
+				c.droppedTools = map[string]string{}
+			}
+			c.droppedTools[t.Name] = err.Error()
+			c.stateMu.Unlock()
 			c.warn("invalid-tool", fmt.Sprintf("tool %q dropped: %v", t.Name, err), t.InputSchema)
 			continue
 		}
-		c.stateMu.Lock()
+		delete(c.droppedTools, t.Name)
 		c.toolHeaders[t.Name] = params
 		c.stateMu.Unlock()
 		kept = append(kept, t)
 	}
 	return kept
+}
+
+// droppedReason says why a tool was dropped from tools/list, if it was.
+func (c *Client) droppedReason(tool string) string {
+	c.stateMu.RLock()
+	defer c.stateMu.RUnlock()
+	return c.droppedTools[tool]
 }
 
 // paramHeaders builds the Mcp-Param-* headers of a tool call.
