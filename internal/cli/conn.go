@@ -35,6 +35,7 @@ type ConnOptions struct {
 	roots    []mcp.Root
 	verbose  func(format string, args ...any)
 	recorder *record.Writer
+	handler  session.Handler // overrides the CLI's answers (replay --verify)
 }
 
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
@@ -53,6 +54,13 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 // with connects, runs fn, and closes the session and the trace, whatever
 // happens; with --json a failure is also printed as a JSON error object.
 func (o *ConnOptions) with(ctx context.Context, fn func(*session.Client) error) error {
+	return o.withHandler(ctx, nil, fn)
+}
+
+// withHandler is with, answering the server's requests with h instead of
+// the flags and the terminal (nil: those).
+func (o *ConnOptions) withHandler(ctx context.Context, h session.Handler, fn func(*session.Client) error) error {
+	o.handler = h
 	c, err := o.open(ctx)
 	if err == nil {
 		err = fn(c)
@@ -86,8 +94,9 @@ func (o *ConnOptions) startRecording() error {
 	}
 	secrets := append([]string(nil), t.secrets...)
 	for _, e := range t.Env {
-		_, v, _ := strings.Cut(e, "=")
-		secrets = append(secrets, v)
+		if k, v, _ := strings.Cut(e, "="); record.IsSecretEnv(k, v) {
+			secrets = append(secrets, v)
+		}
 	}
 	w, err := record.Create(o.Record, h, record.Options{NoRedact: o.NoRedact, SecretValues: secrets})
 	if err != nil {
@@ -193,8 +202,12 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 			}
 		}
 	}))
+	var handler session.Handler = &cliHandler{o: o, say: say}
+	if o.handler != nil {
+		handler = o.handler
+	}
 	sopts := session.Options{
-		Handler: &cliHandler{o: o, say: say},
+		Handler: handler,
 		OnWarning: func(w session.Warning) {
 			say("warning: %s: %s", oneLine(w.Message), quoteData(w.Data))
 		},

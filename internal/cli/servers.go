@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mcpi-dev/mcpi/internal/config"
+	"github.com/mcpi-dev/mcpi/internal/record"
 )
 
 // searchOptions are the usual config locations of this machine.
@@ -121,8 +122,8 @@ func (o *ConnOptions) resolveServer(ctx context.Context) error {
 // environment values and header values.
 func secretValues(s config.Server) []string {
 	var out []string
-	for _, v := range s.Env {
-		if len(v) >= 4 {
+	for k, v := range s.Env {
+		if record.IsSecretEnv(k, v) {
 			out = append(out, v)
 		}
 	}

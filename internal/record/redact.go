@@ -73,6 +73,18 @@ func IsSecretHeader(name string) bool {
 	return containsAny(n, secretWords)
 }
 
+// IsSecretEnv reports whether an environment variable given to a server
+// (-e, or a config entry's env) must be kept out of traces: its name says
+// it holds a credential, or its value is long enough to be one. Short,
+// plainly named values ("MODE=demo") stay, or a trace would lose every
+// occurrence of an ordinary word.
+func IsSecretEnv(name, value string) bool {
+	return containsAny(strings.ToLower(name), secretWords) || len(value) >= minSecretEnvLen
+}
+
+// minSecretEnvLen is the length from which any env value counts as secret.
+const minSecretEnvLen = 12
+
 // isSecretParam reports whether a URL query parameter holds a credential.
 func isSecretParam(name string) bool {
 	n := strings.ToLower(name)

@@ -186,6 +186,9 @@ func (s *Stdio) writeLoop() {
 		case <-s.closed:
 			return
 		}
+		// The tap hears of the frame before the server can answer it, so
+		// that a request never appears after its own response.
+		s.emit(Event{Kind: KindFrame, Dir: Outgoing, Data: req.data})
 		_, err := w.Write(req.data)
 		if err == nil {
 			err = w.WriteByte('\n')
@@ -195,6 +198,7 @@ func (s *Stdio) writeLoop() {
 		}
 		if err != nil {
 			err = fmt.Errorf("writing to server stdin: %w", err)
+			s.emit(Event{Kind: KindLifecycle, Text: "the frame above was not delivered", Err: err.Error()})
 			select {
 			case <-s.exited:
 				err = s.exitError()
@@ -203,7 +207,6 @@ func (s *Stdio) writeLoop() {
 			req.done <- err
 			continue
 		}
-		s.emit(Event{Kind: KindFrame, Dir: Outgoing, Data: req.data})
 		req.done <- nil
 	}
 }

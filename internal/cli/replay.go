@@ -1,0 +1,303 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/replay"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// ReplayOptions are the flags of `mcpi replay`.
+type ReplayOptions struct {
+	ConnOptions
+	Trace  string
+	Serve  bool
+	HTTP   string
+	Verify bool
+	Ignore []string
+	Print  bool
+}
+
+// NewCmdReplay returns `mcpi replay TRACE`.
+func NewCmdReplay(f *Factory) *cobra.Command {
+	opts := &ReplayOptions{ConnOptions: ConnOptions{IO: f.IO, Args: f.Args}}
+	cmd := &cobra.Command{
+		Use:   "replay TRACE [--serve [--http ADDR] | --verify TARGET]",
+		Short: "Show a recorded trace, serve it as a mock server, or verify a live server against it",
+		Long: `Work with a trace recorded by --record or mcpi proxy.
+
+  mcpi replay TRACE                  the trace as a timeline: every frame with time,
+                                     direction, method, id, size; responses joined to
+                                     their requests with their latency
+  mcpi replay TRACE --serve          a mock MCP server on stdio that answers each request
+                                     with the recorded response (method and params
+                                     compared as canonical JSON, recorded order for
+                                     repeats), replaying the server's messages around it
+  mcpi replay TRACE --serve --http 127.0.0.1:8080
+                                     the same over Streamable HTTP at /mcp
+  mcpi replay TRACE --verify TARGET  re-send the recorded requests to a live server,
+                                     answer its requests from the trace, and diff each
+                                     answer with the recorded one; exit 0 when equal,
+                                     1 when not`,
+		Example: `  mcpi call add a=1 b=2 --record t.jsonl -- mcpi demo-server
+  mcpi call add a=1 b=2 -- mcpi replay t.jsonl --serve
+  mcpi replay t.jsonl --verify --ignore 'result._meta' -- ./my-server`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			pos := args
+			if dash >= 0 {
+				pos = args[:dash]
+			}
+			if len(pos) == 0 {
+				return flagErrorf("no trace file given")
+			}
+			opts.Trace = pos[0]
+			switch {
+			case opts.Serve && opts.Verify:
+				return flagErrorf("give either --serve or --verify")
+			case opts.HTTP != "" && !opts.Serve:
+				return flagErrorf("--http needs --serve")
+			case len(opts.Ignore) > 0 && !opts.Verify:
+				return flagErrorf("--ignore needs --verify")
+			}
+			if opts.Verify {
+				rest, err := opts.Target.parseTarget(cmd, args)
+				if err != nil {
+					return err
+				}
+				if len(rest) > 1 {
+					return flagErrorf("unexpected argument %q", rest[1])
+				}
+				return replayVerify(cmd.Context(), opts)
+			}
+			if len(args) > 1 {
+				return flagErrorf("unexpected argument %q (a TARGET goes with --verify)", args[1])
+			}
+			if opts.Serve {
+				return replayServe(cmd.Context(), opts)
+			}
+			return replayPrint(opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	f2 := cmd.Flags()
+	f2.BoolVar(&opts.Serve, "serve", false, "serve the trace as a mock MCP server (stdio, or HTTP with --http)")
+	f2.StringVar(&opts.HTTP, "http", "", "with --serve: listen on this address (loopback) and serve Streamable HTTP at /mcp")
+	f2.BoolVar(&opts.Verify, "verify", false, "re-send the recorded requests to TARGET and compare the answers")
+	f2.StringArrayVar(&opts.Ignore, "ignore", nil, "with --verify: a path not to compare, e.g. result._meta or result.content[*].text (repeatable)")
+	f2.BoolVar(&opts.Print, "print", false, "print the timeline (the default)")
+	return cmd
+}
+
+func loadTrace(ios *IOStreams, path string) (*replay.Trace, error) {
+	t, err := replay.Load(path)
+	if err != nil {
+		var ve *record.VersionError
+		if errors.As(err, &ve) || errors.Is(err, record.ErrNotTrace) || errors.Is(err, os.ErrNotExist) {
+			return nil, &FlagError{Err: fmt.Errorf("%s: %w", path, err)}
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if t.Damage != nil {
+		fmt.Fprintf(ios.ErrOut, "warning: %s is damaged; using what comes before: %v\n", path, t.Damage)
+	}
+	return t, nil
+}
+
+func replayServe(ctx context.Context, opts *ReplayOptions) error {
+	t, err := loadTrace(opts.IO, opts.Trace)
+	if err != nil {
+		return err
+	}
+	srv := replay.NewServer(t)
+	if opts.HTTP == "" {
+		// stdout carries the protocol: everything else goes to stderr.
+		return srv.ServeStdio(ctx, opts.IO.In, opts.IO.Out)
+	}
+	host, _, err := net.SplitHostPort(opts.HTTP)
+	if err != nil {
+		return flagErrorf("invalid --http address %q: %v", opts.HTTP, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return flagErrorf("--http %s is not a loopback address; the replay server listens on loopback only", opts.HTTP)
+	}
+	ln, err := net.Listen("tcp", opts.HTTP)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errConnect, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.HTTPHandler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(opts.IO.ErrOut, "replaying %s (%d exchanges) at http://%s/mcp\n", opts.Trace, len(t.Exchanges), ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+		return errSilent{code: ExitOK}
+	}
+}
+
+func replayVerify(ctx context.Context, opts *ReplayOptions) error {
+	t, err := loadTrace(opts.IO, opts.Trace)
+	if err != nil {
+		return err
+	}
+	if opts.Target.Protocol == "" && t.Header.ProtocolVersion != "" && mcp.IsKnownRevision(t.Header.ProtocolVersion) {
+		opts.Target.Protocol = t.Header.ProtocolVersion
+	}
+	h := replay.NewHandler(t)
+	var equal bool
+	var results []replay.Result
+	err = opts.withHandler(ctx, h, func(c *session.Client) error {
+		equal, results = replay.Verify(ctx, c, t, replay.VerifyOptions{Ignore: opts.Ignore, Out: opts.IO.Out})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.IO.ErrOut, replay.Summary(results))
+	if !equal {
+		return errSilent{code: ExitToolError}
+	}
+	return nil
+}
+
+// replayPrint prints the trace as a timeline.
+func replayPrint(opts *ReplayOptions) error {
+	r, err := record.Open(opts.Trace)
+	if err != nil {
+		return &FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
+	}
+	defer r.Close()
+	return printTimeline(opts.IO.Out, opts.IO.ErrOut, r)
+}
+
+type sentRequest struct {
+	at     time.Time
+	method string
+}
+
+func printTimeline(w, errw io.Writer, r *record.Reader) error {
+	h := r.Header()
+	fmt.Fprintf(w, "trace of mcpi %s, %s, %s", sanitize(h.Mcpi, false), h.Created.Format(time.RFC3339), h.Target.Transport)
+	if len(h.Target.Command) > 0 {
+		fmt.Fprintf(w, ": %s", oneLine(strings.Join(h.Target.Command, " ")))
+	}
+	if h.Target.URL != "" {
+		fmt.Fprintf(w, ": %s", oneLine(h.Target.URL))
+	}
+	fmt.Fprintln(w)
+	var start time.Time
+	pending := map[string]sentRequest{}
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			fmt.Fprintf(errw, "warning: the trace stops being readable here: %v\n", err)
+			if errors.Is(err, record.ErrTruncated) {
+				return nil
+			}
+			var ce *record.CorruptError
+			if errors.As(err, &ce) {
+				continue
+			}
+			return err
+		}
+		if start.IsZero() {
+			start = ev.Time
+		}
+		at := fmt.Sprintf("%+9.3fs", ev.Time.Sub(start).Seconds())
+		arrow := "→"
+		if ev.Dir == transport.Incoming {
+			arrow = "←"
+		}
+		switch ev.Type {
+		case record.TypeFrame:
+			msgs, _, derr := mcp.DecodeFrame(ev.Msg)
+			if derr != nil {
+				fmt.Fprintf(w, "%s %s frame %s\n", at, arrow, byteSize(ev.Size))
+				continue
+			}
+			for _, m := range msgs {
+				fmt.Fprintf(w, "%s %s %s  %s\n", at, arrow, describe(m, ev, pending), byteSize(ev.Size))
+			}
+		case record.TypeBadFrame:
+			fmt.Fprintf(w, "%s %s BAD FRAME (%s): %s\n", at, arrow, oneLine(ev.Error), quoteData(ev.Data))
+		case record.TypeStderr:
+			fmt.Fprintf(w, "%s   stderr: %s\n", at, sanitize(ev.Line, false))
+		case record.TypeLifecycle:
+			msg := ev.Text
+			if ev.Error != "" {
+				msg += ": " + ev.Error
+			}
+			fmt.Fprintf(w, "%s   %s\n", at, oneLine(msg))
+		case record.TypeHTTP:
+			if ev.HTTP != nil {
+				fmt.Fprintf(w, "%s   http %s %s → %s\n", at, ev.HTTP.Method, oneLine(ev.HTTP.URL), oneLine(ev.Text))
+			}
+		case record.TypeNote:
+			fmt.Fprintf(w, "%s   note %s: %s\n", at, sanitize(ev.Kind, false), truncate(oneLine(string(ev.Data)), 160))
+		}
+	}
+}
+
+// describe names a message and, for a response, the request it answers
+// and how long it took.
+func describe(m *mcp.Message, ev record.Event, pending map[string]sentRequest) string {
+	key, _ := mcp.IDKey(m.ID)
+	dirKey := fmt.Sprintf("%d:%s", ev.Dir, key)
+	switch {
+	case m.IsRequest():
+		pending[dirKey] = sentRequest{at: ev.Time, method: m.Method}
+		var p struct {
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		}
+		json.Unmarshal(m.Params, &p)
+		what := sanitize(m.Method, false)
+		if p.Name != "" {
+			what += " " + oneLine(p.Name)
+		} else if p.URI != "" {
+			what += " " + oneLine(p.URI)
+		}
+		return fmt.Sprintf("#%s %s", sanitize(key, false), what)
+	case m.IsResponse():
+		// A response goes the other way from its request.
+		other := transport.Outgoing
+		if ev.Dir == transport.Outgoing {
+			other = transport.Incoming
+		}
+		req, ok := pending[fmt.Sprintf("%d:%s", other, key)]
+		status := "result"
+		if m.Error != nil {
+			status = fmt.Sprintf("error %d %s", m.Error.Code, oneLine(m.Error.Message))
+		}
+		if ok {
+			delete(pending, fmt.Sprintf("%d:%s", other, key))
+			return fmt.Sprintf("#%s %s of %s (%s)", sanitize(key, false), status, sanitize(req.method, false), ev.Time.Sub(req.at).Round(10*time.Microsecond))
+		}
+		return fmt.Sprintf("#%s %s", sanitize(key, false), status)
+	}
+	return sanitize(m.Method, false)
+}

@@ -1,0 +1,244 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// roundTrip records each command against a live server, then runs it again
+// against the trace served by `mcpi replay --serve` and wants the same
+// output.
+func roundTrip(t *testing.T, server []string, commands [][]string) {
+	bin := mcpiBinary(t)
+	dir := t.TempDir()
+	for i, c := range commands {
+		t.Run(strings.Join(c, " "), func(t *testing.T) {
+			trace := filepath.Join(dir, strings.ReplaceAll(c[0], "/", "_")+"-"+string(rune('a'+i))+".jsonl")
+			live := append(append(append([]string{}, c...), "--record", trace), server...)
+			code, want, errOut := runCLI(t, "", live...)
+			if code != 0 {
+				t.Fatalf("live run: exit %d: %s", code, errOut)
+			}
+			mock := append(append([]string{}, c...), "--", bin, "replay", trace, "--serve")
+			code, got, errOut := runCLI(t, "", mock...)
+			if code != 0 {
+				t.Fatalf("against the mock: exit %d: %s", code, errOut)
+			}
+			if got != want {
+				t.Errorf("output differs\nlive:\n%s\nmock:\n%s", want, got)
+			}
+			// And the trace verifies against the live server.
+			verify := append([]string{"replay", trace, "--verify"}, server...)
+			if code, out, errOut := runCLI(t, "", verify...); code != 0 {
+				t.Errorf("verify against the same server: exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
+	}
+}
+
+func TestReplayRoundTripDemo(t *testing.T) {
+	t.Parallel()
+	roundTrip(t, peerArgs("demo:both"), [][]string{
+		{"tools"},
+		{"resources"},
+		{"templates"},
+		{"prompts", "--json"},
+		{"info"},
+		{"call", "add", "a=2", "b=40"},
+		{"call", "get_content_types"},
+		{"call", "structured", "city=Oslo", "--json"},
+		{"call", "sample", "prompt=hi", "--sampling-reply", "replayed"},
+		{"call", "long_running", "steps=3", "interval_ms=5"},
+		{"read", "demo://text/hello"},
+		{"prompt", "greet", "name=Ada"},
+		{"complete", "--prompt", "greet", "style=p"},
+	})
+}
+
+func TestReplayRoundTripLegacy(t *testing.T) {
+	t.Parallel()
+	roundTrip(t, peerArgs("demo"), [][]string{
+		{"tools", "--json"},
+		{"call", "echo", "text=legacy"},
+		{"call", "elicit", "--elicit-field", "name=Lee"},
+		{"read", "demo://binary/logo.png"},
+	})
+}
+
+func TestReplayRoundTripEverything(t *testing.T) {
+	t.Parallel()
+	ev := mcptest.Everything(t)
+	roundTrip(t, append([]string{"--"}, ev...), [][]string{
+		{"tools"},
+		{"call", "echo", "message=replay me"},
+		{"call", "get-sum", "a=1", "b=2", "--json"},
+		{"prompt", "simple-prompt"},
+	})
+}
+
+func TestReplayVerifyFindsChanges(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.jsonl")
+	if code, _, errOut := runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostileGarbageFirst), "call", "echo", "--record", trace)...); code != 0 {
+		t.Fatalf("record: %d %s", code, errOut)
+	}
+	// The same server: equal.
+	if code, out, _ := runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostileGarbageFirst), "replay", trace, "--verify")...); code != 0 || !strings.Contains(out, "✓ #") {
+		t.Errorf("same server: exit %d\n%s", code, out)
+	}
+	// A server whose tool answers differently: a diff and exit 1.
+	code, out, _ := runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostileEscapes), "replay", trace, "--verify")...)
+	if code != ExitToolError || !strings.Contains(out, "✗ #") || !strings.Contains(out, "result.content[0].text") {
+		t.Errorf("changed server: exit %d\n%s", code, out)
+	}
+	// Ignoring the field that changed makes them equal again, but the tool
+	// list (a different tool name) still differs.
+	code, out, _ = runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostileEscapes), "replay", trace, "--verify", "--ignore", "result.content[*].text", "--ignore", "result.tools", "--ignore", "result.serverInfo")...)
+	if code != 0 {
+		t.Errorf("with --ignore: exit %d\n%s", code, out)
+	}
+}
+
+func TestReplayDamagedTrace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.jsonl")
+	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "call", "echo", "text=before the damage", "--record", trace)...); code != 0 {
+		t.Fatalf("record: %s", errOut)
+	}
+	data, _ := os.ReadFile(trace)
+	// Cut the last line in half, as a crash mid-write would.
+	cut := data[:len(data)-40]
+	os.WriteFile(trace, cut, 0o600)
+	code, out, errOut := runCLI(t, "", "replay", trace)
+	if code != 0 || !strings.Contains(errOut, "warning") || !strings.Contains(out, "tools/call echo") {
+		t.Errorf("print a damaged trace: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", "call", "echo", "text=before the damage", "--", mcpiBinary(t), "replay", trace, "--serve")
+	if code != 0 || !strings.Contains(out, "before the damage") {
+		t.Errorf("serve a damaged trace: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// Not a trace at all.
+	os.WriteFile(trace, []byte("hello\n"), 0o600)
+	if code, _, errOut := runCLI(t, "", "replay", trace); code != ExitUsage || !strings.Contains(errOut, "not") {
+		t.Errorf("not a trace: exit %d %s", code, errOut)
+	}
+}
+
+func TestReplayServeHTTP(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.jsonl")
+	if code, _, errOut := runCLI(t, "", with(peerArgs("demo:both"), "call", "echo", "text=over http", "--record", trace)...); code != 0 {
+		t.Fatalf("record: %s", errOut)
+	}
+	cmd := exec.Command(mcpiBinary(t), "replay", trace, "--serve", "--http", "127.0.0.1:0")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if i := strings.Index(sc.Text(), "http://"); i >= 0 {
+				urls <- sc.Text()[i:]
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the replay server did not start")
+	}
+	code, out, errOut := runCLI(t, "", "call", "echo", "text=over http", url)
+	if code != 0 || !strings.Contains(out, "over http") {
+		t.Errorf("call over HTTP: exit %d %s %s", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, "", "call", "echo", "text=never recorded", url)
+	if code != ExitProtocol || !strings.Contains(errOut, "closest recorded") {
+		t.Errorf("unknown request: exit %d %s", code, errOut)
+	}
+}
+
+// frames returns the frames of a trace in one direction, as recorded.
+func frames(t *testing.T, path string, dir transport.Direction) []string {
+	_, evs := readTrace(t, path)
+	var out []string
+	for _, e := range evs {
+		if e.Type == record.TypeFrame && e.Dir == dir {
+			out = append(out, string(e.Msg))
+		}
+	}
+	return out
+}
+
+func TestProxyStdioByteIdentical(t *testing.T) {
+	t.Parallel()
+	bin := mcpiBinary(t)
+	dir := t.TempDir()
+	clientTrace := filepath.Join(dir, "client.jsonl")
+	proxyTrace := filepath.Join(dir, "proxy.jsonl")
+	// mcpi as the host on one side, the demo server on the other.
+	code, out, errOut := runCLI(t, "", "call", "sample", "prompt=through the proxy", "--sampling-reply", "proxied", "--record", clientTrace, "--no-redact",
+		"--", bin, "proxy", "--record", proxyTrace, "--", bin, "demo-server")
+	if code != 0 || !strings.Contains(out, "proxied") {
+		t.Fatalf("through the proxy: exit %d %s %s", code, out, errOut)
+	}
+	for _, d := range []transport.Direction{transport.Outgoing, transport.Incoming} {
+		c, p := frames(t, clientTrace, d), frames(t, proxyTrace, d)
+		if len(c) == 0 || strings.Join(c, "\n") != strings.Join(p, "\n") {
+			t.Errorf("%v frames differ between the client's view and the proxy's:\nclient: %q\nproxy: %q", d, c, p)
+		}
+	}
+	h, _ := readTrace(t, proxyTrace)
+	if h.Role != record.RoleProxy {
+		t.Errorf("header role %q", h.Role)
+	}
+}
+
+func TestProxyWithSDKClient(t *testing.T) {
+	t.Parallel()
+	bin := mcpiBinary(t)
+	trace := filepath.Join(t.TempDir(), "p.jsonl")
+	ev := mcptest.Everything(t)
+	// The official Go SDK's client as the host, server-everything as the server.
+	client := gosdk.NewClient(&gosdk.Implementation{Name: "sdk-host", Version: "1"}, nil)
+	args := append([]string{"proxy", "--record", trace, "--"}, ev...)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &gosdk.CommandTransport{Command: exec.Command(bin, args...)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "host to server"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.Content)
+	if !strings.Contains(string(b), "host to server") {
+		t.Errorf("result %s", b)
+	}
+	cs.Close()
+	// The trace holds both sides and the server's stderr.
+	sent, recv := frames(t, trace, transport.Outgoing), frames(t, trace, transport.Incoming)
+	if len(sent) < 2 || len(recv) < 2 || !strings.Contains(strings.Join(sent, ""), "host to server") {
+		t.Errorf("trace: %d sent, %d received", len(sent), len(recv))
+	}
+}

@@ -1,0 +1,200 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// StdioOptions say what to run and where the host is.
+type StdioOptions struct {
+	Command []string
+	Env     []string
+	Dir     string
+	// Stdin, Stdout and Stderr are the host's side (mcpi's own streams).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Tap            transport.Tap
+}
+
+// maxRecordedLine bounds a line kept whole for the tap; the bytes are
+// forwarded whatever their length.
+const maxRecordedLine = 1 << 30
+
+// RunStdio runs the server and relays its stdio until it exits, and
+// returns its exit status. Nothing of mcpi's own is written to Stdout.
+// When ctx is done the server gets SIGTERM, then SIGKILL.
+func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
+	if len(o.Command) == 0 {
+		return -1, errors.New("no server command")
+	}
+	emit := func(e transport.Event) {
+		if o.Tap != nil {
+			if e.Time.IsZero() {
+				e.Time = time.Now()
+			}
+			o.Tap.Observe(e)
+		}
+	}
+	cmd := exec.Command(o.Command[0], o.Command[1:]...)
+	cmd.Dir = o.Dir
+	if len(o.Env) > 0 {
+		cmd.Env = append(os.Environ(), o.Env...)
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return -1, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return -1, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return -1, err
+	}
+	if err := cmd.Start(); err != nil {
+		return -1, fmt.Errorf("starting %s: %w", o.Command[0], err)
+	}
+	emit(transport.Event{Kind: transport.KindLifecycle, Text: fmt.Sprintf("proxy spawned pid %d", cmd.Process.Pid)})
+
+	// Host -> server. Stdin is not closed by the copy ending early: the
+	// goroutine may stay blocked on the host's read after the server is
+	// gone, which is harmless for a process that is about to exit.
+	go func() {
+		relay(o.Stdin, stdin, newSplitter(transport.Outgoing, emit))
+		stdin.Close()
+		emit(transport.Event{Kind: transport.KindLifecycle, Text: "host closed its side (stdin)"})
+	}()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		relay(stdout, o.Stdout, newSplitter(transport.Incoming, emit))
+	}()
+	go func() {
+		defer wg.Done()
+		relayStderr(stderr, o.Stderr, emit)
+	}()
+	stop := context.AfterFunc(ctx, func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		time.AfterFunc(3*time.Second, func() { cmd.Process.Kill() })
+	})
+	defer stop()
+	wg.Wait() // the pipes must be drained before Wait closes them
+	err = cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	emit(transport.Event{Kind: transport.KindLifecycle, Text: fmt.Sprintf("server exited with status %d", code)})
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return code, err
+	}
+	return code, nil
+}
+
+// relay copies src to dst as it arrives, and hands the same bytes to the
+// splitter for the tap just before.
+func relay(src io.Reader, dst io.Writer, sp *splitter) {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			// Record first: the answer to a frame must not reach the tap
+			// before the frame itself.
+			sp.write(buf[:n])
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				sp.flush()
+				return
+			}
+		}
+		if err != nil {
+			sp.flush()
+			return
+		}
+	}
+}
+
+func relayStderr(src io.Reader, dst io.Writer, emit func(transport.Event)) {
+	sp := &splitter{emitLine: func(line []byte) {
+		emit(transport.Event{Kind: transport.KindStderr, Dir: transport.Incoming, Data: line})
+	}}
+	relay(src, dst, sp)
+}
+
+// splitter cuts a byte stream into lines for the tap.
+type splitter struct {
+	buf      []byte
+	over     int // bytes of the current line past maxRecordedLine
+	emitLine func([]byte)
+}
+
+func newSplitter(dir transport.Direction, emit func(transport.Event)) *splitter {
+	return &splitter{emitLine: func(line []byte) {
+		line = bytes.TrimRight(line, "\r")
+		if len(bytes.TrimSpace(line)) == 0 {
+			return
+		}
+		if err := frameError(line); err != nil {
+			emit(transport.Event{Kind: transport.KindBadFrame, Dir: dir, Data: line, Err: err.Error()})
+			return
+		}
+		emit(transport.Event{Kind: transport.KindFrame, Dir: dir, Data: line})
+	}}
+}
+
+func (s *splitter) write(p []byte) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			s.add(p)
+			return
+		}
+		s.add(p[:i])
+		s.line()
+		p = p[i+1:]
+	}
+}
+
+func (s *splitter) add(p []byte) {
+	if len(s.buf)+len(p) > maxRecordedLine {
+		s.over += len(p)
+		return
+	}
+	s.buf = append(s.buf, p...)
+}
+
+func (s *splitter) line() {
+	line := s.buf
+	if s.over > 0 {
+		line = append(line[:min(len(line), 4096):min(len(line), 4096)], fmt.Sprintf("… (%d bytes not recorded)", len(s.buf)+s.over-4096)...)
+	}
+	s.emitLine(line)
+	s.buf, s.over = nil, 0
+}
+
+func (s *splitter) flush() {
+	if len(s.buf) > 0 {
+		s.line()
+	}
+}
+
+func frameError(line []byte) error {
+	if !utf8.Valid(line) {
+		return errors.New("not valid UTF-8")
+	}
+	if !json.Valid(line) {
+		return errors.New("not JSON")
+	}
+	return nil
+}
