@@ -3,7 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,30 +23,46 @@ type ProxyOptions struct {
 	NoRedact bool
 	Command  []string
 	Env      []string
+	Listen   string
+	URL      string
 }
 
 // NewCmdProxy returns `mcpi proxy --record TRACE -- CMD`.
 func NewCmdProxy(f *Factory) *cobra.Command {
 	opts := &ProxyOptions{IO: f.IO, Args: f.Args}
 	cmd := &cobra.Command{
-		Use:   "proxy --record TRACE -- CMD [ARGS...]",
-		Short: "Record what a real host and a stdio server say to each other",
+		Use:   "proxy --record TRACE (-- CMD [ARGS...] | --listen ADDR --url UPSTREAM)",
+		Short: "Record what a real host and a server say to each other",
 		Long: `Sit between an MCP host and a stdio server: put "mcpi proxy --record TRACE --"
 in front of the server command in the host's configuration. Every byte is
 forwarded unchanged in both directions; frames and stderr are recorded in
 TRACE; mcpi writes nothing of its own to stdout, and the server's stderr still
-reaches the host. mcpi exits with the server's exit status.`,
+reaches the host. mcpi exits with the server's exit status.
+
+With --listen ADDR --url UPSTREAM, mcpi is a reverse proxy for a Streamable HTTP
+(or HTTP+SSE) server instead: point the host at http://ADDR/ (ADDR on
+loopback); requests and answers, SSE streams included, are forwarded unchanged
+as they flow, and recorded with their HTTP metadata.`,
 		Example: `  "command": "mcpi", "args": ["proxy", "--record", "/tmp/host.jsonl", "--", "npx", "-y", "@modelcontextprotocol/server-everything"]`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Record == "" {
+				return flagErrorf("--record TRACE is required")
+			}
+			if opts.Listen != "" || opts.URL != "" {
+				if opts.Listen == "" || opts.URL == "" {
+					return flagErrorf("--listen and --url go together")
+				}
+				if len(args) > 0 {
+					return flagErrorf("unexpected argument %q: an HTTP proxy runs no command", args[0])
+				}
+				return proxyHTTPRun(cmd.Context(), opts)
+			}
 			dash := cmd.ArgsLenAtDash()
 			if dash < 0 || dash == len(args) {
-				return flagErrorf("give the server command after \"--\"")
+				return flagErrorf("give the server command after \"--\", or --listen and --url")
 			}
 			if dash > 0 {
 				return flagErrorf("unexpected argument %q", args[0])
-			}
-			if opts.Record == "" {
-				return flagErrorf("--record TRACE is required")
 			}
 			opts.Command = args[dash:]
 			return proxyRun(cmd.Context(), opts)
@@ -51,6 +71,8 @@ reaches the host. mcpi exits with the server's exit status.`,
 	cmd.Flags().StringVar(&opts.Record, "record", "", "the trace file to write")
 	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "keep secrets in the trace")
 	cmd.Flags().StringArrayVarP(&opts.Env, "env", "e", nil, "environment variable KEY=VALUE for the server (repeatable)")
+	cmd.Flags().StringVar(&opts.Listen, "listen", "", "HTTP proxy: the loopback address to listen on, e.g. 127.0.0.1:8080")
+	cmd.Flags().StringVar(&opts.URL, "url", "", "HTTP proxy: the upstream server's URL")
 	return cmd
 }
 
@@ -82,4 +104,43 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 		return errSilent{code: ExitCode(code)}
 	}
 	return nil
+}
+
+func proxyHTTPRun(ctx context.Context, opts *ProxyOptions) error {
+	up, err := url.Parse(opts.URL)
+	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+		return flagErrorf("invalid --url %q", opts.URL)
+	}
+	host, _, err := net.SplitHostPort(opts.Listen)
+	if err != nil {
+		return flagErrorf("invalid --listen %q: %v", opts.Listen, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return flagErrorf("--listen %s is not a loopback address; the proxy listens on loopback only", opts.Listen)
+	}
+	w, err := record.Create(opts.Record, record.Header{
+		Mcpi: Version, Role: record.RoleProxy, Args: opts.Args,
+		Target: record.Target{Transport: record.TransportHTTP, URL: opts.URL},
+	}, record.Options{NoRedact: opts.NoRedact})
+	if err != nil {
+		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
+	}
+	defer w.Close()
+	ln, err := net.Listen("tcp", opts.Listen)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errConnect, err)
+	}
+	srv := &http.Server{Handler: proxy.Handler(up, w), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: http://%s/ -> %s, recording to %s\n", ln.Addr(), opts.URL, opts.Record)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+		return errSilent{code: ExitOK}
+	}
 }

@@ -124,6 +124,9 @@ type HTTPMeta struct {
 	// order they were sent.
 	RequestHeader  http.Header `json:"requestHeaders,omitempty"`
 	ResponseHeader http.Header `json:"responseHeaders,omitempty"`
+	// Exchange numbers the HTTP request the event belongs to: a request,
+	// its status and the frames of its answer share it.
+	Exchange uint64 `json:"exchange,omitempty"`
 	// SSEEventID and SSEEvent are the id and event type of the SSE event
 	// that carried a frame.
 	SSEEventID string `json:"sseEventId,omitempty"`
@@ -204,6 +207,7 @@ func (e *Event) TransportEvent() (ev transport.Event, ok bool) {
 			ResponseHeader: h.ResponseHeader,
 			SSEEventID:     h.SSEEventID,
 			SSEEvent:       h.SSEEvent,
+			Exchange:       h.Exchange,
 		}
 	}
 	return ev, true

@@ -194,6 +194,7 @@ type httpEntry struct {
 	status       int
 	reqH, respH  []headerField
 	sseID, sseEv string
+	exchange     uint64
 }
 
 type headerField struct {
@@ -301,13 +302,14 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\
 
 func (w *Writer) httpEntry(m *transport.HTTPMeta) *httpEntry {
 	h := &httpEntry{
-		method: m.Method,
-		url:    m.URL,
-		status: m.StatusCode,
-		reqH:   w.headerFields(m.RequestHeader),
-		respH:  w.headerFields(m.ResponseHeader),
-		sseID:  m.SSEEventID,
-		sseEv:  m.SSEEvent,
+		method:   m.Method,
+		url:      m.URL,
+		status:   m.StatusCode,
+		reqH:     w.headerFields(m.RequestHeader),
+		respH:    w.headerFields(m.ResponseHeader),
+		sseID:    m.SSEEventID,
+		sseEv:    m.SSEEvent,
+		exchange: m.Exchange,
 	}
 	if w.red != nil {
 		h.url = w.red.URL(h.url)
@@ -480,6 +482,10 @@ func (w *Writer) encodeHTTP(h *httpEntry) {
 	}
 	str("sseEventId", h.sseID)
 	str("sseEvent", h.sseEv)
+	if h.exchange != 0 {
+		b.WriteString(sep + `"exchange":`)
+		b.Write(strconv.AppendUint(num[:0], h.exchange, 10))
+	}
 	b.WriteByte('}')
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -206,7 +207,7 @@ func (h *StreamableHTTP) newRequest(ctx context.Context, method string, body []b
 	if body != nil {
 		r = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, h.opts.URL, r)
+	req, err := http.NewRequestWithContext(withExchange(ctx), method, h.opts.URL, r)
 	if err != nil {
 		return nil, err
 	}
@@ -267,8 +268,22 @@ func hasHeader(h http.Header, key string) bool {
 	return false
 }
 
+type exchangeKey struct{}
+
+var exchanges atomic.Uint64
+
+// withExchange gives a request's context its exchange number.
+func withExchange(ctx context.Context) context.Context {
+	return context.WithValue(ctx, exchangeKey{}, exchanges.Add(1))
+}
+
+// NewExchange returns a fresh exchange number, for HTTP events made outside
+// this package (the HTTP proxy).
+func NewExchange() uint64 { return exchanges.Add(1) }
+
 func httpMeta(req *http.Request, resp *http.Response) *HTTPMeta {
 	m := &HTTPMeta{Method: req.Method, URL: req.URL.String(), RequestHeader: req.Header.Clone()}
+	m.Exchange, _ = req.Context().Value(exchangeKey{}).(uint64)
 	if resp != nil {
 		m.StatusCode = resp.StatusCode
 		m.ResponseHeader = resp.Header.Clone()
@@ -350,7 +365,7 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 		h.untrack(out.ids)
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
-		h.emit(Event{Kind: KindHTTP, Data: body, HTTP: meta, Text: resp.Status})
+		h.emitErrorBody(body, meta, resp.Status)
 		if resp.StatusCode == http.StatusNotFound && hadSession {
 			h.ResetSession()
 			return ErrSessionExpired
@@ -712,6 +727,17 @@ func isEventStream(ct string) bool {
 
 // Name names the transport.
 func (h *StreamableHTTP) Name() string { return "streamable-http" }
+
+// emitErrorBody reports the body of an error status: as a frame when it is
+// a JSON-RPC message (a modern server answers some errors that way, and
+// that message is the server's answer), else as an HTTP event.
+func (h *StreamableHTTP) emitErrorBody(body []byte, meta *HTTPMeta, status string) {
+	if len(bytes.TrimSpace(body)) > 0 && checkFrame(body) == nil && bytes.Contains(body, []byte(`"jsonrpc"`)) {
+		h.emit(Event{Kind: KindFrame, Dir: Incoming, Data: bytes.TrimSpace(body), HTTP: meta, Text: status})
+		return
+	}
+	h.emit(Event{Kind: KindHTTP, Data: body, HTTP: meta, Text: status})
+}
 
 // spawn runs f on a goroutine that Close waits for. It reports false, and
 // runs nothing, once Close has begun.

@@ -37,7 +37,7 @@ func DialLegacySSE(ctx context.Context, opts HTTPOptions) (*LegacySSE, error) {
 		frames: make(chan Frame, 64),
 		done:   make(chan struct{}),
 	}
-	req, err := http.NewRequestWithContext(cctx, http.MethodGet, opts.URL, nil)
+	req, err := http.NewRequestWithContext(withExchange(cctx), http.MethodGet, opts.URL, nil)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -151,7 +151,7 @@ func (s *LegacySSE) Send(ctx context.Context, frame []byte) error {
 	if s.ctx.Err() != nil {
 		return ErrClosed
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint, bytesReader(frame))
+	req, err := http.NewRequestWithContext(withExchange(ctx), http.MethodPost, s.endpoint, bytesReader(frame))
 	if err != nil {
 		return err
 	}

@@ -137,3 +137,28 @@ func (s *sseReader) Next() (sseEvent, error) {
 		}
 	}
 }
+
+// SSEEvent is one event of a text/event-stream.
+type SSEEvent struct {
+	ID      string
+	Event   string
+	Data    []byte
+	HasData bool
+}
+
+// ReadSSE parses r as a text/event-stream and calls fn for each event,
+// until r ends (nil) or breaks (its error). maxEvent bounds one event's data
+// (0: 1 GiB).
+func ReadSSE(r io.Reader, maxEvent int, fn func(SSEEvent)) error {
+	sr := newSSEReader(r, maxEvent)
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		fn(SSEEvent{ID: ev.ID, Event: ev.Event, Data: ev.Data, HasData: ev.HasData})
+	}
+}

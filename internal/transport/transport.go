@@ -178,6 +178,9 @@ type HTTPMeta struct {
 	// are kept so that a consumer can decide how to redact them.
 	RequestHeader  http.Header
 	ResponseHeader http.Header
+	// Exchange numbers the HTTP request the event belongs to, so that a
+	// request, its status and every frame of its answer can be joined (HAR).
+	Exchange uint64
 	// SSEEventID and SSEEvent are set for frames that arrived as SSE events.
 	SSEEventID string
 	SSEEvent   string

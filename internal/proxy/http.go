@@ -1,0 +1,155 @@
+package proxy
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// maxRecordedBody bounds the request or JSON response body kept whole for
+// the tap; longer bodies are forwarded all the same.
+const maxRecordedBody = 64 << 20
+
+// Handler returns a reverse proxy to a Streamable HTTP (or HTTP+SSE)
+// upstream that forwards requests and answers unchanged, streaming SSE as
+// it comes, while the tap sees each frame with its HTTP metadata.
+func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
+	emit := func(e transport.Event) {
+		if tap != nil {
+			if e.Time.IsZero() {
+				e.Time = time.Now()
+			}
+			tap.Observe(e)
+		}
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(upstream)
+			pr.Out.URL.Path = joinPath(upstream.Path, pr.In.URL.Path, pr.In.URL.Path == "/" || pr.In.URL.Path == "")
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
+			if upstream.RawQuery != "" && pr.In.URL.RawQuery == "" {
+				pr.Out.URL.RawQuery = upstream.RawQuery
+			}
+			pr.Out.Host = upstream.Host
+		},
+		FlushInterval: -1, // SSE events go out as they arrive
+		ModifyResponse: func(resp *http.Response) error {
+			ex, _ := resp.Request.Context().Value(exchangeKey{}).(uint64)
+			meta := &transport.HTTPMeta{Method: resp.Request.Method, URL: resp.Request.URL.String(),
+				StatusCode: resp.StatusCode, RequestHeader: resp.Request.Header.Clone(), ResponseHeader: resp.Header.Clone(), Exchange: ex}
+			emit(transport.Event{Kind: transport.KindHTTP, HTTP: meta, Text: resp.Status})
+			ct := strings.ToLower(resp.Header.Get("Content-Type"))
+			switch {
+			case strings.HasPrefix(ct, "text/event-stream"):
+				pr, pw := io.Pipe()
+				go func() {
+					transport.ReadSSE(pr, 0, func(ev transport.SSEEvent) {
+						if !ev.HasData || len(bytes.TrimSpace(ev.Data)) == 0 {
+							return
+						}
+						m := *meta
+						m.SSEEventID, m.SSEEvent = ev.ID, ev.Event
+						emitFrame(emit, transport.Incoming, ev.Data, &m)
+					})
+					io.Copy(io.Discard, pr)
+				}()
+				resp.Body = &teeBody{r: io.TeeReader(resp.Body, pw), c: resp.Body, done: func() { pw.Close() }}
+			case resp.StatusCode != http.StatusAccepted:
+				var buf bytes.Buffer
+				resp.Body = &teeBody{r: io.TeeReader(resp.Body, &limitWriter{w: &buf, n: maxRecordedBody}), c: resp.Body, done: func() {
+					if b := bytes.TrimSpace(buf.Bytes()); len(b) > 0 && strings.Contains(ct, "json") {
+						emitFrame(emit, transport.Incoming, b, meta)
+					}
+				}}
+			}
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			emit(transport.Event{Kind: transport.KindHTTP, Text: "upstream failed", Err: err.Error(),
+				HTTP: &transport.HTTPMeta{Method: r.Method, URL: r.URL.String(), RequestHeader: r.Header.Clone()}})
+			http.Error(w, "mcpi proxy: upstream failed: "+err.Error(), http.StatusBadGateway)
+		},
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ex := transport.NewExchange()
+		r = r.WithContext(contextWithExchange(r.Context(), ex))
+		if r.Body != nil && r.Method == http.MethodPost {
+			body, err := io.ReadAll(io.LimitReader(r.Body, maxRecordedBody+1))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			rest := r.Body
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), rest))
+			if len(body) <= maxRecordedBody {
+				u := *r.URL
+				u.Scheme, u.Host = upstream.Scheme, upstream.Host
+				emitFrame(emit, transport.Outgoing, bytes.TrimSpace(body), &transport.HTTPMeta{
+					Method: r.Method, URL: u.String(), RequestHeader: r.Header.Clone(), Exchange: ex})
+			}
+		} else {
+			emit(transport.Event{Kind: transport.KindHTTP, Dir: transport.Outgoing, Text: r.Method + " from the host",
+				HTTP: &transport.HTTPMeta{Method: r.Method, URL: r.URL.String(), RequestHeader: r.Header.Clone(), Exchange: ex}})
+		}
+		rp.ServeHTTP(w, r)
+	})
+}
+
+func joinPath(base, in string, root bool) string {
+	if root || in == base {
+		return base
+	}
+	return strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(in, "/")
+}
+
+func emitFrame(emit func(transport.Event), dir transport.Direction, data []byte, meta *transport.HTTPMeta) {
+	if err := frameError(data); err != nil {
+		emit(transport.Event{Kind: transport.KindBadFrame, Dir: dir, Data: data, Err: err.Error(), HTTP: meta})
+		return
+	}
+	emit(transport.Event{Kind: transport.KindFrame, Dir: dir, Data: data, HTTP: meta})
+}
+
+type teeBody struct {
+	r    io.Reader
+	c    io.Closer
+	done func()
+	once bool
+}
+
+func (t *teeBody) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && !t.once {
+		t.once = true
+		t.done()
+	}
+	return n, err
+}
+
+func (t *teeBody) Close() error {
+	if !t.once {
+		t.once = true
+		t.done()
+	}
+	return t.c.Close()
+}
+
+type limitWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
+}
