@@ -295,6 +295,14 @@ func NewCmdInfo(f *Factory) *cobra.Command {
 			}
 			fmt.Fprintf(w, "Protocol:   %s (%s era; %s)\n", c.ProtocolVersion(), c.Era(), oneLine(c.EraReason()))
 			fmt.Fprintf(w, "Transport:  %s\n", transportName)
+			var cache mcp.Cache
+			if json.Unmarshal(c.InitializeResultRaw(), &cache) == nil && (cache.TTLMs != nil || cache.CacheScope != "") {
+				ttl := "none"
+				if cache.TTLMs != nil {
+					ttl = (time.Duration(*cache.TTLMs) * time.Millisecond).String()
+				}
+				fmt.Fprintf(w, "Cache:      ttl %s, scope %s\n", ttl, sanitize(cache.CacheScope, false))
+			}
 			fmt.Fprintf(w, "Capabilities:\n")
 			for _, line := range capabilityLines(c.InitializeResultRaw()) {
 				fmt.Fprintf(w, "  %s\n", line)

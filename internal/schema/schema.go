@@ -225,15 +225,41 @@ func properties(raw map[string]any, order []string) []Property {
 		prop := Property{Name: n, Required: req[n], Raw: p, Types: typesOf(p)}
 		prop.Title, _ = p["title"].(string)
 		prop.Description, _ = p["description"].(string)
-		if e, ok := p["enum"].([]any); ok {
-			prop.Enum = e
-		}
+		prop.Enum = enumOf(p)
 		if d, ok := p["default"]; ok {
 			prop.Default, prop.HasDefault = d, true
 		}
 		out = append(out, prop)
 	}
 	return out
+}
+
+// enumOf returns the values a property may take: its enum, the consts of
+// its oneOf/anyOf (titled enums, SEP-1330), or those of its items for a
+// multi-select array.
+func enumOf(p map[string]any) []any {
+	if e, ok := p["enum"].([]any); ok {
+		return e
+	}
+	for _, k := range []string{"oneOf", "anyOf"} {
+		if bs, ok := p[k].([]any); ok {
+			var out []any
+			for _, b := range bs {
+				if bm, ok := b.(map[string]any); ok {
+					if c, ok := bm["const"]; ok {
+						out = append(out, c)
+					}
+				}
+			}
+			if len(out) > 0 {
+				return out
+			}
+		}
+	}
+	if items, ok := p["items"].(map[string]any); ok {
+		return enumOf(items)
+	}
+	return nil
 }
 
 // Property returns the named top-level property.

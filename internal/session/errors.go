@@ -107,6 +107,9 @@ type RPCError struct {
 
 func (e *RPCError) Error() string {
 	s := e.Method + ": server error: " + e.RPCError.Error()
+	if name := codeNames[e.Code]; name != "" {
+		s += ": " + name
+	}
 	if e.HTTPStatus != 0 {
 		s += fmt.Sprintf(" (HTTP %d)", e.HTTPStatus)
 	}
@@ -137,3 +140,11 @@ func (e *InvalidToolError) Error() string {
 // Is makes errors.Is(err, ErrCapability) true: like an undeclared
 // capability, it is refused before sending.
 func (e *InvalidToolError) Is(target error) bool { return target == ErrCapability }
+
+// codeNames explain the error codes whose meaning the message may not carry.
+var codeNames = map[int]string{
+	mcp.CodeHeaderMismatch:             "the HTTP headers do not match the request body (HeaderMismatch)",
+	mcp.CodeMissingClientCapability:    "the request needs a client capability that was not declared (MissingRequiredClientCapability)",
+	mcp.CodeUnsupportedProtocolVersion: "the server does not support this protocol revision (UnsupportedProtocolVersion)",
+	mcp.CodeURLElicitationRequired:     "the server needs a URL elicitation completed first (URLElicitationRequired)",
+}
