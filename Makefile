@@ -2,11 +2,28 @@
 GO ?= go
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: test check deps build demo
+FUZZTIME ?= 10s
+# Every fuzz target, as package:Target. make fuzz runs each for FUZZTIME.
+FUZZ_TARGETS := \
+	./internal/transport:FuzzSSEReader ./internal/transport:FuzzReadLine ./internal/transport:FuzzCheckFrame \
+	./internal/mcp:FuzzDecodeFrame ./internal/record:FuzzReader ./internal/record:FuzzRoundTrip \
+	./internal/record:FuzzRedactJSON ./internal/schema:FuzzCoerce ./internal/config:FuzzParse
 
-## test: install the pinned npm test peers, run the static checks and every test with the race detector
+.PHONY: test check deps build demo fuzz
+
+## test: install the pinned npm test peers, run the static checks, every test with the race detector, and each fuzz target for FUZZTIME
 test: deps check
 	$(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory fuzz
+
+## fuzz: run each fuzz target for FUZZTIME (a crash is a failure; its input lands in the package's testdata/fuzz)
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) $$pkg > /tmp/mcpi-fuzz.log 2>&1 || { cat /tmp/mcpi-fuzz.log; exit 1; }; \
+		tail -1 /tmp/mcpi-fuzz.log; \
+	done
 
 ## check: gofmt, go vet, staticcheck and go mod tidy leave nothing to say
 check:

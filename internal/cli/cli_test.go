@@ -144,6 +144,9 @@ func TestHostileServers(t *testing.T) {
 		{name: "capability forced", args: with(h(mcptest.HostileOldVersion), "resources", "--force"), code: ExitProtocol, stderr: []string{"method not found"}},
 		{name: "escapes are shown, not sent", args: with(h(mcptest.HostileEscapes), "call", "evil\x1b]52;c;cHduZWQ=\x07\x1b[2J\u202e", "--no-validate"), stdout: []string{`\e[2J`, `\e]8;;http://evil.example\x07`, `\u202e`}, notStdout: []string{"\x1b", "\u202e"}},
 		{name: "escapes in listings", args: with(h(mcptest.HostileEscapes), "tools"), stdout: []string{`evil\e]52;c;cHduZWQ=\x07\e[2J\u202e`}, notStdout: []string{"\x1b", "\x07"}},
+		{name: "escapes in JSON", args: with(h(mcptest.HostileEscapes), "tools", "--json"), jsonStdout: true, stdout: []string{`\u202e`}, notStdout: []string{"\x1b", "\x07", "\u202e"}},
+		{name: "escapes in call JSON", args: with(h(mcptest.HostileEscapes), "call", "evil\x1b]52;c;cHduZWQ=\x07\x1b[2J\u202e", "--no-validate", "--json"), jsonStdout: true, notStdout: []string{"\x1b", "\x07", "\u202e"}},
+		{name: "escapes in info", args: with(h(mcptest.HostileEscapes), "info"), notStdout: []string{"\x1b", "\x07", "\u202e"}},
 		{name: "huge line", args: with(h(mcptest.HostileHuge), "call", "echo", "--json"), jsonStdout: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -208,5 +211,22 @@ func TestHTTPTargets(t *testing.T) {
 			t.Parallel()
 			checkCase(t, tc)
 		})
+	}
+}
+
+func TestEscapeUnsafeJSON(t *testing.T) {
+	in := []byte("{\"a\":\"x\u202ey\u009b2J\u2028z é 日本\"}")
+	got := string(escapeUnsafe(in))
+	want := `{"a":"x\u202ey\u009b2J\u2028z é 日本"}`
+	if got != want {
+		t.Errorf("escapeUnsafe = %s, want %s", got, want)
+	}
+	var v map[string]string
+	if err := json.Unmarshal([]byte(got), &v); err != nil || v["a"] != "x\u202ey\u009b2J\u2028z é 日本" {
+		t.Errorf("the escaped JSON means something else: %v %q", err, v["a"])
+	}
+	plain := []byte(`{"a":"plain"}`)
+	if out := escapeUnsafe(plain); &out[0] != &plain[0] {
+		t.Error("plain JSON was copied")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/pretty"
 
@@ -20,6 +21,7 @@ import (
 // writeRawJSON prints JSON as the server sent it: pretty (and coloured when
 // colour is on) on a terminal, one line otherwise.
 func writeRawJSON(ios *IOStreams, raw []byte) error {
+	raw = escapeUnsafe(raw)
 	if ios.StdoutTTY {
 		out := pretty.Pretty(raw)
 		if ios.Color {
@@ -36,6 +38,55 @@ func writeRawJSON(ios *IOStreams, raw []byte) error {
 	buf.WriteByte('\n')
 	_, err := ios.Out.Write(buf.Bytes())
 	return err
+}
+
+// escapeUnsafe rewrites the characters that JSON allows raw inside strings
+// but a terminal may act on (C1 controls, bidirectional overrides, line and
+// paragraph separators, DEL) as \u escapes. The JSON means the same; only
+// its spelling changes, and nothing a server sent reaches the terminal raw.
+func escapeUnsafe(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < 0x7f {
+			if out != nil {
+				out = append(out, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if c == 0x7f || unsafeInJSON(r) {
+			if out == nil {
+				out = append(make([]byte, 0, len(b)+16), b[:i]...)
+			}
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else if out != nil {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	if out == nil {
+		return b
+	}
+	return out
+}
+
+// unsafeInJSON are the runes escapeUnsafe rewrites.
+func unsafeInJSON(r rune) bool {
+	return (r >= 0x80 && r < 0xa0) || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') ||
+		r == '\u200e' || r == '\u200f' || r == '\u061c' || r == '\u2028' || r == '\u2029' || r == '\ufeff'
+}
+
+// safeWriter sanitises everything written through it, keeping newlines:
+// for reports that quote server data (verify's diff).
+type safeWriter struct{ w io.Writer }
+
+func (s safeWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(s.w, sanitize(string(p), true)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // writeJSON marshals v and prints it like writeRawJSON.

@@ -168,7 +168,7 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 	var equal bool
 	var results []replay.Result
 	err = opts.withHandler(ctx, h, func(c *session.Client) error {
-		equal, results = replay.Verify(ctx, c, t, replay.VerifyOptions{Ignore: opts.Ignore, Out: opts.IO.Out})
+		equal, results = replay.Verify(ctx, c, t, replay.VerifyOptions{Ignore: opts.Ignore, Out: safeWriter{opts.IO.Out}})
 		return nil
 	})
 	if err != nil {

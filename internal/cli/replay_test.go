@@ -242,3 +242,20 @@ func TestProxyWithSDKClient(t *testing.T) {
 		t.Errorf("trace: %d sent, %d received", len(sent), len(recv))
 	}
 }
+
+func TestReplayOutputIsSafe(t *testing.T) {
+	t.Parallel()
+	trace := filepath.Join(t.TempDir(), "evil.jsonl")
+	evil := "evil\x1b]52;c;cHduZWQ=\x07\x1b[2J\u202e"
+	runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostileEscapes), "call", evil, "--no-validate", "--record", trace)...)
+	_, out, _ := runCLI(t, "", "replay", trace)
+	if strings.ContainsAny(out, "\x1b\x07\u202e") || !strings.Contains(out, `\e]52`) {
+		t.Errorf("timeline writes raw escapes:\n%q", out)
+	}
+	// Verified against a server that answers differently, the diff quotes
+	// the server's text: made visible, never raw.
+	_, out, _ = runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostileGarbageFirst), "replay", trace, "--verify")...)
+	if strings.ContainsAny(out, "\x1b\x07\u202e") || !strings.Contains(out, "✗") {
+		t.Errorf("verify writes raw escapes:\n%q", out)
+	}
+}

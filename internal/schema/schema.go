@@ -346,6 +346,9 @@ func (p Property) Coerce(text string) (any, error) {
 	d.UseNumber()
 	if err := d.Decode(&v); err == nil && !d.More() {
 		if ok := matchesType(v, types); ok {
+			if err := finite(v); err != nil {
+				return nil, fmt.Errorf("%q: %v", text, err)
+			}
 			v = normalize(v)
 			if f, ok := v.(float64); ok && has(types, "integer") && !has(types, "number") {
 				return int64(f), nil
@@ -420,6 +423,30 @@ func matchesType(v any, types []string) bool {
 		}
 	}
 	return false
+}
+
+// finite refuses numbers that do not fit a float64 (1e700): JSON cannot
+// carry the infinity they would become.
+func finite(v any) error {
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := x.Float64(); err != nil {
+			return fmt.Errorf("the number %s is out of range", x)
+		}
+	case []any:
+		for _, e := range x {
+			if err := finite(e); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if err := finite(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // normalize turns json.Number into int64 or float64 so values marshal
