@@ -30,6 +30,7 @@ type ReplayOptions struct {
 	Verify bool
 	Ignore []string
 	Print  bool
+	Follow bool
 }
 
 // NewCmdReplay returns `mcpi replay TRACE`.
@@ -90,7 +91,7 @@ func NewCmdReplay(f *Factory) *cobra.Command {
 			if opts.Serve {
 				return replayServe(cmd.Context(), opts)
 			}
-			return replayPrint(opts)
+			return replayPrint(cmd.Context(), opts)
 		},
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
@@ -100,6 +101,7 @@ func NewCmdReplay(f *Factory) *cobra.Command {
 	f2.BoolVar(&opts.Verify, "verify", false, "re-send the recorded requests to TARGET and compare the answers")
 	f2.StringArrayVar(&opts.Ignore, "ignore", nil, "with --verify: a path not to compare, e.g. result._meta or result.content[*].text (repeatable)")
 	f2.BoolVar(&opts.Print, "print", false, "print the timeline (the default)")
+	f2.BoolVarP(&opts.Follow, "follow", "f", false, "keep reading a trace that is still being written, like tail -f")
 	return cmd
 }
 
@@ -181,14 +183,30 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 	return nil
 }
 
-// replayPrint prints the trace as a timeline.
-func replayPrint(opts *ReplayOptions) error {
+// replayPrint prints the trace as a timeline; with --follow it goes on
+// printing what is appended until interrupted.
+func replayPrint(ctx context.Context, opts *ReplayOptions) error {
 	r, err := record.Open(opts.Trace)
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
 	}
 	defer r.Close()
-	return printTimeline(opts.IO.Out, opts.IO.ErrOut, r)
+	var wait func() bool
+	if opts.Follow {
+		wait = func() bool {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(100 * time.Millisecond):
+				return true
+			}
+		}
+	}
+	err = printTimeline(opts.IO.Out, opts.IO.ErrOut, r, wait)
+	if ctx.Err() != nil {
+		return errSilent{code: ExitOK}
+	}
+	return err
 }
 
 type sentRequest struct {
@@ -196,7 +214,10 @@ type sentRequest struct {
 	method string
 }
 
-func printTimeline(w, errw io.Writer, r *record.Reader) error {
+// printTimeline prints every event of r. At the end of the data it returns,
+// unless wait is set: then it waits for more (a trace still being written)
+// for as long as wait says.
+func printTimeline(w, errw io.Writer, r *record.Reader, wait func() bool) error {
 	h := r.Header()
 	fmt.Fprintf(w, "trace of mcpi %s, %s, %s", sanitize(h.Mcpi, false), h.Created.Format(time.RFC3339), h.Target.Transport)
 	if len(h.Target.Command) > 0 {
@@ -210,7 +231,11 @@ func printTimeline(w, errw io.Writer, r *record.Reader) error {
 	pending := map[string]sentRequest{}
 	for {
 		ev, err := r.Next()
-		if errors.Is(err, io.EOF) {
+		if errors.Is(err, io.EOF) || (wait != nil && errors.Is(err, record.ErrTruncated)) {
+			// A follower waits for the writer to append (or finish a line).
+			if wait != nil && wait() {
+				continue
+			}
 			return nil
 		}
 		if err != nil {

@@ -259,3 +259,59 @@ func TestReplayOutputIsSafe(t *testing.T) {
 		t.Errorf("verify writes raw escapes:\n%q", out)
 	}
 }
+
+func TestReplayFollow(t *testing.T) {
+	t.Parallel()
+	bin := mcpiBinary(t)
+	trace := filepath.Join(t.TempDir(), "live.jsonl")
+	// A recording that is still going on: slow keeps the trace open.
+	rec := exec.Command(bin, "call", "long_running", "steps=4", "interval_ms=300", "--record", trace, "--", bin, "demo-server")
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rec.Process.Kill(); rec.Wait() })
+	for i := 0; i < 200; i++ {
+		if fi, err := os.Stat(trace); err == nil && fi.Size() > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	follow := exec.Command(bin, "replay", trace, "--follow")
+	stdout, _ := follow.StdoutPipe()
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { follow.Process.Kill(); follow.Wait() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case l := <-lines:
+			// The call's result is written after the follower started.
+			if strings.Contains(l, "result of tools/call") {
+				return
+			}
+		case <-deadline:
+			t.Fatal("--follow never showed the result written after it started")
+		}
+	}
+}
+
+func TestReplayOlderTrace(t *testing.T) {
+	t.Parallel()
+	trace := filepath.Join(mcptest.RepoRoot(), "testdata", "traces", "older.jsonl")
+	code, out, errOut := runCLI(t, "", "replay", trace)
+	if code != 0 || !strings.Contains(out, "#3 tools/call hello") || !strings.Contains(out, "stderr: old-server") {
+		t.Errorf("print: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", "call", "hello", "--", mcpiBinary(t), "replay", trace, "--serve")
+	if code != 0 || !strings.Contains(out, "hello from an old trace") {
+		t.Errorf("serve: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
