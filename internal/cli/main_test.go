@@ -1,43 +1,24 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
-	"github.com/mcpi-dev/mcpi/internal/demoserver"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
 // TestMain lets the test binary serve as a stdio MCP server when
 // re-executed with MCPI_TEST_PEER set: the demo server or a hostile one.
 func TestMain(m *testing.M) {
-	peer := os.Getenv(mcptest.PeerEnv)
-	switch {
-	case peer == "":
-		code := m.Run()
-		if binDir != "" {
-			os.RemoveAll(binDir)
-		}
-		os.Exit(code)
-	case peer == "demo" || strings.HasPrefix(peer, "demo:"):
-		era := strings.TrimPrefix(strings.TrimPrefix(peer, "demo"), ":")
-		if era == "" {
-			era = demoserver.EraLegacy
-		}
-		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: era}); err != nil {
-			os.Exit(1)
-		}
-		os.Exit(0)
-	case strings.HasPrefix(peer, "hostile:"):
-		mcptest.RunHostile(strings.TrimPrefix(peer, "hostile:"))
-		os.Exit(0)
+	mcptest.ServePeer()
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
 	}
-	os.Exit(2)
+	os.Exit(code)
 }
 
 // peerArgs returns the TARGET arguments that run this test binary as the

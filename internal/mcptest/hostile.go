@@ -2,11 +2,14 @@ package mcptest
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/demoserver"
 )
 
 // PeerEnv is the environment variable that turns a re-executed test binary
@@ -214,4 +217,32 @@ func RunHostile(mode string) {
 			return
 		}
 	}
+}
+
+// ServePeer turns a re-executed test binary into a stdio MCP server when
+// PeerEnv is set: "demo" or "demo:ERA" runs the demo server (legacy era by
+// default), "hostile:MODE" a hostile one. It returns false when PeerEnv is
+// not set; otherwise it serves until stdin ends and exits the process.
+// Call it first thing in TestMain.
+func ServePeer() bool {
+	peer := os.Getenv(PeerEnv)
+	switch {
+	case peer == "":
+		return false
+	case peer == "demo" || strings.HasPrefix(peer, "demo:"):
+		era := strings.TrimPrefix(strings.TrimPrefix(peer, "demo"), ":")
+		if era == "" {
+			era = demoserver.EraLegacy
+		}
+		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: era}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case strings.HasPrefix(peer, "hostile:"):
+		RunHostile(strings.TrimPrefix(peer, "hostile:"))
+		os.Exit(0)
+	}
+	fmt.Fprintf(os.Stderr, "unknown %s %q\n", PeerEnv, peer)
+	os.Exit(2)
+	return true
 }
