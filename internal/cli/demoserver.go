@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -53,38 +51,21 @@ func demoServerRun(ctx context.Context, opts *DemoServerOptions) error {
 		}
 		return demoserver.RunStdio(ctx, sopts)
 	}
-	host, _, err := net.SplitHostPort(opts.HTTP)
+	ln, err := listen(opts.HTTP, "--http", false)
 	if err != nil {
-		return flagErrorf("invalid --http address %q: %v", opts.HTTP, err)
+		return err
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if host, _, _ := net.SplitHostPort(opts.HTTP); !isLoopback(host) {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: listening on %s, which is not a loopback address\n", opts.HTTP)
-	}
-	ln, err := net.Listen("tcp", opts.HTTP)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errConnect, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", demoserver.HTTPHandler(sopts))
 	if opts.SSE {
 		mux.Handle("/sse", demoserver.SSEHandler(sopts))
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(opts.IO.ErrOut, "demo server: Streamable HTTP at http://%s/mcp\n", ln.Addr())
 	if opts.SSE {
 		fmt.Fprintf(opts.IO.ErrOut, "demo server: HTTP+SSE at http://%s/sse\n", ln.Addr())
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		return errSilent{code: ExitOK}
-	}
+	return serveHTTP(ctx, ln, mux)
 }

@@ -3,11 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -111,13 +108,11 @@ func proxyHTTPRun(ctx context.Context, opts *ProxyOptions) error {
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return flagErrorf("invalid --url %q", opts.URL)
 	}
-	host, _, err := net.SplitHostPort(opts.Listen)
+	ln, err := listen(opts.Listen, "--listen", true)
 	if err != nil {
-		return flagErrorf("invalid --listen %q: %v", opts.Listen, err)
+		return err
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return flagErrorf("--listen %s is not a loopback address; the proxy listens on loopback only", opts.Listen)
-	}
+	defer ln.Close()
 	w, err := record.Create(opts.Record, record.Header{
 		Mcpi: Version, Role: record.RoleProxy, Args: opts.Args,
 		Target: record.Target{Transport: record.TransportHTTP, URL: opts.URL},
@@ -126,21 +121,6 @@ func proxyHTTPRun(ctx context.Context, opts *ProxyOptions) error {
 		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
 	}
 	defer w.Close()
-	ln, err := net.Listen("tcp", opts.Listen)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errConnect, err)
-	}
-	srv := &http.Server{Handler: proxy.Handler(up, w), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: http://%s/ -> %s, recording to %s\n", ln.Addr(), opts.URL, opts.Record)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-		return errSilent{code: ExitOK}
-	}
+	return serveHTTP(ctx, ln, proxy.Handler(up, w))
 }

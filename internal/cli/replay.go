@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -130,32 +129,14 @@ func replayServe(ctx context.Context, opts *ReplayOptions) error {
 		// stdout carries the protocol: everything else goes to stderr.
 		return srv.ServeStdio(ctx, opts.IO.In, opts.IO.Out)
 	}
-	host, _, err := net.SplitHostPort(opts.HTTP)
+	ln, err := listen(opts.HTTP, "--http", true)
 	if err != nil {
-		return flagErrorf("invalid --http address %q: %v", opts.HTTP, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return flagErrorf("--http %s is not a loopback address; the replay server listens on loopback only", opts.HTTP)
-	}
-	ln, err := net.Listen("tcp", opts.HTTP)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errConnect, err)
+		return err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.HTTPHandler())
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(opts.IO.ErrOut, "replaying %s (%d exchanges) at http://%s/mcp\n", opts.Trace, len(t.Exchanges), ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		hs.Shutdown(sctx)
-		return errSilent{code: ExitOK}
-	}
+	return serveHTTP(ctx, ln, mux)
 }
 
 func replayVerify(ctx context.Context, opts *ReplayOptions) error {

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// isLoopback reports whether a host names this machine only.
+func isLoopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
+// listen opens a TCP listener for a server the user asked for. With
+// loopbackOnly, an address that is not a loopback one is refused (flag
+// names the option, for the message).
+func listen(addr, flag string, loopbackOnly bool) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, flagErrorf("invalid %s address %q: %v", flag, addr, err)
+	}
+	if loopbackOnly && !isLoopback(host) {
+		return nil, flagErrorf("%s %s is not a loopback address; mcpi listens on loopback only here", flag, addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errConnect, err)
+	}
+	return ln, nil
+}
+
+// serveHTTP serves h on ln until ctx is done, then shuts down.
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return errSilent{code: ExitOK}
+	}
+}
