@@ -7,7 +7,8 @@ FUZZTIME ?= 10s
 FUZZ_TARGETS := \
 	./internal/transport:FuzzSSEReader ./internal/transport:FuzzReadLine ./internal/transport:FuzzCheckFrame \
 	./internal/mcp:FuzzDecodeFrame ./internal/record:FuzzReader ./internal/record:FuzzRoundTrip \
-	./internal/record:FuzzRedactJSON ./internal/schema:FuzzCoerce ./internal/config:FuzzParse
+	./internal/record:FuzzRedactJSON ./internal/schema:FuzzCoerce ./internal/config:FuzzParse \
+	./internal/auth:FuzzParseChallenge
 
 .PHONY: test check deps build demo fuzz
 

@@ -84,6 +84,26 @@ http-invalid-tool-headers)
       }
       process.exit(failed ? 1 : 0);
     });' -- $T $P "$url" ;;
+auth/*)
+  # OAuth as a user in CI runs it: no browser (--oauth-headless reads the
+  # code from the mock authorization server's redirect), a token store of
+  # this run only, mcpi's client ID metadata document URL for servers that
+  # support them, and pre-registered credentials when the context has some.
+  # Calling test-tool lists the tools first: two authorized requests, as
+  # step-up and authorization server migration need.
+  MCPI_CONFIG_DIR=$(mktemp -d)
+  export MCPI_CONFIG_DIR
+  ctx() {
+    "$NODE" -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); process.stdout.write(String(c[process.argv[1]] || ""))' "$1"
+  }
+  client_id=$(ctx client_id)
+  client_secret=$(ctx client_secret)
+  "$MCPI" call test-tool --json --oauth-headless \
+    --client-metadata-url https://conformance-test.local/client-metadata.json \
+    ${client_id:+--client-id "$client_id"} ${client_secret:+--client-secret "$client_secret"} \
+    $T $P "$url" || status=$?
+  rm -rf "$MCPI_CONFIG_DIR"
+  exit $status ;;
 *)
   echo "conformance-client: no mapping for scenario $MCP_CONFORMANCE_SCENARIO" >&2
   exit 2 ;;

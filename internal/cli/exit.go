@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -63,7 +64,7 @@ func exitCodeFor(err error) ExitCode {
 		return ExitToolError
 	case errors.Is(err, session.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return ExitTimeout
-	case transport.IsUnauthorized(err):
+	case transport.IsUnauthorized(err), errors.As(err, new(*auth.Error)):
 		return ExitAuth
 	case errors.Is(err, session.ErrDisconnected):
 		return ExitConnect

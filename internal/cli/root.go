@@ -46,6 +46,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.AddCommand(NewCmdCall(f, nil))
 	root.AddCommand(NewCmdRead(f), NewCmdPrompt(f), NewCmdComplete(f), NewCmdPing(f), NewCmdInfo(f))
 	root.AddCommand(NewCmdCompletion(f), NewCmdServers(f))
+	root.AddCommand(NewCmdAuth(f))
 	root.AddCommand(NewCmdReplay(f), NewCmdProxy(f), NewCmdTrace(f))
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root

@@ -2,14 +2,19 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
+	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -37,7 +42,27 @@ type TargetOptions struct {
 	Config string
 	Inputs []string
 
+	Auth AuthOptions
+
 	secrets []string // values that must not reach a trace
+}
+
+// AuthOptions are the flags of authorization to HTTP servers: a static
+// bearer token, or OAuth 2.1 (internal/auth), which is on by default.
+type AuthOptions struct {
+	Bearer            string
+	ClientID          string
+	ClientSecret      string
+	ClientMetadataURL string
+	Headless          bool
+	RedirectPort      int
+	Scopes            []string
+	NoBrowser         bool
+
+	// out is where an interactive flow talks to the user (stderr), and
+	// interactive says a person is there.
+	out         io.Writer
+	interactive bool
 }
 
 func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
@@ -54,6 +79,82 @@ func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
 	f.StringVar(&o.Server, "server", "", "a server of a configuration file (see mcpi servers)")
 	f.StringVar(&o.Config, "config", "", "with --server: the configuration file to read instead of the usual locations")
 	f.StringArrayVar(&o.Inputs, "input", nil, "with --server: the value of a VS Code ${input:ID}, ID=VALUE (repeatable)")
+	addAuthFlags(cmd, &o.Auth)
+}
+
+func addAuthFlags(cmd *cobra.Command, a *AuthOptions) {
+	f := cmd.Flags()
+	f.StringVar(&a.Bearer, "bearer", "", "send this access token (Authorization: Bearer) instead of running OAuth")
+	f.StringVar(&a.ClientID, "client-id", "", "OAuth: the client ID registered with the authorization server (pre-registration)")
+	f.StringVar(&a.ClientSecret, "client-secret", "", "OAuth: the secret of --client-id")
+	f.StringVar(&a.ClientMetadataURL, "client-metadata-url", "", "OAuth: the HTTPS URL of mcpi's client ID metadata document, used when the authorization server supports them")
+	f.BoolVar(&a.Headless, "oauth-headless", false, "OAuth: authorize without a browser, reading the code from the authorization server's redirect (CI, test servers)")
+	f.IntVar(&a.RedirectPort, "oauth-redirect-port", 0, "OAuth: the loopback port of the redirect URI (default: the one of a kept registration, else any free port)")
+	f.StringArrayVar(&a.Scopes, "scope", nil, "OAuth: request these scopes instead of the ones the server names (space-separated or repeated)")
+	f.BoolVar(&a.NoBrowser, "no-browser", false, "OAuth: print the authorization URL instead of opening a browser")
+}
+
+// validate checks the authorization flags against the target.
+func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
+	a.out = cmd.ErrOrStderr()
+	if f, ok := a.out.(*os.File); ok {
+		a.interactive = term.IsTerminal(int(f.Fd()))
+	}
+	var scopes []string
+	for _, s := range a.Scopes {
+		scopes = append(scopes, strings.Fields(s)...)
+	}
+	a.Scopes = scopes
+	oauth := a.ClientID != "" || a.ClientSecret != "" || a.ClientMetadataURL != "" || a.Headless || a.RedirectPort != 0 || len(a.Scopes) > 0 || a.NoBrowser
+	switch {
+	case o.Command != nil && (a.Bearer != "" || oauth):
+		return flagErrorf("--bearer and the OAuth flags apply to HTTP servers, not to a command")
+	case a.Bearer != "" && oauth:
+		return flagErrorf("--bearer sends a token of your own: it does not go with the OAuth flags")
+	case a.ClientSecret != "" && a.ClientID == "":
+		return flagErrorf("--client-secret needs --client-id")
+	case a.RedirectPort < 0 || a.RedirectPort > 65535:
+		return flagErrorf("invalid --oauth-redirect-port %d", a.RedirectPort)
+	case a.Headless && a.NoBrowser:
+		return flagErrorf("--oauth-headless uses no browser already: drop --no-browser")
+	}
+	if a.ClientMetadataURL != "" {
+		if err := auth.ValidClientMetadataURL(a.ClientMetadataURL); err != nil {
+			return flagErrorf("invalid --client-metadata-url: %v", err)
+		}
+	}
+	if a.Bearer != "" {
+		for _, line := range o.Headers {
+			if k, _, _ := strings.Cut(line, ":"); strings.EqualFold(strings.TrimSpace(k), "Authorization") {
+				return flagErrorf("give either --bearer or an Authorization header, not both")
+			}
+		}
+	}
+	o.secrets = append(o.secrets, a.Bearer, a.ClientSecret)
+	return nil
+}
+
+// client returns the HTTP client of an HTTP target: nil (the transport's
+// own) when the user authorizes with --bearer or an Authorization header,
+// else one that runs OAuth when the server asks for it.
+func (a *AuthOptions) client(serverURL string, h http.Header, tap transport.Tap) *http.Client {
+	if a.Bearer != "" {
+		h.Set("Authorization", "Bearer "+a.Bearer)
+		return nil
+	}
+	if h.Get("Authorization") != "" {
+		return nil
+	}
+	opts := auth.Options{
+		ServerURL: serverURL, Tap: tap, Out: safeWriter{a.out}, Interactive: a.interactive,
+		Headless: a.Headless, NoBrowser: a.NoBrowser, RedirectPort: a.RedirectPort, Scopes: a.Scopes,
+		ClientID: a.ClientID, ClientSecret: a.ClientSecret, ClientMetadataURL: a.ClientMetadataURL,
+		ClientName: "mcpi", ClientVersion: Version,
+	}
+	if dir, err := auth.DefaultDir(); err == nil {
+		opts.Store = auth.OpenStore(dir)
+	}
+	return auth.NewTransport(opts).Client()
 }
 
 // parseTarget fills o.Command and o.URL from the positional arguments:
@@ -125,6 +226,9 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 	if _, err := o.header(); err != nil {
 		return nil, err
 	}
+	if err := o.Auth.validate(o, cmd); err != nil {
+		return nil, err
+	}
 	return rest, nil
 }
 
@@ -153,7 +257,8 @@ func (o *TargetOptions) dial(ctx context.Context, tap transport.Tap) (transport.
 		return c, nil
 	}
 	h, _ := o.header()
-	c, err := transport.DialHTTP(ctx, transport.HTTPMode(o.Transport), transport.HTTPOptions{URL: o.URL, Header: h, Tap: tap})
+	client := o.Auth.client(o.URL, h, tap)
+	c, err := transport.DialHTTP(ctx, transport.HTTPMode(o.Transport), transport.HTTPOptions{URL: o.URL, Header: h, Tap: tap, Client: client})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errConnect, err)
 	}
@@ -175,5 +280,12 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 	if sopts.ClientInfo.Name == "" {
 		sopts.ClientInfo = mcp.Implementation{Name: "mcpi", Version: Version}
 	}
-	return session.Connect(ctx, conn, sopts)
+	c, err := session.Connect(ctx, conn, sopts)
+	var ae *auth.Error
+	if errors.As(err, &ae) {
+		// The failed authorization says all there is to say; the request
+		// and the HTTP client that carried it would only repeat the URL.
+		return nil, ae
+	}
+	return c, err
 }

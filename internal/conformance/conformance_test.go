@@ -94,6 +94,73 @@ var scenarios = []scenario{
 		"json-schema-2020-12-client-additionalProperties-preserved",
 		"wire-schema-valid",
 	}},
+
+	// OAuth (auth/*): mcpi runs `call test-tool --oauth-headless` (see
+	// scripts/conformance-client.sh); the refusals end in exit 6, which the
+	// suite expects of them.
+	{name: "auth/metadata-default", rev: "2025-11-25", checks: cat(authFlow, authResource, dcr25)},
+	{name: "auth/metadata-var1", rev: "2025-11-25", checks: cat(authFlow, authResource, dcr25)},
+	{name: "auth/metadata-var2", rev: "2025-11-25", checks: cat(authFlow, authResource, dcr25)},
+	{name: "auth/metadata-var3", rev: "2025-11-25", checks: cat(authFlow, authResource, dcr25)},
+	{name: "auth/basic-cimd", rev: "2025-11-25", checks: cat(authFlow, []string{"cimd-client-id-used"})},
+	{name: "auth/pre-registration", rev: "2025-11-25", checks: cat(authFlow, []string{"pre-registration-auth"})},
+	{name: "auth/scope-from-www-authenticate", rev: "2025-11-25", checks: cat(authFlow, dcr25, []string{"scope-from-www-authenticate"})},
+	{name: "auth/scope-from-scopes-supported", rev: "2025-11-25", checks: cat(authFlow, dcr25, []string{"scope-from-scopes-supported"})},
+	{name: "auth/scope-omitted-when-undefined", rev: "2025-11-25", checks: cat(authFlow, dcr25, []string{"scope-omitted-when-undefined"})},
+	{name: "auth/scope-step-up", rev: "2025-11-25", checks: cat(authFlow, dcr25, []string{"scope-step-up-initial", "scope-step-up-escalation"})},
+	{name: "auth/scope-retry-limit", rev: "2025-11-25", checks: cat(authRequest, authToken, dcr25, []string{"scope-retry-limit"})},
+	{name: "auth/token-endpoint-auth-basic", rev: "2025-11-25", checks: cat(authFlow, authResource, dcr25, []string{"token-endpoint-auth-method"})},
+	{name: "auth/token-endpoint-auth-post", rev: "2025-11-25", checks: cat(authFlow, authResource, dcr25, []string{"token-endpoint-auth-method"})},
+	{name: "auth/token-endpoint-auth-none", rev: "2025-11-25", checks: cat(authFlow, authResource, dcr25, []string{"token-endpoint-auth-method"})},
+
+	{name: "auth/metadata-default", rev: "2026-07-28", checks: cat(authFlow, authResource, dcr26)},
+	{name: "auth/metadata-var1", rev: "2026-07-28", checks: cat(authFlow, authResource, dcr26)},
+	{name: "auth/metadata-var2", rev: "2026-07-28", checks: cat(authFlow, authResource, dcr26)},
+	{name: "auth/metadata-var3", rev: "2026-07-28", checks: cat(authFlow, authResource, dcr26)},
+	{name: "auth/basic-cimd", rev: "2026-07-28", checks: cat(authFlow, []string{"cimd-client-id-used"})},
+	{name: "auth/pre-registration", rev: "2026-07-28", checks: cat(authFlow, []string{"pre-registration-auth"})},
+	{name: "auth/scope-from-www-authenticate", rev: "2026-07-28", checks: cat(authFlow, dcr26, []string{"scope-from-www-authenticate"})},
+	{name: "auth/scope-from-scopes-supported", rev: "2026-07-28", checks: cat(authFlow, dcr26, []string{"scope-from-scopes-supported"})},
+	{name: "auth/scope-omitted-when-undefined", rev: "2026-07-28", checks: cat(authFlow, dcr26, []string{"scope-omitted-when-undefined"})},
+	{name: "auth/scope-step-up", rev: "2026-07-28", checks: cat(authFlow, dcr26, []string{"scope-step-up-initial", "scope-step-up-escalation", "sep-2350-scope-union-on-reauth"})},
+	{name: "auth/scope-retry-limit", rev: "2026-07-28", checks: cat(authRequest, authToken, dcr26, []string{"scope-retry-limit"})},
+	{name: "auth/token-endpoint-auth-basic", rev: "2026-07-28", checks: cat(authFlow, authResource, dcr26, []string{"token-endpoint-auth-method"})},
+	{name: "auth/token-endpoint-auth-post", rev: "2026-07-28", checks: cat(authFlow, authResource, dcr26, []string{"token-endpoint-auth-method"})},
+	{name: "auth/token-endpoint-auth-none", rev: "2026-07-28", checks: cat(authFlow, authResource, dcr26, []string{"token-endpoint-auth-method"})},
+	{name: "auth/resource-mismatch", rev: "2026-07-28", checks: []string{"prm-pathbased-requested", "resource-mismatch-rejected"}},
+	{name: "auth/metadata-issuer-mismatch", rev: "2026-07-28", checks: []string{"prm-pathbased-requested", "authorization-server-metadata", "sep-2468-client-validate-metadata-issuer"}},
+	{name: "auth/offline-access-scope", rev: "2026-07-28", checks: cat(authFlow, []string{"sep-2207-offline-access-requested"})},
+	{name: "auth/offline-access-not-supported", rev: "2026-07-28", checks: cat(authFlow, dcr26, []string{"sep-2207-offline-access-not-requested"})},
+	{name: "auth/authorization-server-migration", rev: "2026-07-28", checks: cat(authFlow, dcr26, []string{
+		"sep-2352-reregister-on-as-change", "sep-2352-no-reuse-on-as-change", "sep-2352-no-cross-as-credential-reuse"})},
+	{name: "auth/iss-supported", rev: "2026-07-28", checks: cat(authFlow, dcr26, []string{"sep-2468-client-compare-iss-supported"})},
+	{name: "auth/iss-not-advertised", rev: "2026-07-28", checks: cat(authFlow, dcr26, []string{"sep-2468-client-proceed-no-iss"})},
+	{name: "auth/iss-supported-missing", rev: "2026-07-28", checks: cat(authRequest, dcr26, []string{"sep-2468-client-reject-missing-iss"})},
+	{name: "auth/iss-wrong-issuer", rev: "2026-07-28", checks: cat(authRequest, dcr26, []string{"sep-2468-client-compare-iss-supported"})},
+	{name: "auth/iss-unexpected", rev: "2026-07-28", checks: cat(authRequest, dcr26, []string{"sep-2468-client-compare-iss-unadvertised"})},
+	{name: "auth/iss-normalized", rev: "2026-07-28", checks: cat(authRequest, dcr26, []string{"sep-2468-client-no-normalization"})},
+}
+
+// The checks of an OAuth flow, in the order it earns them: discovery and
+// the authorization request, the token request, the authorized request.
+var (
+	authRequest = []string{"prm-pathbased-requested", "authorization-server-metadata", "authorization-request",
+		"pkce-code-challenge-sent", "pkce-s256-method-used"}
+	authToken    = []string{"token-request", "pkce-code-verifier-sent", "pkce-verifier-matches-challenge"}
+	authFlow     = cat(authRequest, authToken, []string{"valid-bearer-token"})
+	authResource = []string{"resource-parameter-in-authorization", "resource-parameter-in-token",
+		"resource-parameter-valid-uri", "resource-parameter-consistency", "resource-parameter-matches-prm"}
+	// Dynamic client registration; 2026-07-28 checks its application_type.
+	dcr25 = []string{"client-registration"}
+	dcr26 = []string{"client-registration", "sep-837-application-type-present"}
+)
+
+func cat(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
 }
 
 type suite struct {
@@ -123,8 +190,9 @@ func setup(t *testing.T) suite {
 	return s
 }
 
-// TestScenarioListCovered fails when the suite requires a non-OAuth client
-// scenario for 2025-11-25 or 2026-07-28 that this harness does not run.
+// TestScenarioListCovered fails when the suite requires a client scenario
+// (OAuth ones included) for 2025-11-25 or 2026-07-28 that this harness does
+// not run.
 func TestScenarioListCovered(t *testing.T) {
 	s := setup(t)
 	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
@@ -150,10 +218,7 @@ func checkCovered(t *testing.T, s suite, rev string) {
 			break
 		}
 		if inClient && strings.HasPrefix(line, "- ") {
-			name := strings.Fields(strings.TrimPrefix(line, "- "))[0]
-			if !strings.HasPrefix(name, "auth/") {
-				required = append(required, name)
-			}
+			required = append(required, strings.Fields(strings.TrimPrefix(line, "- "))[0])
 		} else if inClient && line != "" && !strings.HasPrefix(line, "- ") {
 			inClient = false
 		}

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/auth"
+	"github.com/mcpi-dev/mcpi/internal/auth/authtest"
+)
+
+// configDir gives the test a token store of its own. Tests that use it
+// cannot run in parallel: the directory comes from the environment.
+func configDir(t *testing.T) string {
+	dir := t.TempDir()
+	t.Setenv(auth.ConfigDirEnv, dir)
+	return dir
+}
+
+// assertNoSecrets fails if any secret the authorization server issued is
+// in text.
+func assertNoSecrets(t *testing.T, what, text string, s *authtest.Server) {
+	t.Helper()
+	for _, sec := range s.Secrets() {
+		if strings.Contains(text, sec) || strings.Contains(text, url.QueryEscape(sec)) {
+			t.Errorf("%s holds the secret %q", what, sec)
+		}
+	}
+}
+
+func TestOAuthHeadless(t *testing.T) {
+	dir := configDir(t)
+	s := authtest.Start(t, authtest.Config{Scopes: []string{"mcp:basic"}})
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	code, out, errOut := runCLI(t, "", "tools", "--oauth-headless", "-v", "--record", trace, s.URL)
+	if code != ExitOK || !strings.Contains(out, "echo") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	// -v shows every step.
+	for _, want := range []string{
+		"oauth: the server asks for authorization (401 Unauthorized)",
+		"oauth protected resource metadata: 200 OK",
+		"oauth authorization server metadata: 200 OK",
+		"oauth client registration: 201 Created",
+		"oauth authorization (headless): 302 Found",
+		"oauth token request: 200 OK",
+		"authorized; sending the request again",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("-v output lacks %q:\n%s", want, errOut)
+		}
+	}
+	raw, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"oauth token request: 200 OK", `\"access_token\":\"[REDACTED]\"`, "code=[REDACTED]"} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the trace lacks %s", want)
+		}
+	}
+	assertNoSecrets(t, "the trace", string(raw), s)
+	assertNoSecrets(t, "stderr", errOut, s)
+	fi, err := os.Stat(filepath.Join(dir, auth.StoreFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token store: %v %v", fi, err)
+	}
+
+	// The next run, with no terminal and no --oauth-headless, uses the
+	// stored token: no new authorization.
+	before := s.Counts()
+	if code, out, errOut := runCLI(t, "", "call", "echo", "text=again", s.URL); code != ExitOK || !strings.Contains(out, "again") {
+		t.Fatalf("second run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if s.Counts() != before {
+		t.Errorf("the second run authorized again: %+v, was %+v", s.Counts(), before)
+	}
+
+	// auth list shows the entry, never a secret.
+	code, out, errOut = runCLI(t, "", "auth", "list")
+	if code != ExitOK || !strings.Contains(out, s.Issuer) || !strings.Contains(out, "dynamic-registration") || !strings.Contains(out, "refreshable") {
+		t.Errorf("auth list: exit %d\n%s\n%s", code, out, errOut)
+	}
+	assertNoSecrets(t, "auth list", out, s)
+	code, out, _ = runCLI(t, "", "auth", "list", "--json")
+	var list []storedCredential
+	if err := json.Unmarshal([]byte(out), &list); code != ExitOK || err != nil || len(list) != 1 || list[0].Resource != s.URL || list[0].Scope != "mcp:basic offline_access" {
+		t.Errorf("auth list --json: exit %d, %v: %s", code, err, out)
+	}
+	assertNoSecrets(t, "auth list --json", out, s)
+
+	// logout by server URL removes it; then nothing is left.
+	if code, _, errOut := runCLI(t, "", "auth", "logout", "--resource", s.URL); code != ExitOK || !strings.Contains(errOut, "removed the credentials of "+s.Issuer) {
+		t.Errorf("logout: exit %d: %s", code, errOut)
+	}
+	if code, out, errOut := runCLI(t, "", "auth", "list"); code != ExitOK || out != "" || !strings.Contains(errOut, "no OAuth credentials stored") {
+		t.Errorf("after logout: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+func TestOAuthFailures(t *testing.T) {
+	configDir(t)
+	good := authtest.Start(t, authtest.Config{})
+	evil := authtest.Start(t, authtest.Config{Resource: "https://evil.example.com/mcp"})
+	noPKCE := authtest.Start(t, authtest.Config{NoPKCE: true})
+	basic := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Basic realm="files"`)
+		http.Error(w, "who are you?", http.StatusUnauthorized)
+	}))
+	t.Cleanup(basic.Close)
+	for _, tc := range []cliCase{
+		{name: "another scheme than Bearer", args: []string{"tools", "--oauth-headless", basic.URL}, code: ExitAuth,
+			stderr: []string{"401 Unauthorized: who are you?"}},
+		{name: "no terminal", args: []string{"tools", good.URL}, code: ExitAuth,
+			stderr: []string{"mcpi: oauth authorization: " + good.URL + " needs authorization by " + good.Issuer, "--oauth-headless"}},
+		{name: "mismatched resource", args: []string{"tools", "--oauth-headless", evil.URL}, code: ExitAuth,
+			stderr: []string{`mcpi: oauth protected resource metadata: the metadata at ` + strings.TrimSuffix(evil.URL, "/mcp") + `/.well-known/oauth-protected-resource/mcp is for resource "https://evil.example.com/mcp"`, "[rule: " + auth.RuleResource}},
+		{name: "no PKCE", args: []string{"tools", "--oauth-headless", noPKCE.URL}, code: ExitAuth,
+			stderr: []string{"does not support PKCE", "[rule: " + auth.RulePKCE}},
+		{name: "bearer refused", args: []string{"tools", "--bearer", "not-a-token", good.URL}, code: ExitAuth,
+			stderr: []string{"401 Unauthorized"}},
+		{name: "no client registration", args: []string{"tools", "--oauth-headless", "--client-id", "nobody", good.URL}, code: ExitAuth,
+			stderr: []string{"mcpi: oauth authorization: "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkCase(t, tc)
+			_, _, errOut := runCLI(t, "", tc.args...)
+			if strings.Contains(errOut, `Post "`) {
+				t.Errorf("the error repeats the HTTP client's wrapping: %s", errOut)
+			}
+		})
+	}
+}
+
+func TestOAuthBearer(t *testing.T) {
+	configDir(t)
+	s := authtest.Start(t, authtest.Config{})
+	if code, _, errOut := runCLI(t, "", "ping", "--oauth-headless", s.URL); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	store, _ := authStore()
+	e, err := store.ForServer(s.URL)
+	if err != nil || e == nil {
+		t.Fatalf("no stored token: %v", err)
+	}
+	token := e.Token.AccessToken
+	if _, err := store.Remove(func(auth.Entry) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	before := s.Counts()
+	code, out, errOut := runCLI(t, "", "tools", "--bearer", token, "--record", trace, s.URL)
+	if code != ExitOK || !strings.Contains(out, "echo") || s.Counts() != before {
+		t.Fatalf("--bearer: exit %d, %+v\n%s\n%s", code, s.Counts(), out, errOut)
+	}
+	raw, _ := os.ReadFile(trace)
+	if strings.Contains(string(raw), token) {
+		t.Error("the --bearer token reached the trace")
+	}
+}
+
+func TestAuthFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []cliCase{
+		{name: "secret without id", args: []string{"tools", "--client-secret", "s3cret", "https://h/mcp"}, code: ExitUsage, stderr: []string{"--client-secret needs --client-id"}},
+		{name: "bearer with a command", args: []string{"tools", "--bearer", "t0ken", "--", "server"}, code: ExitUsage, stderr: []string{"apply to HTTP servers"}},
+		{name: "bearer and OAuth", args: []string{"tools", "--bearer", "t0ken", "--oauth-headless", "https://h/mcp"}, code: ExitUsage, stderr: []string{"does not go with the OAuth flags"}},
+		{name: "bearer and Authorization", args: []string{"tools", "--bearer", "t0ken", "-H", "Authorization: Bearer x", "https://h/mcp"}, code: ExitUsage, stderr: []string{"not both"}},
+		{name: "metadata URL not HTTPS", args: []string{"tools", "--client-metadata-url", "http://h/client.json", "https://h/mcp"}, code: ExitUsage, stderr: []string{"invalid --client-metadata-url"}},
+		{name: "redirect port", args: []string{"tools", "--oauth-redirect-port", "70000", "https://h/mcp"}, code: ExitUsage, stderr: []string{"invalid --oauth-redirect-port"}},
+		{name: "logout needs a selector", args: []string{"auth", "logout"}, code: ExitUsage, stderr: []string{"--issuer URL, --resource URL"}},
+		{name: "logout --all alone", args: []string{"auth", "logout", "--all", "--issuer", "https://as"}, code: ExitUsage, stderr: []string{"--all removes everything"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkCase(t, tc) })
+	}
+}
