@@ -7,21 +7,29 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/tui"
 )
 
 // DemoOptions are the flags of `mcpi demo`.
 type DemoOptions struct {
 	IO         *IOStreams
 	Executable func() (string, error)
+	// Print prints the server's info and tools instead of opening the TUI
+	// (also what happens without a terminal).
+	Print   bool
+	NoColor bool
 }
 
 // NewCmdDemo returns `mcpi demo`: mcpi against its own demo server.
 func NewCmdDemo(f *Factory, runF func(context.Context, *DemoOptions) error) *cobra.Command {
 	opts := &DemoOptions{IO: f.IO, Executable: f.Executable}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Inspect mcpi's built-in demo server",
-		Args:  cobra.NoArgs,
+		Short: "Open the TUI on mcpi's built-in demo server",
+		Long: `Open the TUI on mcpi's built-in demo server, which exercises every MCP
+feature an inspector has to show. Without a terminal (or with --print) it
+prints the server's info and its tools instead.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -29,6 +37,9 @@ func NewCmdDemo(f *Factory, runF func(context.Context, *DemoOptions) error) *cob
 			return demoRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.Print, "print", false, "print the server's info and tools instead of opening the TUI")
+	cmd.Flags().BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
+	return cmd
 }
 
 func demoRun(ctx context.Context, opts *DemoOptions) error {
@@ -36,7 +47,20 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	if err != nil {
 		return fmt.Errorf("finding the mcpi binary to run the demo server: %w", err)
 	}
-	target := TargetOptions{Command: []string{exe, "demo-server"}, Timeout: session.DefaultTimeout}
+	target := TargetOptions{Command: []string{exe, "demo-server"}, Timeout: session.DefaultTimeout, Transport: "auto"}
+	if opts.Print || !opts.IO.StdinTTY || !opts.IO.StdoutTTY {
+		return demoPrint(ctx, opts, &target)
+	}
+	o := &ConnOptions{IO: opts.IO, Target: target}
+	return tui.Run(ctx, tui.Options{
+		Dial:    o.tuiDial,
+		Target:  "mcpi demo-server (stdio)",
+		NoColor: opts.NoColor || !opts.IO.Color,
+	})
+}
+
+// demoPrint is the demo without a terminal: the server's info and tools.
+func demoPrint(ctx context.Context, opts *DemoOptions, target *TargetOptions) error {
 	c, err := target.connect(ctx, session.Options{Handler: session.DeclineHandler{}}, nil)
 	if err != nil {
 		return err
@@ -50,5 +74,8 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 		return err
 	}
 	printTools(opts.IO.Out, tools)
+	if !opts.Print {
+		fmt.Fprintln(opts.IO.ErrOut, "\n(no terminal: printed the demo server's tools instead of opening the TUI)")
+	}
 	return nil
 }

@@ -39,6 +39,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SetIn(f.IO.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
 	root.AddCommand(NewCmdDemo(f, nil))
+	root.AddCommand(NewCmdConnect(f, nil))
 	root.AddCommand(NewCmdDemoServer(f, nil))
 	for _, what := range []string{"tools", "resources", "templates", "prompts"} {
 		root.AddCommand(NewCmdList(f, what, nil))

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui"
+)
+
+// ConnectOptions are the flags of `mcpi connect`.
+type ConnectOptions struct {
+	ConnOptions
+	// Save is where the TUI saves images, audio and blobs.
+	Save string
+	// NoColor forces the colourless styles (NO_COLOR does too).
+	NoColor bool
+	// Pick is set when no TARGET was given: a picker over the configured
+	// servers chooses one.
+	Pick bool
+}
+
+// NewCmdConnect returns `mcpi connect TARGET`: the TUI on one server.
+func NewCmdConnect(f *Factory, runF func(context.Context, *ConnectOptions) error) *cobra.Command {
+	opts := &ConnectOptions{ConnOptions: ConnOptions{IO: f.IO, Args: f.Args}}
+	cmd := &cobra.Command{
+		Use:   "connect [TARGET]",
+		Short: "Open the TUI on a server: tools, server requests, roots and the wire",
+		Long: `Open the TUI on a server: tools, server requests, roots and the wire.
+Without a TARGET, pick one of the servers configured for Claude Desktop,
+Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
+		Example: `  mcpi connect -- npx -y @modelcontextprotocol/server-everything
+  mcpi connect http://127.0.0.1:8080/mcp
+  mcpi connect --server github
+  mcpi connect`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t := &opts.Target
+			if len(args) == 0 && cmd.ArgsLenAtDash() < 0 && t.URL == "" && t.Server == "" {
+				// No target: the picker chooses a configured server. The
+				// other flags are checked as if one was given.
+				opts.Pick = true
+				t.Server = "(picked)"
+			}
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if opts.Pick {
+				t.Server = ""
+			}
+			if err != nil {
+				return err
+			}
+			if len(rest) > 0 {
+				return flagErrorf("unexpected argument %q", rest[0])
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return connectRun(cmd.Context(), opts)
+		},
+	}
+	addTargetFlags(cmd, &opts.Target)
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
+	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
+	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
+	fl.StringVar(&opts.Save, "save", "", "directory where the s key saves images, audio and blobs (default: the working directory)")
+	fl.BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
+	return cmd
+}
+
+// errNoTerminal says the TUI cannot run here.
+var errNoTerminal = errors.New("the TUI needs a terminal on stdin and stdout")
+
+func connectRun(ctx context.Context, opts *ConnectOptions) error {
+	if !opts.IO.StdinTTY || !opts.IO.StdoutTTY {
+		return flagErrorf("%v; for scripts use the one-shot commands (mcpi tools, mcpi call, ...)", errNoTerminal)
+	}
+	o := &opts.ConnOptions
+	if err := o.validate(); err != nil {
+		return err
+	}
+	o.verbose = func(string, ...any) {}
+	noColor := opts.NoColor || !opts.IO.Color
+	if opts.Pick {
+		if err := pickServer(ctx, o, noColor); err != nil {
+			return err
+		}
+	}
+	if err := o.resolveServer(ctx); err != nil {
+		return err
+	}
+	if o.Record != "" {
+		if err := o.startRecording(); err != nil {
+			return err
+		}
+	}
+	err := tui.Run(ctx, tui.Options{
+		Dial:    o.tuiDial,
+		Target:  targetLabel(&o.Target),
+		NoColor: noColor,
+		Roots:   o.roots,
+		SaveDir: opts.Save,
+	})
+	if o.recorder != nil {
+		if cerr := o.recorder.Close(); cerr != nil && err == nil {
+			fmt.Fprintf(o.IO.ErrOut, "mcpi: the trace %s is incomplete: %v\n", o.Record, cerr)
+			err = errSilent{code: ExitConnect}
+		}
+	}
+	return err
+}
+
+// pickServer lets the user choose one of the configured servers.
+func pickServer(ctx context.Context, o *ConnOptions, noColor bool) error {
+	servers, err := loadServers(o.Target.Config, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
+	if err != nil {
+		return err
+	}
+	if len(servers) == 0 {
+		return flagErrorf("no server given, and none is configured (see mcpi servers): add \"-- COMMAND [ARGS...]\", a URL or --server NAME")
+	}
+	items := make([]tui.PickItem, len(servers))
+	for i, s := range servers {
+		it := tui.PickItem{Title: s.Name, Source: s.Source}
+		switch {
+		case s.URL != "":
+			it.Detail = s.URL
+		default:
+			it.Detail = strings.Join(append([]string{s.Command}, s.Args...), " ")
+		}
+		switch {
+		case s.Err != nil:
+			it.Note = "unusable: " + s.Err.Error()
+		case s.Disabled:
+			it.Note = "disabled"
+		}
+		items[i] = it
+	}
+	i, err := tui.Pick(ctx, fmt.Sprintf("Choose a server (%d configured)", len(servers)), items, tui.Options{NoColor: noColor})
+	if err != nil {
+		if errors.Is(err, tui.ErrNoChoice) {
+			return errSilent{code: ExitOK}
+		}
+		return err
+	}
+	o.Target.Server, o.Target.Config = servers[i].Name, servers[i].Source
+	return nil
+}
+
+// tuiDial connects with the TUI's hooks; the TUI calls it again to
+// reconnect. With --record every session of the TUI goes to one trace.
+func (o *ConnOptions) tuiDial(ctx context.Context, h tui.Hooks) (*session.Client, error) {
+	var taps []transport.Tap
+	if o.recorder != nil {
+		taps = append(taps, o.recorder)
+	}
+	taps = append(taps, h.Tap)
+	sopts := session.Options{Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning}
+	c, err := o.Target.connect(ctx, sopts, transport.MultiTap(taps...))
+	if err != nil {
+		return nil, err
+	}
+	o.noteSession(c)
+	return c, nil
+}
+
+// targetLabel names the target in the TUI's header until the server has
+// said who it is.
+func targetLabel(t *TargetOptions) string {
+	switch {
+	case t.Server != "" && t.Command == nil && t.URL == "":
+		return "server " + t.Server
+	case t.Command != nil:
+		return "stdio: " + strings.Join(t.Command, " ")
+	case t.URL != "":
+		return t.URL
+	}
+	return ""
+}

@@ -1,0 +1,237 @@
+package common
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// Bounds of what the inbox holds between two drains. Callbacks never wait
+// for the UI: past these bounds the oldest wire events are dropped (and
+// counted), and only the newest notifications and warnings are kept whole
+// (all of them are counted).
+const (
+	maxPendingWire          = 1 << 16
+	maxPendingWireBytes     = 256 << 20
+	maxPendingNotifications = 1024
+	maxPendingWarnings      = 1024
+	// coalesce gathers a burst into one batch, so that a flood costs a
+	// few dozen updates a second rather than one per event.
+	coalesce = 15 * time.Millisecond
+)
+
+// Inbox collects what the session reports from its goroutines (the reader,
+// the transport, server-request handlers, progress callbacks) without ever
+// blocking them, and hands it to the UI in batches: a Cmd from Next waits
+// for something to arrive and returns a *Batch, and the UI asks for the next
+// one after each batch.
+type Inbox struct {
+	mu      sync.Mutex
+	wake    chan struct{}
+	pending Batch
+	wireB   int
+}
+
+// NewInbox returns an empty inbox.
+func NewInbox() *Inbox { return &Inbox{wake: make(chan struct{}, 1)} }
+
+// Batch is what arrived since the previous batch.
+type Batch struct {
+	Wire        []transport.Event
+	WireDropped int
+
+	Notifications     []session.Notification // the newest ones
+	NotificationCount int                    // all of them
+
+	Warnings     []session.Warning
+	WarningCount int
+
+	// Progress holds the newest progress of each call, by call id.
+	Progress map[int]mcp.ProgressParams
+
+	Requests []*Request // new server requests waiting for an answer
+	Gone     []*Request // requests the server cancelled or the session dropped
+
+	// Prepared is filled off the UI goroutine by the prepare function given
+	// to Next (the wire pane parses frames there).
+	Prepared any
+}
+
+func (b *Inbox) poke() {
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Observe is a transport.Tap.
+func (b *Inbox) Observe(e transport.Event) {
+	b.mu.Lock()
+	p := &b.pending
+	p.Wire = append(p.Wire, e)
+	b.wireB += len(e.Data)
+	for len(p.Wire) > maxPendingWire || (b.wireB > maxPendingWireBytes && len(p.Wire) > 1) {
+		b.wireB -= len(p.Wire[0].Data)
+		p.Wire[0] = transport.Event{}
+		p.Wire = p.Wire[1:]
+		p.WireDropped++
+	}
+	b.mu.Unlock()
+	b.poke()
+}
+
+// Notify records a notification from the server.
+func (b *Inbox) Notify(n session.Notification) {
+	b.mu.Lock()
+	p := &b.pending
+	p.NotificationCount++
+	if len(p.Notifications) >= 2*maxPendingNotifications {
+		// Keep the newest; trimming in halves keeps this O(1) amortized.
+		kept := copy(p.Notifications, p.Notifications[len(p.Notifications)-maxPendingNotifications:])
+		clear(p.Notifications[kept:])
+		p.Notifications = p.Notifications[:kept]
+	}
+	p.Notifications = append(p.Notifications, n)
+	b.mu.Unlock()
+	b.poke()
+}
+
+// Warn records something the server got wrong.
+func (b *Inbox) Warn(w session.Warning) {
+	b.mu.Lock()
+	p := &b.pending
+	p.WarningCount++
+	if len(p.Warnings) < maxPendingWarnings {
+		p.Warnings = append(p.Warnings, w)
+	}
+	b.mu.Unlock()
+	b.poke()
+}
+
+// Progress records the progress of a call; only the newest per call is kept.
+func (b *Inbox) Progress(callID int, pp mcp.ProgressParams) {
+	b.mu.Lock()
+	if b.pending.Progress == nil {
+		b.pending.Progress = make(map[int]mcp.ProgressParams)
+	}
+	b.pending.Progress[callID] = pp
+	b.mu.Unlock()
+	b.poke()
+}
+
+// Ask queues a server request for the user.
+func (b *Inbox) Ask(r *Request) {
+	b.mu.Lock()
+	b.pending.Requests = append(b.pending.Requests, r)
+	b.mu.Unlock()
+	b.poke()
+}
+
+// Withdraw says a queued request no longer waits for an answer.
+func (b *Inbox) Withdraw(r *Request) {
+	b.mu.Lock()
+	b.pending.Gone = append(b.pending.Gone, r)
+	b.mu.Unlock()
+	b.poke()
+}
+
+// take empties the inbox.
+func (b *Inbox) take() *Batch {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := b.pending
+	if n := len(out.Notifications); n > maxPendingNotifications {
+		out.Notifications = out.Notifications[n-maxPendingNotifications:]
+	}
+	b.pending = Batch{}
+	b.wireB = 0
+	return &out
+}
+
+// Next returns a Cmd that waits for the next batch, or for done. prepare,
+// when set, runs on the batch off the UI goroutine. Only one Next Cmd may be
+// outstanding at a time, so prepare runs on one batch after another.
+func (b *Inbox) Next(done <-chan struct{}, prepare func(*Batch)) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case <-b.wake:
+		case <-done:
+			return nil
+		}
+		t := time.NewTimer(coalesce)
+		select {
+		case <-t.C:
+		case <-done:
+			t.Stop()
+			return nil
+		}
+		batch := b.take()
+		if prepare != nil {
+			prepare(batch)
+		}
+		return batch
+	}
+}
+
+// RequestKind says what a server request asks for.
+type RequestKind int
+
+// Kinds of server requests.
+const (
+	Sampling RequestKind = iota + 1
+	Elicitation
+)
+
+// Request is a server->client request waiting for the user. The session's
+// handler goroutine waits on it; the UI answers it once.
+type Request struct {
+	ID       int
+	Kind     RequestKind
+	Sampling *mcp.CreateMessageParams
+	Elicit   *mcp.ElicitParams
+	Received time.Time
+
+	ctx   context.Context
+	reply chan Reply
+}
+
+// Reply is the user's answer to a Request.
+type Reply struct {
+	Sampling *mcp.CreateMessageResult
+	Elicit   *mcp.ElicitResult
+	Err      error
+}
+
+// NewRequest returns a request that waits for an answer until ctx ends.
+func NewRequest(ctx context.Context, id int, kind RequestKind, received time.Time) *Request {
+	return &Request{ID: id, Kind: kind, Received: received, ctx: ctx, reply: make(chan Reply, 1)}
+}
+
+// Answer gives the user's answer; it never blocks, and only the first
+// answer counts.
+func (r *Request) Answer(rep Reply) {
+	select {
+	case r.reply <- rep:
+	default:
+	}
+}
+
+// Wait waits for the answer or for the request's context to end.
+func (r *Request) Wait() (Reply, error) {
+	select {
+	case rep := <-r.reply:
+		return rep, nil
+	case <-r.ctx.Done():
+		return Reply{}, r.ctx.Err()
+	}
+}
+
+// Ended reports whether the request no longer waits (cancelled by the
+// server or dropped with its session).
+func (r *Request) Ended() bool { return r.ctx.Err() != nil }

@@ -1,0 +1,125 @@
+package common
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/tidwall/pretty"
+
+	"github.com/mcpi-dev/mcpi/internal/safetext"
+	"github.com/mcpi-dev/mcpi/internal/tui/styles"
+)
+
+// Line makes server text safe and folds it onto one line.
+func Line(s string) string { return safetext.OneLine(s) }
+
+// Block makes server text safe, keeping its lines.
+func Block(s string) string { return safetext.Block(s) }
+
+// Truncate cuts s (which may hold styles) to width cells, with an ellipsis.
+func Truncate(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+// Width is the number of cells s takes.
+func Width(s string) int { return ansi.StringWidth(s) }
+
+// Pad pads s with spaces to width cells, or truncates it.
+func Pad(s string, width int) string {
+	w := ansi.StringWidth(s)
+	if w > width {
+		return Truncate(s, width)
+	}
+	return s + strings.Repeat(" ", width-w)
+}
+
+// Fit makes view exactly width x height: long lines are truncated, short
+// ones padded, missing lines added and extra lines dropped.
+func Fit(view string, width, height int) string {
+	if height <= 0 {
+		return ""
+	}
+	lines := strings.Split(view, "\n")
+	if len(lines) > height {
+		lines = lines[:height]
+	}
+	for len(lines) < height {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		lines[i] = Pad(l, width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Wrap wraps plain (already safe) text to width cells, breaking long words.
+func Wrap(s string, width int) []string {
+	if width < 1 {
+		width = 1
+	}
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if ansi.StringWidth(l) <= width {
+			out = append(out, l)
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(l, width, ""), "\n")...)
+	}
+	return out
+}
+
+// ByteSize says how big n bytes are, for people.
+func ByteSize(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	default:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+}
+
+// Duration formats d compactly: 850µs, 12ms, 1.25s, 2m05s.
+func Duration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	default:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+}
+
+// PrettyJSON indents raw JSON and colours it when the styles have colour.
+// The text is made safe before it is coloured, so escape sequences inside
+// strings show as visible escapes and the colours are the only ones on screen.
+// Data that is not JSON is shown as safe text.
+func PrettyJSON(raw []byte, st *styles.Styles) string {
+	if !json.Valid(raw) {
+		return Block(string(raw))
+	}
+	out := Block(string(pretty.Pretty(raw)))
+	out = strings.TrimRight(out, "\n")
+	if st != nil && st.JSON != nil {
+		out = string(pretty.Color([]byte(out), st.JSON))
+	}
+	return out
+}
+
+// CompactJSON returns raw on one line, or the safe text of raw when it is
+// not JSON.
+func CompactJSON(raw []byte) string {
+	return Line(string(pretty.Ugly(raw)))
+}

@@ -1,0 +1,801 @@
+// Package form is a form generated from a JSON Schema object: tool
+// arguments and elicitation requests alike. Each property becomes a field
+// by its shape (text coerced by type, toggle, select, multi-select, list,
+// nested object, or JSON text for what a form cannot express); values are
+// coerced per field and the whole object is validated with internal/schema
+// before it is sent. A raw JSON editor stands in for anything the fields
+// cannot say.
+package form
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/schema"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+)
+
+// maxDepth bounds nested objects rendered as fields; deeper ones are JSON.
+const maxDepth = 4
+
+// Model is a form over one object schema.
+type Model struct {
+	c      *common.Common
+	schema *schema.Schema
+	// schemaErr is set when the schema does not compile: only the raw JSON
+	// editor is offered then, and nothing is validated.
+	schemaErr error
+
+	fields []*field // the top-level fields
+	flat   []*field // every field in display order
+	focus  int      // index into flat
+	offset int      // first visible line of the field list
+
+	width, height int
+
+	raw      bool
+	editor   textarea.Model
+	rawErr   string
+	problems []string // problems of the whole object not tied to a field
+	// showAll shows every problem, touched or not, once a send was tried.
+	showAll bool
+}
+
+// New builds a form over the object schema raw (empty means {}). A schema
+// that does not compile still gives a form: the raw JSON editor.
+func New(c *common.Common, raw json.RawMessage) *Model {
+	m := &Model{c: c, editor: newEditor(c)}
+	s, err := schema.Compile(raw)
+	if err != nil {
+		m.schemaErr = err
+		m.raw = true
+		m.editor.SetValue("{}")
+		m.editor.Focus()
+		return m
+	}
+	m.schema = s
+	m.fields = buildFields(c, s, objectProperties(raw), nil, 0)
+	m.flatten()
+	for _, f := range m.flat {
+		if f.prop.HasDefault {
+			f.setValue(f.prop.Default, true)
+		}
+	}
+	m.focusField(m.firstFocusable())
+	m.revalidate()
+	return m
+}
+
+func newEditor(c *common.Common) textarea.Model {
+	ed := textarea.New()
+	ed.SetStyles(c.Styles.TextArea)
+	ed.ShowLineNumbers = false
+	ed.Prompt = ""
+	ed.CharLimit = 0
+	ed.MaxHeight = 0
+	// These keys belong to the form and the TUI.
+	ed.KeyMap.TransposeCharacterBackward.SetEnabled(false)
+	ed.KeyMap.SelectAll.SetEnabled(false)
+	ed.KeyMap.Paste.SetEnabled(false)
+	ed.KeyMap.LineNext.SetKeys("down")
+	ed.KeyMap.LinePrevious.SetKeys("up")
+	return ed
+}
+
+// objectProperties returns the raw text of each property of an object
+// schema, so that nested objects keep the order they are written in.
+func objectProperties(raw json.RawMessage) map[string]json.RawMessage {
+	var top struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(raw, &top)
+	return top.Properties
+}
+
+func buildFields(c *common.Common, s *schema.Schema, raws map[string]json.RawMessage, path []string, depth int) []*field {
+	var out []*field
+	for _, p := range s.Properties() {
+		f := &field{
+			name:     p.Name,
+			path:     append(append([]string(nil), path...), p.Name),
+			prop:     p,
+			depth:    depth,
+			required: p.Required,
+			choice:   -1,
+		}
+		base, nullable := baseTypes(p.Types)
+		f.nullable = nullable
+		opts := optionsOf(p.Raw)
+		single := ""
+		if len(base) == 1 {
+			single = base[0]
+		}
+		switch {
+		case len(opts) > 0 && (len(base) == 0 || isScalar(single)):
+			f.kind = kindEnum
+			f.options = opts
+		case single == "boolean":
+			f.kind = kindBool
+		case single == "object":
+			f.kind = kindJSON
+			if _, ok := p.Raw["properties"]; ok && depth+1 < maxDepth {
+				if sub, err := schema.Compile(raws[p.Name]); err == nil {
+					f.kind = kindObject
+					f.children = buildFields(c, sub, objectProperties(raws[p.Name]), f.path, depth+1)
+				}
+			}
+		case single == "array":
+			f.kind = kindJSON
+			items, _ := p.Raw["items"].(map[string]any)
+			if io := optionsOf(items); len(io) > 0 {
+				f.kind = kindMulti
+				f.options = io
+				f.chosen = make([]bool, len(io))
+			} else if it := typesOf(items); len(it) == 1 && isScalar(it[0]) {
+				f.kind = kindList
+				f.item = schema.Property{Name: p.Name, Types: it, Raw: items}
+			}
+		case len(base) > 1 && !allScalar(base):
+			f.kind = kindJSON
+		default:
+			f.kind = kindText
+		}
+		if f.kind == kindText || f.kind == kindList || f.kind == kindJSON {
+			f.input = newInput(c, f)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func allScalar(types []string) bool {
+	for _, t := range types {
+		if !isScalar(t) {
+			return false
+		}
+	}
+	return true
+}
+
+func newInput(c *common.Common, f *field) textinput.Model {
+	in := textinput.New()
+	in.Prompt = ""
+	in.SetStyles(c.Styles.TextInput)
+	in.KeyMap.Paste.SetEnabled(false)
+	in.KeyMap.AcceptSuggestion.SetEnabled(false)
+	in.KeyMap.NextSuggestion.SetEnabled(false)
+	in.KeyMap.PrevSuggestion.SetEnabled(false)
+	switch f.kind {
+	case kindList:
+		in.Placeholder = "comma, separated"
+	case kindJSON:
+		in.Placeholder = "{…} or […]"
+	}
+	return in
+}
+
+func (m *Model) flatten() {
+	m.flat = m.flat[:0]
+	var walk func([]*field)
+	walk = func(fs []*field) {
+		for _, f := range fs {
+			m.flat = append(m.flat, f)
+			if f.kind == kindObject && !f.isNull {
+				walk(f.children)
+			}
+		}
+	}
+	walk(m.fields)
+}
+
+func (m *Model) firstFocusable() int {
+	for i, f := range m.flat {
+		if f.focusable() {
+			return i
+		}
+	}
+	return 0
+}
+
+// Empty reports whether the schema has no properties.
+func (m *Model) Empty() bool { return m.schemaErr == nil && len(m.fields) == 0 }
+
+// Raw reports whether the raw JSON editor is showing.
+func (m *Model) Raw() bool { return m.raw }
+
+// SchemaError says why the schema did not compile, if it did not.
+func (m *Model) SchemaError() error { return m.schemaErr }
+
+// SetSize sets the size of the form.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.editor.SetWidth(max(10, w))
+	m.editor.SetHeight(max(3, h-2))
+	m.layoutInputs()
+	m.scrollToFocus()
+}
+
+func (m *Model) layoutInputs() {
+	lw, ww, _ := m.columns()
+	_ = lw
+	for _, f := range m.flat {
+		if f.kind == kindText || f.kind == kindList || f.kind == kindJSON {
+			f.input.SetWidth(max(4, ww-1))
+		}
+	}
+}
+
+// columns returns the widths of the label, the widget and the type hint.
+func (m *Model) columns() (label, widget, hint int) {
+	label = 8
+	for _, f := range m.flat {
+		w := 2*f.depth + common.Width(f.name) + 1
+		if w > label {
+			label = w
+		}
+	}
+	label = min(label, max(10, m.width/3))
+	if m.width >= 64 {
+		hint = min(20, m.width/5)
+	}
+	widget = max(8, m.width-2-label-1-hint)
+	return label, widget, hint
+}
+
+// SetValues sets the fields from an object, as from a previous call.
+func (m *Model) SetValues(v map[string]any) {
+	if m.schema == nil {
+		b, _ := json.MarshalIndent(v, "", "  ")
+		m.editor.SetValue(string(b))
+		return
+	}
+	for _, f := range m.fields {
+		x, ok := v[f.name]
+		f.setValue(x, ok)
+	}
+	m.flatten()
+	m.revalidate()
+}
+
+func (f *field) setValue(v any, present bool) {
+	f.isNull = false
+	f.convErr = ""
+	if present && v == nil && f.nullable {
+		f.isNull = true
+		return
+	}
+	switch f.kind {
+	case kindText:
+		if present {
+			f.input.SetValue(valueText(v))
+		} else {
+			f.input.SetValue("")
+		}
+	case kindList:
+		if present {
+			f.input.SetValue(listText(v))
+		} else {
+			f.input.SetValue("")
+		}
+	case kindJSON:
+		if present {
+			b, _ := json.Marshal(v)
+			f.input.SetValue(string(b))
+		} else {
+			f.input.SetValue("")
+		}
+	case kindBool:
+		f.boolState = boolUnset
+		if b, ok := v.(bool); ok && present {
+			f.boolState = boolFalse
+			if b {
+				f.boolState = boolTrue
+			}
+		}
+	case kindEnum:
+		f.choice = -1
+		if present {
+			for i, o := range f.options {
+				if equalValues(o.value, v) {
+					f.choice = i
+				}
+			}
+		}
+	case kindMulti:
+		for i := range f.chosen {
+			f.chosen[i] = false
+		}
+		if items, ok := v.([]any); ok && present {
+			for _, it := range items {
+				for i, o := range f.options {
+					if equalValues(o.value, it) {
+						f.chosen[i] = true
+					}
+				}
+			}
+		}
+	case kindObject:
+		obj, _ := v.(map[string]any)
+		for _, c := range f.children {
+			x, ok := obj[c.name]
+			if !ok && !present && c.prop.HasDefault {
+				c.setValue(c.prop.Default, true)
+				continue
+			}
+			c.setValue(x, ok)
+		}
+	}
+}
+
+// value returns what the field holds: present is false when the field is
+// left out of the object.
+func (f *field) value() (v any, present bool, err error) {
+	if f.isNull {
+		return nil, true, nil
+	}
+	switch f.kind {
+	case kindText:
+		t := f.input.Value()
+		if t == "" {
+			return nil, false, nil
+		}
+		v, err := f.prop.Coerce(t)
+		return v, err == nil, err
+	case kindList:
+		t := strings.TrimSpace(f.input.Value())
+		if t == "" {
+			return nil, false, nil
+		}
+		if strings.HasPrefix(t, "[") {
+			v, err := parseJSON(t)
+			if err != nil {
+				return nil, false, fmt.Errorf("not a JSON array: %v", err)
+			}
+			return v, true, nil
+		}
+		items := []any{}
+		for _, part := range strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == '\n' }) {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			x, err := f.item.Coerce(part)
+			if err != nil {
+				return nil, false, err
+			}
+			items = append(items, x)
+		}
+		return items, true, nil
+	case kindJSON:
+		t := strings.TrimSpace(f.input.Value())
+		if t == "" {
+			return nil, false, nil
+		}
+		v, err := parseJSON(t)
+		if err != nil {
+			return nil, false, fmt.Errorf("not JSON: %v", err)
+		}
+		return v, true, nil
+	case kindBool:
+		switch f.boolState {
+		case boolTrue:
+			return true, true, nil
+		case boolFalse:
+			return false, true, nil
+		}
+		return nil, false, nil
+	case kindEnum:
+		if f.choice < 0 {
+			return nil, false, nil
+		}
+		return f.options[f.choice].value, true, nil
+	case kindMulti:
+		out := []any{}
+		for i, c := range f.chosen {
+			if c {
+				out = append(out, f.options[i].value)
+			}
+		}
+		if len(out) == 0 && !f.touched && !f.required && !f.prop.HasDefault {
+			return nil, false, nil
+		}
+		return out, true, nil
+	case kindObject:
+		obj := map[string]any{}
+		var firstErr error
+		for _, c := range f.children {
+			v, ok, err := c.value()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			if ok {
+				obj[c.name] = v
+			}
+		}
+		if len(obj) == 0 && !f.required {
+			return nil, false, firstErr
+		}
+		return obj, true, firstErr
+	}
+	return nil, false, nil
+}
+
+// Value returns the object the form holds. The error says which field does
+// not convert; validation against the schema is Validate's.
+func (m *Model) Value() (map[string]any, error) {
+	if m.raw {
+		return m.rawValue()
+	}
+	out := map[string]any{}
+	var errs []string
+	for _, f := range m.flat {
+		if f.kind == kindObject {
+			continue
+		}
+		if _, _, err := f.value(); err != nil {
+			errs = append(errs, f.pointer()[1:]+": "+err.Error())
+		}
+	}
+	for _, f := range m.fields {
+		if v, ok, _ := f.value(); ok {
+			out[f.name] = v
+		}
+	}
+	if len(errs) > 0 {
+		return out, fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return out, nil
+}
+
+func (m *Model) rawValue() (map[string]any, error) {
+	t := strings.TrimSpace(m.editor.Value())
+	if t == "" {
+		return map[string]any{}, nil
+	}
+	v, err := parseJSON(t)
+	if err != nil {
+		return nil, fmt.Errorf("not JSON: %v", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the arguments must be a JSON object")
+	}
+	return obj, nil
+}
+
+// Validate checks the value against the schema, shows every problem (also
+// in fields not edited yet) and returns them; nil when the value is valid.
+func (m *Model) Validate() []string {
+	m.showAll = true
+	return m.revalidate()
+}
+
+// revalidate converts and validates the current value and attaches each
+// problem to its field.
+func (m *Model) revalidate() []string {
+	m.problems = nil
+	m.rawErr = ""
+	for _, f := range m.flat {
+		f.problems = nil
+		f.convErr = ""
+		if f.kind == kindObject {
+			continue
+		}
+		if _, _, err := f.value(); err != nil {
+			f.convErr = err.Error()
+		}
+	}
+	v, err := m.Value()
+	var all []string
+	if err != nil {
+		if m.raw {
+			m.rawErr = err.Error()
+		}
+		all = append(all, err.Error())
+		if m.raw {
+			return all
+		}
+	}
+	if m.schema == nil {
+		return all
+	}
+	for _, p := range m.schema.Validate(v) {
+		all = append(all, p.String())
+		m.attach(p)
+	}
+	return all
+}
+
+var quoted = regexp.MustCompile(`'([^']*)'`)
+
+// attach puts a problem on the field it is about: "missing property 'x'" on
+// field x, others on the deepest field whose path starts the problem's.
+func (m *Model) attach(p schema.Problem) {
+	if strings.HasPrefix(p.Message, "missing propert") {
+		placed := false
+		for _, q := range quoted.FindAllStringSubmatch(p.Message, -1) {
+			ptr := p.Path + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(q[1])
+			if f := m.byPointer(ptr); f != nil {
+				f.problems = append(f.problems, "required")
+				placed = true
+			}
+		}
+		if placed {
+			return
+		}
+	}
+	var best *field
+	for _, f := range m.flat {
+		ptr := f.pointer()
+		if p.Path == ptr || strings.HasPrefix(p.Path, ptr+"/") {
+			if best == nil || len(ptr) > len(best.pointer()) {
+				best = f
+			}
+		}
+	}
+	if best == nil {
+		m.problems = append(m.problems, p.String())
+		return
+	}
+	msg := p.Message
+	if rest := strings.TrimPrefix(p.Path, best.pointer()); rest != "" {
+		msg = rest[1:] + ": " + msg
+	}
+	best.problems = append(best.problems, msg)
+}
+
+func (m *Model) byPointer(ptr string) *field {
+	for _, f := range m.flat {
+		if f.pointer() == ptr {
+			return f
+		}
+	}
+	return nil
+}
+
+// ToggleRaw switches between the fields and the raw JSON editor, carrying
+// the value across. Leaving the editor with text that is not an object of
+// the schema's shape keeps the editor open with the error.
+func (m *Model) ToggleRaw() {
+	if m.schemaErr != nil {
+		return
+	}
+	if !m.raw {
+		v, _ := m.Value()
+		b, _ := json.MarshalIndent(v, "", "  ")
+		m.editor.SetValue(string(b))
+		m.raw = true
+		m.blurAll()
+		m.editor.Focus()
+		m.revalidate()
+		return
+	}
+	v, err := m.rawValue()
+	if err != nil {
+		m.rawErr = err.Error()
+		return
+	}
+	m.raw = false
+	m.editor.Blur()
+	m.SetValues(v)
+	m.focusField(m.focus)
+}
+
+func (m *Model) blurAll() {
+	for _, f := range m.flat {
+		if f.kind == kindText || f.kind == kindList || f.kind == kindJSON {
+			f.input.Blur()
+		}
+	}
+}
+
+func (m *Model) focusField(i int) {
+	if len(m.flat) == 0 {
+		return
+	}
+	i = max(0, min(i, len(m.flat)-1))
+	m.blurAll()
+	m.focus = i
+	f := m.flat[i]
+	if f.kind == kindText || f.kind == kindList || f.kind == kindJSON {
+		f.input.Focus()
+		f.input.CursorEnd()
+	}
+	m.scrollToFocus()
+}
+
+func (m *Model) move(delta int) {
+	for i := m.focus + delta; i >= 0 && i < len(m.flat); i += delta {
+		if m.flat[i].focusable() {
+			m.focusField(i)
+			return
+		}
+	}
+}
+
+func (m *Model) atLast() bool {
+	for i := m.focus + 1; i < len(m.flat); i++ {
+		if m.flat[i].focusable() {
+			return false
+		}
+	}
+	return true
+}
+
+// Update handles a message. submit is true when the user asked to send
+// (enter on the last field; the parent handles the Submit key itself).
+func (m *Model) Update(msg tea.Msg) (submit bool, cmd tea.Cmd) {
+	k := m.c.Keys
+	if m.raw {
+		if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, k.RawJSON) {
+			m.ToggleRaw()
+			return false, nil
+		}
+		m.editor, cmd = m.editor.Update(msg)
+		m.revalidate()
+		return false, cmd
+	}
+	if len(m.flat) == 0 {
+		if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, k.Open) {
+			return true, nil
+		}
+		if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, k.RawJSON) {
+			m.ToggleRaw()
+		}
+		return false, nil
+	}
+	f := m.flat[m.focus]
+	kp, isKey := msg.(tea.KeyPressMsg)
+	if isKey {
+		switch {
+		case key.Matches(kp, k.RawJSON):
+			m.ToggleRaw()
+			return false, nil
+		case key.Matches(kp, k.NextField):
+			m.move(1)
+			return false, nil
+		case key.Matches(kp, k.PrevField):
+			m.move(-1)
+			return false, nil
+		case key.Matches(kp, k.Open):
+			if m.atLast() {
+				return true, nil
+			}
+			m.move(1)
+			return false, nil
+		case key.Matches(kp, k.Null):
+			if f.nullable {
+				f.isNull = !f.isNull
+				f.touched = true
+				m.flatten()
+				m.revalidate()
+			}
+			return false, nil
+		}
+	}
+	if f.isNull {
+		// Typing into a null field starts a value.
+		if isKey && kp.Text != "" && (f.kind == kindText || f.kind == kindList || f.kind == kindJSON) {
+			f.isNull = false
+		} else {
+			return false, nil
+		}
+	}
+	switch f.kind {
+	case kindText, kindList, kindJSON:
+		before := f.input.Value()
+		f.input, cmd = f.input.Update(msg)
+		if f.input.Value() != before {
+			f.touched = true
+		}
+	case kindBool:
+		if isKey && (key.Matches(kp, k.Toggle) || key.Matches(kp, k.OptNext) || key.Matches(kp, k.OptPrev)) {
+			f.touched = true
+			switch f.boolState {
+			case boolUnset:
+				f.boolState = boolTrue
+			case boolTrue:
+				f.boolState = boolFalse
+			default:
+				f.boolState = boolTrue
+				if !f.required && !f.prop.HasDefault {
+					f.boolState = boolUnset
+				}
+			}
+		}
+	case kindEnum:
+		if isKey {
+			n := len(f.options)
+			lo := 0
+			if !f.required {
+				lo = -1 // an optional choice can be unset
+			}
+			switch {
+			case key.Matches(kp, k.OptNext), key.Matches(kp, k.Toggle):
+				f.choice++
+				if f.choice >= n {
+					f.choice = lo
+				}
+				f.touched = true
+			case key.Matches(kp, k.OptPrev):
+				f.choice--
+				if f.choice < lo {
+					f.choice = n - 1
+				}
+				f.touched = true
+			}
+		}
+	case kindMulti:
+		if isKey {
+			switch {
+			case key.Matches(kp, k.OptNext):
+				f.cursor = min(f.cursor+1, len(f.options)-1)
+			case key.Matches(kp, k.OptPrev):
+				f.cursor = max(f.cursor-1, 0)
+			case key.Matches(kp, k.Toggle):
+				f.chosen[f.cursor] = !f.chosen[f.cursor]
+				f.touched = true
+			}
+		}
+	}
+	m.revalidate()
+	return false, cmd
+}
+
+// Touched reports whether the user changed anything.
+func (m *Model) Touched() bool {
+	for _, f := range m.flat {
+		if f.touched {
+			return true
+		}
+	}
+	return false
+}
+
+// ShortHelp is the help of the focused field.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.c.Keys
+	if m.raw {
+		return []key.Binding{k.Submit, k.RawJSON, k.Back}
+	}
+	out := []key.Binding{k.Submit, k.NextField}
+	if len(m.flat) > 0 {
+		f := m.flat[m.focus]
+		switch f.kind {
+		case kindBool:
+			out = append(out, k.Toggle)
+		case kindEnum:
+			out = append(out, withHelp(k.OptNext, "←/→", "choose"))
+		case kindMulti:
+			out = append(out, withHelp(k.OptNext, "←/→", "move"), withHelp(k.Toggle, "space", "select"))
+		}
+		if f.nullable {
+			out = append(out, k.Null)
+		}
+	}
+	return append(out, k.RawJSON, k.Back)
+}
+
+// FullHelp is every key of the form.
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.c.Keys
+	return [][]key.Binding{
+		{k.Submit, k.NextField, k.PrevField, k.Back},
+		{k.Toggle, withHelp(k.OptNext, "←/→", "choose option"), k.Null, k.RawJSON},
+	}
+}
+
+func withHelp(b key.Binding, keys, desc string) key.Binding {
+	b.SetHelp(keys, desc)
+	return b
+}
+
+var _ help.KeyMap = (*Model)(nil)

@@ -1,0 +1,91 @@
+package tui
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+)
+
+// handler answers the server's requests for the session: sampling and
+// elicitation wait in the TUI's queue for the user; roots/list is answered
+// at once from the roots the user keeps in the roots pane. It runs on the
+// session's goroutines and never touches the model.
+type handler struct {
+	inbox  *common.Inbox
+	roots  *rootStore
+	now    func() time.Time
+	nextID atomic.Int64
+}
+
+var _ session.Handler = (*handler)(nil)
+
+func (h *handler) ask(ctx context.Context, kind common.RequestKind, fill func(*common.Request)) (common.Reply, error) {
+	r := common.NewRequest(ctx, int(h.nextID.Add(1)), kind, h.now())
+	fill(r)
+	h.inbox.Ask(r)
+	rep, err := r.Wait()
+	if err != nil {
+		// Cancelled by the server or dropped with the session.
+		h.inbox.Withdraw(r)
+		return common.Reply{}, err
+	}
+	return rep, nil
+}
+
+// CreateMessage queues a sampling request and waits for the user.
+func (h *handler) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	rep, err := h.ask(ctx, common.Sampling, func(r *common.Request) { r.Sampling = req })
+	if err != nil {
+		return nil, err
+	}
+	if rep.Err != nil {
+		return nil, rep.Err
+	}
+	return rep.Sampling, nil
+}
+
+// Elicit queues an elicitation and waits for the user.
+func (h *handler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	rep, err := h.ask(ctx, common.Elicitation, func(r *common.Request) { r.Elicit = req })
+	if err != nil {
+		return nil, err
+	}
+	if rep.Err != nil {
+		return nil, rep.Err
+	}
+	return rep.Elicit, nil
+}
+
+// ListRoots answers from the roots pane without asking.
+func (h *handler) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
+	return &mcp.ListRootsResult{Roots: h.roots.get()}, nil
+}
+
+// rootStore holds the roots the TUI offers; the roots pane writes them and
+// the handler reads them from the session's goroutines.
+type rootStore struct {
+	mu    sync.Mutex
+	roots []mcp.Root
+}
+
+func (s *rootStore) get() []mcp.Root {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Clone(s.roots)
+	if out == nil {
+		out = []mcp.Root{}
+	}
+	return out
+}
+
+func (s *rootStore) set(roots []mcp.Root) {
+	s.mu.Lock()
+	s.roots = slices.Clone(roots)
+	s.mu.Unlock()
+}

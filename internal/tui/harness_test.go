@@ -1,0 +1,264 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/demoserver"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// TestMain lets the test binary serve as the demo server over stdio when
+// re-executed with MCPI_TEST_PEER=demo, as `mcpi demo` runs it.
+func TestMain(m *testing.M) {
+	switch os.Getenv(mcptest.PeerEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "demo":
+		if err := demoserver.RunStdio(context.Background(), demoserver.Options{}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(2)
+}
+
+// frozen is the clock of the tests: durations on screen are all zero.
+var frozen = time.Date(2025, 11, 25, 12, 0, 0, 0, time.UTC)
+
+// dialDemo connects to the demo server, re-executing the test binary.
+func dialDemo(ctx context.Context, h Hooks) (*session.Client, error) {
+	conn, err := transport.Spawn(transport.StdioOptions{
+		Command: os.Args[0], Args: []string{"-test.run=^$"},
+		Env: []string{mcptest.PeerEnv + "=demo"}, Tap: h.Tap,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return session.Connect(ctx, conn, session.Options{
+		Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning,
+		Timeout: 30 * time.Second,
+	})
+}
+
+// probe wraps the root model to let a test see each screen as it is
+// rendered, block the event loop, and time every Update.
+type probe struct {
+	inner *Model
+
+	mu      sync.Mutex
+	screen  string
+	changed chan struct{}
+
+	maxUpdate atomic.Int64 // nanoseconds
+}
+
+// blockMsg holds the event loop until release is closed.
+type blockMsg struct {
+	blocked chan struct{}
+	release chan struct{}
+}
+
+func (p *probe) Init() tea.Cmd { return p.inner.Init() }
+
+func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if b, ok := msg.(blockMsg); ok {
+		close(b.blocked)
+		<-b.release
+		return p, nil
+	}
+	start := time.Now()
+	_, cmd := p.inner.Update(msg)
+	if d := time.Since(start).Nanoseconds(); d > p.maxUpdate.Load() {
+		p.maxUpdate.Store(d)
+	}
+	return p, cmd
+}
+
+func (p *probe) View() tea.View {
+	v := p.inner.View()
+	p.mu.Lock()
+	p.screen = v.Content
+	p.mu.Unlock()
+	select {
+	case p.changed <- struct{}{}:
+	default:
+	}
+	return v
+}
+
+// Screen returns the last screen as plain text.
+func (p *probe) Screen() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return ansi.Strip(p.screen)
+}
+
+// harness runs the TUI against the demo server at a fixed size.
+type harness struct {
+	t     *testing.T
+	tm    *teatest.TestModel
+	p     *probe
+	m     *Model
+	hooks chan Hooks
+}
+
+func start(t *testing.T, w, h int, edit ...func(*Options)) *harness {
+	t.Helper()
+	hs := &harness{t: t, hooks: make(chan Hooks, 4)}
+	opts := Options{
+		Dial: func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			hs.hooks <- hk
+			return dialDemo(ctx, hk)
+		},
+		Target:  "demo (test)",
+		NoColor: true,
+		Width:   w, Height: h,
+		Now:     func() time.Time { return frozen },
+		SaveDir: t.TempDir(),
+		OpenURL: func(string) error { return nil },
+	}
+	for _, e := range edit {
+		e(&opts)
+	}
+	hs.m = New(context.Background(), opts)
+	t.Cleanup(hs.m.Close)
+	hs.p = &probe{inner: hs.m, changed: make(chan struct{}, 1)}
+	hs.tm = teatest.NewTestModel(t, hs.p,
+		teatest.WithInitialTermSize(w, h),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
+	t.Cleanup(func() {
+		_ = hs.tm.Quit()
+		hs.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	})
+	return hs
+}
+
+// waitFor waits until the screen satisfies cond (checked at each render).
+func (h *harness) waitFor(what string, cond func(screen string) bool) string {
+	h.t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		s := h.p.Screen()
+		if cond(s) {
+			return s
+		}
+		select {
+		case <-h.p.changed:
+		case <-time.After(100 * time.Millisecond):
+		case <-deadline:
+			h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		}
+	}
+}
+
+// waitText waits until the screen shows every text.
+func (h *harness) waitText(texts ...string) string {
+	h.t.Helper()
+	return h.waitFor(strings.Join(texts, ", "), func(s string) bool {
+		for _, t := range texts {
+			if !strings.Contains(s, t) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// press sends named keys: "enter", "esc", "tab", "ctrl+s", "alt+4", "space",
+// "up", "down", "backspace", or a single character.
+func (h *harness) press(keys ...string) {
+	for _, k := range keys {
+		h.tm.Send(keyMsg(k))
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	var mod tea.KeyMod
+	for {
+		switch {
+		case strings.HasPrefix(k, "ctrl+"):
+			mod |= tea.ModCtrl
+			k = k[5:]
+			continue
+		case strings.HasPrefix(k, "alt+"):
+			mod |= tea.ModAlt
+			k = k[4:]
+			continue
+		case strings.HasPrefix(k, "shift+"):
+			mod |= tea.ModShift
+			k = k[6:]
+			continue
+		}
+		break
+	}
+	named := map[string]rune{
+		"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab, "space": tea.KeySpace,
+		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp,
+		"home": tea.KeyHome, "end": tea.KeyEnd,
+	}
+	if r, ok := named[k]; ok {
+		msg := tea.KeyPressMsg{Code: r, Mod: mod}
+		if r == tea.KeySpace && mod == 0 {
+			msg.Text = " "
+		}
+		return msg
+	}
+	r := []rune(k)[0]
+	msg := tea.KeyPressMsg{Code: r, Mod: mod}
+	if mod == 0 {
+		msg.Text = k
+	}
+	return msg
+}
+
+// typeText types text.
+func (h *harness) typeText(s string) { h.tm.Type(s) }
+
+// final quits and returns the model.
+func (h *harness) final() *Model {
+	h.t.Helper()
+	_ = h.tm.Quit()
+	fm := h.tm.FinalModel(h.t, teatest.WithFinalTimeout(10*time.Second))
+	return fm.(*probe).inner
+}
+
+var masks = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\d\d:\d\d:\d\d\.\d{3,6}`), "hh:mm:ss.mmm"},
+	{regexp.MustCompile(`spawned pid \d+: \S+( \S+)?`), "spawned pid N: TEST-BINARY"},
+	{regexp.MustCompile(`Wire \(\d+\)`), "Wire (N)"},
+	// Durations are right-aligned in columns: the padding goes too.
+	{regexp.MustCompile(` *\b\d+(\.\d+)?(µs|ms|s)\b`), " D"},
+}
+
+// golden compares the screen, with times and pids masked and trailing
+// spaces trimmed, to testdata/<test name>.golden (-update rewrites it).
+func (h *harness) golden(screen string) {
+	h.t.Helper()
+	lines := strings.Split(screen, "\n")
+	for i, l := range lines {
+		for _, m := range masks {
+			l = m.re.ReplaceAllString(l, m.with)
+		}
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	golden.RequireEqual(h.t, strings.Join(lines, "\n")+"\n")
+}

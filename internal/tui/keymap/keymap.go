@@ -1,0 +1,124 @@
+// Package keymap holds every key binding of the TUI. Views never match key
+// strings themselves: they match these bindings, and the help line is
+// generated from them.
+package keymap
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every key binding of the TUI, grouped by where it applies.
+type KeyMap struct {
+	// Global keys work everywhere.
+	Quit      key.Binding // also cancels the call on screen first
+	Reconnect key.Binding
+	Help      key.Binding
+	NextTab   key.Binding
+	PrevTab   key.Binding
+	Tabs      []key.Binding // alt+1..alt+9 jump to a pane
+	Requests  key.Binding   // open the oldest waiting server request
+
+	// Lists.
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	Open     key.Binding
+	Back     key.Binding
+
+	// Tools pane.
+	ClearFilter key.Binding
+	DetailsUp   key.Binding
+	DetailsDown key.Binding
+	Calls       key.Binding
+
+	// Forms.
+	NextField key.Binding
+	PrevField key.Binding
+	Submit    key.Binding
+	Toggle    key.Binding
+	OptNext   key.Binding
+	OptPrev   key.Binding
+	Null      key.Binding
+	RawJSON   key.Binding
+
+	// Call results.
+	Cancel   key.Binding
+	Save     key.Binding
+	PrevCall key.Binding
+	NextCall key.Binding
+	Edit     key.Binding
+
+	// Wire pane.
+	Filter key.Binding
+	Follow key.Binding
+
+	// Server requests.
+	Approve     key.Binding
+	Reject      key.Binding
+	CancelReq   key.Binding
+	Later       key.Binding
+	OpenBrowser key.Binding
+
+	// Roots pane.
+	AddRoot    key.Binding
+	RemoveRoot key.Binding
+}
+
+// Default returns the default key bindings.
+func Default() *KeyMap {
+	k := &KeyMap{
+		Quit:      key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Reconnect: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reconnect")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		NextTab:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
+		PrevTab:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
+		Requests:  key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "answer request")),
+
+		Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "first")),
+		Bottom:   key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "last")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+
+		ClearFilter: key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "clear filter")),
+		DetailsUp:   key.NewBinding(key.WithKeys("shift+up"), key.WithHelp("shift+↑", "scroll details")),
+		DetailsDown: key.NewBinding(key.WithKeys("shift+down"), key.WithHelp("shift+↓", "scroll details")),
+		Calls:       key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "last results")),
+
+		NextField: key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab/↓", "next field")),
+		PrevField: key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab/↑", "previous field")),
+		Submit:    key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "send")),
+		Toggle:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
+		OptNext:   key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next option")),
+		OptPrev:   key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous option")),
+		Null:      key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "null")),
+		RawJSON:   key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "raw JSON")),
+
+		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel call")),
+		Save:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save binaries")),
+		PrevCall: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous call")),
+		NextCall: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next call")),
+		Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit arguments")),
+
+		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Follow: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow tail")),
+
+		Approve:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "approve")),
+		Reject:      key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "reject")),
+		CancelReq:   key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "cancel")),
+		Later:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "later")),
+		OpenBrowser: key.NewBinding(key.WithKeys("ctrl+b"), key.WithHelp("ctrl+b", "open in browser")),
+
+		AddRoot:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add root")),
+		RemoveRoot: key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "remove root")),
+	}
+	for i := 1; i <= 9; i++ {
+		d := string(rune('0' + i))
+		k.Tabs = append(k.Tabs, key.NewBinding(key.WithKeys("alt+"+d), key.WithHelp("alt+1…", "go to pane")))
+	}
+	return k
+}

@@ -1,0 +1,184 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
+	"github.com/mcpi-dev/mcpi/internal/tui/styles"
+)
+
+// PickItem is one choice of the picker.
+type PickItem struct {
+	Title  string // the server's name
+	Detail string // what it runs or where it is
+	Source string // the file it comes from
+	Note   string // "disabled", "unusable: ...", ...
+}
+
+// ErrNoChoice is returned by Pick when the user leaves without choosing.
+var ErrNoChoice = errors.New("no server chosen")
+
+// Pick shows a filterable list of items and returns the index of the one
+// chosen. It uses the In, Out, NoColor, Width and Height of opts.
+func Pick(ctx context.Context, title string, items []PickItem, opts Options) (int, error) {
+	m := newPicker(title, items, !opts.NoColor)
+	m.width, m.height = opts.Width, opts.Height
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.In != nil {
+		popts = append(popts, tea.WithInput(opts.In))
+	}
+	if opts.Out != nil {
+		popts = append(popts, tea.WithOutput(opts.Out))
+	}
+	if opts.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	if opts.Width > 0 && opts.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
+	}
+	final, err := tea.NewProgram(m, popts...).Run()
+	if err != nil {
+		return -1, err
+	}
+	if c := final.(*picker).chosen; c >= 0 {
+		return c, nil
+	}
+	return -1, ErrNoChoice
+}
+
+// picker is the model of Pick.
+type picker struct {
+	c        *common.Common
+	title    string
+	items    []PickItem
+	filter   string
+	filtered []int
+	cursor   int
+	offset   int
+	chosen   int
+	help     help.Model
+
+	width, height int
+}
+
+func newPicker(title string, items []PickItem, color bool) *picker {
+	c := &common.Common{Styles: styles.DefaultStyles(color), Keys: keymap.Default()}
+	p := &picker{c: c, title: title, items: items, chosen: -1, help: help.New()}
+	p.help.Styles = c.Styles.Help
+	p.apply()
+	return p
+}
+
+func (p *picker) apply() {
+	p.filtered = p.filtered[:0]
+	f := strings.ToLower(p.filter)
+	for i, it := range p.items {
+		if f == "" || strings.Contains(strings.ToLower(it.Title+" "+it.Detail+" "+it.Source), f) {
+			p.filtered = append(p.filtered, i)
+		}
+	}
+	p.cursor = max(0, min(p.cursor, len(p.filtered)-1))
+}
+
+func (p *picker) Init() tea.Cmd { return nil }
+
+func (p *picker) rows() int { return max(1, p.height-3) }
+
+func (p *picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	k := p.c.Keys
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		p.width, p.height = msg.Width, msg.Height
+		p.help.SetWidth(msg.Width)
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, k.Quit):
+			return p, tea.Quit
+		case key.Matches(msg, k.Back):
+			if p.filter == "" {
+				return p, tea.Quit
+			}
+			p.filter = ""
+		case key.Matches(msg, k.Open):
+			if len(p.filtered) > 0 {
+				p.chosen = p.filtered[p.cursor]
+				return p, tea.Quit
+			}
+		case key.Matches(msg, k.Up):
+			p.cursor--
+		case key.Matches(msg, k.Down):
+			p.cursor++
+		case key.Matches(msg, k.PageUp):
+			p.cursor -= p.rows()
+		case key.Matches(msg, k.PageDown):
+			p.cursor += p.rows()
+		case msg.Code == tea.KeyBackspace:
+			if r := []rune(p.filter); len(r) > 0 {
+				p.filter = string(r[:len(r)-1])
+			}
+		case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+			p.filter += msg.Text
+			p.cursor = 0
+		}
+		p.apply()
+		rows := p.rows()
+		if p.cursor < p.offset {
+			p.offset = p.cursor
+		}
+		if p.cursor >= p.offset+rows {
+			p.offset = p.cursor - rows + 1
+		}
+	}
+	return p, nil
+}
+
+func (p *picker) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	return []key.Binding{withHelp(k.Open, "enter", "connect"), withHelp(k.Up, "type", "filter"), k.Up, k.Down, withHelp(k.Back, "esc", "leave")}
+}
+
+func (p *picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+
+func (p *picker) View() tea.View {
+	v := tea.NewView("")
+	v.AltScreen = true
+	if p.width <= 0 || p.height <= 0 {
+		return v
+	}
+	st := p.c.Styles
+	lines := []string{st.HeaderTitle.Render("mcpi") + " " + st.Title.Render(p.title)}
+	filter := st.Dim.Render("type to filter")
+	if p.filter != "" {
+		filter = "filter: " + common.Line(p.filter)
+	}
+	lines = append(lines, fmt.Sprintf("%s %s", filter, st.Dim.Render(fmt.Sprintf("(%d/%d)", len(p.filtered), len(p.items)))))
+	nameW := 8
+	for _, it := range p.items {
+		nameW = max(nameW, min(28, common.Width(common.Line(it.Title))))
+	}
+	for r := 0; r < p.rows() && p.offset+r < len(p.filtered); r++ {
+		i := p.offset + r
+		it := p.items[p.filtered[i]]
+		name := common.Pad(common.Line(it.Title), nameW)
+		rest := common.Line(it.Detail) + st.Dim.Render("  "+common.Line(it.Source))
+		if it.Note != "" {
+			rest += " " + st.Warning.Render(common.Line(it.Note))
+		}
+		if i == p.cursor {
+			lines = append(lines, common.Truncate(st.Cursor.Render("›")+" "+st.Selected.Render(name)+" "+rest, p.width))
+		} else {
+			lines = append(lines, common.Truncate("  "+name+" "+rest, p.width))
+		}
+	}
+	v.SetContent(common.Fit(strings.Join(lines, "\n"), p.width, p.height-1) + "\n" + p.help.View(p))
+	return v
+}

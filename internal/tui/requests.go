@@ -1,0 +1,428 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/form"
+)
+
+// requestsPane lists the server requests waiting for the user.
+type requestsPane struct {
+	c      *common.Common
+	queue  *[]*common.Request
+	cursor int
+	width  int
+	height int
+	// answered counts the requests answered, for the pane's empty state.
+	answered int
+}
+
+func (p *requestsPane) Title() string {
+	if n := len(*p.queue); n > 0 {
+		return fmt.Sprintf("Requests (%d)", n)
+	}
+	return "Requests"
+}
+
+func (p *requestsPane) InputFocused() bool { return false }
+
+func (p *requestsPane) SetSize(w, h int) { p.width, p.height = w, h }
+
+// openMsg asks the root to open the modal for a queued request.
+type openMsg struct{ req *common.Request }
+
+func (p *requestsPane) Update(msg tea.Msg) tea.Cmd {
+	kp, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	k := p.c.Keys
+	n := len(*p.queue)
+	switch {
+	case key.Matches(kp, k.Up):
+		p.cursor--
+	case key.Matches(kp, k.Down):
+		p.cursor++
+	case key.Matches(kp, k.Open):
+		if p.cursor >= 0 && p.cursor < n {
+			r := (*p.queue)[p.cursor]
+			return func() tea.Msg { return openMsg{r} }
+		}
+	}
+	p.cursor = max(0, min(p.cursor, n-1))
+	return nil
+}
+
+func (p *requestsPane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	return []key.Binding{withHelp(k.Open, "enter", "answer"), k.Up, k.Down}
+}
+
+func (p *requestsPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+
+func (p *requestsPane) View() string {
+	st := p.c.Styles
+	q := *p.queue
+	if len(q) == 0 {
+		msg := "No server request is waiting. Sampling and elicitation requests from the server queue here."
+		return strings.Join(common.Wrap(st.Dim.Render(msg), p.width), "\n")
+	}
+	var lines []string
+	for i, r := range q {
+		if i >= p.height {
+			break
+		}
+		line := fmt.Sprintf("#%d %s %s", r.ID, requestMethod(r), common.Line(requestSummary(r)))
+		line = common.Truncate(line, p.width-2)
+		if i == p.cursor {
+			lines = append(lines, st.Cursor.Render("›")+" "+st.Selected.Render(line))
+		} else {
+			lines = append(lines, "  "+line)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func requestMethod(r *common.Request) string {
+	if r.Kind == common.Sampling {
+		return "sampling/createMessage"
+	}
+	if r.Elicit != nil && r.Elicit.Mode == "url" {
+		return "elicitation/create (url)"
+	}
+	return "elicitation/create"
+}
+
+func requestSummary(r *common.Request) string {
+	switch {
+	case r.Sampling != nil:
+		for i := len(r.Sampling.Messages) - 1; i >= 0; i-- {
+			if t := contentText(r.Sampling.Messages[i].Content); t != "" {
+				return t
+			}
+		}
+	case r.Elicit != nil:
+		return r.Elicit.Message
+	}
+	return ""
+}
+
+// contentText is the text of a sampling message's content (one block or an
+// array of blocks); other blocks are named.
+func contentText(raw json.RawMessage) string {
+	var blocks []mcp.Content
+	if len(raw) > 0 && raw[0] == '[' {
+		_ = json.Unmarshal(raw, &blocks)
+	} else {
+		var b mcp.Content
+		if json.Unmarshal(raw, &b) == nil {
+			blocks = []mcp.Content{b}
+		}
+	}
+	var parts []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		case "image", "audio":
+			parts = append(parts, fmt.Sprintf("[%s %s]", b.Type, b.MimeType))
+		default:
+			parts = append(parts, "["+b.Type+"]")
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// modal answers one server request.
+type modal struct {
+	c   *common.Common
+	req *common.Request
+
+	reply  textarea.Model // sampling
+	form   *form.Model    // elicitation, form mode
+	notice string
+	// sendAnyway is set after an accept with problems was refused once.
+	sendAnyway bool
+	infoOffset int
+
+	width, height int
+}
+
+func newModal(c *common.Common, r *common.Request) *modal {
+	m := &modal{c: c, req: r}
+	switch {
+	case r.Kind == common.Sampling:
+		ta := textarea.New()
+		ta.SetStyles(c.Styles.TextArea)
+		ta.ShowLineNumbers = false
+		ta.Prompt = "│ "
+		ta.Placeholder = "the model's reply…"
+		ta.KeyMap.TransposeCharacterBackward.SetEnabled(false)
+		ta.KeyMap.SelectAll.SetEnabled(false)
+		ta.KeyMap.Paste.SetEnabled(false)
+		ta.KeyMap.LineNext.SetKeys("down")
+		ta.KeyMap.LinePrevious.SetKeys("up")
+		ta.Focus()
+		m.reply = ta
+	case r.Elicit != nil && r.Elicit.Mode != "url":
+		m.form = form.New(c, r.Elicit.RequestedSchema)
+	}
+	return m
+}
+
+func (m *modal) isURL() bool { return m.req.Elicit != nil && m.req.Elicit.Mode == "url" }
+
+// inner is the room inside the modal's border and padding.
+func (m *modal) inner() (int, int) { return max(10, m.width-4), max(3, m.height-2) }
+
+func (m *modal) SetSize(w, h int) {
+	m.width, m.height = w, h
+	iw, ih := m.inner()
+	if m.req.Kind == common.Sampling {
+		m.reply.SetWidth(iw)
+		m.reply.SetHeight(max(2, min(6, ih/3)))
+	}
+	if m.form != nil {
+		m.form.SetSize(iw, max(3, ih-len(m.infoLines(iw))-2))
+	}
+}
+
+// answeredMsg tells the root that the modal's request got its answer.
+type answeredMsg struct {
+	req    *common.Request
+	notice string
+}
+
+// openedMsg reports the browser opener's outcome.
+type openedMsg struct{ err error }
+
+func (m *modal) answer(rep common.Reply, notice string) tea.Cmd {
+	m.req.Answer(rep)
+	r := m.req
+	return func() tea.Msg { return answeredMsg{req: r, notice: notice} }
+}
+
+// Update handles keys; it returns a Cmd that reports the answer when the
+// user gave one.
+func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
+	k := m.c.Keys
+	kp, isKey := msg.(tea.KeyPressMsg)
+	if isKey {
+		m.notice = ""
+		switch {
+		case key.Matches(kp, k.PageUp):
+			m.infoOffset = max(0, m.infoOffset-3)
+			return nil
+		case key.Matches(kp, k.PageDown):
+			m.infoOffset += 3
+			return nil
+		}
+	}
+	switch {
+	case m.req.Kind == common.Sampling:
+		if isKey {
+			switch {
+			case key.Matches(kp, k.Approve):
+				content, _ := json.Marshal(map[string]string{"type": "text", "text": m.reply.Value()})
+				return m.answer(common.Reply{Sampling: &mcp.CreateMessageResult{
+					Role: "assistant", Content: content, Model: "mcpi-user", StopReason: "endTurn",
+				}}, "sampling reply sent")
+			case key.Matches(kp, k.Reject):
+				return m.answer(common.Reply{Err: session.ErrRejected}, "sampling request rejected")
+			}
+		}
+		var cmd tea.Cmd
+		m.reply, cmd = m.reply.Update(msg)
+		return cmd
+	case m.isURL():
+		if isKey {
+			switch {
+			case key.Matches(kp, k.OpenBrowser):
+				u := m.req.Elicit.URL
+				return func() tea.Msg { return openedMsg{err: openURL(u)} }
+			case key.Matches(kp, k.Approve):
+				return m.answer(common.Reply{Elicit: &mcp.ElicitResult{Action: mcp.ElicitAccept}}, "elicitation accepted")
+			case key.Matches(kp, k.Reject):
+				return m.answer(common.Reply{Elicit: &mcp.ElicitResult{Action: mcp.ElicitDecline}}, "elicitation declined")
+			case key.Matches(kp, k.CancelReq):
+				return m.answer(common.Reply{Elicit: &mcp.ElicitResult{Action: mcp.ElicitCancel}}, "elicitation cancelled")
+			}
+		}
+		return nil
+	default:
+		if isKey {
+			switch {
+			case key.Matches(kp, k.Approve):
+				return m.accept()
+			case key.Matches(kp, k.Reject):
+				return m.answer(common.Reply{Elicit: &mcp.ElicitResult{Action: mcp.ElicitDecline}}, "elicitation declined")
+			case key.Matches(kp, k.CancelReq):
+				return m.answer(common.Reply{Elicit: &mcp.ElicitResult{Action: mcp.ElicitCancel}}, "elicitation cancelled")
+			}
+		}
+		submit, cmd := m.form.Update(msg)
+		if submit {
+			return tea.Batch(cmd, m.accept())
+		}
+		m.sendAnyway = false
+		return cmd
+	}
+}
+
+// accept sends the form's content; problems refuse it once.
+func (m *modal) accept() tea.Cmd {
+	v, err := m.form.Value()
+	problems := m.form.Validate()
+	if err != nil && m.form.Raw() {
+		m.notice = "✗ " + err.Error()
+		return nil
+	}
+	if len(problems) > 0 && !m.sendAnyway {
+		m.sendAnyway = true
+		m.notice = fmt.Sprintf("✗ %d problem(s): press %s again to accept anyway", len(problems), m.c.Keys.Approve.Help().Key)
+		return nil
+	}
+	return m.answer(common.Reply{Elicit: &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: v}}, "elicitation accepted")
+}
+
+func (m *modal) ShortHelp() []key.Binding {
+	k := m.c.Keys
+	switch {
+	case m.req.Kind == common.Sampling:
+		return []key.Binding{k.Approve, k.Reject, k.Later}
+	case m.isURL():
+		return []key.Binding{k.OpenBrowser, withHelp(k.Approve, "ctrl+s", "accept"), withHelp(k.Reject, "ctrl+x", "decline"), k.CancelReq, k.Later}
+	}
+	return []key.Binding{withHelp(k.Approve, "ctrl+s", "accept"), withHelp(k.Reject, "ctrl+x", "decline"), k.CancelReq, k.NextField, k.Later}
+}
+
+func (m *modal) FullHelp() [][]key.Binding {
+	out := [][]key.Binding{m.ShortHelp(), {withHelp(m.c.Keys.PageDown, "pgup/pgdn", "scroll the request")}}
+	if m.form != nil {
+		out = append(out, m.form.FullHelp()...)
+	}
+	return out
+}
+
+// infoLines describe the request above the answer area.
+func (m *modal) infoLines(w int) []string {
+	st := m.c.Styles
+	var lines []string
+	add := func(s string) { lines = append(lines, common.Wrap(s, w)...) }
+	r := m.req
+	switch {
+	case r.Sampling != nil:
+		s := r.Sampling
+		if s.SystemPrompt != "" {
+			add(st.Dim.Render("system: ") + common.Block(s.SystemPrompt))
+		}
+		for _, msg := range s.Messages {
+			add(st.Title.Render(common.Line(msg.Role)+": ") + common.Block(contentText(msg.Content)))
+		}
+		meta := fmt.Sprintf("maxTokens %d", s.MaxTokens)
+		if s.Temperature != nil {
+			meta += fmt.Sprintf(" · temperature %g", *s.Temperature)
+		}
+		if s.IncludeContext != "" {
+			meta += " · includeContext " + common.Line(s.IncludeContext)
+		}
+		if len(s.StopSequences) > 0 {
+			meta += " · stop " + common.Line(strings.Join(s.StopSequences, ", "))
+		}
+		add(st.Dim.Render(meta))
+		if len(s.ModelPreferences) > 0 {
+			add(st.Dim.Render("model preferences ") + common.CompactJSON(s.ModelPreferences))
+		}
+		if len(s.Tools) > 0 {
+			var tools []struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(s.Tools, &tools)
+			names := make([]string, len(tools))
+			for i, t := range tools {
+				names[i] = common.Line(t.Name)
+			}
+			add(st.Dim.Render(fmt.Sprintf("tools (%d): ", len(tools))) + strings.Join(names, ", "))
+			if len(s.ToolChoice) > 0 {
+				add(st.Dim.Render("tool choice ") + common.CompactJSON(s.ToolChoice))
+			}
+		}
+	case r.Elicit != nil:
+		e := r.Elicit
+		add(common.Block(e.Message))
+		if e.Mode == "url" {
+			lines = append(lines, "")
+			// On lines of its own and broken anywhere, so that it copies whole.
+			lines = append(lines, st.Title.Render("URL:"))
+			lines = append(lines, strings.Split(ansi.Hardwrap(common.Line(e.URL), w, false), "\n")...)
+			if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
+				add(st.Warning.Render("host: "+common.Line(u.Host)) + st.Dim.Render("  (check it before you open it)"))
+			} else {
+				add(st.Error.Render("not a valid absolute URL"))
+			}
+			if e.ElicitationID != "" {
+				add(st.Dim.Render("elicitation id " + common.Line(e.ElicitationID)))
+			}
+		}
+	}
+	return lines
+}
+
+func (m *modal) View() string {
+	st := m.c.Styles
+	iw, ih := m.inner()
+	title := st.ModalTitle.Render(fmt.Sprintf("#%d %s", m.req.ID, requestMethod(m.req)))
+	switch {
+	case m.req.Kind == common.Sampling:
+		title += st.Dim.Render(" — the server asks for a model reply")
+	case m.isURL():
+		title += st.Dim.Render(" — the server asks you to open a page")
+	default:
+		title += st.Dim.Render(" — the server asks you to fill in a form")
+	}
+	info := m.infoLines(iw)
+	var answer []string
+	switch {
+	case m.req.Kind == common.Sampling:
+		answer = append(answer, st.Dim.Render(`Reply (sent as assistant text from model "mcpi-user"):`))
+		answer = append(answer, strings.Split(m.reply.View(), "\n")...)
+	case m.form != nil:
+		answer = strings.Split(m.form.View(), "\n")
+	}
+	notice := ""
+	if m.notice != "" {
+		notice = st.Error.Render(common.Line(m.notice))
+	}
+	// The request's description gets what the answer leaves.
+	room := max(1, ih-1-len(answer)-1)
+	if len(info) > room {
+		m.infoOffset = max(0, min(m.infoOffset, len(info)-room))
+		more := len(info) - room
+		info = info[m.infoOffset : m.infoOffset+room]
+		info[len(info)-1] = st.Dim.Render(fmt.Sprintf("… pgup/pgdn to scroll (%d more lines)", more))
+	}
+	body := []string{common.Truncate(title, iw)}
+	body = append(body, info...)
+	body = append(body, answer...)
+	for len(body) < ih-1 {
+		body = append(body, "")
+	}
+	body = append(body[:min(len(body), ih-1)], common.Truncate(notice, iw))
+	return st.Modal.Width(m.width).Height(m.height).Render(common.Fit(strings.Join(body, "\n"), iw, ih))
+}
+
+func withHelp(b key.Binding, keys, desc string) key.Binding {
+	b.SetHelp(keys, desc)
+	return b
+}

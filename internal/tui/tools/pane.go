@@ -1,0 +1,786 @@
+// Package tools is the tools pane: a filterable list of the server's tools
+// with their details, a call form generated from each tool's inputSchema,
+// and the results of the calls made, which run concurrently and can be
+// cancelled.
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/progress"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/form"
+)
+
+type mode int
+
+const (
+	modeList mode = iota
+	modeForm
+	modeResult
+)
+
+// Pane is the tools pane.
+type Pane struct {
+	c      *common.Common
+	client *session.Client
+	gen    int
+
+	loading bool
+	down    bool // disconnected
+	loadErr error
+	tools   []mcp.Tool
+
+	filter   string
+	filtered []int // indexes into tools
+	cursor   int   // index into filtered
+	offset   int
+	detailsY int
+
+	mode       mode
+	forms      map[string]*form.Model // one per tool, kept between calls
+	formTool   mcp.Tool
+	sendAnyway bool // a send with problems was refused once; the next goes
+	notice     string
+
+	calls   []*Call
+	current int // index into calls shown in the result view
+	nextID  int
+	ticking bool
+
+	width, height int
+}
+
+// New returns the tools pane.
+func New(c *common.Common) *Pane {
+	return &Pane{c: c, forms: map[string]*form.Model{}}
+}
+
+// Title names the pane in the tab bar.
+func (p *Pane) Title() string { return "Tools" }
+
+// toolsMsg carries a tools/list result.
+type toolsMsg struct {
+	gen   int
+	tools []mcp.Tool
+	err   error
+}
+
+// tickMsg redraws running calls' elapsed time.
+type tickMsg struct{}
+
+// SetClient hands the pane a new session and loads its tools.
+func (p *Pane) SetClient(client *session.Client, gen int) tea.Cmd {
+	p.client, p.gen = client, gen
+	return p.Reload()
+}
+
+// Reload lists the tools again (after notifications/tools/list_changed).
+func (p *Pane) Reload() tea.Cmd {
+	if p.client == nil {
+		return nil
+	}
+	client, gen, ctx := p.client, p.gen, p.c.Ctx
+	p.loading = p.tools == nil
+	return func() tea.Msg {
+		tools, err := client.AllTools(ctx)
+		return toolsMsg{gen: gen, tools: tools, err: err}
+	}
+}
+
+// Connecting forgets the session while a new one is dialled (calls in
+// flight end on their own).
+func (p *Pane) Connecting() { p.client, p.down = nil, false }
+
+// Disconnected forgets the session.
+func (p *Pane) Disconnected() { p.client, p.down = nil, true }
+
+// Calls returns the calls made, oldest first.
+func (p *Pane) Calls() []*Call { return p.calls }
+
+// Tools returns the tools listed.
+func (p *Pane) Tools() []mcp.Tool { return p.tools }
+
+// InputFocused reports whether a text field has the keys.
+func (p *Pane) InputFocused() bool { return p.mode == modeForm }
+
+// SetSize sets the pane's size.
+func (p *Pane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	for _, f := range p.forms {
+		f.SetSize(w, max(1, h-2))
+	}
+	p.clampList()
+}
+
+// Progress records the newest progress of calls.
+func (p *Pane) Progress(byCall map[int]mcp.ProgressParams) {
+	for id, pp := range byCall {
+		if c := p.call(id); c != nil && c.State == Running {
+			pp := pp
+			c.Progress = &pp
+		}
+	}
+}
+
+func (p *Pane) call(id int) *Call {
+	for _, c := range p.calls {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// CancelShown cancels the call on screen if it is running; it reports
+// whether there was one.
+func (p *Pane) CancelShown() bool {
+	if p.mode != modeResult || p.current >= len(p.calls) {
+		return false
+	}
+	c := p.calls[p.current]
+	if c.State != Running {
+		return false
+	}
+	c.cancel()
+	return true
+}
+
+func (p *Pane) applyFilter() {
+	p.filtered = p.filtered[:0]
+	f := strings.ToLower(p.filter)
+	for i, t := range p.tools {
+		if f == "" || strings.Contains(strings.ToLower(t.Name), f) || strings.Contains(strings.ToLower(t.DisplayName()), f) {
+			p.filtered = append(p.filtered, i)
+		}
+	}
+	p.clampList()
+}
+
+func (p *Pane) listRows() int { return max(1, p.height-1) }
+
+func (p *Pane) clampList() {
+	p.cursor = max(0, min(p.cursor, len(p.filtered)-1))
+	rows := p.listRows()
+	if p.cursor < p.offset {
+		p.offset = p.cursor
+	}
+	if p.cursor >= p.offset+rows {
+		p.offset = p.cursor - rows + 1
+	}
+	p.offset = max(0, min(p.offset, len(p.filtered)-rows))
+}
+
+func (p *Pane) selected() *mcp.Tool {
+	if len(p.filtered) == 0 {
+		return nil
+	}
+	return &p.tools[p.filtered[p.cursor]]
+}
+
+// Update handles messages for the pane.
+func (p *Pane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case toolsMsg:
+		if msg.gen != p.gen {
+			return nil
+		}
+		p.loading = false
+		p.loadErr = msg.err
+		if msg.err == nil || len(msg.tools) > 0 {
+			name := ""
+			if t := p.selected(); t != nil {
+				name = t.Name
+			}
+			p.tools = msg.tools
+			p.applyFilter()
+			for i, idx := range p.filtered {
+				if p.tools[idx].Name == name {
+					p.cursor = i
+				}
+			}
+			p.clampList()
+		}
+		return nil
+	case callDoneMsg:
+		c := p.call(msg.id)
+		if c == nil {
+			return nil
+		}
+		c.End = msg.end
+		c.Raw, c.Result, c.Err = msg.raw, msg.result, msg.err
+		c.blocks, c.structd, c.OutputProblems = msg.blocks, msg.structd, msg.outputProblems
+		switch {
+		case errors.Is(msg.err, context.Canceled):
+			c.State = Cancelled
+		case msg.err != nil:
+			c.State = Failed
+		default:
+			c.State = Done
+		}
+		c.lines = nil
+		return nil
+	case savedMsg:
+		if c := p.call(msg.id); c != nil {
+			c.Saved = append(c.Saved, msg.paths...)
+			c.SaveErr = msg.err
+			c.lines = nil
+		}
+		return nil
+	case tickMsg:
+		p.ticking = false
+		return p.tick()
+	case tea.KeyPressMsg:
+		p.notice = ""
+		switch p.mode {
+		case modeForm:
+			return p.updateForm(msg)
+		case modeResult:
+			return p.updateResult(msg)
+		}
+		return p.updateList(msg)
+	case tea.PasteMsg:
+		if p.mode == modeForm {
+			_, cmd := p.forms[p.formTool.Name].Update(msg)
+			return cmd
+		}
+		if p.mode == modeList {
+			p.filter += common.Line(msg.Content)
+			p.applyFilter()
+		}
+	}
+	return nil
+}
+
+// tick keeps the elapsed time of running calls moving on screen.
+func (p *Pane) tick() tea.Cmd {
+	if p.ticking {
+		return nil
+	}
+	for _, c := range p.calls {
+		if c.State == Running {
+			p.ticking = true
+			return tea.Tick(200*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
+		}
+	}
+	return nil
+}
+
+func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	switch {
+	case key.Matches(msg, k.Up):
+		p.cursor--
+		p.detailsY = 0
+	case key.Matches(msg, k.Down):
+		p.cursor++
+		p.detailsY = 0
+	case key.Matches(msg, k.PageUp):
+		p.cursor -= p.listRows()
+		p.detailsY = 0
+	case key.Matches(msg, k.PageDown):
+		p.cursor += p.listRows()
+		p.detailsY = 0
+	case key.Matches(msg, k.Top):
+		p.cursor = 0
+	case key.Matches(msg, k.Bottom):
+		p.cursor = len(p.filtered) - 1
+	case key.Matches(msg, k.DetailsUp):
+		p.detailsY = max(0, p.detailsY-3)
+	case key.Matches(msg, k.DetailsDown):
+		p.detailsY += 3
+	case key.Matches(msg, k.Open):
+		if t := p.selected(); t != nil {
+			p.openForm(*t)
+		}
+	case key.Matches(msg, k.Calls):
+		if len(p.calls) > 0 {
+			p.mode = modeResult
+		}
+	case key.Matches(msg, k.Back), key.Matches(msg, k.ClearFilter):
+		p.filter = ""
+		p.applyFilter()
+	case msg.Code == tea.KeyBackspace:
+		if r := []rune(p.filter); len(r) > 0 {
+			p.filter = string(r[:len(r)-1])
+			p.applyFilter()
+		}
+	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+		p.filter += msg.Text
+		p.cursor = 0
+		p.applyFilter()
+	}
+	p.clampList()
+	return nil
+}
+
+func (p *Pane) openForm(t mcp.Tool) {
+	if _, ok := p.forms[t.Name]; !ok {
+		f := form.New(p.c, t.InputSchema)
+		f.SetSize(p.width, max(1, p.height-2))
+		p.forms[t.Name] = f
+	}
+	p.formTool = t
+	p.mode = modeForm
+	p.sendAnyway = false
+}
+
+// Form returns the form of a tool, if it was opened.
+func (p *Pane) Form(name string) *form.Model { return p.forms[name] }
+
+func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	f := p.forms[p.formTool.Name]
+	switch {
+	case key.Matches(msg, k.Back):
+		p.mode = modeList
+		return nil
+	case key.Matches(msg, k.Submit):
+		return p.submit(f)
+	}
+	submit, cmd := f.Update(msg)
+	if submit {
+		return tea.Batch(cmd, p.submit(f))
+	}
+	p.sendAnyway = false
+	return cmd
+}
+
+// submit validates the form and starts the call. Arguments that fail the
+// schema are refused once, with the problems shown; sending again sends
+// them anyway, since a debugger must be able to send what a server should
+// reject.
+func (p *Pane) submit(f *form.Model) tea.Cmd {
+	args, err := f.Value()
+	problems := f.Validate()
+	if err != nil && f.Raw() {
+		p.notice = "✗ " + err.Error()
+		return nil
+	}
+	if len(problems) > 0 && !p.sendAnyway {
+		p.sendAnyway = true
+		p.notice = fmt.Sprintf("✗ %d problem(s): press %s again to send anyway", len(problems), k(p.c.Keys.Submit))
+		return nil
+	}
+	p.sendAnyway = false
+	if p.client == nil {
+		p.notice = "✗ not connected (ctrl+r reconnects)"
+		return nil
+	}
+	p.nextID++
+	ctx, cancel := context.WithCancel(p.c.Ctx)
+	call := &Call{ID: p.nextID, Tool: p.formTool, Args: args, Start: p.c.Now(), State: Running, cancel: cancel}
+	p.calls = append(p.calls, call)
+	p.current = len(p.calls) - 1
+	p.mode = modeResult
+	return tea.Batch(callCmd(ctx, p.c, p.client, call), p.tick())
+}
+
+func k(b key.Binding) string { return b.Help().Key }
+
+func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	if len(p.calls) == 0 {
+		p.mode = modeList
+		return nil
+	}
+	c := p.calls[p.current]
+	h := p.resultBodyHeight(c)
+	switch {
+	case key.Matches(msg, k.Cancel) && c.State == Running:
+		c.cancel()
+	case key.Matches(msg, k.Back):
+		if t, ok := p.toolByName(c.Tool.Name); ok {
+			p.openForm(t)
+		} else {
+			p.mode = modeList
+		}
+	case key.Matches(msg, k.Calls):
+		p.mode = modeList
+	case key.Matches(msg, k.Edit):
+		t := c.Tool
+		if lt, ok := p.toolByName(t.Name); ok {
+			t = lt
+		}
+		p.openForm(t)
+		p.forms[t.Name].SetValues(c.Args)
+	case key.Matches(msg, k.PrevCall):
+		p.current = max(0, p.current-1)
+	case key.Matches(msg, k.NextCall):
+		p.current = min(len(p.calls)-1, p.current+1)
+	case key.Matches(msg, k.Save):
+		if c.Result != nil {
+			return saveCmd(p.c.SaveDir, c)
+		}
+	case key.Matches(msg, k.Up):
+		c.offset--
+	case key.Matches(msg, k.Down):
+		c.offset++
+	case key.Matches(msg, k.PageUp):
+		c.offset -= h
+	case key.Matches(msg, k.PageDown):
+		c.offset += h
+	case key.Matches(msg, k.Top):
+		c.offset = 0
+	case key.Matches(msg, k.Bottom):
+		c.offset = len(c.lines)
+	}
+	c.offset = max(0, min(c.offset, len(c.lines)-h))
+	return nil
+}
+
+func (p *Pane) toolByName(name string) (mcp.Tool, bool) {
+	for _, t := range p.tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return mcp.Tool{}, false
+}
+
+// ShortHelp is the pane's help line.
+func (p *Pane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	switch p.mode {
+	case modeForm:
+		return p.forms[p.formTool.Name].ShortHelp()
+	case modeResult:
+		out := []key.Binding{}
+		if len(p.calls) > 0 && p.calls[p.current].State == Running {
+			out = append(out, k.Cancel, k.Edit)
+		} else {
+			out = append(out, withHelp(k.Back, "esc", "back to form"), k.Edit, k.Save)
+		}
+		return append(out, withHelp(k.PrevCall, "[/]", "other calls"), withHelp(k.Calls, "ctrl+l", "tools"), k.Down)
+	}
+	return []key.Binding{withHelp(k.Open, "enter", "call"), withHelp(k.Up, "type", "filter"), k.Up, k.Down, k.DetailsDown, k.Calls}
+}
+
+// FullHelp is every key of the pane.
+func (p *Pane) FullHelp() [][]key.Binding {
+	k := p.c.Keys
+	switch p.mode {
+	case modeForm:
+		return p.forms[p.formTool.Name].FullHelp()
+	case modeResult:
+		return [][]key.Binding{
+			{k.Cancel, withHelp(k.Back, "esc", "back to form"), k.Edit, k.Save, withHelp(k.Calls, "ctrl+l", "tools list")},
+			{k.PrevCall, k.NextCall, k.Up, k.Down, k.PageUp, k.PageDown},
+		}
+	}
+	return [][]key.Binding{
+		{withHelp(k.Open, "enter", "call"), withHelp(k.Up, "type", "filter"), k.ClearFilter, k.Calls},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
+	}
+}
+
+func withHelp(b key.Binding, keys, desc string) key.Binding {
+	b.SetHelp(keys, desc)
+	return b
+}
+
+// View renders the pane.
+func (p *Pane) View() string {
+	switch p.mode {
+	case modeForm:
+		return p.formView()
+	case modeResult:
+		if len(p.calls) > 0 {
+			return p.resultView()
+		}
+	}
+	return p.listView()
+}
+
+// badges are the short annotation hints of a tool, as set explicitly.
+func (p *Pane) badges(t *mcp.Tool, long bool) []string {
+	st := p.c.Styles
+	a := t.Annotations
+	if a == nil {
+		return nil
+	}
+	var out []string
+	add := func(v *bool, style lipgloss.Style, short, full, fullFalse string) {
+		if v == nil {
+			return
+		}
+		switch {
+		case *v && long:
+			out = append(out, style.Render(full))
+		case *v:
+			out = append(out, style.Render(short))
+		case long && fullFalse != "":
+			out = append(out, st.Dim.Render(fullFalse))
+		}
+	}
+	add(a.ReadOnlyHint, st.ReadOnly, "ro", "read-only", "not read-only")
+	add(a.DestructiveHint, st.Destructive, "destr", "destructive", "not destructive")
+	add(a.IdempotentHint, st.Idempotent, "idem", "idempotent", "not idempotent")
+	add(a.OpenWorldHint, st.OpenWorld, "open", "open-world", "closed-world")
+	return out
+}
+
+func (p *Pane) listView() string {
+	st := p.c.Styles
+	listW := min(max(30, p.width*2/5), p.width)
+	detailW := p.width - listW - 1
+	var left []string
+	filter := "filter: " + common.Line(p.filter)
+	if p.filter == "" {
+		filter = st.Dim.Render("type to filter")
+	}
+	left = append(left, common.Truncate(fmt.Sprintf("%s %s", filter, st.Dim.Render(fmt.Sprintf("(%d/%d)", len(p.filtered), len(p.tools)))), listW))
+	rows := p.listRows()
+	switch {
+	case p.client == nil && len(p.tools) == 0 && p.down:
+		left = append(left, st.Dim.Render("  Not connected."))
+	case p.client == nil && len(p.tools) == 0:
+		left = append(left, st.Dim.Render("  Connecting…"))
+	case p.loading:
+		left = append(left, st.Dim.Render("  Loading tools…"))
+	case p.loadErr != nil && len(p.tools) == 0:
+		left = append(left, common.Wrap(st.Error.Render("✗ ")+common.Line(p.loadErr.Error()), listW)...)
+	case len(p.tools) == 0:
+		left = append(left, st.Dim.Render("  The server has no tools."))
+	}
+	for r := 0; r < rows && p.offset+r < len(p.filtered); r++ {
+		i := p.offset + r
+		t := &p.tools[p.filtered[i]]
+		badges := strings.Join(p.badges(t, false), " ")
+		name := common.Line(t.Name)
+		bw := common.Width(badges)
+		nameW := listW - 2 - bw - 1
+		if nameW < 8 {
+			badges, bw, nameW = "", 0, listW-2
+		}
+		line := common.Pad(name, nameW) + " " + badges
+		if i == p.cursor {
+			left = append(left, st.Cursor.Render("›")+" "+st.Selected.Render(common.Pad(name, nameW))+" "+badges)
+		} else {
+			left = append(left, "  "+line)
+		}
+	}
+	leftView := common.Fit(strings.Join(left, "\n"), listW, p.height)
+	if detailW < 10 {
+		return leftView
+	}
+	sep := strings.TrimSuffix(strings.Repeat(st.Rule.Render("│")+"\n", p.height), "\n")
+	return lipgloss.JoinHorizontal(lipgloss.Top, leftView, sep, common.Fit(p.detailsView(detailW), detailW, p.height))
+}
+
+func (p *Pane) detailsView(w int) string {
+	st := p.c.Styles
+	t := p.selected()
+	if t == nil {
+		return ""
+	}
+	var lines []string
+	add := func(s string) { lines = append(lines, common.Wrap(s, w)...) }
+	title := st.Title.Render(common.Line(t.Name))
+	if dn := t.DisplayName(); dn != t.Name {
+		title += " — " + common.Line(dn)
+	}
+	lines = append(lines, common.Truncate(title, w))
+	if t.Description != "" {
+		add(common.Block(t.Description))
+	}
+	if b := p.badges(t, true); len(b) > 0 {
+		lines = append(lines, common.Truncate(strings.Join(b, " · "), w))
+	}
+	if t.Execution != nil && t.Execution.TaskSupport != "" {
+		add(st.Dim.Render("tasks: ") + common.Line(t.Execution.TaskSupport))
+	}
+	lines = append(lines, "")
+	lines = append(lines, st.Dim.Render("input schema"))
+	if len(t.InputSchema) == 0 {
+		lines = append(lines, st.Dim.Render("(none)"))
+	} else {
+		add(common.PrettyJSON(t.InputSchema, st))
+	}
+	if len(t.OutputSchema) > 0 {
+		lines = append(lines, "", st.Dim.Render("output schema"))
+		add(common.PrettyJSON(t.OutputSchema, st))
+	}
+	p.detailsY = max(0, min(p.detailsY, len(lines)-p.height))
+	return strings.Join(lines[p.detailsY:], "\n")
+}
+
+func (p *Pane) formView() string {
+	st := p.c.Styles
+	f := p.forms[p.formTool.Name]
+	t := p.formTool
+	head := st.Title.Render("Call "+common.Line(t.Name)) + st.Dim.Render(" — "+common.Line(t.DisplayName()))
+	if b := p.badges(&t, true); len(b) > 0 {
+		head += "  " + strings.Join(b, " ")
+	}
+	notice := ""
+	if p.notice != "" {
+		notice = st.Error.Render(common.Line(p.notice))
+	}
+	return common.Truncate(head, p.width) + "\n" + f.View() + "\n" + common.Truncate(notice, p.width)
+}
+
+func (p *Pane) statusLine(c *Call) string {
+	st := p.c.Styles
+	d := common.Duration(c.Duration(p.c.Now()))
+	switch c.State {
+	case Running:
+		return st.Running.Render("⟳ running " + d)
+	case Cancelled:
+		return st.Cancelled.Render("⊘ cancelled after " + d)
+	case Failed:
+		return st.Error.Render("✗ failed after " + d)
+	}
+	if c.Result != nil && c.Result.IsError {
+		return st.IsError.Render("✗ isError: the tool reported an error") + st.Dim.Render(" · "+d)
+	}
+	return st.OK.Render("✓ done in " + d)
+}
+
+// resultHeader is the part of the result view that does not scroll.
+func (p *Pane) resultHeader(c *Call) []string {
+	st := p.c.Styles
+	w := p.width
+	head := st.Title.Render(common.Line(c.Tool.Name)) + st.Dim.Render(fmt.Sprintf(" · call #%d · ", c.ID)) + p.statusLine(c)
+	if len(p.calls) > 1 {
+		head += st.Dim.Render(fmt.Sprintf("  [%d/%d]", p.current+1, len(p.calls)))
+	}
+	lines := []string{common.Truncate(head, w)}
+	args := "{}"
+	if len(c.Args) > 0 {
+		b, _ := jsonMarshal(c.Args)
+		args = common.CompactJSON(b)
+	}
+	lines = append(lines, common.Truncate(st.Dim.Render("arguments ")+args, w))
+	if len(c.Saved) > 0 {
+		names := make([]string, len(c.Saved))
+		for i, s := range c.Saved {
+			names[i] = filepath.Base(s)
+		}
+		lines = append(lines, common.Wrap(st.OK.Render("saved in "+common.Line(filepath.Dir(c.Saved[0]))+": ")+strings.Join(names, ", "), w)...)
+	}
+	if c.SaveErr != nil {
+		lines = append(lines, common.Truncate(st.Error.Render("save: ")+common.Line(c.SaveErr.Error()), w))
+	}
+	if c.State == Running {
+		bar := progress.New(progress.WithFillCharacters(st.ProgressFull, st.ProgressEmpty), progress.WithWidth(max(10, min(40, w/2))))
+		if !st.Color {
+			bar.FullColor, bar.EmptyColor = nil, nil
+		}
+		line := ""
+		switch pr := c.Progress; {
+		case pr == nil:
+			line = st.Dim.Render("no progress reported yet · esc cancels")
+		case pr.Total != nil && *pr.Total > 0:
+			line = bar.ViewAs(pr.Progress/(*pr.Total)) + fmt.Sprintf(" %g/%g", pr.Progress, *pr.Total)
+		default:
+			line = fmt.Sprintf("progress %g (no total)", pr.Progress)
+		}
+		if pr := c.Progress; pr != nil && pr.Message != "" {
+			line += " " + common.Line(pr.Message)
+		}
+		lines = append(lines, common.Truncate(line, w))
+	}
+	return lines
+}
+
+func (p *Pane) resultBodyHeight(c *Call) int {
+	return max(1, p.height-len(p.resultHeader(c))-1)
+}
+
+// layout formats the result body for the pane's width once.
+func (p *Pane) layout(c *Call) {
+	if c.lines != nil && c.linesW == p.width {
+		return
+	}
+	st := p.c.Styles
+	w := max(10, p.width)
+	var lines []string
+	add := func(s string) { lines = append(lines, common.Wrap(s, w)...) }
+	rule := func(title string) {
+		lines = append(lines, st.Rule.Render("── ")+st.Title.Render(title)+" "+st.Rule.Render(strings.Repeat("─", max(0, w-4-common.Width(title)))))
+	}
+	switch {
+	case c.State == Running:
+		lines = append(lines, st.Dim.Render("Waiting for the result…"))
+	case c.State == Cancelled:
+		add(st.Cancelled.Render("⊘ Cancelled by you: mcpi stopped waiting and told the server (the wire pane shows how)."))
+	case c.Err != nil:
+		add(st.Error.Render("✗ ") + common.Block(c.Err.Error()))
+		var re *session.RPCError
+		if errors.As(c.Err, &re) && len(re.Data) > 0 {
+			rule("error data")
+			add(common.PrettyJSON(re.Data, st))
+		}
+	}
+	if c.Result != nil {
+		r := c.Result
+		if r.Task != nil {
+			rule("task")
+			add(fmt.Sprintf("task %s: %s %s", common.Line(r.Task.TaskID), common.Line(r.Task.Status), common.Line(r.Task.StatusMessage)))
+		}
+		rule(fmt.Sprintf("content (%d)", len(c.blocks)))
+		for i, b := range c.blocks {
+			head := fmt.Sprintf("%d %s", i+1, b.head)
+			if b.binary {
+				head += st.Dim.Render("  (s saves)")
+			}
+			if r.IsError {
+				head = st.IsError.Render(head)
+			}
+			add(head)
+			if b.body != "" {
+				for _, l := range common.Wrap(b.body, w-2) {
+					lines = append(lines, "  "+l)
+				}
+			}
+		}
+		if len(r.StructuredContent) > 0 || len(c.OutputProblems) > 0 {
+			title := "structuredContent"
+			rule(title)
+			switch {
+			case len(c.OutputProblems) > 0:
+				for _, pr := range c.OutputProblems {
+					add(st.Warning.Render("⚠ does not match the outputSchema: " + common.Line(pr)))
+				}
+			case len(c.Tool.OutputSchema) > 0:
+				add(st.OK.Render("✓ matches the outputSchema"))
+			}
+			if c.structd != "" {
+				add(c.structd)
+			}
+		}
+	}
+	c.lines, c.linesW = lines, p.width
+}
+
+func (p *Pane) resultView() string {
+	c := p.calls[p.current]
+	p.layout(c)
+	head := p.resultHeader(c)
+	h := max(1, p.height-len(head)-1)
+	c.offset = max(0, min(c.offset, len(c.lines)-h))
+	end := min(len(c.lines), c.offset+h)
+	body := c.lines[c.offset:end]
+	out := append(append([]string{}, head...), body...)
+	for len(out) < p.height-1 {
+		out = append(out, "")
+	}
+	pos := ""
+	if len(c.lines) > h {
+		pos = fmt.Sprintf("lines %d-%d of %d", c.offset+1, end, len(c.lines))
+	}
+	out = append(out, p.c.Styles.Dim.Render(pos))
+	return strings.Join(out, "\n")
+}

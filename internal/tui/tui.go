@@ -1,0 +1,122 @@
+// Package tui is mcpi's terminal UI: a bubbletea program whose root model
+// routes messages to panes (tools, server requests, roots, wire), shows the
+// connection in a header and the keys in a help line.
+//
+// The TUI talks to a server only through internal/session: every session
+// call runs in a tea.Cmd, and what the session reports from its own
+// goroutines (notifications, warnings, tap events, server requests,
+// progress) goes through a non-blocking inbox (common.Inbox) that the UI
+// drains in batches. It must not import internal/cli.
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// Hooks are what the TUI needs wired into a session: its handler for
+// server requests, its tap and its notification and warning callbacks. None
+// of them blocks the session's goroutines.
+type Hooks struct {
+	Handler        session.Handler
+	Tap            transport.Tap
+	OnNotification func(session.Notification)
+	OnWarning      func(session.Warning)
+}
+
+// Options configure the TUI.
+type Options struct {
+	// Dial connects and initializes a session with the TUI's hooks. The TUI
+	// calls it again to reconnect. It runs in a tea.Cmd, never on the UI
+	// goroutine.
+	Dial func(ctx context.Context, h Hooks) (*session.Client, error)
+	// Target names the server for the header ("stdio: mcpi demo-server").
+	Target string
+
+	In  io.Reader // nil: the terminal
+	Out io.Writer // nil: the terminal
+	// NoColor drops colours (NO_COLOR): the ASCII profile, plain styles.
+	NoColor bool
+	// Width and Height give the initial size (tests); zero asks the terminal.
+	Width, Height int
+
+	// Roots are the roots offered to the server at start.
+	Roots []mcp.Root
+	// SaveDir is where binary content is saved ("" = the working directory).
+	SaveDir string
+	// Now is the clock (default time.Now); tests stop it.
+	Now func() time.Time
+	// OpenURL opens a URL in a browser (default: xdg-open, open or start).
+	// It runs in a tea.Cmd.
+	OpenURL func(url string) error
+	Logger  *slog.Logger
+	// WireEntries bounds the rows of the wire pane (default wire.MaxEntries).
+	WireEntries int
+}
+
+// Run runs the TUI until the user quits or ctx ends.
+func Run(ctx context.Context, opts Options) error {
+	m := New(ctx, opts)
+	defer m.Close()
+	var popts []tea.ProgramOption
+	popts = append(popts, tea.WithContext(ctx))
+	if opts.In != nil {
+		popts = append(popts, tea.WithInput(opts.In))
+	}
+	if opts.Out != nil {
+		popts = append(popts, tea.WithOutput(opts.Out))
+	}
+	if opts.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	if opts.Width > 0 && opts.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
+	}
+	_, err := tea.NewProgram(m, popts...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// NoColorFromEnv reports whether NO_COLOR asks for no colour.
+func NoColorFromEnv() bool {
+	_, ok := os.LookupEnv("NO_COLOR")
+	return ok
+}
+
+// openURL opens url with the platform's opener.
+func openURL(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		path, err := exec.LookPath("xdg-open")
+		if err != nil {
+			return errors.New("no browser opener (xdg-open) found; open the URL yourself")
+		}
+		cmd = exec.Command(path, url)
+	}
+	cmd.Stdout, cmd.Stderr = nil, nil
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait() //nolint:errcheck // the opener's exit status says nothing useful
+	return nil
+}

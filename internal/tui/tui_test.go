@@ -1,0 +1,447 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui/tools"
+)
+
+const toolsLoaded = "(18/18)"
+
+func TestToolsPane(t *testing.T) {
+	for _, size := range [][2]int{{100, 30}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			h := start(t, size[0], size[1])
+			h.golden(h.waitText("● connected", toolsLoaded, "input schema"))
+			// Typing filters; the details follow the selection.
+			h.typeText("del")
+			s := h.waitText("filter: del (2/18)", "delete_file — Delete a file (pretend)", "destructive")
+			if strings.Contains(s, "echo") {
+				t.Errorf("the filter left echo in:\n%s", s)
+			}
+		})
+	}
+}
+
+func TestNestedArgsForm(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("nested_args")
+	h.press("enter")
+	h.golden(h.waitText("Call nested_args", "address*", "integer 0..100"))
+
+	// A send with missing required fields is refused once, with the
+	// problems on the fields.
+	h.press("ctrl+s")
+	h.waitText("press ctrl+s again to send anyway", "↳ required")
+	h.typeText("Ada")
+	for range 9 { // name .. address/street, then city
+		h.press("tab")
+	}
+	h.typeText("Paris")
+	h.press("tab")
+	h.typeText("1234x")
+	h.waitText("does not match pattern")
+	h.press("backspace")
+	h.typeText("5")
+	h.press("ctrl+s")
+	h.waitText("nested_args · call #1 · ✓ done", `"city": "Paris"`)
+
+	m := h.final()
+	calls := m.Tools().Calls()
+	if len(calls) != 1 || calls[0].State != tools.Done || calls[0].Result == nil {
+		t.Fatalf("calls = %+v", calls)
+	}
+	got, _ := json.Marshal(calls[0].Args)
+	want := `{"address":{"city":"Paris","zip":"12345"},"color":"green","count":3,"enabled":true,"name":"Ada","nickname":null,"ratio":0.5}`
+	if string(got) != want {
+		t.Errorf("arguments sent:\n got %s\nwant %s", got, want)
+	}
+	if text := calls[0].Result.Content[0].Text; !strings.Contains(text, `"name": "Ada"`) {
+		t.Errorf("result = %s", text)
+	}
+}
+
+func TestContentTypesResult(t *testing.T) {
+	dir := t.TempDir()
+	h := start(t, 100, 30, func(o *Options) { o.SaveDir = dir })
+	h.waitText(toolsLoaded)
+	h.typeText("get_content")
+	h.press("enter")
+	h.waitText("Call get_content_types")
+	h.press("ctrl+s")
+	h.golden(h.waitText("✓ done", "[image image/png", "[resource] demo://binary/logo.png"))
+	h.press("s")
+	s := h.waitText("saved in ")
+	for _, f := range []string{"get_content_types-1-2-image.png", "get_content_types-1-3-audio.wav", "get_content_types-1-6-blob.png"} {
+		if !strings.Contains(s, f) {
+			t.Errorf("the screen does not name %s:\n%s", f, s)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || len(data) == 0 {
+			t.Errorf("%s: %d bytes, %v", f, len(data), err)
+		}
+	}
+	png, _ := os.ReadFile(filepath.Join(dir, "get_content_types-1-2-image.png"))
+	if !strings.HasPrefix(string(png), "\x89PNG") {
+		t.Errorf("the saved image is not a PNG: % x", png[:min(8, len(png))])
+	}
+}
+
+func TestStructuredOutputChecked(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("add")
+	h.press("enter")
+	h.typeText("2")
+	h.press("tab")
+	h.typeText("3.5")
+	h.press("ctrl+s")
+	h.waitText("✓ done", "✓ matches the outputSchema", `"sum": 5.5`)
+}
+
+func TestToolError(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("fail")
+	h.press("enter", "ctrl+s")
+	h.waitText("✗ isError", "this tool always fails")
+}
+
+func TestWirePane(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("echo")
+	h.press("enter")
+	h.typeText("hi \x1b[31mred")
+	h.press("ctrl+s")
+	h.waitText("✓ done")
+	h.press("alt+4")
+	// The response to the call is the last frame of the session so far.
+	s := h.waitFor("the echo response on the wire", func(s string) bool {
+		lines := strings.Split(s, "\n")
+		for i, l := range lines {
+			if strings.Contains(l, "→ frame     tools/call") && i+1 < len(lines) && strings.Contains(lines[i+1], "← frame     response") {
+				return true
+			}
+		}
+		return false
+	})
+	h.golden(s)
+
+	h.press("enter")
+	s = h.waitText("← recv frame · response")
+	t.Run("detail", func(t *testing.T) { (&harness{t: t}).golden(s) })
+	h.press("esc")
+
+	// Filters: by direction and method, and negated.
+	h.press("/")
+	h.typeText("> method:tools/")
+	s = h.waitText("/> method:tools/")
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "← frame") {
+			t.Errorf("an incoming frame passed the > filter: %s", l)
+		}
+	}
+	h.press("enter")
+	h.waitText("/3 of ", "filter: > method:tools/")
+}
+
+// TestWireEscapes: what a server sends is shown with its escape sequences
+// visible, in rows and in the detail view, never interpreted.
+func TestWireEscapes(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	hooks := h.m.hooks
+	hooks.Tap.Observe(transport.Event{Time: frozen, Kind: transport.KindStderr, Dir: transport.Incoming,
+		Data: []byte("boom \x1b]0;pwned\x07 \x1b[2J")})
+	hooks.Tap.Observe(transport.Event{Time: frozen, Kind: transport.KindBadFrame, Dir: transport.Incoming,
+		Data: []byte("not json \x1b[31mred\u202e"), Err: "invalid character 'o' in literal null"})
+	hooks.Tap.Observe(transport.Event{Time: frozen, Kind: transport.KindFrame, Dir: transport.Incoming,
+		Data: []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"csi \u009b31m \u001b[1m"}}`)})
+	h.press("alt+4")
+	s := h.waitText(`boom \e]0;pwned\x07 \e[2J`, `not json \e[31mred\u202e`)
+	if strings.ContainsAny(s, "\x1b\x07\u202e") {
+		t.Fatalf("raw control characters on screen: %q", s)
+	}
+	h.press("up", "enter")
+	h.waitText("← recv bad-frame", "error: invalid character", `not json \e[31mred\u202e`)
+	h.press("esc", "down", "enter")
+	s = h.waitText("notifications/message", `"csi \u009b31m \u001b[1m"`)
+	if strings.ContainsAny(s, "\x1b\u009b") {
+		t.Fatalf("raw control characters on screen: %q", s)
+	}
+}
+
+func TestSamplingModal(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("sample")
+	h.press("enter")
+	h.typeText("What is 2+2?")
+	h.press("tab", "tab")
+	h.typeText("0")
+	h.press("ctrl+s")
+	h.golden(h.waitText("sampling/createMessage", "user: What is 2+2?", "1 request waiting"))
+	h.typeText("Four.")
+	h.press("ctrl+s")
+	s := h.waitText("✓ done", "Four.", `model "mcpi-user"`)
+	if strings.Contains(s, "request waiting") {
+		t.Errorf("the answered request is still queued:\n%s", s)
+	}
+	if m := h.final(); len(m.Queue()) != 0 {
+		t.Errorf("queue = %v", m.Queue())
+	}
+}
+
+func TestSamplingRejected(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("sample")
+	h.press("enter")
+	h.typeText("hello")
+	h.press("ctrl+s")
+	h.waitText("sampling/createMessage")
+	h.press("ctrl+x")
+	h.waitText("✗ failed", "user rejected the")
+}
+
+func TestElicitationModal(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("elicit")
+	h.press("enter", "ctrl+s")
+	h.golden(h.waitText("elicitation/create", "Tell the demo server", "‹ Medium (m) ›"))
+	// Clear the name: accepting is refused once.
+	for range 3 {
+		h.press("backspace")
+	}
+	h.press("ctrl+s")
+	h.waitText("press ctrl+s again to accept anyway", "↳ required")
+	h.typeText("Grace")
+	h.press("tab", "tab", "tab", "tab", "space") // subscribe
+	h.press("ctrl+s")
+	s := h.waitText("✓ done", `"action": "accept"`, `"name": "Grace"`)
+	if !strings.Contains(s, `"subscribe": true`) {
+		t.Errorf("subscribe not sent:\n%s", s)
+	}
+}
+
+func TestElicitationURL(t *testing.T) {
+	opened := make(chan string, 1)
+	h := start(t, 100, 30, func(o *Options) {
+		o.OpenURL = func(u string) error { opened <- u; return nil }
+	})
+	h.waitText(toolsLoaded)
+	h.typeText("elicit_url")
+	h.press("enter", "ctrl+s")
+	h.waitText("the server asks you to open a page", "URL:", "https://example.com/mcpi-demo/connect", "host: example.com")
+	h.press("ctrl+b")
+	select {
+	case u := <-opened:
+		if !strings.HasPrefix(u, "https://example.com/") {
+			t.Errorf("opened %q", u)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the URL was not opened")
+	}
+	h.waitText("opened in the browser")
+	h.press("ctrl+s")
+	h.waitText("✓ done", `"action": "accept"`)
+}
+
+func TestCancelCall(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("long_running")
+	h.press("enter")
+	h.press("backspace")
+	h.typeText("1000") // steps
+	h.press("tab")
+	h.press("backspace", "backspace", "backspace")
+	h.typeText("20") // interval_ms
+	h.press("ctrl+s")
+	h.waitText("⟳ running", "/1000 step")
+	h.press("esc")
+	h.waitText("⊘ cancelled")
+	// The session tells the server.
+	h.press("alt+4", "/")
+	h.typeText("method:cancelled")
+	h.waitText("→ frame     notifications/cancelled")
+
+	m := h.final()
+	c := m.Tools().Calls()[0]
+	if c.State != tools.Cancelled || !errors.Is(c.Err, context.Canceled) {
+		t.Errorf("state %v, err %v", c.State, c.Err)
+	}
+	if c.Progress == nil || c.Progress.Progress < 1 {
+		t.Errorf("no progress recorded: %+v", c.Progress)
+	}
+}
+
+func TestSeveralCallsAtOnce(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("slow")
+	h.press("enter")
+	h.press("backspace", "backspace", "backspace", "backspace")
+	h.typeText("60000")
+	h.press("ctrl+s")
+	h.waitText("slow · call #1 · ⟳ running")
+	// While it runs, another call goes and comes back.
+	h.press("ctrl+l", "ctrl+u") // back to the list; esc would cancel
+	h.typeText("echo")
+	h.press("enter")
+	h.typeText("meanwhile")
+	h.press("ctrl+s")
+	h.waitText("echo · call #2 · ✓ done", "[2/2]")
+	h.press("[")
+	h.waitText("slow · call #1 · ⟳ running", "[1/2]")
+	h.press("ctrl+c") // cancels the call on screen rather than quitting
+	h.waitText("⊘ cancelled")
+}
+
+func TestRootsAnsweredFromThePane(t *testing.T) {
+	h := start(t, 100, 30, func(o *Options) {
+		o.Roots = []mcp.Root{{URI: "file:///tmp/project", Name: "project"}}
+	})
+	h.waitText(toolsLoaded)
+	h.press("alt+3")
+	h.waitText("file:///tmp/project")
+	h.press("a")
+	h.typeText("https://example.com/repo")
+	h.press("enter")
+	h.waitText("added https://example.com/repo", "Roots (2)")
+	h.press("alt+1")
+	h.typeText("list_roots")
+	h.press("enter", "ctrl+s")
+	s := h.waitText("✓ done", "2 root(s)")
+	if !strings.Contains(s, "file:///tmp/project (project)") || !strings.Contains(s, "https://example.com/repo") {
+		t.Errorf("roots answered:\n%s", s)
+	}
+	if strings.Contains(s, "request waiting") {
+		t.Error("roots/list went through the queue")
+	}
+}
+
+func TestReconnect(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("ctrl+r")
+	<-h.hooks // the first dial
+	<-h.hooks // the reconnect dial
+	h.waitText("● connected", toolsLoaded)
+	m := h.final()
+	if st, err := m.State(); st != Connected || err != nil || m.gen != 2 {
+		t.Errorf("state %v %v gen %d", st, err, m.gen)
+	}
+}
+
+func TestDialFailure(t *testing.T) {
+	h := start(t, 80, 24, func(o *Options) {
+		o.Dial = func(context.Context, Hooks) (*session.Client, error) {
+			return nil, errors.New("could not connect: exec: \"nope\": executable file not found")
+		}
+	})
+	h.golden(h.waitText("✗ disconnected (ctrl+r reconnects)", "could not connect: exec:", "Not connected."))
+}
+
+// TestFlood sends 100,000 notifications and 100,000 tap events through the
+// callbacks while the UI's event loop is held: the callbacks must return
+// anyway (they never wait for the UI), and once released the UI must have
+// counted every notification, kept or counted every tap event, and still
+// answer keys.
+func TestFlood(t *testing.T) {
+	const n = 100_000
+	var real atomic.Int64
+	h := start(t, 100, 30, func(o *Options) {
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			inner := hk.Tap
+			hk.Tap = transport.TapFunc(func(e transport.Event) { real.Add(1); inner.Observe(e) })
+			return dialDemo(ctx, hk)
+		}
+	})
+	h.waitText(toolsLoaded)
+	hooks := h.m.hooks
+
+	block := blockMsg{blocked: make(chan struct{}), release: make(chan struct{})}
+	go h.tm.Send(block)
+	<-block.blocked
+	done := make(chan time.Duration, 1)
+	go func() {
+		start := time.Now()
+		frame := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flood"}}`)
+		for range n {
+			hooks.Tap.Observe(transport.Event{Time: frozen, Kind: transport.KindFrame, Dir: transport.Incoming, Data: frame})
+		}
+		for range n {
+			hooks.OnNotification(session.Notification{Time: frozen, Method: "notifications/message"})
+		}
+		done <- time.Since(start)
+	}()
+	select {
+	case d := <-done:
+		t.Logf("%d callbacks took %v with the UI blocked", 2*n, d)
+	case <-time.After(20 * time.Second):
+		close(block.release)
+		t.Fatal("the callbacks blocked while the UI was busy")
+	}
+	close(block.release)
+	h.waitText(fmt.Sprintf("notifications %d", n))
+	// Still responsive: a key switches panes.
+	h.press("alt+4")
+	h.waitText("[4 Wire")
+
+	m := h.final()
+	store := m.Wire().Store()
+	if got, want := store.Len()+store.Dropped, n+int(real.Load()); got != want {
+		t.Errorf("wire rows %d + dropped %d = %d, want %d", store.Len(), store.Dropped, got, want)
+	}
+	if m.Notifications() != n {
+		t.Errorf("notifications = %d, want %d", m.Notifications(), n)
+	}
+	if d := time.Duration(h.p.maxUpdate.Load()); d > 2*time.Second {
+		t.Errorf("the slowest Update took %v", d)
+	} else {
+		t.Logf("the slowest Update took %v", d)
+	}
+}
+
+func TestPicker(t *testing.T) {
+	items := []PickItem{
+		{Title: "github", Detail: "https://api.githubcopilot.com/mcp/", Source: "/home/u/.vscode/mcp.json"},
+		{Title: "filesystem", Detail: "npx -y @modelcontextprotocol/server-filesystem /tmp", Source: "/home/u/.claude.json"},
+		{Title: "evil\x1b[2J", Detail: "node x.js", Source: "/p/.mcp.json", Note: "disabled"},
+	}
+	p := newPicker("Choose a server (3 configured)", items, false)
+	tm := teatest.NewTestModel(t, p, teatest.WithInitialTermSize(80, 12),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
+	tm.Type("fil")
+	tm.Send(keyMsg("enter"))
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*picker)
+	if final.chosen != 1 {
+		t.Errorf("chosen = %d", final.chosen)
+	}
+	final.filter = ""
+	final.apply()
+	final.cursor = 0
+	golden.RequireEqual(t, ansi.Strip(final.View().Content)+"\n")
+}

@@ -1,0 +1,569 @@
+package wire
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+)
+
+// Pane is the wire pane.
+type Pane struct {
+	c     *common.Common
+	store *Store
+
+	query     Query
+	filter    textinput.Model
+	filtering bool
+	// view holds the sequence numbers that match the query, ascending;
+	// unused (nil) when the query is empty and every entry shows.
+	view []int64
+
+	cursor int64 // the selected entry's seq, -1 before the first entry
+	offset int   // index of the first visible row
+	follow bool
+
+	detail       bool
+	detailSeq    int64
+	detailLines  []string
+	detailOffset int
+
+	width, height int
+}
+
+// New returns the wire pane over a store.
+func New(c *common.Common, store *Store) *Pane {
+	in := textinput.New()
+	in.Prompt = "/"
+	in.Placeholder = "method:tools/ kind:bad > < -term …"
+	in.SetStyles(c.Styles.TextInput)
+	in.KeyMap.Paste.SetEnabled(false)
+	return &Pane{c: c, store: store, filter: in, cursor: -1, follow: true}
+}
+
+// Title names the pane in the tab bar.
+func (p *Pane) Title() string { return "Wire" }
+
+// Store returns the entries.
+func (p *Pane) Store() *Store { return p.store }
+
+// InputFocused reports whether the filter has the keys.
+func (p *Pane) InputFocused() bool { return p.filtering }
+
+// SetSize sets the pane's size.
+func (p *Pane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.filter.SetWidth(max(10, w-2))
+	if p.detail {
+		p.buildDetail()
+	}
+	p.clamp()
+}
+
+// Append adds entries, keeping the filtered view and the tail in step.
+func (p *Pane) Append(entries []Entry) {
+	for i := range entries {
+		seq := p.store.Append(entries[i])
+		if !p.query.Empty() && p.query.Match(p.store.Get(seq)) {
+			p.view = append(p.view, seq)
+		}
+	}
+	if !p.query.Empty() {
+		// Forget rows that left the store.
+		first := p.store.First()
+		i := sort.Search(len(p.view), func(i int) bool { return p.view[i] >= first })
+		if i > 0 {
+			p.view = append(p.view[:0], p.view[i:]...)
+		}
+	}
+	if p.follow {
+		p.cursor = p.seqAt(p.count() - 1)
+	}
+	p.clamp()
+}
+
+// count is the number of rows that match the query.
+func (p *Pane) count() int {
+	if p.query.Empty() {
+		return p.store.Len()
+	}
+	return len(p.view)
+}
+
+func (p *Pane) seqAt(i int) int64 {
+	if i < 0 {
+		return -1
+	}
+	if p.query.Empty() {
+		return p.store.First() + int64(i)
+	}
+	if i >= len(p.view) {
+		return -1
+	}
+	return p.view[i]
+}
+
+// index is the row of seq in the view (the nearest row at or after it).
+func (p *Pane) index(seq int64) int {
+	if seq < 0 {
+		return -1
+	}
+	if p.query.Empty() {
+		return int(max(seq-p.store.First(), 0))
+	}
+	return sort.Search(len(p.view), func(i int) bool { return p.view[i] >= seq })
+}
+
+func (p *Pane) rows() int { return max(1, p.height-2) }
+
+// clamp keeps the cursor on a row and in view.
+func (p *Pane) clamp() {
+	n := p.count()
+	if n == 0 {
+		p.cursor, p.offset = -1, 0
+		return
+	}
+	i := p.index(p.cursor)
+	if i < 0 {
+		i = 0
+	}
+	if i >= n {
+		i = n - 1
+	}
+	p.cursor = p.seqAt(i)
+	rows := p.rows()
+	if i < p.offset {
+		p.offset = i
+	}
+	if i >= p.offset+rows {
+		p.offset = i - rows + 1
+	}
+	p.offset = max(0, min(p.offset, n-rows))
+}
+
+func (p *Pane) moveTo(i int) {
+	n := p.count()
+	if n == 0 {
+		return
+	}
+	i = max(0, min(i, n-1))
+	p.cursor = p.seqAt(i)
+	p.follow = i == n-1 && p.follow
+	p.clamp()
+}
+
+func (p *Pane) setQuery(s string) {
+	p.query = ParseQuery(s)
+	p.view = nil
+	if !p.query.Empty() {
+		p.view = make([]int64, 0, 256)
+		for seq := p.store.First(); seq < p.store.Next(); seq++ {
+			if p.query.Match(p.store.Get(seq)) {
+				p.view = append(p.view, seq)
+			}
+		}
+	}
+	if p.follow {
+		p.cursor = p.seqAt(p.count() - 1)
+	}
+	p.clamp()
+}
+
+// Update handles keys.
+func (p *Pane) Update(msg tea.Msg) tea.Cmd {
+	k := p.c.Keys
+	if p.filtering {
+		if kp, ok := msg.(tea.KeyPressMsg); ok {
+			switch {
+			case key.Matches(kp, k.Back):
+				p.filtering = false
+				p.filter.Blur()
+				p.filter.SetValue("")
+				p.setQuery("")
+				return nil
+			case key.Matches(kp, k.Open), key.Matches(kp, k.Up), key.Matches(kp, k.Down):
+				p.filtering = false
+				p.filter.Blur()
+				return nil
+			}
+		}
+		var cmd tea.Cmd
+		before := p.filter.Value()
+		p.filter, cmd = p.filter.Update(msg)
+		if p.filter.Value() != before {
+			p.setQuery(p.filter.Value())
+		}
+		return cmd
+	}
+	kp, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	if p.detail {
+		n := len(p.detailLines)
+		h := p.height - 1
+		switch {
+		case key.Matches(kp, k.Back), key.Matches(kp, k.Open):
+			p.detail = false
+		case key.Matches(kp, k.Up):
+			p.detailOffset--
+		case key.Matches(kp, k.Down):
+			p.detailOffset++
+		case key.Matches(kp, k.PageUp):
+			p.detailOffset -= h
+		case key.Matches(kp, k.PageDown):
+			p.detailOffset += h
+		case key.Matches(kp, k.Top):
+			p.detailOffset = 0
+		case key.Matches(kp, k.Bottom):
+			p.detailOffset = n
+		case key.Matches(kp, k.PrevCall):
+			p.openDetail(p.index(p.detailSeq) - 1)
+		case key.Matches(kp, k.NextCall):
+			p.openDetail(p.index(p.detailSeq) + 1)
+		}
+		p.detailOffset = max(0, min(p.detailOffset, n-h))
+		return nil
+	}
+	i := p.index(p.cursor)
+	switch {
+	case key.Matches(kp, k.Filter):
+		p.filtering = true
+		return p.filter.Focus()
+	case key.Matches(kp, k.Back):
+		if !p.query.Empty() {
+			p.filter.SetValue("")
+			p.setQuery("")
+		}
+	case key.Matches(kp, k.Up):
+		p.follow = false
+		p.moveTo(i - 1)
+	case key.Matches(kp, k.Down):
+		p.moveTo(i + 1)
+	case key.Matches(kp, k.PageUp):
+		p.follow = false
+		p.moveTo(i - p.rows())
+	case key.Matches(kp, k.PageDown):
+		p.moveTo(i + p.rows())
+	case key.Matches(kp, k.Top):
+		p.follow = false
+		p.moveTo(0)
+	case key.Matches(kp, k.Bottom):
+		p.follow = true
+		p.moveTo(p.count() - 1)
+	case key.Matches(kp, k.Follow):
+		p.follow = !p.follow
+		if p.follow {
+			p.moveTo(p.count() - 1)
+		}
+	case key.Matches(kp, k.Open):
+		p.openDetail(i)
+	}
+	return nil
+}
+
+func (p *Pane) openDetail(i int) {
+	if i < 0 || i >= p.count() {
+		return
+	}
+	seq := p.seqAt(i)
+	if p.store.Get(seq) == nil {
+		return
+	}
+	p.follow = false
+	p.cursor = seq
+	p.clamp()
+	p.detail = true
+	p.detailSeq = seq
+	p.detailOffset = 0
+	p.buildDetail()
+}
+
+// Detail reports whether the detail view is showing.
+func (p *Pane) Detail() bool { return p.detail }
+
+// Follow reports whether the pane follows the tail.
+func (p *Pane) Follow() bool { return p.follow }
+
+// Selected returns the selected entry, if any.
+func (p *Pane) Selected() *Entry { return p.store.Get(p.cursor) }
+
+// ShortHelp is the pane's help line.
+func (p *Pane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	switch {
+	case p.filtering:
+		return []key.Binding{withHelp(k.Open, "enter", "apply"), withHelp(k.Back, "esc", "clear")}
+	case p.detail:
+		return []key.Binding{k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back}
+	}
+	return []key.Binding{withHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Up, k.Down}
+}
+
+// FullHelp is every key of the pane.
+func (p *Pane) FullHelp() [][]key.Binding {
+	k := p.c.Keys
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{withHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Back},
+	}
+}
+
+func withHelp(b key.Binding, keys, desc string) key.Binding {
+	b.SetHelp(keys, desc)
+	return b
+}
+
+// columns of a row.
+const (
+	colTime    = 12
+	colDir     = 1
+	colKind    = 9
+	colID      = 6
+	colSize    = 9
+	colLatency = 8
+)
+
+// View renders the pane: only the rows on screen are formatted.
+func (p *Pane) View() string {
+	if p.detail {
+		return p.detailView()
+	}
+	st := p.c.Styles
+	var b strings.Builder
+	methodW := max(8, p.width-(colTime+colDir+colKind+colID+colSize+colLatency+8))
+	head := fmt.Sprintf("  %-*s %s %-*s %-*s %*s %*s %*s", colTime, "TIME", " ", colKind, "KIND", methodW, "METHOD", colID, "ID", colSize, "SIZE", colLatency, "LATENCY")
+	b.WriteString(st.Title.Render(common.Truncate(head, p.width)))
+	b.WriteByte('\n')
+	rows := p.rows()
+	n := p.count()
+	for r := 0; r < rows; r++ {
+		i := p.offset + r
+		if i < n {
+			e := p.store.Get(p.seqAt(i))
+			if e != nil {
+				b.WriteString(p.row(e, e.Seq == p.cursor, methodW))
+			}
+		} else if n == 0 && r == 0 {
+			if p.query.Empty() {
+				b.WriteString(st.Dim.Render("  Nothing on the wire yet."))
+			} else {
+				b.WriteString(st.Dim.Render("  No frame matches the filter."))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(p.status())
+	return b.String()
+}
+
+func (p *Pane) status() string {
+	st := p.c.Styles
+	if p.filtering {
+		return p.filter.View()
+	}
+	var parts []string
+	n := p.count()
+	pos := 0
+	if i := p.index(p.cursor); i >= 0 && n > 0 {
+		pos = i + 1
+	}
+	if p.query.Empty() {
+		parts = append(parts, fmt.Sprintf("%d/%d", pos, n))
+	} else {
+		parts = append(parts, fmt.Sprintf("%d/%d of %d", pos, n, p.store.Len()), "filter: "+common.Line(p.filter.Value()))
+	}
+	if p.follow {
+		parts = append(parts, "following")
+	}
+	if dropped := p.store.First() + int64(p.store.Dropped); dropped > 0 {
+		parts = append(parts, fmt.Sprintf("%d older rows dropped", dropped))
+	}
+	return st.Dim.Render(common.Truncate(strings.Join(parts, " · "), p.width))
+}
+
+func arrow(d transport.Direction) string {
+	switch d {
+	case transport.Outgoing:
+		return "→"
+	case transport.Incoming:
+		return "←"
+	}
+	return "·"
+}
+
+func (p *Pane) row(e *Entry, selected bool, methodW int) string {
+	st := p.c.Styles
+	what := e.Method
+	switch e.Kind {
+	case KindStderr, KindBadFrame:
+		what = string(e.Data[:min(len(e.Data), 512)])
+	case KindLifecycle:
+		what = e.Text
+		if e.Err != "" {
+			what += ": " + e.Err
+		}
+	case KindHTTP:
+		what = e.Text
+		if e.HTTP != nil {
+			what = e.HTTP.Method + " " + e.Text
+		}
+		if e.Err != "" {
+			what += " " + e.Err
+		}
+	case KindWarning:
+		what = e.Method + ": " + e.Text
+	}
+	what = common.Line(what)
+	latency := ""
+	if e.HasLatency {
+		latency = common.Duration(e.Latency)
+	}
+	size := ""
+	if e.Size > 0 {
+		size = common.ByteSize(e.Size)
+	}
+	id := common.Line(e.ID)
+	line := fmt.Sprintf("%-*s %s %-*s %s %*s %*s %*s",
+		colTime, e.Time.Format("15:04:05.000"),
+		arrow(e.Dir),
+		colKind, e.Kind.String(),
+		common.Pad(what, methodW),
+		colID, common.Truncate(id, colID),
+		colSize, size,
+		colLatency, latency)
+	var style = st.WireLifecycle
+	switch {
+	case e.Kind == KindBadFrame || e.Kind == KindWarning || e.RPCError:
+		style = st.WireBad
+	case e.Kind == KindStderr:
+		style = st.WireStderr
+	case e.Kind == KindHTTP:
+		style = st.WireHTTP
+	case e.Dir == transport.Outgoing:
+		style = st.WireOut
+	case e.Dir == transport.Incoming:
+		style = st.WireIn
+	}
+	gutter := "  "
+	if selected {
+		gutter = st.Cursor.Render("›") + " "
+		style = style.Inherit(st.Selected)
+	}
+	return gutter + style.Render(common.Truncate(line, p.width-2))
+}
+
+// buildDetail formats the selected entry once, when it is opened (and on
+// resize): the view then only slices the lines.
+func (p *Pane) buildDetail() {
+	st := p.c.Styles
+	e := p.store.Get(p.detailSeq)
+	if e == nil {
+		p.detailLines = []string{st.Dim.Render("This frame is no longer kept.")}
+		return
+	}
+	w := max(10, p.width)
+	var lines []string
+	add := func(s string) { lines = append(lines, common.Wrap(s, w)...) }
+	title := fmt.Sprintf("%s %s %s", arrow(e.Dir), e.Dir, e.Kind)
+	if e.Method != "" {
+		title += " · " + common.Line(e.Method)
+	}
+	if e.ID != "" {
+		title += " · id " + common.Line(e.ID)
+	}
+	title += " · " + common.ByteSize(e.Size) + " · " + e.Time.Format("15:04:05.000000")
+	lines = append(lines, st.Title.Render(common.Truncate(title, w)))
+	if e.HasLatency {
+		add("latency " + common.Duration(e.Latency) + " since the request")
+	}
+	if e.Err != "" {
+		lines = append(lines, common.Wrap(st.Error.Render("error: ")+common.Line(e.Err), w)...)
+	}
+	if e.Text != "" && e.Kind != KindFrame {
+		add(common.Line(e.Text))
+	}
+	if h := e.HTTP; h != nil {
+		s := "HTTP " + common.Line(h.Method) + " " + common.Line(h.URL)
+		if h.StatusCode != 0 {
+			s += fmt.Sprintf(" → %d", h.StatusCode)
+		}
+		add(s)
+		if h.SSEEventID != "" || h.SSEEvent != "" {
+			add(fmt.Sprintf("SSE event %q id %q", common.Line(h.SSEEvent), common.Line(h.SSEEventID)))
+		}
+		for _, hd := range []struct {
+			name string
+			h    http.Header
+		}{{"request headers", h.RequestHeader}, {"response headers", h.ResponseHeader}} {
+			if len(hd.h) == 0 {
+				continue
+			}
+			lines = append(lines, st.Dim.Render(hd.name+":"))
+			names := make([]string, 0, len(hd.h))
+			for n := range hd.h {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				for _, v := range hd.h[n] {
+					add("  " + common.Line(n) + ": " + common.Line(redact(n, v)))
+				}
+			}
+		}
+	}
+	switch {
+	case e.Released:
+		lines = append(lines, st.Dim.Render("(the data of this old row was released to bound memory)"))
+	case e.Truncated:
+		lines = append(lines, st.Warning.Render(fmt.Sprintf("(showing the first %s of %s)", common.ByteSize(len(e.Data)), common.ByteSize(e.Size))))
+	}
+	if len(e.Data) > 0 {
+		lines = append(lines, st.Rule.Render(strings.Repeat("─", w)))
+		var body string
+		if e.Kind == KindFrame && !e.Truncated {
+			body = common.PrettyJSON(e.Data, st)
+		} else {
+			body = common.Block(string(e.Data))
+		}
+		lines = append(lines, common.Wrap(body, w)...)
+	}
+	p.detailLines = lines
+}
+
+// redact hides credentials in header values shown on screen (screenshots
+// and screen sharing are common while debugging).
+func redact(name, v string) string {
+	switch strings.ToLower(name) {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key":
+		scheme, _, ok := strings.Cut(v, " ")
+		if ok && len(scheme) < 16 {
+			return scheme + " … (redacted)"
+		}
+		return "… (redacted)"
+	}
+	return v
+}
+
+func (p *Pane) detailView() string {
+	h := p.height - 1
+	var b strings.Builder
+	end := min(len(p.detailLines), p.detailOffset+h)
+	for i := p.detailOffset; i < end; i++ {
+		b.WriteString(p.detailLines[i])
+		b.WriteByte('\n')
+	}
+	for i := end - p.detailOffset; i < h; i++ {
+		b.WriteByte('\n')
+	}
+	pos := fmt.Sprintf("lines %d-%d of %d", p.detailOffset+1, end, len(p.detailLines))
+	b.WriteString(p.c.Styles.Dim.Render(common.Truncate(pos+" · esc back", p.width)))
+	return b.String()
+}

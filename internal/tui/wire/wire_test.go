@@ -1,0 +1,210 @@
+package wire
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
+	"github.com/mcpi-dev/mcpi/internal/tui/styles"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+var t0 = time.Date(2025, 11, 25, 12, 0, 0, 0, time.UTC)
+
+func frame(dir transport.Direction, at time.Duration, data string) transport.Event {
+	return transport.Event{Time: t0.Add(at), Kind: transport.KindFrame, Dir: dir, Data: []byte(data)}
+}
+
+func TestParserMatchesResponses(t *testing.T) {
+	p := NewParser()
+	out := transport.Outgoing
+	in := transport.Incoming
+	evs := []transport.Event{
+		frame(out, 0, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`),
+		frame(in, 5*time.Millisecond, `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`),
+		frame(in, 6*time.Millisecond, `{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}`),
+		frame(out, 9*time.Millisecond, `{"jsonrpc":"2.0","id":"s1","result":{}}`),
+		frame(out, 10*time.Millisecond, `{"jsonrpc":"2.0","id":2,"method":"tools/call"}`),
+		frame(in, 30*time.Millisecond, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"no"}}`),
+		frame(in, 31*time.Millisecond, `{"jsonrpc":"2.0","id":99,"result":{}}`),
+		frame(out, 32*time.Millisecond, `[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`),
+		{Time: t0, Kind: transport.KindStderr, Dir: transport.Incoming, Data: []byte("log line")},
+	}
+	var got []string
+	for _, e := range evs {
+		en := p.Event(e)
+		s := fmt.Sprintf("%s %s id=%s", en.Kind, en.Method, en.ID)
+		if en.HasLatency {
+			s += " " + en.Latency.String()
+		}
+		if en.RPCError {
+			s += " error"
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"frame tools/list id=1",
+		"frame response id=1 5ms",
+		`frame sampling/createMessage id="s1"`,
+		`frame response id="s1" 3ms`,
+		"frame tools/call id=2",
+		"frame error id=2 20ms error",
+		"frame response id=99",
+		"frame batch(2) id=3",
+		"stderr  id=",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestParserClipsBigFrames(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":7,"result":{"text":"` + strings.Repeat("x", 3*MaxEntryBytes) + `"}}`
+	en := NewParser().Event(frame(transport.Incoming, 0, big))
+	if en.Size != len(big) || len(en.Data) != MaxEntryBytes || !en.Truncated || en.ID != "7" || en.Method != "response" {
+		t.Errorf("size %d data %d truncated %v id %q method %q", en.Size, len(en.Data), en.Truncated, en.ID, en.Method)
+	}
+}
+
+func TestStoreBounds(t *testing.T) {
+	s := NewStore(100, 1000)
+	for i := range 250 {
+		s.Append(Entry{Data: make([]byte, 30), Method: fmt.Sprint(i)})
+	}
+	if s.Len() != 100 || s.First() != 150 || s.Next() != 250 {
+		t.Fatalf("len %d first %d next %d", s.Len(), s.First(), s.Next())
+	}
+	if s.Get(149) != nil || s.Get(250) != nil || s.Get(150).Method != "150" || s.Get(249).Method != "249" {
+		t.Error("Get addresses the wrong entries")
+	}
+	if s.Bytes() > 1000 {
+		t.Errorf("bytes %d over the budget", s.Bytes())
+	}
+	// The newest entries keep their data; the oldest were released.
+	if len(s.Get(249).Data) != 30 || !s.Get(150).Released {
+		t.Errorf("newest data %d, oldest released %v", len(s.Get(249).Data), s.Get(150).Released)
+	}
+}
+
+func TestQuery(t *testing.T) {
+	es := []Entry{
+		{Kind: KindFrame, Dir: transport.Outgoing, Method: "tools/call", ID: "3", Data: []byte(`{"name":"echo"}`)},
+		{Kind: KindFrame, Dir: transport.Incoming, Method: "notifications/progress"},
+		{Kind: KindBadFrame, Dir: transport.Incoming, Method: "bad frame", Data: []byte("garbage")},
+		{Kind: KindStderr, Dir: transport.Incoming, Data: []byte("panic: oops")},
+	}
+	tests := []struct {
+		q    string
+		want string
+	}{
+		{"", "0123"},
+		{">", "0"},
+		{"<", "123"},
+		{"dir:in -kind:stderr", "12"},
+		{"method:tools/", "0"},
+		{"-method:progress", "023"},
+		{"kind:bad", "2"},
+		{"echo", "0"},
+		{"panic", "3"},
+		{"id:3", "0"},
+	}
+	for _, tt := range tests {
+		q := ParseQuery(tt.q)
+		var got string
+		for i := range es {
+			if q.Match(&es[i]) {
+				got += fmt.Sprint(i)
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%q matches %s, want %s", tt.q, got, tt.want)
+		}
+	}
+}
+
+func testCommon() *common.Common {
+	return &common.Common{Styles: styles.DefaultStyles(false), Keys: keymap.Default(), Now: func() time.Time { return t0 }}
+}
+
+func press(s string) tea.KeyPressMsg {
+	switch s {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "home":
+		return tea.KeyPressMsg{Code: tea.KeyHome}
+	}
+	return tea.KeyPressMsg{Code: []rune(s)[0], Text: s}
+}
+
+// TestPaneView: a store of 200,000 rows draws as fast as
+// one of ten, and the view is the rows on screen.
+func TestPaneView(t *testing.T) {
+	p := New(testCommon(), NewStore(0, 0))
+	p.SetSize(100, 14)
+	parser := NewParser()
+	var entries []Entry
+	for i := range 200_000 {
+		entries = append(entries, parser.Event(frame(transport.Outgoing, time.Duration(i)*time.Millisecond,
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))))
+	}
+	meta := &transport.HTTPMeta{Method: "POST", URL: "http://127.0.0.1:8080/mcp", StatusCode: 200, SSEEventID: "ev-1", SSEEvent: "message",
+		RequestHeader:  http.Header{"Authorization": {"Bearer secret-token"}, "Mcp-Session-Id": {"abc"}},
+		ResponseHeader: http.Header{"Content-Type": {"text/event-stream"}}}
+	entries = append(entries,
+		parser.Event(transport.Event{Time: t0.Add(time.Hour), Kind: transport.KindFrame, Dir: transport.Incoming, HTTP: meta,
+			Data: []byte(`{"jsonrpc":"2.0","id":199999,"result":{}}`)}),
+		parser.Event(transport.Event{Time: t0.Add(time.Hour), Kind: transport.KindBadFrame, Dir: transport.Incoming,
+			Data: []byte("Listening on port 3000\x1b[0m"), Err: "invalid character 'L' looking for beginning of value"}),
+		parser.Warning(session.Warning{Time: t0.Add(time.Hour), Kind: "unknown-id", Message: "response to unknown request id 5", Data: []byte(`{"id":5}`)}),
+		parser.Event(transport.Event{Time: t0.Add(time.Hour), Kind: transport.KindLifecycle, Text: "exited: status 1", Err: "signal: killed"}),
+	)
+	p.Append(entries)
+	if p.Store().Len() != MaxEntries || p.Store().First() != 4 {
+		t.Fatalf("len %d first %d", p.Store().Len(), p.Store().First())
+	}
+	start := time.Now()
+	view := p.View()
+	if d := time.Since(start); d > 50*time.Millisecond {
+		t.Errorf("drawing took %v", d)
+	}
+	golden.RequireEqual(t, ansi.Strip(view)+"\n")
+
+	// The detail of the HTTP response, with the credential hidden.
+	for range 3 {
+		p.Update(press("up"))
+	}
+	p.Update(press("enter"))
+	s := ansi.Strip(p.View())
+	for _, want := range []string{"← recv frame · response · id 199999", "HTTP POST http://127.0.0.1:8080/mcp → 200", `SSE event "message" id "ev-1"`, "Authorization: Bearer … (redacted)", "Mcp-Session-Id: abc", "latency 56m40s since the request"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("detail lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "secret-token") {
+		t.Error("the token is on screen")
+	}
+	// Filtering keeps the rows that match, newest selected while following.
+	p.Update(press("esc"))
+	p.Update(press("/"))
+	for _, r := range "kind:bad" {
+		p.Update(press(string(r)))
+	}
+	p.Update(press("enter"))
+	if s := ansi.Strip(p.View()); !strings.Contains(s, `Listening on port 3000\e[0m`) || !strings.Contains(s, "1/1 of 200000") {
+		t.Errorf("filtered view:\n%s", s)
+	}
+}
