@@ -6,11 +6,12 @@ FUZZTIME ?= 10s
 # Every fuzz target, as package:Target. make fuzz runs each for FUZZTIME.
 FUZZ_TARGETS := \
 	./internal/transport:FuzzSSEReader ./internal/transport:FuzzReadLine ./internal/transport:FuzzCheckFrame \
+	./internal/transport:FuzzValidJSON ./internal/mcp:FuzzDecodeSplit ./internal/mcp:FuzzMemberString \
 	./internal/mcp:FuzzDecodeFrame ./internal/record:FuzzReader ./internal/record:FuzzRoundTrip \
 	./internal/record:FuzzRedactJSON ./internal/schema:FuzzCoerce ./internal/config:FuzzParse \
 	./internal/auth:FuzzParseChallenge
 
-.PHONY: test check deps build demo fuzz
+.PHONY: test check deps build demo fuzz bench
 
 ## test: install the pinned npm test peers, run the static checks, every test with the race detector, and each fuzz target for FUZZTIME
 test: deps check
@@ -36,6 +37,10 @@ check:
 ## deps: install @modelcontextprotocol/server-everything, the conformance suite and Node 22 into .cache/npm
 deps:
 	scripts/deps.sh
+
+## bench: mcpi against the floor, the Go SDK client and the Inspector CLI (docs/performance.md)
+bench:
+	scripts/bench.sh
 
 ## build: build the mcpi binary into ./bin
 build:

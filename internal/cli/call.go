@@ -130,18 +130,9 @@ func callTool(ctx context.Context, c *session.Client, opts *CallOptions) error {
 
 // findTool looks the tool up so that arguments can be coerced and checked.
 // A tool that is not listed is still called (servers may hide tools), with
-// a warning.
+// a warning. Pages after the tool's are not fetched: each is a round trip.
 func findTool(ctx context.Context, c *session.Client, name string) (*mcp.Tool, error) {
-	tools, err := c.AllTools(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for i := range tools {
-		if tools[i].Name == name {
-			return &tools[i], nil
-		}
-	}
-	return nil, nil
+	return c.FindTool(ctx, name)
 }
 
 func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {

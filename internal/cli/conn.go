@@ -186,22 +186,11 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 		}
 		taps = append(taps, o.recorder)
 	}
-	taps = append(taps, transport.TapFunc(func(e transport.Event) {
-		switch e.Kind {
-		case transport.KindStderr:
-			o.verbose("server stderr: %s", sanitize(string(e.Data), false))
-		case transport.KindLifecycle:
-			msg := e.Text
-			if e.Err != "" {
-				msg += ": " + e.Err
-			}
-			o.verbose("transport: %s", oneLine(msg))
-		case transport.KindHTTP:
-			if e.HTTP != nil {
-				o.verbose("http: %s %s -> %s", e.HTTP.Method, sanitize(e.HTTP.URL, false), oneLine(e.Text+" "+e.Err))
-			}
-		}
-	}))
+	// The transport events are shown with -v only; without a tap at all,
+	// the transport does not even build them.
+	if o.Verbose {
+		taps = append(taps, o.verboseTap())
+	}
 	var handler session.Handler = &cliHandler{o: o, say: say}
 	if o.handler != nil {
 		handler = o.handler
@@ -212,8 +201,11 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 			say("warning: %s: %s", oneLine(w.Message), quoteData(w.Data))
 		},
 		OnNotification: func(n session.Notification) {
-			if n.Method == "notifications/progress" {
-				return // the waiting command shows it
+			if !o.Verbose || n.Method == "notifications/progress" {
+				// Only -v shows notifications (progress: the waiting
+				// command does); a flood of them must not each be
+				// formatted for nothing.
+				return
 			}
 			if n.Method == "notifications/message" {
 				o.verbose("server log: %s", oneLine(string(n.Params)))
@@ -228,6 +220,26 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 	}
 	o.noteSession(c)
 	return c, nil
+}
+
+// verboseTap shows server stderr and transport events on stderr (-v).
+func (o *ConnOptions) verboseTap() transport.Tap {
+	return transport.TapFunc(func(e transport.Event) {
+		switch e.Kind {
+		case transport.KindStderr:
+			o.verbose("server stderr: %s", sanitize(string(e.Data), false))
+		case transport.KindLifecycle:
+			msg := e.Text
+			if e.Err != "" {
+				msg += ": " + e.Err
+			}
+			o.verbose("transport: %s", oneLine(msg))
+		case transport.KindHTTP:
+			if e.HTTP != nil {
+				o.verbose("http: %s %s -> %s", e.HTTP.Method, sanitize(e.HTTP.URL, false), oneLine(e.Text+" "+e.Err))
+			}
+		}
+	})
 }
 
 // quoteData shows the start of what a server sent, made safe to print.

@@ -66,6 +66,30 @@ func (c *Client) AllTools(ctx context.Context) ([]mcp.Tool, error) {
 	})
 }
 
+// FindTool returns the tool named name (nil when no page lists it),
+// following the cursors only until the page that has it: a one-shot call
+// needs that tool's schema, not the tools listed after it.
+func (c *Client) FindTool(ctx context.Context, name string) (*mcp.Tool, error) {
+	var found *mcp.Tool
+	_, err := paginate(ctx, func(ctx context.Context, cur string) ([]mcp.Tool, string, error) {
+		r, err := c.ListTools(ctx, cur)
+		if err != nil {
+			return nil, "", err
+		}
+		for i := range r.Tools {
+			if r.Tools[i].Name == name {
+				found = &r.Tools[i]
+				return nil, "", nil
+			}
+		}
+		return nil, r.NextCursor, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return found, nil
+}
+
 // CallTool calls a tool. args is the arguments object (nil for none).
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage, opts *CallOptions) (*mcp.CallToolResult, error) {
 	raw, err := c.CallToolRaw(ctx, mcp.CallToolParams{Name: name, Arguments: args}, opts)

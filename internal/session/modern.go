@@ -290,6 +290,11 @@ func (c *Client) callMRTR(ctx context.Context, method string, params any, o *cal
 	}
 	var base map[string]json.RawMessage
 	for round := 1; ; round++ {
+		// Most results are complete: do not decode one of megabytes only
+		// to learn that.
+		if rt, ok := mcp.MemberString(raw, "resultType"); ok && rt != mcp.ResultInputRequired {
+			return raw, nil
+		}
 		var head mcp.ResultHead
 		if err := json.Unmarshal(raw, &head); err != nil || head.ResultType != mcp.ResultInputRequired {
 			return raw, nil // a missing resultType means complete

@@ -36,7 +36,9 @@ func (c *Client) readLoop() {
 			c.warn("bad-frame", f.Err.Error(), f.Data)
 			continue
 		}
-		msgs, batch, err := mcp.DecodeFrame(f.Data)
+		// A frame without Err is valid JSON (transport.Conn's contract):
+		// decoding it need not validate it again, nor copy its result.
+		msgs, batch, err := mcp.DecodeValidFrame(f.Data)
 		if err != nil {
 			c.warn("invalid-message", "not a JSON-RPC message: "+err.Error(), f.Data)
 			continue

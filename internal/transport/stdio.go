@@ -252,11 +252,20 @@ func (s *Stdio) deliver(f Frame) {
 // skips the rest and reports the line's full length in tooLong.
 func readLine(r *bufio.Reader, max, keep int) (line []byte, tooLong int, err error) {
 	chunk, err := r.ReadSlice('\n')
-	buf := append([]byte(nil), chunk...)
 	total := len(chunk)
+	if err != bufio.ErrBufferFull && total <= max {
+		return append([]byte(nil), chunk...), 0, err
+	}
+	// A line longer than the reader's buffer comes in pieces. They are kept
+	// apart and joined once, at the end: appending them to one slice would
+	// copy a 50 MB line over and over, as append grows a large slice by a
+	// quarter at a time.
 	over := total > max
+	var pieces [][]byte
 	if over {
-		buf = buf[:min(len(buf), keep)]
+		pieces = [][]byte{append([]byte(nil), chunk[:min(len(chunk), keep)]...)}
+	} else {
+		pieces = [][]byte{append([]byte(nil), chunk...)}
 	}
 	for err == bufio.ErrBufferFull {
 		chunk, err = r.ReadSlice('\n')
@@ -265,15 +274,29 @@ func readLine(r *bufio.Reader, max, keep int) (line []byte, tooLong int, err err
 		case over:
 		case total > max:
 			over = true
-			buf = buf[:min(len(buf), keep)]
+			pieces = [][]byte{join(pieces, keep)}
 		default:
-			buf = append(buf, chunk...)
+			pieces = append(pieces, append([]byte(nil), chunk...))
 		}
 	}
+	buf := join(pieces, total)
 	if over {
 		return buf, total, err
 	}
 	return buf, 0, err
+}
+
+// join returns the first limit bytes of the pieces, in one new slice.
+func join(pieces [][]byte, limit int) []byte {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	buf := make([]byte, 0, min(n, limit))
+	for _, p := range pieces {
+		buf = append(buf, p[:min(len(p), limit-len(buf))]...)
+	}
+	return buf
 }
 
 func (s *Stdio) readStderr() {
