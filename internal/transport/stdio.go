@@ -200,6 +200,10 @@ func (s *Stdio) writeLoop() {
 			err = fmt.Errorf("writing to server stdin: %w", err)
 			s.emit(Event{Kind: KindLifecycle, Text: "the frame above was not delivered", Err: err.Error()})
 			select {
+			case <-s.closed:
+				// Close shut stdin under the write: the connection is over,
+				// which is what the caller must hear.
+				err = ErrClosed
 			case <-s.exited:
 				err = s.exitError()
 			case <-time.After(100 * time.Millisecond):
