@@ -11,11 +11,16 @@ FUZZ_TARGETS := \
 	./internal/record:FuzzRedactJSON ./internal/schema:FuzzCoerce ./internal/config:FuzzParse \
 	./internal/auth:FuzzParseChallenge
 
-.PHONY: test check deps build demo fuzz bench
+.PHONY: test check deps build demo fuzz bench e2e
 
-## test: install the pinned npm test peers, run the static checks, every test with the race detector, and each fuzz target for FUZZTIME
+## e2e: drive the real binary's TUI in tmux against the demo server and server-everything
+e2e: deps
+	scripts/e2e-tui.sh
+
+## test: install the pinned npm test peers, run the static checks, every test with the race detector, the TUI end to end in tmux, and each fuzz target for FUZZTIME
 test: deps check
 	$(GO) test -race -count=1 ./...
+	scripts/e2e-tui.sh
 	$(MAKE) --no-print-directory fuzz
 
 ## fuzz: run each fuzz target for FUZZTIME (a crash is a failure; its input lands in the package's testdata/fuzz)

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/replay"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui"
 )
 
 // ReplayOptions are the flags of `mcpi replay`.
@@ -90,6 +91,9 @@ func NewCmdReplay(f *Factory) *cobra.Command {
 			if opts.Serve {
 				return replayServe(cmd.Context(), opts)
 			}
+			if !opts.Print && opts.IO.StdinTTY && opts.IO.StdoutTTY {
+				return replayTUI(cmd.Context(), opts)
+			}
 			return replayPrint(cmd.Context(), opts)
 		},
 	}
@@ -99,7 +103,7 @@ func NewCmdReplay(f *Factory) *cobra.Command {
 	f2.StringVar(&opts.HTTP, "http", "", "with --serve: listen on this address (loopback) and serve Streamable HTTP at /mcp")
 	f2.BoolVar(&opts.Verify, "verify", false, "re-send the recorded requests to TARGET and compare the answers")
 	f2.StringArrayVar(&opts.Ignore, "ignore", nil, "with --verify: a path not to compare, e.g. result._meta or result.content[*].text (repeatable)")
-	f2.BoolVar(&opts.Print, "print", false, "print the timeline (the default)")
+	f2.BoolVar(&opts.Print, "print", false, "print the timeline instead of opening the TUI (the default when not on a terminal)")
 	f2.BoolVarP(&opts.Follow, "follow", "f", false, "keep reading a trace that is still being written, like tail -f")
 	return cmd
 }
@@ -162,6 +166,52 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 		return errSilent{code: ExitToolError}
 	}
 	return nil
+}
+
+// replayTUI shows the trace in the TUI's wire pane, read-only; with
+// --follow it keeps appending what the writer adds.
+func replayTUI(ctx context.Context, opts *ReplayOptions) error {
+	r, err := record.Open(opts.Trace)
+	if err != nil {
+		return &FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
+	}
+	defer r.Close()
+	follow := opts.Follow
+	feed := func(ctx context.Context, tap transport.Tap) error {
+		for {
+			ev, err := r.Next()
+			if errors.Is(err, io.EOF) || (follow && errors.Is(err, record.ErrTruncated)) {
+				if !follow {
+					return nil
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(100 * time.Millisecond):
+					continue
+				}
+			}
+			var ce *record.CorruptError
+			if errors.As(err, &ce) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if te, ok := ev.TransportEvent(); ok {
+				tap.Observe(te)
+			}
+		}
+	}
+	title := opts.Trace
+	if h := r.Header(); h.Target.Transport != "" {
+		title += " (" + h.Target.Transport + ")"
+	}
+	err = tui.RunReplay(ctx, tui.ReplayOptions{Title: title, Feed: feed, NoColor: !opts.IO.Color})
+	if ctx.Err() != nil {
+		return errSilent{code: ExitOK}
+	}
+	return err
 }
 
 // replayPrint prints the trace as a timeline; with --follow it goes on

@@ -33,6 +33,11 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case "demo-legacy":
+		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: demoserver.EraLegacy}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(2)
 }
@@ -42,9 +47,14 @@ var frozen = time.Date(2025, 11, 25, 12, 0, 0, 0, time.UTC)
 
 // dialDemo connects to the demo server, re-executing the test binary.
 func dialDemo(ctx context.Context, h Hooks) (*session.Client, error) {
+	return dialPeer(ctx, h, "demo")
+}
+
+// dialPeer connects to the test binary re-executed as peer.
+func dialPeer(ctx context.Context, h Hooks, peer string) (*session.Client, error) {
 	conn, err := transport.Spawn(transport.StdioOptions{
 		Command: os.Args[0], Args: []string{"-test.run=^$"},
-		Env: []string{mcptest.PeerEnv + "=demo"}, Tap: h.Tap,
+		Env: []string{mcptest.PeerEnv + "=" + peer}, Tap: h.Tap,
 	})
 	if err != nil {
 		return nil, err

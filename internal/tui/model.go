@@ -18,6 +18,9 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
+	"github.com/mcpi-dev/mcpi/internal/tui/logs"
+	"github.com/mcpi-dev/mcpi/internal/tui/prompts"
+	"github.com/mcpi-dev/mcpi/internal/tui/resources"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
 	"github.com/mcpi-dev/mcpi/internal/tui/tools"
 	"github.com/mcpi-dev/mcpi/internal/tui/wire"
@@ -76,6 +79,14 @@ type Model struct {
 	requests *requestsPane
 	rootsP   *rootsPane
 	wire     *wire.Pane
+	res      *resources.Pane
+	tmpl     *resources.Templates
+	prompts  *prompts.Pane
+	logP     *logs.Pane
+	notifP   *logs.Pane
+	stderrP  *logs.Pane
+	composer *composer
+	compose  bool // the composer is open
 	panes    []pane
 	active   int
 
@@ -130,7 +141,14 @@ func New(ctx context.Context, opts Options) *Model {
 	m.requests = &requestsPane{c: c, queue: &m.queue}
 	m.rootsP = newRootsPane(c, m.roots, func() *session.Client { return m.client })
 	m.wire = wire.New(c, wire.NewStore(opts.WireEntries, 0))
-	m.panes = []pane{m.tools, m.requests, m.rootsP, m.wire}
+	m.res = resources.New(c)
+	m.tmpl = resources.NewTemplates(c)
+	m.prompts = prompts.New(c)
+	m.logP = logs.New(c, logs.KindLog)
+	m.notifP = logs.New(c, logs.KindNotifications)
+	m.stderrP = logs.New(c, logs.KindStderr)
+	m.panes = []pane{m.tools, m.res, m.tmpl, m.prompts, m.requests, m.rootsP, m.wire, m.logP, m.notifP, m.stderrP}
+	m.composer = newComposer(c)
 	m.help = help.New()
 	m.help.Styles = c.Styles.Help
 	return m
@@ -268,6 +286,17 @@ func (m *Model) Tools() *tools.Pane { return m.tools }
 // Wire returns the wire pane.
 func (m *Model) Wire() *wire.Pane { return m.wire }
 
+// Resources returns the resources pane.
+func (m *Model) Resources() *resources.Pane { return m.res }
+
+// Prompts returns the prompts pane.
+func (m *Model) Prompts() *prompts.Pane { return m.prompts }
+
+// Log, NotificationsPane and Stderr return the stream panes.
+func (m *Model) Log() *logs.Pane               { return m.logP }
+func (m *Model) NotificationsPane() *logs.Pane { return m.notifP }
+func (m *Model) Stderr() *logs.Pane            { return m.stderrP }
+
 // Queue returns the server requests waiting for the user.
 func (m *Model) Queue() []*common.Request { return m.queue }
 
@@ -300,6 +329,7 @@ func (m *Model) resize() {
 	if m.modal != nil {
 		m.modal.SetSize(m.width, h)
 	}
+	m.composer.SetSize(m.width, h)
 }
 
 // Update routes a message.
@@ -331,7 +361,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.trans = t.Name()
 		}
 		m.notifications, m.warnings = 0, 0
-		return m, tea.Batch(m.tools.SetClient(msg.client, msg.gen), m.waitDisconnect(msg.client, msg.gen))
+		m.logP.SetClient(msg.client)
+		// The lists load one after the other, tools first: the wire shows
+		// them in a stable order and the first pane fills soonest.
+		return m, tea.Batch(
+			tea.Sequence(m.tools.SetClient(msg.client, msg.gen), m.res.SetClient(msg.client, msg.gen),
+				m.tmpl.SetClient(msg.client, msg.gen), m.prompts.SetClient(msg.client, msg.gen)),
+			m.waitDisconnect(msg.client, msg.gen))
 	case disconnectedMsg:
 		if msg.gen != m.gen {
 			return m, nil
@@ -339,6 +375,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.state, m.reason = Disconnected, msg.err
 		m.client = nil
 		m.tools.Disconnected()
+		m.res.Disconnected()
+		m.tmpl.Disconnected()
+		m.prompts.Disconnected()
+		m.logP.SetClient(nil)
 		return m, nil
 	case *common.Batch:
 		return m, tea.Batch(m.handleBatch(msg), m.nextBatch())
@@ -363,6 +403,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 		return m, nil
+	case composedMsg:
+		_, cmd := m.composer.Update(msg, m.client)
+		return m, cmd
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
 	}
@@ -376,6 +419,10 @@ func (m *Model) routeToPanes(msg tea.Msg) tea.Cmd {
 		if m.modal != nil {
 			return m.modal.Update(msg, m.opts.OpenURL)
 		}
+		if m.compose {
+			_, cmd := m.composer.Update(msg, m.client)
+			return cmd
+		}
 		return m.activePane().Update(msg)
 	}
 	var cmds []tea.Cmd
@@ -388,16 +435,41 @@ func (m *Model) routeToPanes(msg tea.Msg) tea.Cmd {
 func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 	var cmds []tea.Cmd
 	if entries, ok := b.Prepared.([]wire.Entry); ok && len(entries) > 0 {
+		var stderr []logs.Row
+		for i := range entries {
+			if e := &entries[i]; e.Kind == wire.KindStderr {
+				stderr = append(stderr, logs.Row{Time: e.Time, Level: -1, Tag: "stderr", Text: string(e.Data)})
+			}
+		}
+		if len(stderr) > 0 {
+			m.stderrP.Add(stderr)
+		}
 		m.wire.Append(entries)
 	}
 	m.wire.Store().Dropped += b.WireDropped
 	m.notifications += b.NotificationCount
 	m.warnings += b.WarningCount
 	reload := false
+	var notes, logRows []logs.Row
 	for _, n := range b.Notifications {
-		if n.Method == "notifications/tools/list_changed" {
+		notes = append(notes, logs.NotificationRow(n))
+		switch n.Method {
+		case "notifications/tools/list_changed":
 			reload = true
+		case "notifications/message":
+			logRows = append(logRows, logs.LogRow(n))
+		case "notifications/prompts/list_changed":
+			cmds = append(cmds, m.prompts.Reload())
+		case "notifications/resources/list_changed":
+			cmds = append(cmds, m.tmpl.Reload())
 		}
+		cmds = append(cmds, m.res.Notify(n))
+	}
+	if len(notes) > 0 {
+		m.notifP.Add(notes)
+	}
+	if len(logRows) > 0 {
+		m.logP.Add(logRows)
 	}
 	if reload {
 		cmds = append(cmds, m.tools.Reload())
@@ -449,6 +521,17 @@ func (m *Model) openModal(r *common.Request) {
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
 	m.lastNotice = ""
+	if m.compose && m.modal == nil && !key.Matches(msg, k.Quit) && !key.Matches(msg, k.Requests) && !key.Matches(msg, k.Reconnect) {
+		closed, cmd := m.composer.Update(msg, m.client)
+		if closed {
+			m.compose = false
+		}
+		return cmd
+	}
+	if m.modal == nil && key.Matches(msg, k.Composer) {
+		m.compose = true
+		return nil
+	}
 	inputFocused := m.modal != nil || m.activePane().InputFocused()
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -507,6 +590,9 @@ func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 func (m *Model) keys() help.KeyMap {
 	k := m.c.Keys
 	var local help.KeyMap = m.activePane()
+	if m.compose {
+		local = m.composer
+	}
 	if m.modal != nil {
 		local = m.modal
 	}
@@ -514,7 +600,7 @@ func (m *Model) keys() help.KeyMap {
 	if m.modal == nil && m.active == 0 && len(m.tools.Calls()) > 0 {
 		quit.SetHelp("ctrl+c", "cancel/quit")
 	}
-	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…4", "pane"), k.Reconnect, k.Requests, k.Help, quit}
+	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), k.Composer, k.Reconnect, k.Requests, k.Help, quit}
 	short := append(append([]key.Binding{}, local.ShortHelp()...), k.Help, quit)
 	full := append(append([][]key.Binding{}, local.FullHelp()...), global)
 	return helpKeys{short: short, full: full}
@@ -544,6 +630,8 @@ func (m *Model) View() tea.View {
 	h := m.paneHeight()
 	if m.modal != nil {
 		b.WriteString(common.Fit(m.modal.View(), m.width, h))
+	} else if m.compose {
+		b.WriteString(common.Fit(m.composer.View(), m.width, h))
 	} else {
 		b.WriteString(common.Fit(m.activePane().View(), m.width, h))
 	}
@@ -633,7 +721,7 @@ func (m *Model) tabsView() string {
 	st := m.c.Styles
 	var parts []string
 	for i, p := range m.panes {
-		label := fmt.Sprintf("%d %s", i+1, p.Title())
+		label := fmt.Sprintf("%d %s", (i+1)%10, p.Title())
 		if p == pane(m.wire) {
 			label = fmt.Sprintf("%d Wire (%d)", i+1, m.wire.Store().Len())
 		}
@@ -644,6 +732,25 @@ func (m *Model) tabsView() string {
 		}
 	}
 	line := strings.Join(parts, " ")
+	// Too many panes for the width: inactive tabs show a short title, then
+	// their number only.
+	for _, short := range []int{3, 0} {
+		if common.Width(line) <= m.width {
+			break
+		}
+		for i, p := range m.panes {
+			if i == m.active {
+				continue
+			}
+			t := []rune(p.Title())
+			label := fmt.Sprintf("%d", (i+1)%10)
+			if short > 0 {
+				label += " " + string(t[:min(short, len(t))])
+			}
+			parts[i] = st.Tab.Render(label)
+		}
+		line = strings.Join(parts, " ")
+	}
 	if m.lastNotice != "" {
 		line += "  " + st.Dim.Render(common.Line(m.lastNotice))
 	}

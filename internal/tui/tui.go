@@ -1,6 +1,8 @@
 // Package tui is mcpi's terminal UI: a bubbletea program whose root model
-// routes messages to panes (tools, server requests, roots, wire), shows the
-// connection in a header and the keys in a help line.
+// routes messages to panes (tools, resources, templates, prompts, server
+// requests, roots, wire, log, notifications, stderr) and to the raw
+// composer, shows the connection in a header and the keys in a help line.
+// RunReplay is the read-only variant over a recorded trace.
 //
 // The TUI talks to a server only through internal/session: every session
 // call runs in a tea.Cmd, and what the session reports from its own

@@ -129,12 +129,13 @@ func TestToolError(t *testing.T) {
 func TestWirePane(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded)
+	h.waitAllLoaded()
 	h.typeText("echo")
 	h.press("enter")
 	h.typeText("hi \x1b[31mred")
 	h.press("ctrl+s")
 	h.waitText("✓ done")
-	h.press("alt+4")
+	h.press("alt+7")
 	// The response to the call is the last frame of the session so far.
 	s := h.waitFor("the echo response on the wire", func(s string) bool {
 		lines := strings.Split(s, "\n")
@@ -170,6 +171,7 @@ func TestWirePane(t *testing.T) {
 func TestWireEscapes(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded)
+	h.waitAllLoaded()
 	hooks := h.m.hooks
 	hooks.Tap.Observe(transport.Event{Time: frozen, Kind: transport.KindStderr, Dir: transport.Incoming,
 		Data: []byte("boom \x1b]0;pwned\x07 \x1b[2J")})
@@ -177,7 +179,7 @@ func TestWireEscapes(t *testing.T) {
 		Data: []byte("not json \x1b[31mred\u202e"), Err: "invalid character 'o' in literal null"})
 	hooks.Tap.Observe(transport.Event{Time: frozen, Kind: transport.KindFrame, Dir: transport.Incoming,
 		Data: []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"csi \u009b31m \u001b[1m"}}`)})
-	h.press("alt+4")
+	h.press("alt+7")
 	s := h.waitText(`boom \e]0;pwned\x07 \e[2J`, `not json \e[31mred\u202e`)
 	if strings.ContainsAny(s, "\x1b\x07\u202e") {
 		t.Fatalf("raw control characters on screen: %q", s)
@@ -283,7 +285,7 @@ func TestCancelCall(t *testing.T) {
 	h.press("esc")
 	h.waitText("⊘ cancelled")
 	// The session tells the server.
-	h.press("alt+4", "/")
+	h.press("alt+7", "/")
 	h.typeText("method:cancelled")
 	h.waitText("→ frame     notifications/cancelled")
 
@@ -324,7 +326,7 @@ func TestRootsAnsweredFromThePane(t *testing.T) {
 		o.Roots = []mcp.Root{{URI: "file:///tmp/project", Name: "project"}}
 	})
 	h.waitText(toolsLoaded)
-	h.press("alt+3")
+	h.press("alt+6")
 	h.waitText("file:///tmp/project")
 	h.press("a")
 	h.typeText("https://example.com/repo")
@@ -407,8 +409,8 @@ func TestFlood(t *testing.T) {
 	close(block.release)
 	h.waitText(fmt.Sprintf("notifications %d", n))
 	// Still responsive: a key switches panes.
-	h.press("alt+4")
-	h.waitText("[4 Wire")
+	h.press("alt+7")
+	h.waitText("[7 Wire")
 
 	m := h.final()
 	store := m.Wire().Store()

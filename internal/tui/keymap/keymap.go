@@ -63,6 +63,23 @@ type KeyMap struct {
 	// Roots pane.
 	AddRoot    key.Binding
 	RemoveRoot key.Binding
+
+	// Resources, templates and prompts panes.
+	Subscribe  key.Binding
+	Reload     key.Binding
+	SuggNext   key.Binding // highlight the next completion suggestion
+	SuggPrev   key.Binding
+	SuggAccept key.Binding // put the highlighted suggestion in the field
+
+	// Log, notifications and stderr panes.
+	LevelUp     key.Binding // raise the level filter
+	LevelDown   key.Binding
+	SetLevel    key.Binding // ask the server for the filter's level
+	ClearBuffer key.Binding
+
+	// Raw composer.
+	Composer  key.Binding
+	SendFrame key.Binding
 }
 
 // Default returns the default key bindings.
@@ -115,10 +132,24 @@ func Default() *KeyMap {
 
 		AddRoot:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add root")),
 		RemoveRoot: key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "remove root")),
+
+		Subscribe:  key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "subscribe/unsubscribe")),
+		Reload:     key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "reload list")),
+		SuggNext:   key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n/p", "pick suggestion")),
+		SuggPrev:   key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "previous suggestion")),
+		SuggAccept: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use suggestion")),
+
+		LevelUp:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "level filter")),
+		LevelDown:   key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "lower level filter")),
+		SetLevel:    key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "set server level")),
+		ClearBuffer: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "clear")),
+
+		Composer:  key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "raw request")),
+		SendFrame: key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "send as raw frame")),
 	}
-	for i := 1; i <= 9; i++ {
-		d := string(rune('0' + i))
-		k.Tabs = append(k.Tabs, key.NewBinding(key.WithKeys("alt+"+d), key.WithHelp("alt+1…", "go to pane")))
+	for i := 1; i <= 10; i++ {
+		d := string(rune('0' + i%10))
+		k.Tabs = append(k.Tabs, key.NewBinding(key.WithKeys("alt+"+d), key.WithHelp("alt+1…0", "go to pane")))
 	}
 	return k
 }

@@ -327,3 +327,11 @@ func writeNew(dir, base, ext string, data []byte) (string, error) {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// RenderContent makes one content block ready for the screen: a heading, a
+// safe body (text, pretty JSON) and whether it holds binary data that the
+// save key can write. Other panes (prompts, resources) show content with it.
+func RenderContent(c mcp.Content, st *styles.Styles) (head, body string, binary bool) {
+	b := prepareBlock(c, st)
+	return b.head, b.body, b.binary
+}

@@ -1,0 +1,38 @@
+package logs
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
+	"github.com/mcpi-dev/mcpi/internal/tui/styles"
+)
+
+func TestRingBounded(t *testing.T) {
+	r := NewRing(3)
+	for i := range 10 {
+		r.Append(Row{Text: string(rune('a' + i))})
+	}
+	if r.Len() != 3 || r.Total() != 10 || r.Get(6) != nil || r.Get(7).Text != "h" || r.Get(9).Text != "j" {
+		t.Errorf("len %d total %d", r.Len(), r.Total())
+	}
+}
+
+func TestLogPaneFilterAndSafety(t *testing.T) {
+	c := &common.Common{Styles: styles.DefaultStyles(false), Keys: keymap.Default(), Now: time.Now}
+	p := New(c, KindLog)
+	p.SetSize(80, 10)
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	p.Add([]Row{
+		LogRow(session.Notification{Time: now, Method: "notifications/message", Params: []byte(`{"level":"debug","data":"quiet"}`)}),
+		LogRow(session.Notification{Time: now, Method: "notifications/message", Params: []byte(`{"level":"error","data":"loud \u001b[2J"}`)}),
+	})
+	p.setMinLevel(4)
+	v := p.View()
+	if strings.Contains(v, "quiet") || !strings.Contains(v, `loud \e[2J`) || strings.Contains(v, "\x1b[2J") {
+		t.Errorf("view:\n%s", v)
+	}
+}

@@ -1,0 +1,197 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/session"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// selectLine moves the selection (the row marked ›) to the row holding
+// text, one key at a time, waiting for each move to show.
+func (h *harness) selectLine(text string) {
+	h.t.Helper()
+	find := func(s string) (sel, target int, selText string) {
+		sel, target = -1, -1
+		for i, l := range strings.Split(s, "\n") {
+			l, _, _ = strings.Cut(l, "│") // the list, not the details beside it
+			if strings.Contains(l, "›") {
+				sel, selText = i, l
+			}
+			if target < 0 && strings.Contains(l, text) {
+				target = i
+			}
+		}
+		return sel, target, selText
+	}
+	for range 40 {
+		sel, target, cur := find(h.p.Screen())
+		if sel >= 0 && strings.Contains(cur, text) {
+			return
+		}
+		if target >= 0 && target < sel {
+			h.press("up")
+		} else {
+			h.press("down")
+		}
+		h.waitFor("the selection to move", func(s string) bool { _, _, now := find(s); return now != cur })
+	}
+	h.t.Fatalf("could not select %q:\n%s", text, h.p.Screen())
+}
+
+// waitAllLoaded waits until every list is loaded: the other lists load
+// after the tools, and the wire is stable once the prompts (the last) are in.
+func (h *harness) waitAllLoaded() {
+	h.t.Helper()
+	h.press("alt+4")
+	h.waitText("3 prompts")
+	h.press("alt+1")
+	h.waitText("[1 Tools]")
+}
+
+func TestResourcesPane(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("alt+2")
+	// Every page is listed: the demo server pages by 10.
+	h.waitText("16 resources", "demo://text/hello")
+	h.selectLine("demo://json/config")
+	h.press("enter")
+	h.golden(h.waitText("✓ 1 content(s)", `"name": "mcpi-demo"`))
+	h.selectLine("demo://binary/logo.png")
+	h.press("enter")
+	h.waitText("binary data", "(s saves it)")
+	h.press("s")
+	h.waitText("saved in ")
+	// Subscribing (a subscriptions/listen in the modern era) marks updates.
+	h.selectLine("demo://counter")
+	h.press("u")
+	h.waitText("listening to 1 resource(s)")
+	h.waitText("✱")
+	h.press("u")
+	h.waitText("no resource subscriptions left")
+	m := h.final()
+	if m.Resources().Subscribed("demo://counter") || m.Resources().Updates("demo://counter") == 0 {
+		t.Errorf("counter: subscribed %v, updates %d", m.Resources().Subscribed("demo://counter"), m.Resources().Updates("demo://counter"))
+	}
+}
+
+// In the legacy era, u sends resources/subscribe and resources/unsubscribe.
+func TestResourcesSubscribeLegacy(t *testing.T) {
+	h := start(t, 100, 30, func(o *Options) {
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) { return dialPeer(ctx, hk, "demo-legacy") }
+	})
+	h.waitText(toolsLoaded, "legacy")
+	h.press("alt+2")
+	h.waitText("16 resources")
+	h.selectLine("demo://counter")
+	h.press("u")
+	h.waitText("subscribed to demo://counter", "›● demo://counter")
+	h.press("alt+1")
+	h.typeText("bump_counter")
+	h.press("enter", "ctrl+s")
+	h.waitText("✓ done")
+	h.press("alt+2")
+	h.waitText("✱")
+	h.press("u")
+	h.waitText("unsubscribed from demo://counter")
+}
+
+func TestTemplatesPane(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("alt+3")
+	h.waitText("2 templates")
+	h.selectLine("greeting")
+	h.press("enter")
+	h.waitText("Read demo://greeting/{lang}/{name}", "de", "ja")
+	h.typeText("f")
+	h.waitFor("the fr suggestion alone", func(s string) bool {
+		return strings.Contains(s, "\n    fr") && !strings.Contains(s, "\n    de")
+	})
+	h.press("ctrl+n", "enter", "tab")
+	h.waitText("Amélie", "Camille")
+	h.press("ctrl+n", "ctrl+n", "enter")
+	h.waitText("→ demo://greeting/fr/Baptiste")
+	h.press("enter")
+	h.golden(h.waitText("✓ 1 content(s)", "Bonjour"))
+}
+
+func TestPromptsPane(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("alt+4")
+	h.waitText("3 prompts")
+	h.selectLine("showcase")
+	h.press("enter")
+	h.waitText("✓", "message(s)", "1 user", "assistant")
+	h.selectLine("greet")
+	h.press("enter")
+	h.waitText("Get greet", "name*")
+	h.typeText("Ada")
+	h.press("tab")
+	h.waitText("casual", "formal", "pirate")
+	h.typeText("p")
+	h.waitFor("pirate alone", func(s string) bool {
+		return strings.Contains(s, "\n    pirate") && !strings.Contains(s, "\n    formal")
+	})
+	h.press("ctrl+n", "enter", "enter")
+	h.golden(h.waitText("prompts/get greet name=Ada style=pirate", "✓ 1 message(s)", "1 user"))
+}
+
+func TestLogAndNotificationPanes(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("alt+8")
+	h.waitText("showing debug and above")
+	h.press("L")
+	h.waitText("asked the server for debug and above")
+	h.press("+", "+", "+")
+	h.waitText("showing warning and above")
+	h.press("alt+1")
+	h.typeText("log")
+	h.press("enter")
+	h.typeText("unit")
+	h.press("ctrl+s")
+	h.waitText("✓ done")
+	h.press("alt+8")
+	s := h.waitText("(error)", "(alert)")
+	if strings.Contains(s, "(notice)") {
+		t.Errorf("the level filter shows notice:\n%s", s)
+	}
+	h.press("-", "-", "-")
+	h.waitText("(debug)", "(notice)")
+	h.press("alt+9")
+	h.waitText("notifications/message", "notifications, newest last")
+}
+
+func TestStderrPane(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	hooks := <-h.hooks
+	hooks.Tap.Observe(transport.Event{Time: frozen, Kind: transport.KindStderr, Dir: transport.Incoming, Data: []byte("panic: \x1b[31mboom")})
+	h.press("alt+0")
+	s := h.waitText(`panic: \e[31mboom`)
+	if strings.Contains(s, "\x1b") {
+		t.Errorf("raw escape on screen")
+	}
+}
+
+func TestComposer(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("ctrl+e")
+	h.waitText("Raw JSON-RPC")
+	h.typeText("prompts/list")
+	h.press("enter")
+	h.waitText("✓ result", `"resultType"`)
+	h.press("tab")
+	h.typeText(`{"jsonrpc":"2.0","method":"notifications/nothing"}`)
+	h.press("ctrl+f")
+	h.waitText("✓ frame written")
+	h.press("esc")
+	h.waitText(toolsLoaded)
+}

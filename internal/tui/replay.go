@@ -1,0 +1,194 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
+	"github.com/mcpi-dev/mcpi/internal/tui/styles"
+	"github.com/mcpi-dev/mcpi/internal/tui/wire"
+)
+
+// ReplayOptions configure the read-only TUI of a recorded trace.
+type ReplayOptions struct {
+	// Title names the trace in the header.
+	Title string
+	// Feed reads the trace and hands each event to tap; it runs on a
+	// goroutine of its own until it returns or ctx ends (a --follow feed
+	// keeps waiting for more).
+	Feed func(ctx context.Context, tap transport.Tap) error
+
+	In      io.Reader
+	Out     io.Writer
+	NoColor bool
+	Width   int
+	Height  int
+	// WireEntries bounds the rows kept (default wire.MaxEntries).
+	WireEntries int
+}
+
+// ReplayModel is the root model of `mcpi replay` on a terminal: the wire
+// pane alone, fed from the trace through the same inbox as a live session.
+type ReplayModel struct {
+	c      *common.Common
+	opts   ReplayOptions
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
+	parser *wire.Parser
+	wire   *wire.Pane
+	help   help.Model
+
+	ended   bool
+	feedErr error
+
+	width, height int
+}
+
+type feedDoneMsg struct{ err error }
+
+// NewReplay returns the replay model; Close releases it.
+func NewReplay(ctx context.Context, opts ReplayOptions) *ReplayModel {
+	ctx, cancel := context.WithCancel(ctx)
+	c := &common.Common{
+		Styles: styles.DefaultStyles(!opts.NoColor),
+		Keys:   keymap.Default(),
+		Logger: slog.New(slog.DiscardHandler),
+		Now:    time.Now,
+		Inbox:  common.NewInbox(),
+		Ctx:    ctx,
+	}
+	m := &ReplayModel{c: c, opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		parser: wire.NewParser(), width: opts.Width, height: opts.Height}
+	m.wire = wire.New(c, wire.NewStore(opts.WireEntries, 0))
+	m.help = help.New()
+	m.help.Styles = c.Styles.Help
+	return m
+}
+
+// Close stops the feed. It may be called more than once.
+func (m *ReplayModel) Close() {
+	m.once.Do(func() { close(m.done); m.cancel() })
+}
+
+// Wire returns the wire pane.
+func (m *ReplayModel) Wire() *wire.Pane { return m.wire }
+
+// Init starts the feed and the inbox.
+func (m *ReplayModel) Init() tea.Cmd {
+	feed, ctx, inbox := m.opts.Feed, m.ctx, m.c.Inbox
+	return tea.Batch(func() tea.Msg {
+		if feed == nil {
+			return feedDoneMsg{}
+		}
+		return feedDoneMsg{err: feed(ctx, inbox)}
+	}, m.next())
+}
+
+func (m *ReplayModel) next() tea.Cmd {
+	parser := m.parser
+	return m.c.Inbox.Next(m.done, func(b *common.Batch) {
+		entries := make([]wire.Entry, 0, len(b.Wire))
+		for _, e := range b.Wire {
+			entries = append(entries, parser.Event(e))
+		}
+		b.Wire = nil
+		b.Prepared = entries
+	})
+}
+
+// Update routes a message.
+func (m *ReplayModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(m.width)
+		m.wire.SetSize(m.width, max(1, m.height-2))
+	case *common.Batch:
+		if entries, ok := msg.Prepared.([]wire.Entry); ok && len(entries) > 0 {
+			m.wire.Append(entries)
+		}
+		m.wire.Store().Dropped += msg.WireDropped
+		return m, m.next()
+	case feedDoneMsg:
+		m.ended = true
+		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+			m.feedErr = msg.err
+		}
+	case tea.KeyPressMsg:
+		k := m.c.Keys
+		if key.Matches(msg, k.Quit) || (!m.wire.InputFocused() && msg.Text == "q") {
+			return m, tea.Quit
+		}
+		return m, m.wire.Update(msg)
+	}
+	return m, nil
+}
+
+// View lays out the screen: a header, the wire pane, the help line.
+func (m *ReplayModel) View() tea.View {
+	v := tea.NewView("")
+	v.AltScreen = true
+	v.WindowTitle = "mcpi replay"
+	if m.width <= 0 || m.height <= 0 {
+		return v
+	}
+	st := m.c.Styles
+	state := st.Running.Render("reading…")
+	switch {
+	case m.feedErr != nil:
+		state = st.Error.Render("✗ " + common.Line(m.feedErr.Error()))
+	case m.ended:
+		state = st.OK.Render("complete")
+	}
+	head := []string{st.HeaderTitle.Render("mcpi replay"), st.HeaderServer.Render(common.Line(m.opts.Title)),
+		fmt.Sprintf("%d events", m.wire.Store().Len()), state, st.HeaderDim.Render("read-only")}
+	var b strings.Builder
+	b.WriteString(common.Truncate(strings.Join(head, st.HeaderDim.Render(" · ")), m.width))
+	b.WriteByte('\n')
+	b.WriteString(common.Fit(m.wire.View(), m.width, max(1, m.height-2)))
+	b.WriteByte('\n')
+	quit := m.c.Keys.Quit
+	quit.SetHelp("q", "quit")
+	b.WriteString(common.Fit(m.help.View(helpKeys{short: append(m.wire.ShortHelp(), quit)}), m.width, 1))
+	v.SetContent(b.String())
+	return v
+}
+
+// RunReplay runs the replay TUI until the user quits or ctx ends.
+func RunReplay(ctx context.Context, opts ReplayOptions) error {
+	m := NewReplay(ctx, opts)
+	defer m.Close()
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.In != nil {
+		popts = append(popts, tea.WithInput(opts.In))
+	}
+	if opts.Out != nil {
+		popts = append(popts, tea.WithOutput(opts.Out))
+	}
+	if opts.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	if opts.Width > 0 && opts.Height > 0 {
+		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
+	}
+	_, err := tea.NewProgram(m, popts...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}

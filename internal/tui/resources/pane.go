@@ -1,0 +1,423 @@
+package resources
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+)
+
+// maxUpdated bounds the URIs whose updates are counted.
+const maxUpdated = 10_000
+
+// Pane is the resources pane.
+type Pane struct {
+	c      *common.Common
+	client *session.Client
+	gen    int
+
+	loading bool
+	loadErr error
+	items   []mcp.Resource
+	list    common.Cursor
+
+	// subscribed holds the URIs subscribed to (legacy: acknowledged by
+	// resources/subscribe; modern: in the filter of the open listen).
+	subscribed map[string]bool
+	updated    map[string]int // notifications/resources/updated per URI
+	// wanted is the set asked for in the modern era, ahead of the listen
+	// that acknowledges it, so that quick toggles build on each other.
+	wanted map[string]bool
+	sub    *session.Subscription
+	subGen int
+
+	read    *reading
+	reading bool
+	notice  string
+
+	width, height int
+}
+
+// New returns the resources pane.
+func New(c *common.Common) *Pane {
+	return &Pane{c: c, subscribed: map[string]bool{}, updated: map[string]int{}}
+}
+
+// Title names the pane in the tab bar.
+func (p *Pane) Title() string { return "Resources" }
+
+// InputFocused is always false: the pane has no text input.
+func (p *Pane) InputFocused() bool { return false }
+
+// Items returns the resources listed.
+func (p *Pane) Items() []mcp.Resource { return p.items }
+
+// Subscribed reports whether uri is subscribed to.
+func (p *Pane) Subscribed(uri string) bool { return p.subscribed[uri] }
+
+// Updates is how many updates of uri arrived.
+func (p *Pane) Updates(uri string) int { return p.updated[uri] }
+
+// SetSize sets the pane's size.
+func (p *Pane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	p.list.Clamp(len(p.items), p.rows())
+}
+
+func (p *Pane) rows() int { return max(1, p.height-1) }
+
+type (
+	listMsg struct {
+		gen   int
+		items []mcp.Resource
+		err   error
+	}
+	subMsg struct {
+		gen int
+		uri string
+		on  bool
+		err error
+	}
+	listenMsg struct {
+		gen, subGen int
+		sub         *session.Subscription
+		uris        []string
+		err         error
+	}
+)
+
+// SetClient hands the pane a new session and lists its resources.
+// Subscriptions do not outlive their session.
+func (p *Pane) SetClient(client *session.Client, gen int) tea.Cmd {
+	p.closeSub()
+	p.client, p.gen = client, gen
+	p.subscribed, p.updated, p.wanted = map[string]bool{}, map[string]int{}, map[string]bool{}
+	return p.Reload()
+}
+
+// Disconnected forgets the session.
+func (p *Pane) Disconnected() {
+	p.closeSub()
+	p.client = nil
+}
+
+func (p *Pane) closeSub() {
+	if p.sub != nil {
+		s := p.sub
+		p.sub = nil
+		go s.Close()
+	}
+	p.subGen++
+}
+
+// Reload lists the resources again, every page.
+func (p *Pane) Reload() tea.Cmd {
+	if p.client == nil || !hasResources(p.client) {
+		return nil
+	}
+	client, gen, ctx := p.client, p.gen, p.c.Ctx
+	p.loading = p.items == nil
+	return func() tea.Msg {
+		items, err := client.AllResources(ctx)
+		return listMsg{gen: gen, items: items, err: err}
+	}
+}
+
+func hasResources(c *session.Client) bool {
+	ir := c.InitializeResult()
+	return ir == nil || ir.Capabilities.Resources != nil
+}
+
+// Notify handles a server notification.
+func (p *Pane) Notify(n session.Notification) tea.Cmd {
+	switch n.Method {
+	case "notifications/resources/updated":
+		var u mcp.ResourceUpdatedParams
+		// A server naming endless distinct URIs must not grow the map forever.
+		if json.Unmarshal(n.Params, &u) == nil && u.URI != "" && (p.updated[u.URI] > 0 || len(p.updated) < maxUpdated) {
+			p.updated[u.URI]++
+		}
+	case "notifications/resources/list_changed":
+		return p.Reload()
+	}
+	return nil
+}
+
+func (p *Pane) selected() *mcp.Resource {
+	if p.list.Pos < 0 || p.list.Pos >= len(p.items) {
+		return nil
+	}
+	return &p.items[p.list.Pos]
+}
+
+// Update handles messages for the pane.
+func (p *Pane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case listMsg:
+		if msg.gen != p.gen {
+			return nil
+		}
+		p.loading, p.loadErr = false, msg.err
+		if msg.err == nil || len(msg.items) > 0 {
+			p.items = msg.items
+			p.list.Clamp(len(p.items), p.rows())
+		}
+	case readMsg:
+		if msg.pane != "resources" {
+			return nil
+		}
+		p.reading = false
+		p.read = &reading{uri: msg.uri, result: msg.res, err: msg.err, lines: msg.lines}
+		if msg.err != nil {
+			p.read.result = nil
+		}
+	case savedMsg:
+		if msg.pane == "resources" && p.read != nil && p.read.uri == msg.uri {
+			p.read.saved, p.read.saveE = append(p.read.saved, msg.paths...), msg.err
+		}
+	case subMsg:
+		if msg.gen != p.gen {
+			return nil
+		}
+		if msg.err != nil {
+			p.notice = "✗ " + common.Line(msg.err.Error())
+			return nil
+		}
+		if msg.on {
+			p.subscribed[msg.uri] = true
+			p.notice = "subscribed to " + common.Line(msg.uri)
+		} else {
+			delete(p.subscribed, msg.uri)
+			p.notice = "unsubscribed from " + common.Line(msg.uri)
+		}
+	case listenMsg:
+		if msg.gen != p.gen || msg.subGen != p.subGen {
+			if msg.sub != nil {
+				go msg.sub.Close()
+			}
+			return nil
+		}
+		if msg.err != nil {
+			p.notice = "✗ subscriptions/listen: " + common.Line(msg.err.Error())
+			p.wanted = maps.Clone(p.subscribed)
+			return nil
+		}
+		p.sub = msg.sub
+		p.subscribed = map[string]bool{}
+		for _, u := range msg.uris {
+			p.subscribed[u] = true
+		}
+		p.notice = fmt.Sprintf("listening to %d resource(s)", len(msg.uris))
+		if len(msg.uris) == 0 {
+			p.notice = "no resource subscriptions left"
+		}
+	case tea.KeyPressMsg:
+		p.notice = ""
+		return p.updateKey(msg)
+	}
+	return nil
+}
+
+func (p *Pane) updateKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	if p.list.Move(p.c, msg, len(p.items), p.rows()) {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Open):
+		r := p.selected()
+		if r == nil || p.client == nil {
+			return nil
+		}
+		p.reading = true
+		p.read = &reading{uri: r.URI}
+		return readCmd(p.c.Ctx, p.client, "resources", r.URI, p.c.Styles, p.detailWidth())
+	case key.Matches(msg, k.Subscribe):
+		r := p.selected()
+		if r == nil || p.client == nil {
+			return nil
+		}
+		return p.toggle(r.URI)
+	case key.Matches(msg, k.Save):
+		if p.read != nil && p.read.result != nil {
+			return saveCmd(p.c.SaveDir, "resources", p.read)
+		}
+	case key.Matches(msg, k.Reload):
+		return p.Reload()
+	case key.Matches(msg, k.DetailsUp):
+		if p.read != nil {
+			p.read.offset = max(0, p.read.offset-3)
+		}
+	case key.Matches(msg, k.DetailsDown):
+		if p.read != nil {
+			p.read.offset += 3
+		}
+	}
+	return nil
+}
+
+// toggle subscribes to uri or unsubscribes from it: with
+// resources/subscribe in the legacy era, and in the modern era by reopening
+// the one subscriptions/listen with the new set of URIs.
+func (p *Pane) toggle(uri string) tea.Cmd {
+	on := !p.subscribed[uri]
+	client, gen, ctx := p.client, p.gen, p.c.Ctx
+	if client.Era() != session.EraModern {
+		return func() tea.Msg {
+			var err error
+			if on {
+				err = client.Subscribe(ctx, uri)
+			} else {
+				err = client.Unsubscribe(ctx, uri)
+			}
+			return subMsg{gen: gen, uri: uri, on: on, err: err}
+		}
+	}
+	if p.wanted == nil {
+		p.wanted = maps.Clone(p.subscribed)
+	}
+	on = !p.wanted[uri]
+	if on {
+		p.wanted[uri] = true
+	} else {
+		delete(p.wanted, uri)
+	}
+	uris := slices.Sorted(maps.Keys(p.wanted))
+	old := p.sub
+	p.sub = nil
+	p.subGen++
+	subGen := p.subGen
+	return func() tea.Msg {
+		if old != nil {
+			old.Close()
+		}
+		if len(uris) == 0 {
+			return listenMsg{gen: gen, subGen: subGen}
+		}
+		lctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		sub, err := client.Listen(lctx, mcp.SubscriptionFilter{ResourceSubscriptions: uris, ResourcesListChanged: true})
+		return listenMsg{gen: gen, subGen: subGen, sub: sub, uris: uris, err: err}
+	}
+}
+
+// ShortHelp is the pane's help line.
+func (p *Pane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	return []key.Binding{withHelp(k.Open, "enter", "read"), k.Subscribe, withHelp(k.Save, "s", "save blob"), k.DetailsDown, k.Up, k.Down}
+}
+
+// FullHelp is every key of the pane.
+func (p *Pane) FullHelp() [][]key.Binding {
+	k := p.c.Keys
+	return [][]key.Binding{
+		{withHelp(k.Open, "enter", "read"), k.Subscribe, withHelp(k.Save, "s", "save blob"), k.Reload},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
+	}
+}
+
+func withHelp(b key.Binding, keys, desc string) key.Binding {
+	b.SetHelp(keys, desc)
+	return b
+}
+
+func (p *Pane) listWidth() int { return min(max(30, p.width*2/5), p.width) }
+
+func (p *Pane) detailWidth() int { return max(10, p.width-p.listWidth()-1) }
+
+// View renders the pane.
+func (p *Pane) View() string {
+	st := p.c.Styles
+	lw := p.listWidth()
+	var left []string
+	head := fmt.Sprintf("%d resources", len(p.items))
+	if n := len(p.subscribed); n > 0 {
+		head += fmt.Sprintf(" · %d subscribed", n)
+	}
+	if p.notice != "" {
+		head = p.notice
+	}
+	left = append(left, st.Dim.Render(common.Truncate(head, lw)))
+	switch {
+	case p.client == nil && len(p.items) == 0:
+		left = append(left, st.Dim.Render("  Not connected."))
+	case p.client != nil && !hasResources(p.client):
+		left = append(left, st.Dim.Render("  The server offers no resources."))
+	case p.loading:
+		left = append(left, st.Dim.Render("  Loading resources…"))
+	case p.loadErr != nil && len(p.items) == 0:
+		left = append(left, common.Wrap(st.Error.Render("✗ ")+common.Line(p.loadErr.Error()), lw)...)
+	case len(p.items) == 0:
+		left = append(left, st.Dim.Render("  The server lists no resources."))
+	}
+	rows := p.rows()
+	for r := 0; r < rows && p.list.Offset+r < len(p.items); r++ {
+		i := p.list.Offset + r
+		it := &p.items[i]
+		mark := " "
+		if p.subscribed[it.URI] {
+			mark = st.OK.Render("●")
+		}
+		upd := ""
+		if n := p.updated[it.URI]; n > 0 {
+			upd = " " + st.Warning.Render(fmt.Sprintf("✱%d", n))
+		}
+		nameW := max(4, lw-3-common.Width(upd))
+		name := common.Pad(common.Line(it.URI), nameW)
+		if i == p.list.Pos {
+			left = append(left, st.Cursor.Render("›")+mark+" "+st.Selected.Render(name)+upd)
+		} else {
+			left = append(left, " "+mark+" "+name+upd)
+		}
+	}
+	leftView := common.Fit(strings.Join(left, "\n"), lw, p.height)
+	dw := p.width - lw - 1
+	if dw < 10 {
+		return leftView
+	}
+	sep := strings.TrimSuffix(strings.Repeat(st.Rule.Render("│")+"\n", p.height), "\n")
+	return lipgloss.JoinHorizontal(lipgloss.Top, leftView, sep, common.Fit(p.detailView(dw), dw, p.height))
+}
+
+func (p *Pane) detailView(w int) string {
+	st := p.c.Styles
+	var lines []string
+	if r := p.selected(); r != nil {
+		t := st.Title.Render(common.Line(r.Name))
+		if r.Title != "" {
+			t += " — " + common.Line(r.Title)
+		}
+		lines = append(lines, common.Truncate(t, w))
+		meta := []string{common.Line(r.URI)}
+		if r.MimeType != "" {
+			meta = append(meta, common.Line(r.MimeType))
+		}
+		if r.Size != nil {
+			meta = append(meta, common.ByteSize(int(*r.Size)))
+		}
+		if p.subscribed[r.URI] {
+			meta = append(meta, st.OK.Render("subscribed"))
+		}
+		if n := p.updated[r.URI]; n > 0 {
+			meta = append(meta, st.Warning.Render(fmt.Sprintf("updated %d×", n)))
+		}
+		lines = append(lines, common.Truncate(strings.Join(meta, " · "), w))
+		if r.Description != "" {
+			d := common.Wrap(common.Line(r.Description), w)
+			lines = append(lines, d[:min(len(d), 3)]...)
+		}
+		lines = append(lines, st.Rule.Render(strings.Repeat("─", w)))
+	}
+	lines = append(lines, viewReading(st, p.read, w, p.height-len(lines), p.reading)...)
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,393 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/tui/argform"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+)
+
+// Templates is the resource templates pane.
+type Templates struct {
+	c      *common.Common
+	client *session.Client
+	gen    int
+
+	loading bool
+	loadErr error
+	items   []mcp.ResourceTemplate
+	list    common.Cursor
+
+	form     *argform.Model
+	formFor  string // the template of the form
+	forms    map[string]*argform.Model
+	editing  bool
+	read     *reading
+	reading  bool
+	notice   string
+	complete bool // the server offers completions
+
+	width, height int
+}
+
+// NewTemplates returns the templates pane.
+func NewTemplates(c *common.Common) *Templates {
+	return &Templates{c: c, forms: map[string]*argform.Model{}}
+}
+
+// Title names the pane in the tab bar.
+func (p *Templates) Title() string { return "Templates" }
+
+// InputFocused reports whether the variables form has the keys.
+func (p *Templates) InputFocused() bool { return p.editing }
+
+// Items returns the templates listed.
+func (p *Templates) Items() []mcp.ResourceTemplate { return p.items }
+
+// SetSize sets the pane's size.
+func (p *Templates) SetSize(w, h int) {
+	p.width, p.height = w, h
+	for _, f := range p.forms {
+		f.SetWidth(w)
+	}
+	p.list.Clamp(len(p.items), p.rows())
+}
+
+func (p *Templates) rows() int { return max(1, p.height/2-1) }
+
+type templatesMsg struct {
+	gen   int
+	items []mcp.ResourceTemplate
+	err   error
+}
+
+// SetClient hands the pane a new session and lists its templates.
+func (p *Templates) SetClient(client *session.Client, gen int) tea.Cmd {
+	p.client, p.gen = client, gen
+	p.complete = false
+	if ir := client.InitializeResult(); ir != nil {
+		p.complete = len(ir.Capabilities.Completions) > 0
+	}
+	p.forms = map[string]*argform.Model{}
+	p.form, p.editing = nil, false
+	return p.Reload()
+}
+
+// Disconnected forgets the session.
+func (p *Templates) Disconnected() { p.client = nil }
+
+// Reload lists the templates again, every page.
+func (p *Templates) Reload() tea.Cmd {
+	if p.client == nil || !hasResources(p.client) {
+		return nil
+	}
+	client, gen, ctx := p.client, p.gen, p.c.Ctx
+	p.loading = p.items == nil
+	return func() tea.Msg {
+		items, err := client.AllResourceTemplates(ctx)
+		return templatesMsg{gen: gen, items: items, err: err}
+	}
+}
+
+func (p *Templates) selected() *mcp.ResourceTemplate {
+	if p.list.Pos < 0 || p.list.Pos >= len(p.items) {
+		return nil
+	}
+	return &p.items[p.list.Pos]
+}
+
+// Update handles messages for the pane.
+func (p *Templates) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case templatesMsg:
+		if msg.gen != p.gen {
+			return nil
+		}
+		p.loading, p.loadErr = false, msg.err
+		if msg.err == nil || len(msg.items) > 0 {
+			p.items = msg.items
+			p.list.Clamp(len(p.items), p.rows())
+		}
+		return nil
+	case readMsg:
+		if msg.pane != "templates" {
+			return nil
+		}
+		p.reading = false
+		p.read = &reading{uri: msg.uri, result: msg.res, err: msg.err, lines: msg.lines}
+		if msg.err != nil {
+			p.read.result = nil
+		}
+		return nil
+	case savedMsg:
+		if msg.pane == "templates" && p.read != nil && p.read.uri == msg.uri {
+			p.read.saved, p.read.saveE = append(p.read.saved, msg.paths...), msg.err
+		}
+		return nil
+	case tea.KeyPressMsg:
+		p.notice = ""
+		if p.editing {
+			return p.updateForm(msg)
+		}
+		return p.updateList(msg)
+	}
+	// Completion answers and debounce ticks go to the form they belong to.
+	if p.form != nil {
+		_, cmd := p.form.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+func (p *Templates) updateList(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	if p.list.Move(p.c, msg, len(p.items), p.rows()) {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Open):
+		t := p.selected()
+		if t == nil {
+			return nil
+		}
+		f, ok := p.forms[t.URITemplate]
+		if !ok {
+			var fields []argform.Field
+			for _, v := range TemplateVars(t.URITemplate) {
+				fields = append(fields, argform.Field{Name: v, Required: true})
+			}
+			var complete argform.CompleteFunc
+			if p.complete {
+				complete = p.completer(t.URITemplate)
+			}
+			f = argform.New(p.c, fields, complete)
+			f.SetWidth(p.width)
+			p.forms[t.URITemplate] = f
+		}
+		p.form, p.formFor, p.editing = f, t.URITemplate, true
+		return f.Focus()
+	case key.Matches(msg, k.Save):
+		if p.read != nil && p.read.result != nil {
+			return saveCmd(p.c.SaveDir, "templates", p.read)
+		}
+	case key.Matches(msg, k.Reload):
+		return p.Reload()
+	case key.Matches(msg, k.DetailsUp):
+		if p.read != nil {
+			p.read.offset = max(0, p.read.offset-3)
+		}
+	case key.Matches(msg, k.DetailsDown):
+		if p.read != nil {
+			p.read.offset += 3
+		}
+	}
+	return nil
+}
+
+func (p *Templates) completer(uriTemplate string) argform.CompleteFunc {
+	client := p.client
+	return func(ctx context.Context, arg, value string, others map[string]string) ([]string, int, bool, error) {
+		if client == nil {
+			return nil, 0, false, fmt.Errorf("not connected")
+		}
+		params := mcp.CompleteParams{
+			Ref:      mcp.CompleteReference{Type: "ref/resource", URI: uriTemplate},
+			Argument: mcp.CompleteArgument{Name: arg, Value: value},
+		}
+		if len(others) > 0 {
+			params.Context = &mcp.CompleteContext{Arguments: others}
+		}
+		r, err := client.Complete(ctx, params)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		total := 0
+		if r.Completion.Total != nil {
+			total = *r.Completion.Total
+		}
+		return r.Completion.Values, total, r.Completion.HasMore, nil
+	}
+}
+
+func (p *Templates) updateForm(msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, p.c.Keys.Back) {
+		p.editing = false
+		return nil
+	}
+	submit, cmd := p.form.Update(msg)
+	if !submit {
+		return cmd
+	}
+	if missing := p.form.Missing(); len(missing) > 0 {
+		p.notice = "✗ fill in " + strings.Join(missing, ", ")
+		return cmd
+	}
+	if p.client == nil {
+		p.notice = "✗ not connected (ctrl+r reconnects)"
+		return cmd
+	}
+	uri := Expand(p.formFor, p.form.Values())
+	p.editing = false
+	p.reading = true
+	p.read = &reading{uri: uri}
+	return tea.Batch(cmd, readCmd(p.c.Ctx, p.client, "templates", uri, p.c.Styles, p.width))
+}
+
+// ShortHelp is the pane's help line.
+func (p *Templates) ShortHelp() []key.Binding {
+	if p.editing {
+		return p.form.ShortHelp()
+	}
+	k := p.c.Keys
+	return []key.Binding{withHelp(k.Open, "enter", "fill in"), withHelp(k.Save, "s", "save blob"), k.DetailsDown, k.Up, k.Down}
+}
+
+// FullHelp is every key of the pane.
+func (p *Templates) FullHelp() [][]key.Binding {
+	if p.editing {
+		return p.form.FullHelp()
+	}
+	k := p.c.Keys
+	return [][]key.Binding{
+		{withHelp(k.Open, "enter", "fill in"), withHelp(k.Save, "s", "save blob"), k.Reload},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
+	}
+}
+
+// View renders the pane: the list (or the form) on top, the reading below.
+func (p *Templates) View() string {
+	st := p.c.Styles
+	w := p.width
+	var top []string
+	topH := p.height / 2
+	if p.editing {
+		top = append(top, st.Title.Render(common.Truncate("Read "+common.Line(p.formFor), w)))
+		top = append(top, st.Dim.Render(common.Truncate("→ "+common.Line(Expand(p.formFor, p.form.Values())), w)))
+		top = append(top, p.form.View())
+		if p.notice != "" {
+			top = append(top, st.Error.Render(common.Line(p.notice)))
+		}
+	} else {
+		head := fmt.Sprintf("%d templates", len(p.items))
+		if p.notice != "" {
+			head = p.notice
+		}
+		top = append(top, st.Dim.Render(common.Truncate(head, w)))
+		switch {
+		case p.client == nil && len(p.items) == 0:
+			top = append(top, st.Dim.Render("  Not connected."))
+		case p.client != nil && !hasResources(p.client):
+			top = append(top, st.Dim.Render("  The server offers no resources."))
+		case p.loading:
+			top = append(top, st.Dim.Render("  Loading templates…"))
+		case p.loadErr != nil && len(p.items) == 0:
+			top = append(top, common.Wrap(st.Error.Render("✗ ")+common.Line(p.loadErr.Error()), w)...)
+		case len(p.items) == 0:
+			top = append(top, st.Dim.Render("  The server lists no resource templates."))
+		}
+		rows := p.rows()
+		nameW := min(40, max(10, w/2))
+		for r := 0; r < rows && p.list.Offset+r < len(p.items); r++ {
+			i := p.list.Offset + r
+			t := &p.items[i]
+			desc := common.Line(t.Name)
+			if t.Description != "" {
+				desc += " — " + common.Line(t.Description)
+			}
+			line := common.Pad(common.Line(t.URITemplate), nameW) + " " + st.Dim.Render(desc)
+			if i == p.list.Pos {
+				top = append(top, st.Cursor.Render("›")+" "+st.Selected.Render(common.Pad(common.Line(t.URITemplate), nameW))+" "+st.Dim.Render(desc))
+			} else {
+				top = append(top, "  "+line)
+			}
+		}
+	}
+	topView := common.Fit(strings.Join(top, "\n"), w, topH)
+	rule := st.Rule.Render(strings.Repeat("─", max(0, w)))
+	bottom := common.Fit(strings.Join(viewReading(st, p.read, w, p.height-topH-1, p.reading), "\n"), w, p.height-topH-1)
+	return lipgloss.JoinVertical(lipgloss.Left, topView, rule, bottom)
+}
+
+var varExpr = regexp.MustCompile(`\{([+#./;?&]?)([^}]*)\}`)
+
+// TemplateVars lists the variables of an RFC 6570 URI template, in order.
+func TemplateVars(t string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range varExpr.FindAllStringSubmatch(t, -1) {
+		for _, v := range strings.Split(m[2], ",") {
+			v = strings.TrimSuffix(strings.TrimSpace(v), "*")
+			if i := strings.IndexByte(v, ':'); i >= 0 {
+				v = v[:i]
+			}
+			if v != "" && !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// Expand fills an RFC 6570 URI template (levels 1 to 3; prefixes and
+// explode modifiers are taken as plain variables).
+func Expand(t string, vals map[string]string) string {
+	return varExpr.ReplaceAllStringFunc(t, func(expr string) string {
+		m := varExpr.FindStringSubmatch(expr)
+		op := m[1]
+		first, sep, named, ifEmpty, reserved := "", ",", false, "", false
+		switch op {
+		case "+":
+			reserved = true
+		case "#":
+			first, reserved = "#", true
+		case ".":
+			first, sep = ".", "."
+		case "/":
+			first, sep = "/", "/"
+		case ";":
+			first, sep, named = ";", ";", true
+		case "?":
+			first, sep, named, ifEmpty = "?", "&", true, "="
+		case "&":
+			first, sep, named, ifEmpty = "&", "&", true, "="
+		}
+		var parts []string
+		for _, name := range strings.Split(m[2], ",") {
+			name = strings.TrimSuffix(strings.TrimSpace(name), "*")
+			if i := strings.IndexByte(name, ':'); i >= 0 {
+				name = name[:i]
+			}
+			v, ok := vals[name]
+			if !ok {
+				continue
+			}
+			enc := url.PathEscape(v)
+			if reserved {
+				enc = (&url.URL{Path: v}).EscapedPath()
+			}
+			switch {
+			case named && v == "":
+				parts = append(parts, name+ifEmpty)
+			case named:
+				parts = append(parts, name+"="+enc)
+			default:
+				parts = append(parts, enc)
+			}
+		}
+		if len(parts) == 0 {
+			return ""
+		}
+		return first + strings.Join(parts, sep)
+	})
+}

@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# End-to-end test of the TUI: drives the real mcpi binary in tmux against
+# `mcpi demo` and @modelcontextprotocol/server-everything, and checks what
+# the screen shows (capture-pane, polled in a bounded loop).
+#
+#   scripts/e2e-tui.sh              build ./cmd/mcpi and run every scenario
+#   MCPI=/path/to/mcpi scripts/e2e-tui.sh
+#   SCREENS=docs/screens scripts/e2e-tui.sh   also save plain-text captures
+#
+# Without tmux it skips (exit 0) unless CI is set, then it fails.
+# Installs nothing. Prints "N passed, M failed" and exits 1 on failure.
+set -u
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+EVERYTHING="$ROOT/.cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+TOTAL_BUDGET=${E2E_BUDGET:-75} # seconds for the whole run
+WAIT=${E2E_WAIT:-15}           # seconds for one screen to appear
+
+if ! command -v tmux >/dev/null 2>&1; then
+	if [ -n "${CI:-}" ]; then
+		echo "e2e-tui: tmux is missing and CI is set: failing" >&2
+		exit 1
+	fi
+	echo "e2e-tui: SKIP: tmux is not installed (this script installs nothing)" >&2
+	exit 0
+fi
+
+TMP=$(mktemp -d)
+SOCK="mcpi-e2e-$$"
+cleanup() {
+	tmux -L "$SOCK" kill-server >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+BIN=${MCPI:-}
+if [ -z "$BIN" ]; then
+	BIN="$TMP/mcpi"
+	if ! go build -o "$BIN" ./cmd/mcpi; then
+		echo "e2e-tui: building mcpi failed" >&2
+		exit 1
+	fi
+fi
+
+START=$SECONDS
+PASS=0
+FAIL=0
+SESSION=""
+
+t() { tmux -L "$SOCK" "$@"; }
+
+screen() { t capture-pane -p -t "$SESSION" 2>/dev/null; }
+
+# open NAME CMD...: a new 100x30 tmux session running CMD.
+open() {
+	SESSION=$1
+	shift
+	t kill-session -t "$SESSION" >/dev/null 2>&1
+	t new-session -d -s "$SESSION" -x 100 -y 30 -e NO_COLOR=1 -e TERM=xterm-256color "$@"
+}
+
+keys() { t send-keys -t "$SESSION" "$@"; }
+typ() { t send-keys -t "$SESSION" -l "$1"; }
+
+# wait_for TEXT...: poll the screen until it shows every TEXT (fixed
+# strings), for at most $WAIT seconds and within the total budget.
+wait_for() {
+	local deadline=$((SECONDS + WAIT)) s ok
+	while :; do
+		s=$(screen)
+		ok=1
+		for want in "$@"; do
+			if ! grep -qF -- "$want" <<<"$s"; then
+				ok=0
+				break
+			fi
+		done
+		[ $ok = 1 ] && return 0
+		if [ $SECONDS -ge $deadline ] || [ $((SECONDS - START)) -ge $TOTAL_BUDGET ]; then
+			LAST_SCREEN=$s
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# wait_gone TEXT: poll until the screen no longer shows TEXT (suggestions
+# narrowing as the server answers); quiet, bounded like wait_for.
+wait_gone() {
+	local deadline=$((SECONDS + WAIT))
+	while grep -qF -- "$1" <<<"$(screen)"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.1
+	done
+}
+
+# check NAME TEXT...: one assertion.
+check() {
+	local name=$1
+	shift
+	if wait_for "$@"; then
+		PASS=$((PASS + 1))
+		echo "ok   $SESSION: $name"
+	else
+		FAIL=$((FAIL + 1))
+		echo "FAIL $SESSION: $name: the screen never showed: $*"
+		sed 's/^/     | /' <<<"$LAST_SCREEN"
+	fi
+}
+
+# shot FILE: save the screen, trailing blanks trimmed, when SCREENS is set.
+shot() {
+	[ -n "${SCREENS:-}" ] || return 0
+	mkdir -p "$SCREENS"
+	screen | sed 's/[[:space:]]*$//' >"$SCREENS/$1.txt"
+}
+
+# --- mcpi demo ---------------------------------------------------------
+open demo "$BIN" demo
+check "connects and lists the tools" "● connected" "(18/18)"
+shot tools
+
+# A tool call through the form.
+typ add
+keys Enter
+check "opens the form of add" "Call add"
+typ 2
+keys Tab
+typ 3.5
+keys C-s
+check "calls add" "✓ done" '"sum": 5.5'
+shot tools-result
+
+# Sampling: answer the server's request in the modal.
+keys C-l C-u
+typ sample
+keys Enter
+check "opens the form of sample" "Call sample"
+typ "What is 2+2?"
+keys C-s
+check "shows the sampling request" "sampling/createMessage" "What is 2+2?"
+shot sampling
+typ "Four."
+keys C-s
+check "the sampling answer reaches the tool" "✓ done" "Four."
+
+# Elicitation: accept the defaults.
+keys C-l C-u
+typ elicit
+keys Enter C-s
+check "shows the elicitation request" "elicitation/create"
+shot elicitation
+keys C-s
+check "the elicitation answer reaches the tool" "✓ done" '"action": "accept"'
+
+# Cancel a long call.
+keys C-l C-u
+typ long_running
+keys Enter
+check "opens the form of long_running" "Call long_running"
+keys C-s
+check "the long call runs" "⟳ running"
+keys Escape
+check "the long call is cancelled" "⊘ cancelled"
+
+# Read a resource.
+keys M-2
+check "lists every resource page" "16 resources"
+keys End Enter
+check "reads demo://text/hello" "Hello from the mcpi demo server"
+keys Home Down u
+check "subscribes to demo://counter" "listening to 1 resource(s)"
+shot resources
+
+# A template with completions.
+keys M-3
+check "lists the templates" "2 templates"
+keys Home Enter
+check "completes {lang}" "Read demo://greeting/{lang}/{name}" "    fr"
+typ f
+wait_gone "    de"
+keys C-n Enter Tab
+check "completes {name} from {lang}" "Amélie"
+keys C-n Enter
+check "the URI is filled in, percent-encoded" "→ demo://greeting/fr/Am%C3%A9lie"
+keys Enter
+check "reads the templated resource" "Bonjour"
+shot templates
+
+# A prompt with a completion.
+keys M-4
+check "lists the prompts" "3 prompts"
+keys Home Down Enter
+check "opens the greet form" "Get greet"
+typ Ada
+keys Tab
+check "suggests styles" "    pirate"
+typ p
+wait_gone "    formal"
+keys C-n Enter Enter
+check "gets the prompt" "prompts/get greet" "style=pirate" "message(s)"
+shot prompts
+
+# Log, notifications, wire, stderr panes; the raw composer.
+keys M-8 L
+check "sets the server's log level" "asked the server for debug"
+keys M-1 C-l C-u
+typ log
+keys Enter C-s
+keys M-8
+check "shows log messages" "(alert)" "(debug)"
+shot log
+keys M-9
+check "counts notifications" "notifications, newest last" "notifications/message"
+shot notifications
+keys M-7
+check "the wire pane shows frames" "tools/call" "LATENCY"
+shot wire
+keys M-0
+check "the stderr pane opens" "the server's standard error"
+shot stderr
+keys C-e
+typ tools/list
+keys Enter
+check "the raw composer sends a request" "✓ result" '"resultType"'
+shot composer
+keys Escape C-c
+
+# --- server-everything -------------------------------------------------
+if [ ! -f "$EVERYTHING" ] || ! command -v node >/dev/null 2>&1; then
+	if [ -n "${CI:-}" ]; then
+		FAIL=$((FAIL + 1))
+		echo "FAIL everything: server-everything or node is missing (scripts/deps.sh installs it)"
+	else
+		echo "skip everything: server-everything or node is missing (scripts/deps.sh installs it)"
+	fi
+else
+	open everything "$BIN" connect -- node "$EVERYTHING" stdio
+	check "connects" "● connected" "echo"
+	typ echo
+	keys Enter
+	check "opens the echo form" "Call echo"
+	typ "hello e2e"
+	keys C-s
+	check "calls echo" "✓ done" "hello e2e"
+	keys C-l C-u
+	typ trigger-sampling
+	keys Enter
+	check "opens the sampling tool" "Call trigger-sampling-request"
+	typ "Say hi"
+	keys C-s
+	check "shows the sampling request" "sampling/createMessage"
+	typ "Hi."
+	keys C-s
+	check "the sampling answer reaches the tool" "✓ done"
+	keys M-2
+	check "lists resources" "resources"
+	keys Home Enter
+	check "reads a resource" "# Everything Server"
+	keys M-4
+	check "lists the prompts" "completable-prompt"
+	keys Home Down Down Enter
+	check "opens the completable prompt" "Get completable-prompt"
+	check "suggests departments" "    Engineering"
+	keys C-n Enter Tab
+	check "completes the name from the department" "    Alice"
+	keys C-n
+	check "highlights a suggestion" "» Alice"
+	keys Enter Enter
+	check "gets the prompt" "prompts/get completable-prompt" "message(s)"
+	keys C-c
+fi
+
+echo "$PASS passed, $FAIL failed ($((SECONDS - START))s)"
+[ "$FAIL" = 0 ]
