@@ -425,6 +425,24 @@ func matchesType(v any, types []string) bool {
 	return false
 }
 
+// ParseJSON decodes one JSON value from text, keeping integers exact
+// (int64) and refusing trailing data and numbers out of range.
+func ParseJSON(text string) (any, error) {
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, fmt.Errorf("extra data after the JSON value")
+	}
+	if err := finite(v); err != nil {
+		return nil, err
+	}
+	return normalize(v), nil
+}
+
 // finite refuses numbers that do not fit a float64 (1e700): JSON cannot
 // carry the infinity they would become.
 func finite(v any) error {

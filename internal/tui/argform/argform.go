@@ -14,6 +14,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
 
@@ -322,4 +324,28 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.c.Keys
 	return [][]key.Binding{{k.Submit, k.NextField, k.PrevField}, {k.SuggNext, k.SuggPrev, k.SuggAccept, k.Back}}
+}
+
+// Completer returns a CompleteFunc that asks the server with
+// completion/complete about the arguments of ref (a prompt or a resource
+// template), passing the other fields as context.
+func Completer(client *session.Client, ref mcp.CompleteReference) CompleteFunc {
+	return func(ctx context.Context, arg, value string, others map[string]string) ([]string, int, bool, error) {
+		if client == nil {
+			return nil, 0, false, fmt.Errorf("not connected")
+		}
+		params := mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteArgument{Name: arg, Value: value}}
+		if len(others) > 0 {
+			params.Context = &mcp.CompleteContext{Arguments: others}
+		}
+		r, err := client.Complete(ctx, params)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		total := 0
+		if r.Completion.Total != nil {
+			total = *r.Completion.Total
+		}
+		return r.Completion.Values, total, r.Completion.HasMore, nil
+	}
 }

@@ -206,38 +206,7 @@ func equalValues(a, b any) bool {
 }
 
 // parseJSON decodes JSON text keeping integers exact.
-func parseJSON(text string) (any, error) {
-	d := json.NewDecoder(strings.NewReader(text))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	if d.More() {
-		return nil, fmt.Errorf("extra data after the JSON value")
-	}
-	return normalize(v), nil
-}
-
-func normalize(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i := range x {
-			x[i] = normalize(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = normalize(x[k])
-		}
-	}
-	return v
-}
+func parseJSON(text string) (any, error) { return schema.ParseJSON(text) }
 
 // hint is the short description of what a field takes.
 func (f *field) hint() string {

@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -195,28 +194,7 @@ func (p *Templates) updateList(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (p *Templates) completer(uriTemplate string) argform.CompleteFunc {
-	client := p.client
-	return func(ctx context.Context, arg, value string, others map[string]string) ([]string, int, bool, error) {
-		if client == nil {
-			return nil, 0, false, fmt.Errorf("not connected")
-		}
-		params := mcp.CompleteParams{
-			Ref:      mcp.CompleteReference{Type: "ref/resource", URI: uriTemplate},
-			Argument: mcp.CompleteArgument{Name: arg, Value: value},
-		}
-		if len(others) > 0 {
-			params.Context = &mcp.CompleteContext{Arguments: others}
-		}
-		r, err := client.Complete(ctx, params)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		total := 0
-		if r.Completion.Total != nil {
-			total = *r.Completion.Total
-		}
-		return r.Completion.Values, total, r.Completion.HasMore, nil
-	}
+	return argform.Completer(p.client, mcp.CompleteReference{Type: "ref/resource", URI: uriTemplate})
 }
 
 func (p *Templates) updateForm(msg tea.KeyPressMsg) tea.Cmd {
