@@ -74,6 +74,7 @@ type Model struct {
 	notifications int
 	warnings      int
 	lastNotice    string
+	rec           *recorder // the start/stop recording key
 
 	tools    *tools.Pane
 	requests *requestsPane
@@ -131,9 +132,10 @@ func New(ctx context.Context, opts Options) *Model {
 		width:  opts.Width, height: opts.Height,
 	}
 	m.roots.set(opts.Roots)
+	m.rec = &recorder{target: opts.Target}
 	m.hooks = Hooks{
 		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now},
-		Tap:            c.Inbox,
+		Tap:            transport.MultiTap(c.Inbox, m.rec),
 		OnNotification: c.Inbox.Notify,
 		OnWarning:      c.Inbox.Warn,
 	}
@@ -161,6 +163,7 @@ func (m *Model) Close() {
 		close(m.done)
 		m.cancel()
 		m.conns.closeAll()
+		m.rec.close()
 	})
 }
 
@@ -541,6 +544,17 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	case key.Matches(msg, k.Reconnect):
 		return m.connect(m.client)
+	case key.Matches(msg, k.Record):
+		now := time.Now
+		if m.opts.Now != nil {
+			now = m.opts.Now
+		}
+		if notice, err := m.rec.toggle(m.c.SaveDir, now()); err != nil {
+			m.lastNotice = "✗ recording: " + err.Error()
+		} else {
+			m.lastNotice = notice
+		}
+		return nil
 	case key.Matches(msg, k.Requests):
 		if m.modal == nil {
 			m.openNext()
@@ -600,7 +614,7 @@ func (m *Model) keys() help.KeyMap {
 	if m.modal == nil && m.active == 0 && len(m.tools.Calls()) > 0 {
 		quit.SetHelp("ctrl+c", "cancel/quit")
 	}
-	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), k.Composer, k.Reconnect, k.Requests, k.Help, quit}
+	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), k.Composer, k.Record, k.Reconnect, k.Requests, k.Help, quit}
 	short := append(append([]key.Binding{}, local.ShortHelp()...), k.Help, quit)
 	full := append(append([][]key.Binding{}, local.FullHelp()...), global)
 	return helpKeys{short: short, full: full}
@@ -750,6 +764,9 @@ func (m *Model) tabsView() string {
 			parts[i] = st.Tab.Render(label)
 		}
 		line = strings.Join(parts, " ")
+	}
+	if p := m.rec.active(); p != "" {
+		line += "  " + st.Error.Render("● rec")
 	}
 	if m.lastNotice != "" {
 		line += "  " + st.Dim.Render(common.Line(m.lastNotice))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpi-dev/mcpi/internal/record"
 	"os"
 	"path/filepath"
 	"strings"
@@ -446,4 +447,40 @@ func TestPicker(t *testing.T) {
 	final.apply()
 	final.cursor = 0
 	golden.RequireEqual(t, ansi.Strip(final.View().Content)+"\n")
+}
+
+func TestRecordingToggle(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("alt+r")
+	h.waitText("● rec", "recording to ")
+	path := h.m.rec.active()
+	h.typeText("echo")
+	h.press("enter")
+	h.typeText("recorded in the tui")
+	h.press("ctrl+s")
+	h.waitText("✓ done")
+	h.press("alt+r")
+	h.waitText("recording stopped")
+	r, err := record.Open(path)
+	if err != nil {
+		t.Fatalf("opening %s: %v", path, err)
+	}
+	defer r.Close()
+	var sent, recv bool
+	for {
+		e, err := r.Next()
+		if err != nil {
+			break
+		}
+		if e.Type == record.TypeFrame && strings.Contains(string(e.Msg), "recorded in the tui") {
+			sent = true
+		}
+		if e.Type == record.TypeFrame && e.Dir == transport.Incoming && strings.Contains(string(e.Msg), `"text":"recorded in the tui"`) {
+			recv = true
+		}
+	}
+	if !sent || !recv {
+		t.Errorf("the trace lacks the call (sent %v, answer %v)", sent, recv)
+	}
 }

@@ -79,6 +79,7 @@ type KeyMap struct {
 
 	// Raw composer.
 	Composer  key.Binding
+	Record    key.Binding
 	SendFrame key.Binding
 }
 
@@ -145,6 +146,7 @@ func Default() *KeyMap {
 		ClearBuffer: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "clear")),
 
 		Composer:  key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "raw request")),
+		Record:    key.NewBinding(key.WithKeys("alt+r"), key.WithHelp("alt+r", "start/stop recording")),
 		SendFrame: key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "send as raw frame")),
 	}
 	for i := 1; i <= 10; i++ {

@@ -1,0 +1,74 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// recorder is the tap behind the start/stop recording key: while a trace is
+// open every event goes to it, as --record would write it (redacted).
+type recorder struct {
+	mu     sync.Mutex
+	w      *record.Writer
+	path   string
+	target string
+}
+
+// Observe implements transport.Tap. The writer is safe for concurrent use
+// and drops what comes after its Close, so it is called outside the lock.
+func (r *recorder) Observe(e transport.Event) {
+	r.mu.Lock()
+	w := r.w
+	r.mu.Unlock()
+	if w != nil {
+		w.Observe(e)
+	}
+}
+
+// active returns the trace being written, or "".
+func (r *recorder) active() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.path
+}
+
+// toggle starts a trace in dir (named by the time) or stops the one
+// running, and says what it did.
+func (r *recorder) toggle(dir string, now time.Time) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.w != nil {
+		err := r.w.Close()
+		path := r.path
+		r.w, r.path = nil, ""
+		if err != nil {
+			return "", fmt.Errorf("the trace %s is incomplete: %w", path, err)
+		}
+		return "recording stopped: " + path, nil
+	}
+	if dir == "" {
+		dir = "."
+	}
+	path := filepath.Join(dir, "mcpi-"+now.Format("20060102-150405.000")+".jsonl")
+	w, err := record.Create(path, record.Header{Args: []string{"connect", r.target}}, record.Options{})
+	if err != nil {
+		return "", err
+	}
+	r.w, r.path = w, path
+	return "recording to " + path, nil
+}
+
+// close stops a running trace.
+func (r *recorder) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.w != nil {
+		r.w.Close()
+		r.w, r.path = nil, ""
+	}
+}
