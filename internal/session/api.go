@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
@@ -242,4 +243,58 @@ func (c *Client) RootsChanged(ctx context.Context) error {
 		return nil
 	}
 	return c.Notify(ctx, "notifications/roots/list_changed", nil)
+}
+
+// TaskStatuses that end a task.
+var taskDone = map[string]bool{"completed": true, "failed": true, "cancelled": true}
+
+// CallToolAsTask calls a tool as a task (2025-11-25 tasks): the server
+// answers at once with a task, which is polled with tasks/get (at the
+// server's pollInterval, 200 ms to 5 s) until it ends, then its result is
+// fetched with tasks/result. onStatus sees each state. A server that runs
+// the call at once anyway returns its result directly. Cancelling ctx
+// cancels the task.
+func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, opts *CallOptions, onStatus func(mcp.Task)) (json.RawMessage, error) {
+	if len(params.Task) == 0 {
+		params.Task = json.RawMessage(`{}`)
+	}
+	raw, err := c.CallToolRaw(ctx, params, opts)
+	if err != nil {
+		return nil, err
+	}
+	var created struct {
+		Task *mcp.Task `json:"task"`
+	}
+	if json.Unmarshal(raw, &created) != nil || created.Task == nil || created.Task.TaskID == "" {
+		return raw, nil
+	}
+	task := *created.Task
+	for {
+		if onStatus != nil {
+			onStatus(task)
+		}
+		if taskDone[task.Status] || task.Status == "input_required" {
+			break
+		}
+		wait := 500 * time.Millisecond
+		if task.PollInterval != nil {
+			wait = min(max(time.Duration(*task.PollInterval)*time.Millisecond, 200*time.Millisecond), 5*time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			c.CancelTask(cctx, task.TaskID)
+			cancel()
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		t, err := c.GetTask(ctx, task.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		task = *t
+	}
+	// tasks/result blocks until the result is there, and carries the
+	// server's requests (input_required) on the way, through the Handler.
+	return c.TaskResult(ctx, task.TaskID, opts)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"os"
 	"path/filepath"
@@ -482,5 +483,33 @@ func TestRecordingToggle(t *testing.T) {
 	}
 	if !sent || !recv {
 		t.Errorf("the trace lacks the call (sent %v, answer %v)", sent, recv)
+	}
+}
+
+// TestCallAsTask runs a tool as a task against the npm reference server,
+// which supports tasks: the call returns a task, which is polled to its end
+// and whose result is shown.
+func TestCallAsTask(t *testing.T) {
+	cmd := mcptest.Everything(t)
+	h := start(t, 100, 30, func(o *Options) {
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			conn, err := transport.Spawn(transport.StdioOptions{Command: cmd[0], Args: cmd[1:], Tap: hk.Tap})
+			if err != nil {
+				return nil, err
+			}
+			return session.Connect(ctx, conn, session.Options{Handler: hk.Handler, OnNotification: hk.OnNotification, OnWarning: hk.OnWarning})
+		}
+	})
+	h.waitText("simulate-research-query")
+	h.typeText("simulate-research-query")
+	h.press("enter")
+	h.typeText("tide pools")
+	h.press("alt+t")
+	// The task's states show while it is polled, then its result.
+	h.waitText("task ", ": working")
+	h.waitText("✓ done", "tide pools")
+	s := h.p.Screen()
+	if !strings.Contains(s, "simulate-research-query") {
+		t.Errorf("screen:\n%s", s)
 	}
 }

@@ -36,6 +36,7 @@ type KeyMap struct {
 	NextField key.Binding
 	PrevField key.Binding
 	Submit    key.Binding
+	AsTask    key.Binding
 	Toggle    key.Binding
 	OptNext   key.Binding
 	OptPrev   key.Binding
@@ -110,6 +111,7 @@ func Default() *KeyMap {
 		NextField: key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab/↓", "next field")),
 		PrevField: key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab/↑", "previous field")),
 		Submit:    key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "send")),
+		AsTask:    key.NewBinding(key.WithKeys("alt+t"), key.WithHelp("alt+t", "call as a task")),
 		Toggle:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
 		OptNext:   key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next option")),
 		OptPrev:   key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous option")),

@@ -43,9 +43,12 @@ const maxTextDisplay = 256 << 10
 
 // Call is one tools/call made from the TUI.
 type Call struct {
-	ID       int
-	Tool     mcp.Tool
-	Args     map[string]any
+	ID   int
+	Tool mcp.Tool
+	Args map[string]any
+	// AsTask runs the call as a task (tools/call with params.task, then
+	// tasks/get until it ends, then tasks/result).
+	AsTask   bool
 	Start    time.Time
 	End      time.Time
 	State    CallState
@@ -104,7 +107,20 @@ func callCmd(ctx context.Context, c *common.Common, client *session.Client, call
 	inbox := c.Inbox
 	return func() tea.Msg {
 		opts := &session.CallOptions{OnProgress: func(p mcp.ProgressParams) { inbox.Progress(id, p) }}
-		raw, err := client.CallToolRaw(ctx, mcp.CallToolParams{Name: tool.Name, Arguments: args}, opts)
+		params := mcp.CallToolParams{Name: tool.Name, Arguments: args}
+		var raw json.RawMessage
+		var err error
+		if call.AsTask {
+			raw, err = client.CallToolAsTask(ctx, params, opts, func(t mcp.Task) {
+				msg := "task " + t.TaskID + ": " + t.Status
+				if t.StatusMessage != "" {
+					msg += " — " + t.StatusMessage
+				}
+				inbox.Progress(id, mcp.ProgressParams{Message: msg})
+			})
+		} else {
+			raw, err = client.CallToolRaw(ctx, params, opts)
+		}
 		msg := callDoneMsg{id: id, end: c.Now(), raw: raw, err: err}
 		if err != nil {
 			return msg

@@ -347,11 +347,13 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 		p.mode = modeList
 		return nil
 	case key.Matches(msg, k.Submit):
-		return p.submit(f)
+		return p.submit(f, false)
+	case key.Matches(msg, k.AsTask):
+		return p.submit(f, true)
 	}
 	submit, cmd := f.Update(msg)
 	if submit {
-		return tea.Batch(cmd, p.submit(f))
+		return tea.Batch(cmd, p.submit(f, false))
 	}
 	p.sendAnyway = false
 	return cmd
@@ -361,7 +363,10 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 // schema are refused once, with the problems shown; sending again sends
 // them anyway, since a debugger must be able to send what a server should
 // reject.
-func (p *Pane) submit(f *form.Model) tea.Cmd {
+//
+// asTask runs the call as a task; a tool whose execution.taskSupport is
+// "required" always runs as one.
+func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
 	args, err := f.Value()
 	problems := f.Validate()
 	if err != nil && f.Raw() {
@@ -380,7 +385,10 @@ func (p *Pane) submit(f *form.Model) tea.Cmd {
 	}
 	p.nextID++
 	ctx, cancel := context.WithCancel(p.c.Ctx)
-	call := &Call{ID: p.nextID, Tool: p.formTool, Args: args, Start: p.c.Now(), State: Running, cancel: cancel}
+	if ex := p.formTool.Execution; ex != nil && ex.TaskSupport == "required" {
+		asTask = true
+	}
+	call := &Call{ID: p.nextID, Tool: p.formTool, Args: args, AsTask: asTask, Start: p.c.Now(), State: Running, cancel: cancel}
 	p.calls = append(p.calls, call)
 	p.current = len(p.calls) - 1
 	p.mode = modeResult
@@ -472,7 +480,7 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
 	switch p.mode {
 	case modeForm:
-		return p.forms[p.formTool.Name].FullHelp()
+		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
 		return [][]key.Binding{
 			{k.Cancel, withHelp(k.Back, "esc", "back to form"), k.Edit, k.Save, withHelp(k.Calls, "ctrl+l", "tools list")},
