@@ -168,6 +168,22 @@ func TestLogAndNotificationPanes(t *testing.T) {
 	h.waitText("notifications/message", "notifications, newest last")
 }
 
+// TestLogPaneGolden shows the log pane with a filtered level.
+func TestLogPaneGolden(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("alt+8", "L")
+	h.waitText("asked the server for debug and above")
+	h.press("alt+1")
+	h.typeText("log")
+	h.press("enter")
+	h.typeText("golden")
+	h.press("ctrl+s")
+	h.waitText("✓ done")
+	h.press("alt+8", "+", "+", "+")
+	h.golden(h.waitText("showing warning and above", "emergency"))
+}
+
 func TestStderrPane(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded)
@@ -178,6 +194,7 @@ func TestStderrPane(t *testing.T) {
 	if strings.Contains(s, "\x1b") {
 		t.Errorf("raw escape on screen")
 	}
+	h.golden(s)
 }
 
 func TestComposer(t *testing.T) {
@@ -187,7 +204,7 @@ func TestComposer(t *testing.T) {
 	h.waitText("Raw JSON-RPC")
 	h.typeText("prompts/list")
 	h.press("enter")
-	h.waitText("✓ result", `"resultType"`)
+	h.golden(h.waitText("✓ result", `"resultType"`))
 	h.press("tab")
 	h.typeText(`{"jsonrpc":"2.0","method":"notifications/nothing"}`)
 	h.press("ctrl+f")
