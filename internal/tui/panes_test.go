@@ -184,6 +184,20 @@ func TestLogPaneGolden(t *testing.T) {
 	h.golden(h.waitText("showing warning and above", "emergency"))
 }
 
+// TestNotificationsPaneGolden shows every notification of a log call.
+func TestNotificationsPaneGolden(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("alt+8", "L")
+	h.waitText("asked the server for debug and above")
+	h.press("alt+1")
+	h.typeText("log")
+	h.press("enter", "ctrl+s")
+	h.waitText("✓ done")
+	h.press("alt+9")
+	h.golden(h.waitText("8 notifications, newest last", "Notifs (8)"))
+}
+
 func TestStderrPane(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded)

@@ -333,7 +333,7 @@ func TestRootsAnsweredFromThePane(t *testing.T) {
 	h.press("a")
 	h.typeText("https://example.com/repo")
 	h.press("enter")
-	h.waitText("added https://example.com/repo", "Roots (2)")
+	h.golden(h.waitText("added https://example.com/repo", "Roots (2)"))
 	h.press("alt+1")
 	h.typeText("list_roots")
 	h.press("enter", "ctrl+s")
