@@ -25,10 +25,8 @@ type Pane struct {
 	client *session.Client
 	gen    int
 
-	loading bool
-	loadErr error
-	items   []mcp.Prompt
-	list    common.Cursor
+	listed common.Listing[mcp.Prompt]
+	list   common.Cursor
 
 	forms    map[string]*argform.Model
 	form     *argform.Model
@@ -63,7 +61,7 @@ func (p *Pane) Title() string { return "Prompts" }
 func (p *Pane) InputFocused() bool { return p.editing }
 
 // Items returns the prompts listed.
-func (p *Pane) Items() []mcp.Prompt { return p.items }
+func (p *Pane) Items() []mcp.Prompt { return p.listed.Items }
 
 // SetSize sets the pane's size.
 func (p *Pane) SetSize(w, h int) {
@@ -71,17 +69,12 @@ func (p *Pane) SetSize(w, h int) {
 	for _, f := range p.forms {
 		f.SetWidth(w)
 	}
-	p.list.Clamp(len(p.items), p.rows())
+	p.list.Clamp(len(p.listed.Items), p.rows())
 }
 
 func (p *Pane) rows() int { return max(1, p.height/2-1) }
 
 type (
-	listMsg struct {
-		gen   int
-		items []mcp.Prompt
-		err   error
-	}
 	gotMsg struct {
 		gen   int
 		name  string
@@ -116,32 +109,17 @@ func (p *Pane) Reload() tea.Cmd {
 	if p.client == nil || !hasPrompts(p.client) {
 		return nil
 	}
-	client, gen, ctx := p.client, p.gen, p.c.Ctx
-	p.loading = p.items == nil
-	return func() tea.Msg {
-		items, err := client.AllPrompts(ctx)
-		return listMsg{gen: gen, items: items, err: err}
-	}
+	return p.listed.Fetch(p.c.Ctx, p.gen, p.client.AllPrompts)
 }
 
-func (p *Pane) selected() *mcp.Prompt {
-	if p.list.Pos < 0 || p.list.Pos >= len(p.items) {
-		return nil
-	}
-	return &p.items[p.list.Pos]
-}
+func (p *Pane) selected() *mcp.Prompt { return p.listed.At(p.list.Pos) }
 
 // Update handles messages for the pane.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case listMsg:
-		if msg.gen != p.gen {
-			return nil
-		}
-		p.loading, p.loadErr = false, msg.err
-		if msg.err == nil || len(msg.items) > 0 {
-			p.items = msg.items
-			p.list.Clamp(len(p.items), p.rows())
+	case common.Loaded[mcp.Prompt]:
+		if p.listed.Apply(msg, p.gen) {
+			p.list.Clamp(len(p.listed.Items), p.rows())
 		}
 		return nil
 	case gotMsg:
@@ -167,7 +145,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 
 func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.c.Keys
-	if p.list.Move(p.c, msg, len(p.items), p.rows()) {
+	if p.list.Move(p.c, msg, len(p.listed.Items), p.rows()) {
 		return nil
 	}
 	switch {
@@ -322,27 +300,27 @@ func (p *Pane) View() string {
 			top = append(top, st.Error.Render(common.Line(p.notice)))
 		}
 	} else {
-		head := fmt.Sprintf("%d prompts", len(p.items))
+		head := fmt.Sprintf("%d prompts", len(p.listed.Items))
 		if p.notice != "" {
 			head = p.notice
 		}
 		top = append(top, st.Dim.Render(common.Truncate(head, w)))
 		switch {
-		case p.client == nil && len(p.items) == 0:
+		case p.client == nil && len(p.listed.Items) == 0:
 			top = append(top, st.Dim.Render("  Not connected."))
 		case p.client != nil && !hasPrompts(p.client):
 			top = append(top, st.Dim.Render("  The server offers no prompts."))
-		case p.loading:
+		case p.listed.Loading:
 			top = append(top, st.Dim.Render("  Loading prompts…"))
-		case p.loadErr != nil && len(p.items) == 0:
-			top = append(top, common.Wrap(st.Error.Render("✗ ")+common.Line(p.loadErr.Error()), w)...)
-		case len(p.items) == 0:
+		case p.listed.LoadErr != nil && len(p.listed.Items) == 0:
+			top = append(top, common.Wrap(st.Error.Render("✗ ")+common.Line(p.listed.LoadErr.Error()), w)...)
+		case len(p.listed.Items) == 0:
 			top = append(top, st.Dim.Render("  The server lists no prompts."))
 		}
 		nameW := min(28, max(10, w/3))
-		for r := 0; r < p.rows() && p.list.Offset+r < len(p.items); r++ {
+		for r := 0; r < p.rows() && p.list.Offset+r < len(p.listed.Items); r++ {
 			i := p.list.Offset + r
-			pr := &p.items[i]
+			pr := &p.listed.Items[i]
 			var args []string
 			for _, a := range pr.Arguments {
 				n := common.Line(a.Name)

@@ -26,10 +26,8 @@ type Pane struct {
 	client *session.Client
 	gen    int
 
-	loading bool
-	loadErr error
-	items   []mcp.Resource
-	list    common.Cursor
+	listed common.Listing[mcp.Resource]
+	list   common.Cursor
 
 	// subscribed holds the URIs subscribed to (legacy: acknowledged by
 	// resources/subscribe; modern: in the filter of the open listen).
@@ -60,7 +58,7 @@ func (p *Pane) Title() string { return "Resources" }
 func (p *Pane) InputFocused() bool { return false }
 
 // Items returns the resources listed.
-func (p *Pane) Items() []mcp.Resource { return p.items }
+func (p *Pane) Items() []mcp.Resource { return p.listed.Items }
 
 // Subscribed reports whether uri is subscribed to.
 func (p *Pane) Subscribed(uri string) bool { return p.subscribed[uri] }
@@ -71,17 +69,12 @@ func (p *Pane) Updates(uri string) int { return p.updated[uri] }
 // SetSize sets the pane's size.
 func (p *Pane) SetSize(w, h int) {
 	p.width, p.height = w, h
-	p.list.Clamp(len(p.items), p.rows())
+	p.list.Clamp(len(p.listed.Items), p.rows())
 }
 
 func (p *Pane) rows() int { return max(1, p.height-1) }
 
 type (
-	listMsg struct {
-		gen   int
-		items []mcp.Resource
-		err   error
-	}
 	subMsg struct {
 		gen int
 		uri string
@@ -125,12 +118,7 @@ func (p *Pane) Reload() tea.Cmd {
 	if p.client == nil || !hasResources(p.client) {
 		return nil
 	}
-	client, gen, ctx := p.client, p.gen, p.c.Ctx
-	p.loading = p.items == nil
-	return func() tea.Msg {
-		items, err := client.AllResources(ctx)
-		return listMsg{gen: gen, items: items, err: err}
-	}
+	return p.listed.Fetch(p.c.Ctx, p.gen, p.client.AllResources)
 }
 
 func hasResources(c *session.Client) bool {
@@ -153,24 +141,14 @@ func (p *Pane) Notify(n session.Notification) tea.Cmd {
 	return nil
 }
 
-func (p *Pane) selected() *mcp.Resource {
-	if p.list.Pos < 0 || p.list.Pos >= len(p.items) {
-		return nil
-	}
-	return &p.items[p.list.Pos]
-}
+func (p *Pane) selected() *mcp.Resource { return p.listed.At(p.list.Pos) }
 
 // Update handles messages for the pane.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case listMsg:
-		if msg.gen != p.gen {
-			return nil
-		}
-		p.loading, p.loadErr = false, msg.err
-		if msg.err == nil || len(msg.items) > 0 {
-			p.items = msg.items
-			p.list.Clamp(len(p.items), p.rows())
+	case common.Loaded[mcp.Resource]:
+		if p.listed.Apply(msg, p.gen) {
+			p.list.Clamp(len(p.listed.Items), p.rows())
 		}
 	case readMsg:
 		if msg.pane != "resources" {
@@ -230,7 +208,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 
 func (p *Pane) updateKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.c.Keys
-	if p.list.Move(p.c, msg, len(p.items), p.rows()) {
+	if p.list.Move(p.c, msg, len(p.listed.Items), p.rows()) {
 		return nil
 	}
 	switch {
@@ -340,7 +318,7 @@ func (p *Pane) View() string {
 	st := p.c.Styles
 	lw := p.listWidth()
 	var left []string
-	head := fmt.Sprintf("%d resources", len(p.items))
+	head := fmt.Sprintf("%d resources", len(p.listed.Items))
 	if n := len(p.subscribed); n > 0 {
 		head += fmt.Sprintf(" · %d subscribed", n)
 	}
@@ -349,21 +327,21 @@ func (p *Pane) View() string {
 	}
 	left = append(left, st.Dim.Render(common.Truncate(head, lw)))
 	switch {
-	case p.client == nil && len(p.items) == 0:
+	case p.client == nil && len(p.listed.Items) == 0:
 		left = append(left, st.Dim.Render("  Not connected."))
 	case p.client != nil && !hasResources(p.client):
 		left = append(left, st.Dim.Render("  The server offers no resources."))
-	case p.loading:
+	case p.listed.Loading:
 		left = append(left, st.Dim.Render("  Loading resources…"))
-	case p.loadErr != nil && len(p.items) == 0:
-		left = append(left, common.Wrap(st.Error.Render("✗ ")+common.Line(p.loadErr.Error()), lw)...)
-	case len(p.items) == 0:
+	case p.listed.LoadErr != nil && len(p.listed.Items) == 0:
+		left = append(left, common.Wrap(st.Error.Render("✗ ")+common.Line(p.listed.LoadErr.Error()), lw)...)
+	case len(p.listed.Items) == 0:
 		left = append(left, st.Dim.Render("  The server lists no resources."))
 	}
 	rows := p.rows()
-	for r := 0; r < rows && p.list.Offset+r < len(p.items); r++ {
+	for r := 0; r < rows && p.list.Offset+r < len(p.listed.Items); r++ {
 		i := p.list.Offset + r
-		it := &p.items[i]
+		it := &p.listed.Items[i]
 		mark := " "
 		if p.subscribed[it.URI] {
 			mark = st.OK.Render("●")

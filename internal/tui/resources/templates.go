@@ -22,10 +22,8 @@ type Templates struct {
 	client *session.Client
 	gen    int
 
-	loading bool
-	loadErr error
-	items   []mcp.ResourceTemplate
-	list    common.Cursor
+	listed common.Listing[mcp.ResourceTemplate]
+	list   common.Cursor
 
 	form     *argform.Model
 	formFor  string // the template of the form
@@ -51,7 +49,7 @@ func (p *Templates) Title() string { return "Templates" }
 func (p *Templates) InputFocused() bool { return p.editing }
 
 // Items returns the templates listed.
-func (p *Templates) Items() []mcp.ResourceTemplate { return p.items }
+func (p *Templates) Items() []mcp.ResourceTemplate { return p.listed.Items }
 
 // SetSize sets the pane's size.
 func (p *Templates) SetSize(w, h int) {
@@ -59,16 +57,10 @@ func (p *Templates) SetSize(w, h int) {
 	for _, f := range p.forms {
 		f.SetWidth(w)
 	}
-	p.list.Clamp(len(p.items), p.rows())
+	p.list.Clamp(len(p.listed.Items), p.rows())
 }
 
 func (p *Templates) rows() int { return max(1, p.height/2-1) }
-
-type templatesMsg struct {
-	gen   int
-	items []mcp.ResourceTemplate
-	err   error
-}
 
 // SetClient hands the pane a new session and lists its templates.
 func (p *Templates) SetClient(client *session.Client, gen int) tea.Cmd {
@@ -90,32 +82,17 @@ func (p *Templates) Reload() tea.Cmd {
 	if p.client == nil || !hasResources(p.client) {
 		return nil
 	}
-	client, gen, ctx := p.client, p.gen, p.c.Ctx
-	p.loading = p.items == nil
-	return func() tea.Msg {
-		items, err := client.AllResourceTemplates(ctx)
-		return templatesMsg{gen: gen, items: items, err: err}
-	}
+	return p.listed.Fetch(p.c.Ctx, p.gen, p.client.AllResourceTemplates)
 }
 
-func (p *Templates) selected() *mcp.ResourceTemplate {
-	if p.list.Pos < 0 || p.list.Pos >= len(p.items) {
-		return nil
-	}
-	return &p.items[p.list.Pos]
-}
+func (p *Templates) selected() *mcp.ResourceTemplate { return p.listed.At(p.list.Pos) }
 
 // Update handles messages for the pane.
 func (p *Templates) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case templatesMsg:
-		if msg.gen != p.gen {
-			return nil
-		}
-		p.loading, p.loadErr = false, msg.err
-		if msg.err == nil || len(msg.items) > 0 {
-			p.items = msg.items
-			p.list.Clamp(len(p.items), p.rows())
+	case common.Loaded[mcp.ResourceTemplate]:
+		if p.listed.Apply(msg, p.gen) {
+			p.list.Clamp(len(p.listed.Items), p.rows())
 		}
 		return nil
 	case readMsg:
@@ -150,7 +127,7 @@ func (p *Templates) Update(msg tea.Msg) tea.Cmd {
 
 func (p *Templates) updateList(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.c.Keys
-	if p.list.Move(p.c, msg, len(p.items), p.rows()) {
+	if p.list.Move(p.c, msg, len(p.listed.Items), p.rows()) {
 		return nil
 	}
 	switch {
@@ -256,28 +233,28 @@ func (p *Templates) View() string {
 			top = append(top, st.Error.Render(common.Line(p.notice)))
 		}
 	} else {
-		head := fmt.Sprintf("%d templates", len(p.items))
+		head := fmt.Sprintf("%d templates", len(p.listed.Items))
 		if p.notice != "" {
 			head = p.notice
 		}
 		top = append(top, st.Dim.Render(common.Truncate(head, w)))
 		switch {
-		case p.client == nil && len(p.items) == 0:
+		case p.client == nil && len(p.listed.Items) == 0:
 			top = append(top, st.Dim.Render("  Not connected."))
 		case p.client != nil && !hasResources(p.client):
 			top = append(top, st.Dim.Render("  The server offers no resources."))
-		case p.loading:
+		case p.listed.Loading:
 			top = append(top, st.Dim.Render("  Loading templates…"))
-		case p.loadErr != nil && len(p.items) == 0:
-			top = append(top, common.Wrap(st.Error.Render("✗ ")+common.Line(p.loadErr.Error()), w)...)
-		case len(p.items) == 0:
+		case p.listed.LoadErr != nil && len(p.listed.Items) == 0:
+			top = append(top, common.Wrap(st.Error.Render("✗ ")+common.Line(p.listed.LoadErr.Error()), w)...)
+		case len(p.listed.Items) == 0:
 			top = append(top, st.Dim.Render("  The server lists no resource templates."))
 		}
 		rows := p.rows()
 		nameW := min(40, max(10, w/2))
-		for r := 0; r < rows && p.list.Offset+r < len(p.items); r++ {
+		for r := 0; r < rows && p.list.Offset+r < len(p.listed.Items); r++ {
 			i := p.list.Offset + r
-			t := &p.items[i]
+			t := &p.listed.Items[i]
 			desc := common.Line(t.Name)
 			if t.Description != "" {
 				desc += " — " + common.Line(t.Description)
