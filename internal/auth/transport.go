@@ -27,7 +27,7 @@ const expirySkew = 30 * time.Second
 type Options struct {
 	// ServerURL is the MCP endpoint the requests go to.
 	ServerURL string
-	// Base sends the requests; nil means http.DefaultTransport.
+	// Base sends the requests; nil means transport.DefaultHTTPTransport().
 	Base http.RoundTripper
 	// Tap sees every exchange and step of a flow, redacted.
 	Tap transport.Tap
@@ -99,7 +99,7 @@ func NewTransport(opts Options) *Transport {
 	}
 	base := opts.Base
 	if base == nil {
-		base = http.DefaultTransport
+		base = transport.DefaultHTTPTransport()
 	}
 	t := &Transport{opts: opts, base: base, obs: newObserver(opts.Tap)}
 	t.asClient = &http.Client{Transport: &tapTransport{base: base, obs: t.obs}}

@@ -249,7 +249,7 @@ func (w *Writer) prepare(e transport.Event) entry {
 		en.size, en.hasSize = len(data), true
 		// The transport sends only valid JSON as a frame; check anyway,
 		// since one bad line would damage the whole trace.
-		valid := utf8.Valid(data) && json.Valid(data)
+		valid := utf8.Valid(data) && transport.ValidJSON(data)
 		if w.red != nil {
 			if valid {
 				data, changed = w.red.JSON(data)

@@ -18,7 +18,7 @@ func checkFrame(data []byte) error {
 	if !utf8.Valid(data) {
 		return fmt.Errorf("%w (first bad byte at offset %d)", ErrNotUTF8, firstInvalidUTF8(data))
 	}
-	if !validJSON(data) { // json.Valid, faster
+	if !ValidJSON(data) { // json.Valid, faster
 		return ErrNotJSON
 	}
 	for _, c := range data {

@@ -51,7 +51,7 @@ type HTTPOptions struct {
 
 func (o *HTTPOptions) defaults() {
 	if o.Client == nil {
-		o.Client = &http.Client{}
+		o.Client = &http.Client{Transport: DefaultHTTPTransport()}
 	}
 	if o.DefaultRetry <= 0 {
 		o.DefaultRetry = time.Second
@@ -755,3 +755,14 @@ func (h *StreamableHTTP) spawn(f func()) bool {
 	}()
 	return true
 }
+
+// DefaultHTTPTransport returns the round tripper mcpi's HTTP clients share
+// when none is given: http.DefaultTransport, but keeping as many idle
+// connections to one host as many calls in flight need. The default keeps
+// two, so 32 concurrent calls opened and closed connections all the time
+// and left thousands of sockets in TIME_WAIT.
+var DefaultHTTPTransport = sync.OnceValue(func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	return t
+})

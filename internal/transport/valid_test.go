@@ -16,22 +16,22 @@ var validSeeds = []string{
 	"\"0123456789abcdef\\\"0123456789\"", `{"key with \" quote":"v"}`,
 }
 
-// FuzzValidJSON: validJSON agrees with json.Valid on every input.
+// FuzzValidJSON: ValidJSON agrees with json.Valid on every input.
 func FuzzValidJSON(f *testing.F) {
 	for _, s := range validSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if got, want := validJSON(data), json.Valid(data); got != want {
-			t.Fatalf("validJSON(%q) = %v, json.Valid %v", data, got, want)
+		if got, want := ValidJSON(data), json.Valid(data); got != want {
+			t.Fatalf("ValidJSON(%q) = %v, json.Valid %v", data, got, want)
 		}
 	})
 }
 
 func TestValidJSON(t *testing.T) {
 	for _, s := range validSeeds {
-		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
-			t.Errorf("validJSON(%q) = %v, json.Valid %v", s, got, want)
+		if got, want := ValidJSON([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("ValidJSON(%q) = %v, json.Valid %v", s, got, want)
 		}
 	}
 	// encoding/json's nesting limit, in both kinds of container.
@@ -39,8 +39,8 @@ func TestValidJSON(t *testing.T) {
 		for _, open := range []string{"[", `{"a":`} {
 			close := map[string]string{"[": "]", `{"a":`: "}"}[open]
 			s := []byte(strings.Repeat(open, depth) + "1" + strings.Repeat(close, depth))
-			if got, want := validJSON(s), json.Valid(s); got != want {
-				t.Errorf("depth %d of %s: validJSON %v, json.Valid %v", depth, open, got, want)
+			if got, want := ValidJSON(s), json.Valid(s); got != want {
+				t.Errorf("depth %d of %s: ValidJSON %v, json.Valid %v", depth, open, got, want)
 			}
 		}
 	}
@@ -48,8 +48,8 @@ func TestValidJSON(t *testing.T) {
 	for i := range 40 {
 		for _, c := range []string{`"`, `\`, "\x1f", `\n`, "\x00"} {
 			s := `"` + strings.Repeat("x", i) + c + strings.Repeat("y", 40-i) + `"`
-			if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
-				t.Errorf("validJSON(%q) = %v, json.Valid %v", s, got, want)
+			if got, want := ValidJSON([]byte(s)), json.Valid([]byte(s)); got != want {
+				t.Errorf("ValidJSON(%q) = %v, json.Valid %v", s, got, want)
 			}
 		}
 	}
@@ -61,10 +61,10 @@ func BenchmarkValidJSON(b *testing.B) {
 		"50MB":         append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`), bytes.Repeat([]byte("x"), 50<<20)...), `"}]}}`...),
 	}
 	for name, f := range frames {
-		b.Run(name+"/validJSON", func(b *testing.B) {
+		b.Run(name+"/ValidJSON", func(b *testing.B) {
 			b.SetBytes(int64(len(f)))
 			for b.Loop() {
-				validJSON(f)
+				ValidJSON(f)
 			}
 		})
 		b.Run(name+"/json.Valid", func(b *testing.B) {
