@@ -141,6 +141,16 @@ func RunHostile(mode string) {
 			}
 		case "notifications/cancelled":
 			fmt.Fprintf(os.Stderr, "hostile: got notifications/cancelled %s\n", m.Params)
+			if mode == HostileHang {
+				// Answer all the same, as if the answer had crossed the
+				// cancellation.
+				var p struct {
+					RequestID json.RawMessage `json:"requestId"`
+				}
+				if json.Unmarshal(m.Params, &p) == nil && p.RequestID != nil {
+					result(p.RequestID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "too late"}}})
+				}
+			}
 		case "ping":
 			result(m.ID, map[string]any{})
 		case "tools/list":

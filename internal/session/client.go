@@ -90,6 +90,11 @@ type Client struct {
 	inbound  map[string]context.CancelFunc
 	acks     map[string]chan mcp.SubscriptionsAcknowledgedParams // listen id -> its Listen
 	endErr   error                                               // why the connection ended
+	// cancelled holds the ids of the requests mcpi gave up on (cancelled or
+	// timed out), the newest maxCancelled of them: an answer that crossed
+	// the cancellation is expected, not a server's mistake.
+	cancelled     map[string]bool
+	cancelledFIFO []string
 
 	initMu     sync.Mutex   // serialises initialize (first and after a 404)
 	generation atomic.Int64 // counts completed initializations
@@ -534,6 +539,7 @@ func (c *Client) cancelRequest(id int64, reason string) {
 	if c.isDone() {
 		return
 	}
+	c.noteCancelled(strconv.FormatInt(id, 10))
 	// In the modern era an HTTP request is cancelled by closing its stream.
 	if c.Era() == EraModern {
 		if cs, ok := c.httpConn().(interface{ CloseStream(string) bool }); ok {
@@ -549,6 +555,23 @@ func (c *Client) cancelRequest(id int64, reason string) {
 			c.log.Debug("sending notifications/cancelled failed", "id", id, "err", err)
 		}
 	}()
+}
+
+// maxCancelled bounds how many cancelled ids are remembered.
+const maxCancelled = 256
+
+func (c *Client) noteCancelled(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cancelled == nil {
+		c.cancelled = make(map[string]bool)
+	}
+	if len(c.cancelledFIFO) == maxCancelled {
+		delete(c.cancelled, c.cancelledFIFO[0])
+		c.cancelledFIFO = c.cancelledFIFO[1:]
+	}
+	c.cancelled[key] = true
+	c.cancelledFIFO = append(c.cancelledFIFO, key)
 }
 
 func encodeRequest(id int64, method string, params any, meta mcp.Meta) ([]byte, error) {

@@ -108,10 +108,19 @@ func (c *Client) deliverResponse(m *mcp.Message, frame []byte) {
 			}
 		}
 	}
+	late := false
 	if pc != nil {
 		delete(c.pending, key)
+	} else if late = c.cancelled[key]; late {
+		delete(c.cancelled, key)
 	}
 	c.mu.Unlock()
+	if late {
+		// The spec allows it: the answer may have been on its way when the
+		// cancellation arrived. The sender ignores it.
+		c.log.Debug("ignored the answer to a cancelled request", "id", key)
+		return
+	}
 	if pc == nil {
 		c.warn("unknown-id", fmt.Sprintf("response to unknown request id %s", m.ID), frame)
 		return
