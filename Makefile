@@ -9,6 +9,7 @@ FUZZ_TARGETS := \
 	./internal/transport:FuzzValidJSON ./internal/mcp:FuzzDecodeSplit ./internal/mcp:FuzzMemberString \
 	./internal/mcp:FuzzDecodeFrame ./internal/record:FuzzReader ./internal/record:FuzzRoundTrip \
 	./internal/record:FuzzRedactJSON ./internal/schema:FuzzCoerce ./internal/config:FuzzParse \
+	./internal/schema:FuzzValidateAgrees \
 	./internal/auth:FuzzParseChallenge
 
 .PHONY: test check deps build demo fuzz bench e2e

@@ -17,7 +17,6 @@ require (
 	github.com/tidwall/pretty v1.2.2
 	golang.org/x/oauth2 v0.37.0
 	golang.org/x/term v0.47.0
-	golang.org/x/text v0.14.0
 )
 
 require (
@@ -43,5 +42,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/sync v0.21.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

@@ -4,56 +4,54 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // Schema is a compiled JSON Schema together with its decoded form.
 type Schema struct {
-	raw      map[string]any
-	order    []string // property names in the order of the schema text
-	compiled *jsonschema.Schema
+	raw   map[string]any
+	order []string // property names in the order of the schema text
+	root  *node
 }
 
-// noLoader refuses every external reference: a schema from a server must
-// not make mcpi fetch URLs or read files.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external $ref %q not followed", url)
+// decode reads one JSON value, numbers as json.Number, and refuses
+// trailing data.
+func decode(raw []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, fmt.Errorf("extra data after the JSON value")
+	}
+	return v, nil
 }
 
-const schemaURL = "mcpi:///schema.json"
-
-// Compile compiles raw. A schema without $schema is read as JSON Schema
-// 2020-12, MCP's default dialect since 2025-11-25.
+// Compile compiles raw. A schema without $schema (or with one mcpi does
+// not know) is read as JSON Schema 2020-12, MCP's default dialect since
+// 2025-11-25; draft-07, 2019-09 and (leniently) draft-06 and draft-04 are
+// understood by their $schema. No $ref outside the document is followed.
 func Compile(raw json.RawMessage) (*Schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := decode(raw)
 	if err != nil {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, fmt.Errorf("invalid schema: %w", err)
-	}
-	compiled, err := c.Compile(schemaURL)
+	root, err := compileDoc(doc)
 	if err != nil {
+		if strings.HasPrefix(err.Error(), "invalid schema") {
+			return nil, err
+		}
 		return nil, fmt.Errorf("invalid schema: %w", err)
 	}
-	var m map[string]any
-	if obj, ok := doc.(map[string]any); ok {
-		m = obj
-	}
-	return &Schema{raw: m, order: propertyOrder(raw), compiled: compiled}, nil
+	m, _ := doc.(map[string]any)
+	return &Schema{raw: m, order: propertyOrder(raw), root: root}, nil
 }
 
 // propertyOrder returns the keys of the top-level "properties" object in
@@ -109,65 +107,56 @@ func (ps Problems) Error() string {
 	return strings.Join(s, "; ")
 }
 
-var printer = message.NewPrinter(language.English)
-
 // Validate checks v (as decoded by encoding/json, or raw JSON) against the
 // schema and returns what is wrong, most specific first; nil when valid.
 func (s *Schema) Validate(v any) Problems {
 	if raw, ok := v.(json.RawMessage); ok {
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		inst, err := decode(raw)
 		if err != nil {
 			return Problems{{Message: "not JSON: " + err.Error()}}
 		}
 		v = inst
-	} else {
-		// Re-decode so numbers are json.Number, as the validator expects.
+	} else if !plain(v, 0) {
+		// Re-decode values of other Go types (structs, typed maps and
+		// slices) into what encoding/json gives.
 		b, err := json.Marshal(v)
 		if err != nil {
 			return Problems{{Message: err.Error()}}
 		}
-		inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		inst, err := decode(b)
+		if err != nil {
+			return Problems{{Message: err.Error()}}
+		}
 		v = inst
 	}
-	err := s.compiled.Validate(v)
-	if err == nil {
+	val := &validator{}
+	if val.validate(s.root, v, nil, nil) && val.aborted == "" {
 		return nil
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return Problems{{Message: err.Error()}}
+	out := val.probs
+	if val.aborted != "" {
+		out = append(out, Problem{Path: val.abortAt.pointer(), Message: val.aborted})
 	}
-	var out Problems
-	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			p := Problem{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)}
-			if !seen[p.String()] {
-				seen[p.String()] = true
-				out = append(out, p)
-			}
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
+	seen := make(map[Problem]bool, len(out))
+	dedup := out[:0]
+	for _, p := range out {
+		if !seen[p] {
+			seen[p] = true
+			dedup = append(dedup, p)
 		}
 	}
-	walk(ve)
-	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Path) > len(out[j].Path) })
+	out = dedup
+	sort.SliceStable(out, func(i, j int) bool {
+		if len(out[i].Path) != len(out[j].Path) {
+			return len(out[i].Path) > len(out[j].Path)
+		}
+		return out[i].Path < out[j].Path
+	})
+	if len(out) == 0 {
+		// Cannot happen: every failure reports; but never call invalid valid.
+		out = Problems{{Message: "value does not match the schema"}}
+	}
 	return out
-}
-
-func pointer(loc []string) string {
-	if len(loc) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for _, p := range loc {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(p))
-	}
-	return b.String()
 }
 
 // Property is what a form or a KEY=VALUE argument needs to know of one

@@ -1,0 +1,915 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Bounds that keep a hostile schema or value from running away: how deep
+// evaluation may nest (schema and value together), and how many subschema
+// evaluations one Validate may make in all.
+const (
+	maxDepth = 2000
+	maxSteps = 10_000_000
+)
+
+// loc is an instance location, built as a linked list while descending.
+type loc struct {
+	parent *loc
+	tok    string
+}
+
+func (l *loc) pointer() string {
+	if l == nil {
+		return ""
+	}
+	var toks []string
+	for ; l != nil; l = l.parent {
+		toks = append(toks, l.tok)
+	}
+	var b strings.Builder
+	for i := len(toks) - 1; i >= 0; i-- {
+		b.WriteByte('/')
+		b.WriteString(escapeToken(toks[i]))
+	}
+	return b.String()
+}
+
+func (l *loc) child(tok string) *loc { return &loc{l, tok} }
+
+// annot collects which properties and items of the instance at hand some
+// subschema evaluated successfully, for unevaluatedProperties/Items.
+type annot struct {
+	props    map[string]bool
+	allProps bool
+	items    int // items [0, items) evaluated
+	allItems bool
+	itemSet  map[int]bool
+}
+
+func (a *annot) prop(name string) {
+	if a.props == nil {
+		a.props = map[string]bool{}
+	}
+	a.props[name] = true
+}
+
+func (a *annot) item(i int) {
+	if a.itemSet == nil {
+		a.itemSet = map[int]bool{}
+	}
+	a.itemSet[i] = true
+}
+
+func (a *annot) merge(b *annot) {
+	if a == nil || b == nil {
+		return
+	}
+	for k := range b.props {
+		a.prop(k)
+	}
+	a.allProps = a.allProps || b.allProps
+	a.items = max(a.items, b.items)
+	a.allItems = a.allItems || b.allItems
+	for i := range b.itemSet {
+		a.item(i)
+	}
+}
+
+func newAnnot(parent *annot) *annot {
+	if parent == nil {
+		return nil
+	}
+	return &annot{}
+}
+
+type validator struct {
+	probs   []Problem
+	quiet   int // > 0 while only a verdict is wanted
+	steps   int
+	depth   int
+	scope   []*resource
+	aborted string
+	abortAt *loc
+}
+
+func (v *validator) report(at *loc, format string, args ...any) {
+	if v.quiet > 0 {
+		return
+	}
+	msg := format
+	if len(args) > 0 {
+		msg = fmt.Sprintf(format, args...)
+	}
+	v.probs = append(v.probs, Problem{Path: at.pointer(), Message: msg})
+}
+
+func (v *validator) abort(at *loc, msg string) {
+	if v.aborted == "" {
+		v.aborted, v.abortAt = msg, at
+	}
+}
+
+// validate reports whether inst is valid against n. ann, when not nil,
+// receives the properties and items n evaluated.
+func (v *validator) validate(n *node, inst any, at *loc, ann *annot) bool {
+	if v.aborted != "" {
+		return false
+	}
+	if v.steps++; v.steps > maxSteps {
+		v.abort(at, "validation gave up: the schema takes too many steps to check")
+		return false
+	}
+	if v.depth++; v.depth > maxDepth {
+		v.depth--
+		v.abort(at, "validation gave up: the schema or the value nests too deeply")
+		return false
+	}
+	defer func() { v.depth-- }()
+	if n.always != nil {
+		if !*n.always {
+			v.report(at, "not allowed here")
+			return false
+		}
+		return true
+	}
+	if len(v.scope) == 0 || v.scope[len(v.scope)-1] != n.res {
+		v.scope = append(v.scope, n.res)
+		defer func() { v.scope = v.scope[:len(v.scope)-1] }()
+	}
+	quick := v.quiet > 0
+	ok := true
+	fail := func() bool {
+		ok = false
+		return quick
+	}
+
+	if n.types != 0 && !typeOK(n.types, inst) {
+		v.report(at, "got %s, want %s", jsonType(inst), wantTypes(n.types))
+		if fail() {
+			return false
+		}
+	}
+	if n.hasEnm {
+		found := false
+		for _, e := range n.enum {
+			if equal(e, inst) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			v.report(at, "value must be %s", oneOf(n.enum))
+			if fail() {
+				return false
+			}
+		}
+	}
+	if n.hasCst && !equal(n.cnst, inst) {
+		v.report(at, "value must be %s", display(n.cnst))
+		if fail() {
+			return false
+		}
+	}
+	switch x := inst.(type) {
+	case string:
+		if !v.validateString(n, x, at) && fail() {
+			return false
+		}
+	case map[string]any, []any, bool, nil:
+	default:
+		if a, isNum := toNum(inst); isNum && !v.validateNumber(n, a, at) && fail() {
+			return false
+		}
+	}
+
+	local := ann
+	if n.needAnnot {
+		local = &annot{}
+	}
+
+	// Applicators on the same instance.
+	if n.ref != nil {
+		if !v.validate(n.ref, inst, at, local) && fail() {
+			return false
+		}
+	}
+	if n.dynRef != nil {
+		if !v.validate(v.dynamicTarget(n), inst, at, local) && fail() {
+			return false
+		}
+	}
+	for _, s := range n.allOf {
+		if !v.validate(s, inst, at, local) && fail() {
+			return false
+		}
+	}
+	if len(n.anyOf) > 0 {
+		mark := len(v.probs)
+		matched := false
+		for _, s := range n.anyOf {
+			b := newAnnot(local)
+			if v.validate(s, inst, at, b) {
+				matched = true
+				local.merge(b)
+				if local == nil {
+					break
+				}
+			}
+		}
+		if matched {
+			v.probs = v.probs[:mark]
+		} else if fail() {
+			return false
+		}
+	}
+	if len(n.oneOf) > 0 {
+		mark := len(v.probs)
+		var matched []int
+		for i, s := range n.oneOf {
+			b := newAnnot(local)
+			if v.validate(s, inst, at, b) {
+				matched = append(matched, i)
+				local.merge(b)
+				if len(matched) > 1 {
+					break
+				}
+			}
+		}
+		switch len(matched) {
+		case 0:
+			if fail() {
+				return false
+			}
+		case 1:
+			v.probs = v.probs[:mark]
+		default:
+			v.probs = v.probs[:mark]
+			v.report(at, "value matches more than one schema of oneOf (#%d and #%d)", matched[0], matched[1])
+			if fail() {
+				return false
+			}
+		}
+	}
+	if n.not != nil {
+		v.quiet++
+		matched := v.validate(n.not, inst, at, nil)
+		v.quiet--
+		if matched {
+			v.report(at, "value must not match the schema in 'not'")
+			if fail() {
+				return false
+			}
+		}
+	}
+	if n.ifS != nil {
+		b := newAnnot(local)
+		v.quiet++
+		cond := v.validate(n.ifS, inst, at, b)
+		v.quiet--
+		if cond {
+			local.merge(b)
+			if n.thenS != nil && !v.validate(n.thenS, inst, at, local) && fail() {
+				return false
+			}
+		} else if n.elseS != nil && !v.validate(n.elseS, inst, at, local) && fail() {
+			return false
+		}
+	}
+
+	switch x := inst.(type) {
+	case map[string]any:
+		if !v.validateObject(n, x, at, local) && fail() {
+			return false
+		}
+	case []any:
+		if !v.validateArray(n, x, at, local) && fail() {
+			return false
+		}
+	}
+	if n.needAnnot && ann != nil && ok {
+		ann.merge(local)
+	}
+	return ok
+}
+
+// dynamicTarget resolves a $dynamicRef (or $recursiveRef) against the
+// dynamic scope: the outermost resource declaring the same dynamic anchor.
+func (v *validator) dynamicTarget(n *node) *node {
+	t := n.dynRef
+	if n.recursiveRef {
+		if !t.res.recursiveAnchor || t.res.ptr != t.ptr {
+			return t
+		}
+		for _, r := range v.scope {
+			if r.recursiveAnchor {
+				if root := rootNode(r); root != nil {
+					return root
+				}
+			}
+		}
+		return t
+	}
+	if n.dynName == "" || t.res.dynNodes[n.dynName] != t {
+		return t
+	}
+	for _, r := range v.scope {
+		if d, ok := r.dynNodes[n.dynName]; ok {
+			return d
+		}
+	}
+	return t
+}
+
+// rootNode is the root of a resource with $recursiveAnchor (2019-09).
+func rootNode(r *resource) *node { return r.root }
+
+func (v *validator) validateString(n *node, s string, at *loc) bool {
+	ok := true
+	if n.minLength >= 0 || n.maxLength >= 0 {
+		l := utf8.RuneCountInString(s)
+		if n.minLength >= 0 && l < n.minLength {
+			v.report(at, "must be at least %d characters long", n.minLength)
+			ok = false
+		}
+		if n.maxLength >= 0 && l > n.maxLength {
+			v.report(at, "must be at most %d characters long", n.maxLength)
+			ok = false
+		}
+	}
+	if n.pattern != nil && !n.pattern.MatchString(s) {
+		v.report(at, "%s does not match pattern %s", quote(s), quote(n.patternSrc))
+		ok = false
+	}
+	if n.format != "" {
+		if f := formats[n.format]; f != nil && !f(s) {
+			v.report(at, "%s is not a valid %s", quote(s), n.format)
+			ok = false
+		}
+	}
+	return ok
+}
+
+func (v *validator) validateNumber(n *node, a num, at *loc) bool {
+	ok := true
+	if n.minimum != nil && cmpNum(a, n.minimum.n) < 0 {
+		v.report(at, "must be >= %s", n.minimum.text)
+		ok = false
+	}
+	if n.maximum != nil && cmpNum(a, n.maximum.n) > 0 {
+		v.report(at, "must be <= %s", n.maximum.text)
+		ok = false
+	}
+	if n.exclMin != nil && cmpNum(a, n.exclMin.n) <= 0 {
+		v.report(at, "must be > %s", n.exclMin.text)
+		ok = false
+	}
+	if n.exclMax != nil && cmpNum(a, n.exclMax.n) >= 0 {
+		v.report(at, "must be < %s", n.exclMax.text)
+		ok = false
+	}
+	if n.multipleOf != nil && !multipleOf(a, n.multipleOf.n) {
+		v.report(at, "must be a multiple of %s", n.multipleOf.text)
+		ok = false
+	}
+	return ok
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (v *validator) validateObject(n *node, obj map[string]any, at *loc, ann *annot) bool {
+	quick := v.quiet > 0
+	ok := true
+	if n.minProps > 0 && len(obj) < n.minProps {
+		v.report(at, "must have at least %d %s", n.minProps, plural(n.minProps, "property", "properties"))
+		if ok = false; quick {
+			return false
+		}
+	}
+	if n.maxProps >= 0 && len(obj) > n.maxProps {
+		v.report(at, "must have at most %d %s", n.maxProps, plural(n.maxProps, "property", "properties"))
+		if ok = false; quick {
+			return false
+		}
+	}
+	if len(n.required) > 0 {
+		var missing []string
+		for _, r := range n.required {
+			if _, has := obj[r]; !has {
+				missing = append(missing, r)
+				if quick {
+					return false
+				}
+			}
+		}
+		if len(missing) > 0 {
+			ok = false
+			v.report(at, "missing %s %s", plural(len(missing), "property", "properties"), joinQuoted(missing))
+		}
+	}
+	for _, d := range n.depReq {
+		if _, has := obj[d.prop]; !has {
+			continue
+		}
+		var missing []string
+		for _, r := range d.req {
+			if _, has := obj[r]; !has {
+				missing = append(missing, r)
+			}
+		}
+		if len(missing) > 0 {
+			v.report(at, "property %s requires %s %s", quote(d.prop), plural(len(missing), "property", "properties"), joinQuoted(missing))
+			if ok = false; quick {
+				return false
+			}
+		}
+	}
+	for _, d := range n.depSchemas {
+		if _, has := obj[d.prop]; has && !v.validate(d.sch, obj, at, ann) {
+			if ok = false; quick {
+				return false
+			}
+		}
+	}
+	// properties: walk whichever side is smaller.
+	if len(n.props) > 0 {
+		if len(n.props) <= len(obj) {
+			for _, name := range n.propNames {
+				if val, has := obj[name]; has {
+					if !v.validate(n.props[name], val, at.child(name), nil) {
+						if ok = false; quick {
+							return false
+						}
+					}
+					if ann != nil {
+						ann.prop(name)
+					}
+				}
+			}
+		} else {
+			for _, name := range sortedKeys(obj) {
+				if s, has := n.props[name]; has {
+					if !v.validate(s, obj[name], at.child(name), nil) {
+						if ok = false; quick {
+							return false
+						}
+					}
+					if ann != nil {
+						ann.prop(name)
+					}
+				}
+			}
+		}
+	}
+	needKeys := len(n.patProps) > 0 || n.addProps != nil || n.propertyNms != nil || n.unevalProps != nil
+	if !needKeys {
+		return ok
+	}
+	keys := sortedKeys(obj)
+	if n.propertyNms != nil {
+		for _, k := range keys {
+			v.quiet++
+			good := v.validate(n.propertyNms, k, at, nil)
+			v.quiet--
+			if !good {
+				if v.aborted != "" {
+					return false
+				}
+				v.report(at, "invalid property name %s", quote(k))
+				if ok = false; quick {
+					return false
+				}
+			}
+		}
+	}
+	var extra []string
+	for _, k := range keys {
+		matched := false
+		if _, has := n.props[k]; has {
+			matched = true
+		}
+		for _, pp := range n.patProps {
+			if pp.re.MatchString(k) {
+				matched = true
+				if !v.validate(pp.sch, obj[k], at.child(k), nil) {
+					if ok = false; quick {
+						return false
+					}
+				}
+				if ann != nil {
+					ann.prop(k)
+				}
+			}
+		}
+		if matched || n.addProps == nil {
+			continue
+		}
+		if n.addProps.always != nil && !*n.addProps.always {
+			extra = append(extra, k)
+			if ok = false; quick {
+				return false
+			}
+			continue
+		}
+		if !v.validate(n.addProps, obj[k], at.child(k), nil) {
+			if ok = false; quick {
+				return false
+			}
+		}
+		if ann != nil {
+			ann.prop(k)
+		}
+	}
+	if len(extra) > 0 {
+		v.report(at, "additional %s %s not allowed", plural(len(extra), "property", "properties"), joinQuoted(extra))
+	}
+	if n.unevalProps != nil && !ann.allProps {
+		var extra []string
+		for _, k := range keys {
+			if ann.props[k] {
+				continue
+			}
+			if n.unevalProps.always != nil && !*n.unevalProps.always {
+				extra = append(extra, k)
+				if ok = false; quick {
+					return false
+				}
+				continue
+			}
+			if !v.validate(n.unevalProps, obj[k], at.child(k), nil) {
+				if ok = false; quick {
+					return false
+				}
+			}
+		}
+		if len(extra) > 0 {
+			v.report(at, "%s %s not allowed", plural(len(extra), "property", "properties"), joinQuoted(extra))
+		}
+		ann.allProps = true
+	}
+	return ok
+}
+
+func (v *validator) validateArray(n *node, arr []any, at *loc, ann *annot) bool {
+	quick := v.quiet > 0
+	ok := true
+	if len(arr) < n.minItems {
+		v.report(at, "must have at least %d %s", n.minItems, plural(n.minItems, "item", "items"))
+		if ok = false; quick {
+			return false
+		}
+	}
+	if n.maxItems >= 0 && len(arr) > n.maxItems {
+		v.report(at, "must have at most %d %s", n.maxItems, plural(n.maxItems, "item", "items"))
+		if ok = false; quick {
+			return false
+		}
+	}
+	if n.uniqueItems && len(arr) > 1 {
+		seen := make(map[string]int, len(arr))
+		var b strings.Builder
+		for i, e := range arr {
+			b.Reset()
+			canon(&b, e)
+			if j, dup := seen[b.String()]; dup {
+				v.report(at, "items at %d and %d are equal", j, i)
+				if ok = false; quick {
+					return false
+				}
+				break
+			}
+			seen[b.String()] = i
+		}
+	}
+	for i, s := range n.prefix {
+		if i >= len(arr) {
+			break
+		}
+		if !v.validate(s, arr[i], at.child(strconv.Itoa(i)), nil) {
+			if ok = false; quick {
+				return false
+			}
+		}
+	}
+	if ann != nil {
+		ann.items = max(ann.items, min(len(n.prefix), len(arr)))
+	}
+	if n.rest != nil && len(arr) > len(n.prefix) {
+		if n.rest.always != nil && !*n.rest.always {
+			if len(n.prefix) == 0 {
+				v.report(at, "must be empty")
+			} else {
+				v.report(at, "must have at most %d %s", len(n.prefix), plural(len(n.prefix), "item", "items"))
+			}
+			if ok = false; quick {
+				return false
+			}
+		} else {
+			for i := len(n.prefix); i < len(arr); i++ {
+				if !v.validate(n.rest, arr[i], at.child(strconv.Itoa(i)), nil) {
+					if ok = false; quick {
+						return false
+					}
+				}
+			}
+		}
+		if ann != nil {
+			ann.allItems = true
+		}
+	}
+	if n.contains != nil {
+		count := 0
+		v.quiet++
+		for i, e := range arr {
+			if v.validate(n.contains, e, at.child(strconv.Itoa(i)), nil) {
+				count++
+				if ann != nil {
+					ann.item(i)
+				}
+			}
+		}
+		v.quiet--
+		switch {
+		case count < n.minContains:
+			if count == 0 && n.minContains == 1 {
+				v.report(at, "no item matches the schema in 'contains'")
+			} else {
+				v.report(at, "must have at least %d %s matching 'contains', has %d", n.minContains, plural(n.minContains, "item", "items"), count)
+			}
+			if ok = false; quick {
+				return false
+			}
+		case n.maxContains >= 0 && count > n.maxContains:
+			v.report(at, "must have at most %d %s matching 'contains', has %d", n.maxContains, plural(n.maxContains, "item", "items"), count)
+			if ok = false; quick {
+				return false
+			}
+		}
+	}
+	if n.unevalItems != nil && !ann.allItems {
+		var bad []int
+		for i := ann.items; i < len(arr); i++ {
+			if ann.itemSet[i] {
+				continue
+			}
+			if n.unevalItems.always != nil && !*n.unevalItems.always {
+				bad = append(bad, i)
+				if ok = false; quick {
+					return false
+				}
+				continue
+			}
+			if !v.validate(n.unevalItems, arr[i], at.child(strconv.Itoa(i)), nil) {
+				if ok = false; quick {
+					return false
+				}
+			}
+		}
+		if len(bad) > 0 {
+			v.report(at, "%s at %s not allowed", plural(len(bad), "item", "items"), joinInts(bad))
+		}
+		ann.allItems = true
+	}
+	return ok
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, 0, min(len(xs), 11))
+	for i, x := range xs {
+		if i == 10 {
+			s = append(s, "…")
+			break
+		}
+		s = append(s, strconv.Itoa(x))
+	}
+	return strings.Join(s, ", ")
+}
+
+// quote puts a property name or a string in single quotes (the form pane
+// finds the names in "missing property 'x'" by them).
+func quote(s string) string {
+	if utf8.RuneCountInString(s) > 80 {
+		r := []rune(s)
+		s = string(r[:77]) + "..."
+	}
+	q := strconv.Quote(s)
+	q = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+	return "'" + strings.ReplaceAll(q, `'`, `\'`) + "'"
+}
+
+func joinQuoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// display writes a value from the schema as JSON, shortened.
+func display(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 80 {
+		return string(b[:77]) + "..."
+	}
+	return string(b)
+}
+
+func oneOf(vals []any) string {
+	if len(vals) == 1 {
+		return display(vals[0])
+	}
+	s := make([]string, 0, min(len(vals), 21))
+	for i, x := range vals {
+		if i == 20 {
+			s = append(s, "…")
+			break
+		}
+		s = append(s, display(x))
+	}
+	return "one of " + strings.Join(s, ", ")
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	if _, ok := toNum(v); ok {
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func typeOK(types uint8, v any) bool {
+	switch v.(type) {
+	case nil:
+		return types&typeNull != 0
+	case bool:
+		return types&typeBoolean != 0
+	case string:
+		return types&typeString != 0
+	case []any:
+		return types&typeArray != 0
+	case map[string]any:
+		return types&typeObject != 0
+	}
+	a, ok := toNum(v)
+	if !ok {
+		return false
+	}
+	if types&typeNumber != 0 {
+		return true
+	}
+	return types&typeInteger != 0 && a.isInteger()
+}
+
+func wantTypes(types uint8) string {
+	var names []string
+	for i, n := range typeNames {
+		if types&(1<<i) != 0 {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, " or ")
+}
+
+// equal is JSON equality: numbers by value, objects regardless of order.
+func equal(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !equal(xv, yv) {
+				return false
+			}
+		}
+		return true
+	}
+	na, ok := toNum(a)
+	if !ok {
+		return false
+	}
+	nb, ok := toNum(b)
+	return ok && cmpNum(na, nb) == 0
+}
+
+// canon writes v so that equal values write the same.
+func canon(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("n")
+	case bool:
+		if x {
+			b.WriteString("t")
+		} else {
+			b.WriteString("f")
+		}
+	case string:
+		b.WriteString(strconv.Quote(x))
+	case []any:
+		b.WriteByte('[')
+		for _, e := range x {
+			canon(b, e)
+			b.WriteByte(',')
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		b.WriteByte('{')
+		for _, k := range sortedKeys(x) {
+			b.WriteString(strconv.Quote(k))
+			b.WriteByte(':')
+			canon(b, x[k])
+			b.WriteByte(',')
+		}
+		b.WriteByte('}')
+	default:
+		if a, ok := toNum(v); ok {
+			b.WriteByte('#')
+			canonNum(b, a)
+		} else {
+			fmt.Fprintf(b, "?%v", v)
+		}
+	}
+}
+
+// plain reports whether v holds only what encoding/json decodes to (plus
+// Go integers), so it can be validated as it is without re-encoding.
+func plain(v any, depth int) bool {
+	if depth > 10000 {
+		return false
+	}
+	switch x := v.(type) {
+	case nil, bool, string, json.Number, int, int64, int32, int16, int8, uint, uint64, uint32, uint16, uint8:
+		return true
+	case float64:
+		return !math.IsInf(x, 0) && !math.IsNaN(x)
+	case []any:
+		for _, e := range x {
+			if !plain(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !plain(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,199 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func mustCompile(t testing.TB, raw string) *Schema {
+	t.Helper()
+	s, err := Compile(json.RawMessage(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	return s
+}
+
+func TestValidateCases(t *testing.T) {
+	for _, tc := range []struct {
+		schema, inst string
+		valid        bool
+	}{
+		{`{"multipleOf": 0.0001}`, `0.0075`, true},
+		{`{"multipleOf": 0.0001}`, `0.00751`, false},
+		{`{"multipleOf": 0.01}`, `19.99`, true},
+		{`{"type": "integer"}`, `1.0`, true},
+		{`{"type": "integer"}`, `1e2`, true},
+		{`{"type": "integer"}`, `1.5`, false},
+		{`{"const": 1}`, `1.0`, true},
+		{`{"const": {"a": 1, "b": [1, 2]}}`, `{"b": [1.0, 2], "a": 1}`, true},
+		{`{"enum": [[1], {"x": null}]}`, `{"x": null}`, true},
+		{`{"maxLength": 2}`, `"éé"`, true},
+		{`{"minLength": 3}`, `"éé"`, false},
+		{`{"uniqueItems": true}`, `[1, 1.0]`, false},
+		{`{"uniqueItems": true}`, `[{"a":1,"b":2}, {"b":2,"a":1}]`, false},
+		{`{"uniqueItems": true}`, `[1, "1", true, null, [1], {"1":1}]`, true},
+		{`{"$defs": {"a~b/c%d": {"type": "string"}}, "$ref": "#/$defs/a~0b~1c%25d"}`, `"x"`, true},
+		{`{"$defs": {"a~b/c%d": {"type": "string"}}, "$ref": "#/$defs/a~0b~1c%25d"}`, `1`, false},
+		{`{"$defs": {"s": {"$anchor": "str", "type": "string"}}, "$ref": "#str"}`, `1`, false},
+		{`{"$id": "http://x.test/root.json", "$defs": {"s": {"$id": "s.json", "type": "string"}}, "$ref": "s.json"}`, `1`, false},
+		{`{"$schema": "http://json-schema.org/draft-04/schema#", "maximum": 5, "exclusiveMaximum": true}`, `5`, false},
+		{`{"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}], "additionalItems": false}`, `["a", 1]`, false},
+		{`{"$schema": "http://json-schema.org/draft-07/schema#", "dependencies": {"a": ["b"], "c": {"required": ["d"]}}}`, `{"a": 1}`, false},
+		{`{"$schema": "http://json-schema.org/draft-07/schema#", "dependencies": {"a": ["b"], "c": {"required": ["d"]}}}`, `{"c": 1}`, false},
+		{`{"$schema": "http://json-schema.org/draft-07/schema#", "format": "email"}`, `"nope"`, false},
+		{`{"format": "email"}`, `"nope"`, true}, // 2020-12: format is an annotation
+		{`{"$schema": "https://example.com/unknown", "prefixItems": [{"type": "string"}], "items": false}`, `["a", 1]`, false},
+		{`{"pattern": "^\\u00e9$"}`, `"é"`, true},
+		{`{"type": "object", "properties": {"a": true}, "unevaluatedProperties": false}`, `{"a": 1, "b": 2}`, false},
+		{`{"allOf": [{"properties": {"a": true}}], "unevaluatedProperties": false}`, `{"a": 1}`, true},
+	} {
+		s := mustCompile(t, tc.schema)
+		ps := s.Validate(json.RawMessage(tc.inst))
+		if (ps == nil) != tc.valid {
+			t.Errorf("%s against %s: valid=%v, want %v (%v)", tc.inst, tc.schema, ps == nil, tc.valid, ps)
+		}
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	for _, tc := range []struct{ schema, want string }{
+		{`{"$ref": "other.json"}`, "not followed"},
+		{`{"$ref": "#/$defs/missing"}`, "no such location"},
+		{`{"$ref": "#nowhere"}`, "no anchor"},
+		{`{"pattern": "(?=x)"}`, "regular expression"},
+		{`{"patternProperties": {"(": {}}}`, "regular expression"},
+		{`{"$ref": "#"}`, "cycle"},
+		{`{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}`, "cycle"},
+		{`{"type": "float"}`, "unknown type"},
+		{`{"minimum": "1"}`, "must be a number"},
+		{`{"multipleOf": 0}`, "greater than 0"},
+		{`{"properties": {"a": 3}}`, "not an object or a boolean"},
+		{`[1]`, "not an object or a boolean"},
+		{`{} x`, "not JSON"},
+	} {
+		_, err := Compile(json.RawMessage(tc.schema))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.schema, err, tc.want)
+		}
+	}
+}
+
+func TestMessages(t *testing.T) {
+	s := mustCompile(t, `{
+		"type": "object",
+		"properties": {
+			"name": {"type": "string", "pattern": "^[a-z]+$"},
+			"count": {"type": "integer", "minimum": 1, "exclusiveMaximum": 10},
+			"id": {},
+			"mode": {"enum": ["a", "b"]},
+			"tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "maxItems": 3}
+		},
+		"required": ["name", "id"],
+		"additionalProperties": false
+	}`)
+	got := s.Validate(json.RawMessage(`{"count": 0, "mode": "c", "tags": ["x", 1, "x", "y"], "extra": 1, "more": 2}`))
+	want := Problems{
+		{"/tags/1", "got number, want string"},
+		{"/count", "must be >= 1"},
+		{"/mode", `value must be one of "a", "b"`},
+		{"/tags", "must have at most 3 items"},
+		{"/tags", "items at 0 and 2 are equal"},
+		{"", "missing properties 'name', 'id'"},
+		{"", "additional properties 'extra', 'more' not allowed"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%v\nwant\n%v", got, want)
+	}
+	got = s.Validate(map[string]any{"name": "X1", "id": 1, "count": 10})
+	want = Problems{{"/count", "must be < 10"}, {"/name", `'X1' does not match pattern '^[a-z]+$'`}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if ps := mustCompile(t, `{"required": ["a"]}`).Validate(map[string]any{}); ps.Error() != "missing property 'a'" {
+		t.Errorf("got %v", ps)
+	}
+	if ps := mustCompile(t, `{"type": ["string", "null"]}`).Validate(true); ps.Error() != "got boolean, want null or string" {
+		t.Errorf("got %v", ps)
+	}
+}
+
+// TestGoValues: values as decoded by encoding/json, ParseJSON (int64,
+// float64) or with json.Number, and other Go types, validate alike.
+func TestGoValues(t *testing.T) {
+	s := mustCompile(t, toolSchema)
+	v, err := ParseJSON(`{"zip": "02134", "count": 3, "ratio": 0.5, "tags": ["a"], "nested": {"x": 1}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, inst := range []any{
+		v,
+		map[string]any{"zip": "1", "count": json.Number("2")},
+		map[string]any{"zip": "1", "count": 2.0},
+		map[string]any{"zip": "1", "count": uint8(2), "tags": []string{"a"}},
+		struct {
+			Zip   string `json:"zip"`
+			Count int    `json:"count"`
+		}{"1", 2},
+	} {
+		if ps := s.Validate(inst); ps != nil {
+			t.Errorf("%#v: %v", inst, ps)
+		}
+	}
+	if ps := s.Validate(map[string]any{"zip": "1", "count": 2.5}); ps == nil {
+		t.Error("2.5 is not an integer")
+	}
+	if ps := s.Validate(json.RawMessage(`{"zip": "1", "count": 2} x`)); ps == nil || !strings.Contains(ps.Error(), "not JSON") {
+		t.Errorf("trailing data: %v", ps)
+	}
+}
+
+// TestHostile: self-reference against a deep value, exponential schemas
+// and big values end with a problem or a verdict, quickly.
+func TestHostile(t *testing.T) {
+	deep := strings.Repeat("[", 9000) + strings.Repeat("]", 9000)
+	s := mustCompile(t, `{"items": {"$ref": "#"}}`)
+	ps := s.Validate(json.RawMessage(deep))
+	if ps == nil || !strings.Contains(ps.Error(), "too deeply") {
+		t.Errorf("deep value: %v", ps)
+	}
+	// 2^40 paths through allOf.
+	var b strings.Builder
+	b.WriteString(`{"$defs": {"d0": {"type": "integer"}`)
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, `, "d%d": {"allOf": [{"$ref": "#/$defs/d%d"}, {"$ref": "#/$defs/d%d"}]}`, i, i-1, i-1)
+	}
+	b.WriteString(`}, "$ref": "#/$defs/d40"}`)
+	s = mustCompile(t, b.String())
+	if ps := s.Validate(json.RawMessage(`1`)); ps == nil || !strings.Contains(ps.Error(), "too many steps") {
+		t.Errorf("exponential schema: %v", ps)
+	}
+	// uniqueItems over many items is not quadratic.
+	items := make([]any, 200000)
+	for i := range items {
+		items[i] = fmt.Sprint(i)
+	}
+	s = mustCompile(t, `{"uniqueItems": true}`)
+	if ps := s.Validate(items); ps != nil {
+		t.Error(ps)
+	}
+}
+
+func TestConcurrentValidate(t *testing.T) {
+	s := mustCompile(t, toolSchema)
+	done := make(chan bool)
+	for range 4 {
+		go func() {
+			for range 100 {
+				s.Validate(json.RawMessage(`{"zip": 1, "count": 0, "nested": {}}`))
+			}
+			done <- true
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}
