@@ -48,6 +48,10 @@ bin=$tmp/bin
 mkdir -p "$bin"
 
 echo "building..." >&2
+# Every contender is built the same way, static as `make build` builds mcpi:
+# without cgo a Go program does not load libc, which saves about half a
+# millisecond at every start.
+export CGO_ENABLED=0
 go build -o "$bin/mcpi" ./cmd/mcpi
 for c in floor sdkcall benchserver mcpibench; do
   go build -o "$bin/$c" "./internal/bench/cmd/$c"
