@@ -110,3 +110,34 @@ func TestSanitize(t *testing.T) {
 		t.Errorf("keepNewlines: %q", got)
 	}
 }
+
+// A command line that names a command builds that command only; help,
+// completion and anything unknown get the whole tree.
+func TestCommandFor(t *testing.T) {
+	f := &Factory{IO: &IOStreams{}}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"call", "echo", "--", "x"}, "call"},
+		{[]string{"tools", "--json"}, "tools"},
+		{[]string{"demo-server"}, "demo-server"},
+		{nil, ""},
+		{[]string{"--help"}, ""},
+		{[]string{"help", "call"}, ""},
+		{[]string{"completion", "bash"}, ""},
+		{[]string{"__complete", "ca"}, ""},
+		{[]string{"cal"}, ""},
+	} {
+		if got := commandFor(f, tc.args); got != tc.want {
+			t.Errorf("commandFor(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	root := newCmdRoot(f, "call")
+	if cs := root.Commands(); len(cs) != 1 || cs[0].Name() != "call" {
+		t.Errorf("commands of the root built for call: %v", cs)
+	}
+	if all := NewCmdRoot(f).Commands(); len(all) != len(subcommands(f)) {
+		t.Errorf("the whole tree has %d commands, the table %d", len(all), len(subcommands(f)))
+	}
+}

@@ -26,6 +26,48 @@ type Factory struct {
 
 // NewCmdRoot returns the mcpi command tree.
 func NewCmdRoot(f *Factory) *cobra.Command {
+	return newCmdRoot(f, "")
+}
+
+// subcommands lists mcpi's commands by name, each with its constructor.
+func subcommands(f *Factory) []struct {
+	name  string
+	build func() *cobra.Command
+} {
+	list := func(what string) func() *cobra.Command {
+		return func() *cobra.Command { return NewCmdList(f, what, nil) }
+	}
+	return []struct {
+		name  string
+		build func() *cobra.Command
+	}{
+		{"demo", func() *cobra.Command { return NewCmdDemo(f, nil) }},
+		{"connect", func() *cobra.Command { return NewCmdConnect(f, nil) }},
+		{"demo-server", func() *cobra.Command { return NewCmdDemoServer(f, nil) }},
+		{"tools", list("tools")},
+		{"resources", list("resources")},
+		{"templates", list("templates")},
+		{"prompts", list("prompts")},
+		{"call", func() *cobra.Command { return NewCmdCall(f, nil) }},
+		{"read", func() *cobra.Command { return NewCmdRead(f) }},
+		{"prompt", func() *cobra.Command { return NewCmdPrompt(f) }},
+		{"complete", func() *cobra.Command { return NewCmdComplete(f) }},
+		{"ping", func() *cobra.Command { return NewCmdPing(f) }},
+		{"info", func() *cobra.Command { return NewCmdInfo(f) }},
+		{"completion", func() *cobra.Command { return NewCmdCompletion(f) }},
+		{"servers", func() *cobra.Command { return NewCmdServers(f) }},
+		{"auth", func() *cobra.Command { return NewCmdAuth(f) }},
+		{"replay", func() *cobra.Command { return NewCmdReplay(f) }},
+		{"proxy", func() *cobra.Command { return NewCmdProxy(f) }},
+		{"trace", func() *cobra.Command { return NewCmdTrace(f) }},
+	}
+}
+
+// newCmdRoot returns the command tree; with only set, the root and that
+// one command. Building every command's flags (hundreds of them) is a
+// tenth of what starting mcpi costs, and a one-shot command needs its own
+// only.
+func newCmdRoot(f *Factory, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mcpi",
 		Short:         "mcpi inspects and debugs Model Context Protocol servers",
@@ -38,19 +80,29 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
-	root.AddCommand(NewCmdDemo(f, nil))
-	root.AddCommand(NewCmdConnect(f, nil))
-	root.AddCommand(NewCmdDemoServer(f, nil))
-	for _, what := range []string{"tools", "resources", "templates", "prompts"} {
-		root.AddCommand(NewCmdList(f, what, nil))
+	for _, c := range subcommands(f) {
+		if only == "" || c.name == only {
+			root.AddCommand(c.build())
+		}
 	}
-	root.AddCommand(NewCmdCall(f, nil))
-	root.AddCommand(NewCmdRead(f), NewCmdPrompt(f), NewCmdComplete(f), NewCmdPing(f), NewCmdInfo(f))
-	root.AddCommand(NewCmdCompletion(f), NewCmdServers(f))
-	root.AddCommand(NewCmdAuth(f))
-	root.AddCommand(NewCmdReplay(f), NewCmdProxy(f), NewCmdTrace(f))
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
+}
+
+// commandFor returns the command a command line runs when its first word
+// names one, so that only that command is built; "" when the whole tree is
+// needed (help, completion scripts, shell completion, a flag first, a
+// mistyped command that deserves suggestions).
+func commandFor(f *Factory, args []string) string {
+	if len(args) == 0 || args[0] == "completion" {
+		return ""
+	}
+	for _, c := range subcommands(f) {
+		if c.name == args[0] {
+			return c.name
+		}
+	}
+	return ""
 }
 
 // Main runs mcpi with the process's arguments and returns its exit code.
@@ -63,7 +115,7 @@ func Main() ExitCode {
 
 func run(ctx context.Context, f *Factory, args []string) ExitCode {
 	f.Args = args
-	root := NewCmdRoot(f)
+	root := newCmdRoot(f, commandFor(f, args))
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
