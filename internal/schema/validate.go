@@ -334,11 +334,11 @@ func (v *validator) validateString(n *node, s string, at *loc) bool {
 	if n.minLength >= 0 || n.maxLength >= 0 {
 		l := utf8.RuneCountInString(s)
 		if n.minLength >= 0 && l < n.minLength {
-			v.report(at, "must be at least %d characters long", n.minLength)
+			v.report(at, "must be at least %d %s long", n.minLength, plural(n.minLength, "character", "characters"))
 			ok = false
 		}
 		if n.maxLength >= 0 && l > n.maxLength {
-			v.report(at, "must be at most %d characters long", n.maxLength)
+			v.report(at, "must be at most %d %s long", n.maxLength, plural(n.maxLength, "character", "characters"))
 			ok = false
 		}
 	}
