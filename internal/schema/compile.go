@@ -278,7 +278,10 @@ const maxSchemaDepth = 2000
 // before any reference is resolved.
 func (c *compiler) scan(ptr string, v any, res *resource, depth int) error {
 	if depth > maxSchemaDepth {
-		return fmt.Errorf("schema nested too deeply at %q", ptr)
+		if len(ptr) > 120 {
+			ptr = ptr[:60] + "…" + ptr[len(ptr)-40:]
+		}
+		return fmt.Errorf("schema nested more than %d levels deep at %q", maxSchemaDepth, ptr)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -146,18 +147,43 @@ func (s *Schema) Validate(v any) Problems {
 		}
 	}
 	out = dedup
-	sort.SliceStable(out, func(i, j int) bool {
-		if len(out[i].Path) != len(out[j].Path) {
-			return len(out[i].Path) > len(out[j].Path)
-		}
-		return out[i].Path < out[j].Path
-	})
+	sort.SliceStable(out, func(i, j int) bool { return morePrecise(out[i].Path, out[j].Path) })
 	if len(out) == 0 {
 		// Cannot happen: every failure reports; but never call invalid valid.
 		out = Problems{{Message: "value does not match the schema"}}
 	}
+	if len(out) > MaxProblems {
+		n := len(out) - MaxProblems
+		out = append(out[:MaxProblems:MaxProblems], Problem{Message: fmt.Sprintf("and %d more %s", n, plural(n, "problem", "problems"))})
+	}
 	return out
 }
+
+// morePrecise orders problems deepest first, then as a person reads the
+// value: array indexes as numbers (/2 before /10), names alphabetically.
+func morePrecise(a, b string) bool {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	if len(as) != len(bs) {
+		return len(as) > len(bs)
+	}
+	for k := range as {
+		if as[k] == bs[k] {
+			continue
+		}
+		x, errX := strconv.ParseUint(as[k], 10, 64)
+		y, errY := strconv.ParseUint(bs[k], 10, 64)
+		if errX == nil && errY == nil {
+			return x < y
+		}
+		return as[k] < bs[k]
+	}
+	return false
+}
+
+// MaxProblems is how many problems Validate lists, the most specific
+// first; the rest are counted in one more. A hundred thousand items that
+// fail the same way make a message nobody reads.
+const MaxProblems = 20
 
 // Property is what a form or a KEY=VALUE argument needs to know of one
 // property of an object schema.

@@ -180,6 +180,17 @@ func TestHostile(t *testing.T) {
 	if ps := s.Validate(items); ps != nil {
 		t.Error(ps)
 	}
+	// A hundred thousand failing items: the first MaxProblems, then a count.
+	s = mustCompile(t, `{"items": {"type": "string"}}`)
+	ps = s.Validate(json.RawMessage(`[` + strings.Repeat(`1,`, 99999) + `1]`))
+	if len(ps) != MaxProblems+1 || ps[MaxProblems].Message != "and 99980 more problems" || ps[0].Path != "/0" {
+		t.Errorf("%d problems, first %v, last %v", len(ps), ps[0], ps[len(ps)-1])
+	}
+	// A schema nested too deeply says where, briefly.
+	_, err := Compile(json.RawMessage(strings.Repeat(`{"items":`, 3000) + `{}` + strings.Repeat(`}`, 3000)))
+	if err == nil || !strings.Contains(err.Error(), "more than 2000 levels") || len(err.Error()) > 300 {
+		t.Errorf("deep schema: %v", err)
+	}
 }
 
 func TestConcurrentValidate(t *testing.T) {
