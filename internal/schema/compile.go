@@ -720,9 +720,15 @@ func (c *compiler) compileObject(n *node, m map[string]any) {
 		s, ok := p.(string)
 		if !ok {
 			c.fail(n.ptr, "pattern must be a string")
-		} else {
-			n.pattern, n.patternSrc = c.regex(n, "pattern", s), s
+		} else if re, err := compileRegexp(s); err == nil {
+			n.pattern, n.patternSrc = re, s
 		}
+		// A pattern Go's regexp cannot run (lookahead, as in the email
+		// pattern zod 4 writes; \p{Extended_Pictographic}; a repeat count
+		// over 1000) is not checked: the schema is valid, and refusing it
+		// would leave the whole tool or elicitation unchecked or refused
+		// for one string constraint. patternProperties stays strict, as
+		// ignoring one could make additionalProperties refuse good names.
 	}
 	if f, ok := m["format"].(string); ok && d <= draft7 {
 		// santhosh-tekuri/jsonschema, which mcpi used before, asserted
@@ -919,6 +925,13 @@ func compileRegexp(src string) (*regexp.Regexp, error) {
 		for i := 0; i < len(src); i++ {
 			if src[i] == '\\' && i+1 < len(src) {
 				switch {
+				case src[i+1] == 'u' && i+2 < len(src) && src[i+2] == '{':
+					// \u{1F600}, the u-flag escape.
+					if j := strings.IndexByte(src[i+3:], '}'); j > 0 && j <= 6 && isHex(src[i+3:i+3+j]) {
+						b.WriteString(`\x{` + src[i+3:i+3+j] + `}`)
+						i += 3 + j
+						continue
+					}
 				case src[i+1] == 'u' && i+6 <= len(src) && isHex(src[i+2:i+6]):
 					b.WriteString(`\x{` + src[i+2:i+6] + `}`)
 					i += 5

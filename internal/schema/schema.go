@@ -315,8 +315,10 @@ func typesOf(p map[string]any) []string {
 		if _, ok := p["const"].(string); ok {
 			return []string{"string"}
 		}
-		if _, ok := p["enum"]; ok {
-			for _, e := range p["enum"].([]any) {
+		// enum is not always checked to be an array: beside a draft-07
+		// $ref no keyword is compiled.
+		if enum, ok := p["enum"].([]any); ok {
+			for _, e := range enum {
 				if _, ok := e.(string); !ok {
 					return nil
 				}
