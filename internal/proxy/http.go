@@ -48,7 +48,9 @@ func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
 			switch {
 			case strings.HasPrefix(ct, "text/event-stream"):
 				pr, pw := io.Pipe()
+				parsed := make(chan struct{})
 				go func() {
+					defer close(parsed)
 					transport.ReadSSE(pr, 0, func(ev transport.SSEEvent) {
 						if !ev.HasData || len(bytes.TrimSpace(ev.Data)) == 0 {
 							return
@@ -59,7 +61,9 @@ func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
 					})
 					io.Copy(io.Discard, pr)
 				}()
-				resp.Body = &teeBody{r: io.TeeReader(resp.Body, pw), c: resp.Body, done: func() { pw.Close() }}
+				// The handler returns only once every event of the stream is
+				// recorded: a trace closed after the proxy stops is complete.
+				resp.Body = &teeBody{r: io.TeeReader(resp.Body, pw), c: resp.Body, done: func() { pw.Close(); <-parsed }}
 			case resp.StatusCode != http.StatusAccepted:
 				var buf bytes.Buffer
 				resp.Body = &teeBody{r: io.TeeReader(resp.Body, &limitWriter{w: &buf, n: maxRecordedBody}), c: resp.Body, done: func() {
