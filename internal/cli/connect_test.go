@@ -58,16 +58,7 @@ func TestConnectFlags(t *testing.T) {
 		{name: "one-shot flags are not the TUI's", argv: []string{"--sampling-reply", "x", "--", "s"}, wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ios, _, _, _ := Test()
-			var got *ConnectOptions
-			cmd := NewCmdConnect(&Factory{IO: ios}, func(_ context.Context, o *ConnectOptions) error {
-				got = o
-				return nil
-			})
-			cmd.SetArgs(tc.argv)
-			cmd.SetOut(ios.Out)
-			cmd.SetErr(ios.ErrOut)
-			err := cmd.Execute()
+			got, err := parseArgs(NewCmdConnect, tc.argv)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("error %v, want error %v", err, tc.wantErr)
 			}

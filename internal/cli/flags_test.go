@@ -5,7 +5,24 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 )
+
+// parseArgs runs a command's flag parsing and returns the options its run
+// function would get (nil when parsing failed).
+func parseArgs[O any](newCmd func(*Factory, func(context.Context, *O) error) *cobra.Command, argv []string) (*O, error) {
+	ios, _, _, _ := Test()
+	var got *O
+	cmd := newCmd(&Factory{IO: ios}, func(_ context.Context, o *O) error {
+		got = o
+		return nil
+	})
+	cmd.SetArgs(argv)
+	cmd.SetOut(ios.Out)
+	cmd.SetErr(ios.ErrOut)
+	return got, cmd.Execute()
+}
 
 func TestCallFlags(t *testing.T) {
 	for _, tc := range []struct {
@@ -58,16 +75,7 @@ func TestCallFlags(t *testing.T) {
 		{name: "bad timeout", argv: []string{"echo", "--timeout", "soon", "--", "s"}, wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ios, _, _, _ := Test()
-			var got *CallOptions
-			cmd := NewCmdCall(&Factory{IO: ios}, func(_ context.Context, o *CallOptions) error {
-				got = o
-				return nil
-			})
-			cmd.SetArgs(tc.argv)
-			cmd.SetOut(ios.Out)
-			cmd.SetErr(ios.ErrOut)
-			err := cmd.Execute()
+			got, err := parseArgs(NewCmdCall, tc.argv)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("error %v, want error %v", err, tc.wantErr)
 			}
