@@ -98,8 +98,8 @@ func (m *Model) Values() map[string]string {
 	return out
 }
 
-// Missing names the required fields left empty.
-func (m *Model) Missing() []string {
+// missing names the required fields left empty.
+func (m *Model) missing() []string {
 	var out []string
 	for _, f := range m.fields {
 		if f.Required && f.in.Value() == "" {
@@ -107,6 +107,20 @@ func (m *Model) Missing() []string {
 		}
 	}
 	return out
+}
+
+// Submit hands msg to the form. When the user asked to send and every
+// required field is filled in, values holds what to send; when a required
+// field is empty, problem says which.
+func (m *Model) Submit(msg tea.Msg) (values map[string]string, problem string, cmd tea.Cmd) {
+	submit, cmd := m.Update(msg)
+	if !submit {
+		return nil, "", cmd
+	}
+	if missing := m.missing(); len(missing) > 0 {
+		return nil, "✗ fill in " + strings.Join(missing, ", "), cmd
+	}
+	return m.Values(), "", cmd
 }
 
 // SetValue sets a field's value.

@@ -200,16 +200,16 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 		p.editing = false
 		return nil
 	}
-	submit, cmd := p.form.Update(msg)
-	if !submit {
+	values, problem, cmd := p.form.Submit(msg)
+	if problem != "" {
+		p.notice = problem
 		return cmd
 	}
-	if missing := p.form.Missing(); len(missing) > 0 {
-		p.notice = "✗ fill in " + strings.Join(missing, ", ")
+	if values == nil {
 		return cmd
 	}
 	p.editing = false
-	return tea.Batch(cmd, p.get(p.formFor, p.form.Values()))
+	return tea.Batch(cmd, p.get(p.formFor, values))
 }
 
 func (p *Pane) get(pr mcp.Prompt, args map[string]string) tea.Cmd {

@@ -179,19 +179,19 @@ func (p *Templates) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 		p.editing = false
 		return nil
 	}
-	submit, cmd := p.form.Update(msg)
-	if !submit {
+	values, problem, cmd := p.form.Submit(msg)
+	if problem != "" {
+		p.notice = problem
 		return cmd
 	}
-	if missing := p.form.Missing(); len(missing) > 0 {
-		p.notice = "✗ fill in " + strings.Join(missing, ", ")
+	if values == nil {
 		return cmd
 	}
 	if p.client == nil {
 		p.notice = "✗ not connected (ctrl+r reconnects)"
 		return cmd
 	}
-	uri := Expand(p.formFor, p.form.Values())
+	uri := Expand(p.formFor, values)
 	p.editing = false
 	p.reading = true
 	p.read = &reading{uri: uri}
