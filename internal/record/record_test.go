@@ -680,17 +680,17 @@ func TestRedactionInEvents(t *testing.T) {
 	events := []transport.Event{
 		{Kind: transport.KindFrame, Dir: transport.Outgoing, Data: frame, HTTP: &transport.HTTPMeta{
 			Method: "POST",
-			URL:    "https://example.com/mcp?access_token=abc&state=xyz&code=c0de",
+			URL:    "https://example.com/mcp?access_token=tok-abc&state=xyz&code=code-c0de",
 			RequestHeader: http.Header{
 				"Authorization":  {"Bearer eyJhbGciOi"},
-				"Cookie":         {"sid=123; theme=dark"},
+				"Cookie":         {"sid=c00kie-123; theme=dark"},
 				"X-Api-Key":      {"k-999"},
 				"X-Custom-Token": {"t-888"},
 				"X-Echo":         {"contains " + secret},
 				"Mcp-Session-Id": {"session-1"},
 			},
 			ResponseHeader: http.Header{
-				"Set-Cookie":       {"sid=456; Path=/; HttpOnly"},
+				"Set-Cookie":       {"sid=s3t-456; Path=/; HttpOnly"},
 				"Www-Authenticate": {`Bearer resource_metadata="https://example.com/.well-known/oauth-protected-resource"`},
 				"Content-Type":     {"application/json"},
 			},
@@ -710,7 +710,9 @@ func TestRedactionInEvents(t *testing.T) {
 	}
 	trace := buf.Bytes()
 	checkLines(t, trace)
-	for _, leak := range []string{string(secretJSON[1 : len(secretJSON)-1]), "s3cr", "eyJhbGciOi", "123", "456", "k-999", "t-888", "abc", "c0de", "zzz", "cs1"} {
+	// The secrets are distinctive strings: a timestamp's digits must not
+	// look like a leak.
+	for _, leak := range []string{string(secretJSON[1 : len(secretJSON)-1]), "s3cr", "eyJhbGciOi", "c00kie-123", "s3t-456", "k-999", "t-888", "tok-abc", "code-c0de", "zzz", "cs1"} {
 		if bytes.Contains(trace, []byte(leak)) {
 			t.Errorf("%q reached the trace", leak)
 		}
