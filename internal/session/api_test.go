@@ -38,21 +38,21 @@ func TestCapabilityCheckedBeforeSending(t *testing.T) {
 func TestProgressResetsTimeout(t *testing.T) {
 	t.Parallel()
 	p := mustPeer(t)(stdioPeer(t, "demo", peerConfig{}))
-	// Five steps 100ms apart take 500ms, longer than the 300ms timeout; the
+	// Eight steps 100ms apart take 800ms, longer than the 500ms timeout; the
 	// progress notification of each step keeps the call alive.
 	var n int
-	r, err := p.c.CallTool(ctxT(t), "long_running", json.RawMessage(`{"steps":5,"interval_ms":100}`), &session.CallOptions{
-		Timeout:    300 * time.Millisecond,
+	r, err := p.c.CallTool(ctxT(t), "long_running", json.RawMessage(`{"steps":8,"interval_ms":100}`), &session.CallOptions{
+		Timeout:    500 * time.Millisecond,
 		OnProgress: func(mcp.ProgressParams) { n++ },
 	})
 	if err != nil || r.IsError {
 		t.Fatalf("long_running with progress: %v", err)
 	}
-	if n != 5 {
+	if n != 8 {
 		t.Errorf("%d progress notifications", n)
 	}
 	// Without progress the same call times out.
-	_, err = p.c.CallTool(ctxT(t), "slow", json.RawMessage(`{"ms":2000}`), &session.CallOptions{Timeout: 300 * time.Millisecond})
+	_, err = p.c.CallTool(ctxT(t), "slow", json.RawMessage(`{"ms":2000}`), &session.CallOptions{Timeout: 500 * time.Millisecond})
 	if !errors.Is(err, session.ErrTimeout) {
 		t.Errorf("slow without progress: %v", err)
 	}
