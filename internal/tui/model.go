@@ -524,7 +524,7 @@ func (m *Model) openModal(r *common.Request) {
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
 	m.lastNotice = ""
-	if m.compose && m.modal == nil && !key.Matches(msg, k.Quit) && !key.Matches(msg, k.Requests) && !key.Matches(msg, k.Reconnect) {
+	if m.compose && m.modal == nil && !key.Matches(msg, k.Quit) && !key.Matches(msg, k.Requests) && !key.Matches(msg, k.Reconnect) && msg.String() != "f1" {
 		closed, cmd := m.composer.Update(msg, m.client)
 		if closed {
 			m.compose = false
@@ -560,7 +560,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.openNext()
 		}
 		return nil
-	case !inputFocused && key.Matches(msg, k.Help):
+	case key.Matches(msg, k.Help) && (!inputFocused || msg.String() != "?"):
+		// In a text field "?" is typed; f1 still toggles the help.
 		m.help.ShowAll = !m.help.ShowAll
 		m.resize()
 		return nil
@@ -614,8 +615,12 @@ func (m *Model) keys() help.KeyMap {
 	if m.modal == nil && m.active == 0 && len(m.tools.Calls()) > 0 {
 		quit.SetHelp("ctrl+c", "cancel/quit")
 	}
-	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), k.Composer, k.Record, k.Reconnect, k.Requests, k.Help, quit}
-	short := append(append([]key.Binding{}, local.ShortHelp()...), k.Help, quit)
+	helpKey := k.Help
+	if m.modal != nil || m.compose || m.activePane().InputFocused() {
+		helpKey.SetHelp("f1", "help")
+	}
+	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
+	short := append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit)
 	full := append(append([][]key.Binding{}, local.FullHelp()...), global)
 	return helpKeys{short: short, full: full}
 }

@@ -205,9 +205,14 @@ func TestSamplingModal(t *testing.T) {
 	h.typeText("0")
 	h.press("ctrl+s")
 	h.golden(h.waitText("sampling/createMessage", "user: What is 2+2?", "1 request waiting"))
-	h.typeText("Four.")
+	// "?" is typed into the reply; f1 shows the whole help and hides it.
+	h.typeText("Four?")
+	h.press("f1")
+	h.waitText("alt+1…0 pane", "│ Four?")
+	h.press("f1")
+	h.waitFor("the short help", func(s string) bool { return !strings.Contains(s, "alt+1…0 pane") })
 	h.press("ctrl+s")
-	s := h.waitText("✓ done", "Four.", `model "mcpi-user"`)
+	s := h.waitText("✓ done", "Four?", `model "mcpi-user"`)
 	if strings.Contains(s, "request waiting") {
 		t.Errorf("the answered request is still queued:\n%s", s)
 	}
