@@ -738,12 +738,13 @@ func (m *Model) headerView() string {
 
 func (m *Model) tabsView() string {
 	st := m.c.Styles
-	var parts []string
+	var parts, labels []string
 	for i, p := range m.panes {
 		label := fmt.Sprintf("%d %s", (i+1)%10, p.Title())
 		if p == pane(m.wire) {
 			label = fmt.Sprintf("%d Wire (%d)", i+1, m.wire.Store().Len())
 		}
+		labels = append(labels, label)
 		if i == m.active {
 			parts = append(parts, st.ActiveTab.Render("["+label+"]"))
 		} else {
@@ -751,9 +752,9 @@ func (m *Model) tabsView() string {
 		}
 	}
 	line := strings.Join(parts, " ")
-	// Too many panes for the width: inactive tabs show a short title, then
-	// their number only.
-	for _, short := range []int{3, 0} {
+	// Too many panes for the width: inactive tabs lose their padding, then
+	// show a short title, then their number only.
+	for _, short := range []int{-1, 3, 0} {
 		if common.Width(line) <= m.width {
 			break
 		}
@@ -763,12 +764,19 @@ func (m *Model) tabsView() string {
 			}
 			t := []rune(p.Title())
 			label := fmt.Sprintf("%d", (i+1)%10)
-			if short > 0 {
+			switch {
+			case short < 0:
+				label = labels[i]
+			case short > 0:
 				label += " " + string(t[:min(short, len(t))])
 			}
 			parts[i] = st.Tab.Render(label)
 		}
-		line = strings.Join(parts, " ")
+		sep := " "
+		if short < 0 {
+			sep = "  "
+		}
+		line = strings.Join(parts, sep)
 	}
 	if p := m.rec.active(); p != "" {
 		line += "  " + st.Error.Render("● rec")

@@ -13,7 +13,9 @@ import (
 //	>  or dir:out     frames mcpi sent
 //	<  or dir:in      what came from the server
 //	kind:K            rows whose kind starts with K (frame, bad, stderr, lifecycle, http, warning)
-//	method:M          rows whose method contains M
+//	method:M          rows whose method contains M (for a response: the
+//	                  method of the request it answers); the tool, prompt
+//	                  or resource of a request counts as part of its method
 //	id:N              rows with id N
 //	TEXT              rows whose method, id, text or data contain TEXT
 //
@@ -86,15 +88,18 @@ func (t term) match(e *Entry) bool {
 	case "kind":
 		return strings.HasPrefix(e.Kind.String(), t.lower)
 	case "method":
-		return strings.Contains(strings.ToLower(e.Method), t.lower)
+		return containsFold(e.Method, t.lower) || containsFold(e.Name, t.lower) || containsFold(e.Answers, t.lower)
 	case "id":
 		return e.ID == t.value || strings.Trim(e.ID, `"`) == t.value
 	}
-	if strings.Contains(strings.ToLower(e.Method), t.lower) ||
-		strings.Contains(strings.ToLower(e.Text), t.lower) ||
-		strings.Contains(strings.ToLower(e.Err), t.lower) ||
-		e.ID == t.value {
+	if containsFold(e.Method, t.lower) || containsFold(e.Name, t.lower) || containsFold(e.Answers, t.lower) ||
+		containsFold(e.Text, t.lower) || containsFold(e.Err, t.lower) || e.ID == t.value {
 		return true
 	}
 	return bytes.Contains(e.Data, []byte(t.value))
+}
+
+// containsFold reports whether s contains lower, which is lower case.
+func containsFold(s, lower string) bool {
+	return s != "" && strings.Contains(strings.ToLower(s), lower)
 }

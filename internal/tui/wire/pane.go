@@ -403,6 +403,8 @@ func (p *Pane) row(e *Entry, selected bool, methodW int) string {
 	st := p.c.Styles
 	what := e.Method
 	switch e.Kind {
+	case KindFrame:
+		what = e.Label()
 	case KindStderr, KindBadFrame:
 		what = string(e.Data[:min(len(e.Data), 512)])
 	case KindLifecycle:
@@ -473,7 +475,9 @@ func (p *Pane) buildDetail() {
 	var lines []string
 	add := func(s string) { lines = append(lines, common.Wrap(s, w)...) }
 	title := fmt.Sprintf("%s %s %s", arrow(e.Dir), e.Dir, e.Kind)
-	if e.Method != "" {
+	if e.Kind == KindFrame {
+		title += " · " + common.Line(e.Label())
+	} else if e.Method != "" {
 		title += " · " + common.Line(e.Method)
 	}
 	if e.ID != "" {

@@ -5,6 +5,7 @@ package wire
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -64,27 +65,37 @@ type Entry struct {
 	Time time.Time
 	Kind Kind
 	Dir  transport.Direction
+	// HasLatency says Latency is set; RPCError marks error responses;
+	// InputRequired marks a 2026-07-28 result that asks for input
+	// (resultType "input_required": the request will be sent again).
+	HasLatency    bool
+	RPCError      bool
+	InputRequired bool
+	// Truncated and Released: see Data.
+	Truncated bool
+	Released  bool
 	// Method is the frame's method, "response" or "error" for responses,
 	// "batch(n)" for batches.
 	Method string
+	// Name is what a request is about: params.name (a tool or prompt) or
+	// params.uri (a resource). On a response, the name of the request it
+	// answers.
+	Name string
+	// Answers is, on a response, the method of the request it answers
+	// (when that request was seen).
+	Answers string
 	// ID is the id key of a request or response (mcp.IDKey).
 	ID string
 	// Size is the size of the data as it arrived.
 	Size int
-	// Latency is the time since the request a response answers, when
-	// HasLatency is set.
-	Latency    time.Duration
-	HasLatency bool
-	// RPCError is set for error responses.
-	RPCError bool
+	// Latency is the time since the request a response answers.
+	Latency time.Duration
 	// Data is the start of the data (see MaxEntryBytes); nil once released
-	// (see MaxTotalBytes).
-	Data      []byte
-	Truncated bool
-	Released  bool
-	Err       string // why a bad frame is bad, or a lifecycle error
-	Text      string // lifecycle and HTTP descriptions, warning messages
-	HTTP      *transport.HTTPMeta
+	// (see MaxTotalBytes). Truncated says it was clipped.
+	Data []byte
+	Err  string // why a bad frame is bad, or a lifecycle error
+	Text string // lifecycle and HTTP descriptions, warning messages
+	HTTP *transport.HTTPMeta
 }
 
 // Parser turns tap events into entries and matches responses to requests by
@@ -92,7 +103,32 @@ type Entry struct {
 type Parser struct {
 	// open requests by direction and id key: an outgoing request is
 	// answered by an incoming response, and the other way round.
-	open map[string]time.Time
+	open map[string]openRequest
+	// names interns methods and names: a session repeats a few of them
+	// a million times.
+	names map[string]string
+}
+
+type openRequest struct {
+	t            time.Time
+	method, name string
+}
+
+// maxNames bounds the interned strings; past it, strings are kept as they
+// come.
+const maxNames = 4096
+
+func (p *Parser) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := p.names[s]; ok {
+		return v
+	}
+	if len(p.names) < maxNames && len(s) <= 256 {
+		p.names[s] = s
+	}
+	return s
 }
 
 // maxOpen bounds the requests waiting for a match; requests that never get
@@ -100,17 +136,58 @@ type Parser struct {
 const maxOpen = 50_000
 
 // NewParser returns a parser.
-func NewParser() *Parser { return &Parser{open: make(map[string]time.Time)} }
+func NewParser() *Parser {
+	return &Parser{open: make(map[string]openRequest), names: make(map[string]string)}
+}
 
 // present notes that a JSON member is there without copying its value.
 type present bool
 
 func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
 
+// maxHeadObject bounds the params or result object decoded a second time
+// for the few strings a row shows; a bigger one is only noted as present.
+const maxHeadObject = 64 << 10
+
+// objectHead notes that a JSON member is there and, when it is a small
+// object, keeps the string members a row shows. Anything else about it
+// (a wrong type, a huge value) is not the row's business.
+type objectHead struct {
+	present               bool
+	name, uri, resultType string
+}
+
+func (o *objectHead) UnmarshalJSON(b []byte) error {
+	o.present = true
+	if len(b) == 0 || b[0] != '{' || len(b) > maxHeadObject {
+		return nil
+	}
+	var v struct {
+		Name       json.RawMessage `json:"name"`
+		URI        json.RawMessage `json:"uri"`
+		ResultType json.RawMessage `json:"resultType"`
+	}
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	o.name, o.uri, o.resultType = str(v.Name), str(v.URI), str(v.ResultType)
+	return nil
+}
+
+// str is a JSON string's value, or "" for anything else.
+func str(b json.RawMessage) string {
+	var s string
+	if len(b) == 0 || b[0] != '"' || json.Unmarshal(b, &s) != nil {
+		return ""
+	}
+	return s
+}
+
 type frameHead struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
-	Result present         `json:"result"`
+	Params objectHead      `json:"params"`
+	Result objectHead      `json:"result"`
 	Error  present         `json:"error"`
 }
 
@@ -177,12 +254,14 @@ func (p *Parser) frame(en *Entry, data []byte) {
 	en.ID = p.message(en, &h)
 	switch {
 	case h.Method != "":
-		en.Method = h.Method
+		en.Method = p.intern(h.Method)
+		en.Name = p.intern(cmp.Or(h.Params.name, h.Params.uri))
 	case bool(h.Error):
 		en.Method = "error"
 		en.RPCError = true
-	case bool(h.Result):
+	case h.Result.present:
 		en.Method = "response"
+		en.InputRequired = h.Result.resultType == "input_required"
 	}
 }
 
@@ -202,18 +281,36 @@ func (p *Parser) message(en *Entry, h *frameHead) string {
 		if len(p.open) >= maxOpen {
 			clear(p.open)
 		}
-		p.open[dir+key] = en.Time
-	case bool(h.Result || h.Error):
-		if t, ok := p.open[other+key]; ok {
+		p.open[dir+key] = openRequest{t: en.Time, method: p.intern(h.Method), name: p.intern(cmp.Or(h.Params.name, h.Params.uri))}
+	case h.Result.present || bool(h.Error):
+		if r, ok := p.open[other+key]; ok {
 			delete(p.open, other+key)
-			en.Latency = en.Time.Sub(t)
+			en.Latency = en.Time.Sub(r.t)
 			en.HasLatency = true
+			en.Answers, en.Name = r.method, r.name
 		}
 		if h.Error {
 			en.RPCError = true
 		}
 	}
 	return key
+}
+
+// Label is how a frame row names its message: the method and name of a
+// request or notification, and for a response what kind of answer it is and
+// to which request.
+func (e *Entry) Label() string {
+	what := e.Method
+	if e.InputRequired {
+		what = "input_required"
+	}
+	if e.Answers != "" {
+		what += " · " + e.Answers
+	}
+	if e.Name != "" {
+		what += " " + e.Name
+	}
+	return what
 }
 
 // Store is a bounded ring of entries addressed by sequence number.

@@ -34,16 +34,21 @@ func TestParserMatchesResponses(t *testing.T) {
 		frame(in, 5*time.Millisecond, `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`),
 		frame(in, 6*time.Millisecond, `{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}`),
 		frame(out, 9*time.Millisecond, `{"jsonrpc":"2.0","id":"s1","result":{}}`),
-		frame(out, 10*time.Millisecond, `{"jsonrpc":"2.0","id":2,"method":"tools/call"}`),
+		frame(out, 10*time.Millisecond, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"name":"not this"}}}`),
 		frame(in, 30*time.Millisecond, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"no"}}`),
 		frame(in, 31*time.Millisecond, `{"jsonrpc":"2.0","id":99,"result":{}}`),
+		frame(out, 40*time.Millisecond, `{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"demo://counter"}}`),
+		frame(in, 41*time.Millisecond, `{"jsonrpc":"2.0","id":4,"result":{"resultType":"input_required","inputRequests":{}}}`),
+		frame(out, 42*time.Millisecond, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":["add"]}`),
+		frame(out, 43*time.Millisecond, `{"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":7}}`),
+		frame(in, 44*time.Millisecond, `{"jsonrpc":"2.0","id":6,"result":null}`),
 		frame(out, 32*time.Millisecond, `[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`),
 		{Time: t0, Kind: transport.KindStderr, Dir: transport.Incoming, Data: []byte("log line")},
 	}
 	var got []string
 	for _, e := range evs {
 		en := p.Event(e)
-		s := fmt.Sprintf("%s %s id=%s", en.Kind, en.Method, en.ID)
+		s := fmt.Sprintf("%s %s id=%s", en.Kind, en.Label(), en.ID)
 		if en.HasLatency {
 			s += " " + en.Latency.String()
 		}
@@ -54,12 +59,17 @@ func TestParserMatchesResponses(t *testing.T) {
 	}
 	want := []string{
 		"frame tools/list id=1",
-		"frame response id=1 5ms",
+		"frame response · tools/list id=1 5ms",
 		`frame sampling/createMessage id="s1"`,
-		`frame response id="s1" 3ms`,
-		"frame tools/call id=2",
-		"frame error id=2 20ms error",
+		`frame response · sampling/createMessage id="s1" 3ms`,
+		"frame tools/call add id=2",
+		"frame error · tools/call add id=2 20ms error",
 		"frame response id=99",
+		"frame resources/read demo://counter id=4",
+		"frame input_required · resources/read demo://counter id=4 1ms",
+		"frame tools/call id=5",
+		"frame prompts/get id=6",
+		"frame response · prompts/get id=6 1ms",
 		"frame batch(2) id=3",
 		"stderr  id=",
 	}
@@ -98,25 +108,27 @@ func TestStoreBounds(t *testing.T) {
 
 func TestQuery(t *testing.T) {
 	es := []Entry{
-		{Kind: KindFrame, Dir: transport.Outgoing, Method: "tools/call", ID: "3", Data: []byte(`{"name":"echo"}`)},
+		{Kind: KindFrame, Dir: transport.Outgoing, Method: "tools/call", Name: "echo", ID: "3", Data: []byte(`{"name":"echo"}`)},
 		{Kind: KindFrame, Dir: transport.Incoming, Method: "notifications/progress"},
 		{Kind: KindBadFrame, Dir: transport.Incoming, Method: "bad frame", Data: []byte("garbage")},
 		{Kind: KindStderr, Dir: transport.Incoming, Data: []byte("panic: oops")},
+		{Kind: KindFrame, Dir: transport.Incoming, Method: "response", Answers: "tools/call", Name: "Echo", ID: "3"},
 	}
 	tests := []struct {
 		q    string
 		want string
 	}{
-		{"", "0123"},
+		{"", "01234"},
 		{">", "0"},
-		{"<", "123"},
-		{"dir:in -kind:stderr", "12"},
-		{"method:tools/", "0"},
-		{"-method:progress", "023"},
+		{"<", "1234"},
+		{"dir:in -kind:stderr", "124"},
+		{"method:tools/", "04"},
+		{"method:echo", "04"},
+		{"-method:progress", "0234"},
 		{"kind:bad", "2"},
-		{"echo", "0"},
+		{"echo", "04"},
 		{"panic", "3"},
-		{"id:3", "0"},
+		{"id:3", "04"},
 	}
 	for _, tt := range tests {
 		q := ParseQuery(tt.q)
@@ -189,7 +201,7 @@ func TestPaneView(t *testing.T) {
 	}
 	p.Update(press("enter"))
 	s := ansi.Strip(p.View())
-	for _, want := range []string{"← recv frame · response · id 199999", "HTTP POST http://127.0.0.1:8080/mcp → 200", `SSE event "message" id "ev-1"`, "Authorization: Bearer … (redacted)", "Mcp-Session-Id: abc", "latency 56m40s since the request"} {
+	for _, want := range []string{"← recv frame · response · ping · id 199999", "HTTP POST http://127.0.0.1:8080/mcp → 200", `SSE event "message" id "ev-1"`, "Authorization: Bearer … (redacted)", "Mcp-Session-Id: abc", "latency 56m40s since the request"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("detail lacks %q:\n%s", want, s)
 		}
