@@ -305,8 +305,8 @@ type callOptions struct {
 	// revision, when set, is the modern revision to put in _meta (the
 	// probe and its retries, before the era is settled).
 	revision string
-	onSent   func(id int64)
-	header   http.Header // extra HTTP headers (Mcp-Param-*)
+	onID     func(id int64) // called with the request's id before it is written
+	header   http.Header    // extra HTTP headers (Mcp-Param-*)
 }
 
 // Call sends a request and decodes its result into result (when not nil).
@@ -403,8 +403,8 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	if rev, modern := c.modernRevision(o); modern {
 		meta = mergeMeta(meta, c.requestMeta(rev))
 	}
-	if o.onSent != nil {
-		o.onSent(id)
+	if o.onID != nil {
+		o.onID(id)
 	}
 	frame, err := encodeRequest(id, method, params, meta)
 	if err != nil {

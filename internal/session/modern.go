@@ -559,31 +559,40 @@ func (c *Client) Listen(ctx context.Context, filter mcp.SubscriptionFilter) (*Su
 	sub := &Subscription{done: make(chan error, 1), cancel: cancel}
 	ids := make(chan int64, 1)
 	ack := make(chan mcp.SubscriptionsAcknowledgedParams, 1)
-	o := &callOptions{onSent: func(id int64) { ids <- id }}
+	// The acknowledgement may come right after the request is written:
+	// its channel is in place before that.
+	o := &callOptions{onID: func(id int64) {
+		c.mu.Lock()
+		if c.acks == nil {
+			c.acks = map[string]chan mcp.SubscriptionsAcknowledgedParams{}
+		}
+		c.acks[strconv.FormatInt(id, 10)] = ack
+		c.mu.Unlock()
+		ids <- id
+	}}
 	o.Timeout = -1
 	o.Force = true
 	go func() {
 		_, err := c.call(lctx, "subscriptions/listen", mcp.SubscriptionsListenParams{Notifications: filter}, o)
 		sub.done <- err
 	}()
+	forget := func(id int64) {
+		c.mu.Lock()
+		delete(c.acks, strconv.FormatInt(id, 10))
+		c.mu.Unlock()
+	}
 	select {
 	case sub.ID = <-ids:
 	case err := <-sub.done:
 		cancel()
+		select {
+		case id := <-ids:
+			forget(id)
+		default:
+		}
 		return nil, err
 	}
-	c.mu.Lock()
-	if c.acks == nil {
-		c.acks = map[string]chan mcp.SubscriptionsAcknowledgedParams{}
-	}
-	key := strconv.FormatInt(sub.ID, 10)
-	c.acks[key] = ack
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.acks, key)
-		c.mu.Unlock()
-	}()
+	defer forget(sub.ID)
 	timeout := c.opts.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout

@@ -326,3 +326,30 @@ func TestMRTRRequestStateAndBounds(t *testing.T) {
 		ids[string(m.ID)] = true
 	}
 }
+
+// An acknowledgement that arrives right after subscriptions/listen is
+// written is not lost: many listens at once, each acknowledged.
+func TestListenAcknowledgementNotLost(t *testing.T) {
+	t.Parallel()
+	p := mustPeer(t)(stdioPeer(t, "demo:both", peerConfig{opts: session.Options{Timeout: 5 * time.Second}}))
+	if p.c.Era() != session.EraModern {
+		t.Fatalf("era %v", p.c.Era())
+	}
+	ctx := ctxT(t)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 25 {
+				sub, err := p.c.Listen(ctx, mcp.SubscriptionFilter{ResourceSubscriptions: []string{"demo://counter"}})
+				if err != nil {
+					t.Errorf("listen %d.%d: %v", i, j, err)
+					return
+				}
+				sub.Close()
+			}
+		}()
+	}
+	wg.Wait()
+}
