@@ -51,8 +51,10 @@ type KeyMap struct {
 	Edit     key.Binding
 
 	// Wire pane.
-	Filter key.Binding
-	Follow key.Binding
+	Filter   key.Binding
+	Follow   key.Binding
+	FindNext key.Binding // the next match of the search in a frame's detail
+	FindPrev key.Binding
 
 	// Server requests.
 	Approve     key.Binding
@@ -126,6 +128,9 @@ func Default() *KeyMap {
 
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Follow: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow tail")),
+
+		FindNext: key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/previous match")),
+		FindPrev: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
 
 		Approve:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "approve")),
 		Reject:      key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "reject")),

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
@@ -35,6 +36,16 @@ type Pane struct {
 	detailLines  []string
 	detailOffset int
 
+	// Search in the detail view: find is the box ("/" opens it), finding
+	// says it has the keys, term is what is searched (case-insensitive, on
+	// the text without styles), matches the detail lines holding it and
+	// match the current one (an index into matches).
+	find    textinput.Model
+	finding bool
+	term    string
+	matches []int
+	match   int
+
 	width, height int
 }
 
@@ -45,7 +56,12 @@ func New(c *common.Common, store *Store) *Pane {
 	in.Placeholder = "method:tools/ kind:bad > < -term …"
 	in.SetStyles(c.Styles.TextInput)
 	in.KeyMap.Paste.SetEnabled(false)
-	return &Pane{c: c, store: store, filter: in, cursor: -1, follow: true}
+	find := textinput.New()
+	find.Prompt = "find: "
+	find.Placeholder = "text in this frame"
+	find.SetStyles(c.Styles.TextInput)
+	find.KeyMap.Paste.SetEnabled(false)
+	return &Pane{c: c, store: store, filter: in, find: find, cursor: -1, follow: true}
 }
 
 // Title names the pane in the tab bar.
@@ -54,13 +70,14 @@ func (p *Pane) Title() string { return "Wire" }
 // Store returns the entries.
 func (p *Pane) Store() *Store { return p.store }
 
-// InputFocused reports whether the filter has the keys.
-func (p *Pane) InputFocused() bool { return p.filtering }
+// InputFocused reports whether the filter or the search box has the keys.
+func (p *Pane) InputFocused() bool { return p.filtering || p.finding }
 
 // SetSize sets the pane's size.
 func (p *Pane) SetSize(w, h int) {
 	p.width, p.height = w, h
 	p.filter.SetWidth(max(10, w-2))
+	p.find.SetWidth(max(10, w-8))
 	if p.detail {
 		p.buildDetail()
 	}
@@ -207,30 +224,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	if p.detail {
-		n := len(p.detailLines)
-		h := p.height - 1
-		switch {
-		case key.Matches(kp, k.Back), key.Matches(kp, k.Open):
-			p.detail = false
-		case key.Matches(kp, k.Up):
-			p.detailOffset--
-		case key.Matches(kp, k.Down):
-			p.detailOffset++
-		case key.Matches(kp, k.PageUp):
-			p.detailOffset -= h
-		case key.Matches(kp, k.PageDown):
-			p.detailOffset += h
-		case key.Matches(kp, k.Top):
-			p.detailOffset = 0
-		case key.Matches(kp, k.Bottom):
-			p.detailOffset = n
-		case key.Matches(kp, k.PrevCall):
-			p.openDetail(p.index(p.detailSeq) - 1)
-		case key.Matches(kp, k.NextCall):
-			p.openDetail(p.index(p.detailSeq) + 1)
-		}
-		p.detailOffset = max(0, min(p.detailOffset, n-h))
-		return nil
+		return p.updateDetail(kp)
 	}
 	i := p.index(p.cursor)
 	switch {
@@ -269,6 +263,141 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+func (p *Pane) updateDetail(kp tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	h := p.height - 1
+	if p.finding {
+		switch {
+		case key.Matches(kp, k.Back):
+			p.finding = false
+			p.find.Blur()
+			p.setTerm("")
+		case key.Matches(kp, k.Open):
+			p.finding = false
+			p.find.Blur()
+		default:
+			var cmd tea.Cmd
+			p.find, cmd = p.find.Update(kp)
+			p.setTerm(p.find.Value())
+			return cmd
+		}
+		return nil
+	}
+	n := len(p.detailLines)
+	switch {
+	case key.Matches(kp, k.Filter):
+		p.finding = true
+		return p.find.Focus()
+	case key.Matches(kp, k.Back) && p.term != "":
+		p.find.SetValue("")
+		p.setTerm("")
+	case key.Matches(kp, k.Back), key.Matches(kp, k.Open):
+		p.detail = false
+	case key.Matches(kp, k.FindNext):
+		p.jump(p.match + 1)
+	case key.Matches(kp, k.FindPrev):
+		p.jump(p.match - 1)
+	case key.Matches(kp, k.Up):
+		p.detailOffset--
+	case key.Matches(kp, k.Down):
+		p.detailOffset++
+	case key.Matches(kp, k.PageUp):
+		p.detailOffset -= h
+	case key.Matches(kp, k.PageDown):
+		p.detailOffset += h
+	case key.Matches(kp, k.Top):
+		p.detailOffset = 0
+	case key.Matches(kp, k.Bottom):
+		p.detailOffset = n
+	case key.Matches(kp, k.PrevCall):
+		p.openDetail(p.index(p.detailSeq) - 1)
+	case key.Matches(kp, k.NextCall):
+		p.openDetail(p.index(p.detailSeq) + 1)
+	}
+	p.detailOffset = max(0, min(p.detailOffset, len(p.detailLines)-h))
+	return nil
+}
+
+// setTerm searches the detail lines for term and shows the first match at
+// or below the top of the view.
+func (p *Pane) setTerm(term string) {
+	p.term = term
+	p.findMatches()
+	first := 0
+	for i, l := range p.matches {
+		if l >= p.detailOffset {
+			first = i
+			break
+		}
+	}
+	p.jump(first)
+}
+
+func (p *Pane) findMatches() {
+	p.matches = p.matches[:0]
+	if p.term == "" {
+		return
+	}
+	lower := strings.ToLower(p.term)
+	for i, l := range p.detailLines {
+		if strings.Contains(strings.ToLower(ansi.Strip(l)), lower) {
+			p.matches = append(p.matches, i)
+		}
+	}
+}
+
+// jump makes match i (wrapping around) the current one and scrolls to it.
+func (p *Pane) jump(i int) {
+	if len(p.matches) == 0 {
+		p.match = 0
+		return
+	}
+	p.match = (i%len(p.matches) + len(p.matches)) % len(p.matches)
+	h := p.height - 1
+	if l := p.matches[p.match]; l < p.detailOffset || l >= p.detailOffset+h {
+		p.detailOffset = max(0, min(l-h/3, len(p.detailLines)-h))
+	}
+}
+
+// highlight shows a detail line holding the search term: its text without
+// styles, every occurrence marked, the current match's line with a gutter.
+func (p *Pane) highlight(line string, current bool) string {
+	st := p.c.Styles
+	found := st.Match.Reverse(true)
+	plain := ansi.Strip(line)
+	gutter := ""
+	if current {
+		// The current match's line gets a marker, in place of its first
+		// column when that is blank.
+		gutter = st.Cursor.Render("▶")
+		if strings.HasPrefix(plain, " ") && !strings.HasPrefix(strings.ToLower(p.term), " ") {
+			plain = plain[1:]
+		}
+	}
+	lowerLine, lowerTerm := strings.ToLower(plain), strings.ToLower(p.term)
+	var b strings.Builder
+	if len(lowerLine) != len(plain) || lowerTerm == "" {
+		// Case folding changed the byte length: mark the whole line.
+		b.WriteString(found.Render(plain))
+	} else {
+		for rest, off := lowerLine, 0; ; {
+			j := strings.Index(rest, lowerTerm)
+			if j < 0 {
+				b.WriteString(plain[off:])
+				break
+			}
+			b.WriteString(plain[off : off+j])
+			b.WriteString(found.Render(plain[off+j : off+j+len(lowerTerm)]))
+			off += j + len(lowerTerm)
+			rest = lowerLine[off:]
+		}
+	}
+	if current {
+		return common.Truncate(gutter+b.String(), max(10, p.width))
+	}
+	return b.String()
+}
+
 func (p *Pane) openDetail(i int) {
 	if i < 0 || i >= p.count() {
 		return
@@ -284,6 +413,9 @@ func (p *Pane) openDetail(i int) {
 	p.detailSeq = seq
 	p.detailOffset = 0
 	p.buildDetail()
+	if p.term != "" {
+		p.setTerm(p.term)
+	}
 }
 
 // Detail reports whether the detail view is showing.
@@ -301,8 +433,12 @@ func (p *Pane) ShortHelp() []key.Binding {
 	switch {
 	case p.filtering:
 		return []key.Binding{withHelp(k.Open, "enter", "apply"), withHelp(k.Back, "esc", "clear")}
+	case p.finding:
+		return []key.Binding{withHelp(k.Open, "enter", "keep"), withHelp(k.Back, "esc", "clear")}
+	case p.detail && p.term != "":
+		return []key.Binding{k.FindNext, withHelp(k.Filter, "/", "find"), k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), withHelp(k.Back, "esc", "clear search")}
 	case p.detail:
-		return []key.Binding{k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back}
+		return []key.Binding{withHelp(k.Filter, "/", "find"), k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back}
 	}
 	return []key.Binding{withHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Up, k.Down}
 }
@@ -540,6 +676,8 @@ func (p *Pane) buildDetail() {
 		lines = append(lines, common.Wrap(body, w)...)
 	}
 	p.detailLines = lines
+	p.findMatches()
+	p.match = min(p.match, max(0, len(p.matches)-1))
 }
 
 // redact hides credentials in header values shown on screen (screenshots
@@ -560,14 +698,35 @@ func (p *Pane) detailView() string {
 	h := p.height - 1
 	var b strings.Builder
 	end := min(len(p.detailLines), p.detailOffset+h)
+	m := sort.SearchInts(p.matches, p.detailOffset)
 	for i := p.detailOffset; i < end; i++ {
-		b.WriteString(p.detailLines[i])
+		if m < len(p.matches) && p.matches[m] == i {
+			b.WriteString(p.highlight(p.detailLines[i], m == p.match))
+			m++
+		} else {
+			b.WriteString(p.detailLines[i])
+		}
 		b.WriteByte('\n')
 	}
 	for i := end - p.detailOffset; i < h; i++ {
 		b.WriteByte('\n')
 	}
+	if p.finding {
+		b.WriteString(p.find.View())
+		return b.String()
+	}
 	pos := fmt.Sprintf("lines %d-%d of %d", p.detailOffset+1, end, len(p.detailLines))
-	b.WriteString(p.c.Styles.Dim.Render(common.Truncate(pos+" · esc back", p.width)))
+	switch {
+	case p.term != "" && len(p.matches) == 0:
+		pos += " · " + common.Line(p.term) + ": not in this frame"
+	case p.term != "":
+		pos += fmt.Sprintf(" · %s: line %d of %d with a match (n/N)", common.Line(p.term), p.match+1, len(p.matches))
+	}
+	if p.term != "" {
+		pos += " · esc clears the search"
+	} else {
+		pos += " · / find · esc back"
+	}
+	b.WriteString(p.c.Styles.Dim.Render(common.Truncate(pos, p.width)))
 	return b.String()
 }
