@@ -77,9 +77,9 @@ type Entry struct {
 	// Method is the frame's method, "response" or "error" for responses,
 	// "batch(n)" for batches.
 	Method string
-	// Name is what a request is about: params.name (a tool or prompt) or
-	// params.uri (a resource). On a response, the name of the request it
-	// answers.
+	// Name is what a request is about: params.name (a tool or prompt),
+	// params.uri (a resource) or params.taskId. On a response, the name of
+	// the request it answers.
 	Name string
 	// Answers is, on a response, the method of the request it answers
 	// (when that request was seen).
@@ -153,8 +153,8 @@ const maxHeadObject = 64 << 10
 // object, keeps the string members a row shows. Anything else about it
 // (a wrong type, a huge value) is not the row's business.
 type objectHead struct {
-	present               bool
-	name, uri, resultType string
+	present                       bool
+	name, uri, taskID, resultType string
 }
 
 func (o *objectHead) UnmarshalJSON(b []byte) error {
@@ -165,12 +165,13 @@ func (o *objectHead) UnmarshalJSON(b []byte) error {
 	var v struct {
 		Name       json.RawMessage `json:"name"`
 		URI        json.RawMessage `json:"uri"`
+		TaskID     json.RawMessage `json:"taskId"`
 		ResultType json.RawMessage `json:"resultType"`
 	}
 	if json.Unmarshal(b, &v) != nil {
 		return nil
 	}
-	o.name, o.uri, o.resultType = str(v.Name), str(v.URI), str(v.ResultType)
+	o.name, o.uri, o.taskID, o.resultType = str(v.Name), str(v.URI), str(v.TaskID), str(v.ResultType)
 	return nil
 }
 
@@ -255,7 +256,7 @@ func (p *Parser) frame(en *Entry, data []byte) {
 	switch {
 	case h.Method != "":
 		en.Method = p.intern(h.Method)
-		en.Name = p.intern(cmp.Or(h.Params.name, h.Params.uri))
+		en.Name = p.intern(cmp.Or(h.Params.name, h.Params.uri, h.Params.taskID))
 	case bool(h.Error):
 		en.Method = "error"
 		en.RPCError = true
@@ -281,7 +282,7 @@ func (p *Parser) message(en *Entry, h *frameHead) string {
 		if len(p.open) >= maxOpen {
 			clear(p.open)
 		}
-		p.open[dir+key] = openRequest{t: en.Time, method: p.intern(h.Method), name: p.intern(cmp.Or(h.Params.name, h.Params.uri))}
+		p.open[dir+key] = openRequest{t: en.Time, method: p.intern(h.Method), name: p.intern(cmp.Or(h.Params.name, h.Params.uri, h.Params.taskID))}
 	case h.Result.present || bool(h.Error):
 		if r, ok := p.open[other+key]; ok {
 			delete(p.open, other+key)

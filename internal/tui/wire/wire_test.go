@@ -42,6 +42,7 @@ func TestParserMatchesResponses(t *testing.T) {
 		frame(out, 42*time.Millisecond, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":["add"]}`),
 		frame(out, 43*time.Millisecond, `{"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":7}}`),
 		frame(in, 44*time.Millisecond, `{"jsonrpc":"2.0","id":6,"result":null}`),
+		frame(out, 45*time.Millisecond, `{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":"t-1"}}`),
 		frame(out, 32*time.Millisecond, `[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`),
 		{Time: t0, Kind: transport.KindStderr, Dir: transport.Incoming, Data: []byte("log line")},
 	}
@@ -70,6 +71,7 @@ func TestParserMatchesResponses(t *testing.T) {
 		"frame tools/call id=5",
 		"frame prompts/get id=6",
 		"frame response · prompts/get id=6 1ms",
+		"frame tasks/get t-1 id=7",
 		"frame batch(2) id=3",
 		"stderr  id=",
 	}
