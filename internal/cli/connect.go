@@ -20,6 +20,8 @@ type ConnectOptions struct {
 	Save string
 	// NoColor forces the colourless styles (NO_COLOR does too).
 	NoColor bool
+	// Mouse turns the mouse on in the TUI.
+	Mouse bool
 	// Pick is set when no TARGET was given: a picker over the configured
 	// servers chooses one.
 	Pick bool
@@ -69,8 +71,12 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
 	fl.StringVar(&opts.Save, "save", "", "directory where the s key saves images, audio and blobs (default: the working directory)")
 	fl.BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
+	fl.BoolVar(&opts.Mouse, "mouse", false, mouseUsage)
 	return cmd
 }
+
+// mouseUsage describes --mouse of the TUI commands.
+const mouseUsage = "turn the mouse on: the wheel scrolls, a click on a tab opens its pane (the terminal no longer selects text)"
 
 // errNoTerminal says the TUI cannot run here.
 var errNoTerminal = errors.New("the TUI needs a terminal on stdin and stdout")
@@ -104,6 +110,7 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		NoColor: noColor,
 		Roots:   o.roots,
 		SaveDir: opts.Save,
+		Mouse:   opts.Mouse,
 	})
 	if o.recorder != nil {
 		if cerr := o.recorder.Close(); cerr != nil && err == nil {

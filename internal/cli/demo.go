@@ -18,6 +18,7 @@ type DemoOptions struct {
 	// (also what happens without a terminal).
 	Print   bool
 	NoColor bool
+	Mouse   bool
 }
 
 // NewCmdDemo returns `mcpi demo`: mcpi against its own demo server.
@@ -39,6 +40,7 @@ prints the server's info and its tools instead.`,
 	}
 	cmd.Flags().BoolVar(&opts.Print, "print", false, "print the server's info and tools instead of opening the TUI")
 	cmd.Flags().BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
+	cmd.Flags().BoolVar(&opts.Mouse, "mouse", false, mouseUsage)
 	return cmd
 }
 
@@ -56,6 +58,7 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 		Dial:    o.tuiDial,
 		Target:  "mcpi demo-server (stdio)",
 		NoColor: opts.NoColor || !opts.IO.Color,
+		Mouse:   opts.Mouse,
 	})
 }
 

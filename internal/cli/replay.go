@@ -31,6 +31,7 @@ type ReplayOptions struct {
 	Ignore []string
 	Print  bool
 	Follow bool
+	Mouse  bool
 }
 
 // NewCmdReplay returns `mcpi replay TRACE`.
@@ -105,6 +106,7 @@ func NewCmdReplay(f *Factory) *cobra.Command {
 	f2.StringArrayVar(&opts.Ignore, "ignore", nil, "with --verify: a path not to compare, e.g. result._meta or result.content[*].text (repeatable)")
 	f2.BoolVar(&opts.Print, "print", false, "print the timeline instead of opening the TUI (the default when not on a terminal)")
 	f2.BoolVarP(&opts.Follow, "follow", "f", false, "keep reading a trace that is still being written, like tail -f")
+	f2.BoolVar(&opts.Mouse, "mouse", false, "in the TUI: the mouse wheel scrolls (the terminal no longer selects text)")
 	return cmd
 }
 
@@ -207,7 +209,7 @@ func replayTUI(ctx context.Context, opts *ReplayOptions) error {
 	if h := r.Header(); h.Target.Transport != "" {
 		title += " (" + h.Target.Transport + ")"
 	}
-	err = tui.RunReplay(ctx, tui.ReplayOptions{Title: title, Feed: feed, NoColor: !opts.IO.Color})
+	err = tui.RunReplay(ctx, tui.ReplayOptions{Title: title, Feed: feed, NoColor: !opts.IO.Color, Mouse: opts.Mouse})
 	if ctx.Err() != nil {
 		return errSilent{code: ExitOK}
 	}

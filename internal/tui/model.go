@@ -411,6 +411,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
+	case tea.MouseMsg:
+		if m.opts.Mouse {
+			return m, m.mouse(msg)
+		}
+		return m, nil
 	}
 	// Everything else belongs to a pane (results of its own Cmds).
 	return m, m.routeToPanes(msg)
@@ -625,10 +630,114 @@ func (m *Model) keys() help.KeyMap {
 	return helpKeys{short: short, full: full}
 }
 
+// tabParts renders the tabs and says what joins them. When there are too
+// many panes for the width, inactive tabs lose their padding, then show a
+// short title, then their number only.
+func (m *Model) tabParts() (parts []string, sep string) {
+	st := m.c.Styles
+	var labels []string
+	for i, p := range m.panes {
+		label := fmt.Sprintf("%d %s", (i+1)%10, p.Title())
+		if p == pane(m.wire) {
+			label = fmt.Sprintf("%d Wire (%d)", i+1, m.wire.Store().Len())
+		}
+		labels = append(labels, label)
+		if i == m.active {
+			parts = append(parts, st.ActiveTab.Render("["+label+"]"))
+		} else {
+			parts = append(parts, st.Tab.Render(" "+label+" "))
+		}
+	}
+	sep = " "
+	for _, short := range []int{-1, 3, 0} {
+		if common.Width(strings.Join(parts, sep)) <= m.width {
+			break
+		}
+		for i, p := range m.panes {
+			if i == m.active {
+				continue
+			}
+			t := []rune(p.Title())
+			label := fmt.Sprintf("%d", (i+1)%10)
+			switch {
+			case short < 0:
+				label = labels[i]
+			case short > 0:
+				label += " " + string(t[:min(short, len(t))])
+			}
+			parts[i] = st.Tab.Render(label)
+		}
+		sep = " "
+		if short < 0 {
+			sep = "  "
+		}
+	}
+	return parts, sep
+}
+
+// tabAt returns the pane whose tab is at column x of the tab line, or -1.
+func (m *Model) tabAt(x int) int {
+	parts, sep := m.tabParts()
+	start := 0
+	for i, p := range parts {
+		end := start + common.Width(p)
+		if x >= start && x < end {
+			return i
+		}
+		start = end + common.Width(sep)
+	}
+	return -1
+}
+
+// mouse handles the mouse (Options.Mouse): the wheel moves like the arrow
+// keys in whatever has the focus, a click on a tab opens its pane.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	ms := msg.Mouse()
+	switch msg.(type) {
+	case tea.MouseWheelMsg:
+		kp, ok := wheelKey(msg)
+		if !ok {
+			return nil
+		}
+		var cmds []tea.Cmd
+		for range wheelLines {
+			cmds = append(cmds, m.handleKey(kp))
+		}
+		return tea.Batch(cmds...)
+	case tea.MouseClickMsg:
+		if ms.Button != tea.MouseLeft || ms.Y != strings.Count(m.headerView(), "\n")+1 {
+			return nil
+		}
+		if i := m.tabAt(ms.X); i >= 0 {
+			m.active = i
+			m.modal = nil // a waiting request stays in the queue
+			m.compose = false
+		}
+	}
+	return nil
+}
+
+// wheelLines is how many rows one notch of the wheel moves.
+const wheelLines = 3
+
+// wheelKey is the arrow key a wheel notch stands for.
+func wheelKey(msg tea.MouseMsg) (tea.KeyPressMsg, bool) {
+	switch msg.Mouse().Button {
+	case tea.MouseWheelUp:
+		return tea.KeyPressMsg{Code: tea.KeyUp}, true
+	case tea.MouseWheelDown:
+		return tea.KeyPressMsg{Code: tea.KeyDown}, true
+	}
+	return tea.KeyPressMsg{}, false
+}
+
 // View lays out the screen: header, tabs, pane (or request modal), help.
 func (m *Model) View() tea.View {
 	v := tea.NewView("")
 	v.AltScreen = true
+	if m.opts.Mouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	title := "mcpi"
 	if m.init != nil {
 		title += " · " + common.Line(m.init.ServerInfo.Name)
@@ -738,46 +847,8 @@ func (m *Model) headerView() string {
 
 func (m *Model) tabsView() string {
 	st := m.c.Styles
-	var parts, labels []string
-	for i, p := range m.panes {
-		label := fmt.Sprintf("%d %s", (i+1)%10, p.Title())
-		if p == pane(m.wire) {
-			label = fmt.Sprintf("%d Wire (%d)", i+1, m.wire.Store().Len())
-		}
-		labels = append(labels, label)
-		if i == m.active {
-			parts = append(parts, st.ActiveTab.Render("["+label+"]"))
-		} else {
-			parts = append(parts, st.Tab.Render(" "+label+" "))
-		}
-	}
-	line := strings.Join(parts, " ")
-	// Too many panes for the width: inactive tabs lose their padding, then
-	// show a short title, then their number only.
-	for _, short := range []int{-1, 3, 0} {
-		if common.Width(line) <= m.width {
-			break
-		}
-		for i, p := range m.panes {
-			if i == m.active {
-				continue
-			}
-			t := []rune(p.Title())
-			label := fmt.Sprintf("%d", (i+1)%10)
-			switch {
-			case short < 0:
-				label = labels[i]
-			case short > 0:
-				label += " " + string(t[:min(short, len(t))])
-			}
-			parts[i] = st.Tab.Render(label)
-		}
-		sep := " "
-		if short < 0 {
-			sep = "  "
-		}
-		line = strings.Join(parts, sep)
-	}
+	parts, sep := m.tabParts()
+	line := strings.Join(parts, sep)
 	if p := m.rec.active(); p != "" {
 		line += "  " + st.Error.Render("● rec")
 	}

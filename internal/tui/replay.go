@@ -38,6 +38,8 @@ type ReplayOptions struct {
 	Height  int
 	// WireEntries bounds the rows kept (default wire.MaxEntries).
 	WireEntries int
+	// Mouse turns the mouse on: the wheel scrolls.
+	Mouse bool
 }
 
 // ReplayModel is the root model of `mcpi replay` on a terminal: the wire
@@ -135,6 +137,12 @@ func (m *ReplayModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		}
 		return m, m.wire.Update(msg)
+	case tea.MouseWheelMsg:
+		if kp, ok := wheelKey(msg); ok && m.opts.Mouse {
+			for range wheelLines {
+				m.wire.Update(kp)
+			}
+		}
 	}
 	return m, nil
 }
@@ -144,6 +152,9 @@ func (m *ReplayModel) View() tea.View {
 	v := tea.NewView("")
 	v.AltScreen = true
 	v.WindowTitle = "mcpi replay"
+	if m.opts.Mouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	if m.width <= 0 || m.height <= 0 {
 		return v
 	}

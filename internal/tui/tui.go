@@ -67,6 +67,9 @@ type Options struct {
 	Logger  *slog.Logger
 	// WireEntries bounds the rows of the wire pane (default wire.MaxEntries).
 	WireEntries int
+	// Mouse turns the mouse on: the wheel scrolls, a click on a tab opens
+	// it. Off by default, so that the terminal still selects text.
+	Mouse bool
 }
 
 // Run runs the TUI until the user quits or ctx ends.

@@ -533,3 +533,35 @@ func TestCallAsTask(t *testing.T) {
 		t.Errorf("screen:\n%s", s)
 	}
 }
+
+// With the mouse on, a wheel notch moves three rows and a click on a tab
+// opens its pane; without it, mouse events change nothing.
+func TestMouse(t *testing.T) {
+	wheel := tea.MouseWheelMsg{Button: tea.MouseWheelDown}
+	t.Run("on", func(t *testing.T) {
+		h := start(t, 100, 30, func(o *Options) { o.Mouse = true })
+		h.waitText(toolsLoaded, "› add")
+		h.tm.Send(wheel)
+		h.waitText("› delete_file")
+		s := h.waitText("3 Tem")
+		line := strings.Split(s, "\n")[2]
+		x := strings.Index(line, "3 Tem")
+		h.tm.Send(tea.MouseClickMsg{Button: tea.MouseLeft, X: x + 1, Y: 2})
+		h.waitText("[3 Templates]")
+		// A click elsewhere on the screen does not switch panes.
+		h.tm.Send(tea.MouseClickMsg{Button: tea.MouseLeft, X: x + 1, Y: 5})
+		h.tm.Send(wheel)
+		h.waitText("[3 Templates]")
+	})
+	t.Run("off", func(t *testing.T) {
+		h := start(t, 100, 30)
+		h.waitText(toolsLoaded, "› add")
+		h.tm.Send(wheel)
+		h.tm.Send(tea.MouseClickMsg{Button: tea.MouseLeft, X: 12, Y: 2})
+		h.press("down")
+		s := h.waitText("› big_output")
+		if !strings.Contains(s, "[1 Tools]") {
+			t.Errorf("a mouse event changed the screen without --mouse:\n%s", s)
+		}
+	})
+}
