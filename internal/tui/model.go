@@ -388,6 +388,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openMsg:
 		m.openModal(msg.req)
 		return m, nil
+	case common.Notice:
+		m.lastNotice = string(msg)
+		return m, nil
 	case answeredMsg:
 		m.dropRequest(msg.req)
 		m.lastNotice = msg.notice

@@ -57,6 +57,8 @@ type ReplayModel struct {
 
 	ended   bool
 	feedErr error
+	// notice is shown in the header until the next key (common.Notice).
+	notice string
 
 	width, height int
 }
@@ -131,7 +133,10 @@ func (m *ReplayModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
 			m.feedErr = msg.err
 		}
+	case common.Notice:
+		m.notice = string(msg)
 	case tea.KeyPressMsg:
+		m.notice = ""
 		k := m.c.Keys
 		if key.Matches(msg, k.Quit) || (!m.wire.InputFocused() && msg.Text == "q") {
 			return m, tea.Quit
@@ -168,6 +173,9 @@ func (m *ReplayModel) View() tea.View {
 	}
 	head := []string{st.HeaderTitle.Render("mcpi replay"), st.HeaderServer.Render(common.Line(m.opts.Title)),
 		fmt.Sprintf("%d events", m.wire.Store().Len()), state, st.HeaderDim.Render("read-only")}
+	if m.notice != "" {
+		head = append(head, st.Dim.Render(common.Line(m.notice)))
+	}
 	var b strings.Builder
 	b.WriteString(common.Truncate(strings.Join(head, st.HeaderDim.Render(" · ")), m.width))
 	b.WriteByte('\n')

@@ -133,6 +133,9 @@ func TestStructuredOutputChecked(t *testing.T) {
 	h.typeText("3.5")
 	h.press("ctrl+s")
 	h.waitText("✓ done", "✓ matches the outputSchema", `"sum": 5.5`)
+	// y copies the result's JSON.
+	h.press("y")
+	h.waitText("copied the result's JSON (")
 }
 
 func TestToolError(t *testing.T) {
@@ -168,6 +171,9 @@ func TestWirePane(t *testing.T) {
 	h.press("enter")
 	s = h.waitText("← recv frame · response")
 	t.Run("detail", func(t *testing.T) { (&harness{t: t}).golden(s) })
+	// y copies the frame through the terminal (OSC 52) and says so.
+	h.press("y")
+	h.waitText("copied the frame (")
 	h.press("esc")
 
 	// Filters: by direction and method, and negated.

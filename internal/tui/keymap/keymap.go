@@ -55,6 +55,7 @@ type KeyMap struct {
 	Follow   key.Binding
 	FindNext key.Binding // the next match of the search in a frame's detail
 	FindPrev key.Binding
+	Copy     key.Binding // a frame or a result to the clipboard
 
 	// Server requests.
 	Approve     key.Binding
@@ -131,6 +132,7 @@ func Default() *KeyMap {
 
 		FindNext: key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/previous match")),
 		FindPrev: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
+		Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
 
 		Approve:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "approve")),
 		Reject:      key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "reject")),

@@ -5,7 +5,9 @@
 package tools
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -431,6 +433,15 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		if c.Result != nil {
 			return saveCmd(p.c.SaveDir, c)
 		}
+	case key.Matches(msg, k.Copy):
+		if len(c.Raw) > 0 {
+			var b bytes.Buffer
+			if json.Indent(&b, c.Raw, "", "  ") != nil {
+				b.Reset()
+				b.Write(c.Raw)
+			}
+			return common.Copy("the result's JSON", b.Bytes())
+		}
 	case key.Matches(msg, k.Up):
 		c.offset--
 	case key.Matches(msg, k.Down):
@@ -468,7 +479,7 @@ func (p *Pane) ShortHelp() []key.Binding {
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			out = append(out, k.Cancel, k.Edit)
 		} else {
-			out = append(out, withHelp(k.Back, "esc", "back to form"), k.Edit, k.Save)
+			out = append(out, withHelp(k.Back, "esc", "back to form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"))
 		}
 		return append(out, withHelp(k.PrevCall, "[/]", "other calls"), withHelp(k.Calls, "ctrl+l", "tools"), k.Down)
 	}
@@ -483,7 +494,7 @@ func (p *Pane) FullHelp() [][]key.Binding {
 		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
 		return [][]key.Binding{
-			{k.Cancel, withHelp(k.Back, "esc", "back to form"), k.Edit, k.Save, withHelp(k.Calls, "ctrl+l", "tools list")},
+			{k.Cancel, withHelp(k.Back, "esc", "back to form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), withHelp(k.Calls, "ctrl+l", "tools list")},
 			{k.PrevCall, k.NextCall, k.Up, k.Down, k.PageUp, k.PageDown},
 		}
 	}

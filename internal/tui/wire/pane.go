@@ -293,6 +293,14 @@ func (p *Pane) updateDetail(kp tea.KeyPressMsg) tea.Cmd {
 		p.setTerm("")
 	case key.Matches(kp, k.Back), key.Matches(kp, k.Open):
 		p.detail = false
+	case key.Matches(kp, k.Copy):
+		if e := p.store.Get(p.detailSeq); e != nil && len(e.Data) > 0 {
+			what := "the frame"
+			if e.Truncated {
+				what = "the start of the frame"
+			}
+			return common.Copy(what, e.Data)
+		}
 	case key.Matches(kp, k.FindNext):
 		p.jump(p.match + 1)
 	case key.Matches(kp, k.FindPrev):
@@ -436,9 +444,9 @@ func (p *Pane) ShortHelp() []key.Binding {
 	case p.finding:
 		return []key.Binding{withHelp(k.Open, "enter", "keep"), withHelp(k.Back, "esc", "clear")}
 	case p.detail && p.term != "":
-		return []key.Binding{k.FindNext, withHelp(k.Filter, "/", "find"), k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), withHelp(k.Back, "esc", "clear search")}
+		return []key.Binding{k.FindNext, withHelp(k.Filter, "/", "find"), withHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), withHelp(k.Back, "esc", "clear search")}
 	case p.detail:
-		return []key.Binding{withHelp(k.Filter, "/", "find"), k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back}
+		return []key.Binding{withHelp(k.Filter, "/", "find"), withHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back}
 	}
 	return []key.Binding{withHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Up, k.Down}
 }
