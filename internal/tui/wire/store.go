@@ -104,8 +104,7 @@ type Parser struct {
 	// open requests by direction and id key: an outgoing request is
 	// answered by an incoming response, and the other way round.
 	open map[string]openRequest
-	// names interns methods and names: a session repeats a few of them
-	// a million times.
+	// names interns methods and names, by their JSON text (see str).
 	names map[string]string
 }
 
@@ -114,22 +113,12 @@ type openRequest struct {
 	method, name string
 }
 
-// maxNames bounds the interned strings; past it, strings are kept as they
-// come.
-const maxNames = 4096
-
-func (p *Parser) intern(s string) string {
-	if s == "" {
-		return ""
-	}
-	if v, ok := p.names[s]; ok {
-		return v
-	}
-	if len(p.names) < maxNames && len(s) <= 256 {
-		p.names[s] = s
-	}
-	return s
-}
+// maxNames and maxNameLen bound the interned strings; past them, strings
+// are kept as they come.
+const (
+	maxNames   = 4096
+	maxNameLen = 256
+)
 
 // maxOpen bounds the requests waiting for a match; requests that never get
 // an answer must not grow it forever.
@@ -145,51 +134,73 @@ type present bool
 
 func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
 
-// maxHeadObject bounds the params or result object decoded a second time
-// for the few strings a row shows; a bigger one is only noted as present.
+// maxHeadObject bounds the params or result object looked into for the
+// few strings a row shows; a bigger one is not.
 const maxHeadObject = 64 << 10
 
-// objectHead notes that a JSON member is there and, when it is a small
-// object, keeps the string members a row shows. Anything else about it
-// (a wrong type, a huge value) is not the row's business.
-type objectHead struct {
-	present                       bool
-	name, uri, taskID, resultType string
+// member keeps a JSON member's text without copying it: encoding/json
+// hands an Unmarshaler a slice of its input, so the slice is valid while
+// the frame it comes from is (during Parser.frame). A null is "null".
+type member []byte
+
+func (m *member) UnmarshalJSON(b []byte) error { *m = b; return nil }
+
+type frameHead struct {
+	ID     json.RawMessage `json:"id"`
+	Method member          `json:"method"`
+	Params member          `json:"params"`
+	Result member          `json:"result"`
+	Error  present         `json:"error"`
 }
 
-func (o *objectHead) UnmarshalJSON(b []byte) error {
-	o.present = true
-	if len(b) == 0 || b[0] != '{' || len(b) > maxHeadObject {
-		return nil
-	}
-	var v struct {
-		Name       json.RawMessage `json:"name"`
-		URI        json.RawMessage `json:"uri"`
-		TaskID     json.RawMessage `json:"taskId"`
-		ResultType json.RawMessage `json:"resultType"`
-	}
-	if json.Unmarshal(b, &v) != nil {
-		return nil
-	}
-	o.name, o.uri, o.taskID, o.resultType = str(v.Name), str(v.URI), str(v.TaskID), str(v.ResultType)
-	return nil
-}
-
-// str is a JSON string's value, or "" for anything else.
-func str(b json.RawMessage) string {
-	var s string
-	if len(b) == 0 || b[0] != '"' || json.Unmarshal(b, &s) != nil {
+// str is the value of a JSON string member ("" for anything else),
+// interned: a session repeats a few methods and names a million times, and
+// one seen before costs no allocation.
+func (p *Parser) str(raw member) string {
+	if len(raw) < 2 || raw[0] != '"' {
 		return ""
+	}
+	if v, ok := p.names[string(raw)]; ok {
+		return v
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	if len(p.names) < maxNames && len(raw) <= maxNameLen {
+		p.names[string(raw)] = s
 	}
 	return s
 }
 
-type frameHead struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params objectHead      `json:"params"`
-	Result objectHead      `json:"result"`
-	Error  present         `json:"error"`
+// nameOf is what a request is about: params.name (a tool or prompt),
+// params.uri (a resource) or params.taskId.
+func (p *Parser) nameOf(params member) string {
+	if len(params) == 0 || params[0] != '{' || len(params) > maxHeadObject ||
+		!(bytes.Contains(params, []byte(`"name"`)) || bytes.Contains(params, []byte(`"uri"`)) || bytes.Contains(params, []byte(`"taskId"`))) {
+		return ""
+	}
+	var v struct {
+		Name   member `json:"name"`
+		URI    member `json:"uri"`
+		TaskID member `json:"taskId"`
+	}
+	if json.Unmarshal(params, &v) != nil {
+		return ""
+	}
+	return cmp.Or(p.str(v.Name), p.str(v.URI), p.str(v.TaskID))
+}
+
+// inputRequired reports whether a result asks for input (2026-07-28
+// resultType "input_required").
+func (p *Parser) inputRequired(result member) bool {
+	if len(result) == 0 || result[0] != '{' || len(result) > maxHeadObject || !bytes.Contains(result, []byte("input_required")) {
+		return false
+	}
+	var v struct {
+		ResultType member `json:"resultType"`
+	}
+	return json.Unmarshal(result, &v) == nil && p.str(v.ResultType) == "input_required"
 }
 
 // Event parses one tap event.
@@ -241,7 +252,11 @@ func (p *Parser) frame(en *Entry, data []byte) {
 		en.Method = "batch(" + strconv.Itoa(len(batch)) + ")"
 		var ids []string
 		for i := range batch {
-			if id := p.message(en, &batch[i]); id != "" {
+			method, name := p.str(batch[i].Method), ""
+			if method != "" {
+				name = p.nameOf(batch[i].Params)
+			}
+			if id := p.message(en, &batch[i], method, name); id != "" {
 				ids = append(ids, id)
 			}
 		}
@@ -252,22 +267,26 @@ func (p *Parser) frame(en *Entry, data []byte) {
 	if json.Unmarshal(trimmed, &h) != nil {
 		return
 	}
-	en.ID = p.message(en, &h)
+	method, name := p.str(h.Method), ""
+	if method != "" {
+		name = p.nameOf(h.Params)
+	}
+	en.ID = p.message(en, &h, method, name)
 	switch {
-	case h.Method != "":
-		en.Method = p.intern(h.Method)
-		en.Name = p.intern(cmp.Or(h.Params.name, h.Params.uri, h.Params.taskID))
+	case method != "":
+		en.Method, en.Name = method, name
 	case bool(h.Error):
 		en.Method = "error"
 		en.RPCError = true
-	case h.Result.present:
+	case h.Result != nil:
 		en.Method = "response"
-		en.InputRequired = h.Result.resultType == "input_required"
+		en.InputRequired = p.inputRequired(h.Result)
 	}
 }
 
-// message notes a request or matches a response; it returns the id key.
-func (p *Parser) message(en *Entry, h *frameHead) string {
+// message notes a request (method and name) or matches a response; it
+// returns the id key.
+func (p *Parser) message(en *Entry, h *frameHead, method, name string) string {
 	key, ok := mcp.IDKey(h.ID)
 	if !ok {
 		return ""
@@ -278,12 +297,12 @@ func (p *Parser) message(en *Entry, h *frameHead) string {
 		dir, other = "i", "o"
 	}
 	switch {
-	case h.Method != "":
+	case method != "":
 		if len(p.open) >= maxOpen {
 			clear(p.open)
 		}
-		p.open[dir+key] = openRequest{t: en.Time, method: p.intern(h.Method), name: p.intern(cmp.Or(h.Params.name, h.Params.uri, h.Params.taskID))}
-	case h.Result.present || bool(h.Error):
+		p.open[dir+key] = openRequest{t: en.Time, method: method, name: name}
+	case h.Result != nil || bool(h.Error):
 		if r, ok := p.open[other+key]; ok {
 			delete(p.open, other+key)
 			en.Latency = en.Time.Sub(r.t)
