@@ -294,7 +294,11 @@ func (p *Pane) updateDetail(kp tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(kp, k.Back), key.Matches(kp, k.Open):
 		p.detail = false
 	case key.Matches(kp, k.Copy):
-		if e := p.store.Get(p.detailSeq); e != nil && len(e.Data) > 0 {
+		e := p.store.Get(p.detailSeq)
+		switch {
+		case e == nil || e.Released:
+			return func() tea.Msg { return common.Notice("nothing copied: the data of this old row was released") }
+		case len(e.Data) > 0:
 			what := "the frame"
 			if e.Truncated {
 				what = "the start of the frame"

@@ -289,3 +289,31 @@ func TestDetailSearch(t *testing.T) {
 		t.Error("the second esc should leave the detail view")
 	}
 }
+
+// y in a frame's detail copies it; a row whose data was released to bound
+// memory says that nothing was copied.
+func TestDetailCopy(t *testing.T) {
+	p := New(testCommon(), NewStore(10, 100))
+	p.SetSize(80, 12)
+	parser := NewParser()
+	for i := range 2 {
+		p.Append([]Entry{parser.Event(frame(transport.Outgoing, 0, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"pad":"%s"}}`, i, strings.Repeat("x", 60))))})
+	}
+	p.Update(press("enter")) // the newest row, still kept
+	if cmd := p.Update(press("y")); cmd == nil {
+		t.Fatal("y copied nothing")
+	}
+	p.Update(press("esc"))
+	p.Update(press("up"))
+	p.Update(press("enter")) // the oldest row, released
+	if !p.Store().Get(p.detailSeq).Released {
+		t.Fatal("the first row should have been released")
+	}
+	cmd := p.Update(press("y"))
+	if cmd == nil {
+		t.Fatal("no notice for a released row")
+	}
+	if n, ok := cmd().(common.Notice); !ok || !strings.Contains(string(n), "nothing copied") {
+		t.Errorf("notice %v", n)
+	}
+}
