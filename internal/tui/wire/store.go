@@ -174,8 +174,11 @@ func (p *Parser) str(raw member) string {
 }
 
 // nameOf is what a request is about: params.name (a tool or prompt),
-// params.uri (a resource) or params.taskId.
-func (p *Parser) nameOf(params member) string {
+// params.uri (a resource), params.taskId, or the name or uri of params.ref
+// (completion/complete).
+func (p *Parser) nameOf(params member) string { return p.nameIn(params, true) }
+
+func (p *Parser) nameIn(params member, orRef bool) string {
 	if len(params) == 0 || params[0] != '{' || len(params) > maxHeadObject ||
 		!(bytes.Contains(params, []byte(`"name"`)) || bytes.Contains(params, []byte(`"uri"`)) || bytes.Contains(params, []byte(`"taskId"`))) {
 		return ""
@@ -184,11 +187,15 @@ func (p *Parser) nameOf(params member) string {
 		Name   member `json:"name"`
 		URI    member `json:"uri"`
 		TaskID member `json:"taskId"`
+		Ref    member `json:"ref"` // completion/complete: the prompt or template
 	}
 	if json.Unmarshal(params, &v) != nil {
 		return ""
 	}
-	return cmp.Or(p.str(v.Name), p.str(v.URI), p.str(v.TaskID))
+	if n := cmp.Or(p.str(v.Name), p.str(v.URI), p.str(v.TaskID)); n != "" || !orRef {
+		return n
+	}
+	return p.nameIn(v.Ref, false)
 }
 
 // inputRequired reports whether a result asks for input (2026-07-28

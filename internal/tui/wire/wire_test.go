@@ -43,6 +43,8 @@ func TestParserMatchesResponses(t *testing.T) {
 		frame(out, 43*time.Millisecond, `{"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":7}}`),
 		frame(in, 44*time.Millisecond, `{"jsonrpc":"2.0","id":6,"result":null}`),
 		frame(out, 45*time.Millisecond, `{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":"t-1"}}`),
+		frame(out, 46*time.Millisecond, `{"jsonrpc":"2.0","id":8,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"lang","value":"e"}}}`),
+		frame(out, 47*time.Millisecond, `{"jsonrpc":"2.0","id":9,"method":"completion/complete","params":{"ref":{"ref":{"name":"deep"}}}}`),
 		frame(out, 32*time.Millisecond, `[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`),
 		{Time: t0, Kind: transport.KindStderr, Dir: transport.Incoming, Data: []byte("log line")},
 	}
@@ -72,6 +74,8 @@ func TestParserMatchesResponses(t *testing.T) {
 		"frame prompts/get id=6",
 		"frame response · prompts/get id=6 1ms",
 		"frame tasks/get t-1 id=7",
+		"frame completion/complete greet id=8",
+		"frame completion/complete id=9",
 		"frame batch(2) id=3",
 		"stderr  id=",
 	}
