@@ -217,6 +217,22 @@ shot notifications
 keys M-7
 check "the wire pane shows frames" "tools/call" "LATENCY"
 shot wire
+keys /
+typ "method:add"
+keys Enter
+check "the wire filter finds a call and its answer" "→ frame     tools/call add" "← frame     response · tools/call add"
+keys Enter
+check "the detail of the answer" "← recv frame · response · tools/call add"
+keys /
+typ "sum"
+keys Enter
+check "searches in the frame" "sum: line 1 of" "with a match (n/N)"
+keys Escape
+sleep 0.3
+keys Escape
+sleep 0.3
+keys Escape
+sleep 0.3
 keys M-0
 check "the stderr pane opens" "the server's standard error"
 shot stderr
