@@ -199,15 +199,18 @@ func (p *Parser) nameIn(params member, orRef bool) string {
 }
 
 // inputRequired reports whether a result asks for input (2026-07-28
-// resultType "input_required").
+// resultType "input_required"), reading that one member by scanning.
 func (p *Parser) inputRequired(result member) bool {
-	if len(result) == 0 || result[0] != '{' || len(result) > maxHeadObject || !bytes.Contains(result, []byte("input_required")) {
+	if len(result) == 0 || result[0] != '{' || !bytes.Contains(result, []byte("input_required")) {
 		return false
+	}
+	if rt, ok := mcp.MemberString(result, "resultType"); ok {
+		return rt == mcp.ResultInputRequired
 	}
 	var v struct {
 		ResultType member `json:"resultType"`
 	}
-	return json.Unmarshal(result, &v) == nil && p.str(v.ResultType) == "input_required"
+	return len(result) <= maxHeadObject && json.Unmarshal(result, &v) == nil && p.str(v.ResultType) == mcp.ResultInputRequired
 }
 
 // Event parses one tap event.
