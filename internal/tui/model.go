@@ -532,7 +532,7 @@ func (m *Model) openModal(r *common.Request) {
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
 	m.lastNotice = ""
-	if m.compose && m.modal == nil && !key.Matches(msg, k.Quit) && !key.Matches(msg, k.Requests) && !key.Matches(msg, k.Reconnect) && msg.String() != "f1" {
+	if m.compose && m.modal == nil && !key.Matches(msg, k.Quit) && !key.Matches(msg, k.Requests) && !key.Matches(msg, k.Reconnect) && !(key.Matches(msg, k.Help) && msg.String() != "?") {
 		closed, cmd := m.composer.Update(msg, m.client)
 		if closed {
 			m.compose = false

@@ -554,10 +554,13 @@ func TestMouse(t *testing.T) {
 		x := strings.Index(line, "3 Tem")
 		h.tm.Send(tea.MouseClickMsg{Button: tea.MouseLeft, X: x + 1, Y: 2})
 		h.waitText("[3 Templates]")
-		// A click elsewhere on the screen does not switch panes.
-		h.tm.Send(tea.MouseClickMsg{Button: tea.MouseLeft, X: x + 1, Y: 5})
+		// A click elsewhere on the screen does not switch panes; the wheel
+		// after it moves the templates' cursor, so the click was handled
+		// when that shows.
+		h.waitText("2 templates", "› demo://greeting/")
+		h.tm.Send(tea.MouseClickMsg{Button: tea.MouseLeft, X: 2, Y: 5}) // under the Tools tab
 		h.tm.Send(wheel)
-		h.waitText("[3 Templates]")
+		h.waitText("[3 Templates]", "› demo://items/")
 	})
 	t.Run("off", func(t *testing.T) {
 		h := start(t, 100, 30)

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -221,6 +223,16 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	}
 	kp, ok := msg.(tea.KeyPressMsg)
 	if !ok {
+		if p.finding {
+			// Pastes and the cursor's blink reach the search box.
+			var cmd tea.Cmd
+			before := p.find.Value()
+			p.find, cmd = p.find.Update(msg)
+			if p.find.Value() != before {
+				p.setTerm(p.find.Value())
+			}
+			return cmd
+		}
 		return nil
 	}
 	if p.detail {
@@ -271,6 +283,7 @@ func (p *Pane) updateDetail(kp tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(kp, k.Back):
 			p.finding = false
 			p.find.Blur()
+			p.find.SetValue("")
 			p.setTerm("")
 		case key.Matches(kp, k.Open):
 			p.finding = false
@@ -388,8 +401,9 @@ func (p *Pane) highlight(line string, current bool) string {
 	}
 	lowerLine, lowerTerm := strings.ToLower(plain), strings.ToLower(p.term)
 	var b strings.Builder
-	if len(lowerLine) != len(plain) || lowerTerm == "" {
-		// Case folding changed the byte length: mark the whole line.
+	if !sameFoldedLengths(plain) || lowerTerm == "" {
+		// Case folding changes the length of some rune, so offsets in the
+		// folded text are not offsets in the line: mark the whole line.
 		b.WriteString(found.Render(plain))
 	} else {
 		for rest, off := lowerLine, 0; ; {
@@ -408,6 +422,18 @@ func (p *Pane) highlight(line string, current bool) string {
 		return common.Truncate(gutter+b.String(), max(10, p.width))
 	}
 	return b.String()
+}
+
+// sameFoldedLengths reports whether every rune of s keeps its encoded
+// length in lower case (and s is valid UTF-8), so that byte offsets in
+// strings.ToLower(s) are offsets in s.
+func sameFoldedLengths(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || utf8.RuneLen(r) != utf8.RuneLen(unicode.ToLower(r)) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *Pane) openDetail(i int) {
@@ -617,6 +643,8 @@ func (p *Pane) buildDetail() {
 	e := p.store.Get(p.detailSeq)
 	if e == nil {
 		p.detailLines = []string{st.Dim.Render("This frame is no longer kept.")}
+		p.findMatches()
+		p.match, p.detailOffset = 0, 0
 		return
 	}
 	w := max(10, p.width)
@@ -730,7 +758,7 @@ func (p *Pane) detailView() string {
 	pos := fmt.Sprintf("lines %d-%d of %d", p.detailOffset+1, end, len(p.detailLines))
 	switch {
 	case p.term != "" && len(p.matches) == 0:
-		pos += " · " + common.Line(p.term) + ": not in this frame"
+		pos += " · " + common.Line(p.term) + ": on no line (a match split by a line wrap is not found)"
 	case p.term != "":
 		pos += fmt.Sprintf(" · %s: line %d of %d with a match (n/N)", common.Line(p.term), p.match+1, len(p.matches))
 	}

@@ -271,6 +271,8 @@ func (p *Parser) frame(en *Entry, data []byte) {
 			}
 		}
 		en.ID = strings.Join(ids, ",")
+		// One row stands for the whole batch: it answers no single request.
+		en.Answers, en.Name = "", ""
 		return
 	}
 	var h frameHead

@@ -45,6 +45,8 @@ func TestParserMatchesResponses(t *testing.T) {
 		frame(out, 45*time.Millisecond, `{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":"t-1"}}`),
 		frame(out, 46*time.Millisecond, `{"jsonrpc":"2.0","id":8,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"lang","value":"e"}}}`),
 		frame(out, 47*time.Millisecond, `{"jsonrpc":"2.0","id":9,"method":"completion/complete","params":{"ref":{"ref":{"name":"deep"}}}}`),
+		frame(out, 48*time.Millisecond, `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`),
+		frame(in, 49*time.Millisecond, `[{"jsonrpc":"2.0","id":9,"result":{}},{"jsonrpc":"2.0","id":10,"result":{}}]`),
 		frame(out, 32*time.Millisecond, `[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`),
 		{Time: t0, Kind: transport.KindStderr, Dir: transport.Incoming, Data: []byte("log line")},
 	}
@@ -76,6 +78,8 @@ func TestParserMatchesResponses(t *testing.T) {
 		"frame tasks/get t-1 id=7",
 		"frame completion/complete greet id=8",
 		"frame completion/complete id=9",
+		"frame tools/list id=10",
+		"frame batch(2) id=9,10 1ms",
 		"frame batch(2) id=3",
 		"stderr  id=",
 	}
@@ -284,13 +288,41 @@ func TestDetailSearch(t *testing.T) {
 		t.Errorf("the search box:\n%s", s)
 	}
 	p.Update(press("enter"))
-	if s := ansi.Strip(p.View()); !strings.Contains(s, "absent: not in this frame") {
+	if s := ansi.Strip(p.View()); !strings.Contains(s, "absent: on no line") {
 		t.Errorf("no match:\n%s", s)
 	}
 	p.Update(press("esc"))
 	p.Update(press("esc"))
 	if p.Detail() {
 		t.Error("the second esc should leave the detail view")
+	}
+
+	// esc in the box empties it; a paste reaches it.
+	p.Update(press("enter"))
+	p.Update(press("/"))
+	p.Update(press("x"))
+	p.Update(press("esc"))
+	p.Update(press("/"))
+	p.Update(tea.PasteMsg{Content: "Needle"})
+	p.Update(press("enter"))
+	if p.term != "Needle" || len(p.matches) != 3 {
+		t.Errorf("after esc and a paste: term %q, %d matches", p.term, len(p.matches))
+	}
+}
+
+// Marks land on the matched text even where case folding changes the
+// length of some runes; then the whole line is marked.
+func TestHighlightFolding(t *testing.T) {
+	p := New(testCommon(), NewStore(0, 0))
+	p.SetSize(80, 12)
+	p.term = "abc"
+	found := p.c.Styles.Match.Reverse(true)
+	if got, want := p.highlight("x abc ABC", false), "x "+found.Render("abc")+" "+found.Render("ABC"); got != want {
+		t.Errorf("ASCII: %q, want %q", got, want)
+	}
+	line := "Ⱥ abc İ" // Ⱥ grows and İ shrinks in lower case
+	if got := p.highlight(line, false); got != found.Render(line) {
+		t.Errorf("folding: %q, want the whole line marked", got)
 	}
 }
 
