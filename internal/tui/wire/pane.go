@@ -213,25 +213,13 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 				return nil
 			}
 		}
-		var cmd tea.Cmd
-		before := p.filter.Value()
-		p.filter, cmd = p.filter.Update(msg)
-		if p.filter.Value() != before {
-			p.setQuery(p.filter.Value())
-		}
-		return cmd
+		return updateInput(&p.filter, msg, p.setQuery)
 	}
 	kp, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		if p.finding {
 			// Pastes and the cursor's blink reach the search box.
-			var cmd tea.Cmd
-			before := p.find.Value()
-			p.find, cmd = p.find.Update(msg)
-			if p.find.Value() != before {
-				p.setTerm(p.find.Value())
-			}
-			return cmd
+			return updateInput(&p.find, msg, p.setTerm)
 		}
 		return nil
 	}
@@ -275,6 +263,17 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// updateInput hands msg to a text box and applies its value when it changed.
+func updateInput(in *textinput.Model, msg tea.Msg, apply func(string)) tea.Cmd {
+	before := in.Value()
+	var cmd tea.Cmd
+	*in, cmd = in.Update(msg)
+	if in.Value() != before {
+		apply(in.Value())
+	}
+	return cmd
+}
+
 func (p *Pane) updateDetail(kp tea.KeyPressMsg) tea.Cmd {
 	k := p.c.Keys
 	h := p.height - 1
@@ -289,10 +288,7 @@ func (p *Pane) updateDetail(kp tea.KeyPressMsg) tea.Cmd {
 			p.finding = false
 			p.find.Blur()
 		default:
-			var cmd tea.Cmd
-			p.find, cmd = p.find.Update(kp)
-			p.setTerm(p.find.Value())
-			return cmd
+			return updateInput(&p.find, kp, p.setTerm)
 		}
 		return nil
 	}
