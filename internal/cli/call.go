@@ -238,7 +238,7 @@ func progressReporter(ios *IOStreams, verbose func(string, ...any)) (report func
 	var shown atomic.Bool
 	end = func() {
 		if shown.Load() {
-			fmt.Fprint(ios.ErrOut, "\r\x1b[K")
+			ios.ErrOut.EraseLine()
 		}
 	}
 	return func(p mcp.ProgressParams) {
@@ -251,7 +251,8 @@ func progressReporter(ios *IOStreams, verbose func(string, ...any)) (report func
 		}
 		if ios.StderrTTY {
 			shown.Store(true)
-			fmt.Fprintf(ios.ErrOut, "\r\x1b[K%s", msg)
+			ios.ErrOut.EraseLine()
+			fmt.Fprint(ios.ErrOut, msg)
 			return
 		}
 		verbose("%s", msg)

@@ -70,10 +70,10 @@ func TestConnectFlags(t *testing.T) {
 }
 
 func TestConnectNeedsATerminal(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, errOut := Test()
 	code := run(context.Background(), &Factory{IO: ios, Executable: os.Executable}, append([]string{"connect"}, peerArgs("demo")...))
-	if code != ExitUsage || !strings.Contains(ios.ErrOut.(interface{ String() string }).String(), "terminal") {
-		t.Errorf("exit %d, stderr %s", code, ios.ErrOut)
+	if code != ExitUsage || !strings.Contains(errOut.String(), "terminal") {
+		t.Errorf("exit %d, stderr %s", code, errOut)
 	}
 }
 

@@ -107,7 +107,8 @@ func TestSanitize(t *testing.T) {
 		"bad \xff utf8":             `bad \xff utf8`,
 		"tab\tnewline\n":            `tab\x09newline\x0a`,
 		"café 日本語 🎉":                "café 日本語 🎉",
-		"zero width \u200b joiner":  "zero width \u200b joiner",
+		"zero width \u200b joiner":  `zero width \u200b joiner`,
+		"tag \U000E0041":            `tag \U000e0041`,
 		"isolate \u2066x\u2069 end": `isolate \u2066x\u2069 end`,
 	} {
 		if got := sanitize(in, false); got != want {

@@ -6,14 +6,26 @@ import (
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/mcpi-dev/mcpi/internal/safetext"
 )
 
 // IOStreams are the standard streams of a command, with what is known of
 // the terminal behind them.
+//
+// Out and ErrOut are the one way to a person: every byte written to them
+// crosses safetext.Writer, which makes control characters, escape
+// sequences and invisible characters visible, so no message, error or
+// server text printed through them can drive the terminal. The raw streams
+// are reachable only through Data (exact bytes of machine output: --json,
+// and raw data to a non-terminal) and Terminal (the TUI, whose frames cross
+// safetext.Screen); TestOutputBoundary keeps it that way.
 type IOStreams struct {
 	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
+	Out    *safetext.Writer
+	ErrOut *safetext.Writer
+
+	out, errOut io.Writer
 
 	StdinTTY  bool
 	StdoutTTY bool
@@ -22,13 +34,16 @@ type IOStreams struct {
 	Color bool
 }
 
+// NewIOStreams returns streams over in, out and errOut.
+func NewIOStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
+	return &IOStreams{In: in, out: out, errOut: errOut, Out: safetext.NewWriter(out), ErrOut: safetext.NewWriter(errOut)}
+}
+
 // System returns the process's streams.
 func System() *IOStreams {
 	isTTY := func(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
-	s := &IOStreams{
-		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		StdinTTY: isTTY(os.Stdin), StdoutTTY: isTTY(os.Stdout), StderrTTY: isTTY(os.Stderr),
-	}
+	s := NewIOStreams(os.Stdin, os.Stdout, os.Stderr)
+	s.StdinTTY, s.StdoutTTY, s.StderrTTY = isTTY(os.Stdin), isTTY(os.Stdout), isTTY(os.Stderr)
 	_, noColor := os.LookupEnv("NO_COLOR")
 	s.Color = s.StdoutTTY && !noColor && os.Getenv("TERM") != "dumb"
 	return s
@@ -37,5 +52,20 @@ func System() *IOStreams {
 // Test returns streams backed by buffers: input, output, error output.
 func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
-	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
+	return NewIOStreams(in, out, errOut), in, out, errOut
+}
+
+// Data is standard output for machine output that must keep its exact
+// bytes (--json to a pipe, raw data to a file). Text for a person goes to
+// Out instead.
+func (s *IOStreams) Data() io.Writer { return s.out }
+
+// Terminal is standard output for the TUI, whose renderer writes its own
+// control sequences and passes every frame through safetext.Screen.
+func (s *IOStreams) Terminal() io.Writer { return s.out }
+
+// Flush writes what the sinks hold back (a rune cut at the end of a write).
+func (s *IOStreams) Flush() {
+	s.Out.Flush()
+	s.ErrOut.Flush()
 }

@@ -11,21 +11,26 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/tidwall/pretty"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/safetext"
 )
 
-// writeRawJSON prints JSON as the server sent it: pretty (and coloured when
-// colour is on) on a terminal, one line otherwise.
+// writeRawJSON prints JSON as the server sent it, with every character a
+// terminal may act on or hide written as a \u escape (escapeUnsafe: every
+// value reads back the same). On a terminal, for a person: pretty, and
+// coloured when colour is on, through the sink. Otherwise, for a program:
+// one line, through Data.
 func writeRawJSON(ios *IOStreams, raw []byte) error {
 	raw = escapeUnsafe(raw)
 	if ios.StdoutTTY {
 		out := pretty.Pretty(raw)
 		if ios.Color {
-			out = pretty.Color(out, nil)
+			return ios.Out.WriteStyled(string(pretty.Color(out, nil)))
 		}
 		_, err := ios.Out.Write(out)
 		return err
@@ -36,14 +41,15 @@ func writeRawJSON(ios *IOStreams, raw []byte) error {
 		buf.Write(raw)
 	}
 	buf.WriteByte('\n')
-	_, err := ios.Out.Write(buf.Bytes())
+	_, err := ios.Data().Write(buf.Bytes())
 	return err
 }
 
 // escapeUnsafe rewrites the characters that JSON allows raw inside strings
-// but a terminal may act on (C1 controls, bidirectional overrides, line and
-// paragraph separators, DEL) as \u escapes. The JSON means the same; only
-// its spelling changes, and nothing a server sent reaches the terminal raw.
+// but a terminal may act on or hide (safetext.Unsafe: C1 controls, bidi
+// and zero-width characters, tag characters, separators, DEL) as \u
+// escapes, and invalid UTF-8 as \ufffd. The JSON means the same, save for
+// the invalid bytes; only its spelling changes.
 func escapeUnsafe(b []byte) []byte {
 	var out []byte
 	for i := 0; i < len(b); {
@@ -56,11 +62,16 @@ func escapeUnsafe(b []byte) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
-		if c == 0x7f || unsafeInJSON(r) {
+		if r == utf8.RuneError || safetext.Unsafe(r) {
 			if out == nil {
 				out = append(make([]byte, 0, len(b)+16), b[:i]...)
 			}
-			out = fmt.Appendf(out, `\u%04x`, r)
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
 		} else if out != nil {
 			out = append(out, b[i:i+size]...)
 		}
@@ -70,23 +81,6 @@ func escapeUnsafe(b []byte) []byte {
 		return b
 	}
 	return out
-}
-
-// unsafeInJSON are the runes escapeUnsafe rewrites.
-func unsafeInJSON(r rune) bool {
-	return (r >= 0x80 && r < 0xa0) || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') ||
-		r == '\u200e' || r == '\u200f' || r == '\u061c' || r == '\u2028' || r == '\u2029' || r == '\ufeff'
-}
-
-// safeWriter sanitises everything written through it, keeping newlines:
-// for reports that quote server data (verify's diff).
-type safeWriter struct{ w io.Writer }
-
-func (s safeWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(s.w, sanitize(string(p), true)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // writeJSON marshals v and prints it like writeRawJSON.

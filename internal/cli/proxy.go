@@ -89,7 +89,7 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	}
 	code, err := proxy.RunStdio(ctx, proxy.StdioOptions{
 		Command: opts.Command, Env: opts.Env,
-		Stdin: opts.IO.In, Stdout: opts.IO.Out, Stderr: opts.IO.ErrOut, Tap: w,
+		Stdin: opts.IO.In, Stdout: opts.IO.Data(), Stderr: opts.IO.ErrOut, Tap: w,
 	})
 	if cerr := w.Close(); cerr != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: the trace %s is incomplete: %v\n", opts.Record, cerr)

@@ -133,7 +133,7 @@ func replayServe(ctx context.Context, opts *ReplayOptions) error {
 	srv := replay.NewServer(t)
 	if opts.HTTP == "" {
 		// stdout carries the protocol: everything else goes to stderr.
-		return srv.ServeStdio(ctx, opts.IO.In, opts.IO.Out)
+		return srv.ServeStdio(ctx, opts.IO.In, opts.IO.Data())
 	}
 	ln, err := listen(opts.HTTP, "--http", true)
 	if err != nil {
@@ -157,7 +157,7 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 	var equal bool
 	var results []replay.Result
 	err = opts.withHandler(ctx, h, func(c *session.Client) error {
-		equal, results = replay.Verify(ctx, c, t, replay.VerifyOptions{Ignore: opts.Ignore, Out: safeWriter{opts.IO.Out}})
+		equal, results = replay.Verify(ctx, c, t, replay.VerifyOptions{Ignore: opts.Ignore, Out: opts.IO.Out})
 		return nil
 	})
 	if err != nil {

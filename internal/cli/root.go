@@ -115,6 +115,8 @@ func Main() ExitCode {
 
 func run(ctx context.Context, f *Factory, args []string) ExitCode {
 	f.Args = args
+	defer f.IO.Flush()
+	ctx = context.WithValue(ctx, streamsKey{}, f.IO)
 	root := newCmdRoot(f, commandFor(f, args))
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
@@ -138,4 +140,16 @@ func run(ctx context.Context, f *Factory, args []string) ExitCode {
 		fmt.Fprintf(f.IO.ErrOut, "mcpi: %s\n", oneLine(err.Error()))
 	}
 	return exitCodeFor(err)
+}
+
+type streamsKey struct{}
+
+// streamsOf returns the streams run put in ctx, for the code that has a
+// command but not its options (nil outside run).
+func streamsOf(ctx context.Context) *IOStreams {
+	if ctx == nil {
+		return nil
+	}
+	ios, _ := ctx.Value(streamsKey{}).(*IOStreams)
+	return ios
 }

@@ -7,12 +7,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -97,8 +95,8 @@ func addAuthFlags(cmd *cobra.Command, a *AuthOptions) {
 // validate checks the authorization flags against the target.
 func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
 	a.out = cmd.ErrOrStderr()
-	if f, ok := a.out.(*os.File); ok {
-		a.interactive = term.IsTerminal(int(f.Fd()))
+	if ios := streamsOf(cmd.Context()); ios != nil {
+		a.interactive = ios.StderrTTY
 	}
 	var scopes []string
 	for _, s := range a.Scopes {
@@ -146,7 +144,7 @@ func (a *AuthOptions) client(serverURL string, h http.Header, tap transport.Tap)
 		return nil
 	}
 	opts := auth.Options{
-		ServerURL: serverURL, Tap: tap, Out: safeWriter{a.out}, Interactive: a.interactive,
+		ServerURL: serverURL, Tap: tap, Out: a.out, Interactive: a.interactive,
 		Headless: a.Headless, NoBrowser: a.NoBrowser, RedirectPort: a.RedirectPort, Scopes: a.Scopes,
 		ClientID: a.ClientID, ClientSecret: a.ClientSecret, ClientMetadataURL: a.ClientMetadataURL,
 		ClientName: "mcpi", ClientVersion: Version,

@@ -47,7 +47,7 @@ func NewCmdTrace(f *Factory) *cobra.Command {
 			}
 			b = append(b, '\n')
 			if out == "" || out == "-" {
-				_, err = f.IO.Out.Write(b)
+				_, err = f.IO.Data().Write(b)
 				return err
 			}
 			return os.WriteFile(out, b, 0o600)

@@ -1,51 +1,77 @@
-// Package safetext makes text that came from a server safe to show on a
-// terminal: escape and other control characters, C1 controls, bidirectional
-// overrides and invalid UTF-8 are shown as visible escapes, never written
-// raw. Every front end (the CLI and the TUI) sends server text through it.
+// Package safetext makes text that came from a server, a trace or a file
+// safe to show on a terminal: control characters (C0 and C1), escape
+// sequences, bidirectional controls, zero-width and other invisible format
+// characters, Unicode tag characters and invalid UTF-8 are shown as visible
+// escapes, never written raw.
+//
+// It is the one rule for what may reach a person: Sanitize and its
+// one-line and block forms for text, Writer for the CLI's streams (every
+// byte mcpi writes for a person crosses one), Screen for the TUI's frames.
 //
 // It imports nothing of mcpi.
 package safetext
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Sanitize makes s safe for a terminal or a pipe: escape and other control
-// characters, and bidirectional overrides, are shown as visible escapes
-// instead of being written raw. Newlines and tabs are kept when keepNewlines
-// is set.
+// Sanitize makes s safe for a terminal or a pipe: every rune Unsafe reports
+// (and every byte of invalid UTF-8) is shown as a visible escape instead of
+// being written raw: \e for ESC, \xHH for other C0 controls, DEL and
+// invalid bytes, \uHHHH or \UHHHHHHHH for the rest. Newlines and tabs are
+// kept when keepNewlines is set.
 func Sanitize(s string, keepNewlines bool) string {
 	if isPlain(s, keepNewlines) {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
+	appendSanitized(&b, s, keepNewlines)
+	return b.String()
+}
+
+// appendSanitized writes the sanitized form of s to b.
+func appendSanitized(b *strings.Builder, s string, keepNewlines bool) {
 	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			b.WriteByte(c)
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
+			writeEscape(b, `\x`, rune(c), 2)
 		case keepNewlines && (r == '\n' || r == '\t'):
-			b.WriteRune(r)
+			b.WriteByte(c)
 		case r == '\x1b':
 			b.WriteString(`\e`)
 		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case IsBidiControl(r), r == '\u2028', r == '\u2029', r == '\ufeff':
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case !unicode.IsPrint(r) && !unicode.IsSpace(r) && unicode.Is(unicode.Cc, r):
-			fmt.Fprintf(&b, `\u%04x`, r)
+			writeEscape(b, `\x`, r, 2)
+		case Unsafe(r):
+			if r > 0xffff {
+				writeEscape(b, `\U`, r, 8)
+			} else {
+				writeEscape(b, `\u`, r, 4)
+			}
 		default:
 			b.WriteString(s[i : i+size])
 		}
 		i += size
 	}
-	return b.String()
+}
+
+func writeEscape(b *strings.Builder, prefix string, r rune, digits int) {
+	b.WriteString(prefix)
+	h := strconv.FormatInt(int64(r), 16)
+	for n := len(h); n < digits; n++ {
+		b.WriteByte('0')
+	}
+	b.WriteString(h)
 }
 
 // isPlain reports whether s is printable ASCII (plus newlines and tabs when
@@ -62,6 +88,29 @@ func isPlain(s string, keepNewlines bool) bool {
 		return false
 	}
 	return true
+}
+
+// Unsafe reports whether r must not reach a terminal raw: control
+// characters (C0, DEL, C1), format characters (bidirectional controls,
+// zero-width characters, the byte order mark, soft hyphen, the Unicode tag
+// characters U+E0000..U+E007F that can spell hidden text), line and
+// paragraph separators, the variation selectors of the supplement
+// (U+E0100..U+E01EF, another carrier of hidden text), and the Hangul fillers
+// that render as blanks.
+func Unsafe(r rune) bool {
+	switch {
+	case r < 0x20 || r == 0x7f:
+		return true
+	case r < 0xa0:
+		return r >= 0x80
+	case r < 0x0600:
+		return r == 0xad
+	case r >= 0xe0000 && r <= 0xe01ef:
+		return true
+	case r == 0x115f, r == 0x1160, r == 0x3164, r == 0xffa0:
+		return true
+	}
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // IsBidiControl reports whether r changes the direction of the text around
@@ -81,4 +130,10 @@ func OneLine(s string) string {
 // tabs become spaces, since a tab's width depends on where it lands.
 func Block(s string) string {
 	return strings.ReplaceAll(Sanitize(s, true), "\t", "    ")
+}
+
+// Clean reports whether s would pass Sanitize unchanged with newlines and
+// tabs kept: what a test asserts of everything written for a person.
+func Clean(s string) bool {
+	return Sanitize(s, true) == s
 }

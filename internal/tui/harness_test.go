@@ -100,7 +100,7 @@ func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (p *probe) View() tea.View {
-	v := p.inner.View()
+	v := screen{p.inner}.View()
 	p.mu.Lock()
 	p.screen = v.Content
 	p.mu.Unlock()

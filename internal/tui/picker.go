@@ -9,7 +9,6 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
@@ -32,20 +31,7 @@ var ErrNoChoice = errors.New("no server chosen")
 func Pick(ctx context.Context, title string, items []PickItem, opts Options) (int, error) {
 	m := newPicker(title, items, !opts.NoColor)
 	m.width, m.height = opts.Width, opts.Height
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
-	if opts.In != nil {
-		popts = append(popts, tea.WithInput(opts.In))
-	}
-	if opts.Out != nil {
-		popts = append(popts, tea.WithOutput(opts.Out))
-	}
-	if opts.NoColor {
-		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
-	}
-	if opts.Width > 0 && opts.Height > 0 {
-		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
-	}
-	final, err := tea.NewProgram(m, popts...).Run()
+	final, err := runProgram(ctx, m, programIO{In: opts.In, Out: opts.Out, NoColor: opts.NoColor, Width: opts.Width, Height: opts.Height})
 	if err != nil {
 		return -1, err
 	}

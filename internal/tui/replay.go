@@ -13,7 +13,6 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
@@ -192,22 +191,6 @@ func (m *ReplayModel) View() tea.View {
 func RunReplay(ctx context.Context, opts ReplayOptions) error {
 	m := NewReplay(ctx, opts)
 	defer m.Close()
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
-	if opts.In != nil {
-		popts = append(popts, tea.WithInput(opts.In))
-	}
-	if opts.Out != nil {
-		popts = append(popts, tea.WithOutput(opts.Out))
-	}
-	if opts.NoColor {
-		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
-	}
-	if opts.Width > 0 && opts.Height > 0 {
-		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
-	}
-	_, err := tea.NewProgram(m, popts...).Run()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return ctx.Err()
-	}
+	_, err := runProgram(ctx, m, programIO{In: opts.In, Out: opts.Out, NoColor: opts.NoColor, Width: opts.Width, Height: opts.Height})
 	return err
 }

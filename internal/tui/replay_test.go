@@ -30,7 +30,7 @@ func TestReplay(t *testing.T) {
 		},
 	})
 	t.Cleanup(m.Close)
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 20),
+	tm := teatest.NewTestModel(t, screen{m}, teatest.WithInitialTermSize(100, 20),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
 	// The renderer redraws only the cells that change: wait for rows, and
 	// check the rest on the final model.

@@ -21,9 +21,6 @@ import (
 	"runtime"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
-
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -76,24 +73,7 @@ type Options struct {
 func Run(ctx context.Context, opts Options) error {
 	m := New(ctx, opts)
 	defer m.Close()
-	var popts []tea.ProgramOption
-	popts = append(popts, tea.WithContext(ctx))
-	if opts.In != nil {
-		popts = append(popts, tea.WithInput(opts.In))
-	}
-	if opts.Out != nil {
-		popts = append(popts, tea.WithOutput(opts.Out))
-	}
-	if opts.NoColor {
-		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
-	}
-	if opts.Width > 0 && opts.Height > 0 {
-		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
-	}
-	_, err := tea.NewProgram(m, popts...).Run()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return ctx.Err()
-	}
+	_, err := runProgram(ctx, m, programIO{In: opts.In, Out: opts.Out, NoColor: opts.NoColor, Width: opts.Width, Height: opts.Height})
 	return err
 }
 

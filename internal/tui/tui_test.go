@@ -462,11 +462,11 @@ func TestPicker(t *testing.T) {
 		{Title: "evil\x1b[2J", Detail: "node x.js", Source: "/p/.mcp.json", Note: "disabled"},
 	}
 	p := newPicker("Choose a server (3 configured)", items, false)
-	tm := teatest.NewTestModel(t, p, teatest.WithInitialTermSize(80, 12),
+	tm := teatest.NewTestModel(t, screen{p}, teatest.WithInitialTermSize(80, 12),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
 	tm.Type("fil")
 	tm.Send(keyMsg("enter"))
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*picker)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(screen).Model.(*picker)
 	if final.chosen != 1 {
 		t.Errorf("chosen = %d", final.chosen)
 	}
