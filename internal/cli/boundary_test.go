@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOutputBoundary keeps IOStreams.Out, IOStreams.ErrOut (safetext.Writer)
+// and the TUI's screen (safetext.Screen) the only ways from mcpi to a
+// person: it fails for the first file of the binary that writes to the
+// process's streams another way, so a new print path cannot forget to
+// sanitise.
+func TestOutputBoundary(t *testing.T) {
+	// Packages that are not part of the mcpi binary may print as they like.
+	notInBinary := []string{"internal/bench/", "internal/mcptest/", "internal/conformance/", "internal/auth/authtest/"}
+	// The raw streams, each with the reason it may have them.
+	rawStreams := map[string]string{
+		"internal/cli/iostreams.go": "builds the sinks over the process's streams",
+	}
+	// Callers of IOStreams.Data and Terminal: exact bytes for programs.
+	rawCallers := map[string]string{
+		"internal/cli/output.go": "writeRawJSON: JSON for a program (not a terminal), every unsafe rune already \\u-escaped",
+		"internal/cli/proxy.go":  "the host's stdout carries the protocol",
+		"internal/cli/replay.go": "replay --serve: stdout carries the protocol",
+		"internal/cli/trace.go":  "trace export: a HAR file",
+	}
+	fset := token.NewFileSet()
+	root := filepath.Join("..", "..")
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(path, root+string(filepath.Separator)))
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && path != root || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		for _, p := range notInBinary {
+			if strings.HasPrefix(rel, p) {
+				return nil
+			}
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				pkg, ok := n.X.(*ast.Ident)
+				if !ok {
+					return true
+				}
+				name := pkg.Name + "." + n.Sel.Name
+				switch {
+				case name == "os.Stdout" || name == "os.Stderr":
+					if rawStreams[rel] == "" {
+						t.Errorf("%s: %s bypasses the sink: write to IOStreams.Out or ErrOut", fset.Position(n.Pos()), name)
+					}
+				case pkg.Name == "fmt" && strings.HasPrefix(n.Sel.Name, "Print"),
+					pkg.Name == "log" && (strings.HasPrefix(n.Sel.Name, "Print") || strings.HasPrefix(n.Sel.Name, "Fatal") || strings.HasPrefix(n.Sel.Name, "Panic")):
+					t.Errorf("%s: %s writes to the process's streams: write to IOStreams.Out or ErrOut", fset.Position(n.Pos()), name)
+				case name == "tea.NewProgram" && rel != "internal/tui/program.go":
+					t.Errorf("%s: tea.NewProgram outside runProgram: its frames would not cross safetext.Screen", fset.Position(n.Pos()))
+				}
+			case *ast.CallExpr:
+				if id, ok := n.Fun.(*ast.Ident); ok && (id.Name == "print" || id.Name == "println") {
+					t.Errorf("%s: %s writes to stderr raw", fset.Position(n.Pos()), id.Name)
+				}
+				sel, ok := n.Fun.(*ast.SelectorExpr)
+				if ok && len(n.Args) == 0 && (sel.Sel.Name == "Data" || sel.Sel.Name == "Terminal") && strings.HasPrefix(rel, "internal/cli/") &&
+					rel != "internal/cli/iostreams.go" && rawCallers[rel] == "" {
+					t.Errorf("%s: %s() is the raw stream, for exact machine output only: add the file to rawCallers with its reason, or write to Out", fset.Position(n.Pos()), sel.Sel.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("only %d files checked: the walk missed the module", checked)
+	}
+}
