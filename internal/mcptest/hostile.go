@@ -70,6 +70,9 @@ func RunHostile(mode string) {
 	case HostileMRTR:
 		runMRTR()
 		return
+	case HostilePoison:
+		runPoison()
+		return
 	case HostileGarbageFirst:
 		send("Starting server... \x1b[31mred\x1b[0m")
 		send("\xff\xfe not utf-8")

@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case "hostile:" + mcptest.HostilePoison:
+		mcptest.RunHostile(mcptest.HostilePoison)
+		os.Exit(0)
 	case "demo-legacy":
 		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: demoserver.EraLegacy}); err != nil {
 			os.Exit(1)
@@ -75,6 +78,10 @@ type probe struct {
 	changed chan struct{}
 
 	maxUpdate atomic.Int64 // nanoseconds
+
+	// unsafe is the first frame a pane drew with something in it that the
+	// screen sink had to make visible: a pane that forgot to sanitise.
+	unsafe string
 }
 
 // blockMsg holds the event loop until release is closed.
@@ -100,9 +107,13 @@ func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (p *probe) View() tea.View {
+	raw := p.inner.View().Content
 	v := screen{p.inner}.View()
 	p.mu.Lock()
 	p.screen = v.Content
+	if p.unsafe == "" && v.Content != raw {
+		p.unsafe = raw
+	}
 	p.mu.Unlock()
 	select {
 	case p.changed <- struct{}{}:
