@@ -53,7 +53,7 @@ func TestNoRawControlReachesAPerson(t *testing.T) {
 	writeLines(t, crafted,
 		map[string]any{"type": "header", "format": "mcpi-trace", "version": 1, "mcpi": mcptest.Poison, "created": "2026-03-14T15:09:26Z", "role": "client",
 			"target": map[string]any{"transport": mcptest.Poison, "command": []string{mcptest.Poison}, "url": "http://x/" + mcptest.Poison, "server": mcptest.Poison, "config": mcptest.Poison},
-			"args": []string{mcptest.Poison}, "protocolVersion": mcptest.Poison},
+			"args":   []string{mcptest.Poison}, "protocolVersion": mcptest.Poison},
 		map[string]any{"type": "frame", "t": "2026-03-14T15:09:26.002000000Z", "seq": 1, "dir": "send", "http": map[string]any{"method": mcptest.Poison, "url": "http://x/" + mcptest.Poison, "requestHeaders": map[string]any{mcptest.Poison: []string{mcptest.Poison}}},
 			"msg": map[string]any{"jsonrpc": "2.0", "id": 1, "method": mcptest.Poison, "params": map[string]any{"name": mcptest.Poison}}},
 		map[string]any{"type": "frame", "t": "2026-03-14T15:09:26.003000000Z", "seq": 2, "dir": "recv", "msg": map[string]any{"jsonrpc": "2.0", "id": 1, "error": map[string]any{"code": 1, "message": mcptest.Poison}}},
