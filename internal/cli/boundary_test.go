@@ -28,6 +28,7 @@ func TestOutputBoundary(t *testing.T) {
 		"internal/cli/proxy.go":  "the host's stdout carries the protocol",
 		"internal/cli/replay.go": "replay --serve: stdout carries the protocol",
 		"internal/cli/trace.go":  "trace export: a HAR file",
+		"internal/cli/verbs.go":  "read --raw: a resource's bytes, refused on a terminal without --raw-terminal",
 	}
 	fset := token.NewFileSet()
 	root := filepath.Join("..", "..")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -185,5 +186,40 @@ func writeLines(t *testing.T, path string, lines ...any) {
 	}
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadRaw: read --raw writes a resource's exact bytes for a file or a
+// pipe, and refuses a terminal unless told twice.
+func TestReadRaw(t *testing.T) {
+	t.Parallel()
+	demo := peerArgs("demo")
+	code, out, errOut := runCLI(t, "", with(demo, "read", "demo://binary/logo.png", "--raw")...)
+	if code != ExitOK || !strings.HasPrefix(out, "\x89PNG\r\n\x1a\n") || len(out) != 108 {
+		t.Errorf("exit %d, %d bytes %q, stderr %s", code, len(out), out[:min(len(out), 16)], errOut)
+	}
+	code, out, _ = runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostilePoison), "read", "poison://ok", "--raw")...)
+	if code != ExitOK || out != mcptest.Poison+"hi" {
+		t.Errorf("exit %d, stdout %q: want the text and the blob's bytes exactly", code, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		code ExitCode
+		err  string
+	}{
+		{with(demo, "read", "demo://binary/logo.png", "--raw"), ExitUsage, "redirect stdout"},
+		{with(demo, "read", "demo://binary/logo.png", "--raw", "--raw-terminal"), ExitOK, ""},
+		{with(demo, "read", "demo://binary/logo.png", "--raw-terminal"), ExitUsage, "goes with --raw"},
+		{with(demo, "read", "demo://binary/logo.png", "--raw", "--json"), ExitUsage, "neither --json nor --save"},
+	} {
+		ios, _, out, errOut := Test()
+		ios.StdoutTTY = true
+		code := run(context.Background(), &Factory{IO: ios, Executable: os.Executable}, tc.args)
+		if code != tc.code || !strings.Contains(errOut.String(), tc.err) {
+			t.Errorf("%v: exit %d, stderr %s", tc.args, code, errOut)
+		}
+		if tc.code == ExitUsage && out.Len() > 0 {
+			t.Errorf("%v: wrote %d bytes to the terminal", tc.args, out.Len())
+		}
 	}
 }

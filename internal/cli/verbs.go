@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -53,26 +54,38 @@ func exactly(n int, what string) func([]string) error {
 func NewCmdRead(f *Factory) *cobra.Command {
 	o := &ConnOptions{IO: f.IO, Args: f.Args}
 	var uri, save string
+	var raw, rawTTY bool
 	cmd := simpleCmd(o, "read URI TARGET", "Read a resource and print its contents",
-		"  mcpi read demo://text/hello -- mcpi demo-server\n  mcpi read demo://binary/logo.png --save out/ -- mcpi demo-server",
+		"  mcpi read demo://text/hello -- mcpi demo-server\n  mcpi read demo://binary/logo.png --save out/ -- mcpi demo-server\n  mcpi read demo://binary/logo.png --raw -- mcpi demo-server > logo.png",
 		func(rest []string) error {
 			if err := exactly(1, "the resource URI")(rest); err != nil {
 				return err
 			}
 			uri = rest[0]
+			switch {
+			case raw && (o.JSON || save != ""):
+				return flagErrorf("--raw writes the contents as they are: it goes with neither --json nor --save")
+			case raw && o.IO.StdoutTTY && !rawTTY:
+				return flagErrorf("--raw would write the server's bytes to a terminal, which they could drive: redirect stdout to a file or a pipe, or add --raw-terminal")
+			case rawTTY && !raw:
+				return flagErrorf("--raw-terminal goes with --raw")
+			}
 			return nil
 		},
 		func(ctx context.Context, c *session.Client) error {
-			var raw json.RawMessage
-			if err := c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: uri}, &raw, nil); err != nil {
+			var result json.RawMessage
+			if err := c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: uri}, &result, nil); err != nil {
 				return err
 			}
 			if o.JSON {
-				return writeRawJSON(o.IO, raw)
+				return writeRawJSON(o.IO, result)
 			}
 			var r mcp.ReadResourceResult
-			if err := json.Unmarshal(raw, &r); err != nil {
+			if err := json.Unmarshal(result, &r); err != nil {
 				return protocolError("resources/read", "the result is not a ReadResourceResult: "+err.Error())
+			}
+			if raw {
+				return writeContentsRaw(o.IO, r.Contents)
 			}
 			p := &contentPrinter{out: o.IO.Out, errw: o.IO.ErrOut, dir: save}
 			for i, rc := range r.Contents {
@@ -92,7 +105,31 @@ func NewCmdRead(f *Factory) *cobra.Command {
 			return nil
 		})
 	cmd.Flags().StringVar(&save, "save", "", "write blob contents into this directory")
+	cmd.Flags().BoolVar(&raw, "raw", false, "write the contents' exact bytes to stdout (text as sent, blobs decoded), for a file or a pipe")
+	cmd.Flags().BoolVar(&rawTTY, "raw-terminal", false, "with --raw: write the bytes even when stdout is a terminal")
 	return cmd
+}
+
+// writeContentsRaw writes each content's bytes as they are, in order, to
+// the raw stdout: text as the server sent it, blobs decoded.
+func writeContentsRaw(ios *IOStreams, contents []mcp.ResourceContents) error {
+	for _, rc := range contents {
+		var b []byte
+		switch {
+		case rc.Text != nil:
+			b = []byte(*rc.Text)
+		case rc.Blob != nil:
+			data, err := base64.StdEncoding.DecodeString(*rc.Blob)
+			if err != nil {
+				return protocolError("resources/read", fmt.Sprintf("the blob of %s is not base64: %v", rc.URI, err))
+			}
+			b = data
+		}
+		if _, err := ios.Data().Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func protocolError(method, msg string) error {
