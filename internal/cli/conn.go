@@ -92,18 +92,24 @@ func (o *ConnOptions) startRecording() error {
 	default:
 		h.Target.Transport = record.TransportHTTP
 	}
-	secrets := append([]string(nil), t.secrets...)
-	for _, e := range t.Env {
-		if k, v, _ := strings.Cut(e, "="); record.IsSecretEnv(k, v) {
-			secrets = append(secrets, v)
-		}
-	}
-	w, err := record.Create(o.Record, h, record.Options{NoRedact: o.NoRedact, SecretValues: secrets})
+	w, err := record.Create(o.Record, h, record.Options{NoRedact: o.NoRedact, SecretValues: o.secretValues()})
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
 	}
 	o.recorder = w
 	return nil
+}
+
+// secretValues are the values no trace and no screen may show: a config
+// entry's header values and the -e values whose name or length says secret.
+func (o *ConnOptions) secretValues() []string {
+	secrets := append([]string(nil), o.Target.secrets...)
+	for _, e := range o.Target.Env {
+		if k, v, _ := strings.Cut(e, "="); record.IsSecretEnv(k, v) {
+			secrets = append(secrets, v)
+		}
+	}
+	return secrets
 }
 
 // noteSession records what the handshake settled.
@@ -223,20 +229,23 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 }
 
 // verboseTap shows server stderr and transport events on stderr (-v).
+// Credentials are redacted as in a trace (the screen is shared and
+// captured as often as a trace is).
 func (o *ConnOptions) verboseTap() transport.Tap {
+	r := record.NewRedactor(o.secretValues())
 	return transport.TapFunc(func(e transport.Event) {
 		switch e.Kind {
 		case transport.KindStderr:
-			o.verbose("server stderr: %s", sanitize(string(e.Data), false))
+			o.verbose("server stderr: %s", sanitize(r.String(string(e.Data)), false))
 		case transport.KindLifecycle:
 			msg := e.Text
 			if e.Err != "" {
 				msg += ": " + e.Err
 			}
-			o.verbose("transport: %s", oneLine(msg))
+			o.verbose("transport: %s", oneLine(r.Text(msg)))
 		case transport.KindHTTP:
 			if e.HTTP != nil {
-				o.verbose("http: %s %s -> %s", e.HTTP.Method, sanitize(e.HTTP.URL, false), oneLine(e.Text+" "+e.Err))
+				o.verbose("http: %s %s -> %s", e.HTTP.Method, sanitize(r.URL(e.HTTP.URL), false), oneLine(r.Text(e.Text+" "+e.Err)))
 			}
 		}
 	})

@@ -223,3 +223,24 @@ func TestReadRaw(t *testing.T) {
 		}
 	}
 }
+
+// TestVerboseRedacts: -v shows URLs and transport errors with credentials
+// redacted by the rule traces and the TUI follow.
+func TestVerboseRedacts(t *testing.T) {
+	t.Parallel()
+	_, _, errOut := runCLI(t, "", "tools", "-v", "--transport", "http", "http://127.0.0.1:1/mcp?access_token=sekrit-123456789")
+	var verbose []string
+	for _, l := range strings.Split(errOut, "\n") {
+		if strings.HasPrefix(l, "http: ") || strings.HasPrefix(l, "transport: ") {
+			verbose = append(verbose, l)
+		}
+	}
+	if len(verbose) == 0 {
+		t.Fatalf("no -v line:\n%s", errOut)
+	}
+	for _, l := range verbose {
+		if strings.Contains(l, "sekrit") {
+			t.Errorf("a -v line shows the credential: %s", l)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
@@ -667,7 +668,7 @@ func (p *Pane) buildDetail() {
 		add(common.Line(e.Text))
 	}
 	if h := e.HTTP; h != nil {
-		s := "HTTP " + common.Line(h.Method) + " " + common.Line(h.URL)
+		s := "HTTP " + common.Line(h.Method) + " " + common.Line(screenRedactor.URL(h.URL))
 		if h.StatusCode != 0 {
 			s += fmt.Sprintf(" → %d", h.StatusCode)
 		}
@@ -690,7 +691,7 @@ func (p *Pane) buildDetail() {
 			sort.Strings(names)
 			for _, n := range names {
 				for _, v := range hd.h[n] {
-					add("  " + common.Line(n) + ": " + common.Line(redact(n, v)))
+					add("  " + common.Line(n) + ": " + common.Line(screenRedactor.HeaderValue(n, v)))
 				}
 			}
 		}
@@ -716,19 +717,11 @@ func (p *Pane) buildDetail() {
 	p.match = min(p.match, max(0, len(p.matches)-1))
 }
 
-// redact hides credentials in header values shown on screen (screenshots
-// and screen sharing are common while debugging).
-func redact(name, v string) string {
-	switch strings.ToLower(name) {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key":
-		scheme, _, ok := strings.Cut(v, " ")
-		if ok && len(scheme) < 16 {
-			return scheme + " … (redacted)"
-		}
-		return "… (redacted)"
-	}
-	return v
-}
+// screenRedactor hides credentials shown on screen (screenshots and screen
+// sharing are common while debugging) by the rule traces follow: secret
+// headers keep their scheme, URLs lose their credential parameters and
+// passwords.
+var screenRedactor = record.NewRedactor(nil)
 
 func (p *Pane) detailView() string {
 	h := p.height - 1

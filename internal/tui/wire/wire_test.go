@@ -184,7 +184,7 @@ func TestPaneView(t *testing.T) {
 			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))))
 	}
 	meta := &transport.HTTPMeta{Method: "POST", URL: "http://127.0.0.1:8080/mcp", StatusCode: 200, SSEEventID: "ev-1", SSEEvent: "message",
-		RequestHeader:  http.Header{"Authorization": {"Bearer secret-token"}, "Mcp-Session-Id": {"abc"}},
+		RequestHeader:  http.Header{"Authorization": {"Bearer secret-token"}, "X-Upstream-Token": {"secret-token-2"}, "Mcp-Session-Id": {"abc"}},
 		ResponseHeader: http.Header{"Content-Type": {"text/event-stream"}}}
 	entries = append(entries,
 		parser.Event(transport.Event{Time: t0.Add(time.Hour), Kind: transport.KindFrame, Dir: transport.Incoming, HTTP: meta,
@@ -207,7 +207,7 @@ func TestPaneView(t *testing.T) {
 	}
 	p.Update(press("enter"))
 	s := ansi.Strip(p.View())
-	for _, want := range []string{"← recv frame · response · ping · id 199999", "HTTP POST http://127.0.0.1:8080/mcp → 200", `SSE event "message" id "ev-1"`, "Authorization: Bearer … (redacted)", "Mcp-Session-Id: abc", "latency 56m40s since the request"} {
+	for _, want := range []string{"← recv frame · response · ping · id 199999", "HTTP POST http://127.0.0.1:8080/mcp → 200", `SSE event "message" id "ev-1"`, "Authorization: Bearer [REDACTED]", "X-Upstream-Token: [REDACTED]", "Mcp-Session-Id: abc", "latency 56m40s since the request"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("detail lacks %q:\n%s", want, s)
 		}
