@@ -19,6 +19,16 @@ import (
 // DefaultTimeout bounds a request with no answer and no progress.
 const DefaultTimeout = 60 * time.Second
 
+// DefaultMaxTime bounds a request's total time, however much progress the
+// server reports (the spec: clients SHOULD enforce a maximum timeout).
+const DefaultMaxTime = 10 * time.Minute
+
+// DefaultMaxServerRequests bounds the server->client requests being
+// answered at once: beyond it, a request is answered at once with an
+// error. A server that sends requests and never reads the answers would
+// otherwise hold a goroutine and its request for each.
+const DefaultMaxServerRequests = 256
+
 // Options configure a Client.
 type Options struct {
 	// ClientInfo names mcpi to the server.
@@ -43,6 +53,12 @@ type Options struct {
 	// Timeout bounds each request without an answer or progress (default
 	// DefaultTimeout; negative means no bound).
 	Timeout time.Duration
+	// MaxTime bounds each request's total time, progress or not (default
+	// DefaultMaxTime; negative means no bound).
+	MaxTime time.Duration
+	// MaxServerRequests bounds the server->client requests in progress
+	// (default DefaultMaxServerRequests).
+	MaxServerRequests int
 	// Force sends requests even when the server did not declare the
 	// capability they need.
 	Force  bool
@@ -95,6 +111,13 @@ type Client struct {
 	// the cancellation is expected, not a server's mistake.
 	cancelled     map[string]bool
 	cancelledFIFO []string
+	// serving counts the server requests being answered; refusals holds
+	// the error answers to those beyond MaxServerRequests, for the one
+	// goroutine that writes them (started on the first).
+	serving     int
+	refusals    chan []byte
+	refuseOnce  sync.Once
+	floodWarned bool
 
 	initMu     sync.Mutex   // serialises initialize (first and after a 404)
 	generation atomic.Int64 // counts completed initializations
@@ -130,6 +153,12 @@ func New(conn transport.Conn, opts Options) *Client {
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = DefaultTimeout
+	}
+	if opts.MaxTime == 0 {
+		opts.MaxTime = DefaultMaxTime
+	}
+	if opts.MaxServerRequests <= 0 {
+		opts.MaxServerRequests = DefaultMaxServerRequests
 	}
 	log := opts.Logger
 	if log == nil {
@@ -462,6 +491,13 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 		defer t.Stop()
 		timer = t.C
 	}
+	// The maximum total time: progress resets timer, never this one.
+	var maxTimer <-chan time.Time
+	if max := c.opts.MaxTime; max > 0 {
+		mt := time.NewTimer(max)
+		defer mt.Stop()
+		maxTimer = mt.C
+	}
 	for {
 		select {
 		case m := <-pc.resp:
@@ -493,6 +529,9 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 		case <-timer:
 			c.cancelRequest(id, fmt.Sprintf("timed out after %v", timeout))
 			return nil, &TimeoutError{Method: method, After: timeout}
+		case <-maxTimer:
+			c.cancelRequest(id, fmt.Sprintf("reached the maximum time of %v", c.opts.MaxTime))
+			return nil, &TimeoutError{Method: method, After: c.opts.MaxTime, Max: true}
 		case <-ctx.Done():
 			c.cancelRequest(id, "cancelled by the user")
 			return nil, ctx.Err()

@@ -29,9 +29,15 @@ var ErrVersion = errors.New("protocol version mismatch")
 type TimeoutError struct {
 	Method string
 	After  time.Duration
+	// Max says the request reached the maximum total time (MaxTime),
+	// which progress does not reset.
+	Max bool
 }
 
 func (e *TimeoutError) Error() string {
+	if e.Max {
+		return fmt.Sprintf("%s: no answer within the maximum time of %v per request (progress does not extend it)", e.Method, e.After)
+	}
 	return fmt.Sprintf("%s: no answer within %v", e.Method, e.After)
 }
 

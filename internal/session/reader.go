@@ -170,10 +170,28 @@ func (c *Client) handleNotification(m *mcp.Message) {
 
 // serveRequest answers a server->client request on a goroutine of its own,
 // so that a handler waiting for a person never stalls the reader.
+//
+// At most MaxServerRequests are in progress at once; beyond that a request
+// is answered with an error, written by one goroutine with a bounded queue,
+// and the first such refusal is warned about. A server that floods mcpi
+// with requests and never reads the answers so costs a bounded amount of
+// memory.
 func (c *Client) serveRequest(m *mcp.Message) {
 	key, _ := mcp.IDKey(m.ID)
 	ctx, cancel := context.WithCancel(context.Background())
 	c.mu.Lock()
+	if c.serving >= c.opts.MaxServerRequests {
+		warn := !c.floodWarned
+		c.floodWarned = true
+		c.mu.Unlock()
+		cancel()
+		if warn {
+			c.warn("server-requests", fmt.Sprintf("the server has more than %d requests to mcpi in progress; the next ones are answered with an error until some are done (warned once)", c.opts.MaxServerRequests), nil)
+		}
+		c.refuse(m)
+		return
+	}
+	c.serving++
 	if key != "" {
 		c.inbound[key] = cancel
 	}
@@ -181,6 +199,7 @@ func (c *Client) serveRequest(m *mcp.Message) {
 	go func() {
 		defer func() {
 			c.mu.Lock()
+			c.serving--
 			delete(c.inbound, key)
 			c.mu.Unlock()
 			cancel()
@@ -206,6 +225,43 @@ func (c *Client) serveRequest(m *mcp.Message) {
 		}
 	}()
 }
+
+// refuse answers a server request beyond MaxServerRequests with an error.
+// The answers go through a queue of refusalQueue to one writer; when it is
+// full (the server reads nothing), the answer is dropped: the server was
+// not reading it anyway.
+func (c *Client) refuse(m *mcp.Message) {
+	if m.ID == nil {
+		return
+	}
+	frame, err := mcp.NewErrorResponse(m.ID, &mcp.RPCError{Code: mcp.CodeInternalError,
+		Message: fmt.Sprintf("mcpi has %d requests of this server in progress already: refused", c.opts.MaxServerRequests)})
+	if err != nil {
+		return
+	}
+	c.refuseOnce.Do(func() {
+		c.refusals = make(chan []byte, refusalQueue)
+		go func() {
+			for {
+				select {
+				case f := <-c.refusals:
+					sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
+					c.conn.Send(sctx, f)
+					scancel()
+				case <-c.done:
+					return
+				}
+			}
+		}()
+	})
+	select {
+	case c.refusals <- frame:
+	default:
+	}
+}
+
+// refusalQueue bounds the error answers waiting to be written.
+const refusalQueue = 64
 
 func toRPCError(err error) *mcp.RPCError {
 	var re *mcp.RPCError
