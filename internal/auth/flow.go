@@ -182,7 +182,7 @@ func (t *Transport) checkResponse(d *discovery, state string, p url.Values) (str
 // server's redirects (never the one to the redirect URI) and reads the
 // response from the Location that points at the redirect URI.
 func (t *Transport) followHeadless(ctx context.Context, authURL, redirectURI string) (url.Values, error) {
-	c := &http.Client{Transport: t.asClient.Transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := transport.NewHTTPClient(t.asClient.Transport, transport.EgressPolicy{NoFollow: true})
 	ru, _ := url.Parse(redirectURI)
 	next := authURL
 	for range 10 {
@@ -206,6 +206,9 @@ func (t *Transport) followHeadless(ctx context.Context, authURL, redirectURI str
 		}
 		if u.Scheme == ru.Scheme && u.Host == ru.Host && u.Path == ru.Path {
 			return u.Query(), nil
+		}
+		if !transport.SecureURL(u) {
+			return nil, errorf(StepAuthorization, RuleHTTPS, "headless: the authorization server redirects to %s, which is neither HTTPS nor on this machine: not followed", t.obs.redact(u.Redacted()))
 		}
 		next = u.String()
 	}

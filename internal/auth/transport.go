@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -74,6 +75,7 @@ type Options struct {
 // RoundTrip may be called concurrently.
 type Transport struct {
 	opts     Options
+	origin   *url.URL // of ServerURL: the token goes there and nowhere else
 	base     http.RoundTripper
 	obs      *observer
 	asClient *http.Client // for metadata and the authorization server: tapped
@@ -102,13 +104,27 @@ func NewTransport(opts Options) *Transport {
 		base = transport.DefaultHTTPTransport()
 	}
 	t := &Transport{opts: opts, base: base, obs: newObserver(opts.Tap)}
-	t.asClient = &http.Client{Transport: &tapTransport{base: base, obs: t.obs}}
+	t.origin, _ = url.Parse(opts.ServerURL)
+	// Every hop of a request to an authorization server or for metadata
+	// is HTTPS or loopback, and none carries a body or a credential to
+	// another origin; tapTransport reports each hop, redirects included.
+	t.asClient = transport.NewHTTPClient(&tapTransport{base: base, obs: t.obs},
+		transport.EgressPolicy{SecureOnly: true, AllowCrossOriginGET: true})
 	t.obs.learn(opts.ClientSecret)
 	return t
 }
 
-// Client returns an http.Client that sends through t.
-func (t *Transport) Client() *http.Client { return &http.Client{Transport: t} }
+// Client returns an http.Client that sends through t, with mcpi's egress
+// policy (no redirect to another origin).
+func (t *Transport) Client() *http.Client {
+	return transport.NewHTTPClient(t, transport.EgressPolicy{Tap: t.opts.Tap})
+}
+
+// ownOrigin reports whether u is on the origin of the server t authorizes
+// for: the only one its token is sent to.
+func (t *Transport) ownOrigin(u *url.URL) bool {
+	return t.origin != nil && t.origin.Host != "" && transport.SameOrigin(t.origin, u)
+}
 
 // Credentials returns the credentials in use, if any.
 func (t *Transport) Credentials() *Entry {
@@ -204,8 +220,15 @@ type attempt struct {
 }
 
 // RoundTrip sends req with the access token and, when the server asks
-// for authorization, runs the flow and sends req again.
+// for authorization, runs the flow and sends req again. A request to
+// another origin than the server's (a redirect the caller's policy
+// follows) goes out untouched: no token, no flow. net/http calls RoundTrip
+// again for every hop of a redirect, so this check, not net/http's own
+// stripping of Authorization, is what keeps the token on its origin.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !t.ownOrigin(req.URL) {
+		return t.base.RoundTrip(req)
+	}
 	getBody, err := rewindable(req)
 	if err != nil {
 		return nil, err

@@ -30,9 +30,15 @@ type TargetOptions struct {
 	Env       []string
 	Dir       string
 	Timeout   time.Duration
-	Protocol  string
-	Era       string
-	Force     bool
+	// MaxTime bounds each request however much progress it reports
+	// (--max-time; 0 means no bound).
+	MaxTime  time.Duration
+	Protocol string
+	Era      string
+	Force    bool
+	// AllowCrossOriginRedirect follows an HTTP server's redirect to another
+	// origin, without credentials (--allow-cross-origin-redirect).
+	AllowCrossOriginRedirect bool
 
 	// Server names an entry of a configuration file (--server), read from
 	// Config or the usual locations; Inputs answer its ${input:...} variables.
@@ -71,6 +77,8 @@ func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
 	f.StringArrayVarP(&o.Env, "env", "e", nil, "environment variable KEY=VALUE for a stdio server (repeatable)")
 	f.StringVar(&o.Dir, "cwd", "", "working directory of a stdio server")
 	f.DurationVar(&o.Timeout, "timeout", session.DefaultTimeout, "bound on each request without an answer or progress (e.g. 30s)")
+	f.DurationVar(&o.MaxTime, "max-time", session.DefaultMaxTime, "bound on each request's total time, progress or not (0: none)")
+	f.BoolVar(&o.AllowCrossOriginRedirect, "allow-cross-origin-redirect", false, "follow an HTTP server's redirect to another origin (without credentials: Authorization, cookies, -H headers and the session id stay behind)")
 	f.StringVar(&o.Protocol, "protocol-version", "", "protocol revision to use (forces its era; default: the newest of the era in force)")
 	f.StringVar(&o.Era, "era", "auto", "protocol era: auto (detect), legacy (initialize, 2024-11-05..2025-11-25) or modern (stateless, 2026-07-28)")
 	f.BoolVar(&o.Force, "force", false, "send requests even when the server did not declare the capability")
@@ -132,10 +140,11 @@ func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
 	return nil
 }
 
-// client returns the HTTP client of an HTTP target: nil (the transport's
-// own) when the user authorizes with --bearer or an Authorization header,
-// else one that runs OAuth when the server asks for it.
-func (a *AuthOptions) client(serverURL string, h http.Header, tap transport.Tap) *http.Client {
+// roundTripper returns what sends the requests of an HTTP target: nil (the
+// transport's own) when the user authorizes with --bearer or an
+// Authorization header, else one that runs OAuth when the server asks for
+// it. The transport wraps it in its egress policy.
+func (a *AuthOptions) roundTripper(serverURL string, h http.Header, tap transport.Tap) http.RoundTripper {
 	if a.Bearer != "" {
 		h.Set("Authorization", "Bearer "+a.Bearer)
 		return nil
@@ -152,7 +161,7 @@ func (a *AuthOptions) client(serverURL string, h http.Header, tap transport.Tap)
 	if dir, err := auth.DefaultDir(); err == nil {
 		opts.Store = auth.OpenStore(dir)
 	}
-	return auth.NewTransport(opts).Client()
+	return auth.NewTransport(opts)
 }
 
 // parseTarget fills o.Command and o.URL from the positional arguments:
@@ -255,8 +264,9 @@ func (o *TargetOptions) dial(ctx context.Context, tap transport.Tap) (transport.
 		return c, nil
 	}
 	h, _ := o.header()
-	client := o.Auth.client(o.URL, h, tap)
-	c, err := transport.DialHTTP(ctx, transport.HTTPMode(o.Transport), transport.HTTPOptions{URL: o.URL, Header: h, Tap: tap, Client: client})
+	rt := o.Auth.roundTripper(o.URL, h, tap)
+	c, err := transport.DialHTTP(ctx, transport.HTTPMode(o.Transport), transport.HTTPOptions{URL: o.URL, Header: h, Tap: tap, Base: rt,
+		AllowCrossOriginRedirect: o.AllowCrossOriginRedirect, RedirectHint: "--allow-cross-origin-redirect follows it, without credentials"})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errConnect, err)
 	}
@@ -270,6 +280,10 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 		return nil, err
 	}
 	sopts.Timeout = o.Timeout
+	sopts.MaxTime = o.MaxTime
+	if o.MaxTime == 0 {
+		sopts.MaxTime = -1 // --max-time 0: no bound
+	}
 	sopts.Force = o.Force
 	sopts.Era = o.Era
 	if o.Protocol != "" {

@@ -35,23 +35,40 @@ type HTTPOptions struct {
 	// Header is added to every request (-H). It wins over the transport's
 	// own headers, so a user can force any of them.
 	Header http.Header
-	// Client sends the requests; nil means a client with no overall timeout
-	// (streams live long). An OAuth client plugs in here.
-	Client *http.Client
-	Tap    Tap
+	// Base sends the requests; nil means DefaultHTTPTransport. An OAuth
+	// round tripper (auth.Transport) plugs in here. The client around it
+	// is NewHTTPClient's, with the EgressPolicy below.
+	Base http.RoundTripper
+	// AllowCrossOriginRedirect follows a redirect to another origin,
+	// without credentials; by default such a redirect fails the request.
+	AllowCrossOriginRedirect bool
+	// RedirectHint says, in the error of a refused redirect, how to allow
+	// it (the CLI names its flag).
+	RedirectHint string
+	Tap          Tap
 	// DefaultRetry is the reconnection delay when a stream gave no retry
 	// field (default 1s).
 	DefaultRetry time.Duration
 	// MaxResumes bounds reconnections of one stream that bring nothing new
 	// (default 5).
 	MaxResumes int
-	// MaxFrameBytes bounds one message (default 1 GiB).
+	// MaxFrameBytes bounds one message as it arrives (default 1 GiB).
+	// mcpi does not ask for compression, so the bytes counted are the
+	// bytes the message takes.
 	MaxFrameBytes int
+
+	client *http.Client
 }
 
 func (o *HTTPOptions) defaults() {
-	if o.Client == nil {
-		o.Client = &http.Client{Transport: DefaultHTTPTransport()}
+	if o.client == nil {
+		var user []string
+		for k := range o.Header {
+			user = append(user, k)
+		}
+		o.client = NewHTTPClient(o.Base, EgressPolicy{
+			AllowCrossOrigin: o.AllowCrossOriginRedirect, UserHeaders: user, Tap: o.Tap, Refused: o.RedirectHint,
+		})
 	}
 	if o.DefaultRetry <= 0 {
 		o.DefaultRetry = time.Second
@@ -336,7 +353,7 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 	h.requestHeaders(req, out)
 	hadSession := req.Header.Get(HeaderSessionID) != ""
 	h.emit(Event{Kind: KindFrame, Dir: Outgoing, Data: frame, HTTP: httpMeta(req, nil)})
-	resp, err := h.opts.Client.Do(req)
+	resp, err := h.opts.client.Do(req)
 	if !stop() {
 		cancelReq()
 		h.untrack(out.ids)
@@ -420,7 +437,7 @@ func readAllLimited(r io.Reader, max int) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > max {
-		return nil, fmt.Errorf("body exceeds the %d-byte limit", max)
+		return nil, &LimitError{What: "a response body", Limit: max}
 	}
 	return b, nil
 }
@@ -493,12 +510,18 @@ func (h *StreamableHTTP) readPostStream(ctx context.Context, resp *http.Response
 	for {
 		// resp is nil when the last attempt to resume failed.
 		if resp != nil {
-			progressed := h.readStream(ctx, resp, st, func(data []byte) {
+			progressed, err := h.readStream(ctx, resp, st, func(data []byte) {
 				for _, id := range responseIDs(data) {
 					delete(waiting, id)
 				}
 			})
 			if len(waiting) == 0 || ctx.Err() != nil {
+				return
+			}
+			var le *LimitError
+			if errors.As(err, &le) {
+				// Resuming would bring the same event again.
+				h.lost(keys(waiting), err, httpMeta(req, resp))
 				return
 			}
 			if progressed {
@@ -553,8 +576,9 @@ type streamState struct {
 }
 
 // readStream delivers the messages of one SSE response until it ends. It
-// reports whether any event arrived.
-func (h *StreamableHTTP) readStream(ctx context.Context, resp *http.Response, st *streamState, onFrame func([]byte)) bool {
+// reports whether any event arrived, and why the stream ended when it was
+// not its end (a limit, a broken connection).
+func (h *StreamableHTTP) readStream(ctx context.Context, resp *http.Response, st *streamState, onFrame func([]byte)) (bool, error) {
 	defer resp.Body.Close()
 	meta := httpMeta(resp.Request, resp)
 	r := newSSEReader(resp.Body, h.opts.MaxFrameBytes)
@@ -562,10 +586,13 @@ func (h *StreamableHTTP) readStream(ctx context.Context, resp *http.Response, st
 	for {
 		ev, err := r.Next()
 		if err != nil {
-			if ctx.Err() == nil && !errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) {
+				return progressed, nil
+			}
+			if ctx.Err() == nil {
 				h.emit(Event{Kind: KindLifecycle, Text: "SSE stream broke", Err: err.Error(), HTTP: meta})
 			}
-			return progressed
+			return progressed, err
 		}
 		progressed = true
 		if ev.HasID {
@@ -599,7 +626,7 @@ func (h *StreamableHTTP) get(ctx context.Context, lastID string) (*http.Response
 	if lastID != "" {
 		req.Header.Set(HeaderLastEventID, lastID)
 	}
-	resp, err := h.opts.Client.Do(req)
+	resp, err := h.opts.client.Do(req)
 	if err != nil {
 		h.emit(Event{Kind: KindHTTP, Text: "GET failed", Err: err.Error(), HTTP: httpMeta(req, nil)})
 		return nil, err
@@ -657,7 +684,7 @@ func (h *StreamableHTTP) Listen() {
 					return
 				}
 				failures++
-			} else if h.readStream(h.ctx, resp, st, func([]byte) {}) {
+			} else if progressed, _ := h.readStream(h.ctx, resp, st, func([]byte) {}); progressed {
 				failures = 0
 			} else {
 				failures++
@@ -699,7 +726,7 @@ func (h *StreamableHTTP) Close() error {
 		if sid := h.SessionID(); sid != "" {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			if req, err := h.newRequest(ctx, http.MethodDelete, nil); err == nil {
-				resp, err := h.opts.Client.Do(req)
+				resp, err := h.opts.client.Do(req)
 				if err == nil {
 					resp.Body.Close()
 					h.emit(Event{Kind: KindHTTP, HTTP: httpMeta(req, resp), Text: resp.Status})
@@ -758,11 +785,16 @@ func (h *StreamableHTTP) spawn(f func()) bool {
 
 // DefaultHTTPTransport returns the round tripper mcpi's HTTP clients share
 // when none is given: http.DefaultTransport, but keeping as many idle
-// connections to one host as many calls in flight need. The default keeps
+// connections to one host as many calls in flight need (the default keeps
 // two, so 32 concurrent calls opened and closed connections all the time
-// and left thousands of sockets in TIME_WAIT.
+// and left thousands of sockets in TIME_WAIT), and not asking for
+// compression: Go's transport would add "Accept-Encoding: gzip" and
+// decompress the answer behind the limits, so that a megabyte on the wire
+// could cost gigabytes. A body a server compresses unasked arrives as it
+// was sent, and is a bad frame.
 var DefaultHTTPTransport = sync.OnceValue(func() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 64
+	t.DisableCompression = true
 	return t
 })

@@ -48,7 +48,7 @@ func DialLegacySSE(ctx context.Context, opts HTTPOptions) (*LegacySSE, error) {
 	}
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	resp, err := opts.Client.Do(req)
+	resp, err := opts.client.Do(req)
 	if err != nil {
 		cancel()
 		if ctx.Err() != nil {
@@ -160,7 +160,7 @@ func (s *LegacySSE) Send(ctx context.Context, frame []byte) error {
 		req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 	}
 	s.emit(Event{Kind: KindFrame, Dir: Outgoing, Data: frame, HTTP: httpMeta(req, nil)})
-	resp, err := s.opts.Client.Do(req)
+	resp, err := s.opts.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("POST %s: %w", s.endpoint, err)
 	}

@@ -3,7 +3,6 @@ package transport
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -70,7 +69,7 @@ func (s *sseReader) line() ([]byte, error) {
 			i = len(buf)
 		}
 		if len(l)+i > s.maxEvent {
-			return nil, fmt.Errorf("SSE line exceeds the %d-byte limit", s.maxEvent)
+			return nil, &LimitError{What: "an SSE line", Limit: s.maxEvent}
 		}
 		if i == len(buf) {
 			l = append(l, buf...)
@@ -121,7 +120,7 @@ func (s *sseReader) Next() (sseEvent, error) {
 			ev.Event = string(value)
 		case "data":
 			if data.Len()+len(value) > s.maxEvent {
-				return sseEvent{}, fmt.Errorf("SSE event data exceeds the %d-byte limit", s.maxEvent)
+				return sseEvent{}, &LimitError{What: "an SSE event's data", Limit: s.maxEvent}
 			}
 			ev.HasData = true
 			data.Write(value)

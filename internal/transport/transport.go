@@ -93,6 +93,18 @@ func (e *HTTPError) Error() string {
 	return s
 }
 
+// LimitError says that something a server sent went past one of mcpi's
+// limits; the bytes counted are those on the wire (mcpi asks for no
+// compression).
+type LimitError struct {
+	What  string // "a response body", "an SSE event's data"
+	Limit int    // bytes
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s exceeds the %d-byte limit on one message (counted as it arrives, uncompressed): mcpi stopped reading it", e.What, e.Limit)
+}
+
 // IsUnauthorized reports whether err is an HTTP 401 or 403 answer.
 func IsUnauthorized(err error) bool {
 	var he *HTTPError
