@@ -1,0 +1,181 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// floodConn is a server that sends n requests (ping) as fast as mcpi
+// reads them and never reads an answer: every Send blocks until its
+// context ends or the connection closes.
+type floodConn struct {
+	n      int
+	sent   int
+	closed chan struct{}
+	once   sync.Once
+	sends  atomic.Int64
+	taken  atomic.Int64 // requests the reader took
+}
+
+func (c *floodConn) Send(ctx context.Context, frame []byte) error {
+	c.sends.Add(1)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.closed:
+		return transport.ErrClosed
+	}
+}
+
+func (c *floodConn) Recv() (transport.Frame, error) {
+	if c.sent < c.n {
+		c.sent++
+		c.taken.Store(int64(c.sent))
+		return transport.Frame{Data: fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, c.sent)}, nil
+	}
+	<-c.closed
+	return transport.Frame{}, transport.ErrClosed
+}
+
+func (c *floodConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+// A server that sends 300,000 requests and never reads the answers costs
+// a bounded amount: at most MaxServerRequests requests are in progress
+// (each a goroutine blocked writing its answer), the rest are refused
+// through a bounded queue, and one warning says so. The bound checked:
+// fewer than 2,000 goroutines and under 64 MB of live heap once the flood
+// has been read (unbounded, it took 2.2 GB).
+func TestServerRequestFloodIsBounded(t *testing.T) {
+	const n = 300_000
+	conn := &floodConn{n: n, closed: make(chan struct{})}
+	var warnings atomic.Int64
+	var first atomic.Value
+	before := runtime.NumGoroutine()
+	c := session.New(conn, session.Options{OnWarning: func(w session.Warning) {
+		if w.Kind == "server-requests" {
+			if warnings.Add(1) == 1 {
+				first.Store(w.Message)
+			}
+		}
+	}})
+	defer c.Close()
+	// Wait for the reader to have taken every request.
+	deadline := time.Now().Add(60 * time.Second)
+	for conn.sentCount() < n && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := conn.sentCount(); got < n {
+		t.Fatalf("the reader took %d of %d requests", got, n)
+	}
+	time.Sleep(100 * time.Millisecond)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	g := runtime.NumGoroutine() - before
+	t.Logf("after %d requests: %d goroutines, %.1f MB heap in use, %d answers attempted", n, g, float64(ms.HeapInuse)/(1<<20), conn.sends.Load())
+	if g > 2000 {
+		t.Errorf("%d goroutines after the flood, want fewer than 2000", g)
+	}
+	if ms.HeapInuse > 64<<20 {
+		t.Errorf("%.1f MB of heap in use after the flood, want under 64 MB", float64(ms.HeapInuse)/(1<<20))
+	}
+	if w := warnings.Load(); w != 1 {
+		t.Errorf("%d warnings about the flood, want exactly one", w)
+	}
+	if s, _ := first.Load().(string); !strings.Contains(s, fmt.Sprint(session.DefaultMaxServerRequests)) {
+		t.Errorf("warning %q does not state the bound", s)
+	}
+}
+
+func (c *floodConn) sentCount() int { return int(c.taken.Load()) }
+
+// progressConn answers each tools/call with progress every 10ms and never
+// with a result.
+type progressConn struct {
+	frames chan transport.Frame
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (c *progressConn) Send(ctx context.Context, frame []byte) error {
+	msgs, _, err := mcp.DecodeFrame(frame)
+	if err != nil || len(msgs) != 1 || msgs[0].Method != "tools/call" {
+		return nil
+	}
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	_ = json.Unmarshal(msgs[0].Params, &p)
+	tok := p.Meta[mcp.ProgressTokenKey]
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-c.closed:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			f := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%v,"progress":%d}}`, tok, i)
+			select {
+			case c.frames <- transport.Frame{Data: f}:
+			case <-c.closed:
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+func (c *progressConn) Recv() (transport.Frame, error) {
+	select {
+	case f := <-c.frames:
+		return f, nil
+	case <-c.closed:
+		return transport.Frame{}, transport.ErrClosed
+	}
+}
+
+func (c *progressConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+// Progress resets the timeout, never the maximum time: a call kept alive
+// by progress forever ends after MaxTime with an error that says so.
+func TestMaxTimeBeatsProgress(t *testing.T) {
+	conn := &progressConn{frames: make(chan transport.Frame, 16), closed: make(chan struct{})}
+	c := session.New(conn, session.Options{Timeout: 100 * time.Millisecond, MaxTime: 600 * time.Millisecond})
+	defer c.Close()
+	start := time.Now()
+	var progressed atomic.Int64
+	err := c.Call(context.Background(), "tools/call", map[string]any{"name": "forever"}, nil,
+		&session.CallOptions{OnProgress: func(mcp.ProgressParams) { progressed.Add(1) }})
+	took := time.Since(start)
+	var te *session.TimeoutError
+	if !errors.As(err, &te) || !te.Max {
+		t.Fatalf("err = %v, want the maximum time", err)
+	}
+	if !strings.Contains(err.Error(), "maximum time of 600ms") {
+		t.Errorf("error %q does not name the maximum time", err)
+	}
+	if progressed.Load() < 10 {
+		t.Errorf("only %d progress notifications: the timeout, not the maximum, may have ended the call", progressed.Load())
+	}
+	if took < 550*time.Millisecond {
+		t.Errorf("the call ended after %v, before the maximum time", took)
+	}
+}
