@@ -162,7 +162,7 @@ func (h *cliHandler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.El
 	case mcp.ElicitAccept:
 		values, err := h.fieldsFromFlags(s)
 		if err != nil {
-			h.say("warning: elicitation %q: %v; answering cancel", oneLine(req.Message), err)
+			h.say("warning: elicitation «%s»: %v; answering cancel", oneLine(req.Message), err)
 			return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
 		}
 		return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: values}, nil
