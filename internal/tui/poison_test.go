@@ -3,14 +3,21 @@ package tui
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // TestPoisonEveryPane opens every pane, a tool form, an elicitation and a
@@ -84,5 +91,68 @@ func TestProgramScreen(t *testing.T) {
 	}
 	if !strings.Contains(s, `\e]0;pwned`) {
 		t.Errorf("the poison was not drawn, made visible: %q", s)
+	}
+}
+
+// rawProbe records the first frame its model drew that needed the screen
+// sink: a pane that forgot to sanitise.
+type rawProbe struct {
+	tea.Model
+	unsafe *atomic.Pointer[string]
+}
+
+func (p rawProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := p.Model.Update(msg)
+	return rawProbe{m, p.unsafe}, cmd
+}
+
+func (p rawProbe) View() tea.View {
+	v := p.Model.View()
+	if s := safetext.Screen(v.Content); s != v.Content {
+		p.unsafe.CompareAndSwap(nil, &v.Content)
+	}
+	return screen{p.Model}.View()
+}
+
+// TestPoisonReplay: the replay TUI shows every field of a crafted trace
+// (frames with HTTP metadata, bad frames, stderr, lifecycle and HTTP
+// events) sanitised, in its rows and in the detail of each.
+func TestPoisonReplay(t *testing.T) {
+	P := mcptest.Poison
+	meta := &transport.HTTPMeta{Method: P, URL: "http://x/" + P, StatusCode: 500, SSEEventID: P, SSEEvent: P,
+		RequestHeader: http.Header{P: {P}}, ResponseHeader: http.Header{"Content-Type": {P}}}
+	frame, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": P, "params": map[string]any{"name": P, "uri": P}})
+	answer, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "error": map[string]any{"code": 1, "message": P}})
+	events := []transport.Event{
+		{Time: frozen, Kind: transport.KindFrame, Dir: transport.Outgoing, Data: frame, HTTP: meta},
+		{Time: frozen, Kind: transport.KindFrame, Dir: transport.Incoming, Data: answer, HTTP: meta},
+		{Time: frozen, Kind: transport.KindBadFrame, Dir: transport.Incoming, Data: []byte(P), Err: P, HTTP: meta},
+		{Time: frozen, Kind: transport.KindStderr, Dir: transport.Incoming, Data: []byte(P)},
+		{Time: frozen, Kind: transport.KindLifecycle, Text: P, Err: P},
+		{Time: frozen, Kind: transport.KindHTTP, Text: P, Err: P, HTTP: meta},
+	}
+	m := NewReplay(context.Background(), ReplayOptions{
+		Title: P, NoColor: true, Width: 120, Height: 30,
+		Feed: func(ctx context.Context, tap transport.Tap) error {
+			for _, e := range events {
+				tap.Observe(e)
+			}
+			return nil
+		},
+	})
+	t.Cleanup(m.Close)
+	var unsafe atomic.Pointer[string]
+	tm := teatest.NewTestModel(t, rawProbe{m, &unsafe}, teatest.WithInitialTermSize(120, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "6/6") }, teatest.WithDuration(10*time.Second))
+	for range events {
+		tm.Send(keyMsg("enter"))
+		tm.Send(keyMsg("esc"))
+		tm.Send(keyMsg("up"))
+	}
+	tm.Send(keyMsg("q"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	if s := unsafe.Load(); s != nil {
+		t.Errorf("the replay drew what only the screen sink made safe:\n%s", safetext.Screen(*s))
 	}
 }
