@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // isLoopback reports whether a host names this machine only.
@@ -33,8 +35,14 @@ func listen(addr, flag string, loopbackOnly bool) (net.Listener, error) {
 	return ln, nil
 }
 
-// serveHTTP serves h on ln until ctx is done, then shuts down.
+// serveHTTP serves h on ln until ctx is done, then shuts down. On a
+// loopback listener, only requests whose Host and Origin name this machine
+// are served (DNS rebinding); a listener the user binds elsewhere on
+// purpose (demo-server --http) takes any.
 func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
+	if transport.IsLoopbackListener(ln) {
+		h = transport.GuardLoopback(h)
+	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

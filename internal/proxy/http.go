@@ -7,6 +7,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -19,7 +20,17 @@ const maxRecordedBody = 64 << 20
 // Handler returns a reverse proxy to a Streamable HTTP (or HTTP+SSE)
 // upstream that forwards requests and answers unchanged, streaming SSE as
 // it comes, while the tap sees each frame with its HTTP metadata.
+//
+// Only the MCP endpoint is forwarded: "/" (or the upstream's own path),
+// and the message endpoints an HTTP+SSE upstream announces in its
+// "endpoint" events. Any other path is answered 404 and reaches nothing.
 func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
+	var endpoints sync.Map // paths announced by endpoint events
+	announce := func(reqURL *url.URL, data []byte) {
+		if u, err := reqURL.Parse(strings.TrimSpace(string(data))); err == nil && transport.SameOrigin(u, upstream) {
+			endpoints.Store(u.Path, true)
+		}
+	}
 	emit := func(e transport.Event) {
 		if tap != nil {
 			if e.Time.IsZero() {
@@ -32,6 +43,9 @@ func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(upstream)
 			pr.Out.URL.Path = joinPath(upstream.Path, pr.In.URL.Path, pr.In.URL.Path == "/" || pr.In.URL.Path == "")
+			if _, ok := endpoints.Load(pr.In.URL.Path); ok {
+				pr.Out.URL.Path = pr.In.URL.Path // an announced endpoint, as the upstream named it
+			}
 			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 			if upstream.RawQuery != "" && pr.In.URL.RawQuery == "" {
 				pr.Out.URL.RawQuery = upstream.RawQuery
@@ -54,6 +68,9 @@ func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
 					transport.ReadSSE(pr, 0, func(ev transport.SSEEvent) {
 						if !ev.HasData || len(bytes.TrimSpace(ev.Data)) == 0 {
 							return
+						}
+						if ev.Event == "endpoint" {
+							announce(resp.Request.URL, ev.Data)
 						}
 						m := *meta
 						m.SSEEventID, m.SSEEvent = ev.ID, ev.Event
@@ -81,6 +98,15 @@ func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
 		},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if _, ok := endpoints.Load(joinPath(upstream.Path, p, false)); !ok && p != "/" && p != "" && p != upstream.Path {
+			if _, ok := endpoints.Load(p); !ok {
+				emit(transport.Event{Kind: transport.KindHTTP, Dir: transport.Outgoing, Text: r.Method + " from the host: not the MCP endpoint, not forwarded",
+					HTTP: &transport.HTTPMeta{Method: r.Method, URL: r.URL.String(), RequestHeader: r.Header.Clone()}})
+				http.Error(w, "mcpi proxy: only the MCP endpoint is forwarded", http.StatusNotFound)
+				return
+			}
+		}
 		ex := transport.NewExchange()
 		r = r.WithContext(contextWithExchange(r.Context(), ex))
 		if r.Body != nil && r.Method == http.MethodPost {

@@ -437,3 +437,44 @@ func isHTTPSel(e ast.Expr, name string) bool {
 	id, ok := sel.X.(*ast.Ident)
 	return ok && id.Name == "http"
 }
+
+// A loopback listener serves only requests whose Host and Origin name
+// this machine (DNS rebinding); the others get 403, as the official SDK's
+// servers answer.
+func TestGuardLoopback(t *testing.T) {
+	srv := httptest.NewServer(GuardLoopback(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+	})))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	for _, tc := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"", "", http.StatusOK},
+		{"localhost:" + port, "", http.StatusOK},
+		{"[::1]:" + port, "http://localhost:6274", http.StatusOK},
+		{"mcp.localhost", "https://127.0.0.1", http.StatusOK},
+		{"rebind.example:" + port, "", http.StatusForbidden},
+		{"127.0.0.1.nip.io:" + port, "", http.StatusForbidden},
+		{"", "http://rebind.example", http.StatusForbidden},
+		{"", "null", http.StatusForbidden},
+		{"", "file://", http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
+		if tc.host != "" {
+			req.Host = tc.host
+		}
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("Host %q Origin %q: %d, want %d", tc.host, tc.origin, resp.StatusCode, tc.want)
+		}
+	}
+}
