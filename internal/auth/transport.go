@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/browser"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -155,11 +156,17 @@ func (t *Transport) report(e transport.Event) {
 	}
 }
 
+// openBrowser opens u, which must be an absolute http or https URL
+// (browser.Check), whoever the opener is.
 func (t *Transport) openBrowser(u string) error {
-	if t.opts.OpenBrowser != nil {
-		return t.opts.OpenBrowser(u)
+	checked, err := browser.Check(u)
+	if err != nil {
+		return err
 	}
-	return openBrowser(u)
+	if t.opts.OpenBrowser != nil {
+		return t.opts.OpenBrowser(checked)
+	}
+	return browser.Open(checked)
 }
 
 // credentials returns the entry in use, looking the store up the first

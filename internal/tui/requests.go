@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mcpi-dev/mcpi/internal/browser"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
@@ -249,7 +250,11 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 		if isKey {
 			switch {
 			case key.Matches(kp, k.OpenBrowser):
-				u := m.req.Elicit.URL
+				u, err := browser.Check(m.req.Elicit.URL)
+				if err != nil {
+					// Not opened: the URL stays shown above, for the user to judge.
+					return func() tea.Msg { return openedMsg{err: fmt.Errorf("not opened: %w", err)} }
+				}
 				return func() tea.Msg { return openedMsg{err: openURL(u)} }
 			case key.Matches(kp, k.Approve):
 				return m.answer(common.Reply{Elicit: &mcp.ElicitResult{Action: mcp.ElicitAccept}}, "elicitation accepted")

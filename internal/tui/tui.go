@@ -13,14 +13,12 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
-	"runtime"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/browser"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -83,25 +81,6 @@ func NoColorFromEnv() bool {
 	return ok
 }
 
-// openURL opens url with the platform's opener.
-func openURL(url string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", url)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		path, err := exec.LookPath("xdg-open")
-		if err != nil {
-			return errors.New("no browser opener (xdg-open) found; open the URL yourself")
-		}
-		cmd = exec.Command(path, url)
-	}
-	cmd.Stdout, cmd.Stderr = nil, nil
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go cmd.Wait() //nolint:errcheck // the opener's exit status says nothing useful
-	return nil
-}
+// openURL opens url with the platform's opener, when it is an absolute
+// http or https URL (browser.Check); anything else stays on the screen.
+func openURL(url string) error { return browser.Open(url) }
