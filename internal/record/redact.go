@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -450,6 +451,54 @@ func (r *Redactor) Args(args []string) []string {
 		out[i] = r.String(out[i])
 	}
 	return out
+}
+
+// SpawnPrefix starts the lifecycle event of a spawned stdio server
+// ("spawned pid 42: CMD ARGS...", transport.Spawn); the command line after
+// ": " is redacted as Args redacts one.
+const SpawnPrefix = "spawned pid "
+
+// spawnText redacts the command line of a spawn event's text.
+func (r *Redactor) spawnText(s string) string {
+	head, line, ok := strings.Cut(s, ": ")
+	if !ok || !strings.HasPrefix(head, SpawnPrefix) {
+		return s
+	}
+	return head + ": " + joinCommandLine(r.Args(splitCommandLine(line)))
+}
+
+// splitCommandLine splits a command line as transport.Spawn writes it:
+// words separated by spaces, a word with spaces, quotes, backslashes or
+// dollars (or an empty one) written as a Go quoted string.
+func splitCommandLine(s string) []string {
+	var out []string
+	for s = strings.TrimLeft(s, " "); s != ""; s = strings.TrimLeft(s, " ") {
+		if s[0] == '"' {
+			if q, err := strconv.QuotedPrefix(s); err == nil {
+				if w, err := strconv.Unquote(q); err == nil {
+					out = append(out, w)
+					s = s[len(q):]
+					continue
+				}
+			}
+		}
+		w, rest, _ := strings.Cut(s, " ")
+		out = append(out, w)
+		s = rest
+	}
+	return out
+}
+
+// joinCommandLine is the inverse of splitCommandLine.
+func joinCommandLine(words []string) string {
+	parts := make([]string, len(words))
+	for i, p := range words {
+		if p == "" || strings.ContainsAny(p, " \t\"'\\$") {
+			p = strconv.Quote(p)
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, " ")
 }
 
 // redactHeaderLine redacts "Name: value" as a header.

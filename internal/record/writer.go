@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -236,6 +237,9 @@ func (w *Writer) prepare(e transport.Event) entry {
 		en.typ = "kind-" + strconv.Itoa(int(e.Kind))
 	}
 	if w.red != nil {
+		if e.Kind == transport.KindLifecycle && strings.HasPrefix(en.text, SpawnPrefix) {
+			en.text = w.red.spawnText(en.text)
+		}
 		en.text = w.red.Text(en.text)
 		en.err = w.red.Text(en.err)
 		en.redacted = en.text != e.Text || en.err != e.Err
