@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -434,30 +435,54 @@ func (s *Stdio) Recv() (Frame, error) {
 	}
 }
 
-// Close shuts the server down in order: close its stdin, wait, SIGTERM,
-// wait, SIGKILL. It returns once the process has ended.
+// Close shuts the server down in order: close its stdin, wait, SIGTERM to
+// its process group, wait, SIGKILL to the group. Once the server has
+// ended, what is left of its group (a child it forked and did not stop)
+// gets the same: SIGTERM, wait, SIGKILL. It returns once the process has
+// ended and its group is gone or killed.
 func (s *Stdio) Close() error {
 	s.once.Do(func() {
 		close(s.closed)
 		s.stdin.Close()
+		defer s.endGroup()
 		select {
 		case <-s.exited:
 			return
 		case <-time.After(s.opts.ShutdownGrace):
 		}
-		s.emit(Event{Kind: KindLifecycle, Text: "server still running after stdin closed: sending SIGTERM"})
+		s.emit(Event{Kind: KindLifecycle, Text: "server still running after stdin closed: sending SIGTERM to its process group"})
 		terminate(s.cmd.Process)
 		select {
 		case <-s.exited:
 			return
 		case <-time.After(s.opts.ShutdownGrace):
 		}
-		s.emit(Event{Kind: KindLifecycle, Text: "server ignored SIGTERM: sending SIGKILL"})
+		s.emit(Event{Kind: KindLifecycle, Text: "server ignored SIGTERM: sending SIGKILL to its process group"})
 		kill(s.cmd.Process)
 		<-s.exited
 	})
 	<-s.exited
 	return nil
+}
+
+// endGroup stops the processes left in the server's process group after
+// the server itself ended.
+func (s *Stdio) endGroup() {
+	pgid := s.cmd.Process.Pid
+	if !groupAlive(pgid) {
+		return
+	}
+	s.emit(Event{Kind: KindLifecycle, Text: "processes of the server's group still running after it ended: sending SIGTERM to the group"})
+	signalPgid(pgid, syscall.SIGTERM)
+	deadline := time.Now().Add(s.opts.ShutdownGrace)
+	for time.Now().Before(deadline) {
+		if !groupAlive(pgid) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.emit(Event{Kind: KindLifecycle, Text: "the server's group ignored SIGTERM: sending SIGKILL to the group"})
+	signalPgid(pgid, syscall.SIGKILL)
 }
 
 // Name names the transport.

@@ -14,3 +14,7 @@ func terminate(p *os.Process) { _ = p.Kill() }
 func kill(p *os.Process) { _ = p.Kill() }
 
 func signalName(*os.ProcessState) string { return "" }
+
+func groupAlive(int) bool { return false }
+
+func signalPgid(int, syscall.Signal) {}

@@ -28,3 +28,9 @@ func signalName(st *os.ProcessState) string {
 	}
 	return ""
 }
+
+// groupAlive reports whether the process group pgid has a member left.
+func groupAlive(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
+
+// signalPgid sends sig to the process group pgid.
+func signalPgid(pgid int, sig syscall.Signal) { _ = syscall.Kill(-pgid, sig) }
