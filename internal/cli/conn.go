@@ -35,7 +35,9 @@ type ConnOptions struct {
 	roots    []mcp.Root
 	verbose  func(format string, args ...any)
 	recorder *record.Writer
-	handler  session.Handler // overrides the CLI's answers (replay --verify)
+	handler  session.Handler       // overrides the CLI's answers (replay --verify)
+	watch    transport.Tap         // one more tap (mcpi check)
+	warned   func(session.Warning) // takes the warnings instead of stderr (mcpi check)
 }
 
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
@@ -197,6 +199,9 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 	if o.Verbose {
 		taps = append(taps, o.verboseTap())
 	}
+	if o.watch != nil {
+		taps = append(taps, o.watch)
+	}
 	var handler session.Handler = &cliHandler{o: o, say: say}
 	if o.handler != nil {
 		handler = o.handler
@@ -204,6 +209,10 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 	sopts := session.Options{
 		Handler: handler,
 		OnWarning: func(w session.Warning) {
+			if o.warned != nil {
+				o.warned(w)
+				return
+			}
 			say("warning: %s: %s", oneLine(w.Message), quoteData(w.Data))
 		},
 		OnNotification: func(n session.Notification) {

@@ -60,6 +60,7 @@ func subcommands(f *Factory) []struct {
 		{"replay", func() *cobra.Command { return NewCmdReplay(f) }},
 		{"proxy", func() *cobra.Command { return NewCmdProxy(f) }},
 		{"trace", func() *cobra.Command { return NewCmdTrace(f) }},
+		{"check", func() *cobra.Command { return NewCmdCheck(f) }},
 	}
 }
 

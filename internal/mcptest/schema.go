@@ -53,14 +53,14 @@ var (
 	schemas   = map[string]*Schema{}
 )
 
-// LoadSchema loads the schema of revision rev from testdata/schema.
+// LoadSchema loads the schema of revision rev from internal/specschema.
 func LoadSchema(rev string) (*Schema, error) {
 	schemasMu.Lock()
 	defer schemasMu.Unlock()
 	if s := schemas[rev]; s != nil {
 		return s, nil
 	}
-	data, err := os.ReadFile(filepath.Join(RepoRoot(), "testdata", "schema", rev+".json"))
+	data, err := os.ReadFile(filepath.Join(RepoRoot(), "internal", "specschema", rev+".json"))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,238 @@
+// Package check is mcpi's protocol linter: rules, each with the spec
+// revision and section (or the host's documentation) it comes from, run
+// against a connected session, and the findings they produce, each with
+// the frame that shows it.
+//
+// It imports session, mcp, schema and safetext, never a front end: the
+// CLI prints a Report, and so can the TUI.
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// Severity orders findings: an Error is what a client will reject or a
+// MUST broken; a Warning a SHOULD broken or what a major host rejects; an
+// Info what is worth knowing.
+type Severity int
+
+const (
+	Info Severity = iota
+	Warning
+	Error
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "info"
+}
+
+// MarshalText makes a Severity its name in JSON.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// A Rule is one thing check looks at.
+type Rule struct {
+	ID       string   `json:"id"`
+	Severity Severity `json:"severity"`
+	// Summary says what the rule asks, in one sentence.
+	Summary string `json:"summary"`
+	// Source is where the rule comes from: a spec revision and section,
+	// or a host's documentation with the date its limits were checked.
+	Source string `json:"source"`
+}
+
+// A Finding is a rule broken by one subject.
+type Finding struct {
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	// Subject names what broke the rule: `tool "add"`, `resource demo://x`,
+	// `initialize`.
+	Subject string `json:"subject"`
+	Message string `json:"message"`
+	Source  string `json:"source"`
+	// Evidence is the part of a frame that shows it (JSON when it was JSON).
+	Evidence json.RawMessage `json:"evidence,omitempty"`
+}
+
+// Report is what a run found.
+type Report struct {
+	Server          mcp.Implementation `json:"server"`
+	ProtocolVersion string             `json:"protocolVersion"`
+	Era             string             `json:"era"`
+	Transport       string             `json:"transport,omitempty"`
+	// Rules are the rules that were checked (a rule whose subject the
+	// server does not have, such as prompts on a server without them, is
+	// not listed).
+	Rules    []Rule    `json:"rules"`
+	Findings []Finding `json:"findings"`
+	Duration float64   `json:"durationMs"`
+}
+
+// Count returns how many findings have severity s.
+func (r *Report) Count(s Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Options say what a run may do.
+type Options struct {
+	// Call also calls the tools annotated read-only, with arguments made
+	// from their input schemas.
+	Call bool
+	// Transport names the transport, for the report.
+	Transport string
+	// Timeout bounds each probe request (default 10s).
+	Timeout time.Duration
+}
+
+// Observer collects what the session saw while check ran: warnings about
+// frames (stdout pollution, bad JSON-RPC) and server stderr. Wire it into
+// the session's OnWarning before connecting.
+type Observer struct {
+	mu       sync.Mutex
+	warnings []session.Warning
+	stderr   int
+}
+
+// OnWarning records a warning of the session.
+func (o *Observer) OnWarning(w session.Warning) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.warnings) < 1000 {
+		o.warnings = append(o.warnings, w)
+	}
+}
+
+// OnStderr counts a line the server wrote to stderr.
+func (o *Observer) OnStderr() {
+	o.mu.Lock()
+	o.stderr++
+	o.mu.Unlock()
+}
+
+// run is one check run's state.
+type run struct {
+	ctx     context.Context
+	c       *session.Client
+	opts    Options
+	obs     *Observer
+	rev     string
+	checked map[string]bool
+	found   []Finding
+	// results are the results the run got, by method, to check against
+	// the revision's schema.
+	results map[string][]json.RawMessage
+}
+
+// Run checks the server behind c, which is connected and initialized.
+func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *Report {
+	start := time.Now()
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if obs == nil {
+		obs = &Observer{}
+	}
+	r := &run{ctx: ctx, c: c, opts: opts, obs: obs, rev: c.ProtocolVersion(), checked: map[string]bool{}, results: map[string][]json.RawMessage{}}
+	rep := &Report{ProtocolVersion: c.ProtocolVersion(), Era: c.Era(), Transport: opts.Transport}
+	if init := c.InitializeResult(); init != nil {
+		rep.Server = init.ServerInfo
+	}
+	r.handshake()
+	r.utilities()
+	r.tools()
+	r.resources()
+	r.prompts()
+	r.unknowns()
+	r.conformance()
+	r.wire() // last: what the whole run saw
+	for id := range r.checked {
+		rep.Rules = append(rep.Rules, *rules[id])
+	}
+	sort.Slice(rep.Rules, func(i, j int) bool { return rep.Rules[i].ID < rep.Rules[j].ID })
+	rep.Findings = r.found
+	if rep.Findings == nil {
+		rep.Findings = []Finding{}
+	}
+	sort.SliceStable(rep.Findings, func(i, j int) bool { return rep.Findings[i].Severity > rep.Findings[j].Severity })
+	rep.Duration = float64(time.Since(start).Microseconds()) / 1000
+	return rep
+}
+
+// check marks rule id as checked.
+func (r *run) check(ids ...string) {
+	for _, id := range ids {
+		if rules[id] == nil {
+			panic("check: unknown rule " + id)
+		}
+		r.checked[id] = true
+	}
+}
+
+// report records a finding of rule id (which is then checked too).
+func (r *run) report(id, subject string, evidence any, format string, args ...any) {
+	r.check(id)
+	rule := rules[id]
+	f := Finding{Rule: id, Severity: rule.Severity, Subject: subject, Message: fmt.Sprintf(format, args...), Source: rule.Source}
+	switch e := evidence.(type) {
+	case nil:
+	case json.RawMessage:
+		f.Evidence = e
+	case []byte:
+		if json.Valid(e) {
+			f.Evidence = e
+		} else {
+			f.Evidence, _ = json.Marshal(string(e))
+		}
+	default:
+		f.Evidence, _ = json.Marshal(e)
+	}
+	r.found = append(r.found, f)
+}
+
+// probe sends method with params and returns the raw result or the error,
+// whether or not the server declared the capability it needs.
+func (r *run) probe(method string, params any) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(r.ctx, r.opts.Timeout)
+	defer cancel()
+	var raw json.RawMessage
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		raw = b
+	}
+	res, err := r.c.Send(ctx, method, raw, nil)
+	if err == nil && len(r.results[method]) < 100 {
+		r.results[method] = append(r.results[method], res)
+	}
+	return res, err
+}
+
+// rpcCode returns the JSON-RPC error code of err, if it is one.
+func rpcCode(err error) (int, bool) {
+	var re *session.RPCError
+	if errorsAs(err, &re) && re.RPCError != nil {
+		return re.Code, true
+	}
+	return 0, false
+}

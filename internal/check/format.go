@@ -1,0 +1,115 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText writes the report for a person: findings grouped by severity,
+// each with its rule, source and evidence, then a summary line. w must be
+// a sink for human output: the subjects and messages quote the server.
+func WriteText(w io.Writer, rep *Report) {
+	fmt.Fprintf(w, "mcpi check: %s %s · %s (%s era)", orDash(rep.Server.Name), rep.Server.Version, rep.ProtocolVersion, rep.Era)
+	if rep.Transport != "" {
+		fmt.Fprintf(w, " · %s", rep.Transport)
+	}
+	fmt.Fprintln(w)
+	for _, sev := range []Severity{Error, Warning, Info} {
+		n := rep.Count(sev)
+		if n == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%d)\n", strings.ToUpper(sev.String())+"S", n)
+		for _, f := range rep.Findings {
+			if f.Severity != sev {
+				continue
+			}
+			fmt.Fprintf(w, "  %s  %s: %s\n", f.Rule, oneLine(f.Subject), oneLine(f.Message))
+			fmt.Fprintf(w, "      %s\n", f.Source)
+			if len(f.Evidence) > 0 {
+				fmt.Fprintf(w, "      frame: %s\n", oneLine(clipText(string(f.Evidence), 300)))
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%d error(s), %d warning(s), %d note(s); %d rules checked in %.0f ms\n",
+		rep.Count(Error), rep.Count(Warning), rep.Count(Info), len(rep.Rules), rep.Duration)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// WriteSARIF writes the report as SARIF 2.1.0, for code-scanning CI.
+func WriteSARIF(w io.Writer, rep *Report, version string) error {
+	type message struct {
+		Text string `json:"text"`
+	}
+	type rule struct {
+		ID               string  `json:"id"`
+		ShortDescription message `json:"shortDescription"`
+		HelpURI          string  `json:"helpUri,omitempty"`
+		Properties       any     `json:"properties,omitempty"`
+		DefaultConfig    any     `json:"defaultConfiguration"`
+	}
+	type location struct {
+		LogicalLocations []map[string]string `json:"logicalLocations"`
+	}
+	type result struct {
+		RuleID     string         `json:"ruleId"`
+		Level      string         `json:"level"`
+		Message    message        `json:"message"`
+		Locations  []location     `json:"locations"`
+		Properties map[string]any `json:"properties,omitempty"`
+	}
+	level := func(s Severity) string {
+		switch s {
+		case Error:
+			return "error"
+		case Warning:
+			return "warning"
+		}
+		return "note"
+	}
+	var rs []rule
+	for _, r := range Rules() {
+		rs = append(rs, rule{ID: r.ID, ShortDescription: message{r.Summary}, Properties: map[string]string{"source": r.Source},
+			DefaultConfig: map[string]string{"level": level(r.Severity)}})
+	}
+	results := []result{}
+	for _, f := range rep.Findings {
+		res := result{RuleID: f.Rule, Level: level(f.Severity), Message: message{f.Message + " (" + f.Source + ")"},
+			Locations: []location{{LogicalLocations: []map[string]string{{"name": f.Subject, "fullyQualifiedName": orDash(rep.Server.Name) + "/" + f.Subject}}}}}
+		if len(f.Evidence) > 0 {
+			res.Properties = map[string]any{"evidence": f.Evidence}
+		}
+		results = append(results, res)
+	}
+	doc := map[string]any{
+		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+		"version": "2.1.0",
+		"runs": []any{map[string]any{
+			"tool": map[string]any{"driver": map[string]any{
+				"name": "mcpi check", "version": version, "informationUri": "https://modelcontextprotocol.io/specification", "rules": rs}},
+			"results": results,
+			"properties": map[string]any{
+				"server": rep.Server, "protocolVersion": rep.ProtocolVersion, "era": rep.Era, "transport": rep.Transport},
+		}},
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,113 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+)
+
+func (r *run) prompts() {
+	caps := r.c.ServerCapabilities()
+	items, err := r.list("prompts/list", "prompts")
+	r.check("capabilities/declared-works", "capabilities/undeclared-works")
+	switch {
+	case caps.Prompts != nil && err != nil:
+		r.report("capabilities/declared-works", "prompts", nil, "the server declares prompts but prompts/list failed: %v", err)
+		return
+	case caps.Prompts == nil && err == nil && len(items) > 0:
+		r.report("capabilities/undeclared-works", "prompts", nil, "prompts/list lists %d prompt(s) but the server does not declare the prompts capability", len(items))
+	case err != nil:
+		return
+	}
+	r.check("prompts/get")
+	var names []string
+	for i, raw := range items {
+		var p mcp.Prompt
+		if err := json.Unmarshal(raw, &p); err != nil || p.Name == "" {
+			r.report("prompts/get", "prompts/list", raw, "an item is not a Prompt with a name")
+			continue
+		}
+		names = append(names, p.Name)
+		subject := fmt.Sprintf("prompt %q", p.Name)
+		fields := map[string]string{"name": p.Name, "title": p.Title, "description": p.Description}
+		args := map[string]string{}
+		for _, a := range p.Arguments {
+			fields["argument "+a.Name] = a.Name
+			fields["argument "+a.Name+" description"] = a.Description
+			if a.Required {
+				args[a.Name] = r.completionFor(p.Name, a.Name, caps.Completions != nil)
+			}
+		}
+		r.hiddenText(subject, nil, fields)
+		if i < maxReads {
+			r.getPrompt(subject, p, args)
+		}
+		if i == 0 && caps.Completions != nil && len(p.Arguments) > 0 {
+			r.complete(p)
+		}
+	}
+	r.duplicates("prompts/list", "prompt", names)
+}
+
+func (r *run) getPrompt(subject string, p mcp.Prompt, args map[string]string) {
+	raw, err := r.probe("prompts/get", mcp.GetPromptParams{Name: p.Name, Arguments: args})
+	switch code, _ := rpcCode(err); {
+	case err != nil && len(args) == 0:
+		r.report("prompts/get", subject, nil, "prompts/get failed: %v", err)
+		return
+	case err != nil && code != mcp.CodeInvalidParams:
+		b, _ := json.Marshal(args)
+		r.report("prompts/get-with-arguments", subject, b, "prompts/get with arguments %s failed, and not with -32602: %v", b, err)
+		return
+	case err != nil:
+		return // refused made-up arguments, as it should
+	}
+	var res mcp.GetPromptResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		r.report("prompts/get", subject, clipRaw(raw), "the result is not a GetPromptResult: %v", err)
+		return
+	}
+	for i, m := range res.Messages {
+		if m.Role != "user" && m.Role != "assistant" {
+			r.report("prompts/get", subject, nil, "message %d has role %q (user or assistant)", i, m.Role)
+		}
+		if m.Content.Type == "" {
+			r.report("prompts/get", subject, nil, "message %d has no content type", i)
+		}
+		r.hiddenText(subject, nil, map[string]string{fmt.Sprintf("message %d", i): m.Content.Text})
+	}
+}
+
+func (r *run) complete(p mcp.Prompt) {
+	r.check("completion/answers")
+	raw, err := r.probe("completion/complete", mcp.CompleteParams{
+		Ref: mcp.CompleteReference{Type: "ref/prompt", Name: p.Name}, Argument: mcp.CompleteArgument{Name: p.Arguments[0].Name, Value: ""}})
+	subject := fmt.Sprintf("completion/complete %q", p.Name)
+	if err != nil {
+		r.report("completion/answers", subject, nil, "the server declares completions but completion/complete failed: %v", err)
+		return
+	}
+	var res mcp.CompleteResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		r.report("completion/answers", subject, clipRaw(raw), "the result is not a CompleteResult: %v", err)
+		return
+	}
+	if n := len(res.Completion.Values); n > 100 {
+		r.report("completion/answers", subject, nil, "%d values (at most 100)", n)
+	}
+}
+
+// completionFor is a value for a prompt's argument: the first the
+// server's completions offer, or a made-up one.
+func (r *run) completionFor(prompt, arg string, completions bool) string {
+	if completions {
+		raw, err := r.probe("completion/complete", mcp.CompleteParams{
+			Ref: mcp.CompleteReference{Type: "ref/prompt", Name: prompt}, Argument: mcp.CompleteArgument{Name: arg}})
+		var res mcp.CompleteResult
+		if err == nil && json.Unmarshal(raw, &res) == nil && len(res.Completion.Values) > 0 {
+			return res.Completion.Values[0]
+		}
+	}
+	return "mcpi"
+}

@@ -1,0 +1,280 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/safetext"
+	"github.com/mcpi-dev/mcpi/internal/specschema"
+)
+
+const maxInstructions = 8 << 10
+
+func (r *run) handshake() {
+	init := r.c.InitializeResult()
+	raw := r.c.InitializeResultRaw()
+	r.check("handshake/server-info", "handshake/instructions-size", "security/hidden-text")
+	if init == nil {
+		return
+	}
+	si := init.ServerInfo
+	if si.Name == "" {
+		r.report("handshake/server-info", "serverInfo", raw, "serverInfo has no name")
+	}
+	if si.Version == "" {
+		r.report("handshake/server-info", "serverInfo", raw, "serverInfo has no version")
+	}
+	r.hiddenText("serverInfo", raw, map[string]string{"name": si.Name, "title": si.Title, "version": si.Version, "instructions": init.Instructions})
+	if n := len(init.Instructions); n > maxInstructions {
+		r.report("handshake/instructions-size", "instructions", nil, "instructions are %d bytes (at most %d advised)", n, maxInstructions)
+	}
+}
+
+// utilities checks ping, logging/setLevel and what the capabilities say.
+func (r *run) utilities() {
+	if mcp.IsModern(r.rev) {
+		return // 2026-07-28 removed ping and logging/setLevel
+	}
+	r.check("ping/answers")
+	if res, err := r.probe("ping", nil); err != nil {
+		r.report("ping/answers", "ping", nil, "ping failed: %v", err)
+	} else if s := strings.TrimSpace(string(res)); s != "{}" && !strings.HasPrefix(s, "{") {
+		r.report("ping/answers", "ping", res, "ping's result is not an object")
+	}
+	caps := r.c.ServerCapabilities()
+	if caps.Logging != nil {
+		r.check("logging/set-level")
+		if _, err := r.probe("logging/setLevel", mcp.SetLevelParams{Level: "warning"}); err != nil {
+			r.report("logging/set-level", "logging/setLevel", nil, "the server declares logging but refused logging/setLevel: %v", err)
+		}
+	}
+}
+
+// unknowns checks the errors for what does not exist.
+func (r *run) unknowns() {
+	r.check("errors/unknown-method")
+	_, err := r.probe("mcpi/no-such-method", map[string]any{})
+	switch code, ok := rpcCode(err); {
+	case err == nil:
+		r.report("errors/unknown-method", "mcpi/no-such-method", nil, "an unknown method was answered with a result")
+	case ok && code != mcp.CodeMethodNotFound:
+		r.report("errors/unknown-method", "mcpi/no-such-method", nil, "an unknown method got error %d, not -32601", code)
+	}
+	caps := r.c.ServerCapabilities()
+	if caps.Tools != nil {
+		r.check("errors/unknown-tool")
+		res, err := r.probe("tools/call", mcp.CallToolParams{Name: "mcpi-no-such-tool", Arguments: json.RawMessage(`{}`)})
+		switch code, ok := rpcCode(err); {
+		case err == nil:
+			var ctr mcp.CallToolResult
+			if json.Unmarshal(res, &ctr) == nil && ctr.IsError {
+				r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with isError, not a JSON-RPC error (-32602)")
+			} else {
+				r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with a result")
+			}
+		case ok && code != mcp.CodeInvalidParams:
+			r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", nil, "an unknown tool got error %d, not -32602", code)
+		}
+	}
+	if caps.Resources != nil {
+		r.check("errors/unknown-resource")
+		_, err := r.probe("resources/read", mcp.ReadResourceParams{URI: "mcpi-check://no/such/resource"})
+		want, src := -32002, ""
+		if mcp.IsModern(r.rev) {
+			want, src = mcp.CodeInvalidParams, " (MCP 2026-07-28 server/resources § Error Handling)"
+		}
+		switch code, ok := rpcCode(err); {
+		case err == nil:
+			r.report("errors/unknown-resource", "resources/read mcpi-check://no/such/resource", nil, "an unknown resource was read successfully")
+		case ok && code != want && mcp.RevisionAtLeast(r.rev, mcp.Rev20250618):
+			r.report("errors/unknown-resource", "resources/read mcpi-check://no/such/resource", nil, "an unknown resource got error %d, not %d%s", code, want, src)
+		}
+	}
+	if caps.Prompts != nil {
+		r.check("errors/unknown-prompt")
+		_, err := r.probe("prompts/get", mcp.GetPromptParams{Name: "mcpi-no-such-prompt"})
+		switch code, ok := rpcCode(err); {
+		case err == nil:
+			r.report("errors/unknown-prompt", "prompts/get mcpi-no-such-prompt", nil, "an unknown prompt was answered with a result")
+		case ok && code != mcp.CodeInvalidParams:
+			r.report("errors/unknown-prompt", "prompts/get mcpi-no-such-prompt", nil, "an unknown prompt got error %d, not -32602", code)
+		}
+	}
+}
+
+// wire reports what the session saw go wrong on the wire during the run.
+func (r *run) wire() {
+	r.check("wire/frames", "wire/jsonrpc", "wire/stderr")
+	r.obs.mu.Lock()
+	warnings, stderr := r.obs.warnings, r.obs.stderr
+	r.obs.mu.Unlock()
+	seen := map[string]int{}
+	for _, w := range warnings {
+		id := "wire/jsonrpc"
+		if w.Kind == "bad-frame" {
+			id = "wire/frames"
+		}
+		if seen[w.Kind+w.Message]++; seen[w.Kind+w.Message] > 3 {
+			continue
+		}
+		r.report(id, w.Kind, w.Data, "%s", w.Message)
+	}
+	if stderr > 0 {
+		r.report("wire/stderr", "stderr", nil, "the server wrote %d line(s) to stderr (fine for logs: clients show them, and do not read them as protocol)", stderr)
+	}
+}
+
+// page is one page of a list.
+type page struct {
+	Items      []json.RawMessage
+	NextCursor string
+}
+
+// list fetches every page of method's list (member is the array's name),
+// checking its cursors, and returns the items. ok is false when the first
+// page failed.
+func (r *run) list(method, member string) (items []json.RawMessage, err error) {
+	r.check("pagination/cursor")
+	seen := map[string]bool{}
+	cursor := ""
+	for pages := 0; pages < 1000; pages++ {
+		var params any = map[string]any{}
+		if cursor != "" {
+			params = mcp.PaginatedParams{Cursor: cursor}
+		}
+		res, err := r.probe(method, params)
+		if err != nil {
+			if pages == 0 {
+				return nil, err
+			}
+			r.report("pagination/cursor", method, nil, "page %d (cursor %q) failed: %v", pages+1, cursor, err)
+			return items, nil
+		}
+		var p map[string]json.RawMessage
+		if err := json.Unmarshal(res, &p); err != nil {
+			return items, fmt.Errorf("the result is not an object: %v", err)
+		}
+		var got []json.RawMessage
+		if err := json.Unmarshal(p[member], &got); err != nil && len(p[member]) > 0 {
+			return items, fmt.Errorf("%s is not an array: %v", member, err)
+		}
+		items = append(items, got...)
+		var next string
+		json.Unmarshal(p["nextCursor"], &next)
+		if next == "" {
+			return items, nil
+		}
+		if seen[next] {
+			r.report("pagination/cursor", method, res, "nextCursor %q was given before: the list never ends", next)
+			return items, nil
+		}
+		seen[next] = true
+		cursor = next
+	}
+	r.report("pagination/cursor", method, nil, "the list had more than 1000 pages; stopped there")
+	return items, nil
+}
+
+// duplicates reports items of a list that share a key.
+func (r *run) duplicates(method, what string, keys []string) {
+	r.check("pagination/duplicates")
+	count := map[string]int{}
+	for _, k := range keys {
+		count[k]++
+	}
+	for _, k := range keys {
+		if count[k] > 1 {
+			r.report("pagination/duplicates", fmt.Sprintf("%s %q", what, k), nil, "%s lists %s %q %d times", method, what, k, count[k])
+			count[k] = 0
+		}
+	}
+}
+
+// hiddenText reports fields of subject that hold what a terminal or a
+// person would not see (safetext.Unsafe: escapes, bidi, zero-width, tags).
+func (r *run) hiddenText(subject string, evidence any, fields map[string]string) {
+	r.check("security/hidden-text")
+	for name, v := range fields {
+		if i := firstUnsafe(v); i >= 0 {
+			r.report("security/hidden-text", subject, evidence, "%s holds %s at byte %d: %s", name, describeUnsafe(v[i:]), i, safetext.OneLine(clip(v, 120)))
+		}
+	}
+}
+
+// firstUnsafe is the byte index of the first rune in s that a terminal
+// would act on or not show, or -1.
+func firstUnsafe(s string) int {
+	for i, c := range s {
+		if c == '\n' || c == '\t' {
+			continue
+		}
+		if safetext.Unsafe(c) {
+			return i
+		}
+	}
+	return -1
+}
+
+// describeUnsafe names the kind of the unsafe rune s starts with.
+func describeUnsafe(s string) string {
+	r := []rune(s)[0]
+	switch {
+	case r == 0x1b:
+		return "an escape sequence"
+	case r >= 0xe0000 && r <= 0xe007f:
+		return "Unicode tag characters (invisible text)"
+	case safetext.IsBidiControl(r):
+		return fmt.Sprintf("a bidirectional control (U+%04X)", r)
+	case r == 0x200b || r == 0x200c || r == 0x200d || r == 0x2060 || r == 0xfeff:
+		return fmt.Sprintf("a zero-width character (U+%04X)", r)
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		return fmt.Sprintf("a control character (U+%04X)", r)
+	}
+	return fmt.Sprintf("an invisible character (U+%04X)", r)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// conformance checks every result the run got (and the handshake's)
+// against the schema of the negotiated revision.
+func (r *run) conformance() {
+	if !mcp.IsKnownRevision(r.rev) {
+		return
+	}
+	r.check("results/schema")
+	if mcp.IsModern(r.rev) {
+		r.probe("server/discover", map[string]any{})
+	} else if raw := r.c.InitializeResultRaw(); len(raw) > 0 {
+		r.results["initialize"] = append(r.results["initialize"], raw)
+	}
+	methods := make([]string, 0, len(r.results))
+	for m := range r.results {
+		methods = append(methods, m)
+	}
+	sort.Strings(methods)
+	for _, method := range methods {
+		def := specschema.ResultOf[method]
+		if def == "" || !specschema.Has(r.rev, def) {
+			continue
+		}
+		reported := 0
+		for _, raw := range r.results[method] {
+			ps, err := specschema.Validate(r.rev, def, raw)
+			if err != nil || ps == nil {
+				continue
+			}
+			if reported++; reported > 3 {
+				break
+			}
+			r.report("results/schema", method, clipRaw(raw), "the result is not a valid %s of %s: %v", def, r.rev, ps)
+		}
+	}
+}

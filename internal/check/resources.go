@@ -1,0 +1,177 @@
+package check
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+)
+
+// maxReads bounds how many listed resources are read.
+const maxReads = 50
+
+func (r *run) resources() {
+	caps := r.c.ServerCapabilities()
+	items, err := r.list("resources/list", "resources")
+	r.check("capabilities/declared-works", "capabilities/undeclared-works")
+	switch {
+	case caps.Resources != nil && err != nil:
+		r.report("capabilities/declared-works", "resources", nil, "the server declares resources but resources/list failed: %v", err)
+		return
+	case caps.Resources == nil && err == nil && len(items) > 0:
+		r.report("capabilities/undeclared-works", "resources", nil, "resources/list lists %d resource(s) but the server does not declare the resources capability", len(items))
+	case err != nil:
+		return
+	}
+	r.check("resources/readable", "resources/mime-type")
+	var uris []string
+	for i, raw := range items {
+		var res mcp.Resource
+		if err := json.Unmarshal(raw, &res); err != nil || res.URI == "" {
+			r.report("resources/readable", "resources/list", raw, "an item is not a Resource with a uri")
+			continue
+		}
+		uris = append(uris, res.URI)
+		subject := "resource " + res.URI
+		r.hiddenText(subject, nil, map[string]string{"uri": res.URI, "name": res.Name, "title": res.Title, "description": res.Description})
+		if i < maxReads {
+			r.read(subject, res)
+		}
+	}
+	r.duplicates("resources/list", "resource", uris)
+	r.templates()
+}
+
+func (r *run) read(subject string, res mcp.Resource) {
+	raw, err := r.probe("resources/read", mcp.ReadResourceParams{URI: res.URI})
+	if err != nil {
+		r.report("resources/readable", subject, nil, "it is listed but resources/read failed: %v", err)
+		return
+	}
+	var rr mcp.ReadResourceResult
+	if err := json.Unmarshal(raw, &rr); err != nil {
+		r.report("resources/readable", subject, clipRaw(raw), "the result is not a ReadResourceResult: %v", err)
+		return
+	}
+	if len(rr.Contents) == 0 {
+		r.report("resources/readable", subject, clipRaw(raw), "resources/read returned no contents")
+	}
+	for _, c := range rr.Contents {
+		switch {
+		case c.Text != nil && c.Blob != nil:
+			r.report("resources/readable", subject, nil, "a content (%s) has both text and blob", c.URI)
+		case c.Text == nil && c.Blob == nil:
+			r.report("resources/readable", subject, nil, "a content (%s) has neither text nor blob", c.URI)
+		case c.Blob != nil:
+			if _, err := base64.StdEncoding.DecodeString(*c.Blob); err != nil {
+				r.report("resources/readable", subject, nil, "the blob of %s is not base64: %v", c.URI, err)
+			}
+		}
+		if res.MimeType != "" && c.MimeType != "" && c.URI == res.URI && !sameMime(res.MimeType, c.MimeType) {
+			r.report("resources/mime-type", subject, nil, "listed as %s, read as %s", res.MimeType, c.MimeType)
+		}
+	}
+}
+
+func sameMime(a, b string) bool {
+	base := func(s string) string {
+		s, _, _ = strings.Cut(s, ";")
+		return strings.ToLower(strings.TrimSpace(s))
+	}
+	return base(a) == base(b)
+}
+
+func (r *run) templates() {
+	items, err := r.list("resources/templates/list", "resourceTemplates")
+	if err != nil {
+		if code, ok := rpcCode(err); !ok || code != mcp.CodeMethodNotFound {
+			r.report("capabilities/declared-works", "resource templates", nil, "the server declares resources but resources/templates/list failed: %v", err)
+		}
+		return
+	}
+	r.check("resources/template")
+	for _, raw := range items {
+		var t mcp.ResourceTemplate
+		if err := json.Unmarshal(raw, &t); err != nil {
+			r.report("resources/template", "resources/templates/list", raw, "an item is not a ResourceTemplate")
+			continue
+		}
+		subject := "template " + t.URITemplate
+		if err := checkURITemplate(t.URITemplate); err != nil {
+			r.report("resources/template", subject, raw, "%v", err)
+		}
+		r.hiddenText(subject, nil, map[string]string{"uriTemplate": t.URITemplate, "name": t.Name, "title": t.Title, "description": t.Description})
+	}
+}
+
+var varname = regexp.MustCompile(`^([A-Za-z0-9_]|%[0-9A-Fa-f]{2})+(\.([A-Za-z0-9_]|%[0-9A-Fa-f]{2})+)*$`)
+
+// checkURITemplate checks t against RFC 6570's grammar (levels 1 to 4).
+func checkURITemplate(t string) error {
+	if t == "" {
+		return fmt.Errorf("the template is empty")
+	}
+	for i := 0; i < len(t); {
+		switch c := t[i]; {
+		case c == '}':
+			return fmt.Errorf("'}' at %d closes no expression", i)
+		case c == '{':
+			end := strings.IndexByte(t[i:], '}')
+			if end < 0 {
+				return fmt.Errorf("the expression at %d is not closed", i)
+			}
+			expr := t[i+1 : i+end]
+			if strings.ContainsRune(expr, '{') {
+				return fmt.Errorf("'{' inside the expression at %d", i)
+			}
+			if err := checkExpression(expr); err != nil {
+				return fmt.Errorf("expression {%s}: %v", expr, err)
+			}
+			i += end + 1
+		case c <= ' ' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '\\' || c == '^' || c == '`' || c == '|' || c == 0x7f:
+			return fmt.Errorf("%q at %d may not appear in a URI template's literals", c, i)
+		default:
+			i++
+		}
+	}
+	return nil
+}
+
+func checkExpression(e string) error {
+	if e == "" {
+		return fmt.Errorf("empty")
+	}
+	switch e[0] {
+	case '+', '#', '.', '/', ';', '?', '&':
+		e = e[1:]
+	case '=', ',', '!', '@', '|':
+		return fmt.Errorf("operator %q is reserved", e[0])
+	}
+	for _, spec := range strings.Split(e, ",") {
+		name := spec
+		if n, ok := strings.CutSuffix(spec, "*"); ok {
+			name = n
+		} else if n, max, ok := strings.Cut(spec, ":"); ok {
+			name = n
+			if v, err := strconv.Atoi(max); err != nil || v < 1 || v > 9999 || max[0] == '0' {
+				return fmt.Errorf("prefix length %q is not 1 to 9999", max)
+			}
+		}
+		if !varname.MatchString(name) {
+			return fmt.Errorf("%q is not a variable name", name)
+		}
+	}
+	return nil
+}
+
+func clipRaw(b json.RawMessage) json.RawMessage {
+	if len(b) > 4096 {
+		s, _ := json.Marshal(string(b[:4096]) + "…")
+		return s
+	}
+	return b
+}

@@ -1,0 +1,99 @@
+package check
+
+import "errors"
+
+var errorsAs = errors.As
+
+// Sources of the rules. Host limits drift: each names the date they were
+// checked (../shared/host-limits.md has the evidence).
+const (
+	srcLifecycle   = "MCP 2025-11-25 basic/lifecycle § Initialization"
+	srcCaps        = "MCP 2025-11-25 basic/lifecycle § Capability Negotiation"
+	srcJSONRPC     = "MCP 2025-11-25 basic § Messages (JSON-RPC 2.0)"
+	srcStdio       = "MCP 2025-11-25 basic/transports § stdio"
+	srcPing        = "MCP 2025-11-25 basic/utilities/ping"
+	srcLogging     = "MCP 2025-11-25 server/utilities/logging"
+	srcCompletion  = "MCP 2025-11-25 server/utilities/completion § Completion Results"
+	srcPagination  = "MCP 2025-11-25 server/utilities/pagination"
+	srcToolNames   = "MCP 2025-11-25 server/tools § Tool Names"
+	srcTool        = "MCP 2025-11-25 server/tools § Tool"
+	srcOutput      = "MCP 2025-11-25 server/tools § Output Schema"
+	srcToolErrors  = "MCP 2025-11-25 server/tools § Error Handling"
+	srcToolResult  = "MCP 2025-11-25 server/tools § Tool Result"
+	srcSchemaUsage = "MCP 2025-11-25 basic § JSON Schema Usage"
+	srcResources   = "MCP 2025-11-25 server/resources § Reading Resources"
+	srcResData     = "MCP 2025-11-25 server/resources § Resource Contents"
+	srcResErrors   = "MCP 2025-11-25 server/resources § Error Handling"
+	srcTemplates   = "MCP 2025-11-25 server/resources § Resource Templates (RFC 6570)"
+	srcPrompts     = "MCP 2025-11-25 server/prompts § Getting a Prompt"
+	srcPromptErr   = "MCP 2025-11-25 server/prompts § Error Handling"
+	srcToolSec     = "MCP 2025-11-25 server/tools § Security Considerations"
+	srcHostsDate   = "checked 2026-11-24"
+)
+
+var ruleList = []*Rule{
+	{ID: "handshake/server-info", Severity: Warning, Summary: "serverInfo names the server and its version.", Source: srcLifecycle},
+	{ID: "handshake/instructions-size", Severity: Warning, Summary: "instructions stay short enough for a client to put in a model's context (at most 8 KiB).", Source: srcLifecycle},
+	{ID: "capabilities/declared-works", Severity: Error, Summary: "A declared capability's list method answers.", Source: srcCaps},
+	{ID: "capabilities/undeclared-works", Severity: Warning, Summary: "A capability that works is declared; clients will not use what is not declared.", Source: srcCaps},
+	{ID: "wire/frames", Severity: Error, Summary: "Every frame is one JSON-RPC message (stdio: nothing else on stdout).", Source: srcStdio},
+	{ID: "wire/jsonrpc", Severity: Error, Summary: "Responses carry the id of their request, as the request typed it, with jsonrpc \"2.0\".", Source: srcJSONRPC},
+	{ID: "wire/stderr", Severity: Info, Summary: "What the server writes to stderr is shown by clients as logs, not read as protocol.", Source: srcStdio},
+	{ID: "results/schema", Severity: Error, Summary: "Every result conforms to the JSON Schema the specification publishes for its revision.", Source: "MCP schema of the negotiated revision (schema/<revision>/schema.json)"},
+	{ID: "ping/answers", Severity: Error, Summary: "ping is answered promptly with an empty result.", Source: srcPing},
+	{ID: "logging/set-level", Severity: Error, Summary: "A server that declares logging accepts logging/setLevel.", Source: srcLogging},
+	{ID: "completion/answers", Severity: Error, Summary: "A server that declares completions answers completion/complete with at most 100 values.", Source: srcCompletion},
+	{ID: "pagination/cursor", Severity: Error, Summary: "A list's cursors lead to its end: no cursor is given twice.", Source: srcPagination},
+	{ID: "pagination/duplicates", Severity: Warning, Summary: "An item appears once across a list's pages.", Source: srcPagination},
+	{ID: "errors/unknown-method", Severity: Warning, Summary: "An unknown method gets JSON-RPC error -32601.", Source: srcJSONRPC},
+	{ID: "errors/unknown-tool", Severity: Warning, Summary: "tools/call of an unknown tool is a JSON-RPC error (-32602), not a result.", Source: srcToolErrors},
+	{ID: "errors/unknown-resource", Severity: Warning, Summary: "resources/read of an unknown URI gets JSON-RPC error -32002 (-32602 from 2026-07-28 on).", Source: srcResErrors},
+	{ID: "errors/unknown-prompt", Severity: Warning, Summary: "prompts/get of an unknown prompt gets JSON-RPC error -32602.", Source: srcPromptErr},
+	{ID: "tools/name", Severity: Warning, Summary: "A tool name has 1 to 128 characters of A-Z, a-z, 0-9, _, - and . only.", Source: srcToolNames},
+	{ID: "tools/name-unique", Severity: Error, Summary: "Tool names are unique within a server.", Source: srcToolNames},
+	{ID: "tools/description", Severity: Warning, Summary: "A tool has a description: it is all a model knows of when to call it.", Source: srcTool},
+	{ID: "tools/input-schema", Severity: Error, Summary: "inputSchema is a JSON Schema object whose root type is \"object\".", Source: srcTool},
+	{ID: "tools/schema-valid", Severity: Error, Summary: "inputSchema and outputSchema are valid JSON Schema (2020-12 unless $schema says otherwise).", Source: srcSchemaUsage},
+	{ID: "tools/schema-dialect", Severity: Warning, Summary: "A $schema names a JSON Schema dialect clients know (draft-04 to 2020-12).", Source: srcSchemaUsage},
+	{ID: "tools/output-schema", Severity: Error, Summary: "outputSchema, when given, has root type \"object\" (up to 2025-11-25; 2026-07-28 allows any schema).", Source: srcOutput},
+	{ID: "tools/annotations", Severity: Warning, Summary: "Annotations agree: a tool that is read-only (readOnlyHint) is not also destructive (destructiveHint means something only when readOnlyHint is false).", Source: srcTool},
+	{ID: "tools/call-result", Severity: Error, Summary: "A tool's result has content, and structuredContent matching its outputSchema.", Source: srcToolResult},
+	{ID: "resources/readable", Severity: Error, Summary: "Every listed resource can be read, and its contents are text or base64 blob.", Source: srcResources},
+	{ID: "resources/mime-type", Severity: Warning, Summary: "A resource's contents carry the mime type its listing announced.", Source: srcResData},
+	{ID: "resources/template", Severity: Error, Summary: "A resource template is a valid RFC 6570 URI template.", Source: srcTemplates},
+	{ID: "prompts/get", Severity: Error, Summary: "Every listed prompt without required arguments can be got, and a prompt's messages have a role and content.", Source: srcPrompts},
+	{ID: "prompts/get-with-arguments", Severity: Warning, Summary: "A prompt with required arguments can be got with values its completions offer (or made-up ones); when it cannot, the error is -32602.", Source: srcPromptErr},
+	{ID: "security/hidden-text", Severity: Error, Summary: "What a model reads (names, descriptions, schemas, prompts, instructions) holds no escape sequences, bidi controls, zero-width or Unicode tag characters: they hide instructions from the person approving the tool.", Source: srcToolSec},
+	{ID: "security/description-size", Severity: Warning, Summary: "A description stays under 4,096 characters: long ones crowd the model's context and hide instructions.", Source: srcToolSec},
+	{ID: "security/shadowing", Severity: Warning, Summary: "A tool does not take the name of a host's built-in tool, which a model may confuse it with.", Source: srcToolSec},
+	{ID: "hosts/openai-name", Severity: Warning, Summary: "OpenAI accepts tool names matching ^[a-zA-Z0-9_-]{1,64}$ only (one bad tool fails the whole request).", Source: "OpenAI function calling, function name (" + srcHostsDate + ")"},
+	{ID: "hosts/anthropic-name", Severity: Warning, Summary: "Anthropic accepts tool names matching ^[a-zA-Z0-9_-]{1,128}$ only.", Source: "Anthropic Messages API, tools[].name (" + srcHostsDate + ")"},
+	{ID: "hosts/gemini-name", Severity: Warning, Summary: "Gemini accepts function names that start with a letter or _ and have at most 64 characters of a-z, A-Z, 0-9, _, ., : and -.", Source: "Gemini FunctionDeclaration.name (" + srcHostsDate + ")"},
+	{ID: "hosts/anthropic-root-combinator", Severity: Warning, Summary: "Anthropic rejects oneOf, anyOf or allOf at the root of input_schema.", Source: "Anthropic tool use, reported in anthropics/claude-code #5319 (" + srcHostsDate + ")"},
+	{ID: "hosts/openai-properties", Severity: Info, Summary: "OpenAI rejects an object schema without \"properties\" (\"object schema missing properties\"); clients that do not add it fail.", Source: "OpenAI, reported in openai-agents-python #449 (" + srcHostsDate + ")"},
+	{ID: "hosts/openai-description", Severity: Info, Summary: "OpenAI and Azure OpenAI reject function descriptions over 1,024 characters on some models.", Source: "OpenAI, reported in getsentry/sentry-mcp #106 (" + srcHostsDate + ")"},
+	{ID: "hosts/openai-tool-count", Severity: Warning, Summary: "OpenAI takes at most 128 tools in one request, across every server a host has.", Source: "OpenAI array_above_max_length, reported in zed-industries/zed #32946 (" + srcHostsDate + ")"},
+	{ID: "hosts/gemini-array-items", Severity: Info, Summary: "Gemini's parameters need \"items\" on every array.", Source: "Gemini, reported in cline/cline #7339 (" + srcHostsDate + ")"},
+	{ID: "hosts/gemini-enum-strings", Severity: Info, Summary: "Gemini's parameters take enum only on strings, with string values.", Source: "Gemini, reported in microsoft/azure-devops-mcp #139 (" + srcHostsDate + ")"},
+}
+
+// rules indexes ruleList by id.
+var rules = func() map[string]*Rule {
+	m := map[string]*Rule{}
+	for _, r := range ruleList {
+		if m[r.ID] != nil {
+			panic("check: rule " + r.ID + " twice")
+		}
+		m[r.ID] = r
+	}
+	return m
+}()
+
+// Rules returns every rule check knows, in a stable order.
+func Rules() []Rule {
+	out := make([]Rule, len(ruleList))
+	for i, r := range ruleList {
+		out[i] = *r
+	}
+	return out
+}

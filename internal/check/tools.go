@@ -1,0 +1,399 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/schema"
+)
+
+var (
+	specToolName    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	openaiToolName  = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	claudeToolName  = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+	geminiToolName  = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`)
+	knownDialects   = []string{"json-schema.org/draft/2020-12/schema", "json-schema.org/draft/2019-09/schema", "json-schema.org/draft-07/schema", "json-schema.org/draft-06/schema", "json-schema.org/draft-04/schema"}
+	maxDescription  = 4096
+	openaiDescLimit = 1024
+	openaiToolLimit = 128
+)
+
+// builtins are tool names that hosts give their own tools (Claude Code,
+// the agents most often pointed at MCP servers): a server tool with the
+// same name may be taken for the host's.
+var builtins = map[string]string{
+	"Bash": "Claude Code", "Read": "Claude Code", "Write": "Claude Code", "Edit": "Claude Code", "Glob": "Claude Code",
+	"Grep": "Claude Code", "WebFetch": "Claude Code", "WebSearch": "Claude Code", "Task": "Claude Code", "TodoWrite": "Claude Code",
+	"NotebookEdit": "Claude Code", "shell": "Codex", "apply_patch": "Codex", "read_file": "gemini-cli", "write_file": "gemini-cli",
+	"run_shell_command": "gemini-cli", "web_fetch": "gemini-cli", "google_web_search": "gemini-cli",
+}
+
+func (r *run) tools() {
+	caps := r.c.ServerCapabilities()
+	items, err := r.list("tools/list", "tools")
+	r.check("capabilities/declared-works", "capabilities/undeclared-works")
+	switch {
+	case caps.Tools != nil && err != nil:
+		r.report("capabilities/declared-works", "tools", nil, "the server declares tools but tools/list failed: %v", err)
+		return
+	case caps.Tools == nil && err == nil && len(items) > 0:
+		r.report("capabilities/undeclared-works", "tools", nil, "tools/list lists %d tool(s) but the server does not declare the tools capability: clients will not ask", len(items))
+	case err != nil:
+		return
+	}
+	r.check("tools/name", "tools/name-unique", "tools/description", "tools/input-schema", "tools/schema-valid", "tools/output-schema",
+		"tools/annotations", "security/description-size", "security/shadowing", "hosts/openai-name", "hosts/anthropic-name", "hosts/gemini-name",
+		"hosts/anthropic-root-combinator", "hosts/openai-properties", "hosts/openai-description", "hosts/openai-tool-count")
+	if len(items) > openaiToolLimit {
+		r.report("hosts/openai-tool-count", "tools", nil, "the server lists %d tools; OpenAI takes at most %d in a request, and a host adds every server's", len(items), openaiToolLimit)
+	}
+	var names []string
+	var tools []mcp.Tool
+	for _, raw := range items {
+		var t mcp.Tool
+		if err := json.Unmarshal(raw, &t); err != nil {
+			r.report("tools/input-schema", "tools/list", raw, "an item is not a Tool: %v", err)
+			continue
+		}
+		names = append(names, t.Name)
+		tools = append(tools, t)
+		r.tool(t, raw)
+	}
+	r.duplicates("tools/list", "tool", names)
+	r.checkUnique(names)
+	if r.opts.Call {
+		r.callReadOnly(tools)
+	}
+}
+
+func (r *run) checkUnique(names []string) {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			r.report("tools/name-unique", fmt.Sprintf("tool %q", n), nil, "two tools are named %q", n)
+		}
+		seen[n] = true
+	}
+}
+
+func (r *run) tool(t mcp.Tool, raw json.RawMessage) {
+	subject := fmt.Sprintf("tool %q", t.Name)
+	switch {
+	case !specToolName.MatchString(t.Name):
+		r.report("tools/name", subject, raw, "the name has %d characters%s; the spec asks 1 to 128 of A-Z a-z 0-9 _ - .", utf8.RuneCountInString(t.Name), badChars(t.Name, `[A-Za-z0-9_.-]`))
+	}
+	if !openaiToolName.MatchString(t.Name) {
+		r.report("hosts/openai-name", subject, nil, "OpenAI rejects this name (%s)", why(t.Name, 64, `[a-zA-Z0-9_-]`))
+	}
+	if !claudeToolName.MatchString(t.Name) {
+		r.report("hosts/anthropic-name", subject, nil, "Anthropic rejects this name (%s)", why(t.Name, 128, `[a-zA-Z0-9_-]`))
+	}
+	if !geminiToolName.MatchString(t.Name) {
+		r.report("hosts/gemini-name", subject, nil, "Gemini rejects this name (%s)", why(t.Name, 64, `[a-zA-Z0-9_.:-]`))
+	}
+	if host, ok := builtins[t.Name]; ok {
+		r.report("security/shadowing", subject, nil, "%s has a built-in tool named %q", host, t.Name)
+	}
+	if strings.TrimSpace(t.Description) == "" {
+		r.report("tools/description", subject, raw, "the tool has no description")
+	}
+	if n := utf8.RuneCountInString(t.Description); n > maxDescription {
+		r.report("security/description-size", subject, nil, "the description has %d characters", n)
+	} else if n > openaiDescLimit {
+		r.report("hosts/openai-description", subject, nil, "the description has %d characters (more than %d)", n, openaiDescLimit)
+	}
+	fields := map[string]string{"name": t.Name, "title": t.Title, "description": t.Description}
+	if t.Annotations != nil {
+		fields["annotations.title"] = t.Annotations.Title
+		if t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint && t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint {
+			r.report("tools/annotations", subject, t.Annotations, "readOnlyHint and destructiveHint are both true")
+		}
+	}
+	r.hiddenText(subject, nil, fields)
+	r.inputSchema(subject, t.InputSchema)
+	if len(t.OutputSchema) > 0 {
+		r.outputSchema(subject, t.OutputSchema)
+	}
+}
+
+func (r *run) inputSchema(subject string, raw json.RawMessage) {
+	if len(raw) == 0 || string(raw) == "null" {
+		r.report("tools/input-schema", subject, nil, "the tool has no inputSchema (an empty one is {\"type\":\"object\"})")
+		return
+	}
+	var root map[string]any
+	if err := json.Unmarshal(raw, &root); err != nil {
+		r.report("tools/input-schema", subject, raw, "inputSchema is not a JSON object")
+		return
+	}
+	if root["type"] != "object" {
+		r.report("tools/input-schema", subject, raw, "inputSchema's root type is %s, not \"object\"", show(root["type"]))
+	}
+	r.schemaValid(subject, "inputSchema", raw, root)
+	for _, k := range []string{"oneOf", "anyOf", "allOf"} {
+		if _, ok := root[k]; ok {
+			r.report("hosts/anthropic-root-combinator", subject, nil, "inputSchema has %s at its root", k)
+		}
+	}
+	if _, ok := root["properties"]; !ok && root["type"] == "object" {
+		r.report("hosts/openai-properties", subject, raw, "inputSchema has no \"properties\" (add \"properties\": {} for a tool without arguments)")
+	}
+	r.schemaText(subject, raw)
+	r.check("hosts/gemini-array-items", "hosts/gemini-enum-strings")
+	walkSchema(root, "", func(ptr string, node map[string]any) {
+		if node["type"] == "array" && node["items"] == nil && node["prefixItems"] == nil {
+			r.report("hosts/gemini-array-items", subject, nil, "inputSchema%s is an array without items", ptrOrRoot(ptr))
+		}
+		if enum, ok := node["enum"].([]any); ok {
+			for _, v := range enum {
+				if _, ok := v.(string); !ok {
+					r.report("hosts/gemini-enum-strings", subject, nil, "inputSchema%s has a non-string enum value %s", ptrOrRoot(ptr), show(v))
+					break
+				}
+			}
+		}
+	})
+}
+
+func (r *run) outputSchema(subject string, raw json.RawMessage) {
+	var root map[string]any
+	if err := json.Unmarshal(raw, &root); err != nil {
+		r.report("tools/output-schema", subject, raw, "outputSchema is not a JSON object")
+		return
+	}
+	if root["type"] != "object" && !mcp.IsModern(r.rev) {
+		r.report("tools/output-schema", subject, raw, "outputSchema's root type is %s, not \"object\"", show(root["type"]))
+	}
+	r.schemaValid(subject, "outputSchema", raw, root)
+	r.schemaText(subject, raw)
+}
+
+// schemaValid compiles a schema and checks its dialect.
+func (r *run) schemaValid(subject, which string, raw json.RawMessage, root map[string]any) {
+	r.check("tools/schema-dialect")
+	if d, ok := root["$schema"].(string); ok {
+		known := false
+		for _, k := range knownDialects {
+			if strings.Contains(d, k) {
+				known = true
+			}
+		}
+		if !known {
+			r.report("tools/schema-dialect", subject, nil, "%s's $schema %q is no JSON Schema dialect clients know", which, d)
+		}
+	}
+	if _, err := schema.Compile(raw); err != nil {
+		r.report("tools/schema-valid", subject, raw, "%s is not a valid JSON Schema: %v", which, err)
+	}
+}
+
+// schemaText checks the text inside a schema a model reads: property
+// names, titles, descriptions, enum values.
+func (r *run) schemaText(subject string, raw json.RawMessage) {
+	var root any
+	if json.Unmarshal(raw, &root) != nil {
+		return
+	}
+	fields := map[string]string{}
+	var walk func(v any, ptr string)
+	walk = func(v any, ptr string) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				fields["schema key "+ptr+"/"+k] = k
+				walk(x, ptr+"/"+k)
+			}
+		case []any:
+			for i, x := range v {
+				walk(x, fmt.Sprintf("%s/%d", ptr, i))
+			}
+		case string:
+			fields["schema "+ptr] = v
+		}
+	}
+	walk(root, "")
+	r.hiddenText(subject, nil, fields)
+}
+
+// walkSchema calls fn on every schema node under properties, items,
+// prefixItems, $defs, definitions, anyOf, oneOf and allOf.
+func walkSchema(node map[string]any, ptr string, fn func(ptr string, node map[string]any)) {
+	fn(ptr, node)
+	for _, k := range []string{"properties", "$defs", "definitions"} {
+		if m, ok := node[k].(map[string]any); ok {
+			for name, sub := range m {
+				if s, ok := sub.(map[string]any); ok {
+					walkSchema(s, ptr+"/"+k+"/"+name, fn)
+				}
+			}
+		}
+	}
+	if s, ok := node["items"].(map[string]any); ok {
+		walkSchema(s, ptr+"/items", fn)
+	}
+	for _, k := range []string{"prefixItems", "anyOf", "oneOf", "allOf"} {
+		if list, ok := node[k].([]any); ok {
+			for i, sub := range list {
+				if s, ok := sub.(map[string]any); ok {
+					walkSchema(s, fmt.Sprintf("%s/%s/%d", ptr, k, i), fn)
+				}
+			}
+		}
+	}
+}
+
+func ptrOrRoot(ptr string) string {
+	if ptr == "" {
+		return " (the root)"
+	}
+	return " at " + ptr
+}
+
+func show(v any) string {
+	if v == nil {
+		return "missing"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// why says why name fails a name rule of at most max characters of class.
+func why(name string, max int, class string) string {
+	n := utf8.RuneCountInString(name)
+	var parts []string
+	if n == 0 {
+		parts = append(parts, "empty")
+	} else if n > max {
+		parts = append(parts, fmt.Sprintf("%d characters, more than %d", n, max))
+	}
+	if b := badChars(name, class); b != "" {
+		parts = append(parts, strings.TrimPrefix(b, ", "))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "it must start with a letter or _")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// badChars lists the characters of name outside class, as ", has ...".
+func badChars(name, class string) string {
+	re := regexp.MustCompile(class)
+	var bad []string
+	seen := map[rune]bool{}
+	for _, c := range name {
+		if !re.MatchString(string(c)) && !seen[c] {
+			seen[c] = true
+			bad = append(bad, fmt.Sprintf("%q", c))
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	return ", has " + strings.Join(bad, " ")
+}
+
+// callReadOnly calls each tool annotated read-only with arguments made
+// from its input schema, and checks the result.
+func (r *run) callReadOnly(tools []mcp.Tool) {
+	r.check("tools/call-result")
+	for _, t := range tools {
+		if t.Annotations == nil || t.Annotations.ReadOnlyHint == nil || !*t.Annotations.ReadOnlyHint {
+			continue
+		}
+		if t.Execution != nil && t.Execution.TaskSupport == "required" {
+			continue
+		}
+		subject := fmt.Sprintf("tool %q", t.Name)
+		s, err := schema.Compile(t.InputSchema)
+		if err != nil {
+			continue
+		}
+		args, ok := sampleArgs(s)
+		if !ok {
+			continue
+		}
+		b, _ := json.Marshal(args)
+		ctx, cancel := context.WithTimeout(r.ctx, r.opts.Timeout)
+		res, err := r.c.Send(ctx, "tools/call", mustJSON(mcp.CallToolParams{Name: t.Name, Arguments: b}), nil)
+		cancel()
+		if err != nil {
+			r.report("tools/call-result", subject, b, "calling it with %s failed: %v", b, err)
+			continue
+		}
+		var ctr mcp.CallToolResult
+		if err := json.Unmarshal(res, &ctr); err != nil {
+			r.report("tools/call-result", subject, res, "the result is not a CallToolResult: %v", err)
+			continue
+		}
+		var probe map[string]json.RawMessage
+		json.Unmarshal(res, &probe)
+		if _, ok := probe["content"]; !ok {
+			r.report("tools/call-result", subject, res, "the result has no content array")
+		}
+		if len(t.OutputSchema) > 0 && !ctr.IsError {
+			if len(ctr.StructuredContent) == 0 {
+				r.report("tools/call-result", subject, res, "the tool declares an outputSchema but returned no structuredContent")
+			} else if os, err := schema.Compile(t.OutputSchema); err == nil {
+				if ps := os.Validate(ctr.StructuredContent); ps != nil {
+					r.report("tools/call-result", subject, ctr.StructuredContent, "structuredContent does not match the outputSchema: %v", ps)
+				}
+			}
+		}
+	}
+}
+
+// sampleArgs makes arguments for a schema's required properties: a
+// default, the first enum value, or a plain value of the type. ok is false
+// when a required property's type is not known.
+func sampleArgs(s *schema.Schema) (map[string]any, bool) {
+	args := map[string]any{}
+	for _, p := range s.Properties() {
+		if !p.Required {
+			continue
+		}
+		switch {
+		case p.HasDefault:
+			args[p.Name] = p.Default
+		case len(p.Enum) > 0:
+			args[p.Name] = p.Enum[0]
+		case len(p.Types) == 0:
+			return nil, false
+		default:
+			switch p.Types[0] {
+			case "string":
+				args[p.Name] = "mcpi"
+			case "integer", "number":
+				v := 1.0
+				if m, ok := p.Raw["minimum"].(float64); ok && m > v {
+					v = m
+				}
+				args[p.Name] = v
+			case "boolean":
+				args[p.Name] = false
+			case "array":
+				args[p.Name] = []any{}
+			case "object":
+				args[p.Name] = map[string]any{}
+			default:
+				return nil, false
+			}
+		}
+	}
+	if s.Validate(args) != nil {
+		return nil, false
+	}
+	return args, true
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
