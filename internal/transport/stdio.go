@@ -450,14 +450,14 @@ func (s *Stdio) Close() error {
 			return
 		case <-time.After(s.opts.ShutdownGrace):
 		}
-		s.emit(Event{Kind: KindLifecycle, Text: "server still running after stdin closed: sending SIGTERM to its process group"})
+		s.emit(Event{Kind: KindLifecycle, Text: "server still running after stdin closed: sending SIGTERM"})
 		terminate(s.cmd.Process)
 		select {
 		case <-s.exited:
 			return
 		case <-time.After(s.opts.ShutdownGrace):
 		}
-		s.emit(Event{Kind: KindLifecycle, Text: "server ignored SIGTERM: sending SIGKILL to its process group"})
+		s.emit(Event{Kind: KindLifecycle, Text: "server ignored SIGTERM: sending SIGKILL"})
 		kill(s.cmd.Process)
 		<-s.exited
 	})
