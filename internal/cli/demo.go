@@ -49,7 +49,7 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	if err != nil {
 		return fmt.Errorf("finding the mcpi binary to run the demo server: %w", err)
 	}
-	target := TargetOptions{Command: []string{exe, "demo-server"}, Timeout: session.DefaultTimeout, Transport: "auto"}
+	target := TargetOptions{Command: []string{exe, "demo-server"}, Timeout: session.DefaultTimeout, MaxTime: session.DefaultMaxTime, Transport: "auto"}
 	if opts.Print || !opts.IO.StdinTTY || !opts.IO.StdoutTTY {
 		return demoPrint(ctx, opts, &target)
 	}
