@@ -206,8 +206,7 @@ func TestRedirectCrossOriginAllowedWithoutCredentials(t *testing.T) {
 func TestRedirectSameOrigin(t *testing.T) {
 	var mu sync.Mutex
 	var seen []seenReq
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/old" {
 			w.Header().Set("Location", "/new")
 			w.WriteHeader(http.StatusTemporaryRedirect)
