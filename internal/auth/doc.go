@@ -8,7 +8,8 @@
 // refresh, step-up on insufficient_scope, and a token store.
 //
 // Its entry point is Transport, an http.RoundTripper that the CLI puts into
-// transport.HTTPOptions.Client: it adds the access token to each request
+// transport.HTTPOptions.Base: it adds the access token to each request to
+// the server's own origin (never to another origin a redirect leads to)
 // and, on 401 or 403 insufficient_scope, runs the flow and sends the request
 // again. Every HTTP exchange of the flow is reported to a transport.Tap with
 // tokens, codes and secrets redacted, and each step is described by a
