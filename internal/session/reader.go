@@ -186,7 +186,8 @@ func (c *Client) serveRequest(m *mcp.Message) {
 		c.mu.Unlock()
 		cancel()
 		if warn {
-			c.warn("server-requests", fmt.Sprintf("the server has more than %d requests to mcpi in progress; the next ones are answered with an error until some are done (warned once)", c.opts.MaxServerRequests), nil)
+			c.warn("server-requests", fmt.Sprintf("the server has more than %d requests to mcpi in progress; the next ones are answered with an error until some are done (warned once)", c.opts.MaxServerRequests),
+				fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q}`, m.ID, m.Method))
 		}
 		c.refuse(m)
 		return
