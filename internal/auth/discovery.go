@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // ResourceMetadataURLs returns where to look for the protected resource
@@ -108,14 +110,9 @@ func hostPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// isLoopback reports whether host names this machine.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+// isLoopback reports whether host names this machine (the rule every hop
+// of an OAuth request is held to, transport.IsLoopbackHost).
+func isLoopback(host string) bool { return transport.IsLoopbackHost(host) }
 
 // checkHTTPS refuses a URL that is neither HTTPS nor on a loopback address.
 func checkHTTPS(step Step, what, raw string) error {
