@@ -20,7 +20,7 @@ func (r *run) prompts() {
 	case err != nil:
 		return
 	}
-	r.check("prompts/get")
+	r.check("prompts/get", "prompts/get-with-arguments")
 	var names []string
 	for i, raw := range items {
 		var p mcp.Prompt

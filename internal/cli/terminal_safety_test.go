@@ -77,8 +77,17 @@ func TestNoRawControlReachesAPerson(t *testing.T) {
 		fmt.Fprint(w, mcptest.Poison)
 	})
 	mux.HandleFunc("/json", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		if req.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":%q}}`, mcptest.Poison)
+		msg, _ := json.Marshal(mcptest.Poison)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":%s}}`, req.ID, msg)
 	})
 	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -92,7 +101,8 @@ func TestNoRawControlReachesAPerson(t *testing.T) {
 	})
 	mux.HandleFunc("/prm", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"resource":%q,"authorization_servers":[%q]}`, mcptest.Poison, mcptest.Poison)
+		p, _ := json.Marshal(mcptest.Poison)
+		fmt.Fprintf(w, `{"resource":%s,"authorization_servers":[%s]}`, p, p)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -129,6 +139,8 @@ func TestNoRawControlReachesAPerson(t *testing.T) {
 		{"read error", with(p, "read", "poison://nope"), true},
 		{"completion", with(p, "complete", "--prompt", "p2", "a=x"), true},
 		{"ping", with(p, "ping", "-v"), true},
+		{"check", with(p, "check"), true},
+		{"check json", with(p, "check", "--json"), false},
 		{"json", with(p, "tools", "--json"), false},
 		{"config: unknown server", []string{"tools", "--server", "nosuch", "--config", mcpJSON}, true},
 		{"config: listing", []string{"servers", "--config", mcpJSON}, true},
