@@ -101,6 +101,9 @@ type Options struct {
 	Transport string
 	// Timeout bounds each probe request (default 10s).
 	Timeout time.Duration
+	// HTTP is the Streamable HTTP endpoint, for the checks of the
+	// transport itself (nil for stdio and HTTP+SSE).
+	HTTP *HTTPTarget
 }
 
 // Observer collects what the session saw while check ran: warnings about
@@ -163,6 +166,7 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 	r.prompts()
 	r.unknowns()
 	r.conformance()
+	r.httpChecks()
 	r.wire() // last: what the whole run saw
 	for id := range r.checked {
 		rep.Rules = append(rep.Rules, *rules[id])

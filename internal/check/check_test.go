@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/demoserver"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -58,7 +61,7 @@ func TestCleanServer(t *testing.T) {
 		checked[r.ID] = true
 	}
 	for _, r := range ruleList {
-		if !checked[r.ID] {
+		if !checked[r.ID] && !strings.HasPrefix(r.ID, "http/") {
 			t.Errorf("rule %s was not checked", r.ID)
 		}
 	}
@@ -90,7 +93,7 @@ func TestEveryRuleFinds(t *testing.T) {
 		})
 	}
 	for _, r := range ruleList {
-		if !defects[r.ID] {
+		if !defects[r.ID] && !strings.HasPrefix(r.ID, "http/") { // TestHTTPRules
 			t.Errorf("rule %s has no broken server in mcptest.BrokenDefects", r.ID)
 		}
 	}
@@ -149,6 +152,143 @@ func TestURITemplate(t *testing.T) {
 	for _, bad := range []string{"", "x://{path", "x://path}", "x://{}", "x://{=a}", "x://{a:0}", "x://{a:10000}", "x://{a b}", "x:// space", "x://{a{b}}"} {
 		if err := checkURITemplate(bad); err == nil {
 			t.Errorf("%q was accepted", bad)
+		}
+	}
+}
+
+// checkHTTP runs check against the demo server over Streamable HTTP, its
+// handler wrapped by wrap.
+func checkHTTP(t *testing.T, era string, wrap func(http.Handler) http.Handler) *Report {
+	t.Helper()
+	srv := httptest.NewServer(wrap(demoserver.HTTPHandler(demoserver.Options{Era: era})))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn := transport.NewStreamableHTTP(transport.HTTPOptions{URL: srv.URL})
+	sessEra := session.EraLegacy
+	if era == demoserver.EraModern {
+		sessEra = session.EraModern
+	}
+	c, err := session.Connect(ctx, conn, session.Options{Era: sessEra, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return Run(ctx, c, nil, Options{Transport: "streamable-http", HTTP: &HTTPTarget{URL: srv.URL}})
+}
+
+func findings(rep *Report, rule string) []Finding {
+	var out []Finding
+	for _, f := range rep.Findings {
+		if f.Rule == rule {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestHTTPRules: the demo server (the Go SDK's handler) keeps the HTTP
+// rules; the same handler made to forget one is found out.
+func TestHTTPRules(t *testing.T) {
+	t.Parallel()
+	for _, era := range []string{demoserver.EraLegacy, demoserver.EraModern} {
+		rep := checkHTTP(t, era, func(h http.Handler) http.Handler { return h })
+		for _, id := range []string{"http/dns-rebinding", "http/unknown-session", "http/content-type"} {
+			if fs := findings(rep, id); len(fs) > 0 {
+				t.Errorf("%s: the demo server breaks %s: %s", era, id, fs[0].Message)
+			}
+		}
+		checked := false
+		for _, r := range rep.Rules {
+			checked = checked || r.ID == "http/dns-rebinding"
+		}
+		if !checked {
+			t.Errorf("%s: http/dns-rebinding was not checked", era)
+		}
+		// The Go SDK refuses a foreign Host, not a foreign Origin alone.
+		if len(findings(rep, "http/origin")) != 1 {
+			t.Errorf("%s: the demo server's acceptance of a foreign Origin was not reported: %v", era, rep.Findings)
+		}
+	}
+	// No Host check: the SDK sees the loopback Host whatever was sent.
+	rep := checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Host = "127.0.0.1"
+			h.ServeHTTP(w, r)
+		})
+	})
+	if len(findings(rep, "http/dns-rebinding")) == 0 {
+		t.Error("a server open to DNS rebinding was not found out")
+	}
+	// A server that checks Origin too.
+	rep = checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if o := r.Header.Get("Origin"); o != "" && !strings.HasPrefix(o, "http://127.0.0.1") {
+				http.Error(w, "Forbidden", http.StatusForbidden)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	if fs := findings(rep, "http/origin"); len(fs) > 0 {
+		t.Errorf("a server that checks Origin was reported: %v", fs)
+	}
+	// An unknown session answered 400.
+	rep = checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Session-Id") == "mcpi-check-no-such-session" {
+				http.Error(w, "Bad Request: No valid session ID provided", http.StatusBadRequest)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	if len(findings(rep, "http/unknown-session")) == 0 {
+		t.Error("a server that answers an unknown session with 400 was not found out")
+	}
+	// The first answer with a wrong Content-Type.
+	rep = checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("User-Agent") == "mcpi-check" {
+				h.ServeHTTP(contentTypeWriter{w}, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	if len(findings(rep, "http/content-type")) == 0 {
+		t.Error("a server that answers with text/plain was not found out")
+	}
+}
+
+// contentTypeWriter answers with Content-Type text/plain.
+type contentTypeWriter struct{ http.ResponseWriter }
+
+func (w contentTypeWriter) WriteHeader(code int) {
+	w.Header().Set("Content-Type", "text/plain")
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w contentTypeWriter) Write(b []byte) (int, error) {
+	w.Header().Set("Content-Type", "text/plain")
+	return w.ResponseWriter.Write(b)
+}
+
+func (w contentTypeWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// TestDocsListEveryRule keeps docs/check.md true.
+func TestDocsListEveryRule(t *testing.T) {
+	b, err := os.ReadFile("../../docs/check.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range ruleList {
+		if !strings.Contains(string(b), "| `"+r.ID+"` | "+r.Severity.String()+" |") {
+			t.Errorf("docs/check.md does not list %s as %s", r.ID, r.Severity)
 		}
 	}
 }

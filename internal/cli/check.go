@@ -63,7 +63,15 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 		if t, ok := c.Conn().(interface{ Name() string }); ok {
 			name = t.Name()
 		}
-		rep = check.Run(ctx, c, obs, check.Options{Call: opts.Call, Transport: name, Timeout: opts.Target.Timeout})
+		copts := check.Options{Call: opts.Call, Transport: name, Timeout: opts.Target.Timeout}
+		if name == "streamable-http" && opts.Target.URL != "" {
+			h, _ := opts.Target.header()
+			if opts.Target.Auth.Bearer != "" {
+				h.Set("Authorization", "Bearer "+opts.Target.Auth.Bearer)
+			}
+			copts.HTTP = &check.HTTPTarget{URL: opts.Target.URL, Header: h}
+		}
+		rep = check.Run(ctx, c, obs, copts)
 		return nil
 	})
 	if err != nil {

@@ -1,0 +1,134 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+const srcHTTP = "MCP 2025-11-25 basic/transports § Streamable HTTP"
+
+// HTTPTarget is what the HTTP checks need to reach the server themselves.
+type HTTPTarget struct {
+	URL string
+	// Header holds the user's headers (-H, a bearer token), sent with each
+	// probe.
+	Header http.Header
+}
+
+// httpChecks probes the Streamable HTTP endpoint directly.
+func (r *run) httpChecks() {
+	t := r.opts.HTTP
+	if t == nil || t.URL == "" {
+		return
+	}
+	client := transport.NewHTTPClient(nil, transport.EgressPolicy{UserHeaders: headerNames(t.Header)})
+	modern := mcp.IsModern(r.rev)
+	// The request a client starts with: server/discover, or initialize.
+	first := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": r.rev, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "mcpi-check", "version": "1"}}}
+	if modern {
+		first = map[string]any{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": map[string]any{"_meta": map[string]any{
+			mcp.MetaProtocolVersion: r.rev, mcp.MetaClientCapabilities: map[string]any{}, mcp.MetaClientInfo: map[string]any{"name": "mcpi-check", "version": "1"}}}}
+	}
+	post := func(extra http.Header, body any) (*http.Response, []byte, error) {
+		b, _ := json.Marshal(body)
+		ctx, cancel := context.WithTimeout(r.ctx, r.opts.Timeout)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(b))
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, v := range t.Header {
+			req.Header[k] = v
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", r.rev)
+		if modern {
+			req.Header.Set("Mcp-Method", body.(map[string]any)["method"].(string))
+		}
+		for k, v := range extra {
+			if k == "Host" {
+				req.Host = v[0]
+				continue
+			}
+			req.Header[k] = v
+		}
+		req.Header.Set("User-Agent", "mcpi-check")
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		return resp, data, nil
+	}
+	// A session the probes opened is closed again.
+	endSession := func(resp *http.Response) {
+		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+			ctx, cancel := context.WithTimeout(r.ctx, r.opts.Timeout)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, t.URL, nil)
+			for k, v := range t.Header {
+				req.Header[k] = v
+			}
+			req.Header.Set("Mcp-Session-Id", id)
+			if resp, err := client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+	}
+
+	// The same first request, as a page of another site would send it.
+	base, _, err := post(nil, first)
+	if err != nil || base.StatusCode != http.StatusOK {
+		return // the probes cannot reach it as the session did (authorization?): nothing to compare
+	}
+	endSession(base)
+	r.check("http/origin", "http/content-type")
+	if ct, _, _ := mime.ParseMediaType(base.Header.Get("Content-Type")); ct != "application/json" && ct != "text/event-stream" {
+		r.report("http/content-type", first["method"].(string), nil, "the answer's Content-Type is %q", base.Header.Get("Content-Type"))
+	}
+	r.check("http/dns-rebinding")
+	const evil = "dns-rebinding.mcpi.invalid"
+	resp, _, err := post(http.Header{"Origin": {"http://" + evil}, "Host": {evil}}, first)
+	if err == nil {
+		endSession(resp)
+		if resp.StatusCode < 400 {
+			r.report("http/dns-rebinding", "POST "+t.URL, map[string]any{"Host": evil, "Origin": "http://" + evil, "status": resp.StatusCode},
+				"a request with Host %s and Origin http://%s was answered %d: a web page whose name the attacker points at this machine can drive the server", evil, evil, resp.StatusCode)
+		}
+	}
+	resp, _, err = post(http.Header{"Origin": {"http://" + evil}}, first)
+	if err == nil {
+		endSession(resp)
+		if resp.StatusCode != http.StatusForbidden {
+			r.report("http/origin", "POST "+t.URL, map[string]any{"Origin": "http://" + evil, "status": resp.StatusCode},
+				"a request with Origin http://%s was answered %d, not 403 (browsers still ask before a cross-site JSON POST, but the spec asks the server to refuse it)", evil, resp.StatusCode)
+		}
+	}
+	if !modern {
+		r.check("http/unknown-session")
+		ping := map[string]any{"jsonrpc": "2.0", "id": 2, "method": "ping"}
+		resp, _, err := post(http.Header{"Mcp-Session-Id": {"mcpi-check-no-such-session"}}, ping)
+		if err == nil && resp.StatusCode != http.StatusNotFound && base.Header.Get("Mcp-Session-Id") != "" {
+			r.report("http/unknown-session", "POST "+t.URL, map[string]any{"Mcp-Session-Id": "mcpi-check-no-such-session", "status": resp.StatusCode},
+				"a request with an unknown session id was answered %d, not 404", resp.StatusCode)
+		}
+	}
+}
+
+func headerNames(h http.Header) []string {
+	var names []string
+	for k := range h {
+		names = append(names, k)
+	}
+	return names
+}
