@@ -113,7 +113,7 @@ func TestReports(t *testing.T) {
 	var back struct {
 		Findings []struct {
 			Rule, Severity, Source string
-			Evidence           json.RawMessage
+			Evidence               json.RawMessage
 		}
 	}
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Findings) != 2 || back.Findings[0].Rule != "tools/input-schema" || back.Findings[0].Severity != "error" || string(back.Findings[0].Evidence) != `{"type":"string"}` {

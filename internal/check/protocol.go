@@ -127,12 +127,6 @@ func (r *run) wire() {
 	}
 }
 
-// page is one page of a list.
-type page struct {
-	Items      []json.RawMessage
-	NextCursor string
-}
-
 // list fetches every page of method's list (member is the array's name),
 // checking its cursors, and returns the items. ok is false when the first
 // page failed.
