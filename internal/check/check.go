@@ -104,6 +104,10 @@ type Options struct {
 	// HTTP is the Streamable HTTP endpoint, for the checks of the
 	// transport itself (nil for stdio and HTTP+SSE).
 	HTTP *HTTPTarget
+	// Dial opens another connection to the server, for the checks that
+	// need one of their own (an unknown version offered, the other era).
+	// Nil skips them.
+	Dial Dialer
 }
 
 // Observer collects what the session saw while check ran: warnings about
@@ -167,6 +171,7 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 	r.unknowns()
 	r.conformance()
 	r.httpChecks()
+	r.secondConnection()
 	r.wire() // last: what the whole run saw
 	for id := range r.checked {
 		rep.Rules = append(rep.Rules, *rules[id])

@@ -63,7 +63,8 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 		if t, ok := c.Conn().(interface{ Name() string }); ok {
 			name = t.Name()
 		}
-		copts := check.Options{Call: opts.Call, Transport: name, Timeout: opts.Target.Timeout}
+		copts := check.Options{Call: opts.Call, Transport: name, Timeout: opts.Target.Timeout,
+			Dial: func(ctx context.Context) (transport.Conn, error) { return opts.Target.dial(ctx, nil) }}
 		if name == "streamable-http" && opts.Target.URL != "" {
 			h, _ := opts.Target.header()
 			if opts.Target.Auth.Bearer != "" {

@@ -24,7 +24,7 @@ var BrokenDefects = []string{
 	"resources/mime-type", "resources/template", "prompts/get", "prompts/get-with-arguments", "security/hidden-text",
 	"security/description-size", "security/shadowing", "hosts/openai-name", "hosts/anthropic-name", "hosts/gemini-name",
 	"hosts/anthropic-root-combinator", "hosts/openai-properties", "hosts/openai-description", "hosts/openai-tool-count",
-	"hosts/gemini-array-items", "hosts/gemini-enum-strings",
+	"hosts/gemini-array-items", "hosts/gemini-enum-strings", "handshake/unknown-version", "dual-era/same-tools",
 }
 
 // RunBroken serves the correct server with one defect on stdin and stdout.
@@ -105,6 +105,7 @@ func RunBroken(defect string) {
 	if is("handshake/server-info") {
 		delete(info, "version")
 	}
+	modern := false // asked server/discover: the modern era
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	for {
 		line, err := in.ReadBytes('\n')
@@ -119,8 +120,16 @@ func RunBroken(defect string) {
 			json.Unmarshal(m.Params, &p)
 			switch m.Method {
 			case "initialize":
+				var ip struct {
+					ProtocolVersion string `json:"protocolVersion"`
+				}
+				json.Unmarshal(m.Params, &ip)
+				version := "2025-11-25"
+				if is("handshake/unknown-version") {
+					version = ip.ProtocolVersion // echoes whatever it is offered
+				}
 				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{
-					"protocolVersion": "2025-11-25", "capabilities": caps, "serverInfo": info, "instructions": instructions}})
+					"protocolVersion": version, "capabilities": caps, "serverInfo": info, "instructions": instructions}})
 				if is("wire/frames") {
 					out.WriteString("Listening on stdio...\n")
 					out.Flush()
@@ -141,7 +150,22 @@ func RunBroken(defect string) {
 				} else {
 					reply(m.ID, map[string]any{})
 				}
+			case "server/discover":
+				if !is("dual-era/same-tools") {
+					fail(m.ID, -32601, "method not found")
+					break
+				}
+				// Speaks the modern era too, where it has one tool more.
+				modern = true
+				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{
+					"supportedVersions": []string{"2026-07-28", "2025-11-25"}, "capabilities": map[string]any{"tools": map[string]any{}},
+					"serverInfo": info, "resultType": "complete", "ttlMs": 0, "cacheScope": "public"}})
 			case "tools/list":
+				if modern {
+					t2 := map[string]any{"name": "modern_only", "description": "Only in the modern era.", "inputSchema": obj(map[string]any{})}
+					send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"tools": append(tools, t2), "resultType": "complete", "ttlMs": 0, "cacheScope": "public"}})
+					break
+				}
 				switch {
 				case is("pagination/cursor"):
 					reply(m.ID, map[string]any{"tools": tools, "nextCursor": "again"})
