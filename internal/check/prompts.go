@@ -40,6 +40,7 @@ func (r *run) prompts() {
 			}
 		}
 		r.hiddenText(subject, nil, fields)
+		r.icons(subject, p.Icons)
 		if i < maxReads {
 			r.getPrompt(subject, p, args)
 		}

@@ -28,6 +28,7 @@ func (r *run) handshake() {
 		r.report("handshake/server-info", "serverInfo", raw, "serverInfo has no version")
 	}
 	r.hiddenText("serverInfo", raw, map[string]string{"name": si.Name, "title": si.Title, "version": si.Version, "instructions": init.Instructions})
+	r.icons("serverInfo", si.Icons)
 	if n := len(init.Instructions); n > maxInstructions {
 		r.report("handshake/instructions-size", "instructions", nil, "instructions are %d bytes (at most %d advised)", n, maxInstructions)
 	}

@@ -38,6 +38,7 @@ func (r *run) resources() {
 		uris = append(uris, res.URI)
 		subject := "resource " + res.URI
 		r.hiddenText(subject, nil, map[string]string{"uri": res.URI, "name": res.Name, "title": res.Title, "description": res.Description})
+		r.icons(subject, res.Icons)
 		if i < maxReads {
 			r.read(subject, res)
 		}
@@ -105,6 +106,7 @@ func (r *run) templates() {
 			r.report("resources/template", subject, raw, "%v", err)
 		}
 		r.hiddenText(subject, nil, map[string]string{"uriTemplate": t.URITemplate, "name": t.Name, "title": t.Title, "description": t.Description})
+		r.icons(subject, t.Icons)
 	}
 }
 

@@ -59,6 +59,8 @@ var ruleList = []*Rule{
 	{ID: "tools/schema-dialect", Severity: Warning, Summary: "A $schema names a JSON Schema dialect clients know (draft-04 to 2020-12).", Source: srcSchemaUsage},
 	{ID: "tools/output-schema", Severity: Error, Summary: "outputSchema, when given, has root type \"object\" (up to 2025-11-25; 2026-07-28 allows any schema).", Source: srcOutput},
 	{ID: "tools/annotations", Severity: Warning, Summary: "Annotations agree: a tool that is read-only (readOnlyHint) is not also destructive (destructiveHint means something only when readOnlyHint is false).", Source: srcTool},
+	{ID: "tools/x-mcp-header", Severity: Error, Summary: "x-mcp-header annotations are non-empty HTTP tokens, unique, on string, integer or boolean properties reached through properties alone; otherwise a Streamable HTTP client drops the tool.", Source: "MCP 2026-07-28 server/tools § x-mcp-header"},
+	{ID: "icons/valid", Severity: Warning, Summary: "An icon's src is an https URL or a base64 data: URI of an image; its sizes are WxH or \"any\"; its theme light or dark.", Source: "MCP 2025-11-25 schema, Icon (SEP-973)"},
 	{ID: "tools/call-result", Severity: Error, Summary: "A tool's result has content, and structuredContent matching its outputSchema.", Source: srcToolResult},
 	{ID: "resources/readable", Severity: Error, Summary: "Every listed resource can be read, and its contents are text or base64 blob.", Source: srcResources},
 	{ID: "resources/mime-type", Severity: Warning, Summary: "A resource's contents carry the mime type its listing announced.", Source: srcResData},

@@ -115,6 +115,8 @@ func (r *run) tool(t mcp.Tool, raw json.RawMessage) {
 		}
 	}
 	r.hiddenText(subject, nil, fields)
+	r.icons(subject, t.Icons)
+	r.headerAnnotations(subject, t.InputSchema)
 	r.inputSchema(subject, t.InputSchema)
 	if len(t.OutputSchema) > 0 {
 		r.outputSchema(subject, t.OutputSchema)

@@ -25,6 +25,7 @@ var BrokenDefects = []string{
 	"security/description-size", "security/shadowing", "hosts/openai-name", "hosts/anthropic-name", "hosts/gemini-name",
 	"hosts/anthropic-root-combinator", "hosts/openai-properties", "hosts/openai-description", "hosts/openai-tool-count",
 	"hosts/gemini-array-items", "hosts/gemini-enum-strings", "handshake/unknown-version", "dual-era/same-tools",
+	"tools/x-mcp-header", "icons/valid",
 }
 
 // RunBroken serves the correct server with one defect on stdin and stdout.
@@ -80,6 +81,10 @@ func RunBroken(defect string) {
 		tool["inputSchema"] = map[string]any{"type": "object"}
 	case is("hosts/gemini-array-items"):
 		tool["inputSchema"] = obj(map[string]any{"words": map[string]any{"type": "array"}})
+	case is("tools/x-mcp-header"):
+		tool["inputSchema"] = obj(map[string]any{"words": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "x-mcp-header": "Words"}})
+	case is("icons/valid"):
+		tool["icons"] = []any{map[string]any{"src": "javascript:alert(1)", "sizes": []string{"big"}}}
 	case is("hosts/gemini-enum-strings"):
 		tool["inputSchema"] = obj(map[string]any{"n": map[string]any{"type": "integer", "enum": []int{1, 2}}})
 	}
