@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the npm peers the tests need, pinned, into .cache/npm (ignored by
-# git): the reference server @modelcontextprotocol/server-everything, the
+# git): the reference servers @modelcontextprotocol/server-everything,
+# server-filesystem and server-memory (which mcpi check is tried on), the
 # official conformance suite, the official Inspector (whose CLI
 # scripts/bench.sh measures) and Node 22 (which the suite and the Inspector
 # need).
@@ -8,16 +9,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EVERYTHING_VERSION=2026.8.31
+REFERENCE_VERSION=2026.8.31 # server-filesystem, server-memory
 CONFORMANCE_VERSION=0.2.0-alpha.12
 INSPECTOR_VERSION=2.12.0
 NODE_VERSION=22.23.3
 dir=.cache/npm
-stamp="$dir/.installed-$EVERYTHING_VERSION-$CONFORMANCE_VERSION-$INSPECTOR_VERSION-$NODE_VERSION"
+stamp="$dir/.installed-$EVERYTHING_VERSION-$REFERENCE_VERSION-$CONFORMANCE_VERSION-$INSPECTOR_VERSION-$NODE_VERSION"
 if [ -f "$stamp" ]; then exit 0; fi
 mkdir -p "$dir"
 [ -f "$dir/package.json" ] || echo '{"name":"mcpi-test-deps","private":true}' > "$dir/package.json"
 npm install --prefix "$dir" --no-audit --no-fund --loglevel=error --save-exact \
   "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" \
+  "@modelcontextprotocol/server-filesystem@$REFERENCE_VERSION" \
+  "@modelcontextprotocol/server-memory@$REFERENCE_VERSION" \
   "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" \
   "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" \
   "node@$NODE_VERSION" >&2

@@ -34,6 +34,25 @@ func Everything(t testing.TB) []string {
 	return []string{node, script, "stdio"}
 }
 
+// Reference returns the command that runs one of the npm reference servers
+// scripts/deps.sh installs ("filesystem", "memory") over stdio, followed by
+// args. Without it the test is skipped, or fails under CI.
+func Reference(t testing.TB, name string, args ...string) []string {
+	t.Helper()
+	script := filepath.Join(NPMDir(), "node_modules", "@modelcontextprotocol", "server-"+name, "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("server-%s is not installed (%v): scripts/deps.sh should have installed it", name, err)
+		}
+		t.Skip("server-" + name + " is not installed: run scripts/deps.sh (make test does)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	return append([]string{node, script}, args...)
+}
+
 // EverythingHTTP starts server-everything's Streamable HTTP server on a
 // loopback port and returns its MCP endpoint URL. The server is stopped when
 // the test ends.
