@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -197,7 +198,7 @@ func TestHTTPRules(t *testing.T) {
 	t.Parallel()
 	for _, era := range []string{demoserver.EraLegacy, demoserver.EraModern} {
 		rep := checkHTTP(t, era, func(h http.Handler) http.Handler { return h })
-		for _, id := range []string{"http/dns-rebinding", "http/unknown-session", "http/content-type"} {
+		for _, id := range []string{"http/dns-rebinding", "http/unknown-session", "http/content-type", "http/header-validation"} {
 			if fs := findings(rep, id); len(fs) > 0 {
 				t.Errorf("%s: the demo server breaks %s: %s", era, id, fs[0].Message)
 			}
@@ -236,6 +237,24 @@ func TestHTTPRules(t *testing.T) {
 	})
 	if fs := findings(rep, "http/origin"); len(fs) > 0 {
 		t.Errorf("a server that checks Origin was reported: %v", fs)
+	}
+	// A modern server that takes the body's word for the method.
+	rep = checkHTTP(t, demoserver.EraModern, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				body, _ := io.ReadAll(r.Body)
+				var m struct {
+					Method string `json:"method"`
+				}
+				json.Unmarshal(body, &m)
+				r.Header.Set("Mcp-Method", m.Method)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	if len(findings(rep, "http/header-validation")) != 2 {
+		t.Errorf("a server that does not check Mcp-Method was not found out twice: %v", rep.Findings)
 	}
 	// An unknown session answered 400.
 	rep = checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {

@@ -55,11 +55,14 @@ func (r *run) httpChecks() {
 			req.Header.Set("Mcp-Method", body.(map[string]any)["method"].(string))
 		}
 		for k, v := range extra {
-			if k == "Host" {
+			switch {
+			case k == "Host":
 				req.Host = v[0]
-				continue
+			case v == nil:
+				req.Header.Del(k)
+			default:
+				req.Header[k] = v
 			}
-			req.Header[k] = v
 		}
 		req.Header.Set("User-Agent", "mcpi-check")
 		resp, err := client.Do(req)
@@ -114,6 +117,27 @@ func (r *run) httpChecks() {
 				"a request with Origin http://%s was answered %d, not 403 (browsers still ask before a cross-site JSON POST, but the spec asks the server to refuse it)", evil, resp.StatusCode)
 		}
 	}
+	if modern {
+		r.check("http/header-validation")
+		for _, probe := range []struct {
+			what   string
+			header http.Header
+		}{
+			{"Mcp-Method: tools/list on a server/discover request", http.Header{"Mcp-Method": {"tools/list"}}},
+			{"no Mcp-Method header", http.Header{"Mcp-Method": nil}},
+		} {
+			resp, body, err := post(probe.header, first)
+			if err != nil {
+				continue
+			}
+			endSession(resp)
+			code, _ := errorCode(resp, body)
+			if resp.StatusCode != http.StatusBadRequest || code != -32020 {
+				r.report("http/header-validation", "POST "+t.URL, map[string]any{"request": probe.what, "status": resp.StatusCode, "code": code},
+					"a request with %s was answered %d with JSON-RPC code %d, not 400 with -32020 (HeaderMismatch)", probe.what, resp.StatusCode, code)
+			}
+		}
+	}
 	if !modern {
 		r.check("http/unknown-session")
 		ping := map[string]any{"jsonrpc": "2.0", "id": 2, "method": "ping"}
@@ -131,4 +155,26 @@ func headerNames(h http.Header) []string {
 		names = append(names, k)
 	}
 	return names
+}
+
+// errorCode reads the JSON-RPC error code of an answer, JSON or the first
+// event of an SSE stream (0 when there is none).
+func errorCode(resp *http.Response, body []byte) (int, bool) {
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct == "text/event-stream" {
+		for _, line := range bytes.Split(body, []byte("\n")) {
+			if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+				body = bytes.TrimSpace(d)
+				break
+			}
+		}
+	}
+	var m struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Error == nil {
+		return 0, false
+	}
+	return m.Error.Code, true
 }
