@@ -9,15 +9,8 @@ import (
 
 func (r *run) prompts() {
 	caps := r.c.ServerCapabilities()
-	items, err := r.list("prompts/list", "prompts")
-	r.check("capabilities/declared-works", "capabilities/undeclared-works")
-	switch {
-	case caps.Prompts != nil && err != nil:
-		r.report("capabilities/declared-works", "prompts", nil, "the server declares prompts but prompts/list failed: %v", err)
-		return
-	case caps.Prompts == nil && err == nil && len(items) > 0:
-		r.report("capabilities/undeclared-works", "prompts", nil, "prompts/list lists %d prompt(s) but the server does not declare the prompts capability", len(items))
-	case err != nil:
+	items, ok := r.feature("prompts", "prompts/list", "prompts", caps.Prompts != nil)
+	if !ok {
 		return
 	}
 	r.check("prompts/get", "prompts/get-with-arguments")

@@ -273,3 +273,21 @@ func (r *run) conformance() {
 		}
 	}
 }
+
+// feature lists a feature's items (method, the array member) and checks
+// that the capability the server declared, or did not, tells the truth. ok
+// is false when there is nothing more to check.
+func (r *run) feature(name, method, member string, declared bool) (items []json.RawMessage, ok bool) {
+	items, err := r.list(method, member)
+	r.check("capabilities/declared-works", "capabilities/undeclared-works")
+	switch {
+	case declared && err != nil:
+		r.report("capabilities/declared-works", name, nil, "the server declares %s but %s failed: %v", name, method, err)
+		return nil, false
+	case !declared && err == nil && len(items) > 0:
+		r.report("capabilities/undeclared-works", name, nil, "%s lists %d item(s) but the server does not declare the %s capability: clients will not ask", method, len(items), name)
+	case err != nil:
+		return nil, false
+	}
+	return items, true
+}

@@ -16,15 +16,8 @@ const maxReads = 50
 
 func (r *run) resources() {
 	caps := r.c.ServerCapabilities()
-	items, err := r.list("resources/list", "resources")
-	r.check("capabilities/declared-works", "capabilities/undeclared-works")
-	switch {
-	case caps.Resources != nil && err != nil:
-		r.report("capabilities/declared-works", "resources", nil, "the server declares resources but resources/list failed: %v", err)
-		return
-	case caps.Resources == nil && err == nil && len(items) > 0:
-		r.report("capabilities/undeclared-works", "resources", nil, "resources/list lists %d resource(s) but the server does not declare the resources capability", len(items))
-	case err != nil:
+	items, ok := r.feature("resources", "resources/list", "resources", caps.Resources != nil)
+	if !ok {
 		return
 	}
 	r.check("resources/readable", "resources/mime-type")

@@ -35,15 +35,8 @@ var builtins = map[string]string{
 
 func (r *run) tools() {
 	caps := r.c.ServerCapabilities()
-	items, err := r.list("tools/list", "tools")
-	r.check("capabilities/declared-works", "capabilities/undeclared-works")
-	switch {
-	case caps.Tools != nil && err != nil:
-		r.report("capabilities/declared-works", "tools", nil, "the server declares tools but tools/list failed: %v", err)
-		return
-	case caps.Tools == nil && err == nil && len(items) > 0:
-		r.report("capabilities/undeclared-works", "tools", nil, "tools/list lists %d tool(s) but the server does not declare the tools capability: clients will not ask", len(items))
-	case err != nil:
+	items, ok := r.feature("tools", "tools/list", "tools", caps.Tools != nil)
+	if !ok {
 		return
 	}
 	r.check("tools/name", "tools/name-unique", "tools/description", "tools/input-schema", "tools/schema-valid", "tools/output-schema",
