@@ -68,7 +68,7 @@ func exitCodeFor(err error) ExitCode {
 		return ExitAuth
 	case errors.Is(err, session.ErrDisconnected):
 		return ExitConnect
-	case errors.As(err, new(*session.RPCError)), errors.As(err, new(*mcp.RPCError)), errors.Is(err, session.ErrVersion),
+	case errors.As(err, new(*session.RPCError)), errors.As(err, new(*mcp.RPCError)), errors.Is(err, session.ErrVersion), errors.Is(err, session.ErrMalformed),
 		errors.Is(err, session.ErrCapability):
 		return ExitProtocol
 	case errors.As(err, &he), errors.Is(err, errConnect):

@@ -251,6 +251,9 @@ func ServePeer() bool {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case strings.HasPrefix(peer, GarbledPrefix):
+		RunGarbled(strings.TrimPrefix(peer, GarbledPrefix))
+		os.Exit(0)
 	case strings.HasPrefix(peer, BrokenPrefix):
 		RunBroken(strings.TrimPrefix(peer, BrokenPrefix))
 		os.Exit(0)

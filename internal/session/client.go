@@ -506,6 +506,12 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 			}
 			return m.Result, nil
 		case err := <-pc.lost:
+			if me, ok := err.(*MalformedResponseError); ok {
+				return nil, me
+			}
+			if errors.Is(err, transport.ErrNotJSON) || errors.Is(err, transport.ErrNotUTF8) {
+				return nil, &MalformedResponseError{Method: method, Reason: err.Error()}
+			}
 			if errors.Is(err, transport.ErrSessionExpired) && !o.noRetry && !retried {
 				if err := renew(err); err != nil {
 					return nil, c.sendError(method, err)

@@ -33,8 +33,14 @@ func (c *Client) readLoop() {
 			continue
 		}
 		if f.Err != nil {
-			c.warn("bad-frame", f.Err.Error(), f.Data)
-			continue
+			repaired, done, ok := repairFrame(f.Data)
+			if !ok {
+				c.warn("bad-frame", f.Err.Error(), f.Data)
+				c.failAddressed(f.Data, f.Err)
+				continue
+			}
+			c.warn("bad-frame", f.Err.Error()+"; read all the same: "+done, f.Data)
+			f = transport.Frame{Data: repaired}
 		}
 		// A frame without Err is valid JSON (transport.Conn's contract):
 		// decoding it need not validate it again, nor copy its result.
@@ -74,6 +80,9 @@ func (c *Client) warn(kind, msg string, data []byte) {
 func (c *Client) dispatch(m *mcp.Message, frame []byte) {
 	if m.JSONRPC != "2.0" {
 		c.warn("jsonrpc-version", fmt.Sprintf("message has jsonrpc %q, want \"2.0\"", m.JSONRPC), frame)
+	}
+	if m.Error != nil && m.Result != nil {
+		c.warn("invalid-message", "response has both result and error (JSON-RPC allows one): the error is taken", frame)
 	}
 	switch {
 	case m.IsResponse():

@@ -421,7 +421,14 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 				h.lost(out.ids, fmt.Errorf("server answered %s with an empty body", resp.Status), meta)
 				return
 			}
-			h.deliver(Frame{Data: body, Err: checkFrame(body)}, meta)
+			ferr := checkFrame(body)
+			h.deliver(Frame{Data: body, Err: ferr}, meta)
+			if ferr != nil {
+				// The answer to these requests came, unreadable: they must not
+				// wait for another (a session that could read it anyway has
+				// already taken it, and ignores this).
+				h.lost(out.ids, fmt.Errorf("the answer to the POST could not be read: %w", ferr), meta)
+			}
 		}) {
 			resp.Body.Close()
 			cancelReq()
