@@ -77,10 +77,11 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 	return opts.with(ctx, func(c *session.Client) error { return callTool(ctx, c, opts) })
 }
 
-// withJSONError prints a JSON error object on stdout for --json, then
-// returns err for the one-line message on stderr and the exit code.
+// withJSONError prints a JSON error object on stdout for --json, unless
+// the command printed its JSON document already (--json prints exactly
+// one), then returns err for the message on stderr and the exit code.
 func withJSONError(ios *IOStreams, asJSON bool, err error) error {
-	if err != nil && asJSON && err != errToolFailed {
+	if err != nil && asJSON && !ios.jsonWritten.Load() {
 		writeJSON(ios, jsonError(err))
 	}
 	return err
@@ -122,8 +123,9 @@ func callTool(ctx context.Context, c *session.Client, opts *CallOptions) error {
 		}
 	}
 	if result.IsError {
-		fmt.Fprintf(opts.IO.ErrOut, "mcpi: tool %s returned an error (isError)\n", sanitize(opts.Tool, false))
-		return errSilent{code: ExitToolError}
+		what := fmt.Sprintf("tool %s returned an error (isError)", opts.Tool)
+		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", what)
+		return errSilent{code: ExitToolError, what: what}
 	}
 	return nil
 }

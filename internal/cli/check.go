@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -98,8 +99,8 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	default:
 		check.WriteText(opts.IO.Out, rep)
 	}
-	if rep.Count(check.Error) > 0 {
-		return errSilent{code: ExitToolError}
+	if n := rep.Count(check.Error); n > 0 {
+		return errSilent{code: ExitToolError, what: fmt.Sprintf("the check found %d error(s)", n)}
 	}
 	return nil
 }

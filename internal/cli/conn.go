@@ -70,9 +70,10 @@ func (o *ConnOptions) withHandler(ctx context.Context, h session.Handler, fn fun
 	}
 	if o.recorder != nil {
 		if cerr := o.recorder.Close(); cerr != nil {
-			fmt.Fprintf(o.IO.ErrOut, "mcpi: the trace %s is incomplete: %v\n", o.Record, cerr)
+			what := fmt.Sprintf("the trace %s is incomplete: %v", o.Record, cerr)
+			fmt.Fprintf(o.IO.ErrOut, "mcpi: %s\n", what)
 			if err == nil {
-				err = errSilent{code: ExitConnect}
+				err = errSilent{code: ExitConnect, what: what}
 			}
 		}
 	}

@@ -36,15 +36,21 @@ func flagErrorf(format string, args ...any) error {
 	return &FlagError{Err: fmt.Errorf(format, args...)}
 }
 
-// errToolFailed is returned when a tool call succeeded on the wire but the
-// tool said isError; the output is already printed.
-var errToolFailed = errors.New("the tool returned an error")
-
 // errSilent ends a command with an exit code and no further message (the
 // command already said what there was to say).
-type errSilent struct{ code ExitCode }
+type errSilent struct {
+	code ExitCode
+	// what says what happened, for the error object of --json (the
+	// command said it on stderr already).
+	what string
+}
 
-func (e errSilent) Error() string { return fmt.Sprintf("exit %d", e.code) }
+func (e errSilent) Error() string {
+	if e.what != "" {
+		return e.what
+	}
+	return fmt.Sprintf("exit %d", e.code)
+}
 
 // exitCodeFor chooses the exit code of an error, in one place.
 func exitCodeFor(err error) ExitCode {
@@ -60,8 +66,6 @@ func exitCodeFor(err error) ExitCode {
 		return ExitUsage
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.Is(err, errToolFailed):
-		return ExitToolError
 	case errors.Is(err, session.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return ExitTimeout
 	case transport.IsUnauthorized(err), errors.As(err, new(*auth.Error)):

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"golang.org/x/term"
 
@@ -26,6 +27,8 @@ type IOStreams struct {
 	ErrOut *safetext.Writer
 
 	out, errOut io.Writer
+	// jsonWritten says a JSON document went to stdout: --json prints one.
+	jsonWritten atomic.Bool
 
 	StdinTTY  bool
 	StdoutTTY bool

@@ -26,6 +26,7 @@ import (
 // coloured when colour is on, through the sink. Otherwise, for a program:
 // one line, through Data.
 func writeRawJSON(ios *IOStreams, raw []byte) error {
+	ios.jsonWritten.Store(true)
 	raw = escapeUnsafe(raw)
 	if ios.StdoutTTY {
 		out := pretty.Pretty(raw)

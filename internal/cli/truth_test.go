@@ -3,8 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +54,54 @@ func TestAnswersAreTakenNotWaitedFor(t *testing.T) {
 			checkCase(t, tc)
 			if d := time.Since(start); d > 15*time.Second {
 				t.Errorf("took %v: the command waited for an answer that had come", d)
+			}
+		})
+	}
+}
+
+// TestJSONIsOneDocument: with --json, stdout holds exactly one JSON
+// document whatever the outcome, and an error object says what happened.
+func TestJSONIsOneDocument(t *testing.T) {
+	t.Parallel()
+	demo := peerArgs("demo")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code ExitCode
+		want string // a member of the document
+	}{
+		{"tool error", with(demo, "call", "fail", "--json"), ExitToolError, `"isError":true`},
+		{"protocol error", with(demo, "read", "demo://nope", "--json"), ExitProtocol, `"exitCode":4`},
+		{"timeout", with(demo, "call", "slow", "ms=5000", "--timeout", "200ms", "--json"), ExitTimeout, `"message":"tools/call: no answer within 200ms"`},
+		{"usage", with(demo, "call", "add", "a=x", "--json"), ExitUsage, `"exitCode":2`},
+		{"check errors", with(peerArgs(mcptest.BrokenPrefix+"tools/input-schema"), "check", "--json"), ExitToolError, `"findings"`},
+		{"connect", with(peerArgs("hostile:"+mcptest.HostileStderrExit), "tools", "--json"), ExitConnect, `"exitCode":3`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLI(t, "", tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr %s", code, tc.code, errOut)
+			}
+			dec := json.NewDecoder(strings.NewReader(out))
+			var docs []json.RawMessage
+			for {
+				var d json.RawMessage
+				if err := dec.Decode(&d); err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+				}
+				docs = append(docs, d)
+			}
+			if len(docs) != 1 {
+				t.Fatalf("%d JSON documents on stdout:\n%s", len(docs), out)
+			}
+			if !strings.Contains(string(docs[0]), tc.want) {
+				t.Errorf("the document lacks %s:\n%s", tc.want, docs[0])
+			}
+			if strings.Contains(string(docs[0]), `"message":"exit `) {
+				t.Errorf("the error object does not say what happened: %s", docs[0])
 			}
 		})
 	}
