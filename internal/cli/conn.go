@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -203,7 +204,8 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 	if o.watch != nil {
 		taps = append(taps, o.watch)
 	}
-	var handler session.Handler = &cliHandler{o: o, say: say}
+	ch := &cliHandler{o: o, say: say, rootsAsked: make(chan struct{})}
+	var handler session.Handler = ch
 	if o.handler != nil {
 		handler = o.handler
 	}
@@ -235,7 +237,40 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 		return nil, err
 	}
 	o.noteSession(c)
+	if len(o.roots) > 0 && o.handler == nil && c.Era() == session.EraLegacy {
+		o.awaitRoots(ctx, c, ch.rootsAsked)
+	}
 	return c, nil
+}
+
+// rootsWait is how long a one-shot command given --root waits, after the
+// handshake, for a legacy server to ask for the roots; rootsSettle is how
+// long it then gives the server to take them in.
+const (
+	rootsWait   = 200 * time.Millisecond
+	rootsSettle = 50 * time.Millisecond
+)
+
+// awaitRoots makes the --root values the server's before the first
+// request: a legacy server asks for the roots when the session starts, and
+// may serve a request that overtakes the answer with the roots it had.
+// When the server asks, a ping after the answer makes sure it has read it,
+// and a short pause lets a server that checks the roots asynchronously
+// (server-filesystem stats each directory) finish.
+func (o *ConnOptions) awaitRoots(ctx context.Context, c *session.Client, asked <-chan struct{}) {
+	select {
+	case <-asked:
+		if err := c.Ping(ctx); err != nil {
+			o.verbose("ping after roots/list: %v", err)
+		}
+		select {
+		case <-time.After(rootsSettle):
+		case <-ctx.Done():
+		}
+	case <-time.After(rootsWait):
+		o.verbose("the server did not ask for the roots within %v; going on", rootsWait)
+	case <-ctx.Done():
+	}
 }
 
 // verboseTap shows server stderr and transport events on stderr (-v).

@@ -21,6 +21,9 @@ type cliHandler struct {
 	o   *ConnOptions
 	say func(format string, args ...any)
 
+	rootsOnce  sync.Once
+	rootsAsked chan struct{} // closed when the server first asks for the roots
+
 	askMu sync.Mutex // one question on the terminal at a time
 	in    *bufio.Reader
 }
@@ -67,6 +70,9 @@ func (h *cliHandler) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
 		roots = []mcp.Root{}
 	}
 	h.o.verbose("answering roots/list with %d root(s)", len(roots))
+	if h.rootsAsked != nil {
+		h.rootsOnce.Do(func() { close(h.rootsAsked) })
+	}
 	return &mcp.ListRootsResult{Roots: roots}, nil
 }
 

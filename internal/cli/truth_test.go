@@ -106,3 +106,18 @@ func TestJSONIsOneDocument(t *testing.T) {
 		})
 	}
 }
+
+// TestRootsBeforeTheFirstRequest: the --root values are the server's
+// before the call, though server-filesystem asks for them when the session
+// starts and checks them asynchronously.
+func TestRootsBeforeTheFirstRequest(t *testing.T) {
+	t.Parallel()
+	root, other := t.TempDir(), t.TempDir()
+	fs := mcptest.Reference(t, "filesystem", other)
+	for range 3 {
+		code, out, errOut := runCLI(t, "", append([]string{"call", "list_allowed_directories", "--root", root, "--"}, fs...)...)
+		if code != ExitOK || !strings.Contains(out, root) || strings.Contains(out, other) {
+			t.Fatalf("exit %d: the server did not have the --root directory %s:\n%s%s", code, root, out, errOut)
+		}
+	}
+}
