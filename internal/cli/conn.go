@@ -189,6 +189,7 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 	if err := o.resolveServer(ctx); err != nil {
 		return nil, err
 	}
+	o.Target.shutdownGrace = oneShotGrace
 	var taps []transport.Tap
 	if o.Record != "" {
 		if err := o.startRecording(); err != nil {
@@ -242,6 +243,11 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 	}
 	return c, nil
 }
+
+// oneShotGrace is how long a one-shot command gives a stdio server to
+// exit once the answer is printed and its stdin closed, and again after
+// SIGTERM: the answer is never delayed, and the command does not linger.
+const oneShotGrace = 300 * time.Millisecond
 
 // rootsWait is how long a one-shot command given --root waits, after the
 // handshake, for a legacy server to ask for the roots; rootsSettle is how

@@ -49,6 +49,9 @@ type TargetOptions struct {
 	Auth AuthOptions
 
 	secrets []string // values that must not reach a trace
+	// shutdownGrace is how long a stdio server has to exit, after its stdin
+	// is closed and again after SIGTERM (0: the transport's default).
+	shutdownGrace time.Duration
 }
 
 // AuthOptions are the flags of authorization to HTTP servers: a static
@@ -256,7 +259,7 @@ func (o *TargetOptions) header() (http.Header, error) {
 func (o *TargetOptions) dial(ctx context.Context, tap transport.Tap) (transport.Conn, error) {
 	if o.Command != nil {
 		c, err := transport.Spawn(transport.StdioOptions{
-			Command: o.Command[0], Args: o.Command[1:], Env: o.Env, Dir: o.Dir, Tap: tap,
+			Command: o.Command[0], Args: o.Command[1:], Env: o.Env, Dir: o.Dir, Tap: tap, ShutdownGrace: o.shutdownGrace,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", errConnect, err)

@@ -121,3 +121,20 @@ func TestRootsBeforeTheFirstRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestNoLingering: --timeout bounds the start (probe and handshake
+// together), and once the answer is printed a server that does not exit
+// gets a short grace, not seconds.
+func TestNoLingering(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	code, _, errOut := runCLI(t, "", "tools", "--timeout", "500ms", "--", "sleep", "100")
+	if d := time.Since(start); code != ExitTimeout || d > 2*time.Second || !strings.Contains(errOut, "within 500ms") {
+		t.Errorf("exit %d after %v (want 5 within the timeout and a grace): %s", code, d, errOut)
+	}
+	start = time.Now()
+	code, out, errOut := runCLI(t, "", with(peerArgs(mcptest.GarbledPrefix+"linger"), "call", "echo", "--era", "legacy")...)
+	if d := time.Since(start); code != ExitOK || out != "ok\n" || d > 1500*time.Millisecond {
+		t.Errorf("exit %d after %v (a server that ignores stdin's end gets %v, then SIGTERM): %q %s", code, d, oneShotGrace, out, errOut)
+	}
+}

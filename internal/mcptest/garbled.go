@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"time"
 )
 
 // GarbledPrefix names a stdio server (legacy era) whose answers are
@@ -13,7 +14,8 @@ import (
 //   - "bad-utf8": the answer to tools/call holds invalid UTF-8;
 //   - "crlf": frames end with CRLF;
 //   - "result-and-error": the answer to tools/call has both;
-//   - "not-json": the answer to tools/call is not JSON, but names its id.
+//   - "not-json": the answer to tools/call is not JSON, but names its id;
+//   - "linger": correct, but it does not exit when its stdin ends.
 const GarbledPrefix = "garbled:"
 
 // RunGarbled serves one garbled mode on stdin and stdout.
@@ -67,6 +69,9 @@ func RunGarbled(mode string) {
 			}
 		}
 		if err != nil {
+			if mode == "linger" {
+				time.Sleep(time.Minute)
+			}
 			return
 		}
 	}

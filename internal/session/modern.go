@@ -37,7 +37,25 @@ func (c *Client) EraReason() string {
 // stdio with server/discover, falling back to initialize on any error that
 // is not a modern one or on no answer; over HTTP with a modern request,
 // falling back when the answer is not a modern error.
+//
+// The whole start, probe and handshake together, is bounded by
+// Options.Timeout: a server that never answers costs that, not a probe
+// timeout and then a handshake timeout.
 func (c *Client) Start(ctx context.Context) error {
+	t := c.opts.Timeout
+	if t <= 0 {
+		return c.start(ctx)
+	}
+	sctx, cancel := context.WithTimeout(ctx, t)
+	defer cancel()
+	err := c.start(sctx)
+	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) {
+		return &TimeoutError{Method: "start (server/discover, initialize)", After: t}
+	}
+	return err
+}
+
+func (c *Client) start(ctx context.Context) error {
 	era, pv := c.opts.Era, c.opts.ProtocolVersion
 	forced := ""
 	switch {
