@@ -46,6 +46,7 @@ func TestAnswersAreTakenNotWaitedFor(t *testing.T) {
 		{name: "result and error", args: with(g("result-and-error"), "call", "echo"), code: ExitProtocol, stderr: []string{"both result and error", "server error: both"}},
 		{name: "not json", args: with(g("not-json"), "call", "echo"), code: ExitProtocol, stderr: []string{"could not be read", "unterminated"}},
 		{name: "not json --json", args: with(g("not-json"), "call", "echo", "--json"), code: ExitProtocol, jsonStdout: true, stdout: []string{`"exitCode":4`}},
+		{name: "empty result to server/discover is no modern server", args: with(peerArgs(mcptest.GarbledPrefix+"empty-for-unknown"), "tools", "--era", "auto"), stdout: []string{"echo"}, stderr: []string{"not a DiscoverResult (no supportedVersions and capabilities)"}},
 		{name: "http answer cut short", args: []string{"tools", "--transport", "http", "--era", "legacy", "--timeout", "30s", srv.URL}, code: ExitProtocol, stderr: []string{"could not be read"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,7 +15,9 @@ import (
 //   - "crlf": frames end with CRLF;
 //   - "result-and-error": the answer to tools/call has both;
 //   - "not-json": the answer to tools/call is not JSON, but names its id;
-//   - "linger": correct, but it does not exit when its stdin ends.
+//   - "linger": correct, but it does not exit when its stdin ends;
+//   - "empty-for-unknown": answers every method it does not know, such as
+//     server/discover, with an empty result.
 const GarbledPrefix = "garbled:"
 
 // RunGarbled serves one garbled mode on stdin and stdout.
@@ -65,6 +67,10 @@ func RunGarbled(mode string) {
 			case "ping":
 				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{}})
 			default:
+				if mode == "empty-for-unknown" {
+					send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{}})
+					break
+				}
 				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "method not found: " + strings.ReplaceAll(m.Method, `"`, "")}})
 			}
 		}

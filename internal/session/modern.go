@@ -131,7 +131,11 @@ func (c *Client) probe(ctx context.Context) (legacy bool, why string, err error)
 	}
 	reason := "detected: server/discover "
 	var ve *VersionError
+	var nd *NotDiscoverError
 	switch {
+	case errors.As(err, &nd):
+		c.warn("invalid-message", "server/discover was answered with something that is not a DiscoverResult ("+nd.Reason+"): taken for a legacy server", nd.Result)
+		reason += "answered with no DiscoverResult (" + nd.Reason + ")"
 	case errors.As(err, &ve) && ve.Supported != nil:
 		reason += "answered that only " + strings.Join(ve.Supported, ", ") + " are supported"
 	case errors.Is(err, ErrTimeout):
@@ -213,7 +217,10 @@ func (c *Client) discover(ctx context.Context, rev string, timeout time.Duration
 		}
 		var res mcp.DiscoverResult
 		if err := json.Unmarshal(raw, &res); err != nil {
-			return nil, &RPCError{Method: "server/discover", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "invalid DiscoverResult: " + err.Error(), Data: quote(raw)}}
+			return nil, &NotDiscoverError{Reason: err.Error(), Result: raw}
+		}
+		if why := notDiscoverResult(raw, &res); why != "" {
+			return nil, &NotDiscoverError{Reason: why, Result: raw}
 		}
 		if len(res.SupportedVersions) > 0 && !slices.Contains(res.SupportedVersions, rev) {
 			next := ""
@@ -656,4 +663,37 @@ func (c *Client) noteAck(params json.RawMessage) {
 		default:
 		}
 	}
+}
+
+// NotDiscoverError says that server/discover was answered with a result
+// that is not a DiscoverResult: a legacy server answering every method
+// with an empty result does, and is no modern server for it.
+type NotDiscoverError struct {
+	Reason string
+	Result json.RawMessage
+}
+
+func (e *NotDiscoverError) Error() string {
+	return "server/discover: the result is not a DiscoverResult: " + e.Reason
+}
+
+// notDiscoverResult says what a DiscoverResult lacks of its required
+// members (supportedVersions, a non-empty list of strings, and
+// capabilities, an object), or "".
+func notDiscoverResult(raw json.RawMessage, res *mcp.DiscoverResult) string {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return "not an object"
+	}
+	var missing []string
+	if len(res.SupportedVersions) == 0 {
+		missing = append(missing, "supportedVersions")
+	}
+	if c := strings.TrimSpace(string(members["capabilities"])); !strings.HasPrefix(c, "{") {
+		missing = append(missing, "capabilities")
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return "no " + strings.Join(missing, " and ")
 }
