@@ -28,6 +28,8 @@ fi
 
 TMP=$(mktemp -d)
 SOCK="mcpi-e2e-$$"
+# The eras mcpi remembers stay in the run's own cache.
+export XDG_CACHE_HOME="$TMP/cache"
 cleanup() {
 	tmux -L "$SOCK" kill-server >/dev/null 2>&1
 	rm -rf "$TMP"

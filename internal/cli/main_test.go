@@ -14,7 +14,16 @@ import (
 // re-executed with MCPI_TEST_PEER set: the demo server or a hostile one.
 func TestMain(m *testing.M) {
 	mcptest.ServePeer()
+	// In-process commands detect the era every time (tests in parallel must
+	// not see each other's memory), and remember it in a cache of their own.
+	cache, err := os.MkdirTemp("", "mcpi-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	os.Setenv("MCPI_ERA", "auto")
 	code := m.Run()
+	os.RemoveAll(cache)
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -83,7 +84,7 @@ func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
 	f.DurationVar(&o.MaxTime, "max-time", session.DefaultMaxTime, "bound on each request's total time, progress or not (0: none)")
 	f.BoolVar(&o.AllowCrossOriginRedirect, "allow-cross-origin-redirect", false, "follow an HTTP server's redirect to another origin (without credentials: Authorization, cookies, -H headers and the session id stay behind)")
 	f.StringVar(&o.Protocol, "protocol-version", "", "protocol revision to use (forces its era; default: the newest of the era in force)")
-	f.StringVar(&o.Era, "era", "auto", "protocol era: auto (detect), legacy (initialize, 2024-11-05..2025-11-25) or modern (stateless, 2026-07-28)")
+	f.StringVar(&o.Era, "era", "", "protocol era: auto (detect, and remember), legacy (initialize, 2024-11-05..2025-11-25) or modern (stateless, 2026-07-28); default: $MCPI_ERA, else the era this server spoke last time, else auto")
 	f.BoolVar(&o.Force, "force", false, "send requests even when the server did not declare the capability")
 	f.StringVar(&o.Server, "server", "", "a server of a configuration file (see mcpi servers)")
 	f.StringVar(&o.Config, "config", "", "with --server: the configuration file to read instead of the usual locations")
@@ -220,6 +221,11 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 	if o.Protocol != "" && !mcp.IsKnownRevision(o.Protocol) {
 		return nil, flagErrorf("unknown --protocol-version %q: mcpi speaks %s and %s", o.Protocol, strings.Join(mcp.LegacyRevisions, ", "), strings.Join(mcp.ModernRevisions, ", "))
 	}
+	switch e := os.Getenv("MCPI_ERA"); e {
+	case "", session.EraAuto, session.EraLegacy, session.EraModern:
+	default:
+		return nil, flagErrorf("invalid MCPI_ERA %q: want auto, legacy or modern", e)
+	}
 	switch o.Era {
 	case "", session.EraAuto, session.EraLegacy, session.EraModern:
 	default:
@@ -288,14 +294,26 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 		sopts.MaxTime = -1 // --max-time 0: no bound
 	}
 	sopts.Force = o.Force
-	sopts.Era = o.Era
 	if o.Protocol != "" {
 		sopts.ProtocolVersion = o.Protocol
 	}
 	if sopts.ClientInfo.Name == "" {
 		sopts.ClientInfo = mcp.Implementation{Name: "mcpi", Version: Version}
 	}
+	era, reason, remembered := o.chooseEra()
+	sopts.Era, sopts.EraReason = era, reason
 	c, err := session.Connect(ctx, conn, sopts)
+	if err != nil && remembered && ctx.Err() == nil && !errors.As(err, new(*auth.Error)) {
+		// The server may have changed: forget, and detect.
+		forgetEra(o.eraKey())
+		if conn, derr := o.dial(ctx, tap); derr == nil {
+			sopts.Era, sopts.EraReason = session.EraAuto, ""
+			c, err = session.Connect(ctx, conn, sopts)
+		}
+	}
+	if err == nil && sopts.Era == session.EraAuto && o.Protocol == "" {
+		rememberEra(o.eraKey(), c.Era())
+	}
 	var ae *auth.Error
 	if errors.As(err, &ae) {
 		// The failed authorization says all there is to say; the request

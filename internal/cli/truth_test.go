@@ -6,6 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +140,51 @@ func TestNoLingering(t *testing.T) {
 	code, out, errOut := runCLI(t, "", with(peerArgs(mcptest.GarbledPrefix+"linger"), "call", "echo", "--era", "legacy")...)
 	if d := time.Since(start); code != ExitOK || out != "ok\n" || d > 1500*time.Millisecond {
 		t.Errorf("exit %d after %v (a server that ignores stdin's end gets %v, then SIGTERM): %q %s", code, d, oneShotGrace, out, errOut)
+	}
+}
+
+// TestEraRemembered: a stdio server that ignores server/discover costs the
+// probe once; its era is remembered for the next command (the real binary,
+// with a cache of its own and no MCPI_ERA), --era auto detects again, and
+// MCPI_ERA sets the default.
+func TestEraRemembered(t *testing.T) {
+	t.Parallel()
+	cache := t.TempDir()
+	env := []string{}
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "MCPI_ERA=") && !strings.HasPrefix(e, "XDG_CACHE_HOME=") {
+			env = append(env, e)
+		}
+	}
+	env = append(env, "XDG_CACHE_HOME="+cache)
+	run := func(extraEnv []string, args ...string) (string, time.Duration) {
+		t.Helper()
+		cmd := exec.Command(mcpiBinary(t), append(args, with(peerArgs(mcptest.GarbledPrefix+"ignore-unknown"), "info", "--timeout", "4s")...)...)
+		cmd.Env = append(append([]string{}, env...), extraEnv...)
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		return string(out), time.Since(start)
+	}
+	out, first := run(nil)
+	if !strings.Contains(out, "detected: server/discover got no answer within 2s") {
+		t.Fatalf("the first run did not detect the era:\n%s", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(cache, "mcpi", "eras.json")); err != nil || !strings.Contains(string(b), `"era":"legacy"`) {
+		t.Fatalf("the era was not remembered: %v %s", err, b)
+	}
+	out, second := run(nil)
+	if !strings.Contains(out, "remembered: this server spoke it last time") || second > first/2 {
+		t.Errorf("the second run (%v, first %v) did not use the remembered era:\n%s", second, first, out)
+	}
+	out, _ = run(nil, "--era", "auto")
+	if !strings.Contains(out, "detected:") {
+		t.Errorf("--era auto did not detect again:\n%s", out)
+	}
+	out, _ = run([]string{"MCPI_ERA=legacy"})
+	if !strings.Contains(out, "forced by MCPI_ERA=legacy") {
+		t.Errorf("MCPI_ERA=legacy was not the default:\n%s", out)
 	}
 }

@@ -249,7 +249,9 @@ func TestClientScenarios(t *testing.T) {
 			dir := t.TempDir()
 			cmd := exec.Command(s.node, s.cli, "client", "--command", s.client, "--scenario", sc.name,
 				"--spec-version", sc.rev, "-o", dir, "--timeout", "30000")
-			cmd.Env = append(os.Environ(), "MCPI="+s.mcpi, "NODE="+s.node)
+			// Each scenario is a new server: detect its era, and remember
+			// nothing outside the test.
+			cmd.Env = append(os.Environ(), "MCPI="+s.mcpi, "NODE="+s.node, "MCPI_ERA=auto", "XDG_CACHE_HOME="+t.TempDir())
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Errorf("the suite says the scenario failed (%v):\n%s", err, out)

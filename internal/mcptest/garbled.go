@@ -17,7 +17,8 @@ import (
 //   - "not-json": the answer to tools/call is not JSON, but names its id;
 //   - "linger": correct, but it does not exit when its stdin ends;
 //   - "empty-for-unknown": answers every method it does not know, such as
-//     server/discover, with an empty result.
+//     server/discover, with an empty result;
+//   - "ignore-unknown": never answers a method it does not know.
 const GarbledPrefix = "garbled:"
 
 // RunGarbled serves one garbled mode on stdin and stdout.
@@ -67,6 +68,9 @@ func RunGarbled(mode string) {
 			case "ping":
 				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{}})
 			default:
+				if mode == "ignore-unknown" {
+					break
+				}
 				if mode == "empty-for-unknown" {
 					send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{}})
 					break

@@ -66,6 +66,9 @@ type Options struct {
 	// Era is EraAuto (the default), EraLegacy or EraModern. With EraAuto a
 	// ProtocolVersion of either era decides it; otherwise Start detects it.
 	Era string
+	// EraReason says why Era is what it is when it was not forced by the
+	// user (an era remembered from an earlier run): EraReason reports it.
+	EraReason string
 	// ProbeTimeout bounds the server/discover probe of era detection on
 	// stdio (default 5s): a legacy server may never answer it.
 	ProbeTimeout time.Duration

@@ -66,16 +66,20 @@ func (c *Client) start(ctx context.Context) error {
 	case era == EraLegacy || era == EraModern:
 		forced = "--era " + era
 	}
+	reason := "forced by " + forced
+	if c.opts.EraReason != "" && (era == EraLegacy || era == EraModern) && pv == "" {
+		reason = c.opts.EraReason
+	}
 	switch era {
 	case EraLegacy:
-		c.setEra(EraLegacy, "forced by "+forced)
+		c.setEra(EraLegacy, reason)
 		return c.Initialize(ctx)
 	case EraModern:
 		rev := pv
 		if rev == "" {
 			rev = mcp.LatestModern
 		}
-		_, err := c.discover(ctx, rev, 0, "forced by "+forced)
+		_, err := c.discover(ctx, rev, 0, reason)
 		return err
 	}
 	legacy, why, err := c.probe(ctx)
@@ -105,8 +109,10 @@ func (c *Client) probe(ctx context.Context) (legacy bool, why string, err error)
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	if c.opts.Timeout > 0 && c.opts.Timeout < timeout {
-		timeout = c.opts.Timeout
+	if c.opts.Timeout > 0 && c.opts.Timeout/2 < timeout {
+		// The start as a whole is bounded by Timeout: leave the handshake
+		// half of it.
+		timeout = c.opts.Timeout / 2
 	}
 	if c.httpConn() != nil {
 		timeout = c.opts.Timeout // HTTP answers with a status, never silence
