@@ -36,9 +36,11 @@ type ConnOptions struct {
 	roots    []mcp.Root
 	verbose  func(format string, args ...any)
 	recorder *record.Writer
-	handler  session.Handler       // overrides the CLI's answers (replay --verify)
-	watch    transport.Tap         // one more tap (mcpi check)
-	warned   func(session.Warning) // takes the warnings instead of stderr (mcpi check)
+	handler  session.Handler         // overrides the CLI's answers (replay --verify)
+	watch    transport.Tap           // one more tap (mcpi check)
+	client   *mcp.Implementation     // who mcpi says it is (replay --verify: the recorded host)
+	caps     *mcp.ClientCapabilities // what it declares (replay --verify: the recorded host's)
+	warned   func(session.Warning)   // takes the warnings instead of stderr (mcpi check)
 }
 
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
@@ -211,7 +213,8 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 		handler = o.handler
 	}
 	sopts := session.Options{
-		Handler: handler,
+		Handler:      handler,
+		Capabilities: o.caps,
 		OnWarning: func(w session.Warning) {
 			if o.warned != nil {
 				o.warned(w)
@@ -232,6 +235,9 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 			}
 			o.verbose("notification %s %s", sanitize(n.Method, false), oneLine(string(n.Params)))
 		},
+	}
+	if o.client != nil {
+		sopts.ClientInfo = *o.client
 	}
 	c, err := o.Target.connect(ctx, sopts, transport.MultiTap(taps...))
 	if err != nil {

@@ -76,6 +76,9 @@ func NewCmdReplay(f *Factory) *cobra.Command {
 			case len(opts.Ignore) > 0 && !opts.Verify:
 				return flagErrorf("--ignore needs --verify")
 			}
+			if err := replay.CheckIgnore(opts.Ignore); err != nil {
+				return &FlagError{Err: err}
+			}
 			if opts.Verify {
 				rest, err := opts.Target.parseTarget(cmd, args)
 				if err != nil {
@@ -119,8 +122,11 @@ func loadTrace(ios *IOStreams, path string) (*replay.Trace, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	for _, ce := range t.Skipped {
+		fmt.Fprintf(ios.ErrOut, "warning: %s\n", ce.Skipped(path))
+	}
 	if t.Damage != nil {
-		fmt.Fprintf(ios.ErrOut, "warning: %s is damaged; using what comes before: %v\n", path, t.Damage)
+		fmt.Fprintf(ios.ErrOut, "warning: %s ends inside an event; using what comes before: %v\n", path, t.Damage)
 	}
 	return t, nil
 }
@@ -153,6 +159,16 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 	if opts.Target.Protocol == "" && t.Header.ProtocolVersion != "" && mcp.IsKnownRevision(t.Header.ProtocolVersion) {
 		opts.Target.Protocol = t.Header.ProtocolVersion
 	}
+	if replay.Comparable(t) == 0 {
+		what := fmt.Sprintf("the trace %s has no answer to compare (a header only, or damaged before the first answer): nothing was verified", opts.Trace)
+		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", what)
+		return errSilent{code: ExitToolError, what: what}
+	}
+	// Speak to the server as the recorded host did: its name and
+	// capabilities shape what a server answers.
+	if info, caps, ok := replay.RecordedClient(t); ok {
+		opts.client, opts.caps = info, caps
+	}
 	h := replay.NewHandler(t)
 	var equal bool
 	var results []replay.Result
@@ -165,7 +181,7 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 	}
 	fmt.Fprintln(opts.IO.ErrOut, replay.Summary(results))
 	if !equal {
-		return errSilent{code: ExitToolError}
+		return errSilent{code: ExitToolError, what: replay.Summary(results)}
 	}
 	return nil
 }
@@ -195,6 +211,8 @@ func replayTUI(ctx context.Context, opts *ReplayOptions) error {
 			}
 			var ce *record.CorruptError
 			if errors.As(err, &ce) {
+				// The wire pane shows it where the line was.
+				tap.Observe(transport.Event{Time: time.Now(), Kind: transport.KindLifecycle, Text: "warning: " + ce.Skipped(opts.Trace)})
 				continue
 			}
 			if err != nil {
@@ -235,7 +253,7 @@ func replayPrint(ctx context.Context, opts *ReplayOptions) error {
 			}
 		}
 	}
-	err = printTimeline(opts.IO.Out, opts.IO.ErrOut, r, wait)
+	err = printTimeline(opts.IO.Out, opts.IO.ErrOut, opts.Trace, r, wait)
 	if ctx.Err() != nil {
 		return errSilent{code: ExitOK}
 	}
@@ -250,7 +268,7 @@ type sentRequest struct {
 // printTimeline prints every event of r. At the end of the data it returns,
 // unless wait is set: then it waits for more (a trace still being written)
 // for as long as wait says.
-func printTimeline(w, errw io.Writer, r *record.Reader, wait func() bool) error {
+func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func() bool) error {
 	h := r.Header()
 	fmt.Fprintf(w, "trace of mcpi %s, %s, %s", sanitize(h.Mcpi, false), h.Created.Format(time.RFC3339), h.Target.Transport)
 	if len(h.Target.Command) > 0 {
@@ -272,13 +290,14 @@ func printTimeline(w, errw io.Writer, r *record.Reader, wait func() bool) error 
 			return nil
 		}
 		if err != nil {
+			var ce *record.CorruptError
+			if errors.As(err, &ce) {
+				fmt.Fprintf(errw, "warning: %s\n", ce.Skipped(path))
+				continue
+			}
 			fmt.Fprintf(errw, "warning: the trace stops being readable here: %v\n", err)
 			if errors.Is(err, record.ErrTruncated) {
 				return nil
-			}
-			var ce *record.CorruptError
-			if errors.As(err, &ce) {
-				continue
 			}
 			return err
 		}

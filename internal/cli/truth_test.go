@@ -188,3 +188,91 @@ func TestEraRemembered(t *testing.T) {
 		t.Errorf("MCPI_ERA=legacy was not the default:\n%s", out)
 	}
 }
+
+// TestVerifyCannotPassVacuously: an --ignore that names nothing or ignores
+// whole answers is a usage error, and a trace with no answer to compare
+// fails; a verify speaks as the recorded host did.
+func TestVerifyCannotPassVacuously(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.jsonl")
+	demo := with(peerArgs("demo"), "--era", "legacy")
+	if code, _, errOut := runCLI(t, "", with(demo, "call", "echo", "text=hi", "--record", trace)...); code != ExitOK {
+		t.Fatalf("recording: %s", errOut)
+	}
+	for _, bad := range []string{"", ".", "..", "[", "[]", "**", "*", "result", "error"} {
+		code, _, errOut := runCLI(t, "", with(demo, "replay", trace, "--verify", "--ignore", bad)...)
+		if code != ExitUsage || !strings.Contains(errOut, "--ignore") {
+			t.Errorf("--ignore %q: exit %d, %s", bad, code, errOut)
+		}
+	}
+	if code, _, errOut := runCLI(t, "", with(demo, "replay", trace, "--verify", "--ignore", "result._meta")...); code != ExitOK {
+		t.Errorf("a real --ignore: exit %d, %s", code, errOut)
+	}
+	// A header and nothing else.
+	b, _ := os.ReadFile(trace)
+	header := filepath.Join(dir, "header.jsonl")
+	os.WriteFile(header, []byte(strings.SplitAfter(string(b), "\n")[0]), 0o600)
+	if code, _, errOut := runCLI(t, "", with(demo, "replay", header, "--verify")...); code != ExitToolError || !strings.Contains(errOut, "nothing was verified") {
+		t.Errorf("a header-only trace: exit %d, %s", code, errOut)
+	}
+	// The recorded host's name and capabilities are the ones sent.
+	other := filepath.Join(dir, "other.jsonl")
+	os.WriteFile(other, []byte(strings.Replace(string(b), `"clientInfo":{"name":"mcpi"`, `"clientInfo":{"name":"another-host"`, 1)), 0o600)
+	again := filepath.Join(dir, "again.jsonl")
+	if code, _, errOut := runCLI(t, "", with(demo, "replay", other, "--verify", "--record", again)...); code != ExitOK {
+		t.Fatalf("verify: exit %d, %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(again); !strings.Contains(string(b), `"clientInfo":{"name":"another-host"`) {
+		t.Errorf("the verify did not introduce itself as the recorded host:\n%s", b)
+	}
+}
+
+// TestServeAnswersWhatEveryClientSends: a replayed trace answers ping and
+// logging/setLevel though they were never recorded, and an older revision
+// the client asks for.
+func TestServeAnswersWhatEveryClientSends(t *testing.T) {
+	t.Parallel()
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "--era", "legacy", "tools", "--record", trace)...); code != ExitOK {
+		t.Fatalf("recording: %s", errOut)
+	}
+	serve := []string{"--era", "legacy", "--", mcpiBinary(t), "replay", trace, "--serve"}
+	for _, tc := range []cliCase{
+		{name: "ping", args: append([]string{"ping"}, serve...), stdout: []string{"pong"}},
+		{name: "older revision", args: append([]string{"info", "--protocol-version", "2025-03-26"}, serve[2:]...), stdout: []string{"Protocol:   2025-03-26"}},
+		{name: "recorded request", args: append([]string{"tools"}, serve...), stdout: []string{"echo"}},
+	} {
+		checkCase(t, tc)
+	}
+}
+
+// TestCorruptLineSkippedEverywhere: a corrupt line in the middle of a trace
+// is skipped, with one warning naming it, by print, verify and serve alike;
+// what follows it is used.
+func TestCorruptLineSkippedEverywhere(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.jsonl")
+	demo := with(peerArgs("demo"), "--era", "legacy")
+	if code, _, errOut := runCLI(t, "", with(demo, "call", "echo", "text=after the damage", "--record", trace)...); code != ExitOK {
+		t.Fatalf("recording: %s", errOut)
+	}
+	b, _ := os.ReadFile(trace)
+	lines := strings.SplitAfter(string(b), "\n")
+	bad := append(append(append([]string{}, lines[:3]...), "{\"type\":\"frame\",\"seq\":3,\"oops\n"), lines[3:]...)
+	os.WriteFile(trace, []byte(strings.Join(bad, "")), 0o600)
+	want := "line 4 (byte offset"
+	code, out, errOut := runCLI(t, "", "replay", trace)
+	if code != ExitOK || strings.Count(errOut, want) != 1 || !strings.Contains(errOut, "was skipped") || !strings.Contains(out, "tools/call echo") {
+		t.Errorf("print: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", with(demo, "replay", trace, "--verify")...)
+	if code != ExitOK || strings.Count(errOut, want) != 1 || !strings.Contains(out, "✓ #3 tools/call echo") {
+		t.Errorf("verify: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", "call", "echo", "text=after the damage", "--era", "legacy", "--", mcpiBinary(t), "replay", trace, "--serve")
+	if code != ExitOK || !strings.Contains(out, "after the damage") {
+		t.Errorf("serve: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

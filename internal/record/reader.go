@@ -44,6 +44,13 @@ func (e *CorruptError) Error() string {
 
 func (e *CorruptError) Unwrap() error { return e.Err }
 
+// Skipped is what every reader of a trace says of a corrupt line it skips
+// and reads past: the same words whether the trace is printed, shown,
+// served or verified.
+func (e *CorruptError) Skipped(path string) string {
+	return fmt.Sprintf("%s line %d (byte offset %d) is not a trace event and was skipped: %v", path, e.Line, e.Offset, e.Err)
+}
+
 // TruncatedError is returned by Next when the trace ends in the middle of an
 // event: the last line has no line ending and is not complete JSON, as when
 // the recorder was killed mid-write. It is also what a reader following a

@@ -42,6 +42,22 @@ func (ig Ignore) match(path []string) bool {
 	return false
 }
 
+// CheckIgnore refuses patterns that would make a verify pass vacuously:
+// one that names no path ("", ".", "[", what an unset shell variable
+// leaves) or one that ignores a whole answer ("**", "*", "result", "error").
+func CheckIgnore(patterns []string) error {
+	for _, p := range patterns {
+		pat := splitPattern(p)
+		switch {
+		case len(pat) == 0:
+			return fmt.Errorf("--ignore %q names no path (an unset variable?): give a path such as result._meta or result.content[*].text", p)
+		case matchPath(pat, []string{"result"}) || matchPath(pat, []string{"error"}):
+			return fmt.Errorf("--ignore %q ignores whole answers, so nothing would be compared", p)
+		}
+	}
+	return nil
+}
+
 func splitPattern(p string) []string {
 	p = strings.ReplaceAll(p, "[", ".")
 	p = strings.ReplaceAll(p, "]", "")

@@ -58,6 +58,12 @@ func (s *Server) Answer(m *mcp.Message) [][]byte {
 	}
 	s.mu.Unlock()
 	if ex == nil {
+		switch m.Method {
+		case "ping", "logging/setLevel":
+			// Every legacy client may send these; a trace seldom has them.
+			frame, _ := mcp.NewResult(m.ID, map[string]any{})
+			return [][]byte{frame}
+		}
 		frame, _ := mcp.NewErrorResponse(m.ID, s.unknown(m))
 		return [][]byte{frame}
 	}
@@ -66,7 +72,11 @@ func (s *Server) Answer(m *mcp.Message) [][]byte {
 	for _, raw := range ex.Before {
 		out = append(out, s.serverMessage(raw, token))
 	}
-	out = append(out, withID(ex.Response, m.ID))
+	resp := ex.Response
+	if m.Method == "initialize" {
+		resp = negotiate(resp, m.Params)
+	}
+	out = append(out, withID(resp, m.ID))
 	for _, raw := range ex.After {
 		out = append(out, s.serverMessage(raw, token))
 	}
@@ -110,6 +120,33 @@ func progressTokenRaw(params json.RawMessage) json.RawMessage {
 	}
 	json.Unmarshal(params, &p)
 	return p.Meta.ProgressToken
+}
+
+// negotiate answers an initialize with the revision the client asks for
+// when the recorded server would have taken it: a known revision no newer
+// than the one it answered with (servers keep speaking older revisions).
+// Otherwise the recorded answer stands.
+func negotiate(resp json.RawMessage, params json.RawMessage) json.RawMessage {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	var m map[string]json.RawMessage
+	var r map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || json.Unmarshal(resp, &m) != nil || json.Unmarshal(m["result"], &r) != nil {
+		return resp
+	}
+	var recorded string
+	json.Unmarshal(r["protocolVersion"], &recorded)
+	if p.ProtocolVersion == "" || p.ProtocolVersion == recorded || !mcp.IsLegacy(p.ProtocolVersion) || !mcp.IsLegacy(recorded) || p.ProtocolVersion > recorded {
+		return resp
+	}
+	r["protocolVersion"], _ = json.Marshal(p.ProtocolVersion)
+	m["result"], _ = json.Marshal(r)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return resp
+	}
+	return b
 }
 
 // withID returns a recorded response with its id replaced, leaving the

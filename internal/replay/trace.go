@@ -48,6 +48,9 @@ type Trace struct {
 	Exchanges []*Exchange
 	// ServerRequests are the server->client requests, in order.
 	ServerRequests []*ServerRequest
+	// Skipped are the corrupt lines read past, each named (the events
+	// around them are kept).
+	Skipped []*record.CorruptError
 	// Damage, when not nil, says where the trace stopped being readable;
 	// everything before it was loaded.
 	Damage error
@@ -83,7 +86,11 @@ func read(r *record.Reader) (*Trace, error) {
 		}
 		if err != nil {
 			var ce *record.CorruptError
-			if errors.As(err, &ce) || errors.Is(err, record.ErrTruncated) {
+			if errors.As(err, &ce) {
+				t.Skipped = append(t.Skipped, ce)
+				continue
+			}
+			if errors.Is(err, record.ErrTruncated) {
 				t.Damage = err
 				break
 			}

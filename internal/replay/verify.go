@@ -228,3 +228,53 @@ func Summary(results []Result) string {
 	}
 	return fmt.Sprintf("%d of %d exchange(s) differ", bad, ok+bad)
 }
+
+// RecordedClient returns the client info and capabilities the recorded
+// client declared (in initialize, or in the _meta of server/discover), so
+// that a verify speaks to the server as the recorded host did. ok is false
+// when the trace has neither.
+func RecordedClient(t *Trace) (info *mcp.Implementation, caps *mcp.ClientCapabilities, ok bool) {
+	for _, ex := range t.Exchanges {
+		var p struct {
+			Capabilities *mcp.ClientCapabilities    `json:"capabilities"`
+			ClientInfo   *mcp.Implementation        `json:"clientInfo"`
+			Meta         map[string]json.RawMessage `json:"_meta"`
+		}
+		if json.Unmarshal(ex.Params, &p) != nil {
+			continue
+		}
+		switch ex.Method {
+		case "initialize":
+			if p.ClientInfo != nil || p.Capabilities != nil {
+				return p.ClientInfo, p.Capabilities, true
+			}
+		case "server/discover":
+			var i mcp.Implementation
+			var c mcp.ClientCapabilities
+			gotInfo := json.Unmarshal(p.Meta[mcp.MetaClientInfo], &i) == nil
+			gotCaps := json.Unmarshal(p.Meta[mcp.MetaClientCapabilities], &c) == nil
+			if gotInfo || gotCaps {
+				if !gotInfo {
+					return nil, &c, true
+				}
+				if !gotCaps {
+					return &i, nil, true
+				}
+				return &i, &c, true
+			}
+		}
+	}
+	return nil, nil, false
+}
+
+// Comparable counts the exchanges Verify can compare: those with a
+// recorded answer, the handshake included.
+func Comparable(t *Trace) int {
+	n := 0
+	for _, ex := range t.Exchanges {
+		if ex.Response != nil {
+			n++
+		}
+	}
+	return n
+}
