@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/demoserver"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/proxy"
+	"github.com/mcpi-dev/mcpi/internal/record"
 )
 
 // TestAnswersAreTakenNotWaitedFor: a malformed answer that arrived is
@@ -274,5 +278,47 @@ func TestCorruptLineSkippedEverywhere(t *testing.T) {
 	code, out, errOut = runCLI(t, "", "call", "echo", "text=after the damage", "--era", "legacy", "--", mcpiBinary(t), "replay", trace, "--serve")
 	if code != ExitOK || !strings.Contains(out, "after the damage") {
 		t.Errorf("serve: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestProxyHARURLsAreTrue: the HAR of a trace recorded by the HTTP proxy
+// names the upstream endpoint each request went to, as an absolute URL, for
+// POST, GET and DELETE alike, though the host spoke to another path.
+func TestProxyHARURLsAreTrue(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy}))
+	upstream := httptest.NewServer(mux)
+	t.Cleanup(upstream.Close)
+	trace := filepath.Join(t.TempDir(), "proxy.jsonl")
+	w, err := record.Create(trace, record.Header{Role: record.RoleProxy}, record.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, _ := url.Parse(upstream.URL + "/mcp")
+	front := httptest.NewServer(proxy.Handler(up, w))
+	t.Cleanup(front.Close)
+	if code, _, errOut := runCLI(t, "", "tools", "--era", "legacy", front.URL+"/"); code != ExitOK {
+		t.Fatalf("through the proxy: %s", errOut)
+	}
+	front.Close()
+	w.Close()
+	code, out, errOut := runCLI(t, "", "trace", "export", "--har", trace)
+	if code != ExitOK {
+		t.Fatalf("export: %s", errOut)
+	}
+	var har record.HAR
+	if err := json.Unmarshal([]byte(out), &har); err != nil {
+		t.Fatal(err)
+	}
+	methods := map[string]bool{}
+	for _, e := range har.Log.Entries {
+		methods[e.Request.Method] = true
+		if e.Request.URL != upstream.URL+"/mcp" {
+			t.Errorf("%s entry URL %q, want %s/mcp", e.Request.Method, e.Request.URL, upstream.URL)
+		}
+	}
+	if !methods["POST"] || !methods["DELETE"] {
+		t.Errorf("the HAR lacks POST or DELETE entries: %v", methods)
 	}
 }

@@ -39,17 +39,25 @@ func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
 			tap.Observe(e)
 		}
 	}
+	// target is the upstream URL a request of the host goes to: what is
+	// forwarded, and what the trace and its HAR record.
+	target := func(in *url.URL) *url.URL {
+		u := *upstream
+		u.Path, u.RawPath = joinPath(upstream.Path, in.Path, in.Path == "/" || in.Path == ""), ""
+		if _, ok := endpoints.Load(in.Path); ok {
+			u.Path = in.Path // an announced endpoint, as the upstream named it
+		}
+		u.RawQuery = in.RawQuery
+		if upstream.RawQuery != "" && in.RawQuery == "" {
+			u.RawQuery = upstream.RawQuery
+		}
+		return &u
+	}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(upstream)
-			pr.Out.URL.Path = joinPath(upstream.Path, pr.In.URL.Path, pr.In.URL.Path == "/" || pr.In.URL.Path == "")
-			if _, ok := endpoints.Load(pr.In.URL.Path); ok {
-				pr.Out.URL.Path = pr.In.URL.Path // an announced endpoint, as the upstream named it
-			}
-			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
-			if upstream.RawQuery != "" && pr.In.URL.RawQuery == "" {
-				pr.Out.URL.RawQuery = upstream.RawQuery
-			}
+			t := target(pr.In.URL)
+			pr.Out.URL.Path, pr.Out.URL.RawPath, pr.Out.URL.RawQuery = t.Path, "", t.RawQuery
 			pr.Out.Host = upstream.Host
 		},
 		FlushInterval: -1, // SSE events go out as they arrive
@@ -93,7 +101,7 @@ func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			emit(transport.Event{Kind: transport.KindHTTP, Text: "upstream failed", Err: err.Error(),
-				HTTP: &transport.HTTPMeta{Method: r.Method, URL: r.URL.String(), RequestHeader: r.Header.Clone()}})
+				HTTP: &transport.HTTPMeta{Method: r.Method, URL: target(r.URL).String(), RequestHeader: r.Header.Clone()}})
 			http.Error(w, "mcpi proxy: upstream failed: "+err.Error(), http.StatusBadGateway)
 		},
 	}
@@ -102,7 +110,7 @@ func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
 		if _, ok := endpoints.Load(joinPath(upstream.Path, p, false)); !ok && p != "/" && p != "" && p != upstream.Path {
 			if _, ok := endpoints.Load(p); !ok {
 				emit(transport.Event{Kind: transport.KindHTTP, Dir: transport.Outgoing, Text: r.Method + " from the host: not the MCP endpoint, not forwarded",
-					HTTP: &transport.HTTPMeta{Method: r.Method, URL: r.URL.String(), RequestHeader: r.Header.Clone()}})
+					HTTP: &transport.HTTPMeta{Method: r.Method, URL: (&url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path, RawQuery: r.URL.RawQuery}).String(), RequestHeader: r.Header.Clone()}})
 				http.Error(w, "mcpi proxy: only the MCP endpoint is forwarded", http.StatusNotFound)
 				return
 			}
@@ -118,14 +126,12 @@ func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
 			rest := r.Body
 			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), rest))
 			if len(body) <= maxRecordedBody {
-				u := *r.URL
-				u.Scheme, u.Host = upstream.Scheme, upstream.Host
 				emitFrame(emit, transport.Outgoing, bytes.TrimSpace(body), &transport.HTTPMeta{
-					Method: r.Method, URL: u.String(), RequestHeader: r.Header.Clone(), Exchange: ex})
+					Method: r.Method, URL: target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex})
 			}
 		} else {
 			emit(transport.Event{Kind: transport.KindHTTP, Dir: transport.Outgoing, Text: r.Method + " from the host",
-				HTTP: &transport.HTTPMeta{Method: r.Method, URL: r.URL.String(), RequestHeader: r.Header.Clone(), Exchange: ex}})
+				HTTP: &transport.HTTPMeta{Method: r.Method, URL: target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex}})
 		}
 		rp.ServeHTTP(w, r)
 	})
