@@ -44,6 +44,10 @@ ONLY=${ONLY:-}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# mcpi remembers the era of each server in a cache of the run's own: the
+# first one-shot round detects it, the others use it, as a user's do.
+export XDG_CACHE_HOME="$tmp/cache"
+unset MCPI_ERA
 bin=$tmp/bin
 mkdir -p "$bin"
 
