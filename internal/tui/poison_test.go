@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -56,7 +57,7 @@ func TestPoisonEveryPane(t *testing.T) {
 	unsafe := h.p.unsafe
 	h.p.mu.Unlock()
 	if unsafe != "" {
-		t.Errorf("a pane drew what only the screen sink made safe:\n%s", safetext.Screen(unsafe))
+		t.Errorf("a pane drew what only the screen sink made safe (%s):\n%s", firstUnsafe(unsafe), safetext.Screen(unsafe))
 	}
 }
 
@@ -153,6 +154,17 @@ func TestPoisonReplay(t *testing.T) {
 	tm.Send(keyMsg("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	if s := unsafe.Load(); s != nil {
-		t.Errorf("the replay drew what only the screen sink made safe:\n%s", safetext.Screen(*s))
+		t.Errorf("the replay drew what only the screen sink made safe (%s):\n%s", firstUnsafe(*s), safetext.Screen(*s))
 	}
+}
+
+// firstUnsafe quotes the frame around the first byte the screen sink had
+// to change.
+func firstUnsafe(frame string) string {
+	safe := safetext.Screen(frame)
+	i := 0
+	for i < len(frame) && i < len(safe) && frame[i] == safe[i] {
+		i++
+	}
+	return fmt.Sprintf("at byte %d: %q", i, frame[max(0, i-60):min(len(frame), i+20)])
 }

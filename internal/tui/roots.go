@@ -183,7 +183,7 @@ func (p *rootsPane) View() string {
 		}
 	}
 	body := common.Fit(strings.Join(lines, "\n"), p.width, max(1, p.height-1))
-	last := st.Dim.Render(common.Truncate(p.notice, p.width))
+	last := st.Dim.Render(common.Truncate(common.Line(p.notice), p.width))
 	if p.adding {
 		last = p.input.View()
 	}

@@ -71,9 +71,9 @@ func (m *Model) View() string {
 		b.WriteString(m.editor.View())
 		b.WriteByte('\n')
 		if m.rawErr != "" {
-			b.WriteString(st.FieldError.Render(common.Truncate("✗ "+m.rawErr, m.width)))
+			b.WriteString(st.FieldError.Render(common.Truncate("✗ "+common.Line(m.rawErr), m.width)))
 		} else if ps := m.visibleRootProblems(); len(ps) > 0 {
-			b.WriteString(st.FieldError.Render(common.Truncate("✗ "+strings.Join(ps, "; "), m.width)))
+			b.WriteString(st.FieldError.Render(common.Truncate("✗ "+common.Line(strings.Join(ps, "; ")), m.width)))
 		}
 		return b.String()
 	}
@@ -117,7 +117,7 @@ func (m *Model) View() string {
 	}
 	lines = append(lines, pos+st.Dim.Render(common.Truncate(common.Line(desc), m.width-common.Width(pos))))
 	if ps := m.visibleRootProblems(); len(ps) > 0 {
-		lines = append(lines, st.FieldError.Render(common.Truncate("✗ "+strings.Join(ps, "; "), m.width)))
+		lines = append(lines, st.FieldError.Render(common.Truncate("✗ "+common.Line(strings.Join(ps, "; ")), m.width)))
 	} else {
 		lines = append(lines, "")
 	}
