@@ -23,33 +23,41 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// checkPeer runs check against the test binary re-executed as peer.
-func checkPeer(t *testing.T, peer string, opts Options) *Report {
+// checkStdio runs check against the stdio server cmd (with env), in era,
+// the way mcpi check does: an Observer on the session and its stderr, and
+// a Dial for the checks that need a connection of their own.
+func checkStdio(t *testing.T, cmd, env []string, era string, timeout time.Duration, opts Options) *Report {
 	t.Helper()
+	spawn := func(tap transport.Tap) (transport.Conn, error) {
+		return transport.Spawn(transport.StdioOptions{Command: cmd[0], Args: cmd[1:], Env: env, Tap: tap})
+	}
 	obs := &Observer{}
-	conn, err := transport.Spawn(transport.StdioOptions{
-		Command: os.Args[0], Args: []string{"-test.run=^$"},
-		Env: []string{mcptest.PeerEnv + "=" + peer},
-		Tap: transport.TapFunc(func(e transport.Event) {
-			if e.Kind == transport.KindStderr {
-				obs.OnStderr()
-			}
-		}),
-	})
+	conn, err := spawn(transport.TapFunc(func(e transport.Event) {
+		if e.Kind == transport.KindStderr {
+			obs.OnStderr()
+		}
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*timeout)
 	defer cancel()
-	c, err := session.Connect(ctx, conn, session.Options{Era: session.EraLegacy, OnWarning: obs.OnWarning, Timeout: 10 * time.Second})
+	c, err := session.Connect(ctx, conn, session.Options{Era: era, OnWarning: obs.OnWarning, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	opts.Dial = func(ctx context.Context) (transport.Conn, error) {
-		return transport.Spawn(transport.StdioOptions{Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{mcptest.PeerEnv + "=" + peer}})
+	opts.Dial = func(context.Context) (transport.Conn, error) { return spawn(nil) }
+	if opts.Timeout == 0 {
+		opts.Timeout = timeout
 	}
 	return Run(ctx, c, obs, opts)
+}
+
+// checkPeer runs check against the test binary re-executed as peer.
+func checkPeer(t *testing.T, peer string, opts Options) *Report {
+	t.Helper()
+	return checkStdio(t, []string{os.Args[0], "-test.run=^$"}, []string{mcptest.PeerEnv + "=" + peer}, session.EraLegacy, 10*time.Second, opts)
 }
 
 // TestCleanServer: a correct server has no finding, and every rule that

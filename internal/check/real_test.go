@@ -1,14 +1,12 @@
 package check
 
 import (
-	"context"
 	"sort"
 	"testing"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
-	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // TestRealServers runs check on servers nobody here wrote. Every finding
@@ -30,29 +28,8 @@ func TestRealServers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cmd := tc.cmd(t)
 			env := []string{"MEMORY_FILE_PATH=" + t.TempDir() + "/memory.jsonl"}
-			dial := func(ctx context.Context) (transport.Conn, error) {
-				return transport.Spawn(transport.StdioOptions{Command: cmd[0], Args: cmd[1:], Env: env})
-			}
-			obs := &Observer{}
-			conn, err := transport.Spawn(transport.StdioOptions{Command: cmd[0], Args: cmd[1:], Env: env,
-				Tap: transport.TapFunc(func(e transport.Event) {
-					if e.Kind == transport.KindStderr {
-						obs.OnStderr()
-					}
-				})})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			c, err := session.Connect(ctx, conn, session.Options{OnWarning: obs.OnWarning, Timeout: 20 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			rep := Run(ctx, c, obs, Options{Call: true, Dial: dial, Timeout: 20 * time.Second})
+			rep := checkStdio(t, tc.cmd(t), env, session.EraAuto, 20*time.Second, Options{Call: true})
 			got := map[string]bool{}
 			for _, f := range rep.Findings {
 				got[f.Rule] = true
