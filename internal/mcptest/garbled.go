@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -18,7 +19,10 @@ import (
 //   - "linger": correct, but it does not exit when its stdin ends;
 //   - "empty-for-unknown": answers every method it does not know, such as
 //     server/discover, with an empty result;
-//   - "ignore-unknown": never answers a method it does not know.
+//   - "ignore-unknown": never answers a method it does not know;
+//   - "roots": asks for the roots once initialized and takes them in a
+//     little later (as servers that check them asynchronously do); its
+//     tool "echo" answers with the roots it has.
 const GarbledPrefix = "garbled:"
 
 // RunGarbled serves one garbled mode on stdin and stdout.
@@ -40,10 +44,31 @@ func RunGarbled(mode string) {
 		b, _ := json.Marshal(v)
 		sendRaw(string(b))
 	}
+	var rootsMu sync.Mutex
+	roots := "none"
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	for {
 		line, err := in.ReadBytes('\n')
 		var m hostileMsg
+		if len(line) > 0 && json.Unmarshal(line, &m) == nil && mode == "roots" {
+			switch {
+			case m.Method == "notifications/initialized":
+				send(map[string]any{"jsonrpc": "2.0", "id": "roots-1", "method": "roots/list"})
+			case m.Method == "" && string(m.ID) == `"roots-1"`:
+				answer := string(line)
+				time.AfterFunc(5*time.Millisecond, func() {
+					rootsMu.Lock()
+					roots = answer
+					rootsMu.Unlock()
+				})
+			case m.Method == "tools/call":
+				rootsMu.Lock()
+				text := roots
+				rootsMu.Unlock()
+				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}})
+				continue
+			}
+		}
 		if len(line) > 0 && json.Unmarshal(line, &m) == nil && m.Method != "" && m.ID != nil {
 			switch m.Method {
 			case "initialize":
