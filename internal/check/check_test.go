@@ -206,7 +206,7 @@ func TestHTTPRules(t *testing.T) {
 	t.Parallel()
 	for _, era := range []string{demoserver.EraLegacy, demoserver.EraModern} {
 		rep := checkHTTP(t, era, func(h http.Handler) http.Handler { return h })
-		for _, id := range []string{"http/dns-rebinding", "http/unknown-session", "http/content-type", "http/header-validation"} {
+		for _, id := range []string{"http/dns-rebinding", "http/unknown-session", "http/content-type", "http/header-validation", "http/session-end"} {
 			if fs := findings(rep, id); len(fs) > 0 {
 				t.Errorf("%s: the demo server breaks %s: %s", era, id, fs[0].Message)
 			}
@@ -263,6 +263,19 @@ func TestHTTPRules(t *testing.T) {
 	})
 	if len(findings(rep, "http/header-validation")) != 2 {
 		t.Errorf("a server that does not check Mcp-Method was not found out twice: %v", rep.Findings)
+	}
+	// A DELETE that says yes and ends nothing.
+	rep = checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodDelete {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	if len(findings(rep, "http/session-end")) == 0 {
+		t.Error("a session that outlives its DELETE was not found out")
 	}
 	// An unknown session answered 400.
 	rep = checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {

@@ -94,7 +94,7 @@ func (r *run) httpChecks() {
 	if err != nil || base.StatusCode != http.StatusOK {
 		return // the probes cannot reach it as the session did (authorization?): nothing to compare
 	}
-	endSession(base)
+	r.sessionEnd(client, t, base, post)
 	r.check("http/origin", "http/content-type")
 	if ct, _, _ := mime.ParseMediaType(base.Header.Get("Content-Type")); ct != "application/json" && ct != "text/event-stream" {
 		r.report("http/content-type", first["method"].(string), nil, "the answer's Content-Type is %q", base.Header.Get("Content-Type"))
@@ -177,4 +177,46 @@ func errorCode(resp *http.Response, body []byte) (int, bool) {
 		return 0, false
 	}
 	return m.Error.Code, true
+}
+
+// sessionEnd ends the session a probe opened with DELETE, as a client
+// does when it is done, and checks that it is gone: a request in it is
+// answered 404. A server may refuse DELETE with 405 instead.
+func (r *run) sessionEnd(client *http.Client, t *HTTPTarget, opened *http.Response, post func(http.Header, any) (*http.Response, []byte, error)) {
+	id := opened.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		return
+	}
+	r.check("http/session-end")
+	ctx, cancel := context.WithTimeout(r.ctx, r.opts.Timeout)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, t.URL, nil)
+	for k, v := range t.Header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("MCP-Protocol-Version", r.rev)
+	resp, err := client.Do(req)
+	if err != nil {
+		return
+	}
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusMethodNotAllowed:
+		return // the server does not let clients end sessions: allowed
+	case resp.StatusCode >= 300:
+		r.report("http/session-end", "DELETE "+t.URL, map[string]any{"status": resp.StatusCode},
+			"DELETE of the session it had just opened was answered %d (2xx ends it, 405 says the server does not allow it)", resp.StatusCode)
+		return
+	}
+	after, _, err := post(http.Header{"Mcp-Session-Id": {id}}, map[string]any{"jsonrpc": "2.0", "id": 3, "method": "ping"})
+	switch {
+	case err != nil || after.StatusCode == http.StatusNotFound:
+	case after.StatusCode < 300:
+		r.report("http/session-end", "POST "+t.URL, map[string]any{"status": after.StatusCode},
+			"a request in a session ended by DELETE was answered %d: the session lives on", after.StatusCode)
+	default:
+		r.report("http/session-end", "POST "+t.URL, map[string]any{"status": after.StatusCode},
+			"a request in a session ended by DELETE was answered %d, not 404 (404 is what tells a client the session is gone)", after.StatusCode)
+	}
 }
