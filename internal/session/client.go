@@ -51,10 +51,14 @@ type Options struct {
 	// reader goroutine and must not block.
 	OnWarning func(Warning)
 	// Timeout bounds each request without an answer or progress (default
-	// DefaultTimeout; negative means no bound).
+	// DefaultTimeout; negative means no bound). It does not run while the
+	// Handler answers a server request (a person may be typing the reply):
+	// when the last such answer is given, every pending request's timeout
+	// starts again from zero, as after progress. See Answering.
 	Timeout time.Duration
 	// MaxTime bounds each request's total time, progress or not (default
-	// DefaultMaxTime; negative means no bound).
+	// DefaultMaxTime; negative means no bound). The time the Handler spent
+	// answering server requests is not counted: the bound is extended by it.
 	MaxTime time.Duration
 	// MaxServerRequests bounds the server->client requests in progress
 	// (default DefaultMaxServerRequests).
@@ -121,6 +125,11 @@ type Client struct {
 	refusals    chan []byte
 	refuseOnce  sync.Once
 	floodWarned bool
+	// answering counts the server requests the Handler is answering;
+	// answerMark is closed, and replaced, each time answering goes from 0
+	// to 1 or back, so that every pending call's clock learns of it.
+	answering  int
+	answerMark chan struct{}
 
 	initMu     sync.Mutex   // serialises initialize (first and after a 404)
 	generation atomic.Int64 // counts completed initializations
@@ -175,6 +184,8 @@ func New(conn transport.Conn, opts Options) *Client {
 		progress: make(map[string]*pendingCall),
 		inbound:  make(map[string]context.CancelFunc),
 		done:     make(chan struct{}),
+
+		answerMark: make(chan struct{}),
 	}
 	go c.readLoop()
 	return c
@@ -496,13 +507,43 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	}
 	// The maximum total time: progress resets timer, never this one.
 	var maxTimer <-chan time.Time
-	if max := c.opts.MaxTime; max > 0 {
-		mt := time.NewTimer(max)
+	var mt *time.Timer
+	maxLeft, maxFrom := c.opts.MaxTime, time.Now()
+	if maxLeft > 0 {
+		mt = time.NewTimer(maxLeft)
 		defer mt.Stop()
 		maxTimer = mt.C
 	}
+	// While the Handler answers a server request both clocks stand still:
+	// the inactivity clock starts again from zero afterwards, the maximum
+	// goes on from where it stood.
+	held := false
 	for {
+		nowHeld, changed := c.answerState()
+		if nowHeld != held {
+			held = nowHeld
+			now := time.Now()
+			if held {
+				if t != nil {
+					t.Stop()
+				}
+				if mt != nil {
+					mt.Stop()
+					maxLeft -= now.Sub(maxFrom)
+				}
+			} else {
+				if t != nil {
+					t.Reset(timeout)
+				}
+				if mt != nil {
+					maxFrom = now
+					mt.Reset(maxLeft)
+				}
+			}
+		}
 		select {
+		case <-changed:
+			continue
 		case m := <-pc.resp:
 			if m.Error != nil {
 				return nil, &RPCError{Method: method, RPCError: m.Error}
@@ -532,13 +573,19 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 			}
 			return nil, &DisconnectedError{Method: method, Err: err}
 		case <-pc.activity:
-			if t != nil {
+			if t != nil && !held {
 				t.Reset(timeout)
 			}
 		case <-timer:
+			if held {
+				continue
+			}
 			c.cancelRequest(id, fmt.Sprintf("timed out after %v", timeout))
 			return nil, &TimeoutError{Method: method, After: timeout}
 		case <-maxTimer:
+			if held {
+				continue
+			}
 			c.cancelRequest(id, fmt.Sprintf("reached the maximum time of %v", c.opts.MaxTime))
 			return nil, &TimeoutError{Method: method, After: c.opts.MaxTime, Max: true}
 		case <-ctx.Done():

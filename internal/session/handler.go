@@ -16,6 +16,10 @@ import (
 // each on a goroutine of its own. ctx is cancelled when the server cancels
 // the request or the connection ends. An error that is an *mcp.RPCError is
 // sent as is; any other becomes an internal error.
+//
+// While a method runs, the timeouts of the client's pending requests stand
+// still (the tools/call that made the server ask is waiting for the same
+// person): see Client.Answering.
 type Handler interface {
 	CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 	Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
@@ -61,4 +65,43 @@ var _ Handler = DeclineHandler{}
 func IsRejected(err error) bool {
 	var re *mcp.RPCError
 	return errors.As(err, &re) && re.Code == ErrRejected.Code
+}
+
+// Answering returns how many server requests the Handler is answering now
+// (it was called and has not returned): sampling, elicitation and roots
+// requests, legacy or the input requests of a modern multi round-trip
+// request alike. While it is above zero no pending request's timeout runs
+// (see Options.Timeout and Options.MaxTime).
+func (c *Client) Answering() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.answering
+}
+
+func (c *Client) beginAnswer() {
+	c.mu.Lock()
+	c.answering++
+	if c.answering == 1 {
+		close(c.answerMark)
+		c.answerMark = make(chan struct{})
+	}
+	c.mu.Unlock()
+}
+
+func (c *Client) endAnswer() {
+	c.mu.Lock()
+	c.answering--
+	if c.answering == 0 {
+		close(c.answerMark)
+		c.answerMark = make(chan struct{})
+	}
+	c.mu.Unlock()
+}
+
+// answerState reports whether a server request is being answered, and a
+// channel closed when that changes.
+func (c *Client) answerState() (bool, <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.answering > 0, c.answerMark
 }

@@ -286,6 +286,12 @@ func (c *Client) handleRequest(ctx context.Context, method string, params json.R
 		return struct{}{}, nil
 	}
 	h := c.opts.Handler
+	if h != nil {
+		// A person may be answering: the pending requests' clocks stop
+		// until the Handler returns.
+		c.beginAnswer()
+		defer c.endAnswer()
+	}
 	caps := c.capabilities()
 	switch method {
 	case "sampling/createMessage":

@@ -1,0 +1,195 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// askingConn is a server that answers tools/call by asking for sampling
+// first (when ask is set) and, once the sampling answer arrives, answers
+// the call (when reply is set). It records the notifications/cancelled
+// mcpi sends.
+type askingConn struct {
+	ask, reply bool
+	frames     chan transport.Frame
+	closed     chan struct{}
+	once       sync.Once
+
+	mu        sync.Mutex
+	callID    json.RawMessage
+	cancelled int
+}
+
+func newAskingConn(ask, reply bool) *askingConn {
+	return &askingConn{ask: ask, reply: reply, frames: make(chan transport.Frame, 16), closed: make(chan struct{})}
+}
+
+func (c *askingConn) push(s string) {
+	select {
+	case c.frames <- transport.Frame{Data: []byte(s)}:
+	case <-c.closed:
+	}
+}
+
+func (c *askingConn) Send(ctx context.Context, frame []byte) error {
+	msgs, _, err := mcp.DecodeFrame(frame)
+	if err != nil || len(msgs) != 1 {
+		return nil
+	}
+	m := msgs[0]
+	switch {
+	case m.Method == "tools/call":
+		c.mu.Lock()
+		c.callID = m.ID
+		c.mu.Unlock()
+		if c.ask {
+			go c.push(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"well?"}}],"maxTokens":5}}`)
+		}
+	case m.Method == "notifications/cancelled":
+		c.mu.Lock()
+		c.cancelled++
+		c.mu.Unlock()
+	case m.IsResponse() && string(m.ID) == `"s1"`:
+		if c.reply {
+			c.mu.Lock()
+			id := c.callID
+			c.mu.Unlock()
+			go c.push(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[{"type":"text","text":"thanks"}]}}`)
+		}
+	}
+	return nil
+}
+
+func (c *askingConn) Recv() (transport.Frame, error) {
+	select {
+	case f := <-c.frames:
+		return f, nil
+	case <-c.closed:
+		return transport.Frame{}, transport.ErrClosed
+	}
+}
+
+func (c *askingConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+func (c *askingConn) cancels() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cancelled
+}
+
+// slowHandler is a person who takes think to answer a sampling request.
+type slowHandler struct {
+	session.DeclineHandler
+	think   time.Duration
+	c       **session.Client
+	holding int // Answering() seen while thinking
+}
+
+func (h *slowHandler) CreateMessage(ctx context.Context, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	h.holding = (*h.c).Answering()
+	select {
+	case <-time.After(h.think):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &mcp.CreateMessageResult{Role: "assistant", Content: json.RawMessage(`{"type":"text","text":"yes"}`), Model: "person"}, nil
+}
+
+const holdTimeout = 10 * time.Second
+
+// runAsking calls a tool against an askingConn inside a synctest bubble and
+// returns the call's error, how long it took and the cancellations sent.
+func runAsking(t *testing.T, ask, reply bool, opts session.Options) (err error, took time.Duration, cancels int, holding int) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		conn := newAskingConn(ask, reply)
+		var c *session.Client
+		h := &slowHandler{think: 3 * holdTimeout, c: &c}
+		opts.Handler = h
+		opts.Force = true
+		c = session.New(conn, opts)
+		start := time.Now()
+		_, err = c.CallTool(context.Background(), "ask", nil, nil)
+		took = time.Since(start)
+		synctest.Wait() // let a notifications/cancelled go out
+		cancels = conn.cancels()
+		holding = h.holding
+		if n := c.Answering(); n != 0 {
+			t.Errorf("Answering() = %d after the call", n)
+		}
+		c.Close()
+	})
+	return
+}
+
+// A person who takes three timeouts to answer the server's sampling
+// request does not make the tools/call that waits for it time out.
+func TestAnsweringStopsTheClock(t *testing.T) {
+	err, took, cancels, holding := runAsking(t, true, true, session.Options{Timeout: holdTimeout})
+	if err != nil {
+		t.Fatalf("the call failed: %v", err)
+	}
+	if took != 3*holdTimeout {
+		t.Errorf("the call took %v, want %v (the person's time)", took, 3*holdTimeout)
+	}
+	if cancels != 0 {
+		t.Errorf("%d notifications/cancelled sent", cancels)
+	}
+	if holding != 1 {
+		t.Errorf("Answering() = %d while the person thought, want 1", holding)
+	}
+}
+
+// Without a server request to answer, the clock runs as before.
+func TestNoAnswerStillTimesOut(t *testing.T) {
+	err, took, cancels, _ := runAsking(t, false, false, session.Options{Timeout: holdTimeout})
+	if !errors.Is(err, session.ErrTimeout) {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	if took != holdTimeout {
+		t.Errorf("timed out after %v, want %v", took, holdTimeout)
+	}
+	if cancels != 1 {
+		t.Errorf("%d notifications/cancelled sent, want 1", cancels)
+	}
+}
+
+// A call that makes no progress after the answer times out one full
+// Timeout after the answer: the clock restarted from zero.
+func TestClockRestartsAfterTheAnswer(t *testing.T) {
+	err, took, cancels, _ := runAsking(t, true, false, session.Options{Timeout: holdTimeout})
+	if !errors.Is(err, session.ErrTimeout) {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	if want := 3*holdTimeout + holdTimeout; took != want {
+		t.Errorf("timed out after %v, want %v (answer at %v, then Timeout)", took, want, 3*holdTimeout)
+	}
+	if cancels != 1 {
+		t.Errorf("%d notifications/cancelled sent, want 1", cancels)
+	}
+}
+
+// The maximum time does not count the person's time either: it is
+// extended by it.
+func TestMaxTimeExtendedByTheAnswer(t *testing.T) {
+	err, took, _, _ := runAsking(t, true, false, session.Options{Timeout: -1, MaxTime: 2 * holdTimeout})
+	var te *session.TimeoutError
+	if !errors.As(err, &te) || !te.Max {
+		t.Fatalf("err = %v, want the maximum time", err)
+	}
+	if want := 3*holdTimeout + 2*holdTimeout; took != want {
+		t.Errorf("reached the maximum after %v, want %v", took, want)
+	}
+}
