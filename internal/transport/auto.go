@@ -40,6 +40,7 @@ type AutoHTTP struct {
 	ready   chan struct{} // closed once conn is chosen, or on Close
 	once    sync.Once
 	done    bool
+	watch   func(open bool, err error)
 }
 
 // NewAutoHTTP returns a connection that chooses its transport on first use.
@@ -119,6 +120,9 @@ func (a *AutoHTTP) Send(ctx context.Context, frame []byte) error {
 }
 
 func (a *AutoHTTP) choose(c Conn) {
+	if w, ok := c.(interface{ WatchStream(func(bool, error)) }); ok && a.watch != nil {
+		w.WatchStream(a.watch)
+	}
 	a.conn = c
 	a.once.Do(func() { close(a.ready) })
 }
@@ -164,6 +168,26 @@ func (a *AutoHTTP) SetProtocolVersion(v string) {
 func (a *AutoHTTP) ResetSession() {
 	if r, ok := a.Chosen().(interface{ ResetSession() }); ok {
 		r.ResetSession()
+	}
+}
+
+// SessionID returns the chosen transport's session id, if any.
+func (a *AutoHTTP) SessionID() string {
+	if s, ok := a.Chosen().(interface{ SessionID() string }); ok {
+		return s.SessionID()
+	}
+	return ""
+}
+
+// WatchStream sets the watcher of the Streamable HTTP GET stream (see
+// StreamableHTTP.WatchStream), now or once that transport is chosen.
+func (a *AutoHTTP) WatchStream(f func(open bool, err error)) {
+	a.mu.Lock()
+	a.watch = f
+	c := a.conn
+	a.mu.Unlock()
+	if w, ok := c.(interface{ WatchStream(func(bool, error)) }); ok {
+		w.WatchStream(f)
 	}
 }
 

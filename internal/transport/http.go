@@ -95,6 +95,9 @@ type StreamableHTTP struct {
 	sessionID       string
 	protocolVersion string
 	listening       bool
+	listenGen       int                // counts the GET stream loops started
+	listenStop      context.CancelFunc // ends the current GET stream loop
+	watch           func(open bool, err error)
 	streams         map[string]context.CancelFunc // request id key -> its response stream
 	closing         bool                          // set under mu before Close waits for the goroutines
 	closeOnce       sync.Once
@@ -130,12 +133,54 @@ func (h *StreamableHTTP) SetProtocolVersion(v string) {
 }
 
 // ResetSession forgets the session id, so that the next initialize starts a
-// new session.
+// new session, and ends the GET stream of the old one (Listen opens one for
+// the new session).
 func (h *StreamableHTTP) ResetSession() {
 	h.mu.Lock()
+	h.resetLocked()
+	h.mu.Unlock()
+}
+
+// resetSessionIf forgets the session id only while it is still sid: a
+// request of an old session answered late must not end a new one.
+func (h *StreamableHTTP) resetSessionIf(sid string) {
+	h.mu.Lock()
+	if h.sessionID == sid {
+		h.resetLocked()
+	}
+	h.mu.Unlock()
+}
+
+func (h *StreamableHTTP) resetLocked() {
 	h.sessionID = ""
 	h.protocolVersion = ""
+	if h.listenStop != nil {
+		h.listenStop()
+		h.listenStop = nil
+		h.listening = false
+	}
+}
+
+// WatchStream sets f to be told about the standalone GET stream that
+// Listen keeps open: f(true, nil) each time it opens, f(false, err) each
+// time opening or reopening it fails (err says why: IsUnreachable, or a
+// *SessionExpiredError when the server no longer knows the session, after
+// which the stream is not retried), f(false, nil) when the server offers
+// no such stream. f is called from the connection's goroutines and must
+// not block; set it before Listen.
+func (h *StreamableHTTP) WatchStream(f func(open bool, err error)) {
+	h.mu.Lock()
+	h.watch = f
 	h.mu.Unlock()
+}
+
+func (h *StreamableHTTP) reportStream(open bool, err error) {
+	h.mu.Lock()
+	f := h.watch
+	h.mu.Unlock()
+	if f != nil {
+		f(open, err)
+	}
 }
 
 // outgoing is what the transport needs to know of a frame it sends.
@@ -383,9 +428,9 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
 		h.emitErrorBody(body, meta, resp.Status)
-		if resp.StatusCode == http.StatusNotFound && hadSession {
-			h.ResetSession()
-			return ErrSessionExpired
+		if sid := req.Header.Get(HeaderSessionID); hadSession && sessionGone(resp.StatusCode, body) {
+			h.resetSessionIf(sid)
+			return &SessionExpiredError{Method: http.MethodPost, SessionID: sid, StatusCode: resp.StatusCode, Body: body}
 		}
 		return &HTTPError{Method: http.MethodPost, URL: h.opts.URL, StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: body}
 	}
@@ -558,7 +603,7 @@ func (h *StreamableHTTP) readPostStream(ctx context.Context, resp *http.Response
 				return
 			}
 			var he *HTTPError
-			if errors.As(err, &he) && he.StatusCode == http.StatusMethodNotAllowed {
+			if errors.As(err, &he) && he.StatusCode == http.StatusMethodNotAllowed || errors.Is(err, ErrSessionExpired) {
 				h.lost(keys(waiting), fmt.Errorf("cannot resume the response stream: %w", err), nil)
 				return
 			}
@@ -644,6 +689,9 @@ func (h *StreamableHTTP) get(ctx context.Context, lastID string) (*http.Response
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
 		h.emit(Event{Kind: KindHTTP, Data: body, HTTP: meta, Text: resp.Status})
+		if sid := req.Header.Get(HeaderSessionID); sid != "" && sessionGone(resp.StatusCode, body) {
+			return nil, &SessionExpiredError{Method: http.MethodGet, SessionID: sid, StatusCode: resp.StatusCode, Body: body}
+		}
 		status := resp.Status
 		if resp.StatusCode == http.StatusOK {
 			status += " (not an event stream: " + ct + ")"
@@ -666,6 +714,11 @@ const ListenWait = 2 * time.Second
 // open, or refused) or after ListenWait: a server may send a request on the
 // stream as soon as the client's next request arrives, and it must not find
 // the stream missing.
+//
+// When the server no longer knows the session (404, or 400 speaking of the
+// session: see SessionExpiredError) or the stream was given up, Listen may
+// be called again, after a new session started, to open a new one;
+// ResetSession ends the stream. WatchStream reports what happens to it.
 func (h *StreamableHTTP) Listen() {
 	h.mu.Lock()
 	if h.listening {
@@ -673,40 +726,76 @@ func (h *StreamableHTTP) Listen() {
 		return
 	}
 	h.listening = true
+	h.listenGen++
+	gen := h.listenGen
+	lctx, stop := context.WithCancel(h.ctx)
+	h.listenStop = stop
 	h.mu.Unlock()
 	answered := make(chan struct{})
 	var once sync.Once
 	signal := func() { once.Do(func() { close(answered) }) }
 	if !h.spawn(func() {
 		defer signal()
+		defer func() {
+			h.mu.Lock()
+			if h.listenGen == gen && h.listenStop != nil {
+				h.listening = false
+				h.listenStop = nil
+			}
+			h.mu.Unlock()
+			stop()
+		}()
 		st := &streamState{retry: h.opts.DefaultRetry}
 		failures := 0
-		for h.ctx.Err() == nil {
-			resp, err := h.get(h.ctx, st.lastID)
+		var lastErr error
+		for lctx.Err() == nil {
+			resp, err := h.get(lctx, st.lastID)
 			signal()
 			if err != nil {
+				if lctx.Err() != nil {
+					return
+				}
 				var he *HTTPError
-				if errors.As(err, &he) && he.StatusCode/100 == 4 {
+				var se *SessionExpiredError
+				switch {
+				case errors.As(err, &se):
+					h.emit(Event{Kind: KindLifecycle, Text: fmt.Sprintf("the GET stream was refused with HTTP %d: the server no longer knows session %s", se.StatusCode, se.SessionID)})
+					h.reportStream(false, err)
+					return
+				case errors.As(err, &he) && he.StatusCode/100 == 4:
 					h.emit(Event{Kind: KindLifecycle, Text: "the server offers no GET stream (" + he.Status + ")"})
+					h.reportStream(false, nil)
 					return
 				}
 				failures++
-			} else if progressed, _ := h.readStream(h.ctx, resp, st, func([]byte) {}); progressed {
-				failures = 0
+				lastErr = err
+				h.reportStream(false, err)
 			} else {
-				failures++
+				h.reportStream(true, nil)
+				if progressed, _ := h.readStream(lctx, resp, st, func([]byte) {}); progressed {
+					failures = 0
+				} else {
+					failures++
+				}
 			}
 			if failures > h.opts.MaxResumes {
 				h.emit(Event{Kind: KindLifecycle, Text: "gave up on the GET stream"})
+				if lastErr == nil {
+					lastErr = errors.New("the stream closed at once each time")
+				}
+				h.reportStream(false, fmt.Errorf("gave up on the GET stream after %d attempts: %w", failures, lastErr))
 				return
 			}
 			delay := st.retry << min(failures, 5)
 			select {
 			case <-time.After(delay):
-			case <-h.ctx.Done():
+			case <-lctx.Done():
 			}
 		}
 	}) {
+		h.mu.Lock()
+		h.listening = false
+		h.mu.Unlock()
 		return
 	}
 	select {

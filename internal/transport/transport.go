@@ -1,10 +1,19 @@
 package transport
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -44,8 +53,100 @@ var ErrClosed = errors.New("connection closed")
 
 // ErrSessionExpired is returned by Send when a Streamable HTTP server answers
 // 404 to a request that carried a session id: the client must initialize a
-// new session.
+// new session. The error returned is a *SessionExpiredError, which says
+// which session and how the server said so.
 var ErrSessionExpired = errors.New("session expired (HTTP 404): the server no longer knows this session")
+
+// SessionExpiredError says that the server no longer knows the session a
+// request carried. errors.Is(err, ErrSessionExpired) holds for it.
+//
+// The spec (2025-11-25, basic/transports, session management) has a server
+// answer 404 then. Some servers answer 400 with a JSON-RPC error that says
+// so in words (the TypeScript SDK's examples, server-everything: "Bad
+// Request: No valid session ID provided"): such an answer, to a request
+// that carried a session id, is taken for the same thing, with StatusCode
+// 400 so that the deviation can be reported.
+type SessionExpiredError struct {
+	Method     string // the HTTP method of the request: POST, GET
+	SessionID  string // the session the request carried
+	StatusCode int    // 404, or 400 for the deviation above
+	// Body holds the start of the answer's body.
+	Body []byte
+}
+
+func (e *SessionExpiredError) Error() string {
+	s := fmt.Sprintf("session %s expired (HTTP %d to %s): the server no longer knows it", e.SessionID, e.StatusCode, e.Method)
+	if e.StatusCode != http.StatusNotFound && len(e.Body) > 0 {
+		b := e.Body
+		if len(b) > 200 {
+			b = b[:200]
+		}
+		s += ": " + string(b)
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrSessionExpired) true.
+func (e *SessionExpiredError) Is(target error) bool { return target == ErrSessionExpired }
+
+// sessionGone reports whether an answer to a request that carried a session
+// id says the server no longer knows it: 404, as the spec has it, or 400
+// with a JSON-RPC error whose message speaks of the session.
+func sessionGone(status int, body []byte) bool {
+	switch status {
+	case http.StatusNotFound:
+		return true
+	case http.StatusBadRequest:
+		var m struct {
+			Error *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		return json.Unmarshal(bytes.TrimSpace(body), &m) == nil && m.Error != nil &&
+			strings.Contains(strings.ToLower(m.Error.Message), "session")
+	}
+	return false
+}
+
+// IsUnreachable reports whether err says that an HTTP server cannot be
+// reached: no answer came (connection refused or reset, DNS, TLS, the
+// connection closed before the status line), or a gateway answered 502,
+// 503 or 504 for it. An HTTP answer of the server itself, a refused
+// redirect or a cancelled context is not.
+func IsUnreachable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var he *HTTPError
+	if errors.As(err, &he) {
+		switch he.StatusCode {
+		case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			return true
+		}
+		return false
+	}
+	var ne net.Error
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	var certErr *tls.CertificateVerificationError
+	var recErr tls.RecordHeaderError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &dnsErr), errors.As(err, &opErr), errors.As(err, &certErr), errors.As(err, &recErr),
+		errors.As(err, &unknownAuth), errors.As(err, &hostErr), errors.As(err, &invalid):
+		return true
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return true
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		// No status line came: the connection closed under the request.
+		return errors.Is(ue.Err, io.EOF) || errors.Is(ue.Err, io.ErrUnexpectedEOF) || errors.As(ue.Err, &ne)
+	}
+	return false
+}
 
 // ServerExitError says a stdio server process ended.
 type ServerExitError struct {
