@@ -76,6 +76,23 @@ type Options struct {
 	// ProbeTimeout bounds the server/discover probe of era detection on
 	// stdio (default 5s): a legacy server may never answer it.
 	ProbeTimeout time.Duration
+	// OnHealth sees every change of the connection's Health (not every
+	// success): HealthUnreachable when the HTTP server cannot be reached,
+	// HealthUp when it answers again, HealthRenewing then HealthUp (with a
+	// Note naming both session ids) when a new session replaced one the
+	// server forgot, HealthSessionLost when none could be started. It is
+	// called from the session's goroutines (the reader's, a caller's, the
+	// transport's), one call at a time, in order, and must not block: hand
+	// the event to a channel or a UI loop. It may call Health.
+	OnHealth func(HealthEvent)
+	// KeepAlive, when positive, has an HTTP client ping the server once no
+	// request has been pending for that long and no standalone GET stream
+	// is open (its failure to reopen is the signal then), and record the
+	// outcome as Health: a failing ping makes it HealthUnreachable, a later
+	// answer HealthUp again. Pings are real frames: the tap sees them.
+	// There is no keepalive over stdio, where the end of the process ends
+	// the client (Done). 0 means off.
+	KeepAlive time.Duration
 }
 
 // Eras.
@@ -95,7 +112,7 @@ type Notification struct {
 // Warning is something the server got wrong. Data quotes what arrived.
 type Warning struct {
 	Time    time.Time
-	Kind    string // "bad-frame", "invalid-message", "unknown-id", "id-type", "batch", "jsonrpc-version"
+	Kind    string // "bad-frame", "invalid-message", "unknown-id", "id-type", "batch", "jsonrpc-version", "session-status"
 	Message string
 	Data    []byte
 }
@@ -113,6 +130,7 @@ type Client struct {
 	inbound  map[string]context.CancelFunc
 	acks     map[string]chan mcp.SubscriptionsAcknowledgedParams // listen id -> its Listen
 	endErr   error                                               // why the connection ended
+	ended    bool                                                // the reader has stopped (set with endErr)
 	// cancelled holds the ids of the requests mcpi gave up on (cancelled or
 	// timed out), the newest maxCancelled of them: an answer that crossed
 	// the cancellation is expected, not a server's mistake.
@@ -130,16 +148,30 @@ type Client struct {
 	// to 1 or back, so that every pending call's clock learns of it.
 	answering  int
 	answerMark chan struct{}
+	// lastIdle is when the last pending request ended (keepalive);
+	// streamOpen whether the standalone GET stream is open.
+	lastIdle   time.Time
+	streamOpen bool
 
-	initMu     sync.Mutex   // serialises initialize (first and after a 404)
-	generation atomic.Int64 // counts completed initializations
-	stateMu    sync.RWMutex
-	init       *mcp.InitializeResult
-	initRaw    json.RawMessage
-	revision   string
-	era        string
-	eraReason  string
-	logLevel   mcp.LoggingLevel
+	// health is under healthMu, and mirrored in healthNow for the reader's
+	// fast path; healthEmit serialises the OnHealth reports.
+	healthMu   sync.Mutex
+	healthEmit sync.Mutex
+	health     Health
+	healthErr  error
+	healthNow  atomic.Int32
+	bg         sync.WaitGroup // background goroutines: keepalive, renewal
+
+	initMu      sync.Mutex   // serialises initialize (first and after a 404)
+	lostSession string       // under initMu: the session the last failed renewal replaced
+	generation  atomic.Int64 // counts completed initializations
+	stateMu     sync.RWMutex
+	init        *mcp.InitializeResult
+	initRaw     json.RawMessage
+	revision    string
+	era         string
+	eraReason   string
+	logLevel    mcp.LoggingLevel
 	// toolHeaders maps a tool to its x-mcp-header parameters (modern HTTP);
 	// droppedTools the tools left out of tools/list, with why.
 	toolHeaders  map[string][]headerParam
@@ -186,8 +218,13 @@ func New(conn transport.Conn, opts Options) *Client {
 		done:     make(chan struct{}),
 
 		answerMark: make(chan struct{}),
+		lastIdle:   time.Now(),
 	}
 	go c.readLoop()
+	if opts.KeepAlive > 0 && c.httpConn() != nil {
+		c.bg.Add(1)
+		go c.keepAlive()
+	}
 	return c
 }
 
@@ -220,6 +257,7 @@ func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.conn.Close()
 		<-c.done
+		c.bg.Wait()
 	})
 	return nil
 }
@@ -290,6 +328,9 @@ func (c *Client) initializeLocked(ctx context.Context) error {
 	}
 	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
 		return err
+	}
+	if w, ok := c.conn.(interface{ WatchStream(func(bool, error)) }); ok {
+		w.WatchStream(c.streamReport)
 	}
 	if l, ok := c.conn.(interface{ Listen() }); ok {
 		l.Listen()
@@ -471,14 +512,17 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	gen := c.generation.Load()
 	renew := func(err error) error {
 		retried = true
-		c.log.Info("session expired; initializing a new one", "method", method)
-		if ierr := c.reinitialize(ctx, gen); ierr != nil {
+		if ierr := c.reinitialize(ctx, gen, err); ierr != nil {
 			return fmt.Errorf("%w; starting a new session failed: %v", err, ierr)
 		}
 		gen = c.generation.Load()
-		return c.conn.Send(ctx, frame)
+		return c.conn.Send(sendCtx, frame)
 	}
 	send := func() error {
+		if h, _ := c.Health(); h == HealthSessionLost && !o.noRetry && !retried {
+			// The last new session could not be started: try again first.
+			return renew(errSessionLost)
+		}
 		err := c.conn.Send(sendCtx, frame)
 		if errors.Is(err, transport.ErrSessionExpired) && !o.noRetry && !retried {
 			err = renew(err)
@@ -486,6 +530,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 		return err
 	}
 	if err := send(); err != nil {
+		c.noteSendError(err)
 		if ctx.Err() != nil {
 			// The frame may have reached the server all the same.
 			c.cancelRequest(id, "cancelled by the user")
@@ -550,6 +595,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 			}
 			return m.Result, nil
 		case err := <-pc.lost:
+			c.noteSendError(err)
 			if me, ok := err.(*MalformedResponseError); ok {
 				return nil, me
 			}
@@ -606,24 +652,13 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	}
 }
 
-// reinitialize starts a new session, unless another call already did since
-// generation gen.
-func (c *Client) reinitialize(ctx context.Context, gen int64) error {
-	c.initMu.Lock()
-	defer c.initMu.Unlock()
-	if c.generation.Load() != gen {
-		return nil
-	}
-	if r, ok := c.conn.(interface{ ResetSession() }); ok {
-		r.ResetSession()
-	}
-	return c.initializeLocked(ctx)
-}
-
 func (c *Client) forget(key string) {
 	c.mu.Lock()
 	delete(c.pending, key)
 	delete(c.progress, key)
+	if len(c.pending) == 0 {
+		c.lastIdle = time.Now()
+	}
 	c.mu.Unlock()
 }
 

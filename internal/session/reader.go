@@ -23,6 +23,9 @@ func (c *Client) readLoop() {
 			endErr = err
 			break
 		}
+		if f.LostID == "" {
+			c.noteReachable()
+		}
 		if f.LostID != "" {
 			c.mu.Lock()
 			pc := c.pending[f.LostID]
@@ -62,7 +65,7 @@ func (c *Client) readLoop() {
 		endErr = transport.ErrClosed
 	}
 	c.mu.Lock()
-	c.endErr = endErr
+	c.endErr, c.ended = endErr, true
 	for _, cancel := range c.inbound {
 		cancel()
 	}
