@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -58,11 +59,21 @@ func Reference(t testing.TB, name string, args ...string) []string {
 // the test ends.
 func EverythingHTTP(t testing.TB) string {
 	t.Helper()
+	url, _ := StartEverythingHTTP(t, "0")
+	return url
+}
+
+// StartEverythingHTTP starts server-everything's Streamable HTTP server on
+// the loopback port given ("0" for any free one) and returns its MCP
+// endpoint URL and a function that kills it and waits for it to exit
+// (a server that dies). The server is also stopped when the test ends.
+func StartEverythingHTTP(t testing.TB, port string) (string, func()) {
+	t.Helper()
 	cmd := Everything(t)
 	preload := filepath.Join(RepoRoot(), "testdata", "loopback.cjs")
 	ctx, cancel := context.WithCancel(context.Background())
 	c := exec.CommandContext(ctx, cmd[0], "--require", preload, cmd[1], "streamableHttp")
-	c.Env = append(os.Environ(), "PORT=0")
+	c.Env = append(os.Environ(), "PORT="+port)
 	stderr, err := c.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -70,10 +81,14 @@ func EverythingHTTP(t testing.TB) string {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cancel()
-		c.Wait()
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			c.Wait()
+		})
+	}
+	t.Cleanup(stop)
 	ports := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -88,9 +103,9 @@ func EverythingHTTP(t testing.TB) string {
 	}()
 	select {
 	case port := <-ports:
-		return fmt.Sprintf("http://127.0.0.1:%s/mcp", port)
+		return fmt.Sprintf("http://127.0.0.1:%s/mcp", port), stop
 	case <-time.After(30 * time.Second):
 		t.Fatal("server-everything did not start listening within 30s")
 	}
-	return ""
+	return "", stop
 }

@@ -110,8 +110,9 @@ func (h *slowHandler) CreateMessage(ctx context.Context, _ *mcp.CreateMessagePar
 const holdTimeout = 10 * time.Second
 
 // runAsking calls a tool against an askingConn inside a synctest bubble and
-// returns the call's error, how long it took and the cancellations sent.
-func runAsking(t *testing.T, ask, reply bool, opts session.Options) (err error, took time.Duration, cancels int, holding int) {
+// returns how long the call took, the cancellations sent, what Answering
+// said while the person thought, and the call's error.
+func runAsking(t *testing.T, ask, reply bool, opts session.Options) (took time.Duration, cancels, holding int, err error) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
 		conn := newAskingConn(ask, reply)
@@ -137,7 +138,7 @@ func runAsking(t *testing.T, ask, reply bool, opts session.Options) (err error, 
 // A person who takes three timeouts to answer the server's sampling
 // request does not make the tools/call that waits for it time out.
 func TestAnsweringStopsTheClock(t *testing.T) {
-	err, took, cancels, holding := runAsking(t, true, true, session.Options{Timeout: holdTimeout})
+	took, cancels, holding, err := runAsking(t, true, true, session.Options{Timeout: holdTimeout})
 	if err != nil {
 		t.Fatalf("the call failed: %v", err)
 	}
@@ -154,7 +155,7 @@ func TestAnsweringStopsTheClock(t *testing.T) {
 
 // Without a server request to answer, the clock runs as before.
 func TestNoAnswerStillTimesOut(t *testing.T) {
-	err, took, cancels, _ := runAsking(t, false, false, session.Options{Timeout: holdTimeout})
+	took, cancels, _, err := runAsking(t, false, false, session.Options{Timeout: holdTimeout})
 	if !errors.Is(err, session.ErrTimeout) {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
@@ -169,7 +170,7 @@ func TestNoAnswerStillTimesOut(t *testing.T) {
 // A call that makes no progress after the answer times out one full
 // Timeout after the answer: the clock restarted from zero.
 func TestClockRestartsAfterTheAnswer(t *testing.T) {
-	err, took, cancels, _ := runAsking(t, true, false, session.Options{Timeout: holdTimeout})
+	took, cancels, _, err := runAsking(t, true, false, session.Options{Timeout: holdTimeout})
 	if !errors.Is(err, session.ErrTimeout) {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
@@ -184,7 +185,7 @@ func TestClockRestartsAfterTheAnswer(t *testing.T) {
 // The maximum time does not count the person's time either: it is
 // extended by it.
 func TestMaxTimeExtendedByTheAnswer(t *testing.T) {
-	err, took, _, _ := runAsking(t, true, false, session.Options{Timeout: -1, MaxTime: 2 * holdTimeout})
+	took, _, _, err := runAsking(t, true, false, session.Options{Timeout: -1, MaxTime: 2 * holdTimeout})
 	var te *session.TimeoutError
 	if !errors.As(err, &te) || !te.Max {
 		t.Fatalf("err = %v, want the maximum time", err)
