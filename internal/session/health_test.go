@@ -340,3 +340,51 @@ func TestHealthEverythingRestarted(t *testing.T) {
 	}
 	t.Logf("health events: %s", log)
 }
+
+// A new session that cannot be started is HealthSessionLost; the next
+// request tries again, and its success is HealthUp.
+func TestHealthSessionLostThenRenewed(t *testing.T) {
+	t.Parallel()
+	var forgotten atomic.Value
+	forgotten.Store("")
+	var refuseInit atomic.Bool
+	sdk := demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})
+	srv := httptest.NewServer(demoMux(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sid := r.Header.Get(transport.HeaderSessionID)
+		switch {
+		case sid != "" && sid == forgotten.Load().(string):
+			http.Error(w, "no such session", http.StatusNotFound)
+			return
+		case sid == "" && r.Method == http.MethodPost && refuseInit.CompareAndSwap(true, false):
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"out of sessions"}}`)
+			return
+		}
+		sdk.ServeHTTP(w, r)
+	})))
+	t.Cleanup(srv.Close)
+	log := newHealthLog()
+	p := healthPeer(t, srv.URL+"/mcp", log, session.Options{Era: session.EraLegacy})
+	old := sessionID(p)
+	forgotten.Store(old)
+	refuseInit.Store(true)
+	if _, err := p.c.CallTool(ctxT(t), "echo", json.RawMessage(`{"text":"x"}`), nil); err == nil || !strings.Contains(err.Error(), "out of sessions") {
+		t.Fatalf("a call whose new session was refused: %v", err)
+	}
+	if h, err := p.c.Health(); h != session.HealthSessionLost || err == nil {
+		t.Fatalf("Health() = %v, %v after the refusal, want session lost with its error", h, err)
+	}
+	echo(t, p)
+	got := log.healths(0)
+	want := []session.Health{session.HealthRenewing, session.HealthSessionLost, session.HealthRenewing, session.HealthUp}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("health events %s, want %v", log, want)
+	}
+	if now := sessionID(p); now == "" || now == old {
+		t.Errorf("session %q after the second renewal (was %q)", now, old)
+	}
+	if note := log.events[len(log.events)-1].Note; !strings.Contains(note, old) {
+		t.Errorf("note %q does not name the lost session %s", note, old)
+	}
+}

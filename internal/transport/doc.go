@@ -8,5 +8,12 @@
 // lifecycle change is reported to a Tap, which front ends and the recorder
 // consume.
 //
+// A Streamable HTTP server that no longer knows the session a request
+// carried (404, or 400 with a JSON-RPC error about the session) makes the
+// request fail with a *SessionExpiredError; IsUnreachable tells an endpoint
+// that cannot be reached from one that answered; WatchStream reports the
+// standalone GET stream opening, failing to reopen, or refused. The session
+// above turns these into its health.
+//
 // This package imports only internal/mcp from mcpi.
 package transport
