@@ -51,7 +51,7 @@ type Pane struct {
 	detailsY int
 
 	mode       mode
-	forms      map[string]*form.Model // one per tool, kept between calls
+	forms      map[string]*form.Model // the form last opened of each tool
 	formTool   mcp.Tool
 	sendAnyway bool // a send with problems was refused once; the next goes
 	notice     string
@@ -327,12 +327,12 @@ func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// openForm opens a fresh form of the tool, from its schema's defaults:
+// the arguments of a call come back only through Edit.
 func (p *Pane) openForm(t mcp.Tool) {
-	if _, ok := p.forms[t.Name]; !ok {
-		f := form.New(p.c, t.InputSchema)
-		f.SetSize(p.width, max(1, p.height-2))
-		p.forms[t.Name] = f
-	}
+	f := form.New(p.c, t.InputSchema)
+	f.SetSize(p.width, max(1, p.height-2))
+	p.forms[t.Name] = f
 	p.formTool = t
 	p.mode = modeForm
 	p.sendAnyway = false
@@ -479,7 +479,7 @@ func (p *Pane) ShortHelp() []key.Binding {
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			out = append(out, k.Cancel, k.Edit)
 		} else {
-			out = append(out, withHelp(k.Back, "esc", "back to form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"))
+			out = append(out, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"))
 		}
 		return append(out, withHelp(k.PrevCall, "[/]", "other calls"), withHelp(k.Calls, "ctrl+l", "tools"), k.Down)
 	}
@@ -494,7 +494,7 @@ func (p *Pane) FullHelp() [][]key.Binding {
 		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
 		return [][]key.Binding{
-			{k.Cancel, withHelp(k.Back, "esc", "back to form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), withHelp(k.Calls, "ctrl+l", "tools list")},
+			{k.Cancel, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), withHelp(k.Calls, "ctrl+l", "tools list")},
 			{k.PrevCall, k.NextCall, k.Up, k.Down, k.PageUp, k.PageDown},
 		}
 	}
