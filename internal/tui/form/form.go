@@ -47,13 +47,16 @@ type Model struct {
 	problems []string // problems of the whole object not tied to a field
 	// showAll shows every problem, touched or not, once a send was tried.
 	showAll bool
+	// refused is set when a send with problems was refused: the next send
+	// goes anyway, unless the user changes something in between.
+	refused bool
 }
 
 // New builds a form over the object schema raw (empty means {}). A schema
 // that does not compile still gives a form: the raw JSON editor.
 func New(c *common.Common, raw json.RawMessage) *Model {
 	m := &Model{c: c, editor: newEditor(c)}
-	s, err := schema.Compile(raw)
+	s, err := schema.Compile(raw, schema.AssertFormats())
 	if err != nil {
 		m.schemaErr = err
 		m.raw = true
@@ -127,7 +130,7 @@ func buildFields(c *common.Common, s *schema.Schema, raws map[string]json.RawMes
 		case single == "object":
 			f.kind = kindJSON
 			if _, ok := p.Raw["properties"]; ok && depth+1 < maxDepth {
-				if sub, err := schema.Compile(raws[p.Name]); err == nil {
+				if sub, err := schema.Compile(raws[p.Name], schema.AssertFormats()); err == nil {
 					f.kind = kindObject
 					f.children = buildFields(c, sub, objectProperties(raws[p.Name]), f.path, depth+1)
 				}
@@ -478,6 +481,35 @@ func (m *Model) Validate() []string {
 	return m.revalidate()
 }
 
+// Send decides what a send does, for every front end of the form alike.
+// err says the raw JSON text is not an object: nothing can be sent. A value
+// with problems is refused once (refused holds them; they show on their
+// fields); asking again with nothing changed in between sends it anyway,
+// since a debugger must be able to send what a server should reject.
+func (m *Model) Send() (v map[string]any, refused []string, err error) {
+	v, err = m.Value()
+	problems := m.Validate()
+	if err != nil && m.raw {
+		return nil, nil, err
+	}
+	if len(problems) > 0 && !m.refused {
+		m.refused = true
+		return nil, problems, nil
+	}
+	m.refused = false
+	return v, nil, nil
+}
+
+// Refusal is the notice of a refused send: how many problems, the key that
+// sends anyway (again, doing verb) and the first problem.
+func Refusal(problems []string, again, verb string) string {
+	s := fmt.Sprintf("✗ %d problem(s): press %s again to %s anyway", len(problems), again, verb)
+	if len(problems) > 0 {
+		s += " · " + problems[0]
+	}
+	return s
+}
+
 // revalidate converts and validates the current value and attaches each
 // problem to its field.
 func (m *Model) revalidate() []string {
@@ -633,6 +665,18 @@ func (m *Model) atLast() bool {
 // Update handles a message. submit is true when the user asked to send
 // (enter on the last field; the parent handles the Submit key itself).
 func (m *Model) Update(msg tea.Msg) (submit bool, cmd tea.Cmd) {
+	refused := m.refused
+	submit, cmd = m.update(msg)
+	if _, ok := msg.(tea.KeyPressMsg); ok && !submit {
+		// Any other key re-arms the refusal.
+		m.refused = false
+	} else {
+		m.refused = refused
+	}
+	return submit, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (submit bool, cmd tea.Cmd) {
 	k := m.c.Keys
 	if m.raw {
 		if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, k.RawJSON) {

@@ -277,3 +277,58 @@ func TestView(t *testing.T) {
 	m.Validate()
 	golden.RequireEqual(t, ansi.Strip(m.View())+"\n")
 }
+
+// Send refuses a value with problems once; the next send goes anyway, and
+// any change in between re-arms the refusal.
+func TestSendRefusesOnce(t *testing.T) {
+	m := New(testCommon(), json.RawMessage(`{"type":"object","properties":{"mail":{"type":"string","format":"email"},"n":{"type":"integer"}},"required":["n"]}`))
+	m.SetSize(80, 10)
+	typeText(m, "bob")
+	focusOn(t, m, "/n")
+	typeText(m, "1")
+	v, refused, err := m.Send()
+	if err != nil || v != nil || len(refused) != 1 || !strings.Contains(refused[0], "/mail: 'bob' is not a valid email: expected an email address, like name@example.com") {
+		t.Fatalf("first send: %v %q %v", v, refused, err)
+	}
+	if p := m.byPointer("/mail").problems; len(p) != 1 || !strings.Contains(p[0], "is not a valid email") {
+		t.Errorf("mail problems = %q", p)
+	}
+	if !strings.Contains(ansi.Strip(m.View()), "↳ 'bob' is not a valid email: expected an email address") {
+		t.Errorf("the reason is not on the field:\n%s", ansi.Strip(m.View()))
+	}
+	// A key in between: refused again.
+	typeText(m, "2")
+	if _, refused, _ := m.Send(); refused == nil {
+		t.Error("a change did not re-arm the refusal")
+	}
+	// Enter on the last field asks to send: that goes anyway.
+	if submit, _ := m.Update(keyPress("enter")); !submit {
+		t.Fatal("enter on the last field does not submit")
+	}
+	v, refused, err = m.Send()
+	if err != nil || refused != nil || marshal(t, v) != `{"mail":"bob","n":12}` {
+		t.Errorf("second send: %v %q %v", v, refused, err)
+	}
+	// A valid value goes at once.
+	focusOn(t, m, "/mail")
+	typeText(m, "@example.com")
+	if v, refused, _ := m.Send(); refused != nil || marshal(t, v) != `{"mail":"bob@example.com","n":12}` {
+		t.Errorf("valid send: %v %q", v, refused)
+	}
+	// Raw JSON that is not an object is never sent.
+	m.Update(keyPress("ctrl+t"))
+	m.editor.SetValue("[1]")
+	if _, _, err := m.Send(); err == nil {
+		t.Error("an array was sent")
+	}
+	if _, _, err := m.Send(); err == nil {
+		t.Error("an array was sent the second time")
+	}
+}
+
+func TestRefusal(t *testing.T) {
+	got := Refusal([]string{"/mail: bad", "/n: required"}, "ctrl+s", "send")
+	if want := "✗ 2 problem(s): press ctrl+s again to send anyway · /mail: bad"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -50,11 +50,10 @@ type Pane struct {
 	offset   int
 	detailsY int
 
-	mode       mode
-	forms      map[string]*form.Model // the form last opened of each tool
-	formTool   mcp.Tool
-	sendAnyway bool // a send with problems was refused once; the next goes
-	notice     string
+	mode     mode
+	forms    map[string]*form.Model // the form last opened of each tool
+	formTool mcp.Tool
+	notice   string
 
 	calls   []*Call
 	current int // index into calls shown in the result view
@@ -335,7 +334,6 @@ func (p *Pane) openForm(t mcp.Tool) {
 	p.forms[t.Name] = f
 	p.formTool = t
 	p.mode = modeForm
-	p.sendAnyway = false
 }
 
 // Form returns the form of a tool, if it was opened.
@@ -357,7 +355,6 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 	if submit {
 		return tea.Batch(cmd, p.submit(f, false))
 	}
-	p.sendAnyway = false
 	return cmd
 }
 
@@ -369,18 +366,15 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 // asTask runs the call as a task; a tool whose execution.taskSupport is
 // "required" always runs as one.
 func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
-	args, err := f.Value()
-	problems := f.Validate()
-	if err != nil && f.Raw() {
+	args, refused, err := f.Send()
+	if err != nil {
 		p.notice = "✗ " + err.Error()
 		return nil
 	}
-	if len(problems) > 0 && !p.sendAnyway {
-		p.sendAnyway = true
-		p.notice = fmt.Sprintf("✗ %d problem(s): press %s again to send anyway", len(problems), k(p.c.Keys.Submit))
+	if refused != nil {
+		p.notice = form.Refusal(refused, k(p.c.Keys.Submit), "send")
 		return nil
 	}
-	p.sendAnyway = false
 	if p.client == nil {
 		p.notice = "✗ not connected (ctrl+r reconnects)"
 		return nil
