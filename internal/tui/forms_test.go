@@ -42,3 +42,39 @@ func TestToolFormOpensFresh(t *testing.T) {
 		}
 	}
 }
+
+// A format the value does not have is refused once with the reason (the
+// field and the expected form), in elicitation and tool forms alike; the
+// second send goes anyway.
+func TestFormatRefusedOnce(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("elicit")
+	h.press("enter", "ctrl+s")
+	h.waitText("elicitation/create", "string email")
+	h.press("tab")
+	h.typeText("bob")
+	h.press("ctrl+s")
+	h.waitText("press ctrl+s again to accept anyway · /email: 'bob' is not a valid email", "↳ 'bob' is not a valid email: expected an email address, like name@example.com")
+	h.typeText("@example.com")
+	h.press("ctrl+s")
+	h.waitText("✓ done", `"email": "bob@example.com"`)
+
+	h.press("ctrl+l", "ctrl+u")
+	h.typeText("nested_args")
+	h.press("enter")
+	h.waitText("Call nested_args")
+	h.typeText("Ada")
+	for range 6 { // name .. when
+		h.press("tab")
+	}
+	h.typeText("tomorrow")
+	for range 3 { // tags, address/street, address/city
+		h.press("tab")
+	}
+	h.typeText("Paris")
+	h.press("ctrl+s")
+	h.waitText("1 problem(s): press ctrl+s again to send anyway · /when: 'tomorrow' is not a valid date-time")
+	h.press("ctrl+s")
+	h.waitText("nested_args · call #2 · ✓ done", `"when": "tomorrow"`)
+}
