@@ -78,3 +78,41 @@ func TestFormatRefusedOnce(t *testing.T) {
 	h.press("ctrl+s")
 	h.waitText("nested_args · call #2 · ✓ done", `"when": "tomorrow"`)
 }
+
+// An array of objects at 80x24: the item's shape on the field, an item
+// added through its own form (ctrl+s and esc belong to that form), and the
+// list of items.
+func TestItemsForm(t *testing.T) {
+	h := start(t, 80, 24)
+	h.waitText(toolsLoaded)
+	h.typeText("nested_args")
+	h.press("enter")
+	h.waitText("Call nested_args")
+	h.typeText("Ada")
+	for range 9 { // name .. address/city
+		h.press("tab")
+	}
+	h.typeText("Paris")
+	for range 5 { // zip, geo/lat, geo/lon, items
+		h.press("tab")
+	}
+	h.waitText("each item: {sku: string*, qty: integer}")
+	h.press("enter")
+	h.waitText("items › new item")
+	h.typeText("x1")
+	h.press("ctrl+s") // saves the item, does not send the call
+	h.waitText(`{sku: "x1", qty: 1}`)
+	h.press("enter") // on the item: edit it
+	h.waitText("items › item #1", "x1")
+	h.press("esc", "shift+tab", "enter") // on the list: add one
+	h.waitText("items › new item")
+	h.typeText("zz")
+	h.press("esc") // discards the item, stays in the form
+	h.golden(h.waitText(`{sku: "x1", qty: 1}`, "1 item"))
+	h.press("ctrl+s")
+	h.waitText("nested_args · call #1 · ✓ done")
+	calls := h.final().Tools().Calls()
+	if got := calls[0].Args["items"]; len(got.([]any)) != 1 {
+		t.Errorf("items sent: %v", got)
+	}
+}

@@ -119,9 +119,9 @@ func TestNestedArgsDefaults(t *testing.T) {
 	m.SetSize(80, 20)
 	var kinds []string
 	for _, f := range m.flat {
-		kinds = append(kinds, f.pointer()+"="+[]string{"text", "list", "json", "bool", "enum", "multi", "object"}[f.kind])
+		kinds = append(kinds, f.pointer()+"="+[]string{"text", "list", "json", "bool", "enum", "multi", "object", "items", "item"}[f.kind])
 	}
-	want := "/name=text /count=text /ratio=text /enabled=bool /color=enum /nickname=text /when=text /tags=list /address=object /address/street=text /address/city=text /address/zip=text /address/geo=object /address/geo/lat=text /address/geo/lon=text /items=json"
+	want := "/name=text /count=text /ratio=text /enabled=bool /color=enum /nickname=text /when=text /tags=list /address=object /address/street=text /address/city=text /address/zip=text /address/geo=object /address/geo/lat=text /address/geo/lon=text /items=items"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("fields:\n got %s\nwant %s", got, want)
 	}
@@ -178,7 +178,12 @@ func TestNestedArgsEditing(t *testing.T) {
 	focusOn(t, m, "/address/zip")
 	typeText(m, "12ab")
 	focusOn(t, m, "/items")
-	typeText(m, `[{"sku":"x1","qty":2}]`)
+	m.Update(keyPress("enter")) // add an item
+	typeText(m, "x1")
+	m.Update(keyPress("tab"))
+	m.Update(keyPress("backspace"))
+	typeText(m, "2")
+	m.Update(keyPress("enter")) // on the item's last field: save it
 
 	if ps := m.Validate(); len(ps) != 1 || !strings.Contains(ps[0], "/address/zip") {
 		t.Errorf("problems = %q", ps)

@@ -342,6 +342,11 @@ func (p *Pane) Form(name string) *form.Model { return p.forms[name] }
 func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.c.Keys
 	f := p.forms[p.formTool.Name]
+	if f.EditingItem() {
+		// An item's sub-form has every key, esc and ctrl+s included.
+		_, cmd := f.Update(msg)
+		return cmd
+	}
 	switch {
 	case key.Matches(msg, k.Back):
 		p.mode = modeList
