@@ -78,6 +78,7 @@ func checkCase(t *testing.T, tc cliCase) {
 func TestCommandsAgainstDemo(t *testing.T) {
 	t.Parallel()
 	demo := peerArgs("demo")
+	rootA, rootB := filepath.ToSlash(t.TempDir()), filepath.ToSlash(t.TempDir())
 	for _, tc := range []cliCase{
 		{name: "tools", args: with(demo, "tools"), stdout: []string{"NAME", "echo", "delete_file", "destructive", "read-only"}},
 		{name: "tools json", args: with(demo, "tools", "--json"), jsonStdout: true, stdout: []string{`"name":"echo"`, `"inputSchema"`}},
@@ -109,7 +110,9 @@ func TestCommandsAgainstDemo(t *testing.T) {
 		{name: "info", args: with(demo, "info"), stdout: []string{"mcpi-demo", "2025-11-25", "stdio", "resources", "Instructions:"}},
 		{name: "info json", args: with(demo, "info", "--json"), jsonStdout: true, stdout: []string{`"protocolVersion":"2025-11-25"`, `"transport":"stdio"`}},
 		{name: "old revision", args: with(demo, "info", "--protocol-version", "2024-11-05"), stdout: []string{"2024-11-05"}},
-		{name: "roots", args: with(demo, "call", "list_roots", "--root", "/tmp/a", "--root", "file:///b"), stdout: []string{"file:///tmp/a", "file:///b"}},
+		{name: "roots", args: with(demo, "call", "list_roots", "--root", rootA, "--root", "file://"+rootB), stdout: []string{"file://" + rootA, "file://" + rootB}},
+		{name: "missing root", args: with(demo, "call", "list_roots", "--root", "/no/such/dir"), code: ExitUsage, stderr: []string{`invalid --root: root "/no/such/dir": "/no/such/dir" does not exist`}},
+		{name: "root of another scheme", args: with(demo, "call", "list_roots", "--root", "https://example.com/repo"), code: ExitUsage, stderr: []string{"roots are paths or file:// URIs, not https:"}},
 		{name: "no roots", args: with(demo, "call", "list_roots"), stdout: []string{"no roots"}},
 		{name: "sampling reply", args: with(demo, "call", "sample", "prompt=hi", "--sampling-reply", "I am a model"), stdout: []string{"I am a model"}},
 		{name: "sampling declined without terminal", args: with(demo, "call", "sample", "prompt=hi"), code: ExitProtocol, stderr: []string{"sampling declined", "--sampling-reply"}},

@@ -350,21 +350,36 @@ func TestSeveralCallsAtOnce(t *testing.T) {
 }
 
 func TestRootsAnsweredFromThePane(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my repo")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	uri := "file://" + strings.ReplaceAll(filepath.ToSlash(dir), " ", "%20")
 	h := start(t, 100, 30, func(o *Options) {
 		o.Roots = []mcp.Root{{URI: "file:///tmp/project", Name: "project"}}
 	})
 	h.waitText(toolsLoaded)
 	h.press("alt+6")
 	h.waitText("file:///tmp/project")
+	// Roots are file:// URIs of paths that exist; anything else is
+	// refused with what was typed.
 	h.press("a")
 	h.typeText("https://example.com/repo")
 	h.press("enter")
-	h.golden(h.waitText("added https://example.com/repo", "Roots (2)"))
+	h.golden(h.waitText(`✗ root "https://example.com/repo": roots are paths or file:// URIs, not https:`, "Roots (1)"))
+	h.press("a")
+	h.typeText("not a uri at all::")
+	h.press("enter")
+	h.waitText(`✗ root "not a uri at all::": `, "does not exist", "Roots (1)")
+	h.press("a")
+	h.typeText(dir)
+	h.press("enter")
+	h.waitText("added "+uri, "Roots (2)")
 	h.press("alt+1")
 	h.typeText("list_roots")
 	h.press("enter", "ctrl+s")
 	s := h.waitText("✓ done", "2 root(s)")
-	if !strings.Contains(s, "file:///tmp/project (project)") || !strings.Contains(s, "https://example.com/repo") {
+	if !strings.Contains(s, "file:///tmp/project (project)") || !strings.Contains(s, uri+" (my repo)") {
 		t.Errorf("roots answered:\n%s", s)
 	}
 	if strings.Contains(s, "request waiting") {
