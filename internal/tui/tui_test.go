@@ -472,11 +472,17 @@ func TestFlood(t *testing.T) {
 
 func TestPicker(t *testing.T) {
 	items := []PickItem{
-		{Title: "github", Detail: "https://api.githubcopilot.com/mcp/", Source: "/home/u/.vscode/mcp.json"},
-		{Title: "filesystem", Detail: "npx -y @modelcontextprotocol/server-filesystem /tmp", Source: "/home/u/.claude.json"},
-		{Title: "evil\x1b[2J", Detail: "node x.js", Source: "/p/.mcp.json", Note: "disabled"},
+		{Title: "github", Transport: "http", Detail: "https://api.githubcopilot.com/mcp/", Source: "/home/u/.vscode/mcp.json"},
+		{Title: "filesystem", Transport: "stdio", Detail: "npx -y @modelcontextprotocol/server-filesystem /tmp /home/u/projects/a-long-one", Source: "/home/u/.claude.json"},
+		{Title: "evil\x1b[2J", Transport: "auto", Detail: "node x.js", Source: "/p/.mcp.json", Note: "disabled"},
 	}
+	// The files that could not be read are on the picker's screen, their
+	// errors sanitised; the columns are aligned, the target truncated.
 	p := newPicker("Choose a server (3 configured)", items, false)
+	p.problems = []PickProblem{
+		{Path: "/home/u/.cursor/mcp.json", Err: "/home/u/.cursor/mcp.json:3:7: invalid character '}'"},
+		{Path: "/p/.vscode/mcp.json", Err: "permission denied \x1b]0;owned\x07"},
+	}
 	tm := teatest.NewTestModel(t, screen{p}, teatest.WithInitialTermSize(80, 12),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
 	tm.Type("fil")
