@@ -112,7 +112,7 @@ func TestCommandsAgainstDemo(t *testing.T) {
 		{name: "old revision", args: with(demo, "info", "--protocol-version", "2024-11-05"), stdout: []string{"2024-11-05"}},
 		{name: "roots", args: with(demo, "call", "list_roots", "--root", rootA, "--root", "file://"+rootB), stdout: []string{"file://" + rootA, "file://" + rootB}},
 		{name: "missing root", args: with(demo, "call", "list_roots", "--root", "/no/such/dir"), code: ExitUsage, stderr: []string{`invalid --root: root "/no/such/dir": "/no/such/dir" does not exist`}},
-		{name: "root of another scheme", args: with(demo, "call", "list_roots", "--root", "https://example.com/repo"), code: ExitUsage, stderr: []string{"roots are paths or file:// URIs, not https:"}},
+		{name: "root of another scheme", args: with(demo, "call", "list_roots", "--root", "https://example.com/repo"), code: ExitUsage, stderr: []string{"roots are paths or file:// URIs, not https URIs"}},
 		{name: "no roots", args: with(demo, "call", "list_roots"), stdout: []string{"no roots"}},
 		{name: "sampling reply", args: with(demo, "call", "sample", "prompt=hi", "--sampling-reply", "I am a model"), stdout: []string{"I am a model"}},
 		{name: "sampling declined without terminal", args: with(demo, "call", "sample", "prompt=hi"), code: ExitProtocol, stderr: []string{"sampling declined", "--sampling-reply"}},

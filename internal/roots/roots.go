@@ -36,7 +36,7 @@ func Parse(entry string) (mcp.Root, error) {
 	}
 	if m := scheme.FindStringSubmatch(s); m != nil {
 		if !strings.EqualFold(m[1], "file") {
-			return mcp.Root{}, fmt.Errorf("root %s: roots are paths or file:// URIs, not %s:", shown(entry), m[1])
+			return mcp.Root{}, fmt.Errorf("root %s: roots are paths or file:// URIs, not %s URIs", shown(entry), m[1])
 		}
 		u, err := url.Parse(s)
 		if err != nil {

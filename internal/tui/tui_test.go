@@ -366,7 +366,7 @@ func TestRootsAnsweredFromThePane(t *testing.T) {
 	h.press("a")
 	h.typeText("https://example.com/repo")
 	h.press("enter")
-	h.golden(h.waitText(`✗ root "https://example.com/repo": roots are paths or file:// URIs, not https:`, "Roots (1)"))
+	h.golden(h.waitText(`✗ root "https://example.com/repo": roots are paths or file:// URIs, not https URIs`, "Roots (1)"))
 	h.press("a")
 	h.typeText("not a uri at all::")
 	h.press("enter")
