@@ -78,6 +78,7 @@ func checkCase(t *testing.T, tc cliCase) {
 func TestCommandsAgainstDemo(t *testing.T) {
 	t.Parallel()
 	demo := peerArgs("demo")
+	rootA, rootB := filepath.ToSlash(t.TempDir()), filepath.ToSlash(t.TempDir())
 	for _, tc := range []cliCase{
 		{name: "tools", args: with(demo, "tools"), stdout: []string{"NAME", "echo", "delete_file", "destructive", "read-only"}},
 		{name: "tools json", args: with(demo, "tools", "--json"), jsonStdout: true, stdout: []string{`"name":"echo"`, `"inputSchema"`}},
@@ -109,7 +110,9 @@ func TestCommandsAgainstDemo(t *testing.T) {
 		{name: "info", args: with(demo, "info"), stdout: []string{"mcpi-demo", "2025-11-25", "stdio", "resources", "Instructions:"}},
 		{name: "info json", args: with(demo, "info", "--json"), jsonStdout: true, stdout: []string{`"protocolVersion":"2025-11-25"`, `"transport":"stdio"`}},
 		{name: "old revision", args: with(demo, "info", "--protocol-version", "2024-11-05"), stdout: []string{"2024-11-05"}},
-		{name: "roots", args: with(demo, "call", "list_roots", "--root", "/tmp/a", "--root", "file:///b"), stdout: []string{"file:///tmp/a", "file:///b"}},
+		{name: "roots", args: with(demo, "call", "list_roots", "--root", rootA, "--root", "file://"+rootB), stdout: []string{"file://" + rootA, "file://" + rootB}},
+		{name: "missing root", args: with(demo, "call", "list_roots", "--root", "/no/such/dir"), code: ExitUsage, stderr: []string{`invalid --root: root "/no/such/dir": "/no/such/dir" does not exist`}},
+		{name: "root of another scheme", args: with(demo, "call", "list_roots", "--root", "https://example.com/repo"), code: ExitUsage, stderr: []string{"roots are paths or file:// URIs, not https URIs"}},
 		{name: "no roots", args: with(demo, "call", "list_roots"), stdout: []string{"no roots"}},
 		{name: "sampling reply", args: with(demo, "call", "sample", "prompt=hi", "--sampling-reply", "I am a model"), stdout: []string{"I am a model"}},
 		{name: "sampling declined without terminal", args: with(demo, "call", "sample", "prompt=hi"), code: ExitProtocol, stderr: []string{"sampling declined", "--sampling-reply"}},
@@ -118,6 +121,10 @@ func TestCommandsAgainstDemo(t *testing.T) {
 		{name: "elicit decline", args: with(demo, "call", "elicit", "--elicit", "decline"), stdout: []string{`"action": "decline"`}},
 		{name: "elicit cancel", args: with(demo, "call", "elicit", "--elicit", "cancel"), stdout: []string{`"action": "cancel"`}},
 		{name: "elicit invalid field", args: with(demo, "call", "elicit", "--elicit-field", "age=old"), stderr: []string{"field age", "answering cancel"}, stdout: []string{`"action": "cancel"`}},
+		{name: "elicit email format refused", args: with(demo, "call", "elicit", "--elicit-field", "email=bob"), stderr: []string{"field email: 'bob' is not a valid email: expected an email address, like name@example.com", "answering cancel"}, stdout: []string{`"action": "cancel"`}},
+		{name: "elicit email format", args: with(demo, "call", "elicit", "--elicit-field", "email=bob@example.com"), stdout: []string{`"action": "accept"`, `"email": "bob@example.com"`}},
+		{name: "call format refused", args: with(demo, "call", "nested_args", "name=Ada", `address:={"city":"Paris"}`, "when=tomorrow"), code: ExitUsage, stderr: []string{"/when: 'tomorrow' is not a valid date-time: expected a date and time", "--no-validate sends them anyway"}},
+		{name: "call format sent anyway", args: with(demo, "call", "nested_args", "name=Ada", `address:={"city":"Paris"}`, "when=tomorrow", "--no-validate"), stdout: []string{`"when": "tomorrow"`}},
 		{name: "elicit url", args: with(demo, "call", "elicit_url", "--elicit", "accept"), stderr: []string{"asks you to open https://"}, stdout: []string{`"action": "accept"`}},
 		{name: "timeout", args: with(demo, "call", "slow", "ms=5000", "--timeout", "200ms"), code: ExitTimeout, stderr: []string{"no answer within 200ms"}},
 		{name: "save", args: with(demo, "call", "get_content_types", "--save", filepath.Join(t.TempDir(), "out")), stderr: []string{"saved ", "2-image.png"}},

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/roots"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -149,26 +149,13 @@ func (o *ConnOptions) validate() error {
 		o.Elicit = mcp.ElicitAccept
 	}
 	for _, r := range o.Roots {
-		root, err := rootFor(r)
+		root, err := roots.Parse(r)
 		if err != nil {
-			return &FlagError{Err: err}
+			return &FlagError{Err: fmt.Errorf("invalid --root: %w", err)}
 		}
 		o.roots = append(o.roots, root)
 	}
 	return nil
-}
-
-// rootFor turns a --root value into a root: a URI is kept, a path becomes
-// a file:// URI of its absolute form.
-func rootFor(s string) (mcp.Root, error) {
-	if strings.Contains(s, "://") {
-		return mcp.Root{URI: s}, nil
-	}
-	abs, err := filepath.Abs(s)
-	if err != nil {
-		return mcp.Root{}, fmt.Errorf("invalid --root %q: %v", s, err)
-	}
-	return mcp.Root{URI: "file://" + filepath.ToSlash(abs), Name: filepath.Base(abs)}, nil
 }
 
 // open connects to the target with the CLI's handler, warnings and taps.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/config"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui"
@@ -123,16 +124,34 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 
 // pickServer lets the user choose one of the configured servers.
 func pickServer(ctx context.Context, o *ConnOptions, noColor bool) error {
-	servers, err := loadServers(o.Target.Config, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
-	if err != nil {
-		return err
+	// The files that could not be read are shown in the picker, not
+	// printed under it where nobody sees them until it is gone.
+	var problems []tui.PickProblem
+	var servers []config.Server
+	if o.Target.Config != "" {
+		var err error
+		if servers, err = loadServers(o.Target.Config, nil); err != nil {
+			return err
+		}
+	} else {
+		var ps []config.Problem
+		servers, ps = config.Search(searchOptions())
+		for _, p := range ps {
+			problems = append(problems, tui.PickProblem{Path: p.Path, Err: p.Err.Error()})
+		}
 	}
 	if len(servers) == 0 {
+		for _, p := range problems {
+			fmt.Fprintln(o.IO.ErrOut, "warning: "+oneLine(p.Err))
+		}
 		return flagErrorf("no server given, and none is configured (see mcpi servers): add \"-- COMMAND [ARGS...]\", a URL or --server NAME")
 	}
 	items := make([]tui.PickItem, len(servers))
 	for i, s := range servers {
-		it := tui.PickItem{Title: s.Name, Source: s.Source}
+		it := tui.PickItem{Title: s.Name, Transport: s.Transport, Source: s.Source}
+		if it.Transport == "" {
+			it.Transport = "auto"
+		}
 		switch {
 		case s.URL != "":
 			it.Detail = s.URL
@@ -147,7 +166,7 @@ func pickServer(ctx context.Context, o *ConnOptions, noColor bool) error {
 		}
 		items[i] = it
 	}
-	i, err := tui.Pick(ctx, fmt.Sprintf("Choose a server (%d configured)", len(servers)), items, tui.Options{NoColor: noColor})
+	i, err := tui.Pick(ctx, fmt.Sprintf("Choose a server (%d configured)", len(servers)), items, problems, tui.Options{NoColor: noColor})
 	if err != nil {
 		if errors.Is(err, tui.ErrNoChoice) {
 			return errSilent{code: ExitOK}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -118,6 +119,7 @@ func TestBinaryAgainstEverything(t *testing.T) {
 	t.Parallel()
 	ev := mcptest.Everything(t)
 	target := append([]string{"--"}, ev...)
+	root := filepath.ToSlash(t.TempDir())
 	for _, tc := range []struct {
 		args   []string
 		code   int
@@ -133,7 +135,7 @@ func TestBinaryAgainstEverything(t *testing.T) {
 		{[]string{"call", "get-sum", "a=1", "b=2"}, 0, "3"},
 		{[]string{"call", "get-tiny-image"}, 0, "[image image/png"},
 		{[]string{"call", "trigger-sampling-request", "prompt=hi", "--sampling-reply", "sampled!"}, 0, "sampled!"},
-		{[]string{"call", "get-roots-list", "--root", "/srv/data"}, 0, "file:///srv/data"},
+		{[]string{"call", "get-roots-list", "--root", root}, 0, "file://" + root},
 		{[]string{"call", "trigger-elicitation-request", "--elicit", "accept", "--elicit-field", "name=Zed"}, 0, "Zed"},
 		{[]string{"call", "trigger-elicitation-request", "--elicit", "decline"}, 0, "decline"},
 		{[]string{"call", "get-structured-content", "location=New York"}, 0, "temperature"},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net/http/httptest"
+	"path/filepath"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
@@ -10,6 +11,7 @@ import (
 func TestEras(t *testing.T) {
 	t.Parallel()
 	modern, both, legacy := peerArgs("demo:modern"), peerArgs("demo:both"), peerArgs("demo")
+	root := filepath.ToSlash(t.TempDir())
 	srv := httptest.NewServer(demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraBoth}))
 	t.Cleanup(srv.Close)
 	for _, tc := range []cliCase{
@@ -25,7 +27,7 @@ func TestEras(t *testing.T) {
 		{name: "MRTR sampling", args: with(modern, "call", "sample", "prompt=hi", "--sampling-reply", "from the model"), stdout: []string{"from the model"}},
 		{name: "MRTR sampling declined", args: with(modern, "call", "sample", "prompt=hi"), code: ExitProtocol, stderr: []string{"sampling declined"}},
 		{name: "MRTR elicitation", args: with(modern, "call", "elicit", "--elicit-field", "name=Mo"), stdout: []string{`"name": "Mo"`}},
-		{name: "MRTR roots", args: with(modern, "call", "list_roots", "--root", "/srv/x"), stdout: []string{"file:///srv/x"}},
+		{name: "MRTR roots", args: with(modern, "call", "list_roots", "--root", root), stdout: []string{"file://" + root}},
 		{name: "read", args: with(modern, "read", "demo://text/hello"), stdout: []string{"Hello from the mcpi demo server"}},
 		{name: "missing resource", args: with(modern, "read", "demo://nope"), code: ExitProtocol, stderr: []string{"-32602"}},
 		{name: "prompt", args: with(modern, "prompt", "greet", "name=Ada"), stdout: []string{"[user]"}},

@@ -2,7 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,14 +90,24 @@ func TestCallFlags(t *testing.T) {
 	}
 }
 
-func TestRootFor(t *testing.T) {
-	r, err := rootFor("/srv/project")
-	if err != nil || r.URI != "file:///srv/project" || r.Name != "project" {
-		t.Errorf("%+v %v", r, err)
+// --root goes through roots.Parse: a path that exists becomes its file://
+// URI; anything refused is a usage error naming what was given.
+func TestRootFlag(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a b")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	r, _ = rootFor("https://example.com/repo")
-	if r.URI != "https://example.com/repo" {
-		t.Errorf("%+v", r)
+	o := &ConnOptions{Roots: []string{dir}}
+	if err := o.validate(); err != nil || len(o.roots) != 1 || o.roots[0].URI != "file://"+filepath.ToSlash(filepath.Dir(dir))+"/a%20b" {
+		t.Errorf("roots %+v, %v", o.roots, err)
+	}
+	for _, bad := range []string{"/no/such/dir", "https://example.com/repo", "file:///no/such"} {
+		o := &ConnOptions{Roots: []string{bad}}
+		err := o.validate()
+		var fe *FlagError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "invalid --root: root \""+bad+"\"") {
+			t.Errorf("--root %s: %v", bad, err)
+		}
 	}
 }
 

@@ -156,7 +156,7 @@ func (h *cliHandler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.El
 	if req.Mode == "url" {
 		return h.elicitURL(ctx, req)
 	}
-	s, err := schema.Compile(req.RequestedSchema)
+	s, err := schema.Compile(req.RequestedSchema, schema.AssertFormats())
 	if err != nil {
 		h.say("warning: the server's elicitation schema is invalid: %s", oneLine(err.Error()))
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestedSchema is invalid: " + err.Error()}
@@ -195,9 +195,23 @@ func (h *cliHandler) fieldsFromFlags(s *schema.Schema) (map[string]any, error) {
 	}
 	values = s.ApplyDefaults(values)
 	if ps := s.Validate(values); ps != nil {
-		return nil, fmt.Errorf("%v (give fields with --elicit-field KEY=VALUE)", ps)
+		return nil, fmt.Errorf("%s (give fields with --elicit-field KEY=VALUE)", fieldProblems(ps))
 	}
 	return values, nil
+}
+
+// fieldProblems names the field of each problem: "field email: 'bob' is
+// not a valid email: expected …".
+func fieldProblems(ps schema.Problems) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		if name, ok := strings.CutPrefix(p.Path, "/"); ok && !strings.Contains(name, "/") {
+			out[i] = "field " + strings.NewReplacer("~1", "/", "~0", "~").Replace(name) + ": " + p.Message
+		} else {
+			out[i] = p.String()
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func fieldNames(s *schema.Schema) string {
@@ -253,13 +267,19 @@ func (h *cliHandler) elicitOnTerminal(ctx context.Context, req *mcp.ElicitParams
 				h.say("  %v", err)
 				continue
 			}
+			if f, ok := p.Raw["format"].(string); ok {
+				if msg := schema.FormatProblem(f, text); msg != "" {
+					h.say("  %s", msg)
+					continue
+				}
+			}
 			values[p.Name] = v
 			break
 		}
 	}
 	values = s.ApplyDefaults(values)
 	if ps := s.Validate(values); ps != nil {
-		h.say("The answer does not fit the form (%v): cancelling.", ps)
+		h.say("The answer does not fit the form (%s): cancelling.", fieldProblems(ps))
 		return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
 	}
 	return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: values}, nil

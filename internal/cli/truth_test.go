@@ -121,8 +121,9 @@ func TestJSONIsOneDocument(t *testing.T) {
 // asynchronously: with it, 5 runs in 5 saw the old directory before).
 func TestRootsBeforeTheFirstRequest(t *testing.T) {
 	t.Parallel()
-	code, out, errOut := runCLI(t, "", with(peerArgs(mcptest.GarbledPrefix+"roots"), "call", "echo", "--era", "legacy", "--root", "/tmp/the-root")...)
-	if code != ExitOK || !strings.Contains(out, "file:///tmp/the-root") {
+	root := filepath.ToSlash(t.TempDir())
+	code, out, errOut := runCLI(t, "", with(peerArgs(mcptest.GarbledPrefix+"roots"), "call", "echo", "--era", "legacy", "--root", root)...)
+	if code != ExitOK || !strings.Contains(out, "file://"+root) {
 		t.Fatalf("exit %d: the server did not have the --root directory when the call came:\n%s%s", code, out, errOut)
 	}
 }

@@ -72,7 +72,7 @@ type node struct {
 	minLength, maxLength int // -1 when absent
 	pattern              *regexp.Regexp
 	patternSrc           string
-	format               string // asserted (draft-07 and older only)
+	format               string // asserted (draft-07 and older, or AssertFormats)
 
 	prefix      []*node
 	rest        *node // items after prefix (items, or additionalItems)
@@ -163,12 +163,14 @@ type compiler struct {
 	all     []*node
 	res     []*resource
 	err     error
+	opts    options
 }
 
 const rootURI = "mcpi:///schema.json"
 
-func compileDoc(doc any) (*node, error) {
+func compileDoc(doc any, o options) (*node, error) {
 	c := &compiler{
+		opts:    o,
 		doc:     doc,
 		byURI:   map[string]string{},
 		scanned: map[string]*resource{},
@@ -730,11 +732,12 @@ func (c *compiler) compileObject(n *node, m map[string]any) {
 		// for one string constraint. patternProperties stays strict, as
 		// ignoring one could make additionalProperties refuse good names.
 	}
-	if f, ok := m["format"].(string); ok && d <= draft7 {
+	if f, ok := m["format"].(string); ok && (d <= draft7 || c.opts.assertFormats) {
 		// santhosh-tekuri/jsonschema, which mcpi used before, asserted
 		// format only for draft-07 and older (2019-09 and 2020-12 make it
-		// an annotation); mcpi keeps that, for the common formats only.
-		if formats[f] != nil {
+		// an annotation); mcpi keeps that, for the common formats only,
+		// unless the schema is compiled with AssertFormats.
+		if _, ok := formats[f]; ok {
 			n.format = f
 		}
 	}

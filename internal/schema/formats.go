@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -8,18 +9,39 @@ import (
 	"time"
 )
 
-// formats are the values of "format" mcpi checks, and only where the
-// dialect makes format an assertion (draft-07 and older; see compileObject).
-// Other formats are annotations and never fail.
-var formats = map[string]func(string) bool{
-	"date-time": isDateTime,
-	"date":      isDate,
-	"time":      isTime,
-	"email":     isEmail,
-	"uri":       isURI,
-	"uuid":      isUUID,
-	"ipv4":      isIPv4,
-	"ipv6":      isIPv6,
+// formats are the values of "format" mcpi checks: where the dialect makes
+// format an assertion (draft-07 and older; see compileObject), and in every
+// dialect for a schema compiled with AssertFormats, as the forms and the
+// CLI compile the schemas a person answers. Other formats are annotations
+// and never fail.
+var formats = map[string]format{
+	"date-time":     {isDateTime, "a date and time, like 2025-11-25T13:45:00Z"},
+	"date":          {isDate, "a date, YYYY-MM-DD"},
+	"time":          {isTime, "a time, like 13:45:00Z or 13:45:00+01:00"},
+	"email":         {isEmail, "an email address, like name@example.com"},
+	"uri":           {isURI, "an absolute URI, like https://example.com/path"},
+	"uri-reference": {isURIReference, "a URI or a relative reference, like ../path?q=1"},
+	"uuid":          {isUUID, "a UUID, like 123e4567-e89b-12d3-a456-426614174000"},
+	"ipv4":          {isIPv4, "an IPv4 address, like 192.0.2.1"},
+	"ipv6":          {isIPv6, "an IPv6 address, like 2001:db8::1"},
+	"hostname":      {isHostname, "a host name, like example.com"},
+}
+
+// format is one checked format: its test and what it expects, in words.
+type format struct {
+	valid func(string) bool
+	want  string
+}
+
+// FormatProblem says why s is not of the named format ("" when it is, or
+// when mcpi does not check that format): the one rule of the forms, the
+// validator and the CLI.
+func FormatProblem(name, s string) string {
+	f, ok := formats[name]
+	if !ok || f.valid(s) {
+		return ""
+	}
+	return fmt.Sprintf("%s is not a valid %s: expected %s", quote(s), name, f.want)
 }
 
 // isDate: RFC 3339 full-date, YYYY-MM-DD.
@@ -161,6 +183,15 @@ func isURI(s string) bool {
 	}
 	u, err := url.Parse(s)
 	return err == nil && u.IsAbs()
+}
+
+// isURIReference: a URI or a relative reference (RFC 3986 section 4.1).
+func isURIReference(s string) bool {
+	if strings.ContainsAny(s, " \\<>\"{}|^`") {
+		return false
+	}
+	_, err := url.Parse(s)
+	return err == nil
 }
 
 // isUUID: 8-4-4-4-12 hex digits.

@@ -36,7 +36,11 @@ func decode(raw []byte) (any, error) {
 // not know) is read as JSON Schema 2020-12, MCP's default dialect since
 // 2025-11-25; draft-07, 2019-09 and (leniently) draft-06 and draft-04 are
 // understood by their $schema. No $ref outside the document is followed.
-func Compile(raw json.RawMessage) (*Schema, error) {
+func Compile(raw json.RawMessage, opts ...Option) (*Schema, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
@@ -44,7 +48,7 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
 	}
-	root, err := compileDoc(doc)
+	root, err := compileDoc(doc, o)
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "invalid schema") {
 			return nil, err
@@ -54,6 +58,21 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 	m, _ := doc.(map[string]any)
 	return &Schema{raw: m, order: propertyOrder(raw), root: root}, nil
 }
+
+// Option changes how a schema is compiled.
+type Option func(*options)
+
+type options struct {
+	assertFormats bool
+}
+
+// AssertFormats makes the formats mcpi knows (see FormatProblem) assertions
+// in every dialect, not only in draft-07 and older. 2019-09 and 2020-12 make
+// format an annotation, but what a person types into a form or a flag is
+// checked against it: MCP elicitation names email, uri, date and date-time
+// as formats a client validates, and a tool's declared format is what its
+// server expects. The tool forms and the CLI send anyway on request.
+func AssertFormats() Option { return func(o *options) { o.assertFormats = true } }
 
 // propertyOrder returns the keys of the top-level "properties" object in
 // the order they are written, which is the order a person expects a form in.

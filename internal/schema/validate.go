@@ -347,8 +347,8 @@ func (v *validator) validateString(n *node, s string, at *loc) bool {
 		ok = false
 	}
 	if n.format != "" {
-		if f := formats[n.format]; f != nil && !f(s) {
-			v.report(at, "%s is not a valid %s", quote(s), n.format)
+		if msg := FormatProblem(n.format, s); msg != "" {
+			v.report(at, "%s", msg)
 			ok = false
 		}
 	}

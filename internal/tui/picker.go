@@ -17,19 +17,29 @@ import (
 
 // PickItem is one choice of the picker.
 type PickItem struct {
-	Title  string // the server's name
-	Detail string // what it runs or where it is
-	Source string // the file it comes from
-	Note   string // "disabled", "unusable: ...", ...
+	Title     string // the server's name
+	Transport string // stdio, http, sse, auto
+	Detail    string // what it runs or where it is
+	Source    string // the file it comes from
+	Note      string // "disabled", "unusable: ...", ...
+}
+
+// PickProblem is a configuration file that could not be read: it is shown
+// under the list, for no server of it is.
+type PickProblem struct {
+	Path string
+	Err  string
 }
 
 // ErrNoChoice is returned by Pick when the user leaves without choosing.
 var ErrNoChoice = errors.New("no server chosen")
 
-// Pick shows a filterable list of items and returns the index of the one
-// chosen. It uses the In, Out, NoColor, Width and Height of opts.
-func Pick(ctx context.Context, title string, items []PickItem, opts Options) (int, error) {
+// Pick shows a filterable list of items, and the files that could not be
+// read, and returns the index of the item chosen. It uses the In, Out,
+// NoColor, Width and Height of opts.
+func Pick(ctx context.Context, title string, items []PickItem, problems []PickProblem, opts Options) (int, error) {
 	m := newPicker(title, items, !opts.NoColor)
+	m.problems = problems
 	m.width, m.height = opts.Width, opts.Height
 	final, err := runProgram(ctx, m, programIO{In: opts.In, Out: opts.Out, NoColor: opts.NoColor, Width: opts.Width, Height: opts.Height})
 	if err != nil {
@@ -46,6 +56,7 @@ type picker struct {
 	c        *common.Common
 	title    string
 	items    []PickItem
+	problems []PickProblem
 	filter   string
 	filtered []int
 	cursor   int
@@ -77,7 +88,48 @@ func (p *picker) apply() {
 
 func (p *picker) Init() tea.Cmd { return nil }
 
-func (p *picker) rows() int { return max(1, p.height-3) }
+func (p *picker) rows() int { return max(1, p.height-3-len(p.problemLines())) }
+
+// maxProblemLines bounds the room the unreadable files take.
+const maxProblemLines = 5
+
+// problemLines are the unreadable files under the list, one line each.
+func (p *picker) problemLines() []string {
+	if len(p.problems) == 0 {
+		return nil
+	}
+	st := p.c.Styles
+	lines := []string{st.Warning.Render(common.Truncate(fmt.Sprintf("%d configuration file(s) could not be read:", len(p.problems)), p.width))}
+	for i, pr := range p.problems {
+		if i == maxProblemLines-2 && len(p.problems) > maxProblemLines-1 {
+			lines = append(lines, st.Dim.Render(fmt.Sprintf("  … and %d more (mcpi servers lists them)", len(p.problems)-i)))
+			break
+		}
+		text := pr.Err
+		if !strings.Contains(text, pr.Path) {
+			text = pr.Path + ": " + text
+		}
+		lines = append(lines, st.FieldError.Render(common.Truncate("✗ "+common.Line(text), p.width)))
+	}
+	return lines
+}
+
+// columns are the widths of the name, transport and target columns: each
+// its widest entry, the target truncated to what the width leaves after
+// the source.
+func (p *picker) columns() (name, transport, target int) {
+	var source int
+	for _, it := range p.items {
+		name = max(name, common.Width(common.Line(it.Title)))
+		transport = max(transport, common.Width(common.Line(it.Transport)))
+		target = max(target, common.Width(common.Line(it.Detail)))
+		source = max(source, common.Width(common.Line(it.Source)))
+	}
+	name = min(name, max(8, p.width/4))
+	source = min(source, max(10, p.width/3))
+	target = max(8, min(target, p.width-2-name-2-transport-2-2-source))
+	return name, transport, target
+}
 
 func (p *picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	k := p.c.Keys
@@ -147,24 +199,27 @@ func (p *picker) View() tea.View {
 		filter = "filter: " + common.Line(p.filter)
 	}
 	lines = append(lines, fmt.Sprintf("%s %s", filter, st.Dim.Render(fmt.Sprintf("(%d/%d)", len(p.filtered), len(p.items)))))
-	nameW := 8
-	for _, it := range p.items {
-		nameW = max(nameW, min(28, common.Width(common.Line(it.Title))))
-	}
+	nameW, transW, targetW := p.columns()
 	for r := 0; r < p.rows() && p.offset+r < len(p.filtered); r++ {
 		i := p.offset + r
 		it := p.items[p.filtered[i]]
-		name := common.Pad(common.Line(it.Title), nameW)
-		rest := common.Line(it.Detail) + st.Dim.Render("  "+common.Line(it.Source))
+		name := common.Pad(common.Truncate(common.Line(it.Title), nameW), nameW)
+		rest := common.Pad(common.Line(it.Transport), transW) + "  " +
+			common.Pad(common.Truncate(common.Line(it.Detail), targetW), targetW) +
+			st.Dim.Render("  "+common.Line(it.Source))
 		if it.Note != "" {
 			rest += " " + st.Warning.Render(common.Line(it.Note))
 		}
 		if i == p.cursor {
-			lines = append(lines, common.Truncate(st.Cursor.Render("›")+" "+st.Selected.Render(name)+" "+rest, p.width))
+			lines = append(lines, common.Truncate(st.Cursor.Render("›")+" "+st.Selected.Render(name)+"  "+rest, p.width))
 		} else {
-			lines = append(lines, common.Truncate("  "+name+" "+rest, p.width))
+			lines = append(lines, common.Truncate("  "+name+"  "+rest, p.width))
 		}
 	}
-	v.SetContent(common.Fit(strings.Join(lines, "\n"), p.width, p.height-1) + "\n" + p.help.View(p))
+	body := common.Fit(strings.Join(lines, "\n"), p.width, p.height-1-len(p.problemLines()))
+	if pl := p.problemLines(); len(pl) > 0 {
+		body += "\n" + strings.Join(pl, "\n")
+	}
+	v.SetContent(body + "\n" + p.help.View(p))
 	return v
 }

@@ -150,11 +150,9 @@ type modal struct {
 	c   *common.Common
 	req *common.Request
 
-	reply  textarea.Model // sampling
-	form   *form.Model    // elicitation, form mode
-	notice string
-	// sendAnyway is set after an accept with problems was refused once.
-	sendAnyway bool
+	reply      textarea.Model // sampling
+	form       *form.Model    // elicitation, form mode
+	notice     string
 	infoOffset int
 
 	width, height int
@@ -280,22 +278,19 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 		if submit {
 			return tea.Batch(cmd, m.accept())
 		}
-		m.sendAnyway = false
 		return cmd
 	}
 }
 
 // accept sends the form's content; problems refuse it once.
 func (m *modal) accept() tea.Cmd {
-	v, err := m.form.Value()
-	problems := m.form.Validate()
-	if err != nil && m.form.Raw() {
+	v, refused, err := m.form.Send()
+	if err != nil {
 		m.notice = "✗ " + err.Error()
 		return nil
 	}
-	if len(problems) > 0 && !m.sendAnyway {
-		m.sendAnyway = true
-		m.notice = fmt.Sprintf("✗ %d problem(s): press %s again to accept anyway", len(problems), m.c.Keys.Approve.Help().Key)
+	if refused != nil {
+		m.notice = form.Refusal(refused, m.c.Keys.Approve.Help().Key, "accept")
 		return nil
 	}
 	return m.answer(common.Reply{Elicit: &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: v}}, "elicitation accepted")

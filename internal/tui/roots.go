@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -11,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/roots"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
@@ -35,7 +35,7 @@ type rootsPane struct {
 func newRootsPane(c *common.Common, store *rootStore, client func() *session.Client) *rootsPane {
 	in := textinput.New()
 	in.Prompt = "add root: "
-	in.Placeholder = "a directory or a URI"
+	in.Placeholder = "a directory or a file:// URI"
 	in.SetStyles(c.Styles.TextInput)
 	in.KeyMap.Paste.SetEnabled(false)
 	return &rootsPane{c: c, store: store, client: client, roots: store.get(), input: in}
@@ -58,19 +58,6 @@ type rootMsg struct {
 
 // rootsNotifiedMsg reports notifications/roots/list_changed.
 type rootsNotifiedMsg struct{ err error }
-
-// rootFor turns a path into a file:// root of its absolute form; a URI is
-// kept. It may read the working directory, so it runs in a Cmd.
-func rootFor(s string) (mcp.Root, error) {
-	if strings.Contains(s, "://") {
-		return mcp.Root{URI: s}, nil
-	}
-	abs, err := filepath.Abs(s)
-	if err != nil {
-		return mcp.Root{}, err
-	}
-	return mcp.Root{URI: "file://" + filepath.ToSlash(abs), Name: filepath.Base(abs)}, nil
-}
 
 func (p *rootsPane) changed() tea.Cmd {
 	p.store.set(p.roots)
@@ -125,7 +112,7 @@ func (p *rootsPane) Update(msg tea.Msg) tea.Cmd {
 					return nil
 				}
 				return func() tea.Msg {
-					r, err := rootFor(s)
+					r, err := roots.Parse(s)
 					return rootMsg{root: r, err: err}
 				}
 			}

@@ -350,21 +350,36 @@ func TestSeveralCallsAtOnce(t *testing.T) {
 }
 
 func TestRootsAnsweredFromThePane(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my repo")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	uri := "file://" + strings.ReplaceAll(filepath.ToSlash(dir), " ", "%20")
 	h := start(t, 100, 30, func(o *Options) {
 		o.Roots = []mcp.Root{{URI: "file:///tmp/project", Name: "project"}}
 	})
 	h.waitText(toolsLoaded)
 	h.press("alt+6")
 	h.waitText("file:///tmp/project")
+	// Roots are file:// URIs of paths that exist; anything else is
+	// refused with what was typed.
 	h.press("a")
 	h.typeText("https://example.com/repo")
 	h.press("enter")
-	h.golden(h.waitText("added https://example.com/repo", "Roots (2)"))
+	h.golden(h.waitText(`✗ root "https://example.com/repo": roots are paths or file:// URIs, not https URIs`, "Roots (1)"))
+	h.press("a")
+	h.typeText("not a uri at all::")
+	h.press("enter")
+	h.waitText(`✗ root "not a uri at all::": `, "does not exist", "Roots (1)")
+	h.press("a")
+	h.typeText(dir)
+	h.press("enter")
+	h.waitText("added "+uri, "Roots (2)")
 	h.press("alt+1")
 	h.typeText("list_roots")
 	h.press("enter", "ctrl+s")
 	s := h.waitText("✓ done", "2 root(s)")
-	if !strings.Contains(s, "file:///tmp/project (project)") || !strings.Contains(s, "https://example.com/repo") {
+	if !strings.Contains(s, "file:///tmp/project (project)") || !strings.Contains(s, uri+" (my repo)") {
 		t.Errorf("roots answered:\n%s", s)
 	}
 	if strings.Contains(s, "request waiting") {
@@ -457,11 +472,17 @@ func TestFlood(t *testing.T) {
 
 func TestPicker(t *testing.T) {
 	items := []PickItem{
-		{Title: "github", Detail: "https://api.githubcopilot.com/mcp/", Source: "/home/u/.vscode/mcp.json"},
-		{Title: "filesystem", Detail: "npx -y @modelcontextprotocol/server-filesystem /tmp", Source: "/home/u/.claude.json"},
-		{Title: "evil\x1b[2J", Detail: "node x.js", Source: "/p/.mcp.json", Note: "disabled"},
+		{Title: "github", Transport: "http", Detail: "https://api.githubcopilot.com/mcp/", Source: "/home/u/.vscode/mcp.json"},
+		{Title: "filesystem", Transport: "stdio", Detail: "npx -y @modelcontextprotocol/server-filesystem /tmp /home/u/projects/a-long-one", Source: "/home/u/.claude.json"},
+		{Title: "evil\x1b[2J", Transport: "auto", Detail: "node x.js", Source: "/p/.mcp.json", Note: "disabled"},
 	}
+	// The files that could not be read are on the picker's screen, their
+	// errors sanitised; the columns are aligned, the target truncated.
 	p := newPicker("Choose a server (3 configured)", items, false)
+	p.problems = []PickProblem{
+		{Path: "/home/u/.cursor/mcp.json", Err: "/home/u/.cursor/mcp.json:3:7: invalid character '}'"},
+		{Path: "/p/.vscode/mcp.json", Err: "permission denied \x1b]0;owned\x07"},
+	}
 	tm := teatest.NewTestModel(t, screen{p}, teatest.WithInitialTermSize(80, 12),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
 	tm.Type("fil")

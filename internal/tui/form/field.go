@@ -23,6 +23,8 @@ const (
 	kindEnum               // one of a list of options
 	kindMulti              // a subset of a list of options (array of enum)
 	kindObject             // a nested object: a header over its own fields
+	kindItems              // an array of objects: its items, each edited in a sub-form
+	kindItem               // one item of a kindItems field, a line of its own
 )
 
 // option is one choice of an enum.
@@ -60,6 +62,17 @@ type field struct {
 	cursor  int      // kindMulti: the option under the cursor
 
 	children []*field // kindObject
+
+	// kindItems: the items' schema, the items, and a value that is not an
+	// array (from raw JSON), kept as it is.
+	itemRaw    json.RawMessage
+	itemSchema *schema.Schema
+	items      []any
+	other      any
+	hasOther   bool
+	// kindItem: the field it is an item of, and its index there.
+	parent *field
+	index  int
 
 	// touched is set once the user edited the field; its problems show from
 	// then on (or once a send was attempted).
@@ -225,6 +238,8 @@ func (f *field) hint() string {
 		}
 	case kindObject:
 		s = "object"
+	case kindItems:
+		s = "list of objects"
 	case kindMulti:
 		s = "choose any"
 	case kindEnum:

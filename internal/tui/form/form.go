@@ -47,13 +47,23 @@ type Model struct {
 	problems []string // problems of the whole object not tied to a field
 	// showAll shows every problem, touched or not, once a send was tried.
 	showAll bool
+	// refused is set when a send with problems was refused: the next send
+	// goes anyway, unless the user changes something in between.
+	refused bool
+
+	// sub is the form of the item being added or edited in an array of
+	// objects (subField); subIndex is the item's index, -1 for a new one.
+	sub        *Model
+	subField   *field
+	subIndex   int
+	itemNotice string
 }
 
 // New builds a form over the object schema raw (empty means {}). A schema
 // that does not compile still gives a form: the raw JSON editor.
 func New(c *common.Common, raw json.RawMessage) *Model {
 	m := &Model{c: c, editor: newEditor(c)}
-	s, err := schema.Compile(raw)
+	s, err := schema.Compile(raw, schema.AssertFormats())
 	if err != nil {
 		m.schemaErr = err
 		m.raw = true
@@ -69,6 +79,7 @@ func New(c *common.Common, raw json.RawMessage) *Model {
 			f.setValue(f.prop.Default, true)
 		}
 	}
+	m.flatten()
 	m.focusField(m.firstFocusable())
 	m.revalidate()
 	return m
@@ -127,7 +138,7 @@ func buildFields(c *common.Common, s *schema.Schema, raws map[string]json.RawMes
 		case single == "object":
 			f.kind = kindJSON
 			if _, ok := p.Raw["properties"]; ok && depth+1 < maxDepth {
-				if sub, err := schema.Compile(raws[p.Name]); err == nil {
+				if sub, err := schema.Compile(raws[p.Name], schema.AssertFormats()); err == nil {
 					f.kind = kindObject
 					f.children = buildFields(c, sub, objectProperties(raws[p.Name]), f.path, depth+1)
 				}
@@ -135,7 +146,10 @@ func buildFields(c *common.Common, s *schema.Schema, raws map[string]json.RawMes
 		case single == "array":
 			f.kind = kindJSON
 			items, _ := p.Raw["items"].(map[string]any)
-			if io := optionsOf(items); len(io) > 0 {
+			if itemRaw, itemSchema, ok := objectItems(raws[p.Name], items, depth); ok {
+				f.kind = kindItems
+				f.itemRaw, f.itemSchema = itemRaw, itemSchema
+			} else if io := optionsOf(items); len(io) > 0 {
 				f.kind = kindMulti
 				f.options = io
 				f.chosen = make([]bool, len(io))
@@ -191,6 +205,9 @@ func (m *Model) flatten() {
 			if f.kind == kindObject && !f.isNull {
 				walk(f.children)
 			}
+			if f.kind == kindItems && !f.isNull {
+				m.flat = append(m.flat, f.itemFields()...)
+			}
 		}
 	}
 	walk(m.fields)
@@ -217,6 +234,9 @@ func (m *Model) SchemaError() error { return m.schemaErr }
 // SetSize sets the size of the form.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
+	if m.sub != nil {
+		m.sub.SetSize(w, max(3, h-itemHeaderLines))
+	}
 	m.editor.SetWidth(max(10, w))
 	m.editor.SetHeight(max(3, h-2))
 	m.layoutInputs()
@@ -322,6 +342,15 @@ func (f *field) setValue(v any, present bool) {
 				}
 			}
 		}
+	case kindItems:
+		f.items, f.other, f.hasOther = nil, nil, false
+		if present {
+			if arr, ok := v.([]any); ok {
+				f.items = append([]any{}, arr...)
+			} else {
+				f.other, f.hasOther = v, true
+			}
+		}
 	case kindObject:
 		obj, _ := v.(map[string]any)
 		for _, c := range f.children {
@@ -408,6 +437,14 @@ func (f *field) value() (v any, present bool, err error) {
 			return nil, false, nil
 		}
 		return out, true, nil
+	case kindItems:
+		if f.hasOther {
+			return f.other, true, nil
+		}
+		if len(f.items) == 0 && !f.touched && !f.required && !f.prop.HasDefault {
+			return nil, false, nil
+		}
+		return append([]any{}, f.items...), true, nil
 	case kindObject:
 		obj := map[string]any{}
 		var firstErr error
@@ -476,6 +513,42 @@ func (m *Model) rawValue() (map[string]any, error) {
 func (m *Model) Validate() []string {
 	m.showAll = true
 	return m.revalidate()
+}
+
+// Send decides what a send does, for every front end of the form alike.
+// err says the raw JSON text is not an object: nothing can be sent. A value
+// with problems is refused once (refused holds them; they show on their
+// fields); asking again with nothing changed in between sends it anyway,
+// since a debugger must be able to send what a server should reject.
+func (m *Model) Send() (v map[string]any, refused []string, err error) {
+	if m.sub != nil {
+		// An item being edited goes into its list first.
+		m.saveItem()
+		if m.sub != nil {
+			return nil, []string{"the item being edited: " + m.itemNotice}, nil
+		}
+	}
+	v, err = m.Value()
+	problems := m.Validate()
+	if err != nil && m.raw {
+		return nil, nil, err
+	}
+	if len(problems) > 0 && !m.refused {
+		m.refused = true
+		return nil, problems, nil
+	}
+	m.refused = false
+	return v, nil, nil
+}
+
+// Refusal is the notice of a refused send: how many problems, the key that
+// sends anyway (again, doing verb) and the first problem.
+func Refusal(problems []string, again, verb string) string {
+	s := fmt.Sprintf("✗ %d problem(s): press %s again to %s anyway", len(problems), again, verb)
+	if len(problems) > 0 {
+		s += " · " + problems[0]
+	}
+	return s
 }
 
 // revalidate converts and validates the current value and attaches each
@@ -633,7 +706,22 @@ func (m *Model) atLast() bool {
 // Update handles a message. submit is true when the user asked to send
 // (enter on the last field; the parent handles the Submit key itself).
 func (m *Model) Update(msg tea.Msg) (submit bool, cmd tea.Cmd) {
+	refused := m.refused
+	submit, cmd = m.update(msg)
+	if _, ok := msg.(tea.KeyPressMsg); ok && !submit {
+		// Any other key re-arms the refusal.
+		m.refused = false
+	} else {
+		m.refused = refused
+	}
+	return submit, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (submit bool, cmd tea.Cmd) {
 	k := m.c.Keys
+	if m.sub != nil {
+		return false, m.updateItem(msg)
+	}
 	if m.raw {
 		if kp, ok := msg.(tea.KeyPressMsg); ok && key.Matches(kp, k.RawJSON) {
 			m.ToggleRaw()
@@ -656,6 +744,15 @@ func (m *Model) Update(msg tea.Msg) (submit bool, cmd tea.Cmd) {
 	kp, isKey := msg.(tea.KeyPressMsg)
 	if isKey {
 		switch {
+		case f.kind == kindItems && !f.isNull && !f.hasOther && key.Matches(kp, k.Open):
+			m.openItem(f, -1)
+			return false, nil
+		case f.kind == kindItem && key.Matches(kp, k.Open):
+			m.openItem(f.parent, f.index)
+			return false, nil
+		case f.kind == kindItem && key.Matches(kp, k.DeleteItem):
+			m.deleteItem(f)
+			return false, nil
 		case key.Matches(kp, k.RawJSON):
 			m.ToggleRaw()
 			return false, nil
@@ -763,6 +860,9 @@ func (m *Model) Touched() bool {
 // ShortHelp is the help of the focused field.
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.c.Keys
+	if m.sub != nil {
+		return m.itemHelp()
+	}
 	if m.raw {
 		return []key.Binding{k.Submit, k.RawJSON, k.Back}
 	}
@@ -776,6 +876,10 @@ func (m *Model) ShortHelp() []key.Binding {
 			out = append(out, withHelp(k.OptNext, "←/→", "choose"))
 		case kindMulti:
 			out = append(out, withHelp(k.OptNext, "←/→", "move"), withHelp(k.Toggle, "space", "select"))
+		case kindItems:
+			out = append(out, withHelp(k.Open, "enter", "add item"))
+		case kindItem:
+			out = append(out, withHelp(k.Open, "enter", "edit item"), k.DeleteItem)
 		}
 		if f.nullable {
 			out = append(out, k.Null)
@@ -787,9 +891,13 @@ func (m *Model) ShortHelp() []key.Binding {
 // FullHelp is every key of the form.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.c.Keys
+	if m.sub != nil {
+		return [][]key.Binding{m.itemHelp()}
+	}
 	return [][]key.Binding{
 		{k.Submit, k.NextField, k.PrevField, k.Back},
 		{k.Toggle, withHelp(k.OptNext, "←/→", "choose option"), k.Null, k.RawJSON},
+		{withHelp(k.Open, "enter", "add/edit item"), k.DeleteItem},
 	}
 }
 

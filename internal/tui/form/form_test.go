@@ -119,9 +119,9 @@ func TestNestedArgsDefaults(t *testing.T) {
 	m.SetSize(80, 20)
 	var kinds []string
 	for _, f := range m.flat {
-		kinds = append(kinds, f.pointer()+"="+[]string{"text", "list", "json", "bool", "enum", "multi", "object"}[f.kind])
+		kinds = append(kinds, f.pointer()+"="+[]string{"text", "list", "json", "bool", "enum", "multi", "object", "items", "item"}[f.kind])
 	}
-	want := "/name=text /count=text /ratio=text /enabled=bool /color=enum /nickname=text /when=text /tags=list /address=object /address/street=text /address/city=text /address/zip=text /address/geo=object /address/geo/lat=text /address/geo/lon=text /items=json"
+	want := "/name=text /count=text /ratio=text /enabled=bool /color=enum /nickname=text /when=text /tags=list /address=object /address/street=text /address/city=text /address/zip=text /address/geo=object /address/geo/lat=text /address/geo/lon=text /items=items"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("fields:\n got %s\nwant %s", got, want)
 	}
@@ -178,7 +178,12 @@ func TestNestedArgsEditing(t *testing.T) {
 	focusOn(t, m, "/address/zip")
 	typeText(m, "12ab")
 	focusOn(t, m, "/items")
-	typeText(m, `[{"sku":"x1","qty":2}]`)
+	m.Update(keyPress("enter")) // add an item
+	typeText(m, "x1")
+	m.Update(keyPress("tab"))
+	m.Update(keyPress("backspace"))
+	typeText(m, "2")
+	m.Update(keyPress("enter")) // on the item's last field: save it
 
 	if ps := m.Validate(); len(ps) != 1 || !strings.Contains(ps[0], "/address/zip") {
 		t.Errorf("problems = %q", ps)
@@ -276,4 +281,59 @@ func TestView(t *testing.T) {
 	typeText(m, "0")
 	m.Validate()
 	golden.RequireEqual(t, ansi.Strip(m.View())+"\n")
+}
+
+// Send refuses a value with problems once; the next send goes anyway, and
+// any change in between re-arms the refusal.
+func TestSendRefusesOnce(t *testing.T) {
+	m := New(testCommon(), json.RawMessage(`{"type":"object","properties":{"mail":{"type":"string","format":"email"},"n":{"type":"integer"}},"required":["n"]}`))
+	m.SetSize(80, 10)
+	typeText(m, "bob")
+	focusOn(t, m, "/n")
+	typeText(m, "1")
+	v, refused, err := m.Send()
+	if err != nil || v != nil || len(refused) != 1 || !strings.Contains(refused[0], "/mail: 'bob' is not a valid email: expected an email address, like name@example.com") {
+		t.Fatalf("first send: %v %q %v", v, refused, err)
+	}
+	if p := m.byPointer("/mail").problems; len(p) != 1 || !strings.Contains(p[0], "is not a valid email") {
+		t.Errorf("mail problems = %q", p)
+	}
+	if !strings.Contains(ansi.Strip(m.View()), "↳ 'bob' is not a valid email: expected an email address") {
+		t.Errorf("the reason is not on the field:\n%s", ansi.Strip(m.View()))
+	}
+	// A key in between: refused again.
+	typeText(m, "2")
+	if _, refused, _ := m.Send(); refused == nil {
+		t.Error("a change did not re-arm the refusal")
+	}
+	// Enter on the last field asks to send: that goes anyway.
+	if submit, _ := m.Update(keyPress("enter")); !submit {
+		t.Fatal("enter on the last field does not submit")
+	}
+	v, refused, err = m.Send()
+	if err != nil || refused != nil || marshal(t, v) != `{"mail":"bob","n":12}` {
+		t.Errorf("second send: %v %q %v", v, refused, err)
+	}
+	// A valid value goes at once.
+	focusOn(t, m, "/mail")
+	typeText(m, "@example.com")
+	if v, refused, _ := m.Send(); refused != nil || marshal(t, v) != `{"mail":"bob@example.com","n":12}` {
+		t.Errorf("valid send: %v %q", v, refused)
+	}
+	// Raw JSON that is not an object is never sent.
+	m.Update(keyPress("ctrl+t"))
+	m.editor.SetValue("[1]")
+	if _, _, err := m.Send(); err == nil {
+		t.Error("an array was sent")
+	}
+	if _, _, err := m.Send(); err == nil {
+		t.Error("an array was sent the second time")
+	}
+}
+
+func TestRefusal(t *testing.T) {
+	got := Refusal([]string{"/mail: bad", "/n: required"}, "ctrl+s", "send")
+	if want := "✗ 2 problem(s): press ctrl+s again to send anyway · /mail: bad"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }

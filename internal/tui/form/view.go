@@ -1,6 +1,7 @@
 package form
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
@@ -14,10 +15,14 @@ func (m *Model) fieldsHeight() int { return max(1, m.height-footerLines) }
 
 // lineCount is how many lines a field takes: itself and its problems.
 func (m *Model) lineCount(f *field) int {
-	if m.problemText(f) != "" {
-		return 2
+	n := 1
+	if f.kind == kindItems {
+		n++ // the items' shape
 	}
-	return 1
+	if m.problemText(f) != "" {
+		n++
+	}
+	return n
 }
 
 func (m *Model) problemText(f *field) string {
@@ -58,6 +63,9 @@ func (m *Model) scrollToFocus() {
 // View renders the form.
 func (m *Model) View() string {
 	st := m.c.Styles
+	if m.sub != nil {
+		return m.itemView()
+	}
 	if m.raw {
 		var b strings.Builder
 		title := "Raw JSON arguments"
@@ -167,6 +175,23 @@ func (m *Model) renderField(f *field, focused bool, lw, ww, hw int) []string {
 		}
 	case f.kind == kindText, f.kind == kindList, f.kind == kindJSON:
 		widget = f.input.View()
+	case f.kind == kindItems && f.hasOther:
+		widget = common.Line(valueText(f.other))
+	case f.kind == kindItems:
+		n := len(f.items)
+		switch {
+		case n == 0:
+			widget = st.Dim.Render("no items")
+		case n == 1:
+			widget = "1 item"
+		default:
+			widget = strconv.Itoa(n) + " items"
+		}
+		if focused {
+			widget += st.Dim.Render(" · enter: add one")
+		}
+	case f.kind == kindItem:
+		widget = common.Line(f.parent.summary(f.parent.items[f.index]))
 	case f.kind == kindBool:
 		switch f.boolState {
 		case boolTrue:
@@ -203,14 +228,27 @@ func (m *Model) renderField(f *field, focused bool, lw, ww, hw int) []string {
 		}
 		widget = strings.Join(parts, " ")
 	}
+	if f.kind == kindItem {
+		// An item takes the type hint's room too.
+		return m.withProblem(f, []string{marker + label + " " + common.Truncate(widget, ww+hw)}, lw)
+	}
 	line := marker + label + " " + common.Pad(widget, ww)
 	if hw > 0 {
 		line += st.TypeHint.Render(common.Truncate(f.hint(), hw))
 	}
 	out := []string{line}
+	if f.kind == kindItems {
+		indent := strings.Repeat(" ", 2+2*f.depth+2)
+		out = append(out, indent+st.Dim.Render(common.Truncate(common.Line("each item: "+f.shape()), max(4, m.width-len(indent)))))
+	}
+	return m.withProblem(f, out, lw)
+}
+
+// withProblem adds the field's problem line, if it shows one.
+func (m *Model) withProblem(f *field, out []string, lw int) []string {
 	if p := m.problemText(f); p != "" {
 		indent := strings.Repeat(" ", 2+lw+1)
-		out = append(out, indent+st.FieldError.Render(common.Truncate("↳ "+common.Line(p), max(4, m.width-len(indent)))))
+		out = append(out, indent+m.c.Styles.FieldError.Render(common.Truncate("↳ "+common.Line(p), max(4, m.width-len(indent)))))
 	}
 	return out
 }

@@ -42,6 +42,9 @@ type KeyMap struct {
 	OptPrev   key.Binding
 	Null      key.Binding
 	RawJSON   key.Binding
+	// An array of objects: enter adds an item or edits the one under the
+	// cursor (Open), this deletes it.
+	DeleteItem key.Binding
 
 	// Call results.
 	Cancel   key.Binding
@@ -120,6 +123,8 @@ func Default() *KeyMap {
 		OptPrev:   key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "previous option")),
 		Null:      key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "null")),
 		RawJSON:   key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "raw JSON")),
+
+		DeleteItem: key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete item")),
 
 		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel call")),
 		Save:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save binaries")),

@@ -50,11 +50,10 @@ type Pane struct {
 	offset   int
 	detailsY int
 
-	mode       mode
-	forms      map[string]*form.Model // one per tool, kept between calls
-	formTool   mcp.Tool
-	sendAnyway bool // a send with problems was refused once; the next goes
-	notice     string
+	mode     mode
+	forms    map[string]*form.Model // the form last opened of each tool
+	formTool mcp.Tool
+	notice   string
 
 	calls   []*Call
 	current int // index into calls shown in the result view
@@ -327,15 +326,14 @@ func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// openForm opens a fresh form of the tool, from its schema's defaults:
+// the arguments of a call come back only through Edit.
 func (p *Pane) openForm(t mcp.Tool) {
-	if _, ok := p.forms[t.Name]; !ok {
-		f := form.New(p.c, t.InputSchema)
-		f.SetSize(p.width, max(1, p.height-2))
-		p.forms[t.Name] = f
-	}
+	f := form.New(p.c, t.InputSchema)
+	f.SetSize(p.width, max(1, p.height-2))
+	p.forms[t.Name] = f
 	p.formTool = t
 	p.mode = modeForm
-	p.sendAnyway = false
 }
 
 // Form returns the form of a tool, if it was opened.
@@ -344,6 +342,11 @@ func (p *Pane) Form(name string) *form.Model { return p.forms[name] }
 func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.c.Keys
 	f := p.forms[p.formTool.Name]
+	if f.EditingItem() {
+		// An item's sub-form has every key, esc and ctrl+s included.
+		_, cmd := f.Update(msg)
+		return cmd
+	}
 	switch {
 	case key.Matches(msg, k.Back):
 		p.mode = modeList
@@ -357,7 +360,6 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 	if submit {
 		return tea.Batch(cmd, p.submit(f, false))
 	}
-	p.sendAnyway = false
 	return cmd
 }
 
@@ -369,18 +371,15 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 // asTask runs the call as a task; a tool whose execution.taskSupport is
 // "required" always runs as one.
 func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
-	args, err := f.Value()
-	problems := f.Validate()
-	if err != nil && f.Raw() {
+	args, refused, err := f.Send()
+	if err != nil {
 		p.notice = "✗ " + err.Error()
 		return nil
 	}
-	if len(problems) > 0 && !p.sendAnyway {
-		p.sendAnyway = true
-		p.notice = fmt.Sprintf("✗ %d problem(s): press %s again to send anyway", len(problems), k(p.c.Keys.Submit))
+	if refused != nil {
+		p.notice = form.Refusal(refused, k(p.c.Keys.Submit), "send")
 		return nil
 	}
-	p.sendAnyway = false
 	if p.client == nil {
 		p.notice = "✗ not connected (ctrl+r reconnects)"
 		return nil
@@ -479,7 +478,7 @@ func (p *Pane) ShortHelp() []key.Binding {
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			out = append(out, k.Cancel, k.Edit)
 		} else {
-			out = append(out, withHelp(k.Back, "esc", "back to form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"))
+			out = append(out, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"))
 		}
 		return append(out, withHelp(k.PrevCall, "[/]", "other calls"), withHelp(k.Calls, "ctrl+l", "tools"), k.Down)
 	}
@@ -494,7 +493,7 @@ func (p *Pane) FullHelp() [][]key.Binding {
 		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
 		return [][]key.Binding{
-			{k.Cancel, withHelp(k.Back, "esc", "back to form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), withHelp(k.Calls, "ctrl+l", "tools list")},
+			{k.Cancel, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), withHelp(k.Calls, "ctrl+l", "tools list")},
 			{k.PrevCall, k.NextCall, k.Up, k.Down, k.PageUp, k.PageDown},
 		}
 	}
