@@ -135,7 +135,7 @@ check "calls add" "✓ done" '"sum": 5.5'
 shot tools-result
 
 # Sampling: answer the server's request in the modal.
-keys C-l C-u
+keys M-l C-u
 typ sample
 keys Enter
 check "opens the form of sample" "Call sample"
@@ -148,7 +148,7 @@ keys C-s
 check "the sampling answer reaches the tool" "✓ done" "Four."
 
 # Elicitation: accept the defaults.
-keys C-l C-u
+keys M-l C-u
 typ elicit
 keys Enter C-s
 check "shows the elicitation request" "elicitation/create"
@@ -157,7 +157,7 @@ keys C-s
 check "the elicitation answer reaches the tool" "✓ done" '"action": "accept"'
 
 # Cancel a long call.
-keys C-l C-u
+keys M-l C-u
 typ long_running
 keys Enter
 check "opens the form of long_running" "Call long_running"
@@ -207,7 +207,7 @@ shot prompts
 # Log, notifications, wire, stderr panes; the raw composer.
 keys M-8 L
 check "sets the server's log level" "asked the server for debug"
-keys M-1 C-l C-u
+keys M-1 M-l C-u
 typ log
 keys Enter C-s
 keys M-8
@@ -262,7 +262,7 @@ else
 	typ "hello e2e"
 	keys C-s
 	check "calls echo" "✓ done" "hello e2e"
-	keys C-l C-u
+	keys M-l C-u
 	typ trigger-sampling
 	keys Enter
 	check "opens the sampling tool" "Call trigger-sampling-request"

@@ -185,7 +185,8 @@ func (o *ConnOptions) tuiDial(ctx context.Context, h tui.Hooks) (*session.Client
 		taps = append(taps, o.recorder)
 	}
 	taps = append(taps, h.Tap)
-	sopts := session.Options{Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning}
+	sopts := session.Options{Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning,
+		OnHealth: h.OnHealth, KeepAlive: h.KeepAlive}
 	c, err := o.Target.connect(ctx, sopts, transport.MultiTap(taps...))
 	if err != nil {
 		return nil, err

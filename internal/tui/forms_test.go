@@ -20,7 +20,7 @@ func TestToolFormOpensFresh(t *testing.T) {
 	h.typeText("1")
 	h.press("ctrl+s")
 	h.waitText("echo · call #2 · ✓ done")
-	h.press("ctrl+l", "enter") // the list, then the tool again
+	h.press("alt+l", "enter") // the list, then the tool again
 	h.waitText("Call echo")
 	h.typeText("2")
 	h.press("ctrl+s")
@@ -60,7 +60,7 @@ func TestFormatRefusedOnce(t *testing.T) {
 	h.press("ctrl+s")
 	h.waitText("✓ done", `"email": "bob@example.com"`)
 
-	h.press("ctrl+l", "ctrl+u")
+	h.press("alt+l", "ctrl+u")
 	h.typeText("nested_args")
 	h.press("enter")
 	h.waitText("Call nested_args")

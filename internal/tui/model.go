@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -13,10 +14,10 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/info"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 	"github.com/mcpi-dev/mcpi/internal/tui/logs"
 	"github.com/mcpi-dev/mcpi/internal/tui/prompts"
@@ -38,18 +39,10 @@ type pane interface {
 	InputFocused() bool
 }
 
-// ConnState is the state of the connection.
-type ConnState int
-
-// Connection states.
-const (
-	Connecting ConnState = iota
-	Connected
-	Disconnected
-)
-
-// Model is the root model: it owns the connection, routes messages to the
-// panes and the request modal, and lays out the screen.
+// Model is the root model: it owns the connection, broadcasts its
+// life-cycle and what the session reports to the panes, which set
+// themselves up from it, routes keys to the focused component and lays out
+// the screen. It knows no pane's business (soft-serve's updateModels).
 type Model struct {
 	c    *common.Common
 	opts Options
@@ -62,30 +55,11 @@ type Model struct {
 	hooks  Hooks
 	parser *wire.Parser // used by the inbox's prepare step only
 
-	state   ConnState
-	reason  error
-	client  *session.Client
-	gen     int
-	init    *mcp.InitializeResult
-	revName string
-	era     string
-	trans   string
+	conn   link
+	rec    *recorder // the start/stop recording key
+	status status
 
-	notifications int
-	warnings      int
-	lastNotice    string
-	rec           *recorder // the start/stop recording key
-
-	tools    *tools.Pane
 	requests *requestsPane
-	rootsP   *rootsPane
-	wire     *wire.Pane
-	res      *resources.Pane
-	tmpl     *resources.Templates
-	prompts  *prompts.Pane
-	logP     *logs.Pane
-	notifP   *logs.Pane
-	stderrP  *logs.Pane
 	composer *composer
 	compose  bool // the composer is open
 	panes    []pane
@@ -93,6 +67,11 @@ type Model struct {
 
 	queue []*common.Request
 	modal *modal
+	// drafts keeps the modal of each request the user set aside, so that
+	// what was typed is there when it is opened again.
+	drafts map[*common.Request]*modal
+	// quitArmed is set by a ctrl+c that would lose work: the next one quits.
+	quitArmed bool
 
 	roots *rootStore
 	help  help.Model
@@ -129,6 +108,7 @@ func New(ctx context.Context, opts Options) *Model {
 		conns:  &connSet{m: map[*session.Client]bool{}},
 		parser: wire.NewParser(),
 		roots:  &rootStore{},
+		drafts: map[*common.Request]*modal{},
 		width:  opts.Width, height: opts.Height,
 	}
 	m.roots.set(opts.Roots)
@@ -138,18 +118,18 @@ func New(ctx context.Context, opts Options) *Model {
 		Tap:            transport.MultiTap(c.Inbox, m.rec),
 		OnNotification: c.Inbox.Notify,
 		OnWarning:      c.Inbox.Warn,
+		OnHealth:       c.Inbox.Health,
+		KeepAlive:      KeepAlive,
 	}
-	m.tools = tools.New(c)
 	m.requests = &requestsPane{c: c, queue: &m.queue}
-	m.rootsP = newRootsPane(c, m.roots, func() *session.Client { return m.client })
-	m.wire = wire.New(c, wire.NewStore(opts.WireEntries, 0))
-	m.res = resources.New(c)
-	m.tmpl = resources.NewTemplates(c)
-	m.prompts = prompts.New(c)
-	m.logP = logs.New(c, logs.KindLog)
-	m.notifP = logs.New(c, logs.KindNotifications)
-	m.stderrP = logs.New(c, logs.KindStderr)
-	m.panes = []pane{m.tools, m.res, m.tmpl, m.prompts, m.requests, m.rootsP, m.wire, m.logP, m.notifP, m.stderrP}
+	var client func() *session.Client = func() *session.Client { return m.conn.client }
+	m.panes = []pane{
+		tools.New(c), resources.New(c), resources.NewTemplates(c), prompts.New(c),
+		m.requests, newRootsPane(c, m.roots, client),
+		wire.New(c, wire.NewStore(opts.WireEntries, 0)),
+		logs.New(c, logs.KindLog), logs.New(c, logs.KindNotifications), logs.New(c, logs.KindStderr),
+		info.New(c, opts.Target),
+	}
 	m.composer = newComposer(c)
 	m.help = help.New()
 	m.help.Styles = c.Styles.Help
@@ -207,51 +187,50 @@ func (s *connSet) closeAll() {
 
 // Messages of the connection.
 type (
-	connectedMsg struct {
+	dialedMsg struct {
 		gen    int
 		client *session.Client
 		err    error
 	}
-	disconnectedMsg struct {
-		gen int
-		err error
+	// endedMsg says the session of client ended (generations change when
+	// the server forgets a session; the client stays).
+	endedMsg struct {
+		client *session.Client
+		err    error
 	}
 )
 
 // connect closes old (if any) and dials, in a Cmd.
 func (m *Model) connect(old *session.Client) tea.Cmd {
-	m.gen++
-	gen := m.gen
-	m.state, m.reason = Connecting, nil
-	m.client, m.init = nil, nil
-	m.tools.Connecting()
+	gen := m.conn.connecting()
 	dial, hooks, ctx, conns := m.opts.Dial, m.hooks, m.ctx, m.conns
-	return func() tea.Msg {
+	dialCmd := func() tea.Msg {
 		if old != nil {
 			old.Close()
 			conns.remove(old)
 		}
 		if dial == nil {
-			return connectedMsg{gen: gen, err: errors.New("nothing to connect to")}
+			return dialedMsg{gen: gen, err: errors.New("nothing to connect to")}
 		}
 		c, err := dial(ctx, hooks)
 		if err != nil {
-			return connectedMsg{gen: gen, err: err}
+			return dialedMsg{gen: gen, err: err}
 		}
 		if !conns.add(c) {
 			c.Close()
 			return nil
 		}
-		return connectedMsg{gen: gen, client: c}
+		return dialedMsg{gen: gen, client: c}
 	}
+	return tea.Batch(m.broadcast(common.ConnectingMsg{Gen: gen}), dialCmd)
 }
 
-func (m *Model) waitDisconnect(c *session.Client, gen int) tea.Cmd {
+func (m *Model) waitEnd(c *session.Client) tea.Cmd {
 	done := m.done
 	return func() tea.Msg {
 		select {
 		case <-c.Done():
-			return disconnectedMsg{gen: gen, err: c.Err()}
+			return endedMsg{client: c, err: c.Err()}
 		case <-done:
 			return nil
 		}
@@ -281,35 +260,64 @@ func (m *Model) Init() tea.Cmd {
 }
 
 // State returns the connection state and why it is down.
-func (m *Model) State() (ConnState, error) { return m.state, m.reason }
+func (m *Model) State() (ConnState, error) { return m.conn.state, m.conn.reason }
+
+// paneOf returns the first pane of type T.
+func paneOf[T pane](m *Model) T {
+	for _, p := range m.panes {
+		if t, ok := p.(T); ok {
+			return t
+		}
+	}
+	var zero T
+	return zero
+}
 
 // Tools returns the tools pane.
-func (m *Model) Tools() *tools.Pane { return m.tools }
+func (m *Model) Tools() *tools.Pane { return paneOf[*tools.Pane](m) }
 
 // Wire returns the wire pane.
-func (m *Model) Wire() *wire.Pane { return m.wire }
+func (m *Model) Wire() *wire.Pane { return paneOf[*wire.Pane](m) }
 
 // Resources returns the resources pane.
-func (m *Model) Resources() *resources.Pane { return m.res }
+func (m *Model) Resources() *resources.Pane { return paneOf[*resources.Pane](m) }
 
 // Prompts returns the prompts pane.
-func (m *Model) Prompts() *prompts.Pane { return m.prompts }
+func (m *Model) Prompts() *prompts.Pane { return paneOf[*prompts.Pane](m) }
+
+// Info returns the info pane.
+func (m *Model) Info() *info.Pane { return paneOf[*info.Pane](m) }
+
+func (m *Model) logPane(k logs.Kind) *logs.Pane {
+	for _, p := range m.panes {
+		if lp, ok := p.(*logs.Pane); ok && lp.Kind() == k {
+			return lp
+		}
+	}
+	return nil
+}
 
 // Log, NotificationsPane and Stderr return the stream panes.
-func (m *Model) Log() *logs.Pane               { return m.logP }
-func (m *Model) NotificationsPane() *logs.Pane { return m.notifP }
-func (m *Model) Stderr() *logs.Pane            { return m.stderrP }
+func (m *Model) Log() *logs.Pane               { return m.logPane(logs.KindLog) }
+func (m *Model) NotificationsPane() *logs.Pane { return m.logPane(logs.KindNotifications) }
+func (m *Model) Stderr() *logs.Pane            { return m.logPane(logs.KindStderr) }
 
 // Queue returns the server requests waiting for the user.
 func (m *Model) Queue() []*common.Request { return m.queue }
 
 // Notifications is the number of notifications received.
-func (m *Model) Notifications() int { return m.notifications }
+func (m *Model) Notifications() int { return m.conn.notifications }
+
+// Status returns the status line's notice.
+func (m *Model) Status() string { return m.status.notice }
 
 func (m *Model) activePane() pane { return m.panes[m.active] }
 
+// chromeHeight is what the header, tabs, status line and help take.
+func (m *Model) chromeHeight() int { return 4 + m.helpHeight() }
+
 func (m *Model) paneHeight() int {
-	return max(1, m.height-3-m.helpHeight())
+	return max(1, m.height-m.chromeHeight())
 }
 
 func (m *Model) helpHeight() int {
@@ -332,7 +340,32 @@ func (m *Model) resize() {
 	if m.modal != nil {
 		m.modal.SetSize(m.width, h)
 	}
+	for _, d := range m.drafts {
+		d.SetSize(m.width, h)
+	}
 	m.composer.SetSize(m.width, h)
+}
+
+// broadcast hands msg to every pane, their Cmds run together.
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, p := range m.panes {
+		cmds = append(cmds, p.Update(msg))
+	}
+	return tea.Batch(cmds...)
+}
+
+// broadcastInOrder hands msg to every pane and runs their Cmds one after the
+// other: the lists load tools first, so the wire shows them in a stable
+// order and the first pane fills soonest.
+func (m *Model) broadcastInOrder(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, p := range m.panes {
+		if cmd := p.Update(msg); cmd != nil {
+			cmds = append(cmds, cmd)
+		}
+	}
+	return tea.Sequence(cmds...)
 }
 
 // Update routes a message.
@@ -341,9 +374,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.resize()
-		return m, nil
-	case connectedMsg:
-		if msg.gen != m.gen {
+		// A terminal that reflowed the old screen keeps stray lines the
+		// renderer does not know of: draw the new size on a clean screen.
+		return m, tea.ClearScreen
+	case dialedMsg:
+		if msg.gen != m.conn.gen {
 			if msg.client != nil {
 				c, conns := msg.client, m.conns
 				return m, func() tea.Msg { c.Close(); conns.remove(c); return nil }
@@ -351,49 +386,28 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.err != nil {
-			m.state, m.reason = Disconnected, msg.err
-			m.tools.Disconnected()
+			m.conn.ended(msg.err)
+			return m, m.broadcast(common.DisconnectedMsg{Gen: msg.gen, Err: msg.err})
+		}
+		m.conn.up(msg.client)
+		return m, tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: msg.client, Gen: msg.gen}), m.waitEnd(msg.client))
+	case endedMsg:
+		if msg.client != m.conn.client {
 			return m, nil
 		}
-		m.state, m.client = Connected, msg.client
-		m.init = msg.client.InitializeResult()
-		m.revName = msg.client.ProtocolVersion()
-		m.era = msg.client.Era()
-		m.trans = ""
-		if t, ok := msg.client.Conn().(interface{ Name() string }); ok {
-			m.trans = t.Name()
-		}
-		m.notifications, m.warnings = 0, 0
-		m.logP.SetClient(msg.client)
-		// The lists load one after the other, tools first: the wire shows
-		// them in a stable order and the first pane fills soonest.
-		return m, tea.Batch(
-			tea.Sequence(m.tools.SetClient(msg.client, msg.gen), m.res.SetClient(msg.client, msg.gen),
-				m.tmpl.SetClient(msg.client, msg.gen), m.prompts.SetClient(msg.client, msg.gen)),
-			m.waitDisconnect(msg.client, msg.gen))
-	case disconnectedMsg:
-		if msg.gen != m.gen {
-			return m, nil
-		}
-		m.state, m.reason = Disconnected, msg.err
-		m.client = nil
-		m.tools.Disconnected()
-		m.res.Disconnected()
-		m.tmpl.Disconnected()
-		m.prompts.Disconnected()
-		m.logP.SetClient(nil)
-		return m, nil
+		m.conn.ended(msg.err)
+		return m, m.broadcast(common.DisconnectedMsg{Gen: m.conn.gen, Err: msg.err})
 	case *common.Batch:
 		return m, tea.Batch(m.handleBatch(msg), m.nextBatch())
 	case openMsg:
 		m.openModal(msg.req)
 		return m, nil
 	case common.Notice:
-		m.lastNotice = string(msg)
+		m.status.set(string(msg))
 		return m, nil
 	case answeredMsg:
 		m.dropRequest(msg.req)
-		m.lastNotice = msg.notice
+		m.status.set(msg.notice)
 		m.requests.answered++
 		if m.modal != nil && m.modal.req == msg.req {
 			m.modal = nil
@@ -410,7 +424,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case composedMsg:
-		_, cmd := m.composer.Update(msg, m.client)
+		_, cmd := m.composer.Update(msg, m.conn.client)
 		return m, cmd
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
@@ -419,74 +433,39 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.mouse(msg)
 		}
 		return m, nil
-	}
-	// Everything else belongs to a pane (results of its own Cmds).
-	return m, m.routeToPanes(msg)
-}
-
-// routeToPanes hands a message every pane may be waiting for.
-func (m *Model) routeToPanes(msg tea.Msg) tea.Cmd {
-	if _, ok := msg.(tea.PasteMsg); ok {
+	case tea.PasteMsg:
 		if m.modal != nil {
-			return m.modal.Update(msg, m.opts.OpenURL)
+			return m, m.modal.Update(msg, m.opts.OpenURL)
 		}
 		if m.compose {
-			_, cmd := m.composer.Update(msg, m.client)
-			return cmd
+			_, cmd := m.composer.Update(msg, m.conn.client)
+			return m, cmd
 		}
-		return m.activePane().Update(msg)
+		return m, m.activePane().Update(msg)
 	}
-	var cmds []tea.Cmd
-	for _, p := range m.panes {
-		cmds = append(cmds, p.Update(msg))
-	}
-	return tea.Batch(cmds...)
+	// Everything else belongs to a pane (results of its own Cmds); panes
+	// drop what is not theirs.
+	return m, m.broadcast(msg)
 }
 
 func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 	var cmds []tea.Cmd
-	if entries, ok := b.Prepared.([]wire.Entry); ok && len(entries) > 0 {
-		var stderr []logs.Row
-		for i := range entries {
-			if e := &entries[i]; e.Kind == wire.KindStderr {
-				stderr = append(stderr, logs.Row{Time: e.Time, Level: -1, Tag: "stderr", Text: string(e.Data)})
-			}
-		}
-		if len(stderr) > 0 {
-			m.stderrP.Add(stderr)
-		}
-		m.wire.Append(entries)
+	entries, _ := b.Prepared.([]wire.Entry)
+	if len(entries) > 0 || b.WireDropped > 0 {
+		cmds = append(cmds, m.broadcast(wire.EntriesMsg{Entries: entries, Dropped: b.WireDropped}))
 	}
-	m.wire.Store().Dropped += b.WireDropped
-	m.notifications += b.NotificationCount
-	m.warnings += b.WarningCount
-	reload := false
-	var notes, logRows []logs.Row
-	for _, n := range b.Notifications {
-		notes = append(notes, logs.NotificationRow(n))
-		switch n.Method {
-		case "notifications/tools/list_changed":
-			reload = true
-		case "notifications/message":
-			logRows = append(logRows, logs.LogRow(n))
-		case "notifications/prompts/list_changed":
-			cmds = append(cmds, m.prompts.Reload())
-		case "notifications/resources/list_changed":
-			cmds = append(cmds, m.tmpl.Reload())
-		}
-		cmds = append(cmds, m.res.Notify(n))
-	}
-	if len(notes) > 0 {
-		m.notifP.Add(notes)
-	}
-	if len(logRows) > 0 {
-		m.logP.Add(logRows)
-	}
-	if reload {
-		cmds = append(cmds, m.tools.Reload())
+	m.conn.notifications += b.NotificationCount
+	m.conn.warnings += b.WarningCount
+	if len(b.Notifications) > 0 {
+		cmds = append(cmds, m.broadcast(common.NotificationsMsg{Notes: b.Notifications}))
 	}
 	if len(b.Progress) > 0 {
-		m.tools.Progress(b.Progress)
+		cmds = append(cmds, m.broadcast(common.ProgressMsg{ByCall: b.Progress}))
+	}
+	for _, h := range b.Health {
+		if cmd := m.health(h); cmd != nil {
+			cmds = append(cmds, cmd)
+		}
 	}
 	for _, r := range b.Requests {
 		if !r.Ended() {
@@ -495,8 +474,9 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 	}
 	for _, r := range b.Gone {
 		if m.dropRequest(r) {
-			m.lastNotice = fmt.Sprintf("request #%d was withdrawn by the server", r.ID)
+			m.status.set(fmt.Sprintf("request #%d was withdrawn by the server", r.ID))
 		}
+		delete(m.drafts, r)
 		if m.modal != nil && m.modal.req == r {
 			m.modal = nil
 		}
@@ -509,6 +489,7 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 
 // dropRequest removes r from the queue; it reports whether it was there.
 func (m *Model) dropRequest(r *common.Request) bool {
+	delete(m.drafts, r)
 	for i, q := range m.queue {
 		if q == r {
 			m.queue = append(m.queue[:i:i], m.queue[i+1:]...)
@@ -524,16 +505,42 @@ func (m *Model) openNext() {
 	}
 }
 
+// openModal shows the request r, with what was typed for it before.
 func (m *Model) openModal(r *common.Request) {
-	m.modal = newModal(m.c, r)
+	if d, ok := m.drafts[r]; ok {
+		m.modal = d
+	} else {
+		m.modal = newModal(m.c, r)
+		m.drafts[r] = m.modal
+	}
 	m.modal.SetSize(m.width, m.paneHeight())
+}
+
+// setAside hides the modal; its request and what was typed wait for ctrl+o.
+func (m *Model) setAside() { m.modal = nil }
+
+// losesWork says what quitting now would lose, or "".
+func (m *Model) losesWork() string {
+	var parts []string
+	if n := len(m.queue); n > 0 {
+		parts = append(parts, plural(n, "server request")+" waiting for your answer (they will be cancelled)")
+	}
+	if n := m.Tools().Running(); n > 0 {
+		parts = append(parts, plural(n, "call")+" running")
+	}
+	return strings.Join(parts, " and ")
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
-	m.lastNotice = ""
-	if m.compose && m.modal == nil && !key.Matches(msg, k.Quit) && !key.Matches(msg, k.Requests) && !key.Matches(msg, k.Reconnect) && !(key.Matches(msg, k.Help) && msg.String() != "?") {
-		closed, cmd := m.composer.Update(msg, m.client)
+	m.status.set("")
+	armed := m.quitArmed
+	m.quitArmed = false
+	if key.Matches(msg, k.Quit) {
+		return m.quit(armed)
+	}
+	if m.compose && m.modal == nil && !key.Matches(msg, k.Requests) && !key.Matches(msg, k.Reconnect) && !(key.Matches(msg, k.Help) && msg.String() != "?") {
+		closed, cmd := m.composer.Update(msg, m.conn.client)
 		if closed {
 			m.compose = false
 		}
@@ -545,27 +552,25 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	inputFocused := m.modal != nil || m.activePane().InputFocused()
 	switch {
-	case key.Matches(msg, k.Quit):
-		if m.modal == nil && m.active == 0 && m.tools.CancelShown() {
-			return nil
-		}
-		return tea.Quit
 	case key.Matches(msg, k.Reconnect):
-		return m.connect(m.client)
+		return m.connect(m.conn.client)
 	case key.Matches(msg, k.Record):
 		now := time.Now
 		if m.opts.Now != nil {
 			now = m.opts.Now
 		}
 		if notice, err := m.rec.toggle(m.c.SaveDir, now()); err != nil {
-			m.lastNotice = "✗ recording: " + err.Error()
+			m.status.set("✗ recording: " + err.Error())
 		} else {
-			m.lastNotice = notice
+			m.status.set(notice)
 		}
 		return nil
 	case key.Matches(msg, k.Requests):
 		if m.modal == nil {
 			m.openNext()
+			if m.modal == nil {
+				m.status.set("no server request is waiting")
+			}
 		}
 		return nil
 	case key.Matches(msg, k.Help) && (!inputFocused || msg.String() != "?"):
@@ -582,22 +587,49 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	for i, b := range k.Tabs {
 		if i < len(m.panes) && key.Matches(msg, b) {
-			m.active = i
-			if m.modal != nil {
-				// The request waits in the queue; ctrl+o brings it back.
-				m.modal = nil
-			}
+			m.goTo(i)
 			return nil
 		}
 	}
+	if key.Matches(msg, k.InfoTab) {
+		m.goTo(len(m.panes) - 1)
+		return nil
+	}
 	if m.modal != nil {
 		if key.Matches(msg, k.Later) {
-			m.modal = nil
+			m.setAside()
+			m.status.set("set aside: ctrl+o brings it back, with what you typed")
 			return nil
 		}
 		return m.modal.Update(msg, m.opts.OpenURL)
 	}
 	return m.activePane().Update(msg)
+}
+
+// goTo shows pane i; a request on screen waits in the queue (ctrl+o brings
+// it back).
+func (m *Model) goTo(i int) {
+	m.active = i
+	m.setAside()
+	m.compose = false
+}
+
+// quit handles ctrl+c: it cancels the call on screen first; where quitting
+// would lose an answer being written, a waiting request or a running call,
+// it asks for a second ctrl+c.
+func (m *Model) quit(armed bool) tea.Cmd {
+	if m.modal == nil && !m.compose && m.Tools().CancelShown() && m.activePane() == pane(m.Tools()) {
+		return nil
+	}
+	if armed {
+		return tea.Quit
+	}
+	if loses := m.losesWork(); loses != "" {
+		m.quitArmed = true
+		m.status.set("ctrl+c again quits: " + loses + "; esc sets an answer aside")
+		return nil
+	}
+	return tea.Quit
 }
 
 // helpKeys is the help of the current context: the focused component's
@@ -620,31 +652,87 @@ func (m *Model) keys() help.KeyMap {
 		local = m.modal
 	}
 	quit := k.Quit
-	if m.modal == nil && m.active == 0 && len(m.tools.Calls()) > 0 {
+	if m.modal == nil && m.activePane() == pane(m.Tools()) && len(m.Tools().Calls()) > 0 {
 		quit.SetHelp("ctrl+c", "cancel/quit")
 	}
 	helpKey := k.Help
 	if m.modal != nil || m.compose || m.activePane().InputFocused() {
 		helpKey.SetHelp("f1", "help")
 	}
-	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
-	short := append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit)
-	full := append(append([][]key.Binding{}, local.FullHelp()...), global)
+	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
+	short := dedupe(nil, append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit))
+	var full [][]key.Binding
+	var seen []key.Binding
+	for _, col := range local.FullHelp() {
+		col = dedupe(seen, col)
+		seen = append(seen, col...)
+		if len(col) > 0 {
+			full = append(full, col)
+		}
+	}
+	// A global key the focused component takes for itself (tab in a form,
+	// esc in a list) is listed once, with the component's meaning.
+	if g := dedupe(seen, global); len(g) > 0 {
+		full = append(full, g)
+	}
 	return helpKeys{short: short, full: full}
+}
+
+// dedupe returns the bindings of bs whose first key is in neither seen nor
+// an earlier binding of bs.
+func dedupe(seen, bs []key.Binding) []key.Binding {
+	has := map[string]bool{}
+	for _, b := range seen {
+		has[b.Help().Key] = true
+	}
+	var out []key.Binding
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		if hk := b.Help().Key; !has[hk] {
+			has[hk] = true
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// tabLabel is the label of pane i: its key, title and count, or shorter.
+// short < 0 is the whole title, short > 0 its first letters; the count
+// ("(3)") stays in every form, since it is news.
+func (m *Model) tabLabel(i, short int) string {
+	p := m.panes[i]
+	num := fmt.Sprintf("%d", (i+1)%10)
+	if i >= 10 {
+		num = "i"
+	}
+	title, count := splitCount(p.Title())
+	switch {
+	case short < 0:
+		return num + " " + title + count
+	case short > 0:
+		t := []rune(title)
+		return num + " " + string(t[:min(short, len(t))]) + strings.TrimPrefix(count, " ")
+	}
+	return num + strings.TrimPrefix(count, " ")
+}
+
+// splitCount splits "Requests (2)" into "Requests" and " (2)".
+func splitCount(title string) (string, string) {
+	if i := strings.LastIndex(title, " ("); i > 0 && strings.HasSuffix(title, ")") {
+		return title[:i], title[i:]
+	}
+	return title, ""
 }
 
 // tabParts renders the tabs and says what joins them. When there are too
 // many panes for the width, inactive tabs lose their padding, then show a
-// short title, then their number only.
+// short title, then their number only; counts stay.
 func (m *Model) tabParts() (parts []string, sep string) {
 	st := m.c.Styles
-	var labels []string
-	for i, p := range m.panes {
-		label := fmt.Sprintf("%d %s", (i+1)%10, p.Title())
-		if p == pane(m.wire) {
-			label = fmt.Sprintf("%d Wire (%d)", i+1, m.wire.Store().Len())
-		}
-		labels = append(labels, label)
+	for i := range m.panes {
+		label := m.tabLabel(i, -1)
 		if i == m.active {
 			parts = append(parts, st.ActiveTab.Render("["+label+"]"))
 		} else {
@@ -652,23 +740,14 @@ func (m *Model) tabParts() (parts []string, sep string) {
 		}
 	}
 	sep = " "
-	for _, short := range []int{-1, 3, 0} {
+	for _, short := range []int{-1, 3, 1, 0} {
 		if common.Width(strings.Join(parts, sep)) <= m.width {
 			break
 		}
-		for i, p := range m.panes {
-			if i == m.active {
-				continue
+		for i := range m.panes {
+			if i != m.active {
+				parts[i] = st.Tab.Render(m.tabLabel(i, short))
 			}
-			t := []rune(p.Title())
-			label := fmt.Sprintf("%d", (i+1)%10)
-			switch {
-			case short < 0:
-				label = labels[i]
-			case short > 0:
-				label += " " + string(t[:min(short, len(t))])
-			}
-			parts[i] = st.Tab.Render(label)
 		}
 		sep = " "
 		if short < 0 {
@@ -712,9 +791,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 			return nil
 		}
 		if i := m.tabAt(ms.X); i >= 0 {
-			m.active = i
-			m.modal = nil // a waiting request stays in the queue
-			m.compose = false
+			m.goTo(i)
 		}
 	}
 	return nil
@@ -734,7 +811,8 @@ func wheelKey(msg tea.MouseMsg) (tea.KeyPressMsg, bool) {
 	return tea.KeyPressMsg{}, false
 }
 
-// View lays out the screen: header, tabs, pane (or request modal), help.
+// View lays out the screen: header, tabs, pane (or request modal), status
+// line, help.
 func (m *Model) View() tea.View {
 	v := tea.NewView("")
 	v.AltScreen = true
@@ -742,8 +820,8 @@ func (m *Model) View() tea.View {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
 	title := "mcpi"
-	if m.init != nil {
-		title += " · " + common.Line(m.init.ServerInfo.Name)
+	if m.conn.init != nil {
+		title += " · " + common.Line(m.conn.init.ServerInfo.Name)
 	}
 	v.WindowTitle = title
 	if m.width <= 0 || m.height <= 0 {
@@ -759,104 +837,62 @@ func (m *Model) View() tea.View {
 	b.WriteString(m.tabsView())
 	b.WriteByte('\n')
 	h := m.paneHeight()
-	if m.modal != nil {
+	switch {
+	case m.modal != nil:
 		b.WriteString(common.Fit(m.modal.View(), m.width, h))
-	} else if m.compose {
+	case m.compose:
 		b.WriteString(common.Fit(m.composer.View(), m.width, h))
-	} else {
+	default:
 		b.WriteString(common.Fit(m.activePane().View(), m.width, h))
 	}
+	b.WriteByte('\n')
+	b.WriteString(m.statusView())
 	b.WriteByte('\n')
 	b.WriteString(common.Fit(m.help.View(m.keys()), m.width, m.helpHeight()))
 	v.SetContent(b.String())
 	return v
 }
 
-func (m *Model) headerView() string {
-	st := m.c.Styles
-	w := m.width
-	var l1 []string
-	l1 = append(l1, st.HeaderTitle.Render("mcpi"))
-	if m.init != nil {
-		si := m.init.ServerInfo
-		l1 = append(l1, st.HeaderServer.Render(common.Line(si.Name)+" "+common.Line(si.Version)))
-		if m.trans != "" {
-			l1 = append(l1, common.Line(m.trans))
-		}
-		l1 = append(l1, common.Line(m.revName)+" "+st.HeaderDim.Render(m.era))
-	} else if m.opts.Target != "" {
-		l1 = append(l1, common.Line(m.opts.Target))
-	}
-	switch m.state {
-	case Connecting:
-		l1 = append(l1, st.Connecting.Render("◌ connecting…"))
-	case Connected:
-		l1 = append(l1, st.Connected.Render("● connected"))
-	case Disconnected:
-		l1 = append(l1, st.Disconnected.Render("✗ disconnected")+st.HeaderDim.Render(" (ctrl+r reconnects)"))
-	}
-	line1 := common.Truncate(strings.Join(l1, st.HeaderDim.Render(" · ")), w)
-
-	var badges []string
-	if m.init != nil {
-		caps := m.init.Capabilities
-		add := func(ok bool, name string) {
-			if ok {
-				badges = append(badges, st.Badge.Render(name))
-			}
-		}
-		add(caps.Tools != nil, "tools")
-		res := "resources"
-		if caps.Resources != nil && caps.Resources.Subscribe {
-			res += "+sub"
-		}
-		add(caps.Resources != nil, res)
-		add(caps.Prompts != nil, "prompts")
-		add(len(caps.Logging) > 0, "logging")
-		add(len(caps.Completions) > 0, "completions")
-		add(caps.Tasks != nil, "tasks")
-		add(len(caps.Experimental) > 0, "experimental")
-		if len(badges) == 0 {
-			badges = append(badges, st.HeaderDim.Render("no capabilities"))
-		}
-	}
-	right := []string{}
-	if n := len(m.queue); n > 0 {
-		word := "requests"
-		if n == 1 {
-			word = "request"
-		}
-		right = append(right, st.BadgeAlert.Render(fmt.Sprintf(" %d %s waiting ", n, word)))
-	}
-	right = append(right, st.HeaderDim.Render(fmt.Sprintf("notifications %d", m.notifications)))
-	if m.warnings > 0 {
-		right = append(right, st.Warning.Render(fmt.Sprintf("warnings %d", m.warnings)))
-	}
-	left := strings.Join(badges, " ")
-	if m.state == Disconnected && m.reason != nil && !errors.Is(m.reason, transport.ErrClosed) {
-		// Why the connection ended matters more than what it offered.
-		left = st.Disconnected.Render(common.Line(m.reason.Error()))
-	}
-	r := strings.Join(right, " ")
-	gap := w - common.Width(left) - common.Width(r)
-	var line2 string
-	if gap >= 1 {
-		line2 = left + strings.Repeat(" ", gap) + r
-	} else {
-		line2 = common.Truncate(left, max(10, w-common.Width(r)-1)) + " " + r
-	}
-	return line1 + "\n" + line2
+func (m *Model) tabsView() string {
+	parts, sep := m.tabParts()
+	return common.Truncate(strings.Join(parts, sep), m.width)
 }
 
-func (m *Model) tabsView() string {
+// statusView is the status line: the recording and its file, then the
+// newest notice; the notice is what gets cut when the line is short.
+func (m *Model) statusView() string {
 	st := m.c.Styles
-	parts, sep := m.tabParts()
-	line := strings.Join(parts, sep)
+	var left string
 	if p := m.rec.active(); p != "" {
-		line += "  " + st.Error.Render("● rec")
+		left = st.Error.Render("● rec") + " " + common.Line(p)
+		if w := common.Width(left); w > m.width/2 && m.status.notice != "" {
+			// Keep the file's name, drop the start of its directory.
+			left = st.Error.Render("● rec") + " …" + common.Line(filepath.Base(p))
+		}
 	}
-	if m.lastNotice != "" {
-		line += "  " + st.Dim.Render(common.Line(m.lastNotice))
+	line := left
+	if n := m.status.notice; n != "" {
+		style := st.Dim
+		if strings.HasPrefix(n, "✗") {
+			style = st.Error
+		}
+		if line != "" {
+			line += "  "
+		}
+		line += style.Render(common.Line(n))
 	}
 	return common.Truncate(line, m.width)
+}
+
+// status is the one place a notice is kept: set it, it is sanitised when
+// drawn; the next key clears it.
+type status struct{ notice string }
+
+func (s *status) set(n string) { s.notice = n }
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -32,7 +32,16 @@ type Hooks struct {
 	Tap            transport.Tap
 	OnNotification func(session.Notification)
 	OnWarning      func(session.Warning)
+	// OnHealth hears of the connection's health (session.Options.OnHealth).
+	OnHealth func(session.HealthEvent)
+	// KeepAlive is how long an idle HTTP session may go unheard before a
+	// ping asks whether the server is still there (session.Options).
+	KeepAlive time.Duration
 }
+
+// KeepAlive is the TUI's keepalive: a server that died while idle shows as
+// unreachable within it (sooner where a GET stream is open).
+const KeepAlive = 10 * time.Second
 
 // Options configure the TUI.
 type Options struct {

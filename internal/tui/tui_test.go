@@ -47,9 +47,9 @@ func TestToolsPane(t *testing.T) {
 func TestTabsFitTheWidth(t *testing.T) {
 	for width, want := range map[int]string{
 		140: "[1 Tools]  2 Resources   3 Templates ",
-		120: "[1 Tools]  2 Resources  3 Templates  4 Prompts  5 Requests  6 Roots (0)  7 Wire (",
+		130: "[1 Tools]  2 Resources  3 Templates  4 Prompts  5 Requests  6 Roots (0)  7 Wire (",
 		100: "[1 Tools] 2 Res 3 Tem 4 Pro",
-		60:  "[1 Tools] 2 3 4 5 6 7 8 9 0",
+		60:  "[1 Tools] 2 R 3 T 4 P 5 R 6 R(0) 7 W(",
 	} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			h := start(t, width, 24)
@@ -99,7 +99,7 @@ func TestNestedArgsForm(t *testing.T) {
 
 func TestContentTypesResult(t *testing.T) {
 	dir := t.TempDir()
-	h := start(t, 100, 30, func(o *Options) { o.SaveDir = dir })
+	h := start(t, 100, 32, func(o *Options) { o.SaveDir = dir })
 	h.waitText(toolsLoaded)
 	h.typeText("get_content")
 	h.press("enter")
@@ -337,7 +337,7 @@ func TestSeveralCallsAtOnce(t *testing.T) {
 	h.press("ctrl+s")
 	h.waitText("slow · call #1 · ⟳ running")
 	// While it runs, another call goes and comes back.
-	h.press("ctrl+l", "ctrl+u") // back to the list; esc would cancel
+	h.press("alt+l", "ctrl+u") // back to the list; esc would cancel
 	h.typeText("echo")
 	h.press("enter")
 	h.typeText("meanwhile")
@@ -395,8 +395,8 @@ func TestReconnect(t *testing.T) {
 	<-h.hooks // the reconnect dial
 	h.waitText("● connected", toolsLoaded)
 	m := h.final()
-	if st, err := m.State(); st != Connected || err != nil || m.gen != 2 {
-		t.Errorf("state %v %v gen %d", st, err, m.gen)
+	if st, err := m.State(); st != Connected || err != nil || m.conn.gen != 2 {
+		t.Errorf("state %v %v gen %d", st, err, m.conn.gen)
 	}
 }
 
@@ -406,7 +406,7 @@ func TestDialFailure(t *testing.T) {
 			return nil, errors.New("could not connect: exec: \"nope\": executable file not found")
 		}
 	})
-	h.golden(h.waitText("✗ disconnected (ctrl+r reconnects)", "could not connect: exec:", "Not connected."))
+	h.golden(h.waitText("✗ disconnected · ctrl+r reconnects", "could not connect: exec:", "Not connected."))
 }
 
 // TestFlood sends 100,000 notifications and 100,000 tap events through the

@@ -4,8 +4,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// Notice is a one-line message for the screen's notice area (the tab bar
-// of the TUI, the header of the replay), shown until the next key.
+// Notice is a one-line message for the status line of the TUI (the header
+// of the replay): sanitised there, shown until the next key or notice.
 type Notice string
 
 // Copy puts data on the system clipboard through the terminal (OSC 52:

@@ -55,6 +55,9 @@ type Batch struct {
 	// Progress holds the newest progress of each call, by call id.
 	Progress map[int]mcp.ProgressParams
 
+	// Health holds the changes of the connection's health, oldest first.
+	Health []session.HealthEvent
+
 	Requests []*Request // new server requests waiting for an answer
 	Gone     []*Request // requests the server cancelled or the session dropped
 
@@ -110,6 +113,22 @@ func (b *Inbox) Warn(w session.Warning) {
 	if len(p.Warnings) < maxPendingWarnings {
 		p.Warnings = append(p.Warnings, w)
 	}
+	b.mu.Unlock()
+	b.poke()
+}
+
+// maxPendingHealth bounds the health changes kept between two drains (a
+// flapping connection keeps its newest).
+const maxPendingHealth = 64
+
+// Health records a change of the connection's health.
+func (b *Inbox) Health(ev session.HealthEvent) {
+	b.mu.Lock()
+	p := &b.pending
+	if len(p.Health) >= maxPendingHealth {
+		p.Health = append(p.Health[:0], p.Health[1:]...)
+	}
+	p.Health = append(p.Health, ev)
 	b.mu.Unlock()
 	b.poke()
 }

@@ -48,3 +48,43 @@ func (c *Cursor) Move(cm *Common, msg tea.KeyPressMsg, n, rows int) bool {
 	c.Clamp(n, rows)
 	return true
 }
+
+// Scroll is the offset of a text too long for its box (a result, a frame's
+// detail, a row opened in full): the list keys move it a line or a page at
+// a time.
+type Scroll struct {
+	Offset int
+}
+
+// Move handles the scroll keys for a text of n lines shown rows at a time;
+// it reports whether msg was one of them.
+func (s *Scroll) Move(cm *Common, msg tea.KeyPressMsg, n, rows int) bool {
+	k := cm.Keys
+	switch {
+	case key.Matches(msg, k.Up):
+		s.Offset--
+	case key.Matches(msg, k.Down):
+		s.Offset++
+	case key.Matches(msg, k.PageUp):
+		s.Offset -= rows
+	case key.Matches(msg, k.PageDown):
+		s.Offset += rows
+	case key.Matches(msg, k.Top):
+		s.Offset = 0
+	case key.Matches(msg, k.Bottom):
+		s.Offset = n
+	default:
+		return false
+	}
+	s.Clamp(n, rows)
+	return true
+}
+
+// Clamp keeps the offset within a text of n lines shown rows at a time.
+func (s *Scroll) Clamp(n, rows int) { s.Offset = max(0, min(s.Offset, n-max(1, rows))) }
+
+// Window returns the lines shown, from the offset on.
+func (s *Scroll) Window(lines []string, rows int) []string {
+	s.Clamp(len(lines), rows)
+	return lines[s.Offset:min(len(lines), s.Offset+max(1, rows))]
+}

@@ -14,6 +14,7 @@ type KeyMap struct {
 	NextTab   key.Binding
 	PrevTab   key.Binding
 	Tabs      []key.Binding // alt+1..alt+9 jump to a pane
+	InfoTab   key.Binding   // the info pane, the eleventh
 	Requests  key.Binding   // open the oldest waiting server request
 
 	// Lists.
@@ -99,6 +100,7 @@ func Default() *KeyMap {
 		NextTab:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		PrevTab:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
 		Requests:  key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "answer request")),
+		InfoTab:   key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "info")),
 
 		Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "down")),
@@ -112,7 +114,7 @@ func Default() *KeyMap {
 		ClearFilter: key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "clear filter")),
 		DetailsUp:   key.NewBinding(key.WithKeys("shift+up"), key.WithHelp("shift+↑", "scroll details")),
 		DetailsDown: key.NewBinding(key.WithKeys("shift+down"), key.WithHelp("shift+↓", "scroll details")),
-		Calls:       key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "last results")),
+		Calls:       key.NewBinding(key.WithKeys("alt+l"), key.WithHelp("alt+l", "last results")),
 
 		NextField: key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab/↓", "next field")),
 		PrevField: key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab/↑", "previous field")),
@@ -149,7 +151,7 @@ func Default() *KeyMap {
 		RemoveRoot: key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "remove root")),
 
 		Subscribe:  key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "subscribe/unsubscribe")),
-		Reload:     key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "reload list")),
+		Reload:     key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "reload")),
 		SuggNext:   key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n/p", "pick suggestion")),
 		SuggPrev:   key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "previous suggestion")),
 		SuggAccept: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use suggestion")),

@@ -18,12 +18,15 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
 
 // Bounds of a pane's memory.
 const (
 	MaxRows     = 20_000
 	MaxRowBytes = 4 << 10
+	// MaxBodyBytes bounds what a row keeps for the view of it in full.
+	MaxBodyBytes = 16 << 10
 )
 
 // Row is one line of a pane.
@@ -33,6 +36,12 @@ type Row struct {
 	Level int    // index in mcp.LoggingLevels, -1 when none
 	Tag   string // the level and logger, the method, "stderr"
 	Text  string // safe, one line (clipped to MaxRowBytes)
+	// Body is what the row stands for, for the view of it in full: the
+	// notification's params or the log message's data (JSON, clipped to
+	// MaxBodyBytes); nil for stderr, whose Text is the whole line.
+	Body []byte
+	// Clipped says Body was cut at MaxBodyBytes.
+	Clipped bool
 }
 
 // Ring keeps the newest rows.
@@ -103,6 +112,10 @@ type Pane struct {
 	follow   bool
 	notice   string
 
+	// open is the row shown in full (enter), nil in the list.
+	open   *Row
+	scroll common.Scroll
+
 	width, height int
 }
 
@@ -122,14 +135,14 @@ func (p *Pane) Title() string {
 	return "Stderr"
 }
 
+// Kind is what the pane shows.
+func (p *Pane) Kind() Kind { return p.kind }
+
 // InputFocused is always false.
 func (p *Pane) InputFocused() bool { return false }
 
 // Ring returns the rows.
 func (p *Pane) Ring() *Ring { return p.ring }
-
-// SetClient hands the log pane the session whose level it sets.
-func (p *Pane) SetClient(c *session.Client) { p.client = c }
 
 // SetSize sets the pane's size.
 func (p *Pane) SetSize(w, h int) {
@@ -187,6 +200,13 @@ func (p *Pane) Add(rows []Row) {
 	p.clamp()
 }
 
+func body(raw []byte) ([]byte, bool) {
+	if len(raw) > MaxBodyBytes {
+		return append([]byte(nil), raw[:MaxBodyBytes]...), true
+	}
+	return raw, false
+}
+
 // LogRow makes a row of a notifications/message.
 func LogRow(n session.Notification) Row {
 	var m mcp.LoggingMessageParams
@@ -200,7 +220,8 @@ func LogRow(n session.Notification) Row {
 	if json.Unmarshal(m.Data, &text) != nil {
 		text = common.CompactJSON(m.Data)
 	}
-	return Row{Time: n.Time, Level: lvl, Tag: tag, Text: text}
+	b, clipped := body(m.Data)
+	return Row{Time: n.Time, Level: lvl, Tag: tag, Text: text, Body: b, Clipped: clipped}
 }
 
 // NotificationRow makes a row of any notification.
@@ -215,7 +236,8 @@ func NotificationRow(n session.Notification) Row {
 			text = common.CompactJSON(p)
 		}
 	}
-	return Row{Time: n.Time, Level: -1, Tag: n.Method, Text: text}
+	b, clipped := body(n.Params)
+	return Row{Time: n.Time, Level: -1, Tag: n.Method, Text: text, Body: b, Clipped: clipped}
 }
 
 func (p *Pane) setMinLevel(l int) {
@@ -236,10 +258,40 @@ type levelSetMsg struct {
 	err   error
 }
 
-// Update handles keys.
+// Update handles keys and what arrives for the pane.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	k := p.c.Keys
 	switch msg := msg.(type) {
+	case common.ConnectedMsg:
+		p.client = msg.Client
+	case common.ConnectingMsg, common.DisconnectedMsg:
+		p.client = nil
+	case common.NotificationsMsg:
+		var rows []Row
+		for _, n := range msg.Notes {
+			switch {
+			case p.kind == KindNotifications:
+				rows = append(rows, NotificationRow(n))
+			case p.kind == KindLog && n.Method == "notifications/message":
+				rows = append(rows, LogRow(n))
+			}
+		}
+		if len(rows) > 0 {
+			p.Add(rows)
+		}
+	case wire.EntriesMsg:
+		if p.kind != KindStderr {
+			return nil
+		}
+		var rows []Row
+		for i := range msg.Entries {
+			if e := &msg.Entries[i]; e.Kind == wire.KindStderr {
+				rows = append(rows, Row{Time: e.Time, Level: -1, Tag: "stderr", Text: string(e.Data)})
+			}
+		}
+		if len(rows) > 0 {
+			p.Add(rows)
+		}
 	case levelSetMsg:
 		if p.kind != KindLog {
 			return nil
@@ -252,12 +304,22 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.KeyPressMsg:
 		p.notice = ""
+		if p.open != nil {
+			return p.updateOpen(msg)
+		}
 		n := p.count()
 		if p.list.Move(p.c, msg, n, p.rows()) {
 			p.follow = p.list.Pos >= n-1
 			return nil
 		}
 		switch {
+		case key.Matches(msg, k.Open):
+			if n > 0 {
+				if r := p.ring.Get(p.seqAt(p.list.Pos)); r != nil {
+					row := *r
+					p.open, p.scroll = &row, common.Scroll{}
+				}
+			}
 		case key.Matches(msg, k.Follow):
 			p.follow = !p.follow
 			p.clamp()
@@ -281,19 +343,78 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+func (p *Pane) updateOpen(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	lines := p.openLines()
+	switch {
+	case key.Matches(msg, k.Back), key.Matches(msg, k.Open):
+		p.open = nil
+	case key.Matches(msg, k.Copy):
+		data := p.open.Body
+		if len(data) == 0 {
+			data = []byte(p.open.Text)
+		}
+		return common.Copy("the row", data)
+	default:
+		p.scroll.Move(p.c, msg, len(lines), p.rows())
+	}
+	return nil
+}
+
+// openLines lays out the row shown in full: its time and tag, then its
+// body, pretty-printed when it is JSON and wrapped to the width.
+func (p *Pane) openLines() []string {
+	st := p.c.Styles
+	r := p.open
+	w := max(10, p.width)
+	var lines []string
+	head := r.Time.Format("2006-01-02 15:04:05.000") + "  " + st.Title.Render(common.Line(r.Tag))
+	lines = append(lines, common.Wrap(head, w)...)
+	switch {
+	case len(r.Body) == 0:
+		lines = append(lines, common.Wrap(r.Text, w)...)
+	case r.Clipped:
+		lines = append(lines, common.Wrap(common.Block(string(r.Body)), w)...)
+		lines = append(lines, st.Dim.Render(common.Truncate(fmt.Sprintf("(clipped at %s: the wire pane has the whole frame)", common.ByteSize(MaxBodyBytes)), w)))
+	default:
+		var s string
+		if json.Unmarshal(r.Body, &s) == nil {
+			// A log message whose data is a string: the text itself.
+			lines = append(lines, common.Wrap(common.Block(s), w)...)
+		} else {
+			lines = append(lines, common.Wrap(common.PrettyJSON(r.Body, st), w)...)
+		}
+	}
+	return lines
+}
+
+// Opened returns the row shown in full, or nil.
+func (p *Pane) Opened() *Row { return p.open }
+
 // ShortHelp is the pane's help line.
 func (p *Pane) ShortHelp() []key.Binding {
 	k := p.c.Keys
-	if p.kind == KindLog {
-		return []key.Binding{k.LevelUp, k.SetLevel, k.Follow, k.ClearBuffer, k.Up, k.Down}
+	if p.open != nil {
+		return []key.Binding{withHelp(k.Back, "esc", "back"), withHelp(k.Copy, "y", "copy"), k.Up, k.Down}
 	}
-	return []key.Binding{k.Follow, k.ClearBuffer, k.Up, k.Down}
+	if p.kind == KindLog {
+		return []key.Binding{withHelp(k.Open, "enter", "open"), k.LevelUp, k.SetLevel, k.Follow, k.ClearBuffer, k.Up, k.Down}
+	}
+	return []key.Binding{withHelp(k.Open, "enter", "open"), k.Follow, k.ClearBuffer, k.Up, k.Down}
+}
+
+func withHelp(b key.Binding, keys, desc string) key.Binding {
+	b.SetHelp(keys, desc)
+	return b
 }
 
 // FullHelp is every key of the pane.
 func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
-	out := [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Follow, k.ClearBuffer}}
+	if p.open != nil {
+		return [][]key.Binding{{withHelp(k.Back, "esc", "back"), withHelp(k.Copy, "y", "copy")}, {k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}}
+	}
+	out := [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {withHelp(k.Open, "enter", "open"), k.Follow, k.ClearBuffer}}
 	if p.kind == KindLog {
 		out[1] = append(out[1], k.LevelUp, k.LevelDown, k.SetLevel)
 	}
@@ -316,14 +437,22 @@ func (p *Pane) View() string {
 	if p.notice != "" {
 		head = p.notice
 	}
+	if p.open != nil {
+		return p.openView()
+	}
 	b.WriteString(st.Dim.Render(common.Truncate(head, p.width)))
 	b.WriteByte('\n')
 	n := p.count()
 	rows := p.rows()
-	tagW := 18
-	if p.kind == KindNotifications {
-		tagW = 36
+	// The tag column is as wide as the widest tag on screen, up to a third
+	// of the width: a long logger name is cut only when room is short.
+	tagW := 0
+	for r := 0; r < rows && p.list.Offset+r < n; r++ {
+		if row := p.ring.Get(p.seqAt(p.list.Offset + r)); row != nil {
+			tagW = max(tagW, common.Width(row.Tag))
+		}
 	}
+	tagW = min(tagW, max(12, p.width/3))
 	for r := 0; r < rows; r++ {
 		i := p.list.Offset + r
 		if i < n {
@@ -331,7 +460,7 @@ func (p *Pane) View() string {
 				b.WriteString(p.row(row, i == p.list.Pos, tagW))
 			}
 		} else if n == 0 && r == 0 {
-			b.WriteString(st.Dim.Render("  Nothing yet."))
+			b.WriteString(st.Dim.Render("  " + p.empty()))
 		}
 		b.WriteByte('\n')
 	}
@@ -344,6 +473,32 @@ func (p *Pane) View() string {
 	}
 	b.WriteString(st.Dim.Render(common.Truncate(status, p.width)))
 	return b.String()
+}
+
+// empty says what the pane will show, while it has nothing.
+func (p *Pane) empty() string {
+	switch p.kind {
+	case KindLog:
+		return "No log message yet (the server sends them as notifications/message)."
+	case KindNotifications:
+		return "No notification yet."
+	}
+	return "Nothing on the server's standard error yet."
+}
+
+func (p *Pane) openView() string {
+	st := p.c.Styles
+	lines := p.openLines()
+	rows := p.rows()
+	body := p.scroll.Window(lines, rows)
+	out := []string{st.Dim.Render(common.Truncate("row in full · esc back · y copies", p.width))}
+	out = append(out, body...)
+	for len(out) < rows+1 {
+		out = append(out, "")
+	}
+	pos := fmt.Sprintf("lines %d-%d of %d", p.scroll.Offset+1, p.scroll.Offset+len(body), len(lines))
+	out = append(out, st.Dim.Render(common.Truncate(pos, p.width)))
+	return strings.Join(out, "\n")
 }
 
 func (p *Pane) row(r *Row, selected bool, tagW int) string {

@@ -90,8 +90,8 @@ func hasPrompts(c *session.Client) bool {
 	return ir == nil || ir.Capabilities.Prompts != nil
 }
 
-// SetClient hands the pane a new session and lists its prompts.
-func (p *Pane) SetClient(client *session.Client, gen int) tea.Cmd {
+// setClient takes a new session and lists its prompts.
+func (p *Pane) setClient(client *session.Client, gen int) tea.Cmd {
 	p.client, p.gen = client, gen
 	p.complete = false
 	if ir := client.InitializeResult(); ir != nil {
@@ -100,9 +100,6 @@ func (p *Pane) SetClient(client *session.Client, gen int) tea.Cmd {
 	p.forms, p.form, p.editing = map[string]*argform.Model{}, nil, false
 	return p.Reload()
 }
-
-// Disconnected forgets the session.
-func (p *Pane) Disconnected() { p.client = nil }
 
 // Reload lists the prompts again, every page.
 func (p *Pane) Reload() tea.Cmd {
@@ -117,6 +114,18 @@ func (p *Pane) selected() *mcp.Prompt { return p.listed.At(p.list.Pos) }
 // Update handles messages for the pane.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case common.ConnectingMsg, common.DisconnectedMsg:
+		p.client = nil
+		return nil
+	case common.ConnectedMsg:
+		return p.setClient(msg.Client, msg.Gen)
+	case common.NotificationsMsg:
+		for _, n := range msg.Notes {
+			if n.Method == "notifications/prompts/list_changed" {
+				return p.Reload()
+			}
+		}
+		return nil
 	case common.Loaded[mcp.Prompt]:
 		if p.listed.Apply(msg, p.gen) {
 			p.list.Clamp(len(p.listed.Items), p.rows())

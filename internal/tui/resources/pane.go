@@ -89,19 +89,13 @@ type (
 	}
 )
 
-// SetClient hands the pane a new session and lists its resources.
-// Subscriptions do not outlive their session.
-func (p *Pane) SetClient(client *session.Client, gen int) tea.Cmd {
+// setClient takes a new session and lists its resources. Subscriptions do
+// not outlive their session.
+func (p *Pane) setClient(client *session.Client, gen int) tea.Cmd {
 	p.closeSub()
 	p.client, p.gen = client, gen
 	p.subscribed, p.updated, p.wanted = map[string]bool{}, map[string]int{}, map[string]bool{}
 	return p.Reload()
-}
-
-// Disconnected forgets the session.
-func (p *Pane) Disconnected() {
-	p.closeSub()
-	p.client = nil
 }
 
 func (p *Pane) closeSub() {
@@ -126,8 +120,8 @@ func hasResources(c *session.Client) bool {
 	return ir == nil || ir.Capabilities.Resources != nil
 }
 
-// Notify handles a server notification.
-func (p *Pane) Notify(n session.Notification) tea.Cmd {
+// notify handles a server notification.
+func (p *Pane) notify(n session.Notification) tea.Cmd {
 	switch n.Method {
 	case "notifications/resources/updated":
 		var u mcp.ResourceUpdatedParams
@@ -146,6 +140,17 @@ func (p *Pane) selected() *mcp.Resource { return p.listed.At(p.list.Pos) }
 // Update handles messages for the pane.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case common.ConnectingMsg, common.DisconnectedMsg:
+		p.closeSub()
+		p.client = nil
+	case common.ConnectedMsg:
+		return p.setClient(msg.Client, msg.Gen)
+	case common.NotificationsMsg:
+		var cmds []tea.Cmd
+		for _, n := range msg.Notes {
+			cmds = append(cmds, p.notify(n))
+		}
+		return tea.Batch(cmds...)
 	case common.Loaded[mcp.Resource]:
 		if p.listed.Apply(msg, p.gen) {
 			p.list.Clamp(len(p.listed.Items), p.rows())

@@ -62,8 +62,8 @@ func (p *Templates) SetSize(w, h int) {
 
 func (p *Templates) rows() int { return max(1, p.height/2-1) }
 
-// SetClient hands the pane a new session and lists its templates.
-func (p *Templates) SetClient(client *session.Client, gen int) tea.Cmd {
+// setClient takes a new session and lists its templates.
+func (p *Templates) setClient(client *session.Client, gen int) tea.Cmd {
 	p.client, p.gen = client, gen
 	p.complete = false
 	if ir := client.InitializeResult(); ir != nil {
@@ -73,9 +73,6 @@ func (p *Templates) SetClient(client *session.Client, gen int) tea.Cmd {
 	p.form, p.editing = nil, false
 	return p.Reload()
 }
-
-// Disconnected forgets the session.
-func (p *Templates) Disconnected() { p.client = nil }
 
 // Reload lists the templates again, every page.
 func (p *Templates) Reload() tea.Cmd {
@@ -90,6 +87,19 @@ func (p *Templates) selected() *mcp.ResourceTemplate { return p.listed.At(p.list
 // Update handles messages for the pane.
 func (p *Templates) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case common.ConnectingMsg, common.DisconnectedMsg:
+		p.client = nil
+		return nil
+	case common.ConnectedMsg:
+		return p.setClient(msg.Client, msg.Gen)
+	case common.NotificationsMsg:
+		// Templates change with the resources.
+		for _, n := range msg.Notes {
+			if n.Method == "notifications/resources/list_changed" {
+				return p.Reload()
+			}
+		}
+		return nil
 	case common.Loaded[mcp.ResourceTemplate]:
 		if p.listed.Apply(msg, p.gen) {
 			p.list.Clamp(len(p.listed.Items), p.rows())

@@ -81,13 +81,7 @@ type toolsMsg struct {
 // tickMsg redraws running calls' elapsed time.
 type tickMsg struct{}
 
-// SetClient hands the pane a new session and loads its tools.
-func (p *Pane) SetClient(client *session.Client, gen int) tea.Cmd {
-	p.client, p.gen = client, gen
-	return p.Reload()
-}
-
-// Reload lists the tools again (after notifications/tools/list_changed).
+// Reload lists the tools again (the reload key, list_changed, a new session).
 func (p *Pane) Reload() tea.Cmd {
 	if p.client == nil {
 		return nil
@@ -100,12 +94,16 @@ func (p *Pane) Reload() tea.Cmd {
 	}
 }
 
-// Connecting forgets the session while a new one is dialled (calls in
-// flight end on their own).
-func (p *Pane) Connecting() { p.client, p.down = nil, false }
-
-// Disconnected forgets the session.
-func (p *Pane) Disconnected() { p.client, p.down = nil, true }
+// Running is how many calls are running.
+func (p *Pane) Running() int {
+	n := 0
+	for _, c := range p.calls {
+		if c.State == Running {
+			n++
+		}
+	}
+	return n
+}
 
 // Calls returns the calls made, oldest first.
 func (p *Pane) Calls() []*Call { return p.calls }
@@ -125,8 +123,8 @@ func (p *Pane) SetSize(w, h int) {
 	p.clampList()
 }
 
-// Progress records the newest progress of calls.
-func (p *Pane) Progress(byCall map[int]mcp.ProgressParams) {
+// progress records the newest progress of calls.
+func (p *Pane) progress(byCall map[int]mcp.ProgressParams) {
 	for id, pp := range byCall {
 		if c := p.call(id); c != nil && c.State == Running {
 			pp := pp
@@ -193,6 +191,22 @@ func (p *Pane) selected() *mcp.Tool {
 // Update handles messages for the pane.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case common.ConnectingMsg:
+		// Calls in flight end on their own.
+		p.client, p.down = nil, false
+	case common.ConnectedMsg:
+		p.client, p.gen, p.down = msg.Client, msg.Gen, false
+		return p.Reload()
+	case common.DisconnectedMsg:
+		p.client, p.down = nil, true
+	case common.NotificationsMsg:
+		for _, n := range msg.Notes {
+			if n.Method == "notifications/tools/list_changed" {
+				return p.Reload()
+			}
+		}
+	case common.ProgressMsg:
+		p.progress(msg.ByCall)
 	case toolsMsg:
 		if msg.gen != p.gen {
 			return nil
@@ -309,6 +323,11 @@ func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
 		if len(p.calls) > 0 {
 			p.mode = modeResult
 		}
+	case key.Matches(msg, k.Reload):
+		if p.client == nil {
+			return common.Noticef("✗ not connected (ctrl+r reconnects)")
+		}
+		return tea.Batch(p.Reload(), common.Noticef("listing the tools again"))
 	case key.Matches(msg, k.Back), key.Matches(msg, k.ClearFilter):
 		p.filter = ""
 		p.applyFilter()
@@ -480,9 +499,9 @@ func (p *Pane) ShortHelp() []key.Binding {
 		} else {
 			out = append(out, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"))
 		}
-		return append(out, withHelp(k.PrevCall, "[/]", "other calls"), withHelp(k.Calls, "ctrl+l", "tools"), k.Down)
+		return append(out, withHelp(k.PrevCall, "[/]", "other calls"), withHelp(k.Calls, "alt+l", "tools"), k.Down)
 	}
-	return []key.Binding{withHelp(k.Open, "enter", "call"), withHelp(k.Up, "type", "filter"), k.Up, k.Down, k.DetailsDown, k.Calls}
+	return []key.Binding{withHelp(k.Open, "enter", "call"), withHelp(k.Up, "type", "filter"), k.Reload, k.Up, k.Down, k.DetailsDown, k.Calls}
 }
 
 // FullHelp is every key of the pane.
@@ -493,12 +512,12 @@ func (p *Pane) FullHelp() [][]key.Binding {
 		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
 		return [][]key.Binding{
-			{k.Cancel, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), withHelp(k.Calls, "ctrl+l", "tools list")},
+			{k.Cancel, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), withHelp(k.Calls, "alt+l", "tools list")},
 			{k.PrevCall, k.NextCall, k.Up, k.Down, k.PageUp, k.PageDown},
 		}
 	}
 	return [][]key.Binding{
-		{withHelp(k.Open, "enter", "call"), withHelp(k.Up, "type", "filter"), k.ClearFilter, k.Calls},
+		{withHelp(k.Open, "enter", "call"), withHelp(k.Up, "type", "filter"), k.ClearFilter, k.Reload, k.Calls},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
 	}
 }

@@ -68,7 +68,7 @@ func New(c *common.Common, store *Store) *Pane {
 }
 
 // Title names the pane in the tab bar.
-func (p *Pane) Title() string { return "Wire" }
+func (p *Pane) Title() string { return fmt.Sprintf("Wire (%d)", p.store.Len()) }
 
 // Store returns the entries.
 func (p *Pane) Store() *Store { return p.store }
@@ -85,6 +85,14 @@ func (p *Pane) SetSize(w, h int) {
 		p.buildDetail()
 	}
 	p.clamp()
+}
+
+// EntriesMsg carries the wire events of one batch, parsed, and how many
+// the inbox dropped before them in a flood. The wire pane shows them; the
+// stderr pane takes the server's standard error from them.
+type EntriesMsg struct {
+	Entries []Entry
+	Dropped int
 }
 
 // Append adds entries, keeping the filtered view and the tail in step.
@@ -199,6 +207,13 @@ func (p *Pane) setQuery(s string) {
 // Update handles keys.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	k := p.c.Keys
+	if em, ok := msg.(EntriesMsg); ok {
+		p.store.Dropped += em.Dropped
+		if len(em.Entries) > 0 {
+			p.Append(em.Entries)
+		}
+		return nil
+	}
 	if p.filtering {
 		if kp, ok := msg.(tea.KeyPressMsg); ok {
 			switch {

@@ -1,0 +1,53 @@
+package common
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// The connection's life-cycle is broadcast to every component, which sets
+// itself up from it: the root knows no pane's business. Gen numbers the
+// connection (a reconnect or a new session raises it), so a component drops
+// the late answers of an older one.
+type (
+	// ConnectingMsg says a connection is being dialled: the old client, if
+	// any, is gone.
+	ConnectingMsg struct{ Gen int }
+
+	// ConnectedMsg says a session is up. It is broadcast again, with a new
+	// Gen and the same Client, when the server forgot the session and a new
+	// one was started: what a component listed or subscribed to belongs to
+	// the old session and must be fetched again.
+	ConnectedMsg struct {
+		Client *session.Client
+		Gen    int
+	}
+
+	// DisconnectedMsg says the connection ended (Err says why; nil when
+	// the user closed it).
+	DisconnectedMsg struct {
+		Gen int
+		Err error
+	}
+
+	// NotificationsMsg carries the server's notifications of one batch,
+	// oldest first (only the newest are kept in a flood).
+	NotificationsMsg struct{ Notes []session.Notification }
+
+	// HealthMsg says the session's health changed (the session renewed
+	// is a ConnectedMsg instead).
+	HealthMsg struct{ Event session.HealthEvent }
+
+	// ProgressMsg carries the newest progress of each call, by call id.
+	ProgressMsg struct{ ByCall map[int]mcp.ProgressParams }
+)
+
+// Noticef returns a Cmd that shows a notice.
+func Noticef(format string, args ...any) tea.Cmd {
+	s := fmt.Sprintf(format, args...)
+	return func() tea.Msg { return Notice(s) }
+}

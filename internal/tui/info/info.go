@@ -1,0 +1,212 @@
+// Package info is the Info pane: what the server said of itself (its
+// info, capabilities and instructions), the revision and era spoken and how
+// they were chosen, the transport and session, and the connection's health.
+// It sets itself up from the connection messages the root broadcasts.
+package info
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+)
+
+// Pane is the info pane.
+type Pane struct {
+	c      *common.Common
+	target string
+
+	client   *session.Client
+	gen      int
+	state    string // connecting, connected, disconnected
+	err      error
+	since    time.Time
+	health   session.HealthEvent
+	sessions int // how many sessions this connection has had (renewals)
+
+	scroll common.Scroll
+	width  int
+	height int
+}
+
+// New returns the info pane; target names the server as the user gave it.
+func New(c *common.Common, target string) *Pane {
+	return &Pane{c: c, target: target, state: "connecting"}
+}
+
+// Title names the pane in the tab bar.
+func (p *Pane) Title() string { return "Info" }
+
+// InputFocused is always false.
+func (p *Pane) InputFocused() bool { return false }
+
+// SetSize sets the pane's size.
+func (p *Pane) SetSize(w, h int) { p.width, p.height = w, h }
+
+// Update handles the connection messages and the scroll keys.
+func (p *Pane) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case common.ConnectingMsg:
+		p.client, p.state, p.err, p.since = nil, "connecting", nil, p.c.Now()
+		p.health = session.HealthEvent{}
+	case common.ConnectedMsg:
+		if p.client == msg.Client {
+			p.sessions++
+		} else {
+			p.sessions = 1
+			p.since = p.c.Now()
+		}
+		p.client, p.gen, p.state = msg.Client, msg.Gen, "connected"
+		p.health = session.HealthEvent{}
+	case common.DisconnectedMsg:
+		p.client, p.state, p.err, p.since = nil, "disconnected", msg.Err, p.c.Now()
+	case common.HealthMsg:
+		p.health = msg.Event
+	case tea.KeyPressMsg:
+		k := p.c.Keys
+		if key.Matches(msg, k.Copy) && p.client != nil {
+			raw := p.client.InitializeResultRaw()
+			if len(raw) > 0 {
+				return common.Copy("the server's initialize result", raw)
+			}
+		}
+		p.scroll.Move(p.c, msg, len(p.lines()), p.height)
+	}
+	return nil
+}
+
+// ShortHelp is the pane's help line.
+func (p *Pane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	copyKey := k.Copy
+	copyKey.SetHelp("y", "copy initialize result")
+	return []key.Binding{k.Up, k.Down, k.PageDown, copyKey}
+}
+
+// FullHelp is every key of the pane.
+func (p *Pane) FullHelp() [][]key.Binding {
+	k := p.c.Keys
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {p.ShortHelp()[3]}}
+}
+
+// View renders the pane.
+func (p *Pane) View() string {
+	return strings.Join(p.scroll.Window(p.lines(), p.height), "\n")
+}
+
+// lines lays the pane out for its width.
+func (p *Pane) lines() []string {
+	st := p.c.Styles
+	w := max(20, p.width)
+	var out []string
+	section := func(title string) {
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, st.Title.Render(title))
+	}
+	// field is a label and a value, the value wrapped under itself.
+	const labelW = 16
+	field := func(label, value string) {
+		if value == "" {
+			return
+		}
+		lines := common.Wrap(value, max(10, w-labelW))
+		for i, l := range lines {
+			head := strings.Repeat(" ", labelW)
+			if i == 0 {
+				head = st.Dim.Render(common.Pad(label, labelW))
+			}
+			out = append(out, head+l)
+		}
+	}
+	now := p.c.Now()
+
+	section("Connection")
+	field("target", common.Line(p.target))
+	state := p.state
+	if p.state == "connected" && p.health.Health != session.HealthUp {
+		state = p.health.Health.String()
+	}
+	field("state", state+st.Dim.Render(" for "+common.Duration(now.Sub(p.since))))
+	if p.err != nil {
+		field("why", common.Line(p.err.Error()))
+	}
+	if p.health.Err != nil {
+		field("last problem", common.Line(p.health.Err.Error())+st.Dim.Render(" at "+p.health.At.Format("15:04:05")))
+	}
+	c := p.client
+	if c == nil {
+		return out
+	}
+	conn := c.Conn()
+	if t, ok := conn.(interface{ Name() string }); ok {
+		field("transport", common.Line(t.Name()))
+	}
+	if s, ok := conn.(interface{ SessionID() string }); ok {
+		id := s.SessionID()
+		if id == "" {
+			id = st.Dim.Render("(none: the server keeps no session)")
+		} else {
+			id = common.Line(id)
+		}
+		field("session id", id)
+	}
+	if p.sessions > 1 {
+		field("sessions", fmt.Sprintf("%d (the server forgot the session %d time(s); mcpi started a new one)", p.sessions, p.sessions-1))
+	}
+	if s, ok := conn.(interface{ Pid() int }); ok {
+		field("process id", fmt.Sprint(s.Pid()))
+	}
+	field("revision", common.Line(c.ProtocolVersion()))
+	field("era", common.Line(c.Era()))
+	field("era chosen", common.Line(c.EraReason()))
+
+	ir := c.InitializeResult()
+	if ir == nil {
+		return out
+	}
+	section("Server")
+	si := ir.ServerInfo
+	field("name", common.Line(si.Name))
+	field("title", common.Line(si.Title))
+	field("version", common.Line(si.Version))
+	field("description", common.Line(si.Description))
+	field("website", common.Line(si.WebsiteURL))
+	if n := len(si.Icons); n > 0 {
+		var srcs []string
+		for _, ic := range si.Icons {
+			s := ic.Src
+			if strings.HasPrefix(s, "data:") {
+				s = s[:min(len(s), 30)] + "…"
+			}
+			srcs = append(srcs, common.Line(s))
+		}
+		field("icons", strings.Join(srcs, ", "))
+	}
+
+	section("Capabilities")
+	var caps struct {
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	raw := c.InitializeResultRaw()
+	if json.Unmarshal(raw, &caps) == nil && len(caps.Capabilities) > 0 {
+		out = append(out, common.Wrap(common.PrettyJSON(caps.Capabilities, st), w)...)
+	} else {
+		out = append(out, st.Dim.Render("(none declared)"))
+	}
+
+	section("Instructions")
+	if ir.Instructions == "" {
+		out = append(out, st.Dim.Render("(the server gave none)"))
+	} else {
+		out = append(out, common.Wrap(common.Block(ir.Instructions), w)...)
+	}
+	return out
+}
