@@ -172,7 +172,7 @@ check "lists every resource page" "16 resources"
 keys End Enter
 check "reads demo://text/hello" "Hello from the mcpi demo server"
 keys Home Down u
-check "subscribes to demo://counter" "listening to 1 resource(s)"
+check "subscribes to demo://counter" "listening to 1 resource"
 shot resources
 
 # A template with completions.

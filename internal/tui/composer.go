@@ -56,11 +56,12 @@ func (co *composer) SetSize(w, h int) {
 }
 
 type composedMsg struct {
-	frame  bool
-	method string
-	raw    json.RawMessage
-	err    error
-	took   time.Duration
+	frame     bool
+	malformed string // why the frame sent is not a valid one, "" if it is
+	method    string
+	raw       json.RawMessage
+	err       error
+	took      time.Duration
 }
 
 func (co *composer) send(client *session.Client, asFrame bool) tea.Cmd {
@@ -70,22 +71,32 @@ func (co *composer) send(client *session.Client, asFrame bool) tea.Cmd {
 		co.setLines(co.c.Styles.Error.Render("✗ not connected"))
 		return nil
 	}
-	if len(params) > 0 && !json.Valid(params) {
-		co.setLines(co.c.Styles.Error.Render("✗ the params are not valid JSON"))
+	valid := len(params) == 0 || json.Valid(params)
+	if !valid && !asFrame {
+		co.setLines(co.c.Styles.Error.Render("✗ the params are not valid JSON (ctrl+f sends what you typed as the whole frame, malformed or not)"))
 		return nil
 	}
 	var frame []byte
+	malformed := ""
 	if asFrame {
 		var probe map[string]json.RawMessage
-		if json.Unmarshal(params, &probe) == nil && probe["jsonrpc"] != nil {
+		switch {
+		case !valid:
+			// A debugger must be able to send what no server should accept.
 			frame = params
-		} else if method != "" {
+			malformed = "not valid JSON"
+			if n := bytes.Count(frame, []byte("\n")); n > 0 {
+				malformed += fmt.Sprintf("; its %s split it on stdio", common.Plural(n, "line break"))
+			}
+		case json.Unmarshal(params, &probe) == nil && probe["jsonrpc"] != nil:
+			frame = params
+		case method != "":
 			m := map[string]any{"jsonrpc": "2.0", "method": method}
 			if len(params) > 0 {
 				m["params"] = json.RawMessage(params)
 			}
 			frame, _ = json.Marshal(m)
-		} else {
+		default:
 			frame = params
 		}
 		if len(frame) == 0 {
@@ -104,7 +115,7 @@ func (co *composer) send(client *session.Client, asFrame bool) tea.Cmd {
 		if asFrame {
 			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			return composedMsg{frame: true, err: client.SendFrame(cctx, frame), took: now().Sub(start)}
+			return composedMsg{frame: true, malformed: malformed, err: client.SendFrame(cctx, frame), took: now().Sub(start)}
 		}
 		raw, err := client.Send(ctx, method, params, nil)
 		return composedMsg{method: method, raw: raw, err: err, took: now().Sub(start)}
@@ -120,9 +131,12 @@ func (co *composer) result(msg composedMsg) {
 	st := co.c.Styles
 	co.sending = false
 	var b strings.Builder
+	if msg.malformed != "" {
+		b.WriteString(st.Warning.Render("⚠ the frame sent as typed is malformed: "+msg.malformed) + "\n")
+	}
 	switch {
 	case msg.frame && msg.err == nil:
-		b.WriteString(st.OK.Render("✓ frame written") + st.Dim.Render(" · answers, if any, show in the wire pane as responses to unknown ids"))
+		b.WriteString(st.OK.Render("✓ frame written") + st.Dim.Render(" · answers, if any, show in the wire pane (an error answer to a malformed frame has id null)"))
 	case msg.err != nil:
 		b.WriteString(st.Error.Render("✗ ") + common.Block(msg.err.Error()))
 		var re *session.RPCError

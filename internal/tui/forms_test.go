@@ -74,7 +74,7 @@ func TestFormatRefusedOnce(t *testing.T) {
 	}
 	h.typeText("Paris")
 	h.press("ctrl+s")
-	h.waitText("1 problem(s): press ctrl+s again to send anyway · /when: 'tomorrow' is not a valid date-time")
+	h.waitText("1 problem: press ctrl+s again to send anyway · /when: 'tomorrow' is not a valid date-time")
 	h.press("ctrl+s")
 	h.waitText("nested_args · call #2 · ✓ done", `"when": "tomorrow"`)
 }

@@ -266,6 +266,12 @@ var masks = []struct {
 	{regexp.MustCompile(`\d\d:\d\d:\d\d\.\d{3,6}`), "hh:mm:ss.mmm"},
 	{regexp.MustCompile(`spawned pid \d+: \S+( \S+)?`), "spawned pid N: TEST-BINARY"},
 	{regexp.MustCompile(`Wire \(\d+\)`), "Wire (N)"},
+	{regexp.MustCompile(`\b(Wir|W)\(\d+\)`), "${1}(N)"},
+	// The acknowledgement of the session's subscriptions/listen may come
+	// before or after the screen a test looks at: notification counts are
+	// checked by the tests that are about them.
+	{regexp.MustCompile(`notifications \d+`), "notifications N"},
+	{regexp.MustCompile(`\b(Not|N)\(\d+\)`), "${1}(N)"},
 	// Durations are right-aligned in columns: the padding goes too.
 	{regexp.MustCompile(` *\b\d+(\.\d+)?(µs|ms|s)\b`), " D"},
 }

@@ -523,10 +523,10 @@ func (m *Model) setAside() { m.modal = nil }
 func (m *Model) losesWork() string {
 	var parts []string
 	if n := len(m.queue); n > 0 {
-		parts = append(parts, plural(n, "server request")+" waiting for your answer (they will be cancelled)")
+		parts = append(parts, common.Plural(n, "server request")+" waiting for your answer (they will be cancelled)")
 	}
 	if n := m.Tools().Running(); n > 0 {
-		parts = append(parts, plural(n, "call")+" running")
+		parts = append(parts, common.Plural(n, "call")+" running")
 	}
 	return strings.Join(parts, " and ")
 }
@@ -889,10 +889,3 @@ func (m *Model) statusView() string {
 type status struct{ notice string }
 
 func (s *status) set(n string) { s.notice = n }
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}

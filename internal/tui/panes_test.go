@@ -60,7 +60,7 @@ func TestResourcesPane(t *testing.T) {
 	h.waitText("16 resources", "demo://text/hello")
 	h.selectLine("demo://json/config")
 	h.press("enter")
-	h.golden(h.waitText("✓ 1 content(s)", `"name": "mcpi-demo"`))
+	h.golden(h.waitText("✓ 1 content", `"name": "mcpi-demo"`))
 	h.selectLine("demo://binary/logo.png")
 	h.press("enter")
 	h.waitText("binary data", "(s saves it)")
@@ -69,7 +69,7 @@ func TestResourcesPane(t *testing.T) {
 	// Subscribing (a subscriptions/listen in the modern era) marks updates.
 	h.selectLine("demo://counter")
 	h.press("u")
-	h.waitText("listening to 1 resource(s)")
+	h.waitText("listening to 1 resource")
 	h.waitText("✱")
 	h.press("u")
 	h.waitText("no resource subscriptions left")
@@ -117,7 +117,7 @@ func TestTemplatesPane(t *testing.T) {
 	h.press("ctrl+n", "ctrl+n", "enter")
 	h.waitText("→ demo://greeting/fr/Baptiste")
 	h.press("enter")
-	h.golden(h.waitText("✓ 1 content(s)", "Bonjour"))
+	h.golden(h.waitText("✓ 1 content", "Bonjour"))
 }
 
 func TestPromptsPane(t *testing.T) {
@@ -195,7 +195,7 @@ func TestNotificationsPaneGolden(t *testing.T) {
 	h.press("enter", "ctrl+s")
 	h.waitText("✓ done")
 	h.press("alt+9")
-	h.golden(h.waitText("8 notifications, newest last", "Notifs (8)"))
+	h.golden(h.waitText("9 notifications, newest last", "Notifs (9)", "subscriptions/ackn"))
 }
 
 func TestStderrPane(t *testing.T) {

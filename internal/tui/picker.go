@@ -99,7 +99,7 @@ func (p *picker) problemLines() []string {
 		return nil
 	}
 	st := p.c.Styles
-	lines := []string{st.Warning.Render(common.Truncate(fmt.Sprintf("%d configuration file(s) could not be read:", len(p.problems)), p.width))}
+	lines := []string{st.Warning.Render(common.Truncate(common.Plural(len(p.problems), "configuration file")+" could not be read:", p.width))}
 	for i, pr := range p.problems {
 		if i == maxProblemLines-2 && len(p.problems) > maxProblemLines-1 {
 			lines = append(lines, st.Dim.Render(fmt.Sprintf("  … and %d more (mcpi servers lists them)", len(p.problems)-i)))

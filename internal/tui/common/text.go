@@ -3,6 +3,7 @@ package common
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -122,4 +123,97 @@ func PrettyJSON(raw []byte, st *styles.Styles) string {
 // not JSON.
 func CompactJSON(raw []byte) string {
 	return Line(string(pretty.Ugly(raw)))
+}
+
+// Plural is "1 resource", "2 resources": n and the word, in the right number.
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// NaturalLess orders strings as people do: the numbers in them by value
+// (items/2 before items/10), the rest byte by byte.
+func NaturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			if da != db { // the same value: fewer leading zeros first
+				return da < db
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digits(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// Annotations describes a content block's or a resource's annotations for
+// people: who it is for, how much it matters, when it last changed
+// ("for user · priority 0.9 · modified 2025-01-12 15:00"). Unknown members
+// are named; what is not an object is shown as it came. "" when none.
+func Annotations(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
+		return ""
+	}
+	var a map[string]json.RawMessage
+	if json.Unmarshal(raw, &a) != nil {
+		return "annotations " + CompactJSON(raw)
+	}
+	var parts []string
+	if v, ok := a["audience"]; ok {
+		var aud []string
+		if json.Unmarshal(v, &aud) == nil {
+			parts = append(parts, "for "+Line(strings.Join(aud, ", ")))
+		} else {
+			parts = append(parts, "audience "+CompactJSON(v))
+		}
+	}
+	if v, ok := a["priority"]; ok {
+		parts = append(parts, "priority "+CompactJSON(v))
+	}
+	if v, ok := a["lastModified"]; ok {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			if t, err := time.Parse(time.RFC3339, s); err == nil {
+				s = t.Format("2006-01-02 15:04 MST")
+			}
+			parts = append(parts, "modified "+Line(s))
+		} else {
+			parts = append(parts, "lastModified "+CompactJSON(v))
+		}
+	}
+	var other []string
+	for k := range a {
+		if k != "audience" && k != "priority" && k != "lastModified" {
+			other = append(other, k)
+		}
+	}
+	if len(other) > 0 {
+		sort.Strings(other)
+		for _, k := range other {
+			parts = append(parts, Line(k)+" "+CompactJSON(a[k]))
+		}
+	}
+	return strings.Join(parts, " · ")
 }

@@ -544,7 +544,7 @@ func (m *Model) Send() (v map[string]any, refused []string, err error) {
 // Refusal is the notice of a refused send: how many problems, the key that
 // sends anyway (again, doing verb) and the first problem.
 func Refusal(problems []string, again, verb string) string {
-	s := fmt.Sprintf("✗ %d problem(s): press %s again to %s anyway", len(problems), again, verb)
+	s := fmt.Sprintf("✗ %s: press %s again to %s anyway", common.Plural(len(problems), "problem"), again, verb)
 	if len(problems) > 0 {
 		s += " · " + problems[0]
 	}

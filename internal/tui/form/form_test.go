@@ -333,7 +333,7 @@ func TestSendRefusesOnce(t *testing.T) {
 
 func TestRefusal(t *testing.T) {
 	got := Refusal([]string{"/mail: bad", "/n: required"}, "ctrl+s", "send")
-	if want := "✗ 2 problem(s): press ctrl+s again to send anyway · /mail: bad"; got != want {
+	if want := "✗ 2 problems: press ctrl+s again to send anyway · /mail: bad"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

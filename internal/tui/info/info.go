@@ -159,7 +159,7 @@ func (p *Pane) lines() []string {
 		field("session id", id)
 	}
 	if p.sessions > 1 {
-		field("sessions", fmt.Sprintf("%d (the server forgot the session %d time(s); mcpi started a new one)", p.sessions, p.sessions-1))
+		field("sessions", fmt.Sprintf("%d (the server forgot the session %s; mcpi started a new one each time)", p.sessions, common.Plural(p.sessions-1, "time")))
 	}
 	if s, ok := conn.(interface{ Pid() int }); ok {
 		field("process id", fmt.Sprint(s.Pid()))

@@ -53,6 +53,8 @@ type KeyMap struct {
 	PrevCall key.Binding
 	NextCall key.Binding
 	Edit     key.Binding
+	// ReadLinks reads the resources a result links to, in place.
+	ReadLinks key.Binding
 
 	// Wire pane.
 	Filter   key.Binding
@@ -128,11 +130,12 @@ func Default() *KeyMap {
 
 		DeleteItem: key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete item")),
 
-		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel call")),
-		Save:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save binaries")),
-		PrevCall: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous call")),
-		NextCall: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next call")),
-		Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit arguments")),
+		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel call")),
+		Save:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save binaries")),
+		PrevCall:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous call")),
+		NextCall:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next call")),
+		Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit arguments")),
+		ReadLinks: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "read links")),
 
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Follow: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow tail")),

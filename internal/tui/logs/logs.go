@@ -430,7 +430,7 @@ func (p *Pane) View() string {
 	case KindLog:
 		head = fmt.Sprintf("showing %s and above (+/- change, L asks the server)", mcp.LoggingLevels[p.minLevel])
 	case KindNotifications:
-		head = fmt.Sprintf("%d notifications, newest last", p.ring.Total())
+		head = common.Plural(int(p.ring.Total()), "notification") + ", newest last"
 	case KindStderr:
 		head = "the server's standard error"
 	}

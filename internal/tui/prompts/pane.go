@@ -309,7 +309,7 @@ func (p *Pane) View() string {
 			top = append(top, st.Error.Render(common.Line(p.notice)))
 		}
 	} else {
-		head := fmt.Sprintf("%d prompts", len(p.listed.Items))
+		head := common.Plural(len(p.listed.Items), "prompt")
 		if p.notice != "" {
 			head = p.notice
 		}
@@ -360,7 +360,7 @@ func (p *Pane) gotView(w, h int) []string {
 	st := p.c.Styles
 	g := p.got
 	if g == nil {
-		return []string{st.Dim.Render("Nothing got yet: enter gets the selected prompt.")}
+		return []string{st.Dim.Render("No prompt fetched yet: enter gets the selected one.")}
 	}
 	head := st.Title.Render("prompts/get ") + common.Line(g.name)
 	if len(g.args) > 0 {

@@ -211,7 +211,7 @@ func viewReading(st *styles.Styles, r *reading, w, h int, running bool) []string
 	case r.err != nil:
 		head += " " + st.Error.Render("✗")
 	case r.result != nil:
-		head += " " + st.OK.Render(fmt.Sprintf("✓ %d content(s)", len(r.result.Contents)))
+		head += " " + st.OK.Render("✓ "+common.Plural(len(r.result.Contents), "content"))
 	}
 	out = append(out, common.Truncate(head, w))
 	if len(r.saved) > 0 {

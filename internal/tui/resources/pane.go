@@ -86,15 +86,24 @@ type (
 		sub         *session.Subscription
 		uris        []string
 		err         error
+		initial     bool // the listen opened with the session: no notice
 	}
 )
 
 // setClient takes a new session and lists its resources. Subscriptions do
 // not outlive their session.
+//
+// In the modern era the pane keeps the session's one subscriptions/listen,
+// open from the start: it asks for every list's changes (tools, prompts,
+// resources; the server's acknowledgement says which it honours) and for the
+// updates of the resources subscribed to.
 func (p *Pane) setClient(client *session.Client, gen int) tea.Cmd {
 	p.closeSub()
 	p.client, p.gen = client, gen
 	p.subscribed, p.updated, p.wanted = map[string]bool{}, map[string]int{}, map[string]bool{}
+	if client.Era() == session.EraModern {
+		return tea.Batch(p.Reload(), p.listen(nil, true))
+	}
 	return p.Reload()
 }
 
@@ -152,11 +161,33 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	case common.Loaded[mcp.Resource]:
+		var sel string
+		if r := p.selected(); r != nil {
+			sel = r.URI
+		}
 		if p.listed.Apply(msg, p.gen) {
+			// In the order people count: items/2 before items/10.
+			slices.SortStableFunc(p.listed.Items, func(a, b mcp.Resource) int {
+				switch {
+				case common.NaturalLess(a.URI, b.URI):
+					return -1
+				case common.NaturalLess(b.URI, a.URI):
+					return 1
+				}
+				return 0
+			})
+			// The cursor stays on the resource it was on.
+			for i := range p.listed.Items {
+				if p.listed.Items[i].URI == sel {
+					p.list.Pos = i
+				}
+			}
 			p.list.Clamp(len(p.listed.Items), p.rows())
 		}
 	case readMsg:
-		if msg.pane != "resources" {
+		// A read that was overtaken by another is dropped: its content must
+		// never show under another resource.
+		if msg.pane != "resources" || p.read == nil || p.read.uri != msg.uri {
 			return nil
 		}
 		p.reading = false
@@ -200,9 +231,12 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		for _, u := range msg.uris {
 			p.subscribed[u] = true
 		}
-		p.notice = fmt.Sprintf("listening to %d resource(s)", len(msg.uris))
-		if len(msg.uris) == 0 {
+		switch {
+		case msg.initial:
+		case len(msg.uris) == 0:
 			p.notice = "no resource subscriptions left"
+		default:
+			p.notice = "listening to " + common.Plural(len(msg.uris), "resource")
 		}
 	case tea.KeyPressMsg:
 		p.notice = ""
@@ -275,22 +309,29 @@ func (p *Pane) toggle(uri string) tea.Cmd {
 	} else {
 		delete(p.wanted, uri)
 	}
-	uris := slices.Sorted(maps.Keys(p.wanted))
+	return p.listen(slices.Sorted(maps.Keys(p.wanted)), false)
+}
+
+// listen replaces the session's subscriptions/listen by one for every
+// list's changes and the updates of uris.
+func (p *Pane) listen(uris []string, initial bool) tea.Cmd {
+	client, gen, ctx := p.client, p.gen, p.c.Ctx
 	old := p.sub
 	p.sub = nil
 	p.subGen++
 	subGen := p.subGen
+	filter := mcp.SubscriptionFilter{
+		ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true,
+		ResourceSubscriptions: uris,
+	}
 	return func() tea.Msg {
 		if old != nil {
 			old.Close()
 		}
-		if len(uris) == 0 {
-			return listenMsg{gen: gen, subGen: subGen}
-		}
 		lctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		sub, err := client.Listen(lctx, mcp.SubscriptionFilter{ResourceSubscriptions: uris, ResourcesListChanged: true})
-		return listenMsg{gen: gen, subGen: subGen, sub: sub, uris: uris, err: err}
+		sub, err := client.Listen(lctx, filter)
+		return listenMsg{gen: gen, subGen: subGen, sub: sub, uris: uris, err: err, initial: initial}
 	}
 }
 
@@ -323,7 +364,7 @@ func (p *Pane) View() string {
 	st := p.c.Styles
 	lw := p.listWidth()
 	var left []string
-	head := fmt.Sprintf("%d resources", len(p.listed.Items))
+	head := common.Plural(len(p.listed.Items), "resource")
 	if n := len(p.subscribed); n > 0 {
 		head += fmt.Sprintf(" · %d subscribed", n)
 	}
@@ -395,11 +436,19 @@ func (p *Pane) detailView(w int) string {
 			meta = append(meta, st.Warning.Render(fmt.Sprintf("updated %d×", n)))
 		}
 		lines = append(lines, common.Truncate(strings.Join(meta, " · "), w))
+		if a := common.Annotations(r.Annotations); a != "" {
+			lines = append(lines, common.Truncate(st.Dim.Render(a), w))
+		}
 		if r.Description != "" {
 			d := common.Wrap(common.Line(r.Description), w)
 			lines = append(lines, d[:min(len(d), 3)]...)
 		}
 		lines = append(lines, st.Rule.Render(strings.Repeat("─", w)))
+		if p.read != nil && p.read.uri != r.URI {
+			// What was read belongs to another resource.
+			lines = append(lines, st.Dim.Render(common.Truncate("enter reads this resource", w)))
+			return strings.Join(lines, "\n")
+		}
 	}
 	lines = append(lines, viewReading(st, p.read, w, p.height-len(lines), p.reading)...)
 	return strings.Join(lines, "\n")

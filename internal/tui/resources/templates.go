@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -106,7 +105,7 @@ func (p *Templates) Update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case readMsg:
-		if msg.pane != "templates" {
+		if msg.pane != "templates" || p.read == nil || p.read.uri != msg.uri {
 			return nil
 		}
 		p.reading = false
@@ -243,7 +242,7 @@ func (p *Templates) View() string {
 			top = append(top, st.Error.Render(common.Line(p.notice)))
 		}
 	} else {
-		head := fmt.Sprintf("%d templates", len(p.listed.Items))
+		head := common.Plural(len(p.listed.Items), "template")
 		if p.notice != "" {
 			head = p.notice
 		}
@@ -261,7 +260,13 @@ func (p *Templates) View() string {
 			top = append(top, st.Dim.Render("  The server lists no resource templates."))
 		}
 		rows := p.rows()
-		nameW := min(40, max(10, w/2))
+		// The URI template column is as wide as the longest one on screen,
+		// up to two thirds of the width: the template is what is filled in.
+		nameW := 10
+		for r := 0; r < rows && p.list.Offset+r < len(p.listed.Items); r++ {
+			nameW = max(nameW, common.Width(common.Line(p.listed.Items[p.list.Offset+r].URITemplate)))
+		}
+		nameW = min(nameW, max(10, w*2/3))
 		for r := 0; r < rows && p.list.Offset+r < len(p.listed.Items); r++ {
 			i := p.list.Offset + r
 			t := &p.listed.Items[i]

@@ -64,7 +64,8 @@ type Call struct {
 	SaveErr error
 
 	cancel  context.CancelFunc
-	blocks  []block // prepared off the UI goroutine
+	blocks  []block           // prepared off the UI goroutine
+	links   map[int]*linkRead // by block index
 	lines   []string
 	linesW  int
 	offset  int
@@ -76,6 +77,18 @@ type block struct {
 	head   string
 	body   string
 	binary bool
+	// ann describes the block's annotations (audience, priority,
+	// lastModified), "" when it has none.
+	ann string
+	// link is the URI of a resource_link block: o reads it in place.
+	link string
+}
+
+// linkRead is a linked resource read in place, under its link.
+type linkRead struct {
+	running bool
+	err     error
+	blocks  []block
 }
 
 // Duration is how long the call took (so far).
@@ -183,6 +196,15 @@ func decodedSize(b64 string) (int, error) {
 }
 
 func prepareBlock(c mcp.Content, st *styles.Styles) block {
+	b := prepareBody(c, st)
+	b.ann = common.Annotations(c.Annotations)
+	if c.Type == "resource_link" {
+		b.link = c.URI
+	}
+	return b
+}
+
+func prepareBody(c mcp.Content, st *styles.Styles) block {
 	switch c.Type {
 	case "text":
 		return block{head: "text", body: clipText(c.Text)}
@@ -349,5 +371,58 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 // save key can write. Other panes (prompts, resources) show content with it.
 func RenderContent(c mcp.Content, st *styles.Styles) (head, body string, binary bool) {
 	b := prepareBlock(c, st)
+	if b.ann != "" {
+		b.head += "  " + st.Dim.Render(b.ann)
+	}
 	return b.head, b.body, b.binary
+}
+
+func (c *Call) hasLinks() bool {
+	for _, b := range c.blocks {
+		if b.link != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// linkReadMsg carries a linked resource read in place.
+type linkReadMsg struct {
+	call, block int
+	blocks      []block
+	err         error
+}
+
+// maxLinkReads bounds the links one key reads.
+const maxLinkReads = 20
+
+// readLinks reads the resources the call's result links to, each under its
+// link, at most maxLinkReads of them; links read already are left alone.
+func readLinks(ctx context.Context, c *common.Common, client *session.Client, call *Call) (tea.Cmd, int) {
+	if call.links == nil {
+		call.links = map[int]*linkRead{}
+	}
+	var cmds []tea.Cmd
+	for i, b := range call.blocks {
+		if b.link == "" || len(cmds) == maxLinkReads {
+			continue
+		}
+		if lr := call.links[i]; lr != nil && (lr.running || lr.err == nil) {
+			continue
+		}
+		call.links[i] = &linkRead{running: true}
+		id, idx, uri, st := call.ID, i, b.link, c.Styles
+		cmds = append(cmds, func() tea.Msg {
+			res, err := client.ReadResource(ctx, uri, nil)
+			msg := linkReadMsg{call: id, block: idx, err: err}
+			if err == nil {
+				for _, rc := range res.Contents {
+					rc := rc
+					msg.blocks = append(msg.blocks, prepareBlock(mcp.Content{Type: "resource", Resource: &rc}, st))
+				}
+			}
+			return msg
+		})
+	}
+	return tea.Batch(cmds...), len(cmds)
 }

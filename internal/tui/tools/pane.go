@@ -54,6 +54,9 @@ type Pane struct {
 	forms    map[string]*form.Model // the form last opened of each tool
 	formTool mcp.Tool
 	notice   string
+	// taskAnyway is set when alt+t was refused once for a tool or server
+	// without tasks: the next alt+t sends.
+	taskAnyway bool
 
 	calls   []*Call
 	current int // index into calls shown in the result view
@@ -246,6 +249,12 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		}
 		c.lines = nil
 		return nil
+	case linkReadMsg:
+		if c := p.call(msg.call); c != nil && c.links != nil {
+			c.links[msg.block] = &linkRead{err: msg.err, blocks: msg.blocks}
+			c.lines = nil
+		}
+		return nil
 	case savedMsg:
 		if c := p.call(msg.id); c != nil {
 			c.Saved = append(c.Saved, msg.paths...)
@@ -375,6 +384,7 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.AsTask):
 		return p.submit(f, true)
 	}
+	p.taskAnyway = false
 	submit, cmd := f.Update(msg)
 	if submit {
 		return tea.Batch(cmd, p.submit(f, false))
@@ -390,6 +400,16 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 // asTask runs the call as a task; a tool whose execution.taskSupport is
 // "required" always runs as one.
 func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
+	if asTask && !p.taskAnyway {
+		if why := p.noTasks(); why != "" {
+			// A debugger may send what the server does not offer, but not
+			// by surprise.
+			p.taskAnyway = true
+			p.notice = "✗ " + why + ": press " + k(p.c.Keys.AsTask) + " again to send task: {} anyway"
+			return nil
+		}
+	}
+	p.taskAnyway = false
 	args, refused, err := f.Send()
 	if err != nil {
 		p.notice = "✗ " + err.Error()
@@ -416,6 +436,37 @@ func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
 }
 
 func k(b key.Binding) string { return b.Help().Key }
+
+// noTasks says why the tool on the form cannot be called as a task, or ""
+// when the server and the tool both offer it.
+func (p *Pane) noTasks() string {
+	if ex := p.formTool.Execution; ex == nil || ex.TaskSupport == "" || ex.TaskSupport == "forbidden" {
+		return "the tool does not take tasks (execution.taskSupport is " + taskSupport(p.formTool) + ")"
+	}
+	if p.client == nil {
+		return ""
+	}
+	ir := p.client.InitializeResult()
+	if ir == nil || ir.Capabilities.Tasks == nil {
+		return "the server declares no tasks capability"
+	}
+	var req struct {
+		Tools *struct {
+			Call json.RawMessage `json:"call"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(ir.Capabilities.Tasks.Requests, &req) != nil || req.Tools == nil || req.Tools.Call == nil {
+		return "the server declares no tasks for tools/call (capabilities.tasks.requests.tools.call)"
+	}
+	return ""
+}
+
+func taskSupport(t mcp.Tool) string {
+	if t.Execution == nil || t.Execution.TaskSupport == "" {
+		return "absent: forbidden"
+	}
+	return common.Line(t.Execution.TaskSupport)
+}
 
 func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.c.Keys
@@ -451,6 +502,20 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		if c.Result != nil {
 			return saveCmd(p.c.SaveDir, c)
 		}
+	case key.Matches(msg, k.ReadLinks):
+		if c.Result == nil {
+			return nil
+		}
+		if p.client == nil {
+			p.notice = "✗ not connected (ctrl+r reconnects)"
+			return nil
+		}
+		cmd, n := readLinks(p.c.Ctx, p.c, p.client, c)
+		c.lines = nil
+		if n == 0 {
+			return common.Noticef("no resource link left to read in this result")
+		}
+		return tea.Batch(cmd, common.Noticef("reading %s in place", common.Plural(n, "linked resource")))
 	case key.Matches(msg, k.Copy):
 		if len(c.Raw) > 0 {
 			var b bytes.Buffer
@@ -498,6 +563,9 @@ func (p *Pane) ShortHelp() []key.Binding {
 			out = append(out, k.Cancel, k.Edit)
 		} else {
 			out = append(out, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"))
+			if c := p.calls[p.current]; c.hasLinks() {
+				out = append(out, k.ReadLinks)
+			}
 		}
 		return append(out, withHelp(k.PrevCall, "[/]", "other calls"), withHelp(k.Calls, "alt+l", "tools"), k.Down)
 	}
@@ -512,7 +580,7 @@ func (p *Pane) FullHelp() [][]key.Binding {
 		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
 		return [][]key.Binding{
-			{k.Cancel, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), withHelp(k.Calls, "alt+l", "tools list")},
+			{k.Cancel, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, withHelp(k.Calls, "alt+l", "tools list")},
 			{k.PrevCall, k.NextCall, k.Up, k.Down, k.PageUp, k.PageDown},
 		}
 	}
@@ -777,10 +845,20 @@ func (p *Pane) layout(c *Call) {
 				head = st.IsError.Render(head)
 			}
 			add(head)
+			if b.ann != "" {
+				for _, l := range common.Wrap(st.Dim.Render(b.ann), w-2) {
+					lines = append(lines, "  "+l)
+				}
+			}
 			if b.body != "" {
 				for _, l := range common.Wrap(b.body, w-2) {
 					lines = append(lines, "  "+l)
 				}
+			}
+			if lr := c.links[i]; lr != nil {
+				lines = append(lines, p.linkLines(lr, w)...)
+			} else if b.link != "" {
+				lines = append(lines, "  "+st.Dim.Render("o reads it here"))
 			}
 		}
 		if len(r.StructuredContent) > 0 || len(c.OutputProblems) > 0 {
@@ -800,6 +878,32 @@ func (p *Pane) layout(c *Call) {
 		}
 	}
 	c.lines, c.linesW = lines, p.width
+}
+
+// linkLines shows a linked resource read in place, indented under its link.
+func (p *Pane) linkLines(lr *linkRead, w int) []string {
+	st := p.c.Styles
+	var out []string
+	ind := func(s string) {
+		for _, l := range common.Wrap(s, w-4) {
+			out = append(out, "  │ "+l)
+		}
+	}
+	switch {
+	case lr.running:
+		ind(st.Running.Render("⟳ reading…"))
+	case lr.err != nil:
+		ind(st.Error.Render("✗ resources/read: ") + common.Line(lr.err.Error()))
+	default:
+		ind(st.OK.Render("✓ read: " + common.Plural(len(lr.blocks), "content")))
+		for _, b := range lr.blocks {
+			ind(b.head)
+			if b.body != "" {
+				ind(b.body)
+			}
+		}
+	}
+	return out
 }
 
 func (p *Pane) resultView() string {
