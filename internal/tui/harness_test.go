@@ -33,8 +33,8 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
-	case "hostile:" + mcptest.HostilePoison:
-		mcptest.RunHostile(mcptest.HostilePoison)
+	case "hostile:" + mcptest.HostilePoison, "hostile:" + mcptest.HostileCrash:
+		mcptest.RunHostile(strings.TrimPrefix(os.Getenv(mcptest.PeerEnv), "hostile:"))
 		os.Exit(0)
 	case "demo-legacy":
 		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: demoserver.EraLegacy}); err != nil {
@@ -55,6 +55,11 @@ func dialDemo(ctx context.Context, h Hooks) (*session.Client, error) {
 
 // dialPeer connects to the test binary re-executed as peer.
 func dialPeer(ctx context.Context, h Hooks, peer string) (*session.Client, error) {
+	return dialPeerWith(ctx, h, peer, nil)
+}
+
+// dialPeerWith is dialPeer with session options of the test's own.
+func dialPeerWith(ctx context.Context, h Hooks, peer string, edit func(*session.Options)) (*session.Client, error) {
 	conn, err := transport.Spawn(transport.StdioOptions{
 		Command: os.Args[0], Args: []string{"-test.run=^$"},
 		Env: []string{mcptest.PeerEnv + "=" + peer}, Tap: h.Tap,
@@ -62,10 +67,14 @@ func dialPeer(ctx context.Context, h Hooks, peer string) (*session.Client, error
 	if err != nil {
 		return nil, err
 	}
-	return session.Connect(ctx, conn, session.Options{
+	opts := session.Options{
 		Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning,
-		Timeout: 30 * time.Second,
-	})
+		OnHealth: h.OnHealth, Timeout: 30 * time.Second,
+	}
+	if edit != nil {
+		edit(&opts)
+	}
+	return session.Connect(ctx, conn, opts)
 }
 
 // probe wraps the root model to let a test see each screen as it is
@@ -271,7 +280,8 @@ var masks = []struct {
 	// before or after the screen a test looks at: notification counts are
 	// checked by the tests that are about them.
 	{regexp.MustCompile(`notifications \d+`), "notifications N"},
-	{regexp.MustCompile(`\b(Not|N)\(\d+\)`), "${1}(N)"},
+	{regexp.MustCompile(`\b([0-9] (?:Notifs|Not|N))(?:\(\d+\)| \(\d+\))?`), "${1}(N)"},
+	{regexp.MustCompile(`process id +\d+`), "process id N"},
 	// Durations are right-aligned in columns: the padding goes too.
 	{regexp.MustCompile(` *\b\d+(\.\d+)?(µs|ms|s)\b`), " D"},
 }

@@ -699,8 +699,8 @@ func dedupe(seen, bs []key.Binding) []key.Binding {
 }
 
 // tabLabel is the label of pane i: its key, title and count, or shorter.
-// short < 0 is the whole title, short > 0 its first letters; the count
-// ("(3)") stays in every form, since it is news.
+// short < 0 is the whole title, short > 0 its first letters; a count
+// ("(3)") that is news stays in every form.
 func (m *Model) tabLabel(i, short int) string {
 	p := m.panes[i]
 	num := fmt.Sprintf("%d", (i+1)%10)
@@ -708,6 +708,11 @@ func (m *Model) tabLabel(i, short int) string {
 		num = "i"
 	}
 	title, count := splitCount(p.Title())
+	if _, ok := p.(*wire.Pane); (ok || count == " (0)") && short >= 0 {
+		// Short labels keep the counts that are news: not the wire's
+		// running total, not a zero.
+		count = ""
+	}
 	switch {
 	case short < 0:
 		return num + " " + title + count

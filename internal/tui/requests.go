@@ -395,10 +395,10 @@ func (m *modal) View() string {
 	var answer []string
 	switch {
 	case m.req.Kind == common.Sampling:
-		answer = append(answer, st.Dim.Render(`Reply (sent as assistant text from model "mcpi-user"):`))
+		answer = append(answer, st.Dim.Render(common.Truncate(`Reply (sent as assistant text from model "mcpi-user"; no request times out while you answer):`, iw)))
 		answer = append(answer, strings.Split(m.reply.View(), "\n")...)
 	case m.form != nil:
-		answer = strings.Split(m.form.View(), "\n")
+		answer = append([]string{st.Dim.Render(common.Truncate("No request times out while you answer.", iw))}, strings.Split(m.form.View(), "\n")...)
 	}
 	notice := ""
 	if m.notice != "" {

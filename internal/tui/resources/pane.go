@@ -102,7 +102,7 @@ func (p *Pane) setClient(client *session.Client, gen int) tea.Cmd {
 	p.client, p.gen = client, gen
 	p.subscribed, p.updated, p.wanted = map[string]bool{}, map[string]int{}, map[string]bool{}
 	if client.Era() == session.EraModern {
-		return tea.Batch(p.Reload(), p.listen(nil, true))
+		return tea.Sequence(p.Reload(), p.listen(nil, true))
 	}
 	return p.Reload()
 }

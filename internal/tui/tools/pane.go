@@ -405,7 +405,7 @@ func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
 			// A debugger may send what the server does not offer, but not
 			// by surprise.
 			p.taskAnyway = true
-			p.notice = "✗ " + why + ": press " + k(p.c.Keys.AsTask) + " again to send task: {} anyway"
+			p.notice = "✗ " + why + " · " + k(p.c.Keys.AsTask) + " again sends it as a task anyway"
 			return nil
 		}
 	}
@@ -441,14 +441,14 @@ func k(b key.Binding) string { return b.Help().Key }
 // when the server and the tool both offer it.
 func (p *Pane) noTasks() string {
 	if ex := p.formTool.Execution; ex == nil || ex.TaskSupport == "" || ex.TaskSupport == "forbidden" {
-		return "the tool does not take tasks (execution.taskSupport is " + taskSupport(p.formTool) + ")"
+		return "the tool takes no tasks (taskSupport " + taskSupport(p.formTool) + ")"
 	}
 	if p.client == nil {
 		return ""
 	}
 	ir := p.client.InitializeResult()
 	if ir == nil || ir.Capabilities.Tasks == nil {
-		return "the server declares no tasks capability"
+		return "the server has no tasks capability"
 	}
 	var req struct {
 		Tools *struct {
@@ -456,14 +456,14 @@ func (p *Pane) noTasks() string {
 		} `json:"tools"`
 	}
 	if json.Unmarshal(ir.Capabilities.Tasks.Requests, &req) != nil || req.Tools == nil || req.Tools.Call == nil {
-		return "the server declares no tasks for tools/call (capabilities.tasks.requests.tools.call)"
+		return "the server takes no tasks for tools/call"
 	}
 	return ""
 }
 
 func taskSupport(t mcp.Tool) string {
 	if t.Execution == nil || t.Execution.TaskSupport == "" {
-		return "absent: forbidden"
+		return "absent = forbidden"
 	}
 	return common.Line(t.Execution.TaskSupport)
 }

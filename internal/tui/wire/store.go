@@ -277,6 +277,9 @@ func (p *Parser) frame(en *Entry, data []byte) {
 	}
 	var h frameHead
 	if json.Unmarshal(trimmed, &h) != nil {
+		// Only an outgoing frame gets here unread (the composer sends
+		// what it is given); incoming ones are bad frames already.
+		en.Method = "not JSON"
 		return
 	}
 	method, name := p.str(h.Method), ""

@@ -1,0 +1,321 @@
+package tui
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/demoserver"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// restartable is an HTTP demo server that can die and come back on the
+// same address, as a server process restarted by its author does.
+type restartable struct {
+	t    *testing.T
+	addr string
+	srv  *httptest.Server
+}
+
+func newRestartable(t *testing.T) *restartable {
+	r := &restartable{t: t, addr: "127.0.0.1:0"}
+	r.start()
+	r.addr = r.srv.Listener.Addr().String()
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *restartable) url() string { return "http://" + r.addr + "/mcp" }
+
+// start serves a new demo server, which knows no session of the old one.
+func (r *restartable) start() {
+	var l net.Listener
+	var err error
+	for range 50 {
+		if l, err = net.Listen("tcp", r.addr); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // the old socket may linger a moment
+	}
+	if err != nil {
+		r.t.Fatalf("listening again on %s: %v", r.addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy}))
+	r.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: mux}}
+	r.srv.Start()
+}
+
+// stop kills the server as a crash would: every connection is cut.
+func (r *restartable) stop() {
+	if r.srv == nil {
+		return
+	}
+	r.srv.CloseClientConnections()
+	r.srv.Close()
+	r.srv = nil
+}
+
+// The header tells the truth about an HTTP server that dies while the TUI
+// is idle, and about the new session mcpi starts when it comes back having
+// forgotten the old one; the lists are fetched again for the new session.
+func TestHeaderFollowsAServerThatDiesAndComesBack(t *testing.T) {
+	srv := newRestartable(t)
+	h := start(t, 100, 30, func(o *Options) {
+		o.Target = srv.url()
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			conn, err := transport.DialHTTP(ctx, transport.ModeAuto, transport.HTTPOptions{URL: srv.url(), Tap: hk.Tap})
+			if err != nil {
+				return nil, err
+			}
+			return session.Connect(ctx, conn, session.Options{
+				Handler: hk.Handler, OnNotification: hk.OnNotification, OnWarning: hk.OnWarning,
+				OnHealth: hk.OnHealth, KeepAlive: 200 * time.Millisecond, Era: session.EraLegacy,
+				Timeout: 5 * time.Second,
+			})
+		}
+	})
+	h.waitText(toolsLoaded, "● connected", "streamable-http")
+	srv.stop()
+	h.waitText("✗ unreachable", "ctrl+r reconnects")
+	srv.start()
+	s := h.waitText("● connected", "the server forgot the session: a new one started, lists reloaded")
+	if strings.Contains(s, "unreachable") {
+		t.Errorf("still unreachable:\n%s", s)
+	}
+	// The new session answers: a call goes through.
+	h.typeText("echo")
+	h.press("enter")
+	h.typeText("after the restart")
+	h.press("ctrl+s")
+	h.waitText("✓ done", "after the restart")
+	h.press("alt+i")
+	h.waitText("sessions", "2 (the server forgot the session 1 time")
+}
+
+// A stdio server that exits is "disconnected" with its exit status, and
+// ctrl+r starts it again.
+func TestHeaderWhenTheServerExits(t *testing.T) {
+	h := start(t, 100, 30, func(o *Options) {
+		o.Target = "stdio: crash"
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			return dialPeer(ctx, hk, "hostile:"+mcptest.HostileCrash)
+		}
+	})
+	h.waitText("● connected", "(1/1)")
+	h.press("enter", "ctrl+s")
+	h.waitText("✗ disconnected", "ctrl+r starts it again", "status 3")
+	h.press("ctrl+r")
+	h.waitText("● connected", "hostile-crash")
+}
+
+// The Info pane shows what the server said of itself and how the session
+// was chosen.
+func TestInfoPane(t *testing.T) {
+	h := start(t, 100, 40)
+	h.waitText(toolsLoaded)
+	h.press("alt+i")
+	h.golden(h.waitText("[i Info]", "Connection", "era chosen", "Capabilities", "Instructions", "mcpi-demo"))
+	h.press("end")
+	h.waitText("Instructions")
+}
+
+// A person answering a sampling request stops the request clock: the call
+// whose server asks outlives its timeout, and the typed reply gets there.
+func TestAnswerStopsTheClock(t *testing.T) {
+	h := start(t, 100, 30, func(o *Options) {
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			return dialPeerWith(ctx, hk, "demo", func(so *session.Options) { so.Timeout = 300 * time.Millisecond })
+		}
+	})
+	h.waitText(toolsLoaded)
+	h.typeText("sample")
+	h.press("enter")
+	h.typeText("slow answer")
+	h.press("ctrl+s")
+	h.waitText("sampling/createMessage", "no request times out while")
+	h.typeText("took my time")
+	time.Sleep(1200 * time.Millisecond) // four timeouts' worth of a person thinking
+	h.press("ctrl+s")
+	h.waitText("✓ done", "took my time")
+}
+
+// ctrl+c in a sampling box does not throw the reply away: it asks again;
+// esc sets the request aside with what was typed, ctrl+o brings it back.
+func TestCtrlCDoesNotLoseAnAnswer(t *testing.T) {
+	h := start(t, 80, 24)
+	h.waitText(toolsLoaded)
+	h.typeText("sample")
+	h.press("enter")
+	h.typeText("q")
+	h.press("ctrl+s")
+	h.waitText("sampling/createMessage")
+	h.typeText("half a reply")
+	h.press("ctrl+c")
+	h.waitText("ctrl+c again quits: 1 server request waiting", "│ half a reply")
+	h.press("esc")
+	h.waitText("set aside: ctrl+o brings it back")
+	h.press("ctrl+o")
+	h.waitText("│ half a reply")
+	h.typeText(", finished")
+	h.press("ctrl+s")
+	h.waitText("✓ done", "half a reply, finished")
+	// Nothing to lose any more: one ctrl+c quits.
+	h.press("alt+2", "ctrl+c")
+	h.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+// The tabs keep the counts that are news at 80 columns.
+func TestTabCountsAt80(t *testing.T) {
+	h := start(t, 80, 24)
+	h.waitText(toolsLoaded)
+	h.typeText("sample")
+	h.press("enter")
+	h.typeText("q")
+	h.press("ctrl+s")
+	h.waitText("5 Req(1)", "1 request waiting")
+}
+
+// A log row opens in full; the logger column is as wide as the loggers.
+func TestLogRowOpens(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("alt+8", "L")
+	h.waitText("asked the server for debug and above")
+	h.press("alt+1")
+	h.typeText("log")
+	h.press("enter", "ctrl+s")
+	h.waitText("✓ done")
+	h.press("alt+8")
+	h.waitText("emergency mcpi-demo")
+	h.press("enter")
+	s := h.waitText("row in full", "emergency mcpi-demo", `"message": "hello from the demo server"`)
+	if strings.Contains(s, "…") {
+		t.Errorf("the row in full is cut:\n%s", s)
+	}
+	h.press("esc")
+	h.waitText("showing debug and above")
+}
+
+// The resources pane never shows one resource's content under another.
+func TestResourceReadStaysWithItsResource(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("alt+2")
+	h.waitText("demo://json/config")
+	for range 14 { // logo, counter, items/1..12, then the config
+		h.press("down")
+	}
+	h.press("enter")
+	h.waitText("read demo://json/config ✓ 1 content")
+	h.press("down")
+	s := h.waitText("demo://text/hello · text/plain", "enter reads this resource")
+	if strings.Contains(s, `"mcpi-demo"`) {
+		t.Errorf("the config's content shows under demo://text/hello:\n%s", s)
+	}
+}
+
+// o reads a result's resource links in place.
+func TestResourceLinkReadInPlace(t *testing.T) {
+	h := start(t, 100, 40)
+	h.waitText(toolsLoaded)
+	h.typeText("get_content")
+	h.press("enter", "ctrl+s")
+	h.waitText("✓ done", "o reads it here", "for user, assistant · priority 0.8")
+	h.press("o")
+	h.waitText("│ ✓ read: 1 content", "│ Hello from the mcpi demo server!")
+}
+
+// The composer sends a malformed frame as typed, and says so.
+func TestComposerSendsAMalformedFrame(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("ctrl+e", "tab")
+	h.typeText(`{"jsonrpc":"2.0","id":99,"method":`)
+	h.press("ctrl+f")
+	h.waitText("⚠ the frame sent as typed is malformed: not valid JSON", "✓ frame written")
+	// The wire shows it for what it is.
+	h.press("esc", "alt+7", "end")
+	h.waitText("→ frame     not JSON", "34 B")
+}
+
+// alt+t on a tool that takes no tasks is refused once, then sent.
+func TestAsTaskRefusedOnce(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("echo")
+	h.press("enter")
+	h.typeText("x")
+	h.press("alt+t")
+	h.waitText("the tool takes no tasks (taskSupport absent = forbidden)", "alt+t again sends it as a task anyway")
+	h.press("alt+t")
+	h.waitText("echo · call #1")
+}
+
+// The help lists a key once, with the meaning it has where the focus is.
+func TestHelpListsAKeyOnce(t *testing.T) {
+	h := start(t, 200, 40)
+	h.waitText(toolsLoaded)
+	h.typeText("echo")
+	h.press("enter", "f1")
+	s := h.waitText("alt+1…0 pane")
+	for _, k := range []string{"esc ", "tab "} {
+		if n := strings.Count(s, k); n > 1 {
+			t.Errorf("%q is listed %d times:\n%s", k, n, s)
+		}
+	}
+}
+
+// A tool added by the server shows without a key in the modern era: the
+// session's one subscriptions/listen asks for every list's changes.
+func TestToolsListChangedModern(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded, "modern")
+	h.typeText("toggle_tool")
+	h.press("enter", "ctrl+s")
+	h.waitText("✓ done")
+	h.press("alt+l", "ctrl+u")
+	h.waitText("(19/19)")
+	// and ctrl+l lists again on demand
+	h.press("ctrl+l")
+	h.waitText("listing the tools again")
+}
+
+// The recording's file name is on the status line at 80 columns.
+func TestRecordingFileShown(t *testing.T) {
+	h := start(t, 80, 24)
+	h.waitText(toolsLoaded)
+	h.press("alt+r")
+	s := h.waitText("● rec", "recording to")
+	if !strings.Contains(s, ".jsonl") {
+		t.Errorf("the trace's name is not visible:\n%s", s)
+	}
+	h.press("down")
+	h.waitText("● rec", ".jsonl")
+	h.press("alt+r")
+	h.waitText("recording stopped")
+}
+
+// A resize clears the screen, so that a terminal's reflowed lines do not
+// stay behind the new frame.
+func TestResizeClears(t *testing.T) {
+	m := New(context.Background(), Options{})
+	defer m.Close()
+	_, cmd := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if cmd == nil {
+		t.Fatal("no command on resize")
+	}
+	if got, want := cmd(), tea.ClearScreen(); got != want {
+		t.Errorf("resize gives %T, want %T", got, want)
+	}
+}
