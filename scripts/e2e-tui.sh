@@ -14,7 +14,7 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 EVERYTHING="$ROOT/.cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-TOTAL_BUDGET=${E2E_BUDGET:-75} # seconds for the whole run
+TOTAL_BUDGET=${E2E_BUDGET:-150} # seconds for the whole run
 WAIT=${E2E_WAIT:-15}           # seconds for one screen to appear
 
 if ! command -v tmux >/dev/null 2>&1; then
@@ -213,6 +213,10 @@ keys Enter C-s
 keys M-8
 check "shows log messages" "(alert)" "(debug)"
 shot log
+keys Enter
+check "opens a log row in full" "row in full" '"message": "hello from the demo server"'
+keys Escape
+check "back to the log" "showing debug and above"
 keys M-9
 check "counts notifications" "notifications, newest last" "notifications/message"
 shot notifications
@@ -238,6 +242,9 @@ sleep 0.3
 keys M-0
 check "the stderr pane opens" "the server's standard error"
 shot stderr
+keys M-i
+check "the info pane" "era chosen" "transport       stdio" "Capabilities"
+shot info
 keys C-e
 typ tools/list
 keys Enter
@@ -269,9 +276,20 @@ else
 	typ "Say hi"
 	keys C-s
 	check "shows the sampling request" "sampling/createMessage"
-	typ "Hi."
+	typ "Hi"
+	keys C-c
+	check "ctrl+c in the box asks again" "ctrl+c again quits: 1 server request waiting" "│ Hi"
+	keys Escape C-o
+	check "the request set aside keeps its reply" "│ Hi"
+	typ "."
 	keys C-s
 	check "the sampling answer reaches the tool" "✓ done"
+	# The tabs at 80 columns keep their counts; at 200 they are whole.
+	t resize-window -t "$SESSION" -x 80 -y 24
+	check "80 columns: short tabs" "[1 Tools] 2 Res 3 Tem 4 Pro 5 Req 6 Roo 7 Wir 8 Log 9 Not("
+	t resize-window -t "$SESSION" -x 200 -y 50
+	check "200 columns: whole tabs" "2 Resources   3 Templates   4 Prompts   5 Requests   6 Roots (0)"
+	t resize-window -t "$SESSION" -x 100 -y 30
 	keys M-2
 	check "lists resources" "resources"
 	keys Home Enter
@@ -288,6 +306,31 @@ else
 	keys Enter Enter
 	check "gets the prompt" "prompts/get completable-prompt" "message(s)"
 	keys C-c
+
+	# Over Streamable HTTP: the server dies while mcpi is idle, then comes
+	# back having forgotten the session.
+	PORT=$((20000 + $$ % 20000))
+	t new-session -d -s everything-http -x 100 -y 10 -e PORT=$PORT node "$EVERYTHING" streamableHttp
+	SESSION=everything-http
+	if wait_for "listening on port $PORT"; then
+		open http "$BIN" connect "http://127.0.0.1:$PORT/mcp"
+		check "connects over HTTP" "● connected" "streamable-http" "echo"
+		t kill-session -t everything-http
+		check "a dead server is unreachable" "✗ unreachable"
+		t new-session -d -s everything-http -x 100 -y 10 -e PORT=$PORT node "$EVERYTHING" streamableHttp
+		# The GET stream's retries, then the keepalive (10 s), notice it.
+		WAIT=30 check "a new session when it comes back" "● connected" "the server forgot the session: a new one started"
+		typ echo
+		keys Enter
+		typ "after the restart"
+		keys C-s
+		check "calls echo in the new session" "✓ done" "after the restart"
+		keys C-c
+		t kill-session -t everything-http
+	else
+		FAIL=$((FAIL + 1))
+		echo "FAIL everything over HTTP: the server did not start on port $PORT"
+	fi
 fi
 
 echo "$PASS passed, $FAIL failed ($((SECONDS - START))s)"

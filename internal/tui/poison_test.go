@@ -32,10 +32,16 @@ func TestPoisonEveryPane(t *testing.T) {
 		}
 	})
 	h.waitText(`«\e]0;pwned`, "(7/7)")
-	for _, k := range []string{"alt+2", "alt+3", "alt+4", "alt+5", "alt+6", "alt+7", "alt+8", "alt+9", "alt+0", "alt+1"} {
+	for _, k := range []string{"alt+2", "alt+3", "alt+4", "alt+5", "alt+6", "alt+7", "alt+8", "alt+9", "alt+0", "alt+i", "alt+1"} {
 		h.press(k, "enter")
 		h.press("esc")
 	}
+	// The Info pane shows the server's name, instructions and capabilities.
+	h.press("alt+i")
+	if s := h.waitText("Instructions"); !strings.Contains(s, `\e]0;pwned`) {
+		t.Errorf("the info pane does not show the poison:\n%s", s)
+	}
+	h.press("alt+1")
 	// A form whose field names are poison, an elicitation whose fields are,
 	// and a sampling request.
 	h.press("enter")
