@@ -147,6 +147,8 @@ type run struct {
 	// results are the results the run got, by method, to check against
 	// the revision's schema.
 	results map[string][]json.RawMessage
+	// asked are the requests answered input_required (at most 5).
+	asked []asked
 }
 
 // Run checks the server behind c, which is connected and initialized.
@@ -231,6 +233,7 @@ func (r *run) probe(method string, params any) (json.RawMessage, error) {
 		raw = b
 	}
 	res, err := r.c.Send(ctx, method, raw, nil)
+	r.noteAnswer(method, raw, res, err)
 	if err == nil && len(r.results[method]) < 100 {
 		r.results[method] = append(r.results[method], res)
 	}

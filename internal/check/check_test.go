@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -42,7 +43,9 @@ func checkStdio(t *testing.T, cmd, env []string, era string, timeout time.Durati
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*timeout)
 	defer cancel()
-	c, err := session.Connect(ctx, conn, session.Options{Era: era, OnWarning: obs.OnWarning, Timeout: timeout})
+	// What mcpi check declares: the CLI answers every server request.
+	caps := &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}, Elicitation: &mcp.ElicitationCapability{Form: &mcp.Empty{}}}
+	c, err := session.Connect(ctx, conn, session.Options{Era: era, OnWarning: obs.OnWarning, Timeout: timeout, Capabilities: caps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +63,35 @@ func checkPeer(t *testing.T, peer string, opts Options) *Report {
 	return checkStdio(t, []string{os.Args[0], "-test.run=^$"}, []string{mcptest.PeerEnv + "=" + peer}, session.EraLegacy, 10*time.Second, opts)
 }
 
+// checkModernPeer runs check against the test binary re-executed as a
+// modern peer.
+func checkModernPeer(t *testing.T, peer string, opts Options) *Report {
+	t.Helper()
+	return checkStdio(t, []string{os.Args[0], "-test.run=^$"}, []string{mcptest.PeerEnv + "=" + peer}, session.EraModern, 10*time.Second, opts)
+}
+
+// modernOnly are the rules the legacy broken server cannot break.
+var modernOnly = map[string]bool{ruleMissingCap: true}
+
+// TestCleanModernServer: the correct modern server has no finding, and
+// the modern rules were checked.
+func TestCleanModernServer(t *testing.T) {
+	t.Parallel()
+	rep := checkModernPeer(t, mcptest.ModernBrokenPrefix, Options{Call: true})
+	for _, f := range rep.Findings {
+		t.Errorf("finding on the correct modern server: %s %s: %s %s", f.Rule, f.Subject, f.Message, f.Evidence)
+	}
+	checked := map[string]bool{}
+	for _, r := range rep.Rules {
+		checked[r.ID] = true
+	}
+	for id := range modernOnly {
+		if !checked[id] {
+			t.Errorf("rule %s was not checked", id)
+		}
+	}
+}
+
 // TestCleanServer: a correct server has no finding, and every rule that
 // applies to it was checked.
 func TestCleanServer(t *testing.T) {
@@ -74,7 +106,7 @@ func TestCleanServer(t *testing.T) {
 	}
 	for _, r := range ruleList {
 		// The HTTP rules have TestHTTPRules; the other era needs a dual-era server.
-		if !checked[r.ID] && !strings.HasPrefix(r.ID, "http/") && r.ID != "dual-era/same-tools" {
+		if !checked[r.ID] && !strings.HasPrefix(r.ID, "http/") && r.ID != "dual-era/same-tools" && !modernOnly[r.ID] {
 			t.Errorf("rule %s was not checked", r.ID)
 		}
 	}
@@ -85,11 +117,18 @@ func TestCleanServer(t *testing.T) {
 func TestEveryRuleFinds(t *testing.T) {
 	t.Parallel()
 	defects := map[string]bool{}
-	for _, d := range mcptest.BrokenDefects {
+	all := append([]string(nil), mcptest.BrokenDefects...)
+	all = append(all, mcptest.ModernBrokenDefects...)
+	for i, d := range all {
 		defects[d] = true
 		t.Run(strings.ReplaceAll(d, "/", "-"), func(t *testing.T) {
 			t.Parallel()
-			rep := checkPeer(t, mcptest.BrokenPrefix+d, Options{Call: true})
+			var rep *Report
+			if i < len(mcptest.BrokenDefects) {
+				rep = checkPeer(t, mcptest.BrokenPrefix+d, Options{Call: true})
+			} else {
+				rep = checkModernPeer(t, mcptest.ModernBrokenPrefix+d, Options{Call: true})
+			}
 			for _, f := range rep.Findings {
 				if f.Rule == d {
 					if f.Message == "" || f.Source == "" || f.Subject == "" {

@@ -50,6 +50,7 @@ var ruleList = []*Rule{
 	{ID: "errors/unknown-method", Severity: Warning, Summary: "An unknown method gets JSON-RPC error -32601.", Source: srcJSONRPC},
 	{ID: "errors/unknown-tool", Severity: Warning, Summary: "tools/call of an unknown tool is a JSON-RPC error (-32602), not a result.", Source: srcToolErrors},
 	{ID: "errors/unknown-resource", Severity: Warning, Summary: "resources/read of an unknown URI gets JSON-RPC error -32002 (-32602 from 2026-07-28 on).", Source: srcResErrors},
+	{ID: ruleMissingCap, Severity: Error, Summary: "A modern request that needs a client capability the request did not declare is refused with -32021 (MissingRequiredClientCapability) listing data.requiredCapabilities, never answered with input requests for it.", Source: "MCP 2026-07-28 basic § _meta (Per-request protocol fields); basic/patterns/mrtr § Server Requirements (Basic Workflow)"},
 	{ID: "errors/unknown-prompt", Severity: Warning, Summary: "prompts/get of an unknown prompt gets JSON-RPC error -32602.", Source: srcPromptErr},
 	{ID: "tools/name", Severity: Warning, Summary: "A tool name has 1 to 128 characters of A-Z, a-z, 0-9, _, - and . only.", Source: srcToolNames},
 	{ID: "tools/name-unique", Severity: Error, Summary: "Tool names are unique within a server.", Source: srcToolNames},

@@ -25,6 +25,7 @@ func (r *run) secondConnection() {
 	}
 	r.unknownVersion()
 	r.otherEra()
+	r.missingCapability()
 }
 
 // roundTrip sends frame on a new connection and returns the answer to
