@@ -130,4 +130,3 @@ func nameOf(params json.RawMessage) string {
 func withoutCapabilities(rev string) map[string]any {
 	return map[string]any{mcp.MetaProtocolVersion: rev, mcp.MetaClientCapabilities: map[string]any{}, mcp.MetaClientInfo: map[string]any{"name": "mcpi-check", "version": "1"}}
 }
-
