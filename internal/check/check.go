@@ -149,6 +149,8 @@ type run struct {
 	results map[string][]json.RawMessage
 	// asked are the requests answered input_required (at most 5).
 	asked []asked
+	// toolList are the tools the server listed.
+	toolList []mcp.Tool
 }
 
 // Run checks the server behind c, which is connected and initialized.

@@ -17,6 +17,8 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestMain(m *testing.M) {
@@ -373,5 +375,121 @@ func TestDocsListEveryRule(t *testing.T) {
 		if !strings.Contains(string(b), "| `"+r.ID+"` | "+r.Severity.String()+" |") {
 			t.Errorf("docs/check.md does not list %s as %s", r.ID, r.Severity)
 		}
+	}
+}
+
+// headerServer is a modern Go SDK server with a read-only tool that
+// mirrors its region argument into Mcp-Param-Region, and a read-only tool
+// that asks the user first and refuses with -32021 a client that cannot.
+func headerServer() http.Handler {
+	s := sdk.NewServer(&sdk.Implementation{Name: "headers", Version: "1"}, nil)
+	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	sdk.AddTool(s, &sdk.Tool{Name: "weather", Description: "The weather of a region.", Annotations: ro,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`)},
+		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "sunny"}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "confirm", Description: "Asks the user to confirm.", Annotations: ro},
+		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			if caps := req.ClientCapabilities(); caps == nil || caps.Elicitation == nil {
+				return nil, nil, &jsonrpc.Error{Code: sdk.CodeMissingRequiredClientCapabilities, Message: "confirm needs elicitation",
+					Data: json.RawMessage(`{"requiredCapabilities":{"elicitation":{}}}`)}
+			}
+			if _, ok := req.Params.InputResponses["ok"]; ok {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "confirmed"}}}, nil, nil
+			}
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"ok": &sdk.ElicitParams{Mode: "form", Message: "Confirm?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)}}}, nil, nil
+		})
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
+}
+
+// checkModernHTTP runs check with --call against h over Streamable HTTP
+// in the modern era, declaring elicitation as mcpi check does.
+func checkModernHTTP(t *testing.T, h http.Handler) *Report {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	caps := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{Form: &mcp.Empty{}}}
+	conn := transport.NewStreamableHTTP(transport.HTTPOptions{URL: srv.URL})
+	c, err := session.Connect(ctx, conn, session.Options{Era: session.EraModern, Timeout: 10 * time.Second, Capabilities: caps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// No Dial: the -32021 rule is probed by its HTTP request alone here.
+	return Run(ctx, c, nil, Options{Call: true, Transport: "streamable-http", HTTP: &HTTPTarget{URL: srv.URL}})
+}
+
+// rewriteHeader makes h take the body's word for header: it is set from
+// the value from gives the request's body (deleted when from says "").
+func rewriteHeader(h http.Handler, header string, from func(body []byte) string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			if v := from(body); v != "" {
+				r.Header.Set(header, v)
+			} else {
+				r.Header.Del(header)
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// TestModernHTTPHeaderRules: the Go SDK's handler checks Mcp-Name and
+// Mcp-Param-* and answers -32021 with 400; a handler that takes the body's
+// word for them, or answers -32021 with 200, is found out.
+func TestModernHTTPHeaderRules(t *testing.T) {
+	t.Parallel()
+	rules := []string{"http/name-header", "http/param-header", ruleMissingCap}
+	rep := checkModernHTTP(t, headerServer())
+	checked := map[string]bool{}
+	for _, r := range rep.Rules {
+		checked[r.ID] = true
+	}
+	for _, id := range rules {
+		if !checked[id] {
+			t.Errorf("%s was not checked", id)
+		}
+		for _, f := range findings(rep, id) {
+			t.Errorf("the SDK's handler breaks %s: %s", id, f.Message)
+		}
+	}
+	name := rewriteHeader(headerServer(), "Mcp-Name", func(body []byte) string {
+		var m struct{ Params struct{ Name, URI string } }
+		json.Unmarshal(body, &m)
+		return m.Params.Name + m.Params.URI
+	})
+	if fs := findings(checkModernHTTP(t, name), "http/name-header"); len(fs) != 2 {
+		t.Errorf("a server that does not check Mcp-Name was not found out twice: %v", fs)
+	}
+	param := rewriteHeader(headerServer(), "Mcp-Param-Region", func(body []byte) string {
+		var m struct {
+			Params struct{ Arguments struct{ Region string } }
+		}
+		json.Unmarshal(body, &m)
+		return m.Params.Arguments.Region
+	})
+	if fs := findings(checkModernHTTP(t, param), "http/param-header"); len(fs) != 2 {
+		t.Errorf("a server that does not check Mcp-Param-Region was not found out twice: %v", fs)
+	}
+	status := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		headerServer().ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		if rec.Code == http.StatusBadRequest && bytes.Contains(rec.Body.Bytes(), []byte("-32021")) {
+			rec.Code = http.StatusOK
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	})
+	if fs := findings(checkModernHTTP(t, status), ruleMissingCap); len(fs) != 1 {
+		t.Errorf("a -32021 answered 200 was not found out: %v", fs)
 	}
 }

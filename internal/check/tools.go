@@ -93,6 +93,7 @@ func (r *run) tools() {
 		tools = append(tools, t)
 		r.tool(t, raw)
 	}
+	r.toolList = tools
 	r.duplicates("tools/list", "tool", names)
 	r.checkUnique(names)
 	if r.opts.Call {
