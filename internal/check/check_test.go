@@ -108,7 +108,8 @@ func TestCleanServer(t *testing.T) {
 	}
 	for _, r := range ruleList {
 		// The HTTP rules have TestHTTPRules; the other era needs a dual-era server.
-		if !checked[r.ID] && !strings.HasPrefix(r.ID, "http/") && r.ID != "dual-era/same-tools" && !modernOnly[r.ID] {
+		// TestSSERules has the HTTP+SSE rules.
+		if !checked[r.ID] && !strings.HasPrefix(r.ID, "http/") && !strings.HasPrefix(r.ID, "sse/") && r.ID != "dual-era/same-tools" && !modernOnly[r.ID] {
 			t.Errorf("rule %s was not checked", r.ID)
 		}
 	}
@@ -147,7 +148,7 @@ func TestEveryRuleFinds(t *testing.T) {
 		})
 	}
 	for _, r := range ruleList {
-		if !defects[r.ID] && !strings.HasPrefix(r.ID, "http/") { // TestHTTPRules
+		if !defects[r.ID] && !strings.HasPrefix(r.ID, "http/") && !strings.HasPrefix(r.ID, "sse/") { // TestHTTPRules, TestSSERules
 			t.Errorf("rule %s has no broken server in mcptest.BrokenDefects", r.ID)
 		}
 	}
@@ -491,5 +492,114 @@ func TestModernHTTPHeaderRules(t *testing.T) {
 	})
 	if fs := findings(checkModernHTTP(t, status), ruleMissingCap); len(fs) != 1 {
 		t.Errorf("a -32021 answered 200 was not found out: %v", fs)
+	}
+}
+
+// checkSSE runs check against the demo server's HTTP+SSE handler wrapped
+// by wrap.
+func checkSSE(t *testing.T, wrap func(http.Handler) http.Handler) *Report {
+	t.Helper()
+	srv := httptest.NewServer(wrap(demoserver.SSEHandler(demoserver.Options{Era: demoserver.EraLegacy})))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := transport.DialLegacySSE(ctx, transport.HTTPOptions{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := session.Connect(ctx, conn, session.Options{Era: session.EraLegacy, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return Run(ctx, c, nil, Options{Transport: "sse", Timeout: time.Second, SSE: &HTTPTarget{URL: srv.URL}})
+}
+
+// forCheck wraps h for the check's own requests (User-Agent mcpi-check)
+// only, so that the session itself still connects.
+func forCheck(bad func(h http.Handler) http.Handler) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		b := bad(h)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("User-Agent") == "mcpi-check" {
+				b.ServeHTTP(w, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// replaceWriter replaces old with new in what the handler writes.
+type replaceWriter struct {
+	http.ResponseWriter
+	old, new string
+}
+
+func (w replaceWriter) Write(b []byte) (int, error) {
+	_, err := w.ResponseWriter.Write(bytes.ReplaceAll(b, []byte(w.old), []byte(w.new)))
+	return len(b), err
+}
+
+func (w replaceWriter) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
+
+func replacing(old, new string) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(replaceWriter{w, old, new}, r)
+		})
+	}
+}
+
+// TestSSERules: the Go SDK's HTTP+SSE handler keeps the framing a client
+// relies on; the same handler made to break it one way at a time is found
+// out.
+func TestSSERules(t *testing.T) {
+	t.Parallel()
+	sseRules := []string{"sse/endpoint", "sse/endpoint-origin", "sse/post-accepted", "sse/message-events"}
+	rep := checkSSE(t, func(h http.Handler) http.Handler { return h })
+	checked := map[string]bool{}
+	for _, r := range rep.Rules {
+		checked[r.ID] = true
+	}
+	for _, id := range sseRules {
+		if !checked[id] {
+			t.Errorf("%s was not checked", id)
+		}
+		for _, f := range findings(rep, id) {
+			t.Errorf("the SDK's SSE handler breaks %s: %s", id, f.Message)
+		}
+	}
+	for _, c := range []struct {
+		rule string
+		bad  func(http.Handler) http.Handler
+	}{
+		{"sse/endpoint", func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					w.Header().Set("Content-Type", "text/event-stream")
+					w.WriteHeader(http.StatusOK)
+					io.WriteString(w, "event: hello\ndata: starting\n\n")
+				}
+				h.ServeHTTP(w, r)
+			})
+		}},
+		{"sse/endpoint-origin", replacing("data: /", "data: http://mcpi-other.invalid/")},
+		{"sse/message-events", replacing("event: message", "event: reply")},
+		{"sse/post-accepted", func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost {
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+					return
+				}
+				h.ServeHTTP(w, r)
+			})
+		}},
+	} {
+		rep := checkSSE(t, forCheck(c.bad))
+		if len(findings(rep, c.rule)) == 0 {
+			t.Errorf("%s: the broken handler was not found out: %v", c.rule, rep.Findings)
+		}
 	}
 }

@@ -73,6 +73,13 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 			}
 			copts.HTTP = &check.HTTPTarget{URL: opts.Target.URL, Header: h}
 		}
+		if name == "sse" && opts.Target.URL != "" {
+			h, _ := opts.Target.header()
+			if opts.Target.Auth.Bearer != "" {
+				h.Set("Authorization", "Bearer "+opts.Target.Auth.Bearer)
+			}
+			copts.SSE = &check.HTTPTarget{URL: opts.Target.URL, Header: h}
+		}
 		rep = check.Run(ctx, c, obs, copts)
 		return nil
 	})
