@@ -266,6 +266,8 @@ var masks = []struct {
 	{regexp.MustCompile(`\d\d:\d\d:\d\d\.\d{3,6}`), "hh:mm:ss.mmm"},
 	{regexp.MustCompile(`spawned pid \d+: \S+( \S+)?`), "spawned pid N: TEST-BINARY"},
 	{regexp.MustCompile(`Wire \(\d+\)`), "Wire (N)"},
+	// The short tab labels count the frames too.
+	{regexp.MustCompile(`\b7 (Wir|W)\(\d+\)`), "7 $1(N)"},
 	// Durations are right-aligned in columns: the padding goes too.
 	{regexp.MustCompile(` *\b\d+(\.\d+)?(µs|ms|s)\b`), " D"},
 }

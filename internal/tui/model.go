@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui/checkpane"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/info"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
@@ -128,7 +129,7 @@ func New(ctx context.Context, opts Options) *Model {
 		m.requests, newRootsPane(c, m.roots, client),
 		wire.New(c, wire.NewStore(opts.WireEntries, 0)),
 		logs.New(c, logs.KindLog), logs.New(c, logs.KindNotifications), logs.New(c, logs.KindStderr),
-		info.New(c, opts.Target),
+		info.New(c, opts.Target), checkpane.New(c, opts.Check),
 	}
 	m.composer = newComposer(c)
 	m.help = help.New()
@@ -591,9 +592,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	}
-	if key.Matches(msg, k.InfoTab) {
-		m.goTo(len(m.panes) - 1)
-		return nil
+	for i, b := range k.ExtraTabs() {
+		if len(k.Tabs)+i < len(m.panes) && key.Matches(msg, b) {
+			m.goTo(len(k.Tabs) + i)
+			return nil
+		}
 	}
 	if m.modal != nil {
 		if key.Matches(msg, k.Later) {
@@ -659,7 +662,7 @@ func (m *Model) keys() help.KeyMap {
 	if m.modal != nil || m.compose || m.activePane().InputFocused() {
 		helpKey.SetHelp("f1", "help")
 	}
-	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
+	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
 	short := dedupe(nil, append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit))
 	var full [][]key.Binding
 	var seen []key.Binding
@@ -704,8 +707,8 @@ func dedupe(seen, bs []key.Binding) []key.Binding {
 func (m *Model) tabLabel(i, short int) string {
 	p := m.panes[i]
 	num := fmt.Sprintf("%d", (i+1)%10)
-	if i >= 10 {
-		num = "i"
+	if extra := m.c.Keys.ExtraTabs(); i >= 10 && i-10 < len(extra) {
+		num = strings.TrimPrefix(extra[i-10].Help().Key, "alt+")
 	}
 	title, count := splitCount(p.Title())
 	switch {
