@@ -414,14 +414,16 @@ func checkModernHTTP(t *testing.T, h http.Handler) *Report {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	caps := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{Form: &mcp.Empty{}}}
-	conn := transport.NewStreamableHTTP(transport.HTTPOptions{URL: srv.URL})
+	dial := func(context.Context) (transport.Conn, error) {
+		return transport.NewStreamableHTTP(transport.HTTPOptions{URL: srv.URL}), nil
+	}
+	conn, _ := dial(ctx)
 	c, err := session.Connect(ctx, conn, session.Options{Era: session.EraModern, Timeout: 10 * time.Second, Capabilities: caps})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	// No Dial: the -32021 rule is probed by its HTTP request alone here.
-	return Run(ctx, c, nil, Options{Call: true, Transport: "streamable-http", HTTP: &HTTPTarget{URL: srv.URL}})
+	return Run(ctx, c, nil, Options{Call: true, Transport: "streamable-http", HTTP: &HTTPTarget{URL: srv.URL}, Dial: dial})
 }
 
 // rewriteHeader makes h take the body's word for header: it is set from
@@ -446,7 +448,7 @@ func rewriteHeader(h http.Handler, header string, from func(body []byte) string)
 // word for them, or answers -32021 with 200, is found out.
 func TestModernHTTPHeaderRules(t *testing.T) {
 	t.Parallel()
-	rules := []string{"http/name-header", "http/param-header", ruleMissingCap}
+	rules := []string{"http/name-header", "http/param-header", ruleMissingCap, "handshake/unknown-version"}
 	rep := checkModernHTTP(t, headerServer())
 	checked := map[string]bool{}
 	for _, r := range rep.Rules {
