@@ -104,10 +104,16 @@ type Options struct {
 	// HTTP is the Streamable HTTP endpoint, for the checks of the
 	// transport itself (nil for stdio and HTTP+SSE).
 	HTTP *HTTPTarget
+	// SSE is the legacy HTTP+SSE stream's URL, for the checks of that
+	// transport's framing (nil for the other transports).
+	SSE *HTTPTarget
 	// Dial opens another connection to the server, for the checks that
 	// need one of their own (an unknown version offered, the other era).
 	// Nil skips them.
 	Dial Dialer
+	// Progress, when set, is told what the run is checking as it goes
+	// ("tools", "HTTP transport"...). It is called from Run's goroutine.
+	Progress func(what string)
 }
 
 // Observer collects what the session saw while check ran: warnings about
@@ -147,6 +153,10 @@ type run struct {
 	// results are the results the run got, by method, to check against
 	// the revision's schema.
 	results map[string][]json.RawMessage
+	// asked are the requests answered input_required (at most 5).
+	asked []asked
+	// toolList are the tools the server listed.
+	toolList []mcp.Tool
 }
 
 // Run checks the server behind c, which is connected and initialized.
@@ -163,16 +173,20 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 	if init := c.InitializeResult(); init != nil {
 		rep.Server = init.ServerInfo
 	}
-	r.handshake()
-	r.utilities()
-	r.tools()
-	r.resources()
-	r.prompts()
-	r.unknowns()
-	r.conformance()
-	r.httpChecks()
-	r.secondConnection()
-	r.wire() // last: what the whole run saw
+	for _, step := range []struct {
+		what string
+		do   func()
+	}{
+		{"handshake", r.handshake}, {"utilities", r.utilities}, {"tools", r.tools}, {"resources", r.resources},
+		{"prompts", r.prompts}, {"errors", r.unknowns}, {"results against the schema", r.conformance},
+		{"HTTP transport", r.httpChecks}, {"HTTP+SSE transport", r.sseChecks}, {"a second connection", r.secondConnection},
+		{"the wire", r.wire}, // last: what the whole run saw
+	} {
+		if opts.Progress != nil {
+			opts.Progress(step.what)
+		}
+		step.do()
+	}
 	for id := range r.checked {
 		rep.Rules = append(rep.Rules, *rules[id])
 	}
@@ -231,6 +245,7 @@ func (r *run) probe(method string, params any) (json.RawMessage, error) {
 		raw = b
 	}
 	res, err := r.c.Send(ctx, method, raw, nil)
+	r.noteAnswer(method, raw, res, err)
 	if err == nil && len(r.results[method]) < 100 {
 		r.results[method] = append(r.results[method], res)
 	}

@@ -13,9 +13,12 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestMain(m *testing.M) {
@@ -42,7 +45,9 @@ func checkStdio(t *testing.T, cmd, env []string, era string, timeout time.Durati
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*timeout)
 	defer cancel()
-	c, err := session.Connect(ctx, conn, session.Options{Era: era, OnWarning: obs.OnWarning, Timeout: timeout})
+	// What mcpi check declares: the CLI answers every server request.
+	caps := &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}, Elicitation: &mcp.ElicitationCapability{Form: &mcp.Empty{}}}
+	c, err := session.Connect(ctx, conn, session.Options{Era: era, OnWarning: obs.OnWarning, Timeout: timeout, Capabilities: caps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +65,35 @@ func checkPeer(t *testing.T, peer string, opts Options) *Report {
 	return checkStdio(t, []string{os.Args[0], "-test.run=^$"}, []string{mcptest.PeerEnv + "=" + peer}, session.EraLegacy, 10*time.Second, opts)
 }
 
+// checkModernPeer runs check against the test binary re-executed as a
+// modern peer.
+func checkModernPeer(t *testing.T, peer string, opts Options) *Report {
+	t.Helper()
+	return checkStdio(t, []string{os.Args[0], "-test.run=^$"}, []string{mcptest.PeerEnv + "=" + peer}, session.EraModern, 10*time.Second, opts)
+}
+
+// modernOnly are the rules the legacy broken server cannot break.
+var modernOnly = map[string]bool{ruleMissingCap: true}
+
+// TestCleanModernServer: the correct modern server has no finding, and
+// the modern rules were checked.
+func TestCleanModernServer(t *testing.T) {
+	t.Parallel()
+	rep := checkModernPeer(t, mcptest.ModernBrokenPrefix, Options{Call: true})
+	for _, f := range rep.Findings {
+		t.Errorf("finding on the correct modern server: %s %s: %s %s", f.Rule, f.Subject, f.Message, f.Evidence)
+	}
+	checked := map[string]bool{}
+	for _, r := range rep.Rules {
+		checked[r.ID] = true
+	}
+	for id := range modernOnly {
+		if !checked[id] {
+			t.Errorf("rule %s was not checked", id)
+		}
+	}
+}
+
 // TestCleanServer: a correct server has no finding, and every rule that
 // applies to it was checked.
 func TestCleanServer(t *testing.T) {
@@ -74,7 +108,8 @@ func TestCleanServer(t *testing.T) {
 	}
 	for _, r := range ruleList {
 		// The HTTP rules have TestHTTPRules; the other era needs a dual-era server.
-		if !checked[r.ID] && !strings.HasPrefix(r.ID, "http/") && r.ID != "dual-era/same-tools" {
+		// TestSSERules has the HTTP+SSE rules.
+		if !checked[r.ID] && !strings.HasPrefix(r.ID, "http/") && !strings.HasPrefix(r.ID, "sse/") && r.ID != "dual-era/same-tools" && !modernOnly[r.ID] {
 			t.Errorf("rule %s was not checked", r.ID)
 		}
 	}
@@ -85,11 +120,18 @@ func TestCleanServer(t *testing.T) {
 func TestEveryRuleFinds(t *testing.T) {
 	t.Parallel()
 	defects := map[string]bool{}
-	for _, d := range mcptest.BrokenDefects {
+	all := append([]string(nil), mcptest.BrokenDefects...)
+	all = append(all, mcptest.ModernBrokenDefects...)
+	for i, d := range all {
 		defects[d] = true
 		t.Run(strings.ReplaceAll(d, "/", "-"), func(t *testing.T) {
 			t.Parallel()
-			rep := checkPeer(t, mcptest.BrokenPrefix+d, Options{Call: true})
+			var rep *Report
+			if i < len(mcptest.BrokenDefects) {
+				rep = checkPeer(t, mcptest.BrokenPrefix+d, Options{Call: true})
+			} else {
+				rep = checkModernPeer(t, mcptest.ModernBrokenPrefix+d, Options{Call: true})
+			}
 			for _, f := range rep.Findings {
 				if f.Rule == d {
 					if f.Message == "" || f.Source == "" || f.Subject == "" {
@@ -106,7 +148,7 @@ func TestEveryRuleFinds(t *testing.T) {
 		})
 	}
 	for _, r := range ruleList {
-		if !defects[r.ID] && !strings.HasPrefix(r.ID, "http/") { // TestHTTPRules
+		if !defects[r.ID] && !strings.HasPrefix(r.ID, "http/") && !strings.HasPrefix(r.ID, "sse/") { // TestHTTPRules, TestSSERules
 			t.Errorf("rule %s has no broken server in mcptest.BrokenDefects", r.ID)
 		}
 	}
@@ -333,6 +375,233 @@ func TestDocsListEveryRule(t *testing.T) {
 	for _, r := range ruleList {
 		if !strings.Contains(string(b), "| `"+r.ID+"` | "+r.Severity.String()+" |") {
 			t.Errorf("docs/check.md does not list %s as %s", r.ID, r.Severity)
+		}
+	}
+}
+
+// headerServer is a modern Go SDK server with a read-only tool that
+// mirrors its region argument into Mcp-Param-Region, and a read-only tool
+// that asks the user first and refuses with -32021 a client that cannot.
+func headerServer() http.Handler {
+	s := sdk.NewServer(&sdk.Implementation{Name: "headers", Version: "1"}, nil)
+	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	sdk.AddTool(s, &sdk.Tool{Name: "weather", Description: "The weather of a region.", Annotations: ro,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}`)},
+		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "sunny"}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "confirm", Description: "Asks the user to confirm.", Annotations: ro},
+		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			if caps := req.ClientCapabilities(); caps == nil || caps.Elicitation == nil {
+				return nil, nil, &jsonrpc.Error{Code: sdk.CodeMissingRequiredClientCapabilities, Message: "confirm needs elicitation",
+					Data: json.RawMessage(`{"requiredCapabilities":{"elicitation":{}}}`)}
+			}
+			if _, ok := req.Params.InputResponses["ok"]; ok {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "confirmed"}}}, nil, nil
+			}
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"ok": &sdk.ElicitParams{Mode: "form", Message: "Confirm?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)}}}, nil, nil
+		})
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
+}
+
+// checkModernHTTP runs check with --call against h over Streamable HTTP
+// in the modern era, declaring elicitation as mcpi check does.
+func checkModernHTTP(t *testing.T, h http.Handler) *Report {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	caps := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{Form: &mcp.Empty{}}}
+	dial := func(context.Context) (transport.Conn, error) {
+		return transport.NewStreamableHTTP(transport.HTTPOptions{URL: srv.URL}), nil
+	}
+	conn, _ := dial(ctx)
+	c, err := session.Connect(ctx, conn, session.Options{Era: session.EraModern, Timeout: 10 * time.Second, Capabilities: caps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return Run(ctx, c, nil, Options{Call: true, Transport: "streamable-http", HTTP: &HTTPTarget{URL: srv.URL}, Dial: dial})
+}
+
+// rewriteHeader makes h take the body's word for header: it is set from
+// the value from gives the request's body (deleted when from says "").
+func rewriteHeader(h http.Handler, header string, from func(body []byte) string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			if v := from(body); v != "" {
+				r.Header.Set(header, v)
+			} else {
+				r.Header.Del(header)
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// TestModernHTTPHeaderRules: the Go SDK's handler checks Mcp-Name and
+// Mcp-Param-* and answers -32021 with 400; a handler that takes the body's
+// word for them, or answers -32021 with 200, is found out.
+func TestModernHTTPHeaderRules(t *testing.T) {
+	t.Parallel()
+	rules := []string{"http/name-header", "http/param-header", ruleMissingCap, "handshake/unknown-version"}
+	rep := checkModernHTTP(t, headerServer())
+	checked := map[string]bool{}
+	for _, r := range rep.Rules {
+		checked[r.ID] = true
+	}
+	for _, id := range rules {
+		if !checked[id] {
+			t.Errorf("%s was not checked", id)
+		}
+		for _, f := range findings(rep, id) {
+			t.Errorf("the SDK's handler breaks %s: %s", id, f.Message)
+		}
+	}
+	name := rewriteHeader(headerServer(), "Mcp-Name", func(body []byte) string {
+		var m struct{ Params struct{ Name, URI string } }
+		json.Unmarshal(body, &m)
+		return m.Params.Name + m.Params.URI
+	})
+	if fs := findings(checkModernHTTP(t, name), "http/name-header"); len(fs) != 2 {
+		t.Errorf("a server that does not check Mcp-Name was not found out twice: %v", fs)
+	}
+	param := rewriteHeader(headerServer(), "Mcp-Param-Region", func(body []byte) string {
+		var m struct {
+			Params struct{ Arguments struct{ Region string } }
+		}
+		json.Unmarshal(body, &m)
+		return m.Params.Arguments.Region
+	})
+	if fs := findings(checkModernHTTP(t, param), "http/param-header"); len(fs) != 2 {
+		t.Errorf("a server that does not check Mcp-Param-Region was not found out twice: %v", fs)
+	}
+	status := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		headerServer().ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		if rec.Code == http.StatusBadRequest && bytes.Contains(rec.Body.Bytes(), []byte("-32021")) {
+			rec.Code = http.StatusOK
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	})
+	if fs := findings(checkModernHTTP(t, status), ruleMissingCap); len(fs) != 1 {
+		t.Errorf("a -32021 answered 200 was not found out: %v", fs)
+	}
+}
+
+// checkSSE runs check against the demo server's HTTP+SSE handler wrapped
+// by wrap.
+func checkSSE(t *testing.T, wrap func(http.Handler) http.Handler) *Report {
+	t.Helper()
+	srv := httptest.NewServer(wrap(demoserver.SSEHandler(demoserver.Options{Era: demoserver.EraLegacy})))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := transport.DialLegacySSE(ctx, transport.HTTPOptions{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := session.Connect(ctx, conn, session.Options{Era: session.EraLegacy, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return Run(ctx, c, nil, Options{Transport: "sse", Timeout: time.Second, SSE: &HTTPTarget{URL: srv.URL}})
+}
+
+// forCheck wraps h for the check's own requests (User-Agent mcpi-check)
+// only, so that the session itself still connects.
+func forCheck(bad func(h http.Handler) http.Handler) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		b := bad(h)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("User-Agent") == "mcpi-check" {
+				b.ServeHTTP(w, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+// replaceWriter replaces old with new in what the handler writes.
+type replaceWriter struct {
+	http.ResponseWriter
+	old, new string
+}
+
+func (w replaceWriter) Write(b []byte) (int, error) {
+	_, err := w.ResponseWriter.Write(bytes.ReplaceAll(b, []byte(w.old), []byte(w.new)))
+	return len(b), err
+}
+
+func (w replaceWriter) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
+
+func replacing(old, new string) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(replaceWriter{w, old, new}, r)
+		})
+	}
+}
+
+// TestSSERules: the Go SDK's HTTP+SSE handler keeps the framing a client
+// relies on; the same handler made to break it one way at a time is found
+// out.
+func TestSSERules(t *testing.T) {
+	t.Parallel()
+	sseRules := []string{"sse/endpoint", "sse/endpoint-origin", "sse/post-accepted", "sse/message-events"}
+	rep := checkSSE(t, func(h http.Handler) http.Handler { return h })
+	checked := map[string]bool{}
+	for _, r := range rep.Rules {
+		checked[r.ID] = true
+	}
+	for _, id := range sseRules {
+		if !checked[id] {
+			t.Errorf("%s was not checked", id)
+		}
+		for _, f := range findings(rep, id) {
+			t.Errorf("the SDK's SSE handler breaks %s: %s", id, f.Message)
+		}
+	}
+	for _, c := range []struct {
+		rule string
+		bad  func(http.Handler) http.Handler
+	}{
+		{"sse/endpoint", func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					w.Header().Set("Content-Type", "text/event-stream")
+					w.WriteHeader(http.StatusOK)
+					io.WriteString(w, "event: hello\ndata: starting\n\n")
+				}
+				h.ServeHTTP(w, r)
+			})
+		}},
+		{"sse/endpoint-origin", replacing("data: /", "data: http://mcpi-other.invalid/")},
+		{"sse/message-events", replacing("event: message", "event: reply")},
+		{"sse/post-accepted", func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost {
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+					return
+				}
+				h.ServeHTTP(w, r)
+			})
+		}},
+	} {
+		rep := checkSSE(t, forCheck(c.bad))
+		if len(findings(rep, c.rule)) == 0 {
+			t.Errorf("%s: the broken handler was not found out: %v", c.rule, rep.Findings)
 		}
 	}
 }

@@ -52,7 +52,7 @@ func (r *run) httpChecks() {
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("MCP-Protocol-Version", r.rev)
 		if modern {
-			req.Header.Set("Mcp-Method", body.(map[string]any)["method"].(string))
+			setStandardHeaders(req.Header, b)
 		}
 		for k, v := range extra {
 			switch {
@@ -137,6 +137,9 @@ func (r *run) httpChecks() {
 					"a request with %s was answered %d with JSON-RPC code %d, not 400 with -32020 (HeaderMismatch)", probe.what, resp.StatusCode, code)
 			}
 		}
+		r.nameHeader(t.URL, post)
+		r.paramHeaders(t.URL, post)
+		r.missingCapabilityStatus(t.URL, post)
 	}
 	if !modern {
 		r.check("http/unknown-session")

@@ -3,7 +3,9 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -25,11 +27,13 @@ func (r *run) secondConnection() {
 	}
 	r.unknownVersion()
 	r.otherEra()
+	r.missingCapability()
 }
 
-// roundTrip sends frame on a new connection and returns the answer to
-// its id 1 (other frames are skipped).
-func (r *run) roundTrip(frame any) (json.RawMessage, error) {
+// roundTrip sends frame on a new connection, with header on HTTP, and
+// returns the answer to its id 1 (other frames are skipped). Over HTTP an
+// error status whose body is that answer (a modern server's 400) is one.
+func (r *run) roundTrip(frame any, header http.Header) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(r.ctx, r.opts.Timeout)
 	defer cancel()
 	conn, err := r.opts.Dial(ctx)
@@ -38,7 +42,10 @@ func (r *run) roundTrip(frame any) (json.RawMessage, error) {
 	}
 	defer conn.Close()
 	b, _ := json.Marshal(frame)
-	if err := conn.Send(ctx, b); err != nil {
+	if err := conn.Send(transport.WithHeader(ctx, header), b); err != nil {
+		if body, ok := answerIn(err); ok {
+			return body, nil
+		}
 		return nil, err
 	}
 	type result struct {
@@ -55,6 +62,14 @@ func (r *run) roundTrip(frame any) (json.RawMessage, error) {
 			}
 			var m struct {
 				ID json.RawMessage `json:"id"`
+			}
+			if f.LostID == "1" {
+				if body, ok := answerIn(f.Err); ok {
+					ch <- result{data: body}
+				} else {
+					ch <- result{err: f.Err}
+				}
+				return
 			}
 			if f.Err == nil && json.Unmarshal(f.Data, &m) == nil && string(m.ID) == "1" {
 				ch <- result{data: f.Data}
@@ -85,7 +100,11 @@ func (r *run) unknownVersion() {
 		frame = map[string]any{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": map[string]any{"_meta": map[string]any{
 			mcp.MetaProtocolVersion: unknownRevision, mcp.MetaClientCapabilities: map[string]any{}, mcp.MetaClientInfo: map[string]any{"name": "mcpi-check", "version": "1"}}}}
 	}
-	raw, err := r.roundTrip(frame)
+	var header http.Header
+	if mcp.IsModern(r.rev) {
+		header = http.Header{"Mcp-Protocol-Version": {unknownRevision}, "Mcp-Method": {"server/discover"}}
+	}
+	raw, err := r.roundTrip(frame, header)
 	if err != nil {
 		r.report("handshake/unknown-version", subject, nil, "the server gave no answer: %v", err)
 		return
@@ -193,4 +212,20 @@ func diffNames(a, b []string) string {
 		return "the same names, listed differently"
 	}
 	return strings.Join(only, " ")
+}
+
+// answerIn returns the JSON-RPC answer to id 1 an HTTP error status
+// carried in its body.
+func answerIn(err error) (json.RawMessage, bool) {
+	var he *transport.HTTPError
+	if !errors.As(err, &he) {
+		return nil, false
+	}
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(he.Body, &m) != nil || string(m.ID) != "1" {
+		return nil, false
+	}
+	return he.Body, true
 }

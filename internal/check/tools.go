@@ -93,6 +93,7 @@ func (r *run) tools() {
 		tools = append(tools, t)
 		r.tool(t, raw)
 	}
+	r.toolList = tools
 	r.duplicates("tools/list", "tool", names)
 	r.checkUnique(names)
 	if r.opts.Call {
@@ -350,11 +351,16 @@ func (r *run) callReadOnly(tools []mcp.Tool) {
 		}
 		b, _ := json.Marshal(args)
 		ctx, cancel := context.WithTimeout(r.ctx, r.opts.Timeout)
-		res, err := r.c.Send(ctx, "tools/call", mustJSON(mcp.CallToolParams{Name: t.Name, Arguments: b}), nil)
+		params := mustJSON(mcp.CallToolParams{Name: t.Name, Arguments: b})
+		res, err := r.c.Send(ctx, "tools/call", params, nil)
 		cancel()
+		r.noteAnswer("tools/call", params, res, err)
 		if err != nil {
 			r.report("tools/call-result", subject, b, "calling it with %s failed: %v", b, err)
 			continue
+		}
+		if rt, _ := mcp.MemberString(res, "resultType"); rt == mcp.ResultInputRequired {
+			continue // it asks the user first: check answers no input request
 		}
 		var ctr mcp.CallToolResult
 		if err := json.Unmarshal(res, &ctr); err != nil {

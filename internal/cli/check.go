@@ -60,19 +60,8 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	})
 	var rep *check.Report
 	err := opts.with(ctx, func(c *session.Client) error {
-		name := ""
-		if t, ok := c.Conn().(interface{ Name() string }); ok {
-			name = t.Name()
-		}
-		copts := check.Options{Call: opts.Call, Transport: name, Timeout: opts.Target.Timeout,
-			Dial: func(ctx context.Context) (transport.Conn, error) { return opts.Target.dial(ctx, nil) }}
-		if name == "streamable-http" && opts.Target.URL != "" {
-			h, _ := opts.Target.header()
-			if opts.Target.Auth.Bearer != "" {
-				h.Set("Authorization", "Bearer "+opts.Target.Auth.Bearer)
-			}
-			copts.HTTP = &check.HTTPTarget{URL: opts.Target.URL, Header: h}
-		}
+		copts := checkOptions(&opts.Target, c)
+		copts.Call = opts.Call
 		rep = check.Run(ctx, c, obs, copts)
 		return nil
 	})
@@ -103,4 +92,51 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 		return errSilent{code: ExitToolError, what: fmt.Sprintf("the check found %d error(s)", n)}
 	}
 	return nil
+}
+
+// checkOptions are the options of a check of the server behind c, which
+// t reaches: the transport, and what the checks that make requests of
+// their own need to reach it too.
+func checkOptions(t *TargetOptions, c *session.Client) check.Options {
+	name := ""
+	if n, ok := c.Conn().(interface{ Name() string }); ok {
+		name = n.Name()
+	}
+	copts := check.Options{Transport: name, Timeout: t.Timeout,
+		Dial: func(ctx context.Context) (transport.Conn, error) { return t.dial(ctx, nil) }}
+	if (name == "streamable-http" || name == "sse") && t.URL != "" {
+		h, _ := t.header()
+		if t.Auth.Bearer != "" {
+			h.Set("Authorization", "Bearer "+t.Auth.Bearer)
+		}
+		if name == "sse" {
+			copts.SSE = &check.HTTPTarget{URL: t.URL, Header: h}
+		} else {
+			copts.HTTP = &check.HTTPTarget{URL: t.URL, Header: h}
+		}
+	}
+	return copts
+}
+
+// checkFunc returns the TUI Check pane's run: `mcpi check` (without
+// --call) against the target, on connections of its own whose warnings
+// and server requests never reach the terminal.
+func checkFunc(t TargetOptions) func(ctx context.Context, progress func(string)) (*check.Report, error) {
+	return func(ctx context.Context, progress func(string)) (*check.Report, error) {
+		obs := &check.Observer{}
+		tap := transport.TapFunc(func(e transport.Event) {
+			if e.Kind == transport.KindStderr {
+				obs.OnStderr()
+			}
+		})
+		progress("connecting")
+		c, err := t.connect(ctx, session.Options{Handler: session.DeclineHandler{}, OnWarning: obs.OnWarning}, tap)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		copts := checkOptions(&t, c)
+		copts.Progress = progress
+		return check.Run(ctx, c, obs, copts), nil
+	}
 }

@@ -112,6 +112,7 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		Roots:   o.roots,
 		SaveDir: opts.Save,
 		Mouse:   opts.Mouse,
+		Check:   checkFunc(o.Target),
 	})
 	if o.recorder != nil {
 		if cerr := o.recorder.Close(); cerr != nil && err == nil {

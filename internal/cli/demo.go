@@ -59,6 +59,7 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 		Target:  "mcpi demo-server (stdio)",
 		NoColor: opts.NoColor || !opts.IO.Color,
 		Mouse:   opts.Mouse,
+		Check:   checkFunc(target),
 	})
 }
 

@@ -257,6 +257,9 @@ func ServePeer() bool {
 	case strings.HasPrefix(peer, BrokenPrefix):
 		RunBroken(strings.TrimPrefix(peer, BrokenPrefix))
 		os.Exit(0)
+	case strings.HasPrefix(peer, ModernBrokenPrefix):
+		RunModernBroken(strings.TrimPrefix(peer, ModernBrokenPrefix))
+		os.Exit(0)
 	case strings.HasPrefix(peer, "hostile:"):
 		RunHostile(strings.TrimPrefix(peer, "hostile:"))
 		os.Exit(0)

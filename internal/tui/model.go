@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui/checkpane"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/info"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
@@ -128,7 +129,7 @@ func New(ctx context.Context, opts Options) *Model {
 		m.requests, newRootsPane(c, m.roots, client),
 		wire.New(c, wire.NewStore(opts.WireEntries, 0)),
 		logs.New(c, logs.KindLog), logs.New(c, logs.KindNotifications), logs.New(c, logs.KindStderr),
-		info.New(c, opts.Target),
+		info.New(c, opts.Target), checkpane.New(c, opts.Check),
 	}
 	m.composer = newComposer(c)
 	m.help = help.New()
@@ -591,9 +592,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	}
-	if key.Matches(msg, k.InfoTab) {
-		m.goTo(len(m.panes) - 1)
-		return nil
+	for i, b := range k.ExtraTabs() {
+		if len(k.Tabs)+i < len(m.panes) && key.Matches(msg, b) {
+			m.goTo(len(k.Tabs) + i)
+			return nil
+		}
 	}
 	if m.modal != nil {
 		if key.Matches(msg, k.Later) {
@@ -659,7 +662,7 @@ func (m *Model) keys() help.KeyMap {
 	if m.modal != nil || m.compose || m.activePane().InputFocused() {
 		helpKey.SetHelp("f1", "help")
 	}
-	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
+	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
 	short := dedupe(nil, append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit))
 	var full [][]key.Binding
 	var seen []key.Binding
@@ -701,11 +704,12 @@ func dedupe(seen, bs []key.Binding) []key.Binding {
 // tabLabel is the label of pane i: its key, title and count, or shorter.
 // short < 0 is the whole title, short > 0 its first letters; a count
 // ("(3)") that is news stays in every form.
-func (m *Model) tabLabel(i, short int) string {
+func (m *Model) tabLabel(i int, f tabForm) string {
+	short := f.letters
 	p := m.panes[i]
 	num := fmt.Sprintf("%d", (i+1)%10)
-	if i >= 10 {
-		num = "i"
+	if extra := m.c.Keys.ExtraTabs(); i >= 10 && i-10 < len(extra) {
+		num = strings.TrimPrefix(extra[i-10].Help().Key, "alt+")
 	}
 	title, count := splitCount(p.Title())
 	if _, ok := p.(*wire.Pane); (ok || count == " (0)") && short >= 0 {
@@ -718,9 +722,21 @@ func (m *Model) tabLabel(i, short int) string {
 		return num + " " + title + count
 	case short > 0:
 		t := []rune(title)
-		return num + " " + string(t[:min(short, len(t))]) + strings.TrimPrefix(count, " ")
+		sp := " "
+		if f.tight {
+			sp = ""
+		}
+		return num + sp + string(t[:min(short, len(t))]) + strings.TrimPrefix(count, " ")
 	}
 	return num + strings.TrimPrefix(count, " ")
+}
+
+// tabForm is how much of a title a tab label shows: the whole of it
+// (letters < 0), its first letters (after the key, or tight against it), or
+// none.
+type tabForm struct {
+	letters int
+	tight   bool
 }
 
 // splitCount splits "Requests (2)" into "Requests" and " (2)".
@@ -737,7 +753,7 @@ func splitCount(title string) (string, string) {
 func (m *Model) tabParts() (parts []string, sep string) {
 	st := m.c.Styles
 	for i := range m.panes {
-		label := m.tabLabel(i, -1)
+		label := m.tabLabel(i, tabForm{letters: -1})
 		if i == m.active {
 			parts = append(parts, st.ActiveTab.Render("["+label+"]"))
 		} else {
@@ -745,17 +761,17 @@ func (m *Model) tabParts() (parts []string, sep string) {
 		}
 	}
 	sep = " "
-	for _, short := range []int{-1, 3, 1, 0} {
+	for _, f := range []tabForm{{letters: -1}, {letters: 3}, {letters: 3, tight: true}, {letters: 1}, {}} {
 		if common.Width(strings.Join(parts, sep)) <= m.width {
 			break
 		}
 		for i := range m.panes {
 			if i != m.active {
-				parts[i] = st.Tab.Render(m.tabLabel(i, short))
+				parts[i] = st.Tab.Render(m.tabLabel(i, f))
 			}
 		}
 		sep = " "
-		if short < 0 {
+		if f.letters < 0 {
 			sep = "  "
 		}
 	}

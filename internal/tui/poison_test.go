@@ -30,8 +30,17 @@ func TestPoisonEveryPane(t *testing.T) {
 		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
 			return dialPeer(ctx, hk, "hostile:"+mcptest.HostilePoison)
 		}
+		o.Check = checkPeer("hostile:" + mcptest.HostilePoison)
 	})
 	h.waitText(`«\e]0;pwned`, "(7/7)")
+	// The checks' findings quote the poison: the list, and one opened.
+	h.press("alt+k", "enter")
+	h.waitText("ERRORS (")
+	h.press("enter")
+	if s := h.waitText("source", "frame"); !strings.Contains(s, `\e`) {
+		t.Errorf("the check pane does not show the poison:\n%s", s)
+	}
+	h.press("esc")
 	for _, k := range []string{"alt+2", "alt+3", "alt+4", "alt+5", "alt+6", "alt+7", "alt+8", "alt+9", "alt+0", "alt+i", "alt+1"} {
 		h.press(k, "enter")
 		h.press("esc")

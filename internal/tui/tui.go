@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/browser"
+	"github.com/mcpi-dev/mcpi/internal/check"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -71,6 +72,10 @@ type Options struct {
 	Logger  *slog.Logger
 	// WireEntries bounds the rows of the wire pane (default wire.MaxEntries).
 	WireEntries int
+	// Check runs `mcpi check` against the target, on connections of its
+	// own, for the Check pane (nil: the pane says it cannot). It runs in a
+	// tea.Cmd; progress is told what is being checked.
+	Check func(ctx context.Context, progress func(string)) (*check.Report, error)
 	// Mouse turns the mouse on: the wheel scrolls, a click on a tab opens
 	// it. Off by default, so that the terminal still selects text.
 	Mouse bool

@@ -46,8 +46,8 @@ func TestToolsPane(t *testing.T) {
 // The tab line gives up padding before it shortens titles, then numbers only.
 func TestTabsFitTheWidth(t *testing.T) {
 	for width, want := range map[int]string{
-		140: "[1 Tools]  2 Resources   3 Templates ",
-		130: "[1 Tools]  2 Resources  3 Templates  4 Prompts  5 Requests  6 Roots (0)  7 Wire (",
+		155: "[1 Tools]  2 Resources   3 Templates ",
+		140: "[1 Tools]  2 Resources  3 Templates  4 Prompts  5 Requests  6 Roots (0)  7 Wire (",
 		100: "[1 Tools] 2 Res 3 Tem 4 Pro",
 		60:  "[1 Tools] 2 R 3 T 4 P 5 R 6 R 7 W 8 L 9 N",
 		80:  "[1 Tools] 2 Res 3 Tem 4 Pro 5 Req 6 Roo 7 Wir 8 Log 9 Not",

@@ -15,6 +15,7 @@ type KeyMap struct {
 	PrevTab   key.Binding
 	Tabs      []key.Binding // alt+1..alt+9 jump to a pane
 	InfoTab   key.Binding   // the info pane, the eleventh
+	CheckTab  key.Binding   // the check pane, the twelfth
 	Requests  key.Binding   // open the oldest waiting server request
 
 	// Lists.
@@ -103,6 +104,7 @@ func Default() *KeyMap {
 		PrevTab:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
 		Requests:  key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "answer request")),
 		InfoTab:   key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "info")),
+		CheckTab:  key.NewBinding(key.WithKeys("alt+k"), key.WithHelp("alt+k", "check")),
 
 		Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "down")),
@@ -174,3 +176,7 @@ func Default() *KeyMap {
 	}
 	return k
 }
+
+// ExtraTabs are the keys of the panes after the tenth, in order: their
+// letter after "alt+" labels their tab.
+func (k *KeyMap) ExtraTabs() []key.Binding { return []key.Binding{k.InfoTab, k.CheckTab} }

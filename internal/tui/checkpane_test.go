@@ -1,0 +1,66 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/check"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// checkPeer returns a Check option that runs the checks against the test
+// binary re-executed as peer, on connections of their own, as the CLI's
+// does.
+func checkPeer(peer string) func(ctx context.Context, progress func(string)) (*check.Report, error) {
+	return func(ctx context.Context, progress func(string)) (*check.Report, error) {
+		spawn := func(context.Context) (transport.Conn, error) {
+			return transport.Spawn(transport.StdioOptions{Command: os.Args[0], Args: []string{"-test.run=^$"},
+				Env: []string{mcptest.PeerEnv + "=" + peer}})
+		}
+		conn, err := spawn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		obs := &check.Observer{}
+		c, err := session.Connect(ctx, conn, session.Options{Handler: session.DeclineHandler{}, OnWarning: obs.OnWarning, Timeout: 30 * time.Second})
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		return check.Run(ctx, c, obs, check.Options{Transport: "stdio", Dial: spawn, Progress: progress}), nil
+	}
+}
+
+// TestCheckPane runs the checks against the demo server from the Check
+// pane, opens a finding in full and goes back.
+func TestCheckPane(t *testing.T) {
+	h := start(t, 100, 30, func(o *Options) { o.Check = checkPeer("demo") })
+	h.waitText(toolsLoaded)
+	h.press("alt+k")
+	h.waitText("enter or ctrl+l runs the checks")
+	h.press("enter")
+	s := h.waitText("NOTES (", "rules ·")
+	if !strings.Contains(s, "k Check (0)") {
+		t.Errorf("the tab does not count errors and warnings:\n%s", s)
+	}
+	h.golden(s)
+	h.press("enter")
+	h.waitText("hosts/openai-properties  info", "source", "frame")
+	h.press("esc")
+	h.waitText("NOTES (", "> hosts/openai-properties")
+}
+
+// TestCheckPaneFinding shows a finding opened in full.
+func TestCheckPaneFinding(t *testing.T) {
+	h := start(t, 100, 30, func(o *Options) { o.Check = checkPeer("demo") })
+	h.waitText(toolsLoaded)
+	h.press("alt+k", "ctrl+l")
+	h.waitText("NOTES (")
+	h.press("enter")
+	h.golden(h.waitText("hosts/openai-properties  info", "frame"))
+}
