@@ -187,7 +187,8 @@ func TestLogPaneGolden(t *testing.T) {
 // TestNotificationsPaneGolden shows every notification of a log call.
 func TestNotificationsPaneGolden(t *testing.T) {
 	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	// The acknowledgement of the session's subscriptions/listen first.
+	h.waitText(toolsLoaded, "notifications 1")
 	h.press("alt+8", "L")
 	h.waitText("asked the server for debug and above")
 	h.press("alt+1")

@@ -102,10 +102,22 @@ func (p *Pane) setClient(client *session.Client, gen int) tea.Cmd {
 	p.client, p.gen = client, gen
 	p.subscribed, p.updated, p.wanted = map[string]bool{}, map[string]int{}, map[string]bool{}
 	if client.Era() == session.EraModern {
-		return tea.Sequence(p.Reload(), p.listen(nil, true))
+		// One Cmd for both, so that the root's ordered start waits for the
+		// listen too: the wire shows the same order every time.
+		list, listen := p.Reload(), p.listen(nil, true)
+		return func() tea.Msg {
+			var out bothMsg
+			if list != nil {
+				out = append(out, list())
+			}
+			return append(out, listen())
+		}
 	}
 	return p.Reload()
 }
+
+// bothMsg carries the answers of a Cmd that made two calls in turn.
+type bothMsg []tea.Msg
 
 func (p *Pane) closeSub() {
 	if p.sub != nil {
@@ -154,6 +166,12 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		p.client = nil
 	case common.ConnectedMsg:
 		return p.setClient(msg.Client, msg.Gen)
+	case bothMsg:
+		var cmds []tea.Cmd
+		for _, m := range msg {
+			cmds = append(cmds, p.Update(m))
+		}
+		return tea.Batch(cmds...)
 	case common.NotificationsMsg:
 		var cmds []tea.Cmd
 		for _, n := range msg.Notes {
