@@ -85,6 +85,22 @@ func (o *ConnOptions) withHandler(ctx context.Context, h session.Handler, fn fun
 
 // startRecording creates the trace file of --record.
 func (o *ConnOptions) startRecording() error {
+	w, err := record.Create(o.Record, o.traceHeader(), o.traceOptions())
+	if err != nil {
+		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
+	}
+	o.recorder = w
+	return nil
+}
+
+// traceOptions are how a trace of this command redacts.
+func (o *ConnOptions) traceOptions() record.Options {
+	return record.Options{NoRedact: o.NoRedact, SecretValues: o.secretValues()}
+}
+
+// traceHeader is the header of a trace of this command: the version, the
+// command line and the target.
+func (o *ConnOptions) traceHeader() record.Header {
 	t := o.Target
 	h := record.Header{Mcpi: Version, ProtocolVersion: t.Protocol, Args: o.Args,
 		Target: record.Target{Command: t.Command, URL: t.URL, Server: t.Server, Config: t.Config}}
@@ -98,12 +114,7 @@ func (o *ConnOptions) startRecording() error {
 	default:
 		h.Target.Transport = record.TransportHTTP
 	}
-	w, err := record.Create(o.Record, h, record.Options{NoRedact: o.NoRedact, SecretValues: o.secretValues()})
-	if err != nil {
-		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
-	}
-	o.recorder = w
-	return nil
+	return h
 }
 
 // secretValues are the values no trace and no screen may show: a config

@@ -113,6 +113,9 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		SaveDir: opts.Save,
 		Mouse:   opts.Mouse,
 		Check:   checkFunc(o.Target),
+		// alt+r writes what --record would.
+		TraceHeader:  o.traceHeader(),
+		TraceOptions: o.traceOptions(),
 	})
 	if o.recorder != nil {
 		if cerr := o.recorder.Close(); cerr != nil && err == nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui"
@@ -161,5 +162,20 @@ func TestDemoWithoutTerminalPrints(t *testing.T) {
 	opts = &DemoOptions{IO: ios, Executable: func() (string, error) { return exe, nil }, Print: true}
 	if err := demoRun(context.Background(), opts); err != nil || errOut.Len() != 0 || !strings.Contains(out.String(), "echo") {
 		t.Errorf("--print: %v\n%s\n%s", err, out, errOut)
+	}
+}
+
+// A trace started with alt+r in the TUI has the header --record would
+// write: mcpi's version, the command line and the target with its
+// transport, and the same redaction.
+func TestTUITraceHeader(t *testing.T) {
+	o := &ConnOptions{Target: TargetOptions{Command: []string{"node", "server.js"}}, Args: []string{"connect", "--", "node", "server.js"}}
+	h := o.traceHeader()
+	if h.Mcpi != Version || h.Target.Transport != record.TransportStdio || len(h.Args) != 4 || len(h.Target.Command) != 2 {
+		t.Errorf("header %+v", h)
+	}
+	o = &ConnOptions{Target: TargetOptions{URL: "http://127.0.0.1:1/mcp", Transport: "sse"}}
+	if h := o.traceHeader(); h.Target.Transport != record.TransportSSE || h.Target.URL == "" {
+		t.Errorf("header %+v", h)
 	}
 }

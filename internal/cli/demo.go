@@ -53,13 +53,15 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	if opts.Print || !opts.IO.StdinTTY || !opts.IO.StdoutTTY {
 		return demoPrint(ctx, opts, &target)
 	}
-	o := &ConnOptions{IO: opts.IO, Target: target}
+	o := &ConnOptions{IO: opts.IO, Target: target, Args: []string{"demo"}}
 	return tui.Run(ctx, tui.Options{
-		Dial:    o.tuiDial,
-		Target:  "mcpi demo-server (stdio)",
-		NoColor: opts.NoColor || !opts.IO.Color,
-		Mouse:   opts.Mouse,
-		Check:   checkFunc(target),
+		Dial:         o.tuiDial,
+		Target:       "mcpi demo-server (stdio)",
+		NoColor:      opts.NoColor || !opts.IO.Color,
+		Mouse:        opts.Mouse,
+		Check:        checkFunc(target),
+		TraceHeader:  o.traceHeader(),
+		TraceOptions: o.traceOptions(),
 	})
 }
 

@@ -64,7 +64,6 @@ func (l *link) up(c *session.Client) {
 		l.trans = t.Name()
 	}
 	l.health, l.healthErr = session.HealthUp, nil
-	l.notifications, l.warnings = 0, 0
 }
 
 // ended records why the connection (or the dial) ended.
@@ -93,6 +92,7 @@ func (m *Model) health(ev session.HealthEvent) tea.Cmd {
 		if ev.Note != "" {
 			note += " (" + ev.Note + ")"
 		}
+		m.dropSession("the server forgot the session that asked")
 		m.status.set(note)
 		return m.broadcastInOrder(common.ConnectedMsg{Client: l.client, Gen: l.gen})
 	case ev.Health == session.HealthUp && was == session.HealthUnreachable:
@@ -143,24 +143,31 @@ func (m *Model) headerView() string {
 	st := m.c.Styles
 	w := m.width
 	l := &m.conn
-	var l1 []string
-	l1 = append(l1, st.HeaderTitle.Render("mcpi"))
+	dot := st.HeaderDim.Render(" · ")
+	// The state must be seen, then the revision and era, then the
+	// transport: the server's name and version give way first.
+	state, why := m.stateView()
+	right := []string{}
+	name := ""
 	if l.init != nil {
 		si := l.init.ServerInfo
-		l1 = append(l1, st.HeaderServer.Render(common.Line(si.Name)+" "+common.Line(si.Version)))
+		name = st.HeaderServer.Render(common.Line(si.Name) + " " + common.Line(si.Version))
 		if l.trans != "" {
-			l1 = append(l1, common.Line(l.trans))
+			right = append(right, common.Line(l.trans))
 		}
-		l1 = append(l1, common.Line(l.rev)+" "+st.HeaderDim.Render(l.era))
+		right = append(right, common.Line(l.rev)+" "+st.HeaderDim.Render(l.era))
 	} else if m.opts.Target != "" {
-		l1 = append(l1, common.Line(m.opts.Target))
+		name = common.Line(m.opts.Target)
 	}
-	state, why := m.stateView()
-	// The state is what must be seen: the server's name gives way first.
-	left := strings.Join(l1, st.HeaderDim.Render(" · "))
-	room := w - common.Width(state) - 3
-	line1 := common.Truncate(left, max(4, room)) + st.HeaderDim.Render(" · ") + state
-	line1 = common.Truncate(line1, w)
+	right = append(right, state)
+	tail := strings.Join(right, dot)
+	head := st.HeaderTitle.Render("mcpi")
+	if name != "" {
+		if room := w - common.Width(head) - common.Width(tail) - 2*common.Width(dot); room >= 4 {
+			head += dot + common.Truncate(name, room)
+		}
+	}
+	line1 := common.Truncate(head+dot+tail, w)
 
 	var badges []string
 	if l.init != nil {
@@ -185,24 +192,24 @@ func (m *Model) headerView() string {
 			badges = append(badges, st.HeaderDim.Render("no capabilities"))
 		}
 	}
-	right := []string{}
+	counts := []string{}
 	if n := len(m.queue); n > 0 {
 		word := "requests"
 		if n == 1 {
 			word = "request"
 		}
-		right = append(right, st.BadgeAlert.Render(fmt.Sprintf(" %d %s waiting ", n, word)))
+		counts = append(counts, st.BadgeAlert.Render(fmt.Sprintf(" %d %s waiting ", n, word)))
 	}
-	right = append(right, st.HeaderDim.Render(fmt.Sprintf("notifications %d", l.notifications)))
+	counts = append(counts, st.HeaderDim.Render(fmt.Sprintf("notifications %d", l.notifications)))
 	if l.warnings > 0 {
-		right = append(right, st.Warning.Render(fmt.Sprintf("warnings %d", l.warnings)))
+		counts = append(counts, st.Warning.Render(fmt.Sprintf("warnings %d", l.warnings)))
 	}
 	left2 := strings.Join(badges, " ")
 	if why != "" {
 		// Why the connection is down matters more than what it offered.
 		left2 = st.Disconnected.Render(common.Line(why))
 	}
-	r := strings.Join(right, " ")
+	r := strings.Join(counts, " ")
 	gap := w - common.Width(left2) - common.Width(r)
 	var line2 string
 	if gap >= 1 {

@@ -113,7 +113,7 @@ func New(ctx context.Context, opts Options) *Model {
 		width:  opts.Width, height: opts.Height,
 	}
 	m.roots.set(opts.Roots)
-	m.rec = &recorder{target: opts.Target}
+	m.rec = &recorder{target: opts.Target, header: opts.TraceHeader, opts: opts.TraceOptions}
 	m.hooks = Hooks{
 		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now},
 		Tap:            transport.MultiTap(c.Inbox, m.rec),
@@ -203,6 +203,9 @@ type (
 
 // connect closes old (if any) and dials, in a Cmd.
 func (m *Model) connect(old *session.Client) tea.Cmd {
+	if old != nil {
+		m.dropSession("reconnecting")
+	}
 	gen := m.conn.connecting()
 	dial, hooks, ctx, conns := m.opts.Dial, m.hooks, m.ctx, m.conns
 	dialCmd := func() tea.Msg {
@@ -388,6 +391,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.err != nil {
 			m.conn.ended(msg.err)
+			m.dropSession("the connection ended")
 			return m, m.broadcast(common.DisconnectedMsg{Gen: msg.gen, Err: msg.err})
 		}
 		m.conn.up(msg.client)
@@ -397,6 +401,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.conn.ended(msg.err)
+		m.dropSession("the connection ended")
 		return m, m.broadcast(common.DisconnectedMsg{Gen: m.conn.gen, Err: msg.err})
 	case *common.Batch:
 		return m, tea.Batch(m.handleBatch(msg), m.nextBatch())
@@ -468,9 +473,11 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 			cmds = append(cmds, cmd)
 		}
 	}
+	arrived := false
 	for _, r := range b.Requests {
 		if !r.Ended() {
 			m.queue = append(m.queue, r)
+			arrived = true
 		}
 	}
 	for _, r := range b.Gone {
@@ -482,10 +489,29 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 			m.modal = nil
 		}
 	}
-	if m.modal == nil {
+	// A new request opens itself; one the user set aside waits for ctrl+o.
+	if m.modal == nil && arrived {
 		m.openNext()
 	}
 	return tea.Batch(cmds...)
+}
+
+// dropSession ends the requests of a session that is gone (the server
+// exited, or forgot the session): their answers could only reach a
+// session that never asked. Their handlers get an error, the queue and the
+// drafts forget them.
+func (m *Model) dropSession(why string) {
+	if len(m.queue) == 0 {
+		return
+	}
+	n := len(m.queue)
+	for _, r := range m.queue {
+		r.Answer(common.Reply{Err: errors.New(why)})
+	}
+	m.queue = nil
+	clear(m.drafts)
+	m.modal = nil
+	m.status.set(common.Plural(n, "server request") + " dropped: " + why)
 }
 
 // dropRequest removes r from the queue; it reports whether it was there.
@@ -539,6 +565,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.quitArmed = false
 	if key.Matches(msg, k.Quit) {
 		return m.quit(armed)
+	}
+	if m.help.ShowAll && key.Matches(msg, k.Back) {
+		// The whole help is in front: esc closes it, and nothing under it
+		// hears the key.
+		m.help.ShowAll = false
+		m.resize()
+		return nil
 	}
 	if m.compose && m.modal == nil && !key.Matches(msg, k.Requests) && !key.Matches(msg, k.Reconnect) && !(key.Matches(msg, k.Help) && msg.String() != "?") {
 		closed, cmd := m.composer.Update(msg, m.conn.client)
@@ -661,6 +694,9 @@ func (m *Model) keys() help.KeyMap {
 	helpKey := k.Help
 	if m.modal != nil || m.compose || m.activePane().InputFocused() {
 		helpKey.SetHelp("f1", "help")
+	}
+	if m.help.ShowAll {
+		helpKey.SetHelp(helpKey.Help().Key+"/esc", "close help")
 	}
 	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
 	short := dedupe(nil, append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit))

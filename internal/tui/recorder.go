@@ -17,6 +17,8 @@ type recorder struct {
 	w      *record.Writer
 	path   string
 	target string
+	header record.Header // what --record would write; Args from target when empty
+	opts   record.Options
 }
 
 // Observe implements transport.Tap. The writer is safe for concurrent use
@@ -55,12 +57,16 @@ func (r *recorder) toggle(dir string, now time.Time) (string, error) {
 		dir = "."
 	}
 	path := filepath.Join(dir, "mcpi-"+now.Format("20060102-150405.000")+".jsonl")
-	w, err := record.Create(path, record.Header{Args: []string{"connect", r.target}}, record.Options{})
+	h := r.header
+	if h.Mcpi == "" && len(h.Args) == 0 {
+		h.Args = []string{"connect", r.target}
+	}
+	w, err := record.Create(path, h, r.opts)
 	if err != nil {
 		return "", err
 	}
 	r.w, r.path = w, path
-	return "recording to " + path, nil
+	return "recording started (alt+r stops it)", nil
 }
 
 // close stops a running trace.

@@ -193,7 +193,7 @@ func (m *modal) SetSize(w, h int) {
 		m.reply.SetHeight(max(2, min(6, ih/3)))
 	}
 	if m.form != nil {
-		m.form.SetSize(iw, max(3, ih-len(m.infoLines(iw))-2))
+		m.form.SetSize(iw, max(3, ih-min(len(m.infoLines(iw)), max(3, ih/3))-3))
 	}
 }
 
@@ -395,7 +395,7 @@ func (m *modal) View() string {
 	var answer []string
 	switch {
 	case m.req.Kind == common.Sampling:
-		answer = append(answer, st.Dim.Render(common.Truncate(`Reply (sent as assistant text from model "mcpi-user"; no request times out while you answer):`, iw)))
+		answer = append(answer, st.Dim.Render(common.Truncate(`Reply (as model "mcpi-user"; no request times out while you answer):`, iw)))
 		answer = append(answer, strings.Split(m.reply.View(), "\n")...)
 	case m.form != nil:
 		answer = append([]string{st.Dim.Render(common.Truncate("No request times out while you answer.", iw))}, strings.Split(m.form.View(), "\n")...)
@@ -404,8 +404,16 @@ func (m *modal) View() string {
 	if m.notice != "" {
 		notice = st.Error.Render(common.Line(m.notice))
 	}
-	// The request's description gets what the answer leaves.
-	room := max(1, ih-1-len(answer)-1)
+	// The request's description gets what the answer leaves, and at least
+	// a third of the box: the answer area gives up its blank lines, then
+	// scrolls, before the question is hidden.
+	room := max(min(len(info), max(3, ih/3)), ih-1-len(answer)-1)
+	for len(answer) > 0 && ih-1-room-1 < len(answer) && strings.TrimSpace(ansi.Strip(answer[len(answer)-1])) == "" {
+		answer = answer[:len(answer)-1]
+	}
+	if max(0, ih-1-room-1) < len(answer) {
+		answer = answer[:max(0, ih-1-room-1)]
+	}
 	if len(info) > room {
 		m.infoOffset = max(0, min(m.infoOffset, len(info)-room))
 		more := len(info) - room

@@ -81,6 +81,13 @@ func (p *rootsPane) Update(msg tea.Msg) tea.Cmd {
 			p.notice = "✗ " + msg.err.Error()
 			return nil
 		}
+		for i, r := range p.roots {
+			if r.URI == msg.root.URI {
+				p.cursor = i
+				p.notice = "already a root: " + msg.root.URI
+				return nil
+			}
+		}
 		p.roots = append(p.roots, msg.root)
 		p.cursor = len(p.roots) - 1
 		p.notice = "added " + msg.root.URI

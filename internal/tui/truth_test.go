@@ -2,21 +2,26 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
 
 // restartable is an HTTP demo server that can die and come back on the
@@ -268,12 +273,17 @@ func TestHelpListsAKeyOnce(t *testing.T) {
 	h.waitText(toolsLoaded)
 	h.typeText("echo")
 	h.press("enter", "f1")
-	s := h.waitText("alt+1…0 pane")
-	for _, k := range []string{"esc ", "tab "} {
-		if n := strings.Count(s, k); n > 1 {
+	s := h.waitText("alt+1…0 pane", "close help")
+	for _, k := range []string{"esc", "tab"} {
+		if n := len(regexp.MustCompile(`(^|\s)`+k+`\s`).FindAllString(s, -1)); n > 1 {
 			t.Errorf("%q is listed %d times:\n%s", k, n, s)
 		}
 	}
+	// esc closes the help and nothing under it.
+	h.press("esc")
+	h.waitFor("the help closed, the form still open", func(s string) bool {
+		return !strings.Contains(s, "alt+1…0 pane") && strings.Contains(s, "Call echo")
+	})
 }
 
 // A tool added by the server shows without a key in the modern era: the
@@ -296,7 +306,7 @@ func TestRecordingFileShown(t *testing.T) {
 	h := start(t, 80, 24)
 	h.waitText(toolsLoaded)
 	h.press("alt+r")
-	s := h.waitText("● rec", "recording to")
+	s := h.waitText("● rec", "recording started")
 	if !strings.Contains(s, ".jsonl") {
 		t.Errorf("the trace's name is not visible:\n%s", s)
 	}
@@ -317,5 +327,65 @@ func TestResizeClears(t *testing.T) {
 	}
 	if got, want := cmd(), tea.ClearScreen(); got != want {
 		t.Errorf("resize gives %T, want %T", got, want)
+	}
+}
+
+// A question that wraps stays on screen at 80x24 however many fields the
+// form has: the form gives up its blank lines first.
+func TestElicitationQuestionShowsAt80(t *testing.T) {
+	m := New(context.Background(), Options{NoColor: true})
+	defer m.Close()
+	msg := strings.Repeat("The research query could have several meanings; please say which one you mean. ", 2)
+	r := common.NewRequest(context.Background(), 1, common.Elicitation, frozen)
+	r.Elicit = &mcp.ElicitParams{Message: msg, RequestedSchema: json.RawMessage(`{"type":"object","properties":{
+		"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"},"d":{"type":"boolean"},
+		"e":{"type":"string","enum":["x","y"]},"f":{"type":"number"}}}`)}
+	md := newModal(m.c, r)
+	md.SetSize(80, 24-5)
+	view := ansi.Strip(md.View())
+	flat := strings.Join(strings.Fields(strings.ReplaceAll(view, "│", " ")), " ")
+	if !strings.Contains(flat, strings.TrimSpace(msg)) {
+		t.Errorf("the question is not all on screen:\n%s", view)
+	}
+	if !strings.Contains(view, "› a") {
+		t.Errorf("the first field is not on screen:\n%s", view)
+	}
+}
+
+// A server request of a session that is gone is dropped when a new session
+// starts: an answer could only reach a session that never asked. One set
+// aside does not open again by itself.
+func TestRequestsOfAnOldSessionAreDropped(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	hk := <-h.hooks
+	answered := make(chan error, 1)
+	go func() {
+		_, err := hk.Handler.CreateMessage(context.Background(), &mcp.CreateMessageParams{
+			Messages: []mcp.SamplingMessage{{Role: "user", Content: json.RawMessage(`{"type":"text","text":"from the old session"}`)}}, MaxTokens: 10})
+		answered <- err
+	}()
+	h.waitText("from the old session")
+	h.press("esc")
+	h.waitText("1 request waiting", "set aside")
+	// Any batch (a notification) must not bring it back.
+	hk.OnNotification(session.Notification{Time: frozen, Method: "notifications/message", Params: json.RawMessage(`{"level":"info","data":"x"}`)})
+	h.waitText("notifications 2")
+	if s := h.p.Screen(); strings.Contains(s, "the server asks") {
+		t.Errorf("the request set aside opened by itself:\n%s", s)
+	}
+	hk.OnHealth(session.HealthEvent{Health: session.HealthRenewing, At: frozen})
+	hk.OnHealth(session.HealthEvent{Health: session.HealthUp, At: frozen, Note: "session a, now b"})
+	s := h.waitText("the server forgot the session: a new one started")
+	if strings.Contains(s, "request waiting") {
+		t.Errorf("the old session's request still waits:\n%s", s)
+	}
+	select {
+	case err := <-answered:
+		if err == nil {
+			t.Error("the dropped request was answered as if a person had")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler of the dropped request still waits")
 	}
 }

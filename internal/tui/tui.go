@@ -21,6 +21,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/browser"
 	"github.com/mcpi-dev/mcpi/internal/check"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -76,6 +77,11 @@ type Options struct {
 	// own, for the Check pane (nil: the pane says it cannot). It runs in a
 	// tea.Cmd; progress is told what is being checked.
 	Check func(ctx context.Context, progress func(string)) (*check.Report, error)
+	// TraceHeader and TraceOptions are the header and the redaction of a
+	// trace started with alt+r (what --record would write); zero values
+	// name the target only.
+	TraceHeader  record.Header
+	TraceOptions record.Options
 	// Mouse turns the mouse on: the wheel scrolls, a click on a tab opens
 	// it. Off by default, so that the terminal still selects text.
 	Mouse bool

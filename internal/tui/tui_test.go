@@ -503,7 +503,7 @@ func TestRecordingToggle(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded)
 	h.press("alt+r")
-	h.waitText("● rec", "recording to ")
+	h.waitText("● rec", "recording started")
 	path := h.m.rec.active()
 	h.typeText("echo")
 	h.press("enter")

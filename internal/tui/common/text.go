@@ -217,3 +217,18 @@ func Annotations(raw json.RawMessage) string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+// TruncateMiddle fits s to width by cutting its middle: the start and the
+// end of a long URI both say which one it is (demo://resource/…/document/7).
+func TruncateMiddle(s string, width int) string {
+	w := Width(s)
+	if w <= width {
+		return s
+	}
+	if width < 8 {
+		return Truncate(s, width)
+	}
+	head := width / 3
+	tail := width - head - 1
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, w-tail, "")
+}

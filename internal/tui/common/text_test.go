@@ -1,6 +1,7 @@
 package common
 
 import (
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -49,5 +50,30 @@ func TestLayoutHelpers(t *testing.T) {
 	}
 	if got := ByteSize(1229); got != "1.2 KiB" {
 		t.Errorf("ByteSize = %s", got)
+	}
+}
+
+func TestTruncateMiddle(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"demo://short", 20, "demo://short"},
+		{"demo://resource/static/document/architecture.md", 30, "demo://res…ent/architecture.md"},
+		{"demo://resource/static/document/7", 20, "demo:/…ic/document/7"},
+	} {
+		got := TruncateMiddle(c.in, c.w)
+		if got != c.want || Width(got) > c.w {
+			t.Errorf("TruncateMiddle(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
+		}
+	}
+}
+
+func TestNaturalLess(t *testing.T) {
+	in := []string{"items/10", "items/2", "items/1", "b", "a10", "a9", "a09"}
+	sort.SliceStable(in, func(i, j int) bool { return NaturalLess(in[i], in[j]) })
+	if got, want := strings.Join(in, " "), "a9 a09 a10 b items/1 items/2 items/10"; got != want {
+		t.Errorf("natural order %q, want %q", got, want)
 	}
 }

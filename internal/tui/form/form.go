@@ -377,7 +377,12 @@ func (f *field) value() (v any, present bool, err error) {
 			return nil, false, nil
 		}
 		v, err := f.prop.Coerce(t)
-		return v, err == nil, err
+		if err != nil {
+			// What does not convert goes as the text typed: the send is
+			// refused once for it, and a send anyway sends what was typed.
+			return t, true, err
+		}
+		return v, true, nil
 	case kindList:
 		t := strings.TrimSpace(f.input.Value())
 		if t == "" {

@@ -337,3 +337,20 @@ func TestRefusal(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// A value that does not convert to the field's type is sent as typed when
+// the user sends anyway: nothing typed is dropped.
+func TestSendAnywaySendsWhatWasTyped(t *testing.T) {
+	m := New(testCommon(), json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`))
+	m.SetSize(80, 10)
+	typeText(m, "2")
+	focusOn(t, m, "/b")
+	typeText(m, "abc")
+	if _, refused, _ := m.Send(); len(refused) == 0 {
+		t.Fatal("a number field holding abc was not refused")
+	}
+	v, refused, err := m.Send()
+	if err != nil || refused != nil || marshal(t, v) != `{"a":2,"b":"abc"}` {
+		t.Errorf("send anyway: %v %q %v", v, refused, err)
+	}
+}

@@ -212,9 +212,11 @@ func LogRow(n session.Notification) Row {
 	var m mcp.LoggingMessageParams
 	_ = json.Unmarshal(n.Params, &m)
 	lvl := slices.Index(mcp.LoggingLevels, m.Level)
+	// The level is padded to the longest ("emergency"), so that the loggers
+	// start in one column.
 	tag := string(m.Level)
 	if m.Logger != "" {
-		tag += " " + m.Logger
+		tag = fmt.Sprintf("%-9s %s", m.Level, m.Logger)
 	}
 	var text string
 	if json.Unmarshal(m.Data, &text) != nil {
@@ -416,7 +418,7 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	}
 	out := [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {withHelp(k.Open, "enter", "open"), k.Follow, k.ClearBuffer}}
 	if p.kind == KindLog {
-		out[1] = append(out[1], k.LevelUp, k.LevelDown, k.SetLevel)
+		out[1] = append(out[1], k.LevelUp, k.SetLevel)
 	}
 	return out
 }

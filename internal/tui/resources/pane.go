@@ -415,7 +415,7 @@ func (p *Pane) View() string {
 			upd = " " + st.Warning.Render(fmt.Sprintf("✱%d", n))
 		}
 		nameW := max(4, lw-3-common.Width(upd))
-		name := common.Pad(common.Line(it.URI), nameW)
+		name := common.Pad(common.TruncateMiddle(common.Line(it.URI), nameW), nameW)
 		if i == p.list.Pos {
 			left = append(left, st.Cursor.Render("›")+mark+" "+st.Selected.Render(name)+upd)
 		} else {

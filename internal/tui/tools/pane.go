@@ -57,6 +57,8 @@ type Pane struct {
 	// taskAnyway is set when alt+t was refused once for a tool or server
 	// without tasks: the next alt+t sends.
 	taskAnyway bool
+	// announce says the list asked for by the reload key is on its way.
+	announce bool
 
 	calls   []*Call
 	current int // index into calls shown in the result view
@@ -199,6 +201,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		p.client, p.down = nil, false
 	case common.ConnectedMsg:
 		p.client, p.gen, p.down = msg.Client, msg.Gen, false
+		p.notice = ""
 		return p.Reload()
 	case common.DisconnectedMsg:
 		p.client, p.down = nil, true
@@ -216,6 +219,15 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		}
 		p.loading = false
 		p.loadErr = msg.err
+		var cmd tea.Cmd
+		if p.announce {
+			p.announce = false
+			if msg.err != nil {
+				cmd = common.Noticef("✗ tools/list: %v", msg.err)
+			} else {
+				cmd = common.Noticef("%s listed", common.Plural(len(msg.tools), "tool"))
+			}
+		}
 		if msg.err == nil || len(msg.tools) > 0 {
 			name := ""
 			if t := p.selected(); t != nil {
@@ -230,7 +242,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			}
 			p.clampList()
 		}
-		return nil
+		return cmd
 	case callDoneMsg:
 		c := p.call(msg.id)
 		if c == nil {
@@ -336,6 +348,7 @@ func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
 		if p.client == nil {
 			return common.Noticef("✗ not connected (ctrl+r reconnects)")
 		}
+		p.announce = true
 		return tea.Batch(p.Reload(), common.Noticef("listing the tools again"))
 	case key.Matches(msg, k.Back), key.Matches(msg, k.ClearFilter):
 		p.filter = ""
@@ -487,6 +500,12 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Calls):
 		p.mode = modeList
+	case key.Matches(msg, k.Reload):
+		if p.client == nil {
+			return common.Noticef("✗ not connected (ctrl+r reconnects)")
+		}
+		p.announce = true
+		return tea.Batch(p.Reload(), common.Noticef("listing the tools again"))
 	case key.Matches(msg, k.Edit):
 		t := c.Tool
 		if lt, ok := p.toolByName(t.Name); ok {
@@ -579,10 +598,11 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	case modeForm:
 		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
-		return [][]key.Binding{
-			{k.Cancel, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, withHelp(k.Calls, "alt+l", "tools list")},
-			{k.PrevCall, k.NextCall, k.Up, k.Down, k.PageUp, k.PageDown},
+		first := []key.Binding{withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, withHelp(k.Calls, "alt+l", "tools list"), k.Reload}
+		if len(p.calls) > 0 && p.calls[p.current].State == Running {
+			first = []key.Binding{k.Cancel, k.Edit, withHelp(k.Calls, "alt+l", "tools list")}
 		}
+		return [][]key.Binding{first, {k.PrevCall, k.NextCall, k.Up, k.Down, k.PageUp, k.PageDown}}
 	}
 	return [][]key.Binding{
 		{withHelp(k.Open, "enter", "call"), withHelp(k.Up, "type", "filter"), k.ClearFilter, k.Reload, k.Calls},

@@ -600,7 +600,7 @@ func (p *Pane) row(e *Entry, selected bool, methodW int) string {
 		}
 	case KindHTTP:
 		what = e.Text
-		if e.HTTP != nil {
+		if e.HTTP != nil && !strings.HasPrefix(e.Text, e.HTTP.Method+" ") {
 			what = e.HTTP.Method + " " + e.Text
 		}
 		if e.Err != "" {
