@@ -395,6 +395,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.broadcast(common.DisconnectedMsg{Gen: msg.gen, Err: msg.err})
 		}
 		m.conn.up(msg.client)
+		if m.conn.dials > 1 {
+			m.status.set("reconnected: a new session, lists reloaded")
+		}
 		return m, tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: msg.client, Gen: msg.gen}), m.waitEnd(msg.client))
 	case endedMsg:
 		if msg.client != m.conn.client {

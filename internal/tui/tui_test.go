@@ -394,7 +394,7 @@ func TestReconnect(t *testing.T) {
 	h.press("ctrl+r")
 	<-h.hooks // the first dial
 	<-h.hooks // the reconnect dial
-	h.waitText("● connected", toolsLoaded)
+	h.waitText("● connected", toolsLoaded, "reconnected: a new session")
 	m := h.final()
 	if st, err := m.State(); st != Connected || err != nil || m.conn.gen != 2 {
 		t.Errorf("state %v %v gen %d", st, err, m.conn.gen)
