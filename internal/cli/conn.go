@@ -36,14 +36,14 @@ type ConnOptions struct {
 	// readsStdin says the command reads its standard input (call --args -):
 	// run in a live session, it sends it along.
 	readsStdin bool
-	roots    []mcp.Root
-	verbose  func(format string, args ...any)
-	recorder *record.Writer
-	handler  session.Handler         // overrides the CLI's answers (replay --verify)
-	watch    transport.Tap           // one more tap (mcpi check)
-	client   *mcp.Implementation     // who mcpi says it is (replay --verify: the recorded host)
-	caps     *mcp.ClientCapabilities // what it declares (replay --verify: the recorded host's)
-	warned   func(session.Warning)   // takes the warnings instead of stderr (mcpi check)
+	roots      []mcp.Root
+	verbose    func(format string, args ...any)
+	recorder   *record.Writer
+	handler    session.Handler         // overrides the CLI's answers (replay --verify)
+	watch      transport.Tap           // one more tap (mcpi check)
+	client     *mcp.Implementation     // who mcpi says it is (replay --verify: the recorded host)
+	caps       *mcp.ClientCapabilities // what it declares (replay --verify: the recorded host's)
+	warned     func(session.Warning)   // takes the warnings instead of stderr (mcpi check)
 }
 
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {

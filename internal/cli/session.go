@@ -656,32 +656,32 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	report.Close()
 	errOut.set(f.IO.ErrOut)
 
-	why := srv.Serve(ctx, ln, c.Done())
-	end := status()
-	end.Commands, end.Active, end.Failed, end.LastUsed = srv.Counters()
-	end.Active = 0
-	switch {
-	case errors.Is(why, live.ErrStopped):
-		end.State, end.Reason = live.StateStopped, "stopped by mcpi session stop"
-	case errors.Is(why, live.ErrIdle):
-		end.State, end.Reason = live.StateIdle, fmt.Sprintf("no command for %v (--idle)", opts.Idle)
-	case why == nil:
-		end.State, end.Reason = live.StateExited, "the connection ended"
-		if err := c.Err(); err != nil {
-			end.Reason = oneLine(err.Error())
+	srv.OnEnd = func(why error) {
+		end := status()
+		end.Commands, end.Active, end.Failed, end.LastUsed = srv.Counters()
+		end.Active = 0
+		switch {
+		case errors.Is(why, live.ErrStopped):
+			end.State, end.Reason = live.StateStopped, "stopped by mcpi session stop"
+		case errors.Is(why, live.ErrIdle):
+			end.State, end.Reason = live.StateIdle, fmt.Sprintf("no command for %v (--idle)", opts.Idle)
+		case why == nil:
+			end.State, end.Reason = live.StateExited, "the connection ended"
+			if err := c.Err(); err != nil {
+				end.Reason = oneLine(err.Error())
+			}
+		default:
+			end.State, end.Reason = live.StateStopped, "the daemon was told to end: "+why.Error()
 		}
-	default:
-		end.State, end.Reason = live.StateStopped, "the daemon was told to end: "+why.Error()
+		end.Ended = time.Now()
+		live.WriteRecord(cfg.Dir, &end)
 	}
+	srv.Serve(ctx, ln, c.Done())
 	c.Close()
-	if t, ok := c.Conn().(interface{ StderrTail() []string }); ok {
-		end.StderrTail = t.StderrTail()
-	}
-	end.Ended = time.Now()
 	if o.recorder != nil {
 		o.recorder.Close()
 	}
-	return live.WriteRecord(cfg.Dir, &end)
+	return nil
 }
 
 // targetText describes the target without its secrets.

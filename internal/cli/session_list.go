@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -181,11 +182,9 @@ func newCmdSessionStop(f *Factory) *cobra.Command {
 				fmt.Fprintf(f.IO.ErrOut, "session %s had ended; its record is removed\n", name)
 				return nil
 			}
+			// The daemon closes the server, then exits.
 			deadline := time.Now().Add(stopWait)
-			for time.Now().Before(deadline) {
-				if rec, err := live.ReadRecord(dir, name); err == nil && !rec.Live() {
-					break
-				}
+			for time.Now().Before(deadline) && syscall.Kill(st.PID, 0) == nil {
 				time.Sleep(20 * time.Millisecond)
 			}
 			live.Remove(dir, name)

@@ -15,6 +15,7 @@ func Ask(dir, name, op string) (*Status, error) {
 		return nil, err
 	}
 	defer c.Close()
+	c.c.SetDeadline(time.Now().Add(askTimeout))
 	if err := c.Send(Request{Op: op}); err != nil {
 		return nil, err
 	}
@@ -27,6 +28,9 @@ func Ask(dir, name, op string) (*Status, error) {
 	}
 	return f.Status, nil
 }
+
+// askTimeout bounds a status or stop request: a daemon answers at once.
+const askTimeout = 5 * time.Second
 
 // ErrLostDaemon says the daemon went away while it ran a command.
 var ErrLostDaemon = errors.New("the session's daemon went away")

@@ -22,15 +22,15 @@ const (
 // Status is what a session says of itself: the record it keeps in the
 // runtime directory, and the answer to a status request (with counters).
 type Status struct {
-	Name      string    `json:"name"`
-	Target    string    `json:"target"`
-	PID       int       `json:"pid"`
-	State     string    `json:"state"`
-	Started   time.Time `json:"started"`
-	Ended     time.Time `json:"ended,omitzero"`
-	Reason    string    `json:"reason,omitempty"`
-	LastUsed  time.Time `json:"lastUsed,omitzero"`
-	Idle      string    `json:"idleTimeout,omitempty"`
+	Name     string    `json:"name"`
+	Target   string    `json:"target"`
+	PID      int       `json:"pid"`
+	State    string    `json:"state"`
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended,omitzero"`
+	Reason   string    `json:"reason,omitempty"`
+	LastUsed time.Time `json:"lastUsed,omitzero"`
+	Idle     string    `json:"idleTimeout,omitempty"`
 
 	Era             string   `json:"era,omitempty"`
 	ProtocolVersion string   `json:"protocolVersion,omitempty"`

@@ -21,6 +21,10 @@ type Server struct {
 	Status func() Status
 	// Idle ends Serve when no command came for that long (0: never).
 	Idle time.Duration
+	// OnEnd is called when Serve stops accepting, with why (as Serve
+	// returns it), before the socket goes: whoever finds the socket gone
+	// finds what OnEnd recorded.
+	OnEnd func(why error)
 
 	commands, active, failed atomic.Int64
 	lastUsed                 atomic.Int64 // unix nanoseconds
@@ -103,12 +107,15 @@ loop:
 			break loop
 		}
 	}
-	ln.Close()
 	go func() {
 		for c := range conns {
 			c.Close()
 		}
 	}()
+	if s.OnEnd != nil {
+		s.OnEnd(why)
+	}
+	ln.Close()
 	if why != nil {
 		// Stopped: commands under way are cancelled. Ended: they fail on
 		// their own with the session's error, which they must still tell.
@@ -160,10 +167,6 @@ func (s *Server) status() Status {
 func (s *Server) run(ctx context.Context, c *Conn, req *Request) {
 	s.commands.Add(1)
 	s.active.Add(1)
-	defer func() {
-		s.active.Add(-1)
-		s.lastUsed.Store(time.Now().UnixNano())
-	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Whatever comes next on the connection (a cancel, or its end: the
@@ -177,6 +180,10 @@ func (s *Server) run(ctx context.Context, c *Conn, req *Request) {
 	if code != 0 {
 		s.failed.Add(1)
 	}
+	// Counted out before the command learns it ended, so that what it
+	// asks next sees it ended.
+	s.lastUsed.Store(time.Now().UnixNano())
+	s.active.Add(-1)
 	c.Send(Frame{Exit: &code})
 }
 

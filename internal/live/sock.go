@@ -115,6 +115,9 @@ var ErrNoDaemon = errors.New("no daemon answers")
 // error is ErrNoDaemon.
 func Dial(dir, name string) (*Conn, error) {
 	if err := CheckDir(dir); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %v", ErrNoDaemon, err)
+		}
 		return nil, err
 	}
 	path := SocketPath(dir, name)
