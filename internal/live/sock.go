@@ -153,11 +153,15 @@ func Listen(dir, name string) (*net.UnixListener, error) {
 		return nil, err
 	}
 	path := SocketPath(dir, name)
-	if c, err := Dial(dir, name); err == nil {
+	c, err := Dial(dir, name)
+	switch {
+	case err == nil:
 		c.Close()
 		return nil, fmt.Errorf("a session named %s is running already", name)
+	case !errors.Is(err, ErrNoDaemon):
+		// Not ours, or not a socket: not to be replaced.
+		return nil, err
 	}
-	os.Remove(path)
 	// The directory is 0700 already; the umask makes the socket 0600 from
 	// its first instant as well.
 	old := syscall.Umask(0o177)
