@@ -483,10 +483,11 @@ func defaultName(t *TargetOptions) string {
 		n = filepath.Base(t.Command[0])
 		switch strings.TrimSuffix(n, ".exe") {
 		case "npx", "uvx", "bunx", "pnpx", "node", "python", "python3", "deno", "uv", "pipx", "docker":
-			for i := len(t.Command) - 1; i > 0; i-- {
-				if a := t.Command[i]; !strings.HasPrefix(a, "-") {
-					// @scope/package@version: package
+			for _, a := range t.Command[1:] {
+				if !strings.HasPrefix(a, "-") {
+					// @scope/package@version: package; dir/server.py: server
 					n, _, _ = strings.Cut(filepath.Base(a), "@")
+					n = strings.TrimSuffix(n, filepath.Ext(n))
 					break
 				}
 			}

@@ -273,6 +273,7 @@ func TestSessionFlagsAndNames(t *testing.T) {
 	}
 	for target, want := range map[string]string{
 		"-- npx -y @modelcontextprotocol/server-everything@2.0": "server-everything",
+		"-- node dist/server.js stdio":                          "server",
 		"-- /usr/bin/mcpi demo-server":                          "mcpi",
 		"--url http://127.0.0.1:8080/mcp":                       "127.0.0.1-8080",
 		"--server my.server":                                    "my.server",
