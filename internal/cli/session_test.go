@@ -38,10 +38,11 @@ func liveDir(t *testing.T) string {
 }
 
 // startSession starts a session and stops it when the test ends, killing
-// its daemon if stopping does not end it.
+// its daemon if stopping does not end it; should the test binary die
+// first, the idle timeout ends the daemon.
 func startSession(t *testing.T, dir, name string, target ...string) *live.Status {
 	t.Helper()
-	code, out, errOut := runLive(t, dir, nil, append([]string{"session", "start", name}, target...)...)
+	code, out, errOut := runLive(t, dir, nil, append([]string{"session", "start", name, "--idle", "2m"}, target...)...)
 	if code != ExitOK || strings.TrimSpace(out) != name {
 		t.Fatalf("session start: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
