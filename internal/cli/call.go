@@ -60,6 +60,7 @@ Arguments are validated against the inputSchema before sending.`,
 					return flagErrorf("invalid argument %q: want KEY=VALUE or KEY:=JSON", p)
 				}
 			}
+			opts.readsStdin = opts.Args == "-"
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -67,6 +68,7 @@ Arguments are validated against the inputSchema before sending.`,
 		},
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	cmd.Flags().StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "send the arguments even when they do not match the inputSchema")
 	cmd.Flags().StringVar(&opts.Save, "save", "", "write images, audio and blobs of the result into this directory")

@@ -33,14 +33,17 @@ type ConnOptions struct {
 	// Args is the command line, for the header of a trace.
 	Args []string
 
-	roots    []mcp.Root
-	verbose  func(format string, args ...any)
-	recorder *record.Writer
-	handler  session.Handler         // overrides the CLI's answers (replay --verify)
-	watch    transport.Tap           // one more tap (mcpi check)
-	client   *mcp.Implementation     // who mcpi says it is (replay --verify: the recorded host)
-	caps     *mcp.ClientCapabilities // what it declares (replay --verify: the recorded host's)
-	warned   func(session.Warning)   // takes the warnings instead of stderr (mcpi check)
+	// readsStdin says the command reads its standard input (call --args -):
+	// run in a live session, it sends it along.
+	readsStdin bool
+	roots      []mcp.Root
+	verbose    func(format string, args ...any)
+	recorder   *record.Writer
+	handler    session.Handler         // overrides the CLI's answers (replay --verify)
+	watch      transport.Tap           // one more tap (mcpi check)
+	client     *mcp.Implementation     // who mcpi says it is (replay --verify: the recorded host)
+	caps       *mcp.ClientCapabilities // what it declares (replay --verify: the recorded host's)
+	warned     func(session.Warning)   // takes the warnings instead of stderr (mcpi check)
 }
 
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
@@ -66,6 +69,12 @@ func (o *ConnOptions) with(ctx context.Context, fn func(*session.Client) error) 
 // the flags and the terminal (nil: those).
 func (o *ConnOptions) withHandler(ctx context.Context, h session.Handler, fn func(*session.Client) error) error {
 	o.handler = h
+	if held := heldOf(ctx); held != nil {
+		return withJSONError(o.IO, o.JSON, o.withHeld(ctx, held, fn))
+	}
+	if o.Target.Session != "" {
+		return o.forward(ctx)
+	}
 	c, err := o.open(ctx)
 	if err == nil {
 		err = fn(c)

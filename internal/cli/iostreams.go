@@ -63,6 +63,11 @@ func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 // Out instead.
 func (s *IOStreams) Data() io.Writer { return s.out }
 
+// ErrData is standard error for bytes that crossed an ErrOut sink
+// already: a live session's daemon runs the command and sends what its
+// ErrOut wrote (sanitised there, with the terminal's line updates kept).
+func (s *IOStreams) ErrData() io.Writer { return s.errOut }
+
 // Terminal is standard output for the TUI, whose renderer writes its own
 // control sequences and passes every frame through safetext.Screen.
 func (s *IOStreams) Terminal() io.Writer { return s.out }

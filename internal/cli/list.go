@@ -55,6 +55,7 @@ func NewCmdList(f *Factory, what string, runF func(context.Context, *ListOptions
 		},
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
 }
 

@@ -14,6 +14,10 @@ import (
 // re-executed with MCPI_TEST_PEER set: the demo server or a hostile one.
 func TestMain(m *testing.M) {
 	mcptest.ServePeer()
+	if len(os.Args) > 2 && os.Args[1] == "session" && os.Args[2] == "daemon" {
+		// A live session's daemon, started by session start from a test.
+		os.Exit(int(Main()))
+	}
 	// In-process commands detect the era every time (tests in parallel must
 	// not see each other's memory), and remember it in a cache of their own.
 	cache, err := os.MkdirTemp("", "mcpi-cache-")

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/live"
 )
 
 // Version is mcpi's version, set at link time.
@@ -22,6 +24,17 @@ type Factory struct {
 	Executable func() (string, error)
 	// Args is mcpi's command line without the program name.
 	Args []string
+	// RuntimeDir is where live sessions keep their sockets and records
+	// ("": live.DefaultDir).
+	RuntimeDir string
+}
+
+// runtimeDir returns the directory of live sessions.
+func (f *Factory) runtimeDir() string {
+	if f.RuntimeDir != "" {
+		return f.RuntimeDir
+	}
+	return live.DefaultDir()
 }
 
 // NewCmdRoot returns the mcpi command tree.
@@ -61,6 +74,7 @@ func subcommands(f *Factory) []struct {
 		{"proxy", func() *cobra.Command { return NewCmdProxy(f) }},
 		{"trace", func() *cobra.Command { return NewCmdTrace(f) }},
 		{"check", func() *cobra.Command { return NewCmdCheck(f) }},
+		{"session", func() *cobra.Command { return NewCmdSession(f) }},
 	}
 }
 
@@ -118,6 +132,7 @@ func run(ctx context.Context, f *Factory, args []string) ExitCode {
 	f.Args = args
 	defer f.IO.Flush()
 	ctx = context.WithValue(ctx, streamsKey{}, f.IO)
+	ctx = context.WithValue(ctx, factoryKey{}, f)
 	root := newCmdRoot(f, commandFor(f, args))
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
@@ -144,6 +159,17 @@ func run(ctx context.Context, f *Factory, args []string) ExitCode {
 }
 
 type streamsKey struct{}
+
+type factoryKey struct{}
+
+// factoryOf returns the factory run put in ctx (nil outside run).
+func factoryOf(ctx context.Context) *Factory {
+	if ctx == nil {
+		return nil
+	}
+	f, _ := ctx.Value(factoryKey{}).(*Factory)
+	return f
+}
 
 // streamsOf returns the streams run put in ctx, for the code that has a
 // command but not its options (nil outside run).

@@ -22,6 +22,10 @@ import (
 // TargetOptions say which server to talk to and how. Every command that
 // talks to a server embeds them.
 type TargetOptions struct {
+	// Session names a live session to run the command in instead of
+	// connecting (--session, $MCPI_SESSION; see session.go).
+	Session string
+
 	// Command is everything after "--": a stdio server to spawn.
 	Command []string
 	// URL is a Streamable HTTP or HTTP+SSE endpoint.
@@ -178,6 +182,9 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 		if len(o.Command) == 0 {
 			return nil, flagErrorf("nothing after \"--\": give the server command to run")
 		}
+	}
+	if o.useSession(cmd, args) {
+		return args, o.checkSession(cmd)
 	}
 	// The TARGET comes last: when several arguments look like URLs (a
 	// resource URI may be one), the last is the server's.

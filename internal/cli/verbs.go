@@ -35,6 +35,7 @@ func simpleCmd(o *ConnOptions, use, short, example string, check func(rest []str
 		},
 	}
 	addConnFlags(cmd, o)
+	addSessionFlag(cmd, o)
 	return cmd
 }
 

@@ -1,0 +1,699 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/live"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// A live session is a session.Client held by a background mcpi (the
+// daemon, `mcpi session daemon`, hidden) that serves commands over a Unix
+// socket (internal/live). A verb given --session sends its command line
+// to the daemon, which runs the very same verb code against the session
+// it holds, with streams that carry stdout and stderr back apart; the exit
+// code comes back last. Output, --json and exit codes are the one-shot
+// command's because the code is.
+
+// sessionVerbs are the commands a daemon runs.
+var sessionVerbs = map[string]bool{
+	"call": true, "tools": true, "resources": true, "templates": true, "prompts": true,
+	"read": true, "prompt": true, "complete": true, "ping": true, "info": true,
+}
+
+// sessionEnv names the session the verbs use when no TARGET is given.
+const sessionEnv = "MCPI_SESSION"
+
+// connectionFlags belong to the connection, which a live session made
+// when it started: a command run in the session cannot change them.
+var connectionFlags = []string{"url", "transport", "header", "env", "cwd", "timeout", "max-time",
+	"allow-cross-origin-redirect", "protocol-version", "era", "server", "config", "input",
+	"bearer", "client-id", "client-secret", "client-metadata-url", "oauth-headless",
+	"oauth-redirect-port", "scope", "no-browser", "record", "no-redact", "root"}
+
+func addSessionFlag(cmd *cobra.Command, o *ConnOptions) {
+	cmd.Flags().StringVar(&o.Target.Session, "session", "", "run in the live session NAME (see mcpi session start) instead of connecting; default: $"+sessionEnv+" when no TARGET is given")
+}
+
+// useSession reports whether the command runs in a live session: inside
+// the daemon, with --session, or with $MCPI_SESSION and no TARGET.
+func (o *TargetOptions) useSession(cmd *cobra.Command, args []string) bool {
+	if cmd.Flags().Lookup("session") == nil {
+		return false
+	}
+	if heldOf(cmd.Context()) != nil {
+		if o.Session == "" {
+			o.Session = "-"
+		}
+		return true
+	}
+	if o.Session != "" {
+		return true
+	}
+	if o.Command != nil || o.URL != "" || o.Server != "" {
+		return false
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+			return false
+		}
+	}
+	o.Session = os.Getenv(sessionEnv)
+	return o.Session != ""
+}
+
+// checkSession refuses a TARGET and connection flags next to --session.
+func (o *TargetOptions) checkSession(cmd *cobra.Command) error {
+	if o.Command != nil {
+		return flagErrorf("give either --session or a server command after \"--\", not both")
+	}
+	if o.Session != "-" {
+		if err := live.ValidName(o.Session); err != nil {
+			return &FlagError{Err: err}
+		}
+	}
+	for _, name := range connectionFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			return flagErrorf("--%s belongs to the connection, which session %s made when it started: give it to mcpi session start", name, o.Session)
+		}
+	}
+	return nil
+}
+
+// heldSession is the session a daemon holds, in the context of the
+// commands it runs.
+type heldSession struct {
+	c    *session.Client
+	disp *dispatcher
+}
+
+type heldKey struct{}
+
+func heldOf(ctx context.Context) *heldSession {
+	if ctx == nil {
+		return nil
+	}
+	h, _ := ctx.Value(heldKey{}).(*heldSession)
+	return h
+}
+
+// withHeld runs fn against the daemon's session, answering the server's
+// requests with this command's flags.
+func (o *ConnOptions) withHeld(ctx context.Context, h *heldSession, fn func(*session.Client) error) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	say := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(o.IO.ErrOut, format+"\n", args...)
+	}
+	o.verbose = func(format string, args ...any) {
+		if o.Verbose {
+			say(format, args...)
+		}
+	}
+	if s := slotOf(ctx); s != nil {
+		s.set(&cliHandler{o: o, say: say})
+	}
+	select {
+	case <-h.c.Done():
+		if err := h.c.Err(); err != nil {
+			return err
+		}
+		return session.ErrDisconnected
+	default:
+	}
+	return fn(h.c)
+}
+
+// forward runs the command in the live session o.Target.Session.
+func (o *ConnOptions) forward(ctx context.Context) error {
+	dir, args := live.DefaultDir(), o.Args
+	if f := factoryOf(ctx); f != nil {
+		dir, args = f.runtimeDir(), f.Args
+	}
+	req := &live.Request{Args: args, StdoutTTY: o.IO.StdoutTTY, StderrTTY: o.IO.StderrTTY, Color: o.IO.Color}
+	if wd, err := os.Getwd(); err == nil {
+		req.Cwd = wd
+	}
+	if o.readsStdin {
+		b, err := io.ReadAll(o.IO.In)
+		if err != nil {
+			return fmt.Errorf("reading stdin: %w", err)
+		}
+		req.Stdin = b
+	}
+	code, err := live.Run(ctx, dir, o.Target.Session, req, o.IO.Data(), o.IO.ErrData())
+	if err != nil {
+		return withJSONError(o.IO, o.JSON, sessionError(dir, o.Target.Session, err))
+	}
+	if code == 0 {
+		return nil
+	}
+	return errSilent{code: ExitCode(code)}
+}
+
+// sessionError says why a session could not be reached.
+func sessionError(dir, name string, err error) error {
+	switch {
+	case errors.Is(err, live.ErrNoDaemon):
+		rec, rerr := live.ReadRecord(dir, name)
+		if rerr != nil {
+			return fmt.Errorf("%w: no session named %s (mcpi session list shows them)", errConnect, name)
+		}
+		if rec.Live() {
+			rec = markLost(dir, rec)
+		}
+		return fmt.Errorf("%w: session %s has ended (%s): %s", errConnect, name, rec.State, rec.Reason)
+	case errors.Is(err, live.ErrLostDaemon):
+		return fmt.Errorf("%w: session %s: %v", errConnect, name, err)
+	case errors.Is(err, context.Canceled):
+		return err
+	}
+	return fmt.Errorf("%w: session %s: %v", errConnect, name, err)
+}
+
+// markLost records that a session's daemon is gone without a word.
+func markLost(dir string, rec *live.Status) *live.Status {
+	rec.State = live.StateLost
+	rec.Reason = fmt.Sprintf("its daemon (pid %d) is gone without saying why (killed?)", rec.PID)
+	rec.Ended = time.Now()
+	rec.Active = 0
+	live.WriteRecord(dir, rec)
+	os.Remove(live.SocketPath(dir, rec.Name))
+	return rec
+}
+
+// cmdSlot is a command under way in the daemon: the handler of its answer
+// flags, once its options are parsed.
+type cmdSlot struct {
+	mu sync.Mutex
+	h  *cliHandler
+}
+
+func (s *cmdSlot) set(h *cliHandler) { s.mu.Lock(); s.h = h; s.mu.Unlock() }
+func (s *cmdSlot) get() *cliHandler  { s.mu.Lock(); defer s.mu.Unlock(); return s.h }
+
+type slotKey struct{}
+
+func slotOf(ctx context.Context) *cmdSlot {
+	s, _ := ctx.Value(slotKey{}).(*cmdSlot)
+	return s
+}
+
+// dispatcher answers the held session's server requests with the flags of
+// the command that caused them. A modern server's input requests travel
+// with the request, so the command is known; a legacy server's requests
+// do not say which request they serve: the newest command under way that
+// gave answers of that kind answers, else the newest command.
+type dispatcher struct {
+	mu    sync.Mutex
+	slots []*cmdSlot
+	roots func() []mcp.Root
+}
+
+var _ session.Handler = (*dispatcher)(nil)
+
+func (d *dispatcher) add(s *cmdSlot) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.slots = append(d.slots, s)
+}
+
+func (d *dispatcher) remove(s *cmdSlot) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, x := range d.slots {
+		if x == s {
+			d.slots = append(d.slots[:i], d.slots[i+1:]...)
+			return
+		}
+	}
+}
+
+func (d *dispatcher) pick(ctx context.Context, gave func(*ConnOptions) bool) *cliHandler {
+	if s := slotOf(ctx); s != nil {
+		if h := s.get(); h != nil {
+			return h
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var newest *cliHandler
+	for i := len(d.slots) - 1; i >= 0; i-- {
+		h := d.slots[i].get()
+		if h == nil {
+			continue
+		}
+		if gave(h.o) {
+			return h
+		}
+		if newest == nil {
+			newest = h
+		}
+	}
+	return newest
+}
+
+func (d *dispatcher) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	h := d.pick(ctx, func(o *ConnOptions) bool { return o.SamplingReply != "" })
+	if h == nil {
+		return nil, notInteractive("sampling", "--sampling-reply")
+	}
+	return h.CreateMessage(ctx, req)
+}
+
+func (d *dispatcher) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	h := d.pick(ctx, func(o *ConnOptions) bool { return o.Elicit != "" })
+	if h == nil {
+		return nil, notInteractive("elicitation", "--elicit")
+	}
+	return h.Elicit(ctx, req)
+}
+
+// ListRoots answers with the roots the session started with.
+func (d *dispatcher) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
+	roots := d.roots()
+	if roots == nil {
+		roots = []mcp.Root{}
+	}
+	return &mcp.ListRootsResult{Roots: roots}, nil
+}
+
+// SessionStartOptions are the flags of `mcpi session start`.
+type SessionStartOptions struct {
+	ConnOptions
+	Name string
+	Idle time.Duration
+}
+
+// NewCmdSession returns `mcpi session` and its subcommands.
+func NewCmdSession(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "session",
+		Short: "Hold a session open in the background, for commands given --session",
+		Long: `Hold a session open in the background, for commands given --session.
+
+mcpi session start connects once; every verb given --session NAME (or
+$MCPI_SESSION) then runs in that session: the same output and exit codes as
+the one-shot command, in milliseconds, with the server's state kept between
+commands. The session lives in a background mcpi reached through a Unix
+socket only this user can open.`,
+	}
+	cmd.AddCommand(NewCmdSessionStart(f, nil), newCmdSessionList(f), newCmdSessionShow(f), newCmdSessionStop(f), newCmdSessionDaemon(f))
+	return cmd
+}
+
+// NewCmdSessionStart returns `mcpi session start [NAME] TARGET`.
+func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOptions) error) *cobra.Command {
+	opts := &SessionStartOptions{ConnOptions: ConnOptions{IO: f.IO, Args: f.Args}}
+	cmd := &cobra.Command{
+		Use:   "start [NAME] TARGET",
+		Short: "Connect to a server and hold the session in the background",
+		Example: `  mcpi session start demo -- mcpi demo-server
+  mcpi call add a=1 b=2 --session demo
+  MCPI_SESSION=demo mcpi tools`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if err != nil {
+				return err
+			}
+			switch {
+			case len(rest) > 1:
+				return flagErrorf("unexpected argument %q", rest[1])
+			case len(rest) == 1:
+				if err := live.ValidName(rest[0]); err != nil {
+					return &FlagError{Err: err}
+				}
+				opts.Name = rest[0]
+			}
+			if opts.Idle < 0 {
+				return flagErrorf("invalid --idle %v", opts.Idle)
+			}
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return sessionStartRun(cmd.Context(), f, opts)
+		},
+	}
+	addTargetFlags(cmd, &opts.Target)
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
+	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
+	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
+	fl.DurationVar(&opts.Idle, "idle", 30*time.Minute, "end the session after this long without a command (0: never)")
+	return cmd
+}
+
+// daemonConfig is what session start tells the daemon, on its standard
+// input: never in its argv, which every user can read.
+type daemonConfig struct {
+	Args []string `json:"args"` // session start's arguments
+	Name string   `json:"name"`
+	Dir  string   `json:"dir"`
+}
+
+// startReport is one line from the daemon to session start, on a pipe:
+// the daemon's stderr while it connects, then how connecting went.
+type startReport struct {
+	Err     []byte `json:"err,omitempty"`
+	Ready   bool   `json:"ready,omitempty"`
+	Fail    int    `json:"fail,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+func sessionStartRun(ctx context.Context, f *Factory, opts *SessionStartOptions) error {
+	dir := f.runtimeDir()
+	if err := live.EnsureDir(dir); err != nil {
+		return err
+	}
+	name := opts.Name
+	if name == "" {
+		name = uniqueName(dir, defaultName(&opts.Target))
+	} else if st, err := live.Ask(dir, name, live.OpStatus); err == nil && st.Live() {
+		return flagErrorf("a session named %s is running already (mcpi session stop %s ends it)", name, name)
+	}
+	exe, err := f.Executable()
+	if err != nil {
+		return err
+	}
+	args := f.Args
+	if len(args) >= 2 && args[0] == "session" && args[1] == "start" {
+		args = args[2:]
+	}
+	cfg, _ := json.Marshal(daemonConfig{Args: args, Name: name, Dir: dir})
+	logf, err := os.OpenFile(live.LogPath(dir, name), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer pr.Close()
+	cmd := exec.Command(exe, "session", "daemon")
+	cmd.Stdin = bytes.NewReader(cfg)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.ExtraFiles = []*os.File{pw}
+	live.Detach(cmd)
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return fmt.Errorf("%w: starting the session's daemon: %v", errConnect, err)
+	}
+	pw.Close()
+	waited := make(chan struct{})
+	go func() { cmd.Wait(); close(waited) }()
+	reports := make(chan startReport)
+	go func() {
+		defer close(reports)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var r startReport
+			if json.Unmarshal(sc.Bytes(), &r) == nil {
+				reports <- r
+			}
+		}
+	}()
+	for {
+		select {
+		case r, ok := <-reports:
+			switch {
+			case !ok:
+				return fmt.Errorf("%w: the session's daemon ended before it connected (see %s)", errConnect, live.LogPath(dir, name))
+			case len(r.Err) > 0:
+				opts.IO.ErrOut.Write(r.Err)
+			case r.Ready:
+				fmt.Fprintln(opts.IO.Out, name)
+				return nil
+			case r.Fail != 0:
+				<-waited
+				live.Remove(dir, name)
+				fmt.Fprintln(opts.IO.ErrOut, r.Message)
+				return errSilent{code: ExitCode(r.Fail), what: strings.TrimPrefix(r.Message, "mcpi: ")}
+			}
+		case <-ctx.Done():
+			cmd.Process.Kill()
+			<-waited
+			live.Remove(dir, name)
+			return ctx.Err()
+		}
+	}
+}
+
+var nameJunk = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// defaultName names a session after its target: the --server entry, the
+// URL's host and port, or the server command (the package a runner such
+// as npx runs, rather than the runner).
+func defaultName(t *TargetOptions) string {
+	var n string
+	switch {
+	case t.Server != "":
+		n = t.Server
+	case t.URL != "":
+		if u, err := url.Parse(t.URL); err == nil {
+			n = u.Host
+		}
+	case len(t.Command) > 0:
+		n = filepath.Base(t.Command[0])
+		switch strings.TrimSuffix(n, ".exe") {
+		case "npx", "uvx", "bunx", "pnpx", "node", "python", "python3", "deno", "uv", "pipx", "docker":
+			for _, a := range t.Command[1:] {
+				if !strings.HasPrefix(a, "-") {
+					// @scope/package@version: package; dir/server.py: server
+					n, _, _ = strings.Cut(filepath.Base(a), "@")
+					n = strings.TrimSuffix(n, filepath.Ext(n))
+					break
+				}
+			}
+		}
+	}
+	n = strings.Trim(nameJunk.ReplaceAllString(n, "-"), "-._")
+	if len(n) > 40 {
+		n = n[:40]
+	}
+	if live.ValidName(n) != nil {
+		n = "session"
+	}
+	return n
+}
+
+// uniqueName returns base, or base-2, base-3...: the first name no
+// session has, running or ended.
+func uniqueName(dir, base string) string {
+	taken := map[string]bool{}
+	names, _ := live.Names(dir)
+	for _, n := range names {
+		taken[n] = true
+	}
+	if !taken[base] {
+		return base
+	}
+	for i := 2; ; i++ {
+		if n := fmt.Sprintf("%s-%d", base, i); !taken[n] {
+			return n
+		}
+	}
+}
+
+func newCmdSessionDaemon(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:    "daemon",
+		Short:  "Hold a session for mcpi session start (reads its configuration on stdin)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return sessionDaemonRun(cmd.Context(), f)
+		},
+	}
+}
+
+// switchWriter writes to w, which may be replaced.
+type switchWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *switchWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *switchWriter) set(w io.Writer) { s.mu.Lock(); s.w = w; s.mu.Unlock() }
+
+// reportWriter sends the daemon's stderr to session start.
+type reportWriter struct{ enc *json.Encoder }
+
+func (r reportWriter) Write(p []byte) (int, error) {
+	if err := r.enc.Encode(startReport{Err: p}); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func sessionDaemonRun(ctx context.Context, f *Factory) error {
+	var cfg daemonConfig
+	if err := json.NewDecoder(f.IO.In).Decode(&cfg); err != nil {
+		return fmt.Errorf("reading the configuration: %w", err)
+	}
+	report := os.NewFile(3, "report")
+	if report == nil {
+		return errors.New("no report pipe: mcpi session daemon is started by mcpi session start")
+	}
+	enc := json.NewEncoder(report)
+	errOut := &switchWriter{w: reportWriter{enc}}
+	ios := NewIOStreams(bytes.NewReader(nil), io.Discard, errOut)
+	df := &Factory{IO: ios, Executable: f.Executable, Args: append([]string{"session", "start"}, cfg.Args...), RuntimeDir: cfg.Dir}
+	fail := func(err error) error {
+		msg := "mcpi: " + oneLine(err.Error())
+		var fe *FlagError
+		if errors.As(err, &fe) {
+			msg = fmt.Sprintf("mcpi: %v", err)
+		}
+		ios.ErrOut.Flush()
+		enc.Encode(startReport{Fail: int(exitCodeFor(err)), Message: msg})
+		report.Close()
+		return errSilent{code: exitCodeFor(err)}
+	}
+
+	// session start's own parsing, so that the daemon's options are
+	// exactly the ones start checked.
+	var opts *SessionStartOptions
+	start := NewCmdSessionStart(df, func(_ context.Context, o *SessionStartOptions) error { opts = o; return nil })
+	start.SetArgs(cfg.Args)
+	start.SetOut(io.Discard)
+	start.SetErr(io.Discard)
+	start.SilenceErrors, start.SilenceUsage = true, true
+	pctx := context.WithValue(ctx, streamsKey{}, ios)
+	pctx = context.WithValue(pctx, factoryKey{}, df)
+	if err := start.ExecuteContext(pctx); err != nil {
+		return fail(err)
+	}
+	o := &opts.ConnOptions
+	disp := &dispatcher{roots: func() []mcp.Root { return o.roots }}
+	o.handler = disp
+	c, err := o.open(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	defer c.Close()
+	ln, err := live.Listen(cfg.Dir, cfg.Name)
+	if err != nil {
+		return fail(err)
+	}
+	held := &heldSession{c: c, disp: disp}
+	base := live.Status{Name: cfg.Name, Target: targetText(o), PID: os.Getpid(), State: live.StateRunning,
+		Started: time.Now()}
+	if opts.Idle > 0 {
+		base.Idle = opts.Idle.String()
+	}
+	status := func() live.Status {
+		st := base
+		st.Era, st.ProtocolVersion = c.Era(), c.ProtocolVersion()
+		if n, ok := c.Conn().(interface{ Name() string }); ok {
+			st.Transport = n.Name()
+		}
+		if s, ok := c.Conn().(interface{ SessionID() string }); ok {
+			st.SessionID = s.SessionID()
+		}
+		if init := c.InitializeResult(); init != nil {
+			st.ServerName, st.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
+		}
+		if t, ok := c.Conn().(interface{ StderrTail() []string }); ok {
+			st.StderrTail = t.StderrTail()
+		}
+		return st
+	}
+	runCmd := func(rctx context.Context, req *live.Request, stdout, stderr io.Writer) int {
+		cios := NewIOStreams(bytes.NewReader(req.Stdin), stdout, stderr)
+		cios.StdoutTTY, cios.StderrTTY, cios.Color = req.StdoutTTY, req.StderrTTY, req.Color
+		if len(req.Args) == 0 || !sessionVerbs[req.Args[0]] {
+			fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", "call, tools, resources, templates, prompts, read, prompt, complete, ping and info")
+			cios.Flush()
+			return int(ExitUsage)
+		}
+		slot := &cmdSlot{}
+		disp.add(slot)
+		defer disp.remove(slot)
+		rctx = context.WithValue(rctx, heldKey{}, held)
+		rctx = context.WithValue(rctx, slotKey{}, slot)
+		cf := &Factory{IO: cios, Executable: f.Executable, RuntimeDir: cfg.Dir}
+		return int(run(rctx, cf, req.Args))
+	}
+	srv := live.NewServer(runCmd, status, opts.Idle)
+	rec := status()
+	if err := live.WriteRecord(cfg.Dir, &rec); err != nil {
+		ln.Close()
+		return fail(err)
+	}
+	ios.ErrOut.Flush()
+	enc.Encode(startReport{Ready: true})
+	report.Close()
+	errOut.set(f.IO.ErrOut)
+
+	srv.OnEnd = func(why error) {
+		end := status()
+		end.Commands, end.Active, end.Failed, end.LastUsed = srv.Counters()
+		end.Active = 0
+		switch {
+		case errors.Is(why, live.ErrStopped):
+			end.State, end.Reason = live.StateStopped, "stopped by mcpi session stop"
+		case errors.Is(why, live.ErrIdle):
+			end.State, end.Reason = live.StateIdle, fmt.Sprintf("no command for %v (--idle)", opts.Idle)
+		case why == nil:
+			end.State, end.Reason = live.StateExited, "the connection ended"
+			if err := c.Err(); err != nil {
+				end.Reason = oneLine(err.Error())
+			}
+		default:
+			end.State, end.Reason = live.StateStopped, "the daemon was told to end: "+why.Error()
+		}
+		end.Ended = time.Now()
+		live.WriteRecord(cfg.Dir, &end)
+	}
+	srv.Serve(ctx, ln, c.Done())
+	c.Close()
+	if o.recorder != nil {
+		o.recorder.Close()
+	}
+	return nil
+}
+
+// targetText describes the target without its secrets.
+func targetText(o *ConnOptions) string {
+	r := record.NewRedactor(o.secretValues())
+	t := o.Target
+	switch {
+	case t.Server != "":
+		return "--server " + t.Server
+	case t.URL != "":
+		return r.URL(t.URL)
+	}
+	return "-- " + strings.Join(r.Args(t.Command), " ")
+}

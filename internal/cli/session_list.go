@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/live"
+)
+
+// sessionStatuses returns every session's status: from its daemon when it
+// answers, else from the record it left. A socket nobody answers on any
+// more is removed (live.Dial does), a daemon gone without a word is
+// recorded as lost, and records kept long enough are removed.
+func sessionStatuses(dir string) ([]*live.Status, error) {
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err := live.CheckDir(dir); err != nil {
+		return nil, err
+	}
+	names, err := live.Names(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []*live.Status
+	now := time.Now()
+	for _, n := range names {
+		st, err := live.Ask(dir, n, live.OpStatus)
+		if err == nil {
+			out = append(out, st)
+			continue
+		}
+		if errors.Is(err, live.ErrUnsafeDir) {
+			return nil, err
+		}
+		rec, rerr := live.ReadRecord(dir, n)
+		if rerr != nil {
+			continue
+		}
+		if rec.Live() && errors.Is(err, live.ErrNoDaemon) {
+			rec = markLost(dir, rec)
+		}
+		if rec.Expired(now) {
+			live.Remove(dir, n)
+			continue
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// sessionStatus returns one session's status, as sessionStatuses would.
+func sessionStatus(dir, name string) (*live.Status, error) {
+	sts, err := sessionStatuses(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range sts {
+		if st.Name == name {
+			return st, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no session named %s", errConnect, name)
+}
+
+func since(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return time.Since(t).Round(time.Second).String()
+}
+
+func newCmdSessionList(f *Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the live sessions, and those that ended lately with why",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sts, err := sessionStatuses(f.runtimeDir())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(f.IO, nonNil(sts))
+			}
+			tw := table(f.IO.Out, "NAME", "TARGET", "ERA", "STATE", "UPTIME", "PID", "NOTE")
+			for _, st := range sts {
+				up, note := since(st.Started), ""
+				if !st.Live() {
+					up = "-"
+					note = fmt.Sprintf("%s ago: %s", since(st.Ended), st.Reason)
+				}
+				row(tw, st.Name, st.Target, st.Era, st.State, up, fmt.Sprint(st.PID), note)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newCmdSessionShow(f *Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show a session: server, revision, transport, counters, the tail of the server's stderr",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := sessionStatus(f.runtimeDir(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(f.IO, st)
+			}
+			w := f.IO.Out
+			line := func(k, v string) {
+				if v != "" {
+					fmt.Fprintf(w, "%-11s %s\n", k+":", oneLine(v))
+				}
+			}
+			line("Session", st.Name)
+			line("Target", st.Target)
+			line("State", st.State)
+			if !st.Live() {
+				line("Ended", fmt.Sprintf("%s ago: %s", since(st.Ended), st.Reason))
+			}
+			line("PID", fmt.Sprint(st.PID))
+			line("Started", st.Started.Format(time.RFC3339)+" ("+since(st.Started)+" ago)")
+			line("Server", strings.TrimSpace(st.ServerName+" "+st.ServerVersion))
+			line("Protocol", fmt.Sprintf("%s (%s era)", st.ProtocolVersion, st.Era))
+			line("Transport", st.Transport)
+			line("Session id", st.SessionID)
+			line("Commands", fmt.Sprintf("%d run, %d running, %d failed", st.Commands, st.Active, st.Failed))
+			if !st.LastUsed.IsZero() {
+				line("Last used", since(st.LastUsed)+" ago")
+			}
+			line("Idle", st.Idle)
+			if len(st.StderrTail) > 0 {
+				fmt.Fprintln(w, "Server stderr (last lines):")
+				for _, l := range st.StderrTail {
+					fmt.Fprintf(w, "  %s\n", sanitize(l, false))
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// stopWait bounds how long session stop waits for the daemon to close the
+// server and leave its record.
+const stopWait = 10 * time.Second
+
+func newCmdSessionStop(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "stop NAME",
+		Short: "End a session: close the server cleanly (or forget a session that ended)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, name := f.runtimeDir(), args[0]
+			if err := live.ValidName(name); err != nil {
+				return &FlagError{Err: err}
+			}
+			st, err := live.Ask(dir, name, live.OpStop)
+			if err != nil {
+				if !errors.Is(err, live.ErrNoDaemon) {
+					return sessionError(dir, name, err)
+				}
+				if _, rerr := live.ReadRecord(dir, name); rerr != nil {
+					return fmt.Errorf("%w: no session named %s", errConnect, name)
+				}
+				live.Remove(dir, name)
+				fmt.Fprintf(f.IO.ErrOut, "session %s had ended; its record is removed\n", name)
+				return nil
+			}
+			// The daemon closes the server, then exits.
+			deadline := time.Now().Add(stopWait)
+			for time.Now().Before(deadline) && syscall.Kill(st.PID, 0) == nil {
+				time.Sleep(20 * time.Millisecond)
+			}
+			live.Remove(dir, name)
+			fmt.Fprintf(f.IO.ErrOut, "session %s stopped (pid %d, %d commands)\n", name, st.PID, st.Commands)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package live
+
+import "os/exec"
+
+// Detach does nothing here.
+func Detach(*exec.Cmd) {}

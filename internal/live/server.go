@@ -1,0 +1,206 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// RunFunc runs one command for a client, writing its output to stdout and
+// stderr, and returns its exit code. It is called concurrently.
+type RunFunc func(ctx context.Context, req *Request, stdout, stderr io.Writer) int
+
+// Server is a session daemon's side of the socket. Make it with NewServer.
+type Server struct {
+	Run RunFunc
+	// Status describes the session (counters are filled in by the Server).
+	Status func() Status
+	// Idle ends Serve when no command came for that long (0: never).
+	Idle time.Duration
+	// OnEnd is called when Serve stops accepting, with why (as Serve
+	// returns it), before the socket goes: whoever finds the socket gone
+	// finds what OnEnd recorded.
+	OnEnd func(why error)
+
+	commands, active, failed atomic.Int64
+	lastUsed                 atomic.Int64 // unix nanoseconds
+	stop                     chan struct{}
+	stopOnce                 sync.Once
+}
+
+// Why Serve returned.
+var (
+	ErrStopped = errors.New("stopped by mcpi session stop")
+	ErrIdle    = errors.New("idle timeout")
+)
+
+// NewServer returns a Server that runs commands with run.
+func NewServer(run RunFunc, status func() Status, idle time.Duration) *Server {
+	return &Server{Run: run, Status: status, Idle: idle, stop: make(chan struct{})}
+}
+
+// Stop makes Serve return ErrStopped. It may be called more than once.
+func (s *Server) Stop() { s.stopOnce.Do(func() { close(s.stop) }) }
+
+// Counters returns the number of commands run, running and failed.
+func (s *Server) Counters() (commands, active, failed int64, lastUsed time.Time) {
+	return s.commands.Load(), s.active.Load(), s.failed.Load(), time.Unix(0, s.lastUsed.Load())
+}
+
+// Serve accepts connections until ctx ends, Stop is called, the idle
+// timeout passes, or done is closed (the session ended); then it closes
+// the listener and waits for the commands under way (they end promptly
+// once the session has ended or ctx is cancelled).
+func (s *Server) Serve(ctx context.Context, ln net.Listener, done <-chan struct{}) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.lastUsed.Store(time.Now().UnixNano())
+	var wg sync.WaitGroup
+	conns := make(chan net.Conn)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(conns)
+				return
+			}
+			conns <- c
+		}
+	}()
+	var tick <-chan time.Time
+	if s.Idle > 0 {
+		t := time.NewTicker(min(s.Idle/4, time.Minute))
+		defer t.Stop()
+		tick = t.C
+	}
+	var why error
+loop:
+	for {
+		select {
+		case c, ok := <-conns:
+			if !ok {
+				why = errors.New("the listener closed")
+				break loop
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.serveConn(ctx, c)
+			}()
+		case <-tick:
+			if s.active.Load() == 0 && time.Since(time.Unix(0, s.lastUsed.Load())) >= s.Idle {
+				why = ErrIdle
+				break loop
+			}
+		case <-s.stop:
+			why = ErrStopped
+			break loop
+		case <-done:
+			why = nil
+			break loop
+		case <-ctx.Done():
+			why = ctx.Err()
+			break loop
+		}
+	}
+	go func() {
+		for c := range conns {
+			c.Close()
+		}
+	}()
+	if s.OnEnd != nil {
+		s.OnEnd(why)
+	}
+	ln.Close()
+	if why != nil {
+		// Stopped: commands under way are cancelled. Ended: they fail on
+		// their own with the session's error, which they must still tell.
+		cancel()
+	}
+	waited := make(chan struct{})
+	go func() { wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(5 * time.Second):
+	}
+	return why
+}
+
+func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
+	defer nc.Close()
+	if err := checkPeer(nc); err != nil {
+		return
+	}
+	c := newConn(nc)
+	var req Request
+	if err := c.Recv(&req); err != nil {
+		return
+	}
+	switch req.Op {
+	case OpStatus:
+		st := s.status()
+		c.Send(Frame{Status: &st})
+	case OpStop:
+		st := s.status()
+		c.Send(Frame{Status: &st})
+		s.Stop()
+	case OpRun:
+		s.run(ctx, c, &req)
+	default:
+		c.Send(Frame{Error: "unknown operation " + req.Op})
+	}
+}
+
+func (s *Server) status() Status {
+	var st Status
+	if s.Status != nil {
+		st = s.Status()
+	}
+	st.Commands, st.Active, st.Failed, st.LastUsed = s.Counters()
+	return st
+}
+
+func (s *Server) run(ctx context.Context, c *Conn, req *Request) {
+	s.commands.Add(1)
+	s.active.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Whatever comes next on the connection (a cancel, or its end: the
+	// command is gone) cancels the command.
+	go func() {
+		var next Request
+		c.Recv(&next)
+		cancel()
+	}()
+	code := s.Run(ctx, req, frameWriter{c, false}, frameWriter{c, true})
+	if code != 0 {
+		s.failed.Add(1)
+	}
+	// Counted out before the command learns it ended, so that what it
+	// asks next sees it ended.
+	s.lastUsed.Store(time.Now().UnixNano())
+	s.active.Add(-1)
+	c.Send(Frame{Exit: &code})
+}
+
+// frameWriter sends each write as a frame of stdout or stderr bytes.
+type frameWriter struct {
+	c     *Conn
+	isErr bool
+}
+
+func (w frameWriter) Write(p []byte) (int, error) {
+	b := append([]byte(nil), p...)
+	f := Frame{Out: b}
+	if w.isErr {
+		f = Frame{Err: b}
+	}
+	if err := w.c.Send(f); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
