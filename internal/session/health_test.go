@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -84,51 +83,6 @@ func is(h session.Health) func(session.HealthEvent) bool {
 	return func(e session.HealthEvent) bool { return e.Health == h }
 }
 
-// restartable is an HTTP server that can die and come back on the same
-// address.
-type restartable struct {
-	t    *testing.T
-	addr string
-	h    http.Handler
-	srv  *httptest.Server
-}
-
-func newRestartable(t *testing.T, h http.Handler) *restartable {
-	r := &restartable{t: t, addr: "127.0.0.1:0", h: h}
-	r.start()
-	r.addr = r.srv.Listener.Addr().String()
-	t.Cleanup(r.stop)
-	return r
-}
-
-func (r *restartable) url() string { return "http://" + r.addr + "/mcp" }
-
-func (r *restartable) start() {
-	var l net.Listener
-	var err error
-	for range 50 {
-		if l, err = net.Listen("tcp", r.addr); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond) // the old socket may linger a moment
-	}
-	if err != nil {
-		r.t.Fatalf("listening again on %s: %v", r.addr, err)
-	}
-	r.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: r.h}}
-	r.srv.Start()
-}
-
-// stop kills the server as a crash would: every connection is cut.
-func (r *restartable) stop() {
-	if r.srv == nil {
-		return
-	}
-	r.srv.CloseClientConnections()
-	r.srv.Close()
-	r.srv = nil
-}
-
 func demoMux(h http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
@@ -157,14 +111,14 @@ func echo(t *testing.T, p *peer) {
 // server back (it still knows the session) is HealthUp again.
 func TestHealthUnreachableThenUp(t *testing.T) {
 	t.Parallel()
-	srv := newRestartable(t, demoMux(demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})))
+	srv := mcptest.NewRestartable(t, (demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})))
 	log := newHealthLog()
-	p := healthPeer(t, srv.url(), log, session.Options{Era: session.EraLegacy})
+	p := healthPeer(t, srv.URL(), log, session.Options{Era: session.EraLegacy})
 	if h, err := p.c.Health(); h != session.HealthUp || err != nil {
 		t.Fatalf("Health() = %v, %v at the start", h, err)
 	}
 	sid := sessionID(p)
-	srv.stop()
+	srv.Stop()
 	i := log.waitFor(t, 0, "unreachable", is(session.HealthUnreachable))
 	if e := log.events[i]; e.Err == nil || !transport.IsUnreachable(e.Err) {
 		t.Errorf("the unreachable event carries %v, want the error that says so", e.Err)
@@ -172,7 +126,7 @@ func TestHealthUnreachableThenUp(t *testing.T) {
 	if h, err := p.c.Health(); h != session.HealthUnreachable || err == nil {
 		t.Errorf("Health() = %v, %v while the server is down", h, err)
 	}
-	srv.start()
+	srv.Start()
 	log.waitFor(t, i, "up again", is(session.HealthUp))
 	echo(t, p)
 	if got := sessionID(p); got != sid {
@@ -187,14 +141,14 @@ func TestHealthUnreachableThenUp(t *testing.T) {
 // HealthRenewing, then HealthUp with a note that names both sessions.
 func TestHealthRenewedSession(t *testing.T) {
 	t.Parallel()
-	srv := newRestartable(t, demoMux(demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})))
+	srv := mcptest.NewRestartable(t, (demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})))
 	log := newHealthLog()
-	p := healthPeer(t, srv.url(), log, session.Options{Era: session.EraLegacy})
+	p := healthPeer(t, srv.URL(), log, session.Options{Era: session.EraLegacy})
 	old := sessionID(p)
-	srv.stop()
+	srv.Stop()
 	log.waitFor(t, 0, "unreachable", is(session.HealthUnreachable))
-	srv.h = demoMux(demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})) // a new process
-	srv.start()
+	srv.Handler = (demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})) // a new process
+	srv.Start()
 	r := log.waitFor(t, 0, "renewing", is(session.HealthRenewing))
 	u := log.waitFor(t, r, "up", is(session.HealthUp))
 	echo(t, p)
@@ -272,7 +226,7 @@ func statusWarnings(p *peer) []session.Warning {
 func TestKeepAliveNoticesDeadServer(t *testing.T) {
 	t.Parallel()
 	sdk := demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})
-	srv := newRestartable(t, demoMux(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := mcptest.NewRestartable(t, (http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			http.Error(w, "no GET stream here", http.StatusMethodNotAllowed)
 			return
@@ -280,7 +234,7 @@ func TestKeepAliveNoticesDeadServer(t *testing.T) {
 		sdk.ServeHTTP(w, r)
 	})))
 	log := newHealthLog()
-	p := healthPeer(t, srv.url(), log, session.Options{Era: session.EraLegacy, KeepAlive: 100 * time.Millisecond})
+	p := healthPeer(t, srv.URL(), log, session.Options{Era: session.EraLegacy, KeepAlive: 100 * time.Millisecond})
 	p.rec.waitFor(t, "a keepalive ping", func() bool {
 		for _, e := range p.rec.events {
 			if e.Kind == transport.KindFrame && e.Dir == transport.Outgoing && strings.Contains(string(e.Data), `"method":"ping"`) {
@@ -292,12 +246,12 @@ func TestKeepAliveNoticesDeadServer(t *testing.T) {
 	if got := log.healths(0); len(got) != 0 {
 		t.Fatalf("health events %s while the server answers pings", log)
 	}
-	srv.stop()
+	srv.Stop()
 	i := log.waitFor(t, 0, "unreachable", is(session.HealthUnreachable))
 	if log.events[i].Err == nil {
 		t.Error("the unreachable event carries no error")
 	}
-	srv.start()
+	srv.Start()
 	log.waitFor(t, i, "up again", is(session.HealthUp))
 	echo(t, p)
 }

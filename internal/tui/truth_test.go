@@ -3,9 +3,6 @@ package tui
 import (
 	"context"
 	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -24,62 +21,15 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
 
-// restartable is an HTTP demo server that can die and come back on the
-// same address, as a server process restarted by its author does.
-type restartable struct {
-	t    *testing.T
-	addr string
-	srv  *httptest.Server
-}
-
-func newRestartable(t *testing.T) *restartable {
-	r := &restartable{t: t, addr: "127.0.0.1:0"}
-	r.start()
-	r.addr = r.srv.Listener.Addr().String()
-	t.Cleanup(r.stop)
-	return r
-}
-
-func (r *restartable) url() string { return "http://" + r.addr + "/mcp" }
-
-// start serves a new demo server, which knows no session of the old one.
-func (r *restartable) start() {
-	var l net.Listener
-	var err error
-	for range 50 {
-		if l, err = net.Listen("tcp", r.addr); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond) // the old socket may linger a moment
-	}
-	if err != nil {
-		r.t.Fatalf("listening again on %s: %v", r.addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy}))
-	r.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: mux}}
-	r.srv.Start()
-}
-
-// stop kills the server as a crash would: every connection is cut.
-func (r *restartable) stop() {
-	if r.srv == nil {
-		return
-	}
-	r.srv.CloseClientConnections()
-	r.srv.Close()
-	r.srv = nil
-}
-
 // The header tells the truth about an HTTP server that dies while the TUI
 // is idle, and about the new session mcpi starts when it comes back having
 // forgotten the old one; the lists are fetched again for the new session.
 func TestHeaderFollowsAServerThatDiesAndComesBack(t *testing.T) {
-	srv := newRestartable(t)
+	srv := mcptest.NewRestartable(t, demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy}))
 	h := start(t, 100, 30, func(o *Options) {
-		o.Target = srv.url()
+		o.Target = srv.URL()
 		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
-			conn, err := transport.DialHTTP(ctx, transport.ModeAuto, transport.HTTPOptions{URL: srv.url(), Tap: hk.Tap})
+			conn, err := transport.DialHTTP(ctx, transport.ModeAuto, transport.HTTPOptions{URL: srv.URL(), Tap: hk.Tap})
 			if err != nil {
 				return nil, err
 			}
@@ -91,9 +41,10 @@ func TestHeaderFollowsAServerThatDiesAndComesBack(t *testing.T) {
 		}
 	})
 	h.waitText(toolsLoaded, "● connected", "streamable-http")
-	srv.stop()
+	srv.Stop()
 	h.waitText("✗ unreachable", "ctrl+r reconnects")
-	srv.start()
+	srv.Handler = demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy}) // a new process
+	srv.Start()
 	s := h.waitText("● connected", "the server forgot the session: a new one started, lists reloaded")
 	if strings.Contains(s, "unreachable") {
 		t.Errorf("still unreachable:\n%s", s)

@@ -28,25 +28,35 @@ func (c *Cursor) Clamp(n, rows int) {
 // Move handles the list keys (up, down, page, home, end); it reports
 // whether msg was one of them.
 func (c *Cursor) Move(cm *Common, msg tea.KeyPressMsg, n, rows int) bool {
+	pos, ok := Step(cm, msg, c.Pos, n, rows)
+	if !ok {
+		return false
+	}
+	c.Pos = pos
+	c.Clamp(n, rows)
+	return true
+}
+
+// Step is where the list keys (up, down, page, home, end) take a position
+// pos among n lines shown rows at a time, unclamped; ok is false when msg is
+// not one of them. Cursors and scrolls both move by it.
+func Step(cm *Common, msg tea.KeyPressMsg, pos, n, rows int) (int, bool) {
 	k := cm.Keys
 	switch {
 	case key.Matches(msg, k.Up):
-		c.Pos--
+		return pos - 1, true
 	case key.Matches(msg, k.Down):
-		c.Pos++
+		return pos + 1, true
 	case key.Matches(msg, k.PageUp):
-		c.Pos -= rows
+		return pos - rows, true
 	case key.Matches(msg, k.PageDown):
-		c.Pos += rows
+		return pos + rows, true
 	case key.Matches(msg, k.Top):
-		c.Pos = 0
+		return 0, true
 	case key.Matches(msg, k.Bottom):
-		c.Pos = n - 1
-	default:
-		return false
+		return n - 1, true
 	}
-	c.Clamp(n, rows)
-	return true
+	return pos, false
 }
 
 // Scroll is the offset of a text too long for its box (a result, a frame's
@@ -59,23 +69,11 @@ type Scroll struct {
 // Move handles the scroll keys for a text of n lines shown rows at a time;
 // it reports whether msg was one of them.
 func (s *Scroll) Move(cm *Common, msg tea.KeyPressMsg, n, rows int) bool {
-	k := cm.Keys
-	switch {
-	case key.Matches(msg, k.Up):
-		s.Offset--
-	case key.Matches(msg, k.Down):
-		s.Offset++
-	case key.Matches(msg, k.PageUp):
-		s.Offset -= rows
-	case key.Matches(msg, k.PageDown):
-		s.Offset += rows
-	case key.Matches(msg, k.Top):
-		s.Offset = 0
-	case key.Matches(msg, k.Bottom):
-		s.Offset = n
-	default:
+	off, ok := Step(cm, msg, s.Offset, n+1, rows)
+	if !ok {
 		return false
 	}
+	s.Offset = off
 	s.Clamp(n, rows)
 	return true
 }

@@ -544,18 +544,10 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return common.Copy("the result's JSON", b.Bytes())
 		}
-	case key.Matches(msg, k.Up):
-		c.offset--
-	case key.Matches(msg, k.Down):
-		c.offset++
-	case key.Matches(msg, k.PageUp):
-		c.offset -= h
-	case key.Matches(msg, k.PageDown):
-		c.offset += h
-	case key.Matches(msg, k.Top):
-		c.offset = 0
-	case key.Matches(msg, k.Bottom):
-		c.offset = len(c.lines)
+	default:
+		if off, ok := common.Step(p.c, msg, c.offset, len(c.lines)+1, h); ok {
+			c.offset = off
+		}
 	}
 	c.offset = max(0, min(c.offset, len(c.lines)-h))
 	return nil
