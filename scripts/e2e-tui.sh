@@ -111,6 +111,20 @@ check() {
 	fi
 }
 
+# absent NAME TEXT: one assertion that the screen, once settled, does not
+# show TEXT.
+absent() {
+	sleep 0.5
+	if grep -qF -- "$2" <<<"$(screen)"; then
+		FAIL=$((FAIL + 1))
+		echo "FAIL $SESSION: $1: the screen shows: $2"
+		screen | sed 's/^/     | /'
+	else
+		PASS=$((PASS + 1))
+		echo "ok   $SESSION: $1"
+	fi
+}
+
 # shot FILE: save the screen, trailing blanks trimmed, when SCREENS is set.
 shot() {
 	[ -n "${SCREENS:-}" ] || return 0
@@ -165,6 +179,19 @@ keys C-s
 check "the long call runs" "⟳ running"
 keys Escape
 check "the long call is cancelled" "⊘ cancelled"
+
+# A resize leaves nothing of the old frames behind: the tools pane's
+# details must not show through the resources pane's.
+t resize-window -t "$SESSION" -x 80 -y 24
+sleep 0.3
+t resize-window -t "$SESSION" -x 200 -y 50
+sleep 0.3
+keys M-1
+sleep 0.3
+keys M-2
+check "the resources pane after a resize" "logo — Demo logo"
+absent "no stale text after a resize" "Demo logombers"
+t resize-window -t "$SESSION" -x 100 -y 30
 
 # Read a resource.
 keys M-2
@@ -286,7 +313,7 @@ else
 	check "the sampling answer reaches the tool" "✓ done"
 	# The tabs at 80 columns keep their counts; at 200 they are whole.
 	t resize-window -t "$SESSION" -x 80 -y 24
-	check "80 columns: short tabs, counts kept" "[1 Tools] 2Res 3Tem 4Pro 5Req 6Roo 7Wir 8Log 9Not(6) 0Std iInf kChe"
+	check "80 columns: short tabs, counts kept" "[1 Tools] 2 Res 3 Tem 4 Pro 5 Req 6 Roo 7 Wir 8 Log 9 Not(6) 0 Std i Inf k Che"
 	t resize-window -t "$SESSION" -x 200 -y 50
 	check "200 columns: whole tabs" "2 Resources   3 Templates   4 Prompts   5 Requests   6 Roots (0)"
 	t resize-window -t "$SESSION" -x 100 -y 30

@@ -378,9 +378,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.resize()
-		// A terminal that reflowed the old screen keeps stray lines the
-		// renderer does not know of: draw the new size on a clean screen.
-		return m, tea.ClearScreen
+		// The renderer's idea of the cells beyond the old size can be
+		// wrong after a resize (what a later frame leaves blank there stays
+		// on the terminal): once the resize has settled, the next frame is
+		// drawn on a clean screen.
+		return m, tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tea.ClearScreen() })
 	case dialedMsg:
 		if msg.gen != m.conn.gen {
 			if msg.client != nil {
