@@ -226,6 +226,14 @@ func (c *Client) ListTasks(ctx context.Context, cursor string) (*mcp.ListTasksRe
 	return &r, c.Call(ctx, "tasks/list", cursorParams(cursor), &r, nil)
 }
 
+// AllTasks returns the tasks of every page of tasks/list.
+func (c *Client) AllTasks(ctx context.Context) ([]mcp.Task, error) {
+	return paginate(ctx, func(ctx context.Context, cur string) ([]mcp.Task, string, error) {
+		r, err := c.ListTasks(ctx, cur)
+		return r.Tasks, r.NextCursor, err
+	})
+}
+
 // CancelTask asks the server to cancel a task.
 func (c *Client) CancelTask(ctx context.Context, id string) (*mcp.Task, error) {
 	var r mcp.Task
