@@ -76,6 +76,7 @@ func subcommands(f *Factory) []struct {
 		{"check", func() *cobra.Command { return NewCmdCheck(f) }},
 		{"session", func() *cobra.Command { return NewCmdSession(f) }},
 		{"tasks", func() *cobra.Command { return NewCmdTasks(f) }},
+		{"agents", NewCmdAgents},
 	}
 }
 
