@@ -173,3 +173,35 @@ func TestTasksInSession(t *testing.T) {
 		t.Errorf("tasks get of an unknown task: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// The states are sanitised, each change shown once; on a terminal one line
+// updates in place and stays when the task ends.
+func TestTaskReporter(t *testing.T) {
+	states := []mcp.Task{
+		{TaskID: "t1", Status: "working", StatusMessage: "step \x1b]0;pwned\x07one\nmore"},
+		{TaskID: "t1", Status: "working", StatusMessage: "step \x1b]0;pwned\x07one\nmore"},
+		{TaskID: "t1", Status: "completed"},
+	}
+	ios, _, _, errOut := Test()
+	report, end := taskReporter(ios)
+	for _, s := range states {
+		report(s)
+	}
+	end()
+	want := "task t1: working — step \\e]0;pwned\\x07one more\ntask t1: completed\n"
+	if errOut.String() != want {
+		t.Errorf("not a terminal:\n got %q\nwant %q", errOut, want)
+	}
+
+	ios, _, _, errOut = Test()
+	ios.StderrTTY = true
+	report, end = taskReporter(ios)
+	for _, s := range states {
+		report(s)
+	}
+	end()
+	want = "\r\x1b[Ktask t1: working — step \\e]0;pwned\\x07one more\r\x1b[Ktask t1: completed\n"
+	if errOut.String() != want {
+		t.Errorf("on a terminal:\n got %q\nwant %q", errOut, want)
+	}
+}
