@@ -25,6 +25,7 @@ type CallOptions struct {
 	Args       string
 	NoValidate bool
 	Save       string
+	Task       bool
 }
 
 // NewCmdCall returns `mcpi call TOOL [KEY=VALUE ...] TARGET`.
@@ -72,6 +73,7 @@ Arguments are validated against the inputSchema before sending.`,
 	cmd.Flags().StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "send the arguments even when they do not match the inputSchema")
 	cmd.Flags().StringVar(&opts.Save, "save", "", "write images, audio and blobs of the result into this directory")
+	cmd.Flags().BoolVar(&opts.Task, "task", false, "run the tool as a task (2025-11-25 tasks); a tool whose execution.taskSupport is required always runs as one")
 	return cmd
 }
 
@@ -98,35 +100,55 @@ func callTool(ctx context.Context, c *session.Client, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	progress, endProgress := progressReporter(opts.IO, opts.verbose)
-	raw, err := c.CallToolRaw(ctx, mcp.CallToolParams{Name: opts.Tool, Arguments: args}, &session.CallOptions{OnProgress: progress})
-	endProgress()
+	asTask, err := opts.asTask(c, tool)
 	if err != nil {
 		return err
 	}
+	progress, endProgress := progressReporter(opts.IO, opts.verbose)
+	params := mcp.CallToolParams{Name: opts.Tool, Arguments: args}
+	var raw json.RawMessage
+	if asTask {
+		onStatus, endStatus := taskReporter(opts.IO)
+		raw, err = c.CallToolAsTask(ctx, params, &session.CallOptions{OnProgress: progress}, onStatus)
+		endProgress()
+		endStatus()
+	} else {
+		raw, err = c.CallToolRaw(ctx, params, &session.CallOptions{OnProgress: progress})
+		endProgress()
+	}
+	if err != nil {
+		return err
+	}
+	return printToolResult(opts.IO, opts.JSON, opts.Save, tool, "tool "+opts.Tool, raw)
+}
+
+// printToolResult prints a CallToolResult as `mcpi call` does, and ends
+// with exit 1 when it is an error (isError); what names it in that message.
+// tool, when known, has its outputSchema checked.
+func printToolResult(ios *IOStreams, asJSON bool, save string, tool *mcp.Tool, what string, raw json.RawMessage) error {
 	var result mcp.CallToolResult
 	if err := json.Unmarshal(raw, &result); err != nil {
 		return &session.RPCError{Method: "tools/call", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "the result is not a CallToolResult: " + err.Error()}}
 	}
 	if tool != nil && len(tool.OutputSchema) > 0 && !result.IsError {
-		checkStructured(opts.IO.ErrOut, tool, result.StructuredContent)
+		checkStructured(ios.ErrOut, tool, result.StructuredContent)
 	}
-	if opts.JSON {
-		if err := writeRawJSON(opts.IO, raw); err != nil {
+	if asJSON {
+		if err := writeRawJSON(ios, raw); err != nil {
 			return err
 		}
 	} else {
-		p := &contentPrinter{out: opts.IO.Out, errw: opts.IO.ErrOut, dir: opts.Save}
+		p := &contentPrinter{out: ios.Out, errw: ios.ErrOut, dir: save}
 		if err := p.blocks(result.Content); err != nil {
 			return err
 		}
 		if len(result.StructuredContent) > 0 && !textRepeats(result.Content, result.StructuredContent) {
-			fmt.Fprintln(opts.IO.Out, prettyJSON(result.StructuredContent))
+			fmt.Fprintln(ios.Out, prettyJSON(result.StructuredContent))
 		}
 	}
 	if result.IsError {
-		what := fmt.Sprintf("tool %s returned an error (isError)", opts.Tool)
-		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", what)
+		what := fmt.Sprintf("%s returned an error (isError)", what)
+		fmt.Fprintf(ios.ErrOut, "mcpi: %s\n", what)
 		return errSilent{code: ExitToolError, what: what}
 	}
 	return nil

@@ -75,6 +75,8 @@ func subcommands(f *Factory) []struct {
 		{"trace", func() *cobra.Command { return NewCmdTrace(f) }},
 		{"check", func() *cobra.Command { return NewCmdCheck(f) }},
 		{"session", func() *cobra.Command { return NewCmdSession(f) }},
+		{"tasks", func() *cobra.Command { return NewCmdTasks(f) }},
+		{"agents", NewCmdAgents},
 	}
 }
 

@@ -226,6 +226,14 @@ func (c *Client) ListTasks(ctx context.Context, cursor string) (*mcp.ListTasksRe
 	return &r, c.Call(ctx, "tasks/list", cursorParams(cursor), &r, nil)
 }
 
+// AllTasks returns the tasks of every page of tasks/list.
+func (c *Client) AllTasks(ctx context.Context) ([]mcp.Task, error) {
+	return paginate(ctx, func(ctx context.Context, cur string) ([]mcp.Task, string, error) {
+		r, err := c.ListTasks(ctx, cur)
+		return r.Tasks, r.NextCursor, err
+	})
+}
+
 // CancelTask asks the server to cancel a task.
 func (c *Client) CancelTask(ctx context.Context, id string) (*mcp.Task, error) {
 	var r mcp.Task
@@ -250,10 +258,13 @@ var taskDone = map[string]bool{"completed": true, "failed": true, "cancelled": t
 
 // CallToolAsTask calls a tool as a task (2025-11-25 tasks): the server
 // answers at once with a task, which is polled with tasks/get (at the
-// server's pollInterval, 200 ms to 5 s) until it ends, then its result is
-// fetched with tasks/result. onStatus sees each state. A server that runs
-// the call at once anyway returns its result directly. Cancelling ctx
-// cancels the task.
+// server's pollInterval, 200 ms to 5 s) until it ends or needs input, then
+// its result is fetched with tasks/result, which blocks until the result is
+// there; tasks/get goes on meanwhile, so that onStatus sees each state
+// (input_required, working again, completed...), the last one possibly
+// after the result came. A server that runs the call at once anyway
+// returns its result directly. Cancelling ctx cancels the task with
+// tasks/cancel, whether it was being polled or its result awaited.
 func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, opts *CallOptions, onStatus func(mcp.Task)) (json.RawMessage, error) {
 	if len(params.Task) == 0 {
 		params.Task = json.RawMessage(`{}`)
@@ -269,32 +280,82 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 		return raw, nil
 	}
 	task := *created.Task
-	for {
+	cancelTask := func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		c.CancelTask(cctx, task.TaskID)
+		cancel()
+	}
+	report := func(t mcp.Task) {
 		if onStatus != nil {
-			onStatus(task)
+			onStatus(t)
 		}
+	}
+	for {
+		report(task)
 		if taskDone[task.Status] || task.Status == "input_required" {
 			break
 		}
-		wait := 500 * time.Millisecond
-		if task.PollInterval != nil {
-			wait = min(max(time.Duration(*task.PollInterval)*time.Millisecond, 200*time.Millisecond), 5*time.Second)
-		}
 		select {
 		case <-ctx.Done():
-			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			c.CancelTask(cctx, task.TaskID)
-			cancel()
+			cancelTask()
 			return nil, ctx.Err()
-		case <-time.After(wait):
+		case <-time.After(pollWait(task)):
 		}
 		t, err := c.GetTask(ctx, task.TaskID)
 		if err != nil {
+			if ctx.Err() != nil {
+				cancelTask()
+			}
 			return nil, err
 		}
 		task = *t
 	}
-	// tasks/result blocks until the result is there, and carries the
-	// server's requests (input_required) on the way, through the Handler.
-	return c.TaskResult(ctx, task.TaskID, opts)
+	// tasks/result carries the server's requests (input_required) on the
+	// way, through the Handler; tasks/get follows the states meanwhile.
+	done := make(chan struct{})
+	polled := make(chan struct{})
+	last := task
+	go func() {
+		defer close(polled)
+		for !taskDone[last.Status] {
+			select {
+			case <-done:
+				return
+			case <-time.After(pollWait(last)):
+			}
+			t, err := c.GetTask(ctx, task.TaskID)
+			if err != nil {
+				return
+			}
+			if t.Status != last.Status || t.StatusMessage != last.StatusMessage {
+				report(*t)
+			}
+			last = *t
+		}
+	}()
+	res, err := c.TaskResult(ctx, task.TaskID, opts)
+	close(done)
+	<-polled
+	if err != nil && ctx.Err() != nil && !taskDone[last.Status] {
+		cancelTask()
+	}
+	if err == nil && !taskDone[last.Status] {
+		// The result came before the poll saw the end: one more look, for
+		// the final state.
+		gctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		if t, gerr := c.GetTask(gctx, task.TaskID); gerr == nil && (t.Status != last.Status || t.StatusMessage != last.StatusMessage) {
+			report(*t)
+		}
+		cancel()
+	}
+	return res, err
+}
+
+// pollWait is how long to wait before polling t again: its pollInterval,
+// kept within 200 ms and 5 s, else 500 ms.
+func pollWait(t mcp.Task) time.Duration {
+	if t.PollInterval == nil {
+		return 500 * time.Millisecond
+	}
+	return min(max(time.Duration(*t.PollInterval)*time.Millisecond, 200*time.Millisecond), 5*time.Second)
 }
