@@ -190,15 +190,6 @@ how many it missed.`,
 	return cmd
 }
 
-func writeJSONLine(ios *IOStreams, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = ios.Data().Write(append(b, '\n'))
-	return err
-}
-
 // tailText is an event as one line of text.
 func tailText(e tailEvent) string {
 	ts := e.Time.Format("15:04:05.000")
