@@ -71,6 +71,7 @@ func subcommands(f *Factory) []struct {
 		{"answer", func() *cobra.Command { return NewCmdAnswer(f) }},
 		{"tail", func() *cobra.Command { return NewCmdTail(f) }},
 		{"log-level", func() *cobra.Command { return NewCmdLogLevel(f) }},
+		{"subscribe", func() *cobra.Command { return NewCmdSubscribe(f) }},
 		{"completion", func() *cobra.Command { return NewCmdCompletion(f) }},
 		{"servers", func() *cobra.Command { return NewCmdServers(f) }},
 		{"auth", func() *cobra.Command { return NewCmdAuth(f) }},

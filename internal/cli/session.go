@@ -37,7 +37,7 @@ import (
 var sessionVerbs = map[string]bool{
 	"call": true, "tools": true, "resources": true, "templates": true, "prompts": true,
 	"read": true, "prompt": true, "complete": true, "ping": true, "info": true,
-	"pending": true, "answer": true, "tail": true, "log-level": true,
+	"pending": true, "answer": true, "tail": true, "log-level": true, "subscribe": true,
 }
 
 // sessionEnv names the session the verbs use when no TARGET is given.
@@ -678,7 +678,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		cios := NewIOStreams(bytes.NewReader(req.Stdin), stdout, stderr)
 		cios.StdoutTTY, cios.StderrTTY, cios.Color = req.StdoutTTY, req.StderrTTY, req.Color
 		if len(req.Args) == 0 || !sessionVerbs[req.Args[0]] {
-			fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", "call, tools, resources, templates, prompts, read, prompt, complete, ping, info, pending, answer, tail and log-level")
+			fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", "call, tools, resources, templates, prompts, read, prompt, complete, ping, info, pending, answer, tail, log-level and subscribe")
 			cios.Flush()
 			return int(ExitUsage)
 		}

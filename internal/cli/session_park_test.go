@@ -365,3 +365,20 @@ func TestSessionTailNeverReads(t *testing.T) {
 		dropped = strings.Contains(string(f.Err), "dropped: this tail read too slowly")
 	}
 }
+
+func TestSessionTailSubscribe(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "sub", peerArgs("demo")...)
+	if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "sub"); code != 0 || !strings.Contains(errOut, "Subscribed to demo://counter") {
+		t.Fatalf("subscribe: exit %d, stderr %q", code, errOut)
+	}
+	tl := startLive(t, dir, "tail", "--session", "sub")
+	eventually(t, "the tail to see the update", func() bool {
+		runLive(t, dir, nil, "call", "bump_counter", "--session", "sub")
+		return strings.Contains(tl.out.String(), "notifications/resources/updated") && strings.Contains(tl.out.String(), "demo://counter")
+	})
+	if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--json", "--session", "sub"); code != 0 {
+		t.Errorf("unsubscribe: exit %d, stderr %q", code, errOut)
+	}
+}

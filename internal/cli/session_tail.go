@@ -272,3 +272,49 @@ func levelNames() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// NewCmdSubscribe returns `mcpi subscribe URI`.
+func NewCmdSubscribe(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	var unsubscribe bool
+	cmd := &cobra.Command{
+		Use:   "subscribe URI --session NAME",
+		Short: "Subscribe a live session to a resource's updates (see mcpi tail)",
+		Long: `Subscribe a live session to a resource's updates: the server's
+notifications/resources/updated about URI then reach mcpi tail. --unsubscribe
+ends the subscription. Legacy era (resources/subscribe) only.`,
+		Example: "  mcpi subscribe demo://counter --session demo",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return flagErrorf("give one resource URI")
+			}
+			uri := args[0]
+			return sessionOnly(cmd, o, args, func(h *heldSession) error {
+				ctx := cmd.Context()
+				if h.c.Era() == session.EraModern {
+					return flagErrorf("the modern era has no resources/subscribe (its subscriptions go with subscriptions/listen)")
+				}
+				what := "Subscribed to"
+				var err error
+				if unsubscribe {
+					what = "Unsubscribed from"
+					err = h.c.Unsubscribe(ctx, uri)
+				} else {
+					err = h.c.Subscribe(ctx, uri)
+				}
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.IO, map[string]any{"uri": uri, "subscribed": !unsubscribe})
+				}
+				fmt.Fprintf(o.IO.ErrOut, "%s %s.\n", what, sanitize(uri, false))
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&unsubscribe, "unsubscribe", false, "end the subscription instead")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	addSessionFlag(cmd, o)
+	return cmd
+}
