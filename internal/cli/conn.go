@@ -39,11 +39,12 @@ type ConnOptions struct {
 	roots      []mcp.Root
 	verbose    func(format string, args ...any)
 	recorder   *record.Writer
-	handler    session.Handler         // overrides the CLI's answers (replay --verify)
-	watch      transport.Tap           // one more tap (mcpi check)
-	client     *mcp.Implementation     // who mcpi says it is (replay --verify: the recorded host)
-	caps       *mcp.ClientCapabilities // what it declares (replay --verify: the recorded host's)
-	warned     func(session.Warning)   // takes the warnings instead of stderr (mcpi check)
+	handler    session.Handler            // overrides the CLI's answers (replay --verify)
+	watch      transport.Tap              // one more tap (mcpi check, a session's tails)
+	notified   func(session.Notification) // sees every notification (a session's tails)
+	client     *mcp.Implementation        // who mcpi says it is (replay --verify: the recorded host)
+	caps       *mcp.ClientCapabilities    // what it declares (replay --verify: the recorded host's)
+	warned     func(session.Warning)      // takes the warnings instead of stderr (mcpi check)
 }
 
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
@@ -230,6 +231,9 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 			say("warning: %s: %s", oneLine(w.Message), quoteData(w.Data))
 		},
 		OnNotification: func(n session.Notification) {
+			if o.notified != nil {
+				o.notified(n)
+			}
 			if !o.Verbose || n.Method == "notifications/progress" {
 				// Only -v shows notifications (progress: the waiting
 				// command does); a flood of them must not each be

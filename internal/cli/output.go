@@ -84,6 +84,22 @@ func escapeUnsafe(b []byte) []byte {
 	return out
 }
 
+// writeJSONLine prints v as one line of JSON Lines (mcpi tail --json),
+// escaped like writeRawJSON; on a terminal through the sink.
+func writeJSONLine(ios *IOStreams, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b = append(escapeUnsafe(b), '\n')
+	if ios.StdoutTTY {
+		_, err = ios.Out.Write(b)
+	} else {
+		_, err = ios.Data().Write(b)
+	}
+	return err
+}
+
 // writeJSON marshals v and prints it like writeRawJSON.
 func writeJSON(ios *IOStreams, v any) error {
 	b, err := json.Marshal(v)

@@ -37,6 +37,7 @@ import (
 var sessionVerbs = map[string]bool{
 	"call": true, "tools": true, "resources": true, "templates": true, "prompts": true,
 	"read": true, "prompt": true, "complete": true, "ping": true, "info": true,
+	"pending": true, "answer": true, "tail": true, "log-level": true, "subscribe": true,
 }
 
 // sessionEnv names the session the verbs use when no TARGET is given.
@@ -101,8 +102,10 @@ func (o *TargetOptions) checkSession(cmd *cobra.Command) error {
 // heldSession is the session a daemon holds, in the context of the
 // commands it runs.
 type heldSession struct {
+	name string
 	c    *session.Client
 	disp *dispatcher
+	hub  *tailHub
 }
 
 type heldKey struct{}
@@ -207,8 +210,26 @@ func markLost(dir string, rec *live.Status) *live.Status {
 // cmdSlot is a command under way in the daemon: the handler of its answer
 // flags, once its options are parsed.
 type cmdSlot struct {
-	mu sync.Mutex
-	h  *cliHandler
+	mu   sync.Mutex
+	h    *cliHandler
+	args []string
+}
+
+// command is the command line of the slot's command, without --session.
+func (s *cmdSlot) command() string {
+	var out []string
+	for i := 0; i < len(s.args); i++ {
+		a := s.args[i]
+		switch {
+		case a == "--session":
+			i++
+			continue
+		case strings.HasPrefix(a, "--session="):
+			continue
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, " ")
 }
 
 func (s *cmdSlot) set(h *cliHandler) { s.mu.Lock(); s.h = h; s.mu.Unlock() }
@@ -230,6 +251,10 @@ type dispatcher struct {
 	mu    sync.Mutex
 	slots []*cmdSlot
 	roots func() []mcp.Root
+	// board holds the requests no command can answer, for mcpi answer;
+	// name is the session's, for the message telling how.
+	board parkBoard
+	name  string
 }
 
 var _ session.Handler = (*dispatcher)(nil)
@@ -277,18 +302,34 @@ func (d *dispatcher) pick(ctx context.Context, gave func(*ConnOptions) bool) *cl
 
 func (d *dispatcher) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 	h := d.pick(ctx, func(o *ConnOptions) bool { return o.SamplingReply != "" })
-	if h == nil {
-		return nil, notInteractive("sampling", "--sampling-reply")
+	if h != nil && h.o.SamplingReply != "" {
+		return h.CreateMessage(ctx, req)
 	}
-	return h.CreateMessage(ctx, req)
+	res, err := d.park(ctx, &parked{Method: "sampling/createMessage", Sampling: req})
+	if err != nil {
+		return nil, err
+	}
+	r, ok := res.(*mcp.CreateMessageResult)
+	if !ok {
+		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "sampling: no reply"}
+	}
+	return r, nil
 }
 
 func (d *dispatcher) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	h := d.pick(ctx, func(o *ConnOptions) bool { return o.Elicit != "" })
-	if h == nil {
-		return nil, notInteractive("elicitation", "--elicit")
+	if h != nil && h.o.Elicit != "" {
+		return h.Elicit(ctx, req)
 	}
-	return h.Elicit(ctx, req)
+	res, err := d.park(ctx, &parked{Method: "elicitation/create", Elicit: req})
+	if err != nil {
+		return nil, err
+	}
+	r, ok := res.(*mcp.ElicitResult)
+	if !ok {
+		return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
+	}
+	return r, nil
 }
 
 // ListRoots answers with the roots the session started with.
@@ -596,7 +637,10 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		return fail(err)
 	}
 	o := &opts.ConnOptions
-	disp := &dispatcher{roots: func() []mcp.Root { return o.roots }}
+	disp := &dispatcher{roots: func() []mcp.Root { return o.roots }, name: cfg.Name}
+	hub := &tailHub{redact: record.NewRedactor(o.secretValues())}
+	o.watch = hub.tap()
+	o.notified = hub.notify
 	o.handler = disp
 	c, err := o.open(ctx)
 	if err != nil {
@@ -607,7 +651,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return fail(err)
 	}
-	held := &heldSession{c: c, disp: disp}
+	held := &heldSession{name: cfg.Name, c: c, disp: disp, hub: hub}
 	base := live.Status{Name: cfg.Name, Target: targetText(o), PID: os.Getpid(), State: live.StateRunning,
 		Started: time.Now()}
 	if opts.Idle > 0 {
@@ -634,11 +678,11 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		cios := NewIOStreams(bytes.NewReader(req.Stdin), stdout, stderr)
 		cios.StdoutTTY, cios.StderrTTY, cios.Color = req.StdoutTTY, req.StderrTTY, req.Color
 		if len(req.Args) == 0 || !sessionVerbs[req.Args[0]] {
-			fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", "call, tools, resources, templates, prompts, read, prompt, complete, ping and info")
+			fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", "call, tools, resources, templates, prompts, read, prompt, complete, ping, info, pending, answer, tail, log-level and subscribe")
 			cios.Flush()
 			return int(ExitUsage)
 		}
-		slot := &cmdSlot{}
+		slot := &cmdSlot{args: req.Args}
 		disp.add(slot)
 		defer disp.remove(slot)
 		rctx = context.WithValue(rctx, heldKey{}, held)

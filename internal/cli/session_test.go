@@ -79,7 +79,6 @@ func TestSessionParityWithOneShot(t *testing.T) {
 		{"call", "add", "a=x", "b=1"},
 		{"call", "echo", "--args=-"},
 		{"call", "sample", "prompt=hi", "--sampling-reply", "I am a model"},
-		{"call", "sample", "prompt=hi"},
 		{"call", "elicit", "--elicit-field", "name=Bob"},
 		{"tools"},
 		{"tools", "--json"},

@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Request is what a command asks of a session's daemon. It travels as one
@@ -77,6 +78,9 @@ func (c *Conn) Recv(v any) error {
 	}
 	return json.Unmarshal(line, v)
 }
+
+// SetDeadline bounds the reads and writes to come.
+func (c *Conn) SetDeadline(t time.Time) error { return c.c.SetDeadline(t) }
 
 // Close closes the connection; it unblocks Recv.
 func (c *Conn) Close() error { return c.c.Close() }

@@ -1,0 +1,384 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/live"
+)
+
+// lockedBuffer is a buffer a command writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// liveCmd is a command running in the background, its output readable
+// while it runs.
+type liveCmd struct {
+	out, errOut *lockedBuffer
+	cancel      context.CancelFunc
+	done        chan ExitCode
+}
+
+func startLive(t *testing.T, dir string, args ...string) *liveCmd {
+	t.Helper()
+	c := &liveCmd{out: &lockedBuffer{}, errOut: &lockedBuffer{}, done: make(chan ExitCode, 1)}
+	ios := NewIOStreams(strings.NewReader(""), c.out, c.errOut)
+	f := &Factory{IO: ios, Executable: func() (string, error) { return os.Args[0], nil }, RuntimeDir: dir}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	c.cancel = cancel
+	go func() { c.done <- run(ctx, f, args) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-c.done:
+		case <-time.After(10 * time.Second):
+		}
+	})
+	return c
+}
+
+// wait returns the command's exit code once it ended.
+func (c *liveCmd) wait(t *testing.T) ExitCode {
+	t.Helper()
+	select {
+	case code := <-c.done:
+		c.done <- code
+		return code
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the command did not end; stdout %q, stderr %q", c.out, c.errOut)
+	}
+	return 0
+}
+
+func (c *liveCmd) running() bool {
+	select {
+	case code := <-c.done:
+		c.done <- code
+		return false
+	default:
+		return true
+	}
+}
+
+// eventually polls cond for up to 15 seconds.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// pendingList returns mcpi pending --json.
+func pendingList(t *testing.T, dir, name string) []pendingJSON {
+	t.Helper()
+	code, out, errOut := runLive(t, dir, nil, "pending", "--json", "--session", name)
+	if code != 0 {
+		t.Fatalf("pending: exit %d, stderr %q", code, errOut)
+	}
+	var list []pendingJSON
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("pending --json: %v in %q", err, out)
+	}
+	return list
+}
+
+func waitPending(t *testing.T, dir, name string, n int) []pendingJSON {
+	t.Helper()
+	var list []pendingJSON
+	eventually(t, fmt.Sprintf("%d pending request(s)", n), func() bool {
+		list = pendingList(t, dir, name)
+		return len(list) == n
+	})
+	return list
+}
+
+func TestSessionPendingSampling(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	// A short request timeout: a parked request stops the clock.
+	startSession(t, dir, "park", append([]string{"--timeout", "1s"}, peerArgs("demo")...)...)
+	call := startLive(t, dir, "call", "sample", "prompt=What is the capital of France?", "--session", "park")
+	list := waitPending(t, dir, "park", 1)
+	p := list[0]
+	if p.ID != 1 || p.Kind != "sampling/createMessage" || p.Command != "call sample prompt=What is the capital of France?" ||
+		p.LastText != "What is the capital of France?" || !strings.Contains(p.Summary, "capital of France") || len(p.Params) == 0 || p.Since.IsZero() {
+		t.Errorf("pending: %+v", p)
+	}
+	// The raw --json shape.
+	_, out, _ := runLive(t, dir, nil, "pending", "--json", "--session", "park")
+	for _, key := range []string{`"id":1`, `"kind":"sampling/createMessage"`, `"command":`, `"since":`, `"ageMs":`, `"summary":`, `"lastText":`, `"maxTokens":100`, `"params":{"messages":`} {
+		if !strings.Contains(out, key) {
+			t.Errorf("pending --json lacks %s: %s", key, out)
+		}
+	}
+	code, text, errOut := runLive(t, dir, nil, "pending", "--session", "park")
+	if code != 0 || !strings.Contains(text, "ID") || !strings.Contains(text, "sampling/createMessage") || !strings.Contains(text, "capital of France") {
+		t.Errorf("pending: exit %d, stdout %q, stderr %q", code, text, errOut)
+	}
+	// Longer than --timeout: the call waits all the same.
+	time.Sleep(1500 * time.Millisecond)
+	if !call.running() {
+		t.Fatalf("the call ended while its request was parked: stdout %q, stderr %q", call.out, call.errOut)
+	}
+	// An answer of the wrong kind, and an unknown id: usage errors, and
+	// the request keeps waiting.
+	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--elicit-field", "name=x", "--session", "park"); code != ExitUsage || !strings.Contains(errOut, "--sampling-reply") {
+		t.Errorf("elicitation answer to sampling: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runLive(t, dir, nil, "answer", "7", "--decline", "--session", "park"); code != ExitUsage || !strings.Contains(errOut, "no server request #7 is waiting in session park") {
+		t.Errorf("unknown id: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--session", "park"); code != ExitUsage || !strings.Contains(errOut, "give the answer") {
+		t.Errorf("no answer: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--sampling-reply", "Paris", "--session", "park"); code != 0 || !strings.Contains(errOut, "Answered server request #1") {
+		t.Fatalf("answer: exit %d, stderr %q", code, errOut)
+	}
+	if code := call.wait(t); code != 0 || !strings.Contains(call.out.String(), "Paris") {
+		t.Errorf("the call: exit %d, stdout %q, stderr %q", code, call.out, call.errOut)
+	}
+	if want := "waiting for server request #1 (sampling/createMessage): answer it with `mcpi answer 1 --session park`"; !strings.Contains(call.errOut.String(), want) {
+		t.Errorf("the call's stderr %q lacks %q", call.errOut, want)
+	}
+	if list := pendingList(t, dir, "park"); len(list) != 0 {
+		t.Errorf("still pending: %+v", list)
+	}
+	// Answered already: unknown now.
+	if code, _, _ := runLive(t, dir, nil, "answer", "1", "--sampling-reply", "again", "--session", "park"); code != ExitUsage {
+		t.Errorf("answering twice: exit %d", code)
+	}
+	// Outside a session.
+	if code, _, errOut := runLive(t, dir, nil, "pending"); code != ExitUsage || !strings.Contains(errOut, "--session") {
+		t.Errorf("pending without a session: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestSessionPendingElicitation(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "form", peerArgs("demo")...)
+	call := startLive(t, dir, "call", "elicit", "--session", "form")
+	p := waitPending(t, dir, "form", 1)[0]
+	if p.Kind != "elicitation/create" || p.Mode != "form" || p.Message == "" || len(p.Fields) == 0 || !strings.Contains(p.Summary, "name") {
+		t.Errorf("pending: %+v", p)
+	}
+	var name *pendingField
+	for i := range p.Fields {
+		if p.Fields[i].Name == "name" {
+			name = &p.Fields[i]
+		}
+	}
+	if name == nil || !name.Required || name.Title != "Name" {
+		t.Errorf("fields: %+v", p.Fields)
+	}
+	// A value the form refuses: exit 2, still waiting.
+	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--elicit-field", "nope=1", "--session", "form"); code != ExitUsage || !strings.Contains(errOut, `no field "nope"`) {
+		t.Errorf("bad field: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--elicit-field", "name=Grace", "--session", "form"); code != 0 {
+		t.Fatalf("answer: exit %d, stderr %q", code, errOut)
+	}
+	if code := call.wait(t); code != 0 || !strings.Contains(call.out.String(), "Grace") || !strings.Contains(call.out.String(), "accept") {
+		t.Errorf("the call: exit %d, stdout %q, stderr %q", code, call.out, call.errOut)
+	}
+
+	call = startLive(t, dir, "call", "elicit", "--session", "form")
+	p = waitPending(t, dir, "form", 1)[0]
+	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--decline", "--json", "--session", "form"); code != 0 || !strings.Contains(strings.TrimSpace(errOut), "") {
+		t.Fatalf("decline: exit %d, stderr %q", code, errOut)
+	}
+	if code := call.wait(t); code != 0 || !strings.Contains(call.out.String(), "decline") {
+		t.Errorf("the call: exit %d, stdout %q, stderr %q", code, call.out, call.errOut)
+	}
+}
+
+// A request whose call is cancelled is withdrawn by the server, and
+// leaves the list.
+func TestSessionPendingWithdrawn(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "gone", peerArgs("demo")...)
+	call := startLive(t, dir, "call", "sample", "prompt=hi", "--session", "gone")
+	waitPending(t, dir, "gone", 1)
+	call.cancel()
+	if code := call.wait(t); code != ExitInterrupted {
+		t.Errorf("the call: exit %d, stderr %q", code, call.errOut)
+	}
+	waitPending(t, dir, "gone", 0)
+}
+
+// In the modern era the input request of a tools/call is parked too, and
+// belongs to the call.
+func TestSessionPendingModern(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "mrtr", peerArgs("demo:modern")...)
+	call := startLive(t, dir, "call", "sample", "prompt=hello", "--session", "mrtr")
+	p := waitPending(t, dir, "mrtr", 1)[0]
+	if p.Kind != "sampling/createMessage" || p.Command != "call sample prompt=hello" {
+		t.Errorf("pending: %+v", p)
+	}
+	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--sampling-reply", "hi back", "--session", "mrtr"); code != 0 {
+		t.Fatalf("answer: exit %d, stderr %q", code, errOut)
+	}
+	if code := call.wait(t); code != 0 || !strings.Contains(call.out.String(), "hi back") {
+		t.Errorf("the call: exit %d, stdout %q, stderr %q", code, call.out, call.errOut)
+	}
+}
+
+// tailUntil makes calls of the log tool until every tail has seen its
+// message (a tail follows from when it subscribed, which the test cannot
+// see otherwise).
+func tailUntil(t *testing.T, dir, name, message string, tails ...*liveCmd) {
+	t.Helper()
+	eventually(t, "the tails to see "+message+" "+fmt.Sprint(tails[0].out, tails[0].errOut), func() bool {
+		if code, _, errOut := runLive(t, dir, nil, "call", "log", "message="+message, "--session", name); code != 0 {
+			t.Fatalf("call log: exit %d, stderr %q", code, errOut)
+		}
+		for _, tl := range tails {
+			if !strings.Contains(tl.out.String(), message) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func TestSessionTail(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "logs", peerArgs("demo")...)
+	if code, _, errOut := runLive(t, dir, nil, "log-level", "warning", "--session", "logs"); code != 0 || !strings.Contains(errOut, "warning") {
+		t.Fatalf("log-level: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runLive(t, dir, nil, "log-level", "loud", "--session", "logs"); code != ExitUsage {
+		t.Errorf("log-level loud: exit %d, stderr %q", code, errOut)
+	}
+	text := startLive(t, dir, "tail", "--session", "logs")
+	wire := startLive(t, dir, "tail", "--wire", "--json", "--session", "logs")
+	tailUntil(t, dir, "logs", "hello tails", text, wire)
+	if code, _, errOut := runLive(t, dir, nil, "call", "log", "message=red\x1b[31m", "--session", "logs"); code != 0 {
+		t.Fatalf("call log: exit %d, stderr %q", code, errOut)
+	}
+	tailUntil(t, dir, "logs", "hello again", text, wire)
+
+	// Text: a line per log message at warning and above, sanitised.
+	out := text.out.String()
+	if !strings.Contains(out, ` log error [mcpi-demo] hello tails (error)`) || !strings.Contains(out, "red") || strings.Contains(out, " log info ") || strings.Contains(out, "\x1b") {
+		t.Errorf("tail: %q", out)
+	}
+	// JSON Lines: the notifications and, with --wire, the frames both ways.
+	var sawCall, sawLog, sawResult bool
+	for _, line := range strings.Split(strings.TrimSpace(wire.out.String()), "\n") {
+		var e tailEvent
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("tail --json line %q: %v", line, err)
+		}
+		switch {
+		case e.Kind == "frame" && e.Dir == "send" && strings.Contains(string(e.Frame), `"method":"tools/call"`):
+			sawCall = true
+		case e.Kind == "frame" && e.Dir == "recv" && strings.Contains(string(e.Frame), `"result"`):
+			sawResult = true
+		case e.Kind == "notification" && e.Method == "notifications/message" && strings.Contains(string(e.Params), "warning"):
+			sawLog = true
+		}
+	}
+	if !sawCall || !sawLog || !sawResult {
+		t.Errorf("tail --wire --json: call %v, log %v, result %v in\n%s", sawCall, sawLog, sawResult, wire.out)
+	}
+	// Interrupted, a tail ends; the session's end ends the others.
+	text.cancel()
+	if code := text.wait(t); code != ExitInterrupted {
+		t.Errorf("tail interrupted: exit %d", code)
+	}
+	runLive(t, dir, nil, "session", "stop", "logs")
+	wire.wait(t)
+}
+
+// A tail that reads nothing holds up neither the session nor the other
+// tails; it misses events and says how many.
+func TestSessionTailNeverReads(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "slowtail", peerArgs("demo")...)
+	c, err := live.Dial(dir, "slowtail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Send(live.Request{Op: live.OpRun, Args: []string{"tail", "--wire", "--session", "slowtail"}}); err != nil {
+		t.Fatal(err)
+	}
+	other := startLive(t, dir, "tail", "--wire", "--session", "slowtail")
+	eventually(t, "both tails to run", func() bool {
+		st, err := live.Ask(dir, "slowtail", live.OpStatus)
+		return err == nil && st.Active == 2
+	})
+	time.Sleep(100 * time.Millisecond) // subscribed
+	start := time.Now()
+	for i := range 24 {
+		code, _, errOut := runLive(t, dir, nil, "call", "big_output", "bytes=500000", "--session", "slowtail")
+		if code != 0 {
+			t.Fatalf("call %d: exit %d, stderr %q", i, code, errOut)
+		}
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("24 calls took %v with a tail that never reads", d)
+	}
+	if code, out, _ := runLive(t, dir, nil, "call", "add", "a=1", "b=2", "--session", "slowtail"); code != 0 || !strings.Contains(out, "3") {
+		t.Errorf("a call after: exit %d", code)
+	}
+	eventually(t, "the reading tail to see the last call", func() bool { return strings.Contains(other.out.String(), `"a":1`) })
+	// Read the slow tail now: it reports what it dropped.
+	dropped := false
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	for !dropped {
+		var f live.Frame
+		if err := c.Recv(&f); err != nil {
+			t.Fatalf("reading the slow tail: %v", err)
+		}
+		dropped = strings.Contains(string(f.Err), "dropped: this tail read too slowly")
+	}
+}
+
+func TestSessionTailSubscribe(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "sub", peerArgs("demo")...)
+	if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "sub"); code != 0 || !strings.Contains(errOut, "Subscribed to demo://counter") {
+		t.Fatalf("subscribe: exit %d, stderr %q", code, errOut)
+	}
+	tl := startLive(t, dir, "tail", "--session", "sub")
+	eventually(t, "the tail to see the update", func() bool {
+		runLive(t, dir, nil, "call", "bump_counter", "--session", "sub")
+		return strings.Contains(tl.out.String(), "notifications/resources/updated") && strings.Contains(tl.out.String(), "demo://counter")
+	})
+	if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--json", "--session", "sub"); code != 0 {
+		t.Errorf("unsubscribe: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -1,0 +1,320 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// tailEvent is one line of mcpi tail --json.
+type tailEvent struct {
+	Time    time.Time       `json:"time"`
+	Kind    string          `json:"kind"` // notification, frame or dropped
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Dir     string          `json:"dir,omitempty"`
+	Frame   json.RawMessage `json:"frame,omitempty"`
+	Dropped int64           `json:"dropped,omitempty"`
+}
+
+// tailBuffer is how many events a tail holds for its reader, and
+// tailBytes how many bytes of them; beyond that they are dropped and
+// counted: a slow tail never holds up the session, nor fills its memory.
+const (
+	tailBuffer = 1024
+	tailBytes  = 4 << 20
+)
+
+type tailSub struct {
+	ch      chan tailEvent
+	wire    bool
+	dropped atomic.Int64
+	held    atomic.Int64 // bytes in ch
+}
+
+func (e *tailEvent) size() int64 { return int64(len(e.Params) + len(e.Frame)) }
+
+// tailHub hands a session's notifications and frames to its tails.
+type tailHub struct {
+	mu     sync.Mutex
+	subs   []*tailSub
+	wire   atomic.Int32 // tails that want frames
+	redact *record.Redactor
+}
+
+func (h *tailHub) subscribe(wire bool, size int) *tailSub {
+	s := &tailSub{ch: make(chan tailEvent, size), wire: wire}
+	h.mu.Lock()
+	h.subs = append(h.subs, s)
+	h.mu.Unlock()
+	if wire {
+		h.wire.Add(1)
+	}
+	return s
+}
+
+func (h *tailHub) unsubscribe(s *tailSub) {
+	h.mu.Lock()
+	h.subs = slices.DeleteFunc(h.subs, func(x *tailSub) bool { return x == s })
+	h.mu.Unlock()
+	if s.wire {
+		h.wire.Add(-1)
+	}
+}
+
+// publish never blocks: a tail whose buffer is full misses the event.
+func (h *tailHub) publish(e tailEvent, wireOnly bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, s := range h.subs {
+		if wireOnly && !s.wire {
+			continue
+		}
+		if s.held.Load()+e.size() > tailBytes {
+			s.dropped.Add(1)
+			continue
+		}
+		select {
+		case s.ch <- e:
+			s.held.Add(e.size())
+		default:
+			s.dropped.Add(1)
+		}
+	}
+}
+
+func (h *tailHub) notify(n session.Notification) {
+	h.mu.Lock()
+	none := len(h.subs) == 0
+	h.mu.Unlock()
+	if none {
+		return
+	}
+	h.publish(tailEvent{Time: n.Time, Kind: "notification", Method: n.Method, Params: append(json.RawMessage(nil), n.Params...)}, false)
+}
+
+// tap sees the frames, for the tails given --wire; secrets are redacted
+// as in a trace.
+func (h *tailHub) tap() transport.Tap {
+	return transport.TapFunc(func(e transport.Event) {
+		if h.wire.Load() == 0 || e.Kind != transport.KindFrame {
+			return
+		}
+		data := e.Data
+		if h.redact != nil {
+			data, _ = h.redact.JSON(data)
+		}
+		if !json.Valid(data) {
+			return
+		}
+		h.publish(tailEvent{Time: e.Time, Kind: "frame", Dir: e.Dir.String(), Frame: append(json.RawMessage(nil), data...)}, true)
+	})
+}
+
+// NewCmdTail returns `mcpi tail`.
+func NewCmdTail(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	var wire bool
+	cmd := &cobra.Command{
+		Use:   "tail --session NAME",
+		Short: "Follow a live session's log messages, notifications and progress",
+		Long: `Follow a live session's log messages, notifications and progress (with
+--wire, every frame too), whatever command caused them, until interrupted or
+the session ends. Any number of tails may follow a session; a tail that
+reads too slowly misses events rather than slow the session down, and says
+how many it missed.`,
+		Example: "  mcpi tail --session demo\n  mcpi tail --wire --json --session demo | jq .",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return sessionOnly(cmd, o, args, func(h *heldSession) error {
+				ctx := cmd.Context()
+				sub := h.hub.subscribe(wire, tailBuffer)
+				defer h.hub.unsubscribe(sub)
+				dropped := func() error {
+					n := sub.dropped.Swap(0)
+					if n == 0 {
+						return nil
+					}
+					if o.JSON {
+						return writeJSONLine(o.IO, tailEvent{Time: time.Now(), Kind: "dropped", Dropped: n})
+					}
+					_, err := fmt.Fprintf(o.IO.ErrOut, "mcpi: %d event(s) dropped: this tail read too slowly\n", n)
+					return err
+				}
+				for {
+					select {
+					case e := <-sub.ch:
+						sub.held.Add(-e.size())
+						if err := dropped(); err != nil {
+							return err
+						}
+						var err error
+						if o.JSON {
+							err = writeJSONLine(o.IO, e)
+						} else {
+							_, err = fmt.Fprintln(o.IO.Out, tailText(e))
+						}
+						if err != nil {
+							return err
+						}
+					case <-h.c.Done():
+						dropped()
+						why := "the connection ended"
+						if err := h.c.Err(); err != nil {
+							why = oneLine(err.Error())
+						}
+						fmt.Fprintf(o.IO.ErrOut, "mcpi: session %s ended: %s\n", h.name, why)
+						return nil
+					case <-ctx.Done():
+						dropped()
+						return ctx.Err()
+					}
+				}
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&wire, "wire", false, "show every frame sent and received, too")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON Lines, one event per line")
+	addSessionFlag(cmd, o)
+	return cmd
+}
+
+// tailText is an event as one line of text.
+func tailText(e tailEvent) string {
+	ts := e.Time.Format("15:04:05.000")
+	switch e.Kind {
+	case "frame":
+		arrow := "→"
+		if e.Dir == "recv" {
+			arrow = "←"
+		}
+		return fmt.Sprintf("%s %s %s", ts, arrow, oneLine(string(e.Frame)))
+	}
+	switch e.Method {
+	case "notifications/message":
+		var m mcp.LoggingMessageParams
+		if json.Unmarshal(e.Params, &m) == nil {
+			data := string(m.Data)
+			var s string
+			if json.Unmarshal(m.Data, &s) == nil {
+				data = s
+			}
+			logger := ""
+			if m.Logger != "" {
+				logger = " [" + oneLine(m.Logger) + "]"
+			}
+			return fmt.Sprintf("%s log %s%s %s", ts, oneLine(string(m.Level)), logger, oneLine(data))
+		}
+	case "notifications/progress":
+		var p mcp.ProgressParams
+		if json.Unmarshal(e.Params, &p) == nil {
+			n := fmt.Sprint(p.Progress)
+			if p.Total != nil {
+				n += fmt.Sprintf("/%v", *p.Total)
+			}
+			return strings.TrimSpace(fmt.Sprintf("%s progress %s %s %s", ts, oneLine(string(p.ProgressToken)), n, oneLine(p.Message)))
+		}
+	}
+	return fmt.Sprintf("%s %s %s", ts, oneLine(e.Method), oneLine(string(e.Params)))
+}
+
+// NewCmdLogLevel returns `mcpi log-level LEVEL`.
+func NewCmdLogLevel(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	cmd := &cobra.Command{
+		Use:   "log-level LEVEL --session NAME",
+		Short: "Set the level of the log messages a live session's server sends",
+		Long: `Set the level of the log messages a live session's server sends (see
+mcpi tail): debug, info, notice, warning, error, critical, alert or
+emergency. A legacy server is sent logging/setLevel; in the modern era the
+level goes with every later request.`,
+		Example: "  mcpi log-level debug --session demo",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return flagErrorf("give one LEVEL: %s", levelNames())
+			}
+			level := mcp.LoggingLevel(args[0])
+			if !slices.Contains(mcp.LoggingLevels, level) {
+				return flagErrorf("invalid LEVEL %q: want %s", args[0], levelNames())
+			}
+			return sessionOnly(cmd, o, args, func(h *heldSession) error {
+				if err := h.c.SetLogLevel(cmd.Context(), level); err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.IO, map[string]any{"level": level})
+				}
+				fmt.Fprintf(o.IO.ErrOut, "Log level set to %s.\n", level)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	addSessionFlag(cmd, o)
+	return cmd
+}
+
+func levelNames() string {
+	names := make([]string, len(mcp.LoggingLevels))
+	for i, l := range mcp.LoggingLevels {
+		names[i] = string(l)
+	}
+	return strings.Join(names, ", ")
+}
+
+// NewCmdSubscribe returns `mcpi subscribe URI`.
+func NewCmdSubscribe(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	var unsubscribe bool
+	cmd := &cobra.Command{
+		Use:   "subscribe URI --session NAME",
+		Short: "Subscribe a live session to a resource's updates (see mcpi tail)",
+		Long: `Subscribe a live session to a resource's updates: the server's
+notifications/resources/updated about URI then reach mcpi tail. --unsubscribe
+ends the subscription. Legacy era (resources/subscribe) only.`,
+		Example: "  mcpi subscribe demo://counter --session demo",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return flagErrorf("give one resource URI")
+			}
+			uri := args[0]
+			return sessionOnly(cmd, o, args, func(h *heldSession) error {
+				ctx := cmd.Context()
+				if h.c.Era() == session.EraModern {
+					return flagErrorf("the modern era has no resources/subscribe (its subscriptions go with subscriptions/listen)")
+				}
+				what := "Subscribed to"
+				var err error
+				if unsubscribe {
+					what = "Unsubscribed from"
+					err = h.c.Unsubscribe(ctx, uri)
+				} else {
+					err = h.c.Subscribe(ctx, uri)
+				}
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					return writeJSON(o.IO, map[string]any{"uri": uri, "subscribed": !unsubscribe})
+				}
+				fmt.Fprintf(o.IO.ErrOut, "%s %s.\n", what, sanitize(uri, false))
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&unsubscribe, "unsubscribe", false, "end the subscription instead")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	addSessionFlag(cmd, o)
+	return cmd
+}
