@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -189,6 +191,11 @@ func sessionError(dir, name string, err error) error {
 		}
 		return fmt.Errorf("%w: session %s has ended (%s): %s", errConnect, name, rec.State, rec.Reason)
 	case errors.Is(err, live.ErrLostDaemon):
+		// A daemon that ended its session writes why before it goes: a
+		// command that reached it in its last moments says so.
+		if rec, rerr := live.ReadRecord(dir, name); rerr == nil && !rec.Live() {
+			return fmt.Errorf("%w: session %s has ended (%s): %s", errConnect, name, rec.State, rec.Reason)
+		}
 		return fmt.Errorf("%w: session %s: %v", errConnect, name, err)
 	case errors.Is(err, context.Canceled):
 		return err
@@ -678,7 +685,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		cios := NewIOStreams(bytes.NewReader(req.Stdin), stdout, stderr)
 		cios.StdoutTTY, cios.StderrTTY, cios.Color = req.StdoutTTY, req.StderrTTY, req.Color
 		if len(req.Args) == 0 || !sessionVerbs[req.Args[0]] {
-			fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", "call, tools, resources, templates, prompts, read, prompt, complete, ping, info, pending, answer, tail, log-level and subscribe")
+			fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", sessionVerbList())
 			cios.Flush()
 			return int(ExitUsage)
 		}
@@ -740,4 +747,10 @@ func targetText(o *ConnOptions) string {
 		return r.URL(t.URL)
 	}
 	return "-- " + strings.Join(r.Args(t.Command), " ")
+}
+
+// sessionVerbList names the commands a daemon runs, for its refusal.
+func sessionVerbList() string {
+	names := slices.Sorted(maps.Keys(sessionVerbs))
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
