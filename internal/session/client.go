@@ -602,6 +602,17 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 			if errors.Is(err, transport.ErrNotJSON) || errors.Is(err, transport.ErrNotUTF8) {
 				return nil, &MalformedResponseError{Method: method, Reason: err.Error()}
 			}
+			var expired *transport.SessionExpiredError
+			if errors.As(err, &expired) && expired.Method == http.MethodGet {
+				// The server had the request and forgot the session while
+				// answering it (its stream cannot be resumed): sending it
+				// again could run it twice. The next request gets a new
+				// session; this one's outcome is unknown, and said so.
+				if ierr := c.reinitialize(ctx, gen, err); ierr != nil {
+					err = fmt.Errorf("%w; starting a new session failed: %v", err, ierr)
+				}
+				return nil, &DisconnectedError{Method: method, Err: fmt.Errorf("%w; the request was not sent again, since the server may have run it", err)}
+			}
 			if errors.Is(err, transport.ErrSessionExpired) && !o.noRetry && !retried {
 				if err := renew(err); err != nil {
 					return nil, c.sendError(method, err)

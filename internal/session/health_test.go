@@ -1,9 +1,11 @@
 package session_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -341,4 +343,52 @@ func TestHealthSessionLostThenRenewed(t *testing.T) {
 	if note := log.events[len(log.events)-1].Note; !strings.Contains(note, old) {
 		t.Errorf("note %q does not name the lost session %s", note, old)
 	}
+}
+
+// A call whose server forgets the session while it runs is not sent again
+// to the new session: the old server had it and may have run it. It fails,
+// saying so, and the next call gets the new session.
+func TestCallInFlightIsNotSentAgain(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	counting := func() http.Handler {
+		sdk := demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				body, _ := io.ReadAll(r.Body)
+				if strings.Contains(string(body), `"tools/call"`) && strings.Contains(string(body), `"slow"`) {
+					calls.Add(1)
+				}
+				r.Body = io.NopCloser(bytes.NewReader(body))
+			}
+			sdk.ServeHTTP(w, r)
+		})
+	}
+	srv := mcptest.NewRestartable(t, counting())
+	log := newHealthLog()
+	p := healthPeer(t, srv.URL(), log, session.Options{Era: session.EraLegacy})
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.c.CallTool(ctxT(t), "slow", json.RawMessage(`{"ms":60000}`), nil)
+		done <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for calls.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	srv.Stop()
+	srv.Handler = counting() // a new process, which knows no session
+	srv.Start()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not sent again") {
+			t.Fatalf("the call in flight: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call in flight never ended")
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("the slow call reached the servers %d times, want once", n)
+	}
+	echo(t, p)
 }
