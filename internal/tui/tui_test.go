@@ -425,7 +425,9 @@ func TestFlood(t *testing.T) {
 			return dialDemo(ctx, hk)
 		}
 	})
-	h.waitText(toolsLoaded)
+	// The start is over (its last frames are the subscriptions/listen and its
+	// acknowledgement): from here on every frame is the flood's.
+	h.waitText(toolsLoaded, "notifications 1")
 	hooks := h.m.hooks
 
 	block := blockMsg{blocked: make(chan struct{}), release: make(chan struct{})}
