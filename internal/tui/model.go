@@ -289,9 +289,6 @@ func (m *Model) Resources() *resources.Pane { return paneOf[*resources.Pane](m) 
 // Prompts returns the prompts pane.
 func (m *Model) Prompts() *prompts.Pane { return paneOf[*prompts.Pane](m) }
 
-// Info returns the info pane.
-func (m *Model) Info() *info.Pane { return paneOf[*info.Pane](m) }
-
 func (m *Model) logPane(k logs.Kind) *logs.Pane {
 	for _, p := range m.panes {
 		if lp, ok := p.(*logs.Pane); ok && lp.Kind() == k {
@@ -311,9 +308,6 @@ func (m *Model) Queue() []*common.Request { return m.queue }
 
 // Notifications is the number of notifications received.
 func (m *Model) Notifications() int { return m.conn.notifications }
-
-// Status returns the status line's notice.
-func (m *Model) Status() string { return m.status.notice }
 
 func (m *Model) activePane() pane { return m.panes[m.active] }
 

@@ -46,6 +46,17 @@ type (
 	ProgressMsg struct{ ByCall map[int]mcp.ProgressParams }
 )
 
+// Has reports whether the batch holds a notification of method (a list's
+// list_changed, say).
+func (m NotificationsMsg) Has(method string) bool {
+	for _, n := range m.Notes {
+		if n.Method == method {
+			return true
+		}
+	}
+	return false
+}
+
 // Noticef returns a Cmd that shows a notice.
 func Noticef(format string, args ...any) tea.Cmd {
 	s := fmt.Sprintf(format, args...)

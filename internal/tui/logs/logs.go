@@ -390,9 +390,6 @@ func (p *Pane) openLines() []string {
 	return lines
 }
 
-// Opened returns the row shown in full, or nil.
-func (p *Pane) Opened() *Row { return p.open }
-
 // ShortHelp is the pane's help line.
 func (p *Pane) ShortHelp() []key.Binding {
 	k := p.c.Keys

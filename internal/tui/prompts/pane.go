@@ -120,10 +120,8 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case common.ConnectedMsg:
 		return p.setClient(msg.Client, msg.Gen)
 	case common.NotificationsMsg:
-		for _, n := range msg.Notes {
-			if n.Method == "notifications/prompts/list_changed" {
-				return p.Reload()
-			}
+		if msg.Has("notifications/prompts/list_changed") {
+			return p.Reload()
 		}
 		return nil
 	case common.Loaded[mcp.Prompt]:

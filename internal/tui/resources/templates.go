@@ -93,10 +93,8 @@ func (p *Templates) Update(msg tea.Msg) tea.Cmd {
 		return p.setClient(msg.Client, msg.Gen)
 	case common.NotificationsMsg:
 		// Templates change with the resources.
-		for _, n := range msg.Notes {
-			if n.Method == "notifications/resources/list_changed" {
-				return p.Reload()
-			}
+		if msg.Has("notifications/resources/list_changed") {
+			return p.Reload()
 		}
 		return nil
 	case common.Loaded[mcp.ResourceTemplate]:

@@ -206,10 +206,8 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case common.DisconnectedMsg:
 		p.client, p.down = nil, true
 	case common.NotificationsMsg:
-		for _, n := range msg.Notes {
-			if n.Method == "notifications/tools/list_changed" {
-				return p.Reload()
-			}
+		if msg.Has("notifications/tools/list_changed") {
+			return p.Reload()
 		}
 	case common.ProgressMsg:
 		p.progress(msg.ByCall)
