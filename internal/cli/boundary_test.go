@@ -98,3 +98,89 @@ func TestOutputBoundary(t *testing.T) {
 		t.Fatalf("only %d files checked: the walk missed the module", checked)
 	}
 }
+
+// TestPathBoundary keeps IOStreams.Path the one way from a path a user
+// gave to the file system: a live session's daemon runs commands given in
+// other directories, so a command that opens a relative path itself would
+// open the daemon's file. It fails for the first call in internal/cli that
+// opens, creates or resolves a path not passed through Path, outside the
+// functions below, each with its reason.
+func TestPathBoundary(t *testing.T) {
+	fsCalls := map[string]bool{
+		"os.Open": true, "os.OpenFile": true, "os.ReadFile": true, "os.WriteFile": true, "os.Create": true,
+		"os.CreateTemp": true, "os.MkdirAll": true, "os.Mkdir": true, "os.ReadDir": true, "os.Stat": true,
+		"os.Remove": true, "filepath.Abs": true, "roots.Parse": true, "record.Create": true, "record.Open": true,
+	}
+	allowed := map[string]string{
+		"era.go:loadEras":            "mcpi's own cache of eras, an absolute path",
+		"era.go:updateEras":          "mcpi's own cache of eras, an absolute path",
+		"session.go:markLost":        "a socket in the runtime directory",
+		"proxy.go:proxyHTTPRun":      "proxy runs in no session",
+		"replay.go:replayTUI":        "replay runs in no session",
+		"replay.go:replayPrint":      "replay runs in no session",
+		"trace.go:NewCmdTrace":       "trace runs in no session",
+		"output.go:save":             "the printer's dir went through Path where the printer was made",
+		"session.go:sessionStartRun": "the session's log in the runtime directory",
+		"conn.go:startRecording":     "--record belongs to the connection: no command in a session takes it, and session start's daemon runs where start was typed",
+		"proxy.go:proxyRun":          "proxy runs in no session",
+	}
+	used := map[string]bool{}
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			where := file + ":" + fd.Name.Name
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				pkg, ok := sel.X.(*ast.Ident)
+				if !ok || !fsCalls[pkg.Name+"."+sel.Sel.Name] {
+					return true
+				}
+				if allowed[where] != "" {
+					used[where] = true
+					return true
+				}
+				if len(call.Args) > 0 {
+					if inner, ok := call.Args[0].(*ast.CallExpr); ok {
+						if s, ok := inner.Fun.(*ast.SelectorExpr); ok && s.Sel.Name == "Path" {
+							return true
+						}
+					}
+				}
+				t.Errorf("%s (%s): %s.%s of a path that did not go through IOStreams.Path: in a live session it would name the daemon's file", fset.Position(call.Pos()), where, pkg.Name, sel.Sel.Name)
+				return true
+			})
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d files checked", checked)
+	}
+	for where := range allowed {
+		if !used[where] {
+			t.Errorf("%s is allowed to open paths but opens none: remove it from the list", where)
+		}
+	}
+}

@@ -138,7 +138,7 @@ func printToolResult(ios *IOStreams, asJSON bool, save string, tool *mcp.Tool, w
 			return err
 		}
 	} else {
-		p := &contentPrinter{out: ios.Out, errw: ios.ErrOut, dir: save}
+		p := &contentPrinter{out: ios.Out, errw: ios.ErrOut, dir: ios.Path(save)}
 		if err := p.blocks(result.Content); err != nil {
 			return err
 		}
@@ -174,7 +174,7 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 	var args json.RawMessage
 	switch {
 	case opts.Args != "":
-		data, err := readArg(opts.Args, opts.IO.In)
+		data, err := readArg(opts.Args, opts.IO)
 		if err != nil {
 			return nil, err
 		}
@@ -224,16 +224,16 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 }
 
 // readArg reads a flag value that may be literal, @FILE or - for stdin.
-func readArg(v string, stdin io.Reader) ([]byte, error) {
+func readArg(v string, ios *IOStreams) ([]byte, error) {
 	switch {
 	case v == "-":
-		b, err := io.ReadAll(stdin)
+		b, err := io.ReadAll(ios.In)
 		if err != nil {
 			return nil, fmt.Errorf("reading stdin: %w", err)
 		}
 		return b, nil
 	case strings.HasPrefix(v, "@"):
-		b, err := os.ReadFile(v[1:])
+		b, err := os.ReadFile(ios.Path(v[1:]))
 		if err != nil {
 			return nil, &FlagError{Err: err}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -43,6 +44,21 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
   mcpi connect`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t := &opts.Target
+			if len(args) == 0 && cmd.ArgsLenAtDash() < 0 && t.URL == "" && t.Server == "" && t.Session == "" {
+				t.Session = os.Getenv(sessionEnv)
+			}
+			if t.Session != "" {
+				if len(args) > 0 {
+					return flagErrorf("give either --session or a TARGET, not both")
+				}
+				if err := t.checkSession(cmd); err != nil {
+					return err
+				}
+				if runF != nil {
+					return runF(cmd.Context(), opts)
+				}
+				return connectRun(cmd.Context(), opts)
+			}
 			if len(args) == 0 && cmd.ArgsLenAtDash() < 0 && t.URL == "" && t.Server == "" {
 				// No target: the picker chooses a configured server. The
 				// other flags are checked as if one was given.
@@ -73,6 +89,7 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	fl.StringVar(&opts.Save, "save", "", "directory where the s key saves images, audio and blobs (default: the working directory)")
 	fl.BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
 	fl.BoolVar(&opts.Mouse, "mouse", false, mouseUsage)
+	fl.StringVar(&opts.Target.Session, "session", "", "open the TUI on the live session NAME (see mcpi session start): watch what its commands do and answer its server's requests; default: $"+sessionEnv+" when no TARGET is given")
 	return cmd
 }
 
@@ -92,6 +109,9 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	}
 	o.verbose = func(string, ...any) {}
 	noColor := opts.NoColor || !opts.IO.Color
+	if name := o.Target.Session; name != "" {
+		return connectSession(ctx, opts, name, noColor)
+	}
 	if opts.Pick {
 		if err := pickServer(ctx, o, noColor); err != nil {
 			return err

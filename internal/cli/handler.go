@@ -80,7 +80,7 @@ func (h *cliHandler) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
 func (h *cliHandler) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 	if reply := h.o.SamplingReply; reply != "" {
 		if file, ok := strings.CutPrefix(reply, "@"); ok {
-			return readSamplingFile(file)
+			return readSamplingFile(h.o.IO, file)
 		}
 		return textReply(reply), nil
 	}
@@ -111,8 +111,8 @@ func textReply(text string) *mcp.CreateMessageResult {
 	return &mcp.CreateMessageResult{Role: "assistant", Content: content, Model: "mcpi", StopReason: "endTurn"}
 }
 
-func readSamplingFile(path string) (*mcp.CreateMessageResult, error) {
-	data, err := os.ReadFile(path)
+func readSamplingFile(ios *IOStreams, path string) (*mcp.CreateMessageResult, error) {
+	data, err := os.ReadFile(ios.Path(path))
 	if err != nil {
 		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "mcpi could not read its sampling reply: " + err.Error()}
 	}

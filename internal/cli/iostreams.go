@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 
 	"golang.org/x/term"
@@ -35,6 +37,19 @@ type IOStreams struct {
 	StderrTTY bool
 	// Color is false under NO_COLOR or when stdout is not a terminal.
 	Color bool
+	// Dir is the directory the command runs in, when it is not the
+	// process's: a live session's daemon runs commands given in other
+	// directories. Every path a command is given goes through Path.
+	Dir string
+}
+
+// Path resolves a path the user gave (a flag's @FILE, --save DIR, a root)
+// against the command's directory.
+func (s *IOStreams) Path(p string) string {
+	if s == nil || s.Dir == "" || p == "" || filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
+		return p
+	}
+	return filepath.Join(s.Dir, p)
 }
 
 // NewIOStreams returns streams over in, out and errOut.

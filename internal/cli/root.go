@@ -72,6 +72,7 @@ func subcommands(f *Factory) []struct {
 		{"tail", func() *cobra.Command { return NewCmdTail(f) }},
 		{"log-level", func() *cobra.Command { return NewCmdLogLevel(f) }},
 		{"subscribe", func() *cobra.Command { return NewCmdSubscribe(f) }},
+		{"roots", func() *cobra.Command { return NewCmdRoots(f) }},
 		{"completion", func() *cobra.Command { return NewCmdCompletion(f) }},
 		{"servers", func() *cobra.Command { return NewCmdServers(f) }},
 		{"auth", func() *cobra.Command { return NewCmdAuth(f) }},

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,7 +40,7 @@ import (
 var sessionVerbs = map[string]bool{
 	"call": true, "tools": true, "resources": true, "templates": true, "prompts": true,
 	"read": true, "prompt": true, "complete": true, "ping": true, "info": true,
-	"pending": true, "answer": true, "tail": true, "log-level": true, "subscribe": true,
+	"pending": true, "answer": true, "tail": true, "log-level": true, "subscribe": true, "roots": true,
 }
 
 // sessionEnv names the session the verbs use when no TARGET is given.
@@ -104,10 +105,14 @@ func (o *TargetOptions) checkSession(cmd *cobra.Command) error {
 // heldSession is the session a daemon holds, in the context of the
 // commands it runs.
 type heldSession struct {
-	name string
-	c    *session.Client
-	disp *dispatcher
-	hub  *tailHub
+	name   string
+	target string
+	// end is how the session ended, once ended is closed.
+	end   atomic.Pointer[live.Status]
+	ended chan struct{}
+	c     *session.Client
+	disp  *dispatcher
+	hub   *tailHub
 }
 
 type heldKey struct{}
@@ -255,9 +260,10 @@ func slotOf(ctx context.Context) *cmdSlot {
 // do not say which request they serve: the newest command under way that
 // gave answers of that kind answers, else the newest command.
 type dispatcher struct {
-	mu    sync.Mutex
-	slots []*cmdSlot
-	roots func() []mcp.Root
+	mu       sync.Mutex
+	slots    []*cmdSlot
+	roots    []mcp.Root
+	watchers []*watcher
 	// board holds the requests no command can answer, for mcpi answer;
 	// name is the session's, for the message telling how.
 	board parkBoard
@@ -339,13 +345,40 @@ func (d *dispatcher) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.El
 	return r, nil
 }
 
-// ListRoots answers with the roots the session started with.
+// ListRoots answers with the session's roots: those it started with, as
+// mcpi roots changed them since.
 func (d *dispatcher) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
-	roots := d.roots()
-	if roots == nil {
-		roots = []mcp.Root{}
-	}
-	return &mcp.ListRootsResult{Roots: roots}, nil
+	return &mcp.ListRootsResult{Roots: d.getRoots()}, nil
+}
+
+func (d *dispatcher) getRoots() []mcp.Root {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]mcp.Root{}, d.roots...)
+}
+
+func (d *dispatcher) setRoots(roots []mcp.Root) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.roots = append([]mcp.Root{}, roots...)
+}
+
+func (d *dispatcher) addWatcher(w *watcher) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.watchers = append(d.watchers, w)
+}
+
+func (d *dispatcher) removeWatcher(w *watcher) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.watchers = slices.DeleteFunc(d.watchers, func(x *watcher) bool { return x == w })
+}
+
+func (d *dispatcher) getWatchers() []*watcher {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.watchers)
 }
 
 // SessionStartOptions are the flags of `mcpi session start`.
@@ -644,7 +677,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		return fail(err)
 	}
 	o := &opts.ConnOptions
-	disp := &dispatcher{roots: func() []mcp.Root { return o.roots }, name: cfg.Name}
+	disp := &dispatcher{roots: o.roots, name: cfg.Name}
 	hub := &tailHub{redact: record.NewRedactor(o.secretValues())}
 	o.watch = hub.tap()
 	o.notified = hub.notify
@@ -658,7 +691,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return fail(err)
 	}
-	held := &heldSession{name: cfg.Name, c: c, disp: disp, hub: hub}
+	held := &heldSession{name: cfg.Name, target: targetText(o), c: c, disp: disp, hub: hub, ended: make(chan struct{})}
 	base := live.Status{Name: cfg.Name, Target: targetText(o), PID: os.Getpid(), State: live.StateRunning,
 		Started: time.Now()}
 	if opts.Idle > 0 {
@@ -684,6 +717,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	runCmd := func(rctx context.Context, req *live.Request, stdout, stderr io.Writer) int {
 		cios := NewIOStreams(bytes.NewReader(req.Stdin), stdout, stderr)
 		cios.StdoutTTY, cios.StderrTTY, cios.Color = req.StdoutTTY, req.StderrTTY, req.Color
+		cios.Dir = req.Cwd
 		if len(req.Args) == 0 || !sessionVerbs[req.Args[0]] {
 			fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", sessionVerbList())
 			cios.Flush()
@@ -698,6 +732,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		return int(run(rctx, cf, req.Args))
 	}
 	srv := live.NewServer(runCmd, status, opts.Idle)
+	srv.Attach = held.serveAttached
 	rec := status()
 	if err := live.WriteRecord(cfg.Dir, &rec); err != nil {
 		ln.Close()
@@ -727,6 +762,8 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		}
 		end.Ended = time.Now()
 		live.WriteRecord(cfg.Dir, &end)
+		held.end.Store(&end)
+		close(held.ended)
 	}
 	srv.Serve(ctx, ln, c.Done())
 	c.Close()

@@ -33,6 +33,10 @@ type parked struct {
 	Command  string // the command it belongs to, when known
 	Since    time.Time
 
+	// ctx ends when the request does (answered, withdrawn, or the
+	// session ended): the attached clients asked stop waiting.
+	ctx context.Context
+
 	answer chan parkAnswer // one answer, buffered
 }
 
@@ -94,8 +98,14 @@ func (d *dispatcher) park(ctx context.Context, p *parked) (any, error) {
 	if owner != nil {
 		p.Command = owner.command()
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p.ctx = ctx
 	d.board.add(p)
 	defer d.board.take(p.ID)
+	for _, w := range d.getWatchers() {
+		go w.ask(p)
+	}
 	for _, s := range told {
 		if h := s.get(); h != nil {
 			h.say("waiting for server request #%d (%s): answer it with `mcpi answer %d --session %s`", p.ID, p.Method, p.ID, d.name)

@@ -45,13 +45,50 @@ type tailSub struct {
 
 func (e *tailEvent) size() int64 { return int64(len(e.Params) + len(e.Frame)) }
 
-// tailHub hands a session's notifications and frames to its tails.
+// tailHub hands a session's notifications and frames to its tails, and
+// every event of its connection and every notification to the attached
+// clients; it remembers the connection's events for the clients to come.
 type tailHub struct {
 	mu     sync.Mutex
 	subs   []*tailSub
 	wire   atomic.Int32 // tails that want frames
 	redact *record.Redactor
+
+	watchers  []*watcher
+	hist      []transport.Event // redacted, oldest first
+	histBytes int
+	forgotten int64 // events dropped from the front of hist
 }
+
+// watch registers w and returns the history so far, and how many events
+// before it are forgotten.
+func (h *tailHub) watch(w *watcher) ([]transport.Event, int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.watchers = append(h.watchers, w)
+	return slices.Clone(h.hist), h.forgotten
+}
+
+func (h *tailHub) unwatch(w *watcher) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.watchers = slices.DeleteFunc(h.watchers, func(x *watcher) bool { return x == w })
+}
+
+// remember adds an event to the history, forgetting the oldest beyond its
+// bounds. h.mu is held.
+func (h *tailHub) remember(e transport.Event) {
+	h.hist = append(h.hist, e)
+	h.histBytes += eventSize(&e)
+	for len(h.hist) > historyEvents || h.histBytes > historyBytes {
+		h.histBytes -= eventSize(&h.hist[0])
+		h.hist[0] = transport.Event{}
+		h.hist = h.hist[1:]
+		h.forgotten++
+	}
+}
+
+func eventSize(e *transport.Event) int { return len(e.Data) + len(e.Text) + len(e.Err) + 64 }
 
 func (h *tailHub) subscribe(wire bool, size int) *tailSub {
 	s := &tailSub{ch: make(chan tailEvent, size), wire: wire}
@@ -95,7 +132,11 @@ func (h *tailHub) publish(e tailEvent, wireOnly bool) {
 }
 
 func (h *tailHub) notify(n session.Notification) {
+	n.Params = append(json.RawMessage(nil), n.Params...)
 	h.mu.Lock()
+	for _, w := range h.watchers {
+		w.offer(watchItem{note: &n})
+	}
 	none := len(h.subs) == 0
 	h.mu.Unlock()
 	if none {
@@ -104,21 +145,23 @@ func (h *tailHub) notify(n session.Notification) {
 	h.publish(tailEvent{Time: n.Time, Kind: "notification", Method: n.Method, Params: append(json.RawMessage(nil), n.Params...)}, false)
 }
 
-// tap sees the frames, for the tails given --wire; secrets are redacted
-// as in a trace.
+// tap sees every event of the session's connection, for the history, the
+// attached clients and (frames) the tails given --wire; secrets are
+// redacted as in a trace.
 func (h *tailHub) tap() transport.Tap {
 	return transport.TapFunc(func(e transport.Event) {
-		if h.wire.Load() == 0 || e.Kind != transport.KindFrame {
+		ev := h.redact.Event(e)
+		ev.Data = append([]byte(nil), ev.Data...)
+		h.mu.Lock()
+		h.remember(ev)
+		for _, w := range h.watchers {
+			w.offer(watchItem{ev: &ev})
+		}
+		h.mu.Unlock()
+		if h.wire.Load() == 0 || e.Kind != transport.KindFrame || !json.Valid(ev.Data) {
 			return
 		}
-		data := e.Data
-		if h.redact != nil {
-			data, _ = h.redact.JSON(data)
-		}
-		if !json.Valid(data) {
-			return
-		}
-		h.publish(tailEvent{Time: e.Time, Kind: "frame", Dir: e.Dir.String(), Frame: append(json.RawMessage(nil), data...)}, true)
+		h.publish(tailEvent{Time: e.Time, Kind: "frame", Dir: e.Dir.String(), Frame: ev.Data}, true)
 	})
 }
 

@@ -88,7 +88,7 @@ func NewCmdRead(f *Factory) *cobra.Command {
 			if raw {
 				return writeContentsRaw(o.IO, r.Contents)
 			}
-			p := &contentPrinter{out: o.IO.Out, errw: o.IO.ErrOut, dir: save}
+			p := &contentPrinter{out: o.IO.Out, errw: o.IO.ErrOut, dir: o.IO.Path(save)}
 			for i, rc := range r.Contents {
 				if len(r.Contents) == 1 && rc.Text != nil {
 					// One text resource prints as itself, ready for a pipe.

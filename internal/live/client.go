@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -99,4 +100,29 @@ func Run(ctx context.Context, dir, name string, req *Request, stdout, stderr io.
 			return 0, ctx.Err()
 		}
 	}
+}
+
+// Attach connects to the named session's daemon as an attached client
+// (OpAttach) and returns the connection and the Attached frame's payload.
+func Attach(dir, name string) (*Conn, json.RawMessage, error) {
+	c, err := Dial(dir, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.c.SetDeadline(time.Now().Add(askTimeout))
+	if err := c.Send(Request{Op: OpAttach}); err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	var f Frame
+	if err := c.Recv(&f); err != nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("the session's daemon did not answer: %w", err)
+	}
+	if f.Attached == nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("the session's daemon refused: %s", f.Error)
+	}
+	c.c.SetDeadline(time.Time{})
+	return c, f.Attached, nil
 }

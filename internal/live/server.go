@@ -19,6 +19,10 @@ type Server struct {
 	Run RunFunc
 	// Status describes the session (counters are filled in by the Server).
 	Status func() Status
+	// Attach serves an attached connection (OpAttach) until it ends; nil
+	// refuses them. An attached client counts as a command under way, so
+	// the idle timeout does not end a session someone watches.
+	Attach func(ctx context.Context, c *Conn)
 	// Idle ends Serve when no command came for that long (0: never).
 	Idle time.Duration
 	// OnEnd is called when Serve stops accepting, with why (as Serve
@@ -150,6 +154,15 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 		s.Stop()
 	case OpRun:
 		s.run(ctx, c, &req)
+	case OpAttach:
+		if s.Attach == nil {
+			c.Send(Frame{Error: "this session cannot be attached to"})
+			return
+		}
+		s.active.Add(1)
+		s.Attach(ctx, c)
+		s.lastUsed.Store(time.Now().UnixNano())
+		s.active.Add(-1)
 	default:
 		c.Send(Frame{Error: "unknown operation " + req.Op})
 	}

@@ -16,7 +16,7 @@ import (
 // Request is what a command asks of a session's daemon. It travels as one
 // JSON line; the daemon answers with Frames.
 type Request struct {
-	Op string `json:"op"` // OpRun, OpStatus, OpStop or OpCancel
+	Op string `json:"op"` // OpRun, OpStatus, OpStop, OpCancel or OpAttach
 
 	// OpRun: the command line (without the program name), the directory
 	// it ran in, its standard input when the command reads it, and what
@@ -35,6 +35,11 @@ const (
 	OpStatus = "status"
 	OpStop   = "stop"
 	OpCancel = "cancel" // sent on a run connection: cancel the command
+	// OpAttach makes the connection a relay for a client of the session
+	// (the TUI): the daemon answers with an Attached frame, then both
+	// sides send Msg frames (JSON-RPC) and the daemon Wire frames (what
+	// the session's connection carries) until either side closes.
+	OpAttach = "attach"
 )
 
 // Frame is one message from the daemon: output on the command's stdout or
@@ -45,6 +50,11 @@ type Frame struct {
 	Exit   *int    `json:"exit,omitempty"`
 	Status *Status `json:"status,omitempty"`
 	Error  string  `json:"error,omitempty"`
+
+	// On an attached connection (OpAttach).
+	Attached json.RawMessage `json:"attached,omitempty"` // first: what the client needs to know of the session
+	Msg      json.RawMessage `json:"msg,omitempty"`      // one JSON-RPC message, either way
+	Wire     json.RawMessage `json:"wire,omitempty"`     // one event of the session's connection
 }
 
 // Conn is one connection between a command and a daemon, carrying JSON

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // Redacted replaces a secret in a trace.
@@ -522,4 +524,35 @@ func redactEnv(s string) string {
 		return s
 	}
 	return name + "=" + Redacted
+}
+
+// Event returns e with its secrets redacted as a trace would hold them:
+// the text, the error, the payload (a frame's JSON strings, a stderr line)
+// and the HTTP side (the URL and the credential headers). e is not
+// modified; the result shares nothing with it that was redacted.
+func (r *Redactor) Event(e transport.Event) transport.Event {
+	if e.Kind == transport.KindLifecycle && strings.HasPrefix(e.Text, SpawnPrefix) {
+		e.Text = r.spawnText(e.Text)
+	}
+	e.Text, e.Err = r.Text(e.Text), r.Text(e.Err)
+	switch e.Kind {
+	case transport.KindFrame:
+		if transport.ValidJSON(e.Data) {
+			e.Data, _ = r.JSON(e.Data)
+		} else {
+			e.Data, _ = r.Bytes(e.Data)
+		}
+	case transport.KindStderr:
+		e.Data = []byte(r.Text(string(e.Data)))
+	default:
+		e.Data, _ = r.Bytes(e.Data)
+	}
+	if e.HTTP != nil {
+		m := *e.HTTP
+		m.URL = r.URL(m.URL)
+		m.RequestHeader = r.Header(m.RequestHeader)
+		m.ResponseHeader = r.Header(m.ResponseHeader)
+		e.HTTP = &m
+	}
+	return e
 }

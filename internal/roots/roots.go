@@ -29,7 +29,11 @@ var scheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]+):`)
 // in the same encoding. Any other scheme is refused: MCP roots are file://
 // URIs. Parse reads the file system, so a TUI runs it in a Cmd. Its errors
 // quote the entry sanitised.
-func Parse(entry string) (mcp.Root, error) {
+func Parse(entry string) (mcp.Root, error) { return ParseIn(entry, "") }
+
+// ParseIn is Parse with a relative path taken relative to dir (the
+// process's working directory when dir is "").
+func ParseIn(entry, dir string) (mcp.Root, error) {
 	s := strings.TrimSpace(entry)
 	if s == "" {
 		return mcp.Root{}, errors.New("an empty root: type a directory or a file:// URI")
@@ -59,6 +63,9 @@ func Parse(entry string) (mcp.Root, error) {
 			return mcp.Root{}, fmt.Errorf("root %s: %s", shown(entry), shown(err.Error()))
 		}
 		path = filepath.Join(home, path[1:])
+	}
+	if dir != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

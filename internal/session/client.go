@@ -371,7 +371,8 @@ func (c *Client) ServerCapabilities() mcp.ServerCapabilities {
 
 // CallOptions adjust one request.
 type CallOptions struct {
-	// Timeout overrides the client's timeout for this request.
+	// Timeout overrides the client's timeout for this request; negative
+	// means no bound at all, not even Options.MaxTime (a subscription).
 	Timeout time.Duration
 	// OnProgress receives the request's progress notifications; setting it
 	// adds a progress token to the request. Each notification also resets
@@ -554,6 +555,11 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	var maxTimer <-chan time.Time
 	var mt *time.Timer
 	maxLeft, maxFrom := c.opts.MaxTime, time.Now()
+	if o.Timeout < 0 {
+		// Unbounded on purpose (a subscription, a relayed request whose
+		// client keeps its own clocks): no maximum either.
+		maxLeft = 0
+	}
 	if maxLeft > 0 {
 		mt = time.NewTimer(maxLeft)
 		defer mt.Stop()

@@ -293,6 +293,9 @@ func (c *Client) httpConn() transport.Conn {
 	if n, ok := c.conn.(interface{ Name() string }); ok && n.Name() == "stdio" {
 		return nil
 	}
+	if h, ok := c.conn.(interface{ IsHTTP() bool }); ok && !h.IsHTTP() {
+		return nil
+	}
 	if _, ok := c.conn.(*transport.Stdio); ok {
 		return nil
 	}

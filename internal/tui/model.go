@@ -126,7 +126,7 @@ func New(ctx context.Context, opts Options) *Model {
 	var client func() *session.Client = func() *session.Client { return m.conn.client }
 	m.panes = []pane{
 		tools.New(c), resources.New(c), resources.NewTemplates(c), prompts.New(c),
-		m.requests, newRootsPane(c, m.roots, client),
+		m.requests, newRootsPane(c, m.roots, client, opts.SetRoots),
 		wire.New(c, wire.NewStore(opts.WireEntries, 0)),
 		logs.New(c, logs.KindLog), logs.New(c, logs.KindNotifications), logs.New(c, logs.KindStderr),
 		info.New(c, opts.Target), checkpane.New(c, opts.Check),

@@ -22,6 +22,8 @@ type rootsPane struct {
 	c      *common.Common
 	store  *rootStore
 	client func() *session.Client
+	// set, when not nil, takes each change instead (Options.SetRoots).
+	set func(context.Context, []mcp.Root) error
 
 	roots  []mcp.Root
 	cursor int
@@ -32,13 +34,13 @@ type rootsPane struct {
 	width, height int
 }
 
-func newRootsPane(c *common.Common, store *rootStore, client func() *session.Client) *rootsPane {
+func newRootsPane(c *common.Common, store *rootStore, client func() *session.Client, set func(context.Context, []mcp.Root) error) *rootsPane {
 	in := textinput.New()
 	in.Prompt = "add root: "
 	in.Placeholder = "a directory or a file:// URI"
 	in.SetStyles(c.Styles.TextInput)
 	in.KeyMap.Paste.SetEnabled(false)
-	return &rootsPane{c: c, store: store, client: client, roots: store.get(), input: in}
+	return &rootsPane{c: c, store: store, client: client, set: set, roots: store.get(), input: in}
 }
 
 func (p *rootsPane) Title() string { return fmt.Sprintf("Roots (%d)", len(p.roots)) }
@@ -61,6 +63,17 @@ type rootsNotifiedMsg struct{ err error }
 
 func (p *rootsPane) changed() tea.Cmd {
 	p.store.set(p.roots)
+	if p.set != nil {
+		set, ctx, roots := p.set, p.c.Ctx, append([]mcp.Root(nil), p.roots...)
+		return func() tea.Msg {
+			ctx, cancel := context.WithTimeout(ctx, session.DefaultTimeout)
+			defer cancel()
+			if err := set(ctx, roots); err != nil {
+				return rootsNotifiedMsg{err: fmt.Errorf("the session's roots: %w", err)}
+			}
+			return rootsNotifiedMsg{}
+		}
+	}
 	c := p.client()
 	if c == nil {
 		return nil
@@ -94,7 +107,11 @@ func (p *rootsPane) Update(msg tea.Msg) tea.Cmd {
 		return p.changed()
 	case rootsNotifiedMsg:
 		if msg.err != nil {
-			p.notice = "✗ notifications/roots/list_changed: " + msg.err.Error()
+			if p.set != nil {
+				p.notice = "✗ " + msg.err.Error()
+			} else {
+				p.notice = "✗ notifications/roots/list_changed: " + msg.err.Error()
+			}
 		}
 		return nil
 	case tea.PasteMsg:

@@ -63,6 +63,10 @@ type Options struct {
 
 	// Roots are the roots offered to the server at start.
 	Roots []mcp.Root
+	// SetRoots, when set, owns the roots: the roots pane gives it each
+	// change instead of telling the server itself (a live session's
+	// roots are the session's, which tells its server).
+	SetRoots func(ctx context.Context, roots []mcp.Root) error
 	// SaveDir is where binary content is saved ("" = the working directory).
 	SaveDir string
 	// Now is the clock (default time.Now); tests stop it.

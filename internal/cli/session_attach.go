@@ -1,0 +1,671 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/live"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui"
+)
+
+// An attached client (mcpi connect --session: the TUI) reaches the server
+// through the daemon, which relays for it: the client is an ordinary
+// session.Client whose connection is the daemon's socket, and the daemon
+// plays the server to it.
+//
+//   - initialize and server/discover are answered with what the server
+//     answered when the session started: the session is not started twice.
+//   - Every other request goes to the server through the held session
+//     (session.Client.Relay), under the held session's own id; the answer
+//     comes back under the client's. A progress token the client chose is
+//     swapped for the held session's and back.
+//   - The server's notifications reach every attached client. Ids that name
+//     something of another client of the session (a progress token, a
+//     subscription, a cancelled server request) are made strings
+//     "session:ID", which no id of the attached client can equal.
+//   - A server request no command answers (it is parked for mcpi answer) is
+//     also sent to every attached client; the first answer, theirs or mcpi
+//     answer's, is the one given, and the others are told it was cancelled.
+//   - The attached client's wire pane is fed the events of the held
+//     session's connection, from its start (a bounded history) on.
+
+// attachInfo is the first thing an attached client learns.
+type attachInfo struct {
+	Name            string     `json:"name"`
+	Target          string     `json:"target"`
+	Era             string     `json:"era"`
+	ProtocolVersion string     `json:"protocolVersion"`
+	Transport       string     `json:"transport,omitempty"`
+	SessionID       string     `json:"sessionId,omitempty"`
+	Roots           []mcp.Root `json:"roots"`
+	// Forgotten counts the first events of the session the history no
+	// longer holds.
+	Forgotten int64 `json:"forgotten,omitempty"`
+}
+
+// History bounds: what an attaching client is shown of the session's past.
+const (
+	historyEvents = 20000
+	historyBytes  = 32 << 20
+)
+
+// watchBuffer is how many events wait for an attached client that reads
+// slowly before they are dropped (and counted).
+const watchBuffer = 8192
+
+// watchItem is an event of the session's connection or a notification,
+// on its way to an attached client.
+type watchItem struct {
+	ev   *transport.Event
+	note *session.Notification
+}
+
+// watcher is the daemon's side of one attached client.
+type watcher struct {
+	h       *heldSession
+	conn    *live.Conn
+	items   chan watchItem
+	dropped atomic.Int64
+
+	mu    sync.Mutex
+	calls map[string]context.CancelFunc // the client's request id -> cancel
+	// held maps the held session's ids of this client's requests to the
+	// client's ids, as JSON.
+	held   map[string]json.RawMessage
+	nextID int64
+	asks   map[string]chan *mcp.Message // id of a request to the client -> its answer
+}
+
+// serveAttached relays for one attached client until it goes or the
+// session ends.
+func (h *heldSession) serveAttached(ctx context.Context, conn *live.Conn) {
+	w := &watcher{h: h, conn: conn, items: make(chan watchItem, watchBuffer),
+		calls: map[string]context.CancelFunc{}, held: map[string]json.RawMessage{}, asks: map[string]chan *mcp.Message{}}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	info := attachInfo{Name: h.name, Target: h.target, Era: h.c.Era(), ProtocolVersion: h.c.ProtocolVersion(), Roots: h.disp.getRoots()}
+	if n, ok := h.c.Conn().(interface{ Name() string }); ok {
+		info.Transport = n.Name()
+	}
+	if s, ok := h.c.Conn().(interface{ SessionID() string }); ok {
+		info.SessionID = s.SessionID()
+	}
+	// The history and the registration are one step: no event is missed
+	// or shown twice.
+	hist, forgotten := h.hub.watch(w)
+	defer h.hub.unwatch(w)
+	info.Forgotten = forgotten
+	raw, _ := json.Marshal(info)
+	if conn.Send(live.Frame{Attached: raw}) != nil {
+		return
+	}
+	for i := range hist {
+		if w.sendEvent(&hist[i]) != nil {
+			return
+		}
+	}
+	h.disp.addWatcher(w)
+	defer h.disp.removeWatcher(w)
+	for _, p := range h.disp.board.list() {
+		go w.ask(p)
+	}
+
+	go w.pump(ctx)
+	go func() {
+		select {
+		case <-h.c.Done():
+		case <-ctx.Done():
+		}
+		// The client is told why the session ended before its
+		// connection closes: the record may be gone by then.
+		select {
+		case <-h.ended:
+		case <-time.After(time.Second):
+		}
+		if st := h.end.Load(); st != nil {
+			conn.Send(live.Frame{Error: fmt.Sprintf("session %s has ended (%s): %s", h.name, st.State, st.Reason)})
+		}
+		conn.Close()
+	}()
+	for {
+		var f live.Frame
+		if err := conn.Recv(&f); err != nil {
+			break
+		}
+		if len(f.Msg) > 0 {
+			w.handle(ctx, f.Msg)
+		}
+	}
+	cancel()
+	w.mu.Lock()
+	for _, c := range w.calls {
+		c()
+	}
+	w.mu.Unlock()
+}
+
+func (w *watcher) sendEvent(e *transport.Event) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil
+	}
+	return w.conn.Send(live.Frame{Wire: b})
+}
+
+func (w *watcher) sendMsg(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return w.conn.Send(live.Frame{Msg: b})
+}
+
+// offer hands the watcher an item without ever blocking the session.
+func (w *watcher) offer(it watchItem) {
+	select {
+	case w.items <- it:
+	default:
+		w.dropped.Add(1)
+	}
+}
+
+// pump sends the session's events and notifications to the client.
+func (w *watcher) pump(ctx context.Context) {
+	for {
+		select {
+		case it := <-w.items:
+			if n := w.dropped.Swap(0); n > 0 {
+				w.sendEvent(&transport.Event{Time: time.Now(), Kind: transport.KindLifecycle,
+					Text: fmt.Sprintf("%d event(s) of the session not shown: this client read too slowly", n)})
+			}
+			var err error
+			if it.ev != nil {
+				err = w.sendEvent(it.ev)
+			} else if msg := w.translate(it.note); msg != nil {
+				err = w.sendMsg(msg)
+			}
+			if err != nil {
+				w.conn.Close()
+				return
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// handle takes one message from the client.
+func (w *watcher) handle(ctx context.Context, raw json.RawMessage) {
+	var m mcp.Message
+	if json.Unmarshal(raw, &m) != nil {
+		return
+	}
+	switch {
+	case m.IsRequest():
+		switch m.Method {
+		case "initialize", "server/discover":
+			// The session started already: its start is the answer.
+			w.reply(m.ID, w.h.c.InitializeResultRaw(), nil)
+		default:
+			go w.relay(ctx, m.ID, m.Method, m.Params)
+		}
+	case m.Method != "":
+		w.notified(ctx, m.Method, m.Params)
+	case len(m.ID) > 0:
+		key, ok := mcp.IDKey(m.ID)
+		if !ok {
+			return
+		}
+		w.mu.Lock()
+		ch := w.asks[key]
+		delete(w.asks, key)
+		w.mu.Unlock()
+		if ch != nil {
+			ch <- &m
+		}
+	}
+}
+
+// notified takes a notification from the client.
+func (w *watcher) notified(ctx context.Context, method string, params json.RawMessage) {
+	switch method {
+	case "notifications/initialized":
+		// Part of a start the session made long ago.
+	case "notifications/roots/list_changed":
+		// The roots are the session's: the client changes them with the
+		// roots command, which tells the server.
+	case "notifications/cancelled":
+		var p mcp.CancelledParams
+		if json.Unmarshal(params, &p) != nil {
+			return
+		}
+		if key, ok := mcp.IDKey(p.RequestID); ok {
+			w.mu.Lock()
+			cancel := w.calls[key]
+			w.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
+	default:
+		var p any
+		if len(params) > 0 {
+			p = params
+		}
+		w.h.c.Notify(ctx, method, p)
+	}
+}
+
+// relay sends one request of the client through the held session.
+func (w *watcher) relay(ctx context.Context, id json.RawMessage, method string, params json.RawMessage) {
+	key, ok := mcp.IDKey(id)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w.mu.Lock()
+	w.calls[key] = cancel
+	w.mu.Unlock()
+	var heldKey string
+	defer func() {
+		w.mu.Lock()
+		delete(w.calls, key)
+		if heldKey != "" {
+			delete(w.held, heldKey)
+		}
+		w.mu.Unlock()
+	}()
+	opts := &session.RelayOptions{OnID: func(hid int64) {
+		heldKey = strconv.FormatInt(hid, 10)
+		w.mu.Lock()
+		w.held[heldKey] = id
+		w.mu.Unlock()
+	}}
+	// The client's progress token is swapped for the held session's.
+	if tok, rest, ok := takeProgressToken(params); ok {
+		params = rest
+		opts.OnProgress = func(p mcp.ProgressParams) {
+			p.ProgressToken = tok
+			w.sendMsg(notification("notifications/progress", p))
+		}
+	}
+	res, err := w.h.c.Relay(ctx, method, params, opts)
+	if ctx.Err() != nil && err != nil {
+		return // cancelled by the client, which expects no answer
+	}
+	w.reply(id, res, err)
+}
+
+// reply answers the client's request id with a result or an error.
+func (w *watcher) reply(id, result json.RawMessage, err error) {
+	if err == nil {
+		if result == nil {
+			result = json.RawMessage("{}")
+		}
+		w.sendMsg(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  json.RawMessage `json:"result"`
+		}{"2.0", id, result})
+		return
+	}
+	e := &mcp.RPCError{Code: mcp.CodeInternalError, Message: err.Error()}
+	var re *session.RPCError
+	if errors.As(err, &re) && re.RPCError != nil {
+		e = re.RPCError
+	}
+	w.sendMsg(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *mcp.RPCError   `json:"error"`
+	}{"2.0", id, e})
+}
+
+// translate makes a notification of the server fit this client: the ids
+// of its own requests become its own again, any other id a string that
+// cannot name one of its requests. Progress of its own requests went
+// already, under its own token: nil.
+func (w *watcher) translate(n *session.Notification) any {
+	var params map[string]json.RawMessage
+	if len(n.Params) == 0 || json.Unmarshal(n.Params, &params) != nil || params == nil {
+		return rawNotification(n.Method, n.Params)
+	}
+	changed := false
+	mine := func(raw json.RawMessage) (json.RawMessage, bool) {
+		key, ok := mcp.IDKey(raw)
+		if !ok {
+			return raw, false
+		}
+		w.mu.Lock()
+		id, ok := w.held[key]
+		w.mu.Unlock()
+		return id, ok
+	}
+	foreign := func(raw json.RawMessage) json.RawMessage {
+		b, _ := json.Marshal("session:" + string(raw))
+		return b
+	}
+	switch n.Method {
+	case "notifications/progress":
+		if tok, ok := params["progressToken"]; ok {
+			if _, own := mine(tok); own {
+				return nil
+			}
+			params["progressToken"], changed = foreign(tok), true
+		}
+	case "notifications/cancelled":
+		if id, ok := params["requestId"]; ok {
+			params["requestId"], changed = foreign(id), true
+		}
+	}
+	if rawMeta, ok := params["_meta"]; ok {
+		var meta map[string]json.RawMessage
+		if json.Unmarshal(rawMeta, &meta) == nil {
+			if sid, ok := meta[mcp.MetaSubscriptionID]; ok {
+				if id, own := mine(sid); own {
+					meta[mcp.MetaSubscriptionID] = id
+				} else {
+					meta[mcp.MetaSubscriptionID] = foreign(sid)
+				}
+				params["_meta"], _ = json.Marshal(meta)
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return rawNotification(n.Method, n.Params)
+	}
+	b, _ := json.Marshal(params)
+	return rawNotification(n.Method, b)
+}
+
+// ask sends a parked server request to the client and gives its answer,
+// unless another answered first; when the request ends otherwise the
+// client is told it was cancelled.
+func (w *watcher) ask(p *parked) {
+	var params any
+	switch {
+	case p.Sampling != nil:
+		params = p.Sampling
+	case p.Elicit != nil:
+		params = p.Elicit
+	default:
+		return
+	}
+	w.mu.Lock()
+	w.nextID++
+	id := w.nextID
+	key := strconv.FormatInt(id, 10)
+	ch := make(chan *mcp.Message, 1)
+	w.asks[key] = ch
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.asks, key)
+		w.mu.Unlock()
+	}()
+	b, err := mcp.NewRequest(id, p.Method, params)
+	if err != nil || w.conn.Send(live.Frame{Msg: b}) != nil {
+		return
+	}
+	select {
+	case m := <-ch:
+		var a parkAnswer
+		switch {
+		case m.Error != nil:
+			a.err = m.Error
+		case p.Sampling != nil:
+			var r mcp.CreateMessageResult
+			if err := json.Unmarshal(m.Result, &r); err != nil {
+				a.err = &mcp.RPCError{Code: mcp.CodeInternalError, Message: "sampling: the reply is not a CreateMessageResult: " + err.Error()}
+			} else {
+				a.result = &r
+			}
+		default:
+			var r mcp.ElicitResult
+			if err := json.Unmarshal(m.Result, &r); err != nil {
+				a.err = &mcp.RPCError{Code: mcp.CodeInternalError, Message: "elicitation: the reply is not an ElicitResult: " + err.Error()}
+			} else {
+				a.result = &r
+			}
+		}
+		if w.h.disp.board.take(p.ID) != nil {
+			p.answer <- a
+		}
+	case <-p.ctx.Done():
+		w.sendMsg(notification("notifications/cancelled", mcp.CancelledParams{RequestID: json.RawMessage(key), Reason: "answered elsewhere, or withdrawn"}))
+	}
+}
+
+// takeProgressToken removes params._meta.progressToken, returning it and
+// the params without it.
+func takeProgressToken(params json.RawMessage) (json.RawMessage, json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil {
+		return nil, params, false
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(obj["_meta"], &meta) != nil {
+		return nil, params, false
+	}
+	tok, ok := meta[mcp.ProgressTokenKey]
+	if !ok {
+		return nil, params, false
+	}
+	delete(meta, mcp.ProgressTokenKey)
+	if len(meta) == 0 {
+		delete(obj, "_meta")
+	} else {
+		obj["_meta"], _ = json.Marshal(meta)
+	}
+	rest, err := json.Marshal(obj)
+	if err != nil {
+		return nil, params, false
+	}
+	return tok, rest, true
+}
+
+func notification(method string, params any) any {
+	return struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", method, params}
+}
+
+func rawNotification(method string, params json.RawMessage) any {
+	if len(params) == 0 {
+		return notification(method, nil)
+	}
+	return notification(method, params)
+}
+
+// relayConn is an attached client's connection: the daemon's socket,
+// carrying JSON-RPC messages, and the events of the session's own
+// connection, which go to the tap.
+type relayConn struct {
+	conn   *live.Conn
+	info   attachInfo
+	dir    string
+	frames chan transport.Frame
+	done   chan struct{}
+	err    error // why it ended, once done is closed
+	once   sync.Once
+	closed atomic.Bool
+}
+
+var _ transport.Conn = (*relayConn)(nil)
+
+func newRelayConn(conn *live.Conn, info attachInfo, dir string, tap transport.Tap) *relayConn {
+	r := &relayConn{conn: conn, info: info, dir: dir, frames: make(chan transport.Frame, 64), done: make(chan struct{})}
+	if info.Forgotten > 0 && tap != nil {
+		tap.Observe(transport.Event{Time: time.Now(), Kind: transport.KindLifecycle,
+			Text: fmt.Sprintf("session %s: its first %d event(s) are no longer held", info.Name, info.Forgotten)})
+	}
+	go r.read(tap)
+	return r
+}
+
+func (r *relayConn) read(tap transport.Tap) {
+	var err error
+	for {
+		var f live.Frame
+		if err = r.conn.Recv(&f); err != nil {
+			break
+		}
+		if f.Error != "" {
+			r.end(fmt.Errorf("%w: %s", errConnect, f.Error))
+			return
+		}
+		if len(f.Wire) > 0 && tap != nil {
+			var e transport.Event
+			if json.Unmarshal(f.Wire, &e) == nil {
+				tap.Observe(e)
+			}
+		}
+		if len(f.Msg) > 0 {
+			select {
+			case r.frames <- transport.Frame{Data: f.Msg}:
+			case <-r.done:
+				return
+			}
+		}
+	}
+	r.end(r.why(err))
+}
+
+// why says why the daemon's socket closed: the session ended (its record
+// says how), or the daemon went away.
+func (r *relayConn) why(err error) error {
+	if r.closed.Load() {
+		return transport.ErrClosed
+	}
+	time.Sleep(50 * time.Millisecond) // the daemon writes its record as it ends
+	if rec, rerr := live.ReadRecord(r.dir, r.info.Name); rerr == nil && !rec.Live() {
+		return fmt.Errorf("session %s has ended (%s): %s", r.info.Name, rec.State, rec.Reason)
+	}
+	return fmt.Errorf("session %s: %w: %v", r.info.Name, live.ErrLostDaemon, err)
+}
+
+func (r *relayConn) end(err error) {
+	r.once.Do(func() {
+		r.err = err
+		close(r.done)
+		r.conn.Close()
+	})
+}
+
+func (r *relayConn) Send(ctx context.Context, frame []byte) error {
+	select {
+	case <-r.done:
+		return r.err
+	default:
+	}
+	if err := r.conn.Send(live.Frame{Msg: frame}); err != nil {
+		return fmt.Errorf("session %s: %w", r.info.Name, err)
+	}
+	return nil
+}
+
+func (r *relayConn) Recv() (transport.Frame, error) {
+	select {
+	case f := <-r.frames:
+		return f, nil
+	case <-r.done:
+		select {
+		case f := <-r.frames:
+			return f, nil
+		default:
+		}
+		return transport.Frame{}, r.err
+	}
+}
+
+func (r *relayConn) Close() error {
+	r.closed.Store(true)
+	r.end(transport.ErrClosed)
+	return nil
+}
+
+// Name says what carries the session, and through which session.
+func (r *relayConn) Name() string {
+	t := r.info.Transport
+	if t == "" {
+		t = "?"
+	}
+	return t + " via session " + r.info.Name
+}
+
+// SessionID is the server's session id of the held session.
+func (r *relayConn) SessionID() string { return r.info.SessionID }
+
+// IsHTTP says the client's own connection is no HTTP one: the daemon's
+// session keeps the HTTP server alive, not its attached clients.
+func (r *relayConn) IsHTTP() bool { return false }
+
+// connectSession opens the TUI on the live session name.
+func connectSession(ctx context.Context, opts *ConnectOptions, name string, noColor bool) error {
+	dir := live.DefaultDir()
+	if f := factoryOf(ctx); f != nil {
+		dir = f.runtimeDir()
+	}
+	// The first attachment is made here, so that a session that is not
+	// there is said so before the screen changes; the TUI's reconnections
+	// attach again.
+	conn, info, err := attach(dir, name)
+	if err != nil {
+		return withJSONError(opts.IO, false, err)
+	}
+	var first sync.Once
+	dial := func(ctx context.Context, h tui.Hooks) (*session.Client, error) {
+		c, i := (*live.Conn)(nil), info
+		first.Do(func() { c = conn })
+		if c == nil {
+			var err error
+			if c, i, err = attach(dir, name); err != nil {
+				return nil, err
+			}
+		}
+		rc := newRelayConn(c, i, dir, h.Tap)
+		sopts := session.Options{Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning,
+			OnHealth: h.OnHealth, Era: i.Era, ProtocolVersion: i.ProtocolVersion,
+			EraReason: "the era of session " + name}
+		return session.Connect(ctx, rc, sopts)
+	}
+	return tui.Run(ctx, tui.Options{
+		Dial:    dial,
+		Target:  "session " + name,
+		NoColor: noColor,
+		Roots:   info.Roots,
+		SaveDir: opts.Save,
+		Mouse:   opts.Mouse,
+		SetRoots: func(ctx context.Context, roots []mcp.Root) error {
+			return setSessionRoots(ctx, dir, name, roots)
+		},
+	})
+}
+
+// attach attaches to the live session name.
+func attach(dir, name string) (*live.Conn, attachInfo, error) {
+	var info attachInfo
+	conn, raw, err := live.Attach(dir, name)
+	if err != nil {
+		return nil, info, sessionError(dir, name, err)
+	}
+	if err := json.Unmarshal(raw, &info); err != nil {
+		conn.Close()
+		return nil, info, fmt.Errorf("%w: session %s: the daemon's answer: %v", errConnect, name, err)
+	}
+	return conn, info, nil
+}

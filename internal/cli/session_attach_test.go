@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// eventLog is a tap that keeps what it saw.
+type eventLog struct {
+	mu     sync.Mutex
+	events []transport.Event
+}
+
+func (l *eventLog) Observe(e transport.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, e)
+}
+
+// frames counts the frames whose data contains s.
+func (l *eventLog) frames(s string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, e := range l.events {
+		if e.Kind == transport.KindFrame && strings.Contains(string(e.Data), s) {
+			n++
+		}
+	}
+	return n
+}
+
+func (l *eventLog) waitFrames(t *testing.T, s string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for l.frames(s) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the attached client's tap saw %d frame(s) with %q, want %d", l.frames(s), s, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// replyHandler answers sampling with a fixed reply, counting the requests.
+type replyHandler struct {
+	mu    sync.Mutex
+	asked int
+	reply string
+}
+
+func (h *replyHandler) CreateMessage(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	h.mu.Lock()
+	h.asked++
+	h.mu.Unlock()
+	return textReply(h.reply), nil
+}
+
+func (h *replyHandler) Elicit(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return &mcp.ElicitResult{Action: mcp.ElicitDecline}, nil
+}
+
+func (h *replyHandler) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
+	return &mcp.ListRootsResult{Roots: []mcp.Root{}}, nil
+}
+
+// TestAttachedClient attaches a client to a live session as mcpi connect
+// --session does, and checks what a person watching it relies on: the
+// session's past on the wire, the commands of other processes live, its
+// own calls with their progress, the server requests nobody else answers,
+// and the session's end.
+func TestAttachedClient(t *testing.T) {
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			dir := liveDir(t)
+			startSession(t, dir, "s", "-e", mcptest.PeerEnv+"=demo:"+era, "--", os.Args[0], "-test.run=^$")
+			if code, out, errOut := runLive(t, dir, nil, "call", "add", "a=1", "b=2", "--session", "s"); code != ExitOK {
+				t.Fatalf("call before attaching: exit %d, %q, %q", code, out, errOut)
+			}
+
+			conn, info, err := attach(dir, "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Era != era || info.Name != "s" {
+				t.Errorf("attached to %+v, want era %s", info, era)
+			}
+			tap := &eventLog{}
+			h := &replyHandler{reply: "from the attached client"}
+			var notesMu sync.Mutex
+			var notes []session.Notification
+			c, err := session.Connect(ctx, newRelayConn(conn, info, dir, tap), session.Options{
+				Handler: h, Era: info.Era, ProtocolVersion: info.ProtocolVersion,
+				OnNotification: func(n session.Notification) {
+					notesMu.Lock()
+					notes = append(notes, n)
+					notesMu.Unlock()
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if got, want := c.InitializeResult().ServerInfo.Name, "mcpi-demo"; got != want {
+				t.Errorf("server name %q, want %q (the session's start answers the client's)", got, want)
+			}
+			// The past: the session's start and the call made before.
+			tap.waitFrames(t, `"tools/call"`, 1)
+			if tap.frames(`"initialize"`)+tap.frames(`"server/discover"`) == 0 {
+				t.Error("the history lacks the session's start")
+			}
+
+			// Its own call, with progress under its own token.
+			var progress int
+			res, err := c.CallTool(ctx, "long_running", json.RawMessage(`{"steps":3,"interval_ms":5}`), &session.CallOptions{
+				OnProgress: func(mcp.ProgressParams) { progress++ },
+			})
+			if err != nil || res.IsError {
+				t.Fatalf("long_running through the session: %v %+v", err, res)
+			}
+			if progress != 3 {
+				t.Errorf("%d progress notifications reached the call, want 3", progress)
+			}
+			tap.waitFrames(t, `"long_running"`, 1)
+
+			// Another process's command, whose sampling request no command
+			// answers: the attached client does.
+			code, out, errOut := runLive(t, dir, nil, "call", "sample", "prompt=hi", "--session", "s")
+			if code != ExitOK || !strings.Contains(out, "from the attached client") {
+				t.Fatalf("call sample: exit %d, stdout %q, stderr %q", code, out, errOut)
+			}
+			tap.waitFrames(t, `"sample"`, 1)
+
+			if era == "modern" {
+				// A subscription of its own: the acknowledgement names its id.
+				sub, err := c.Listen(ctx, mcp.SubscriptionFilter{ToolsListChanged: true})
+				if err != nil {
+					t.Fatalf("subscriptions/listen through the session: %v", err)
+				}
+				sub.Close()
+			}
+
+			// Another process's progress reaches the client under a token
+			// none of its own requests can have; its own, under its own.
+			if code, _, errOut := runLive(t, dir, nil, "call", "long_running", "steps=2", "interval_ms=5", "--session", "s"); code != ExitOK {
+				t.Fatalf("call long_running: exit %d, %q", code, errOut)
+			}
+			tap.waitFrames(t, `"notifications/progress"`, 5)
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				own, foreign := 0, 0
+				notesMu.Lock()
+				for _, n := range notes {
+					if n.Method != "notifications/progress" {
+						continue
+					}
+					var p mcp.ProgressParams
+					json.Unmarshal(n.Params, &p)
+					switch {
+					case strings.HasPrefix(string(p.ProgressToken), `"session:`):
+						foreign++
+					default:
+						own++
+					}
+				}
+				notesMu.Unlock()
+				if own == 3 && foreign >= 2 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("progress notifications: %d under the client's tokens (want 3), %d under foreign ones (want 2 or more)", own, foreign)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+
+			// A roots change by the TUI is the session's.
+			root := t.TempDir()
+			if err := setSessionRoots(ctx, dir, "s", []mcp.Root{{URI: "file://" + filepath.ToSlash(root), Name: "r"}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, out, _ := runLive(t, dir, nil, "roots", "--json", "--session", "s"); !strings.Contains(out, root) {
+				t.Errorf("mcpi roots after the TUI set them: %s", out)
+			}
+
+			runLive(t, dir, nil, "session", "stop", "s")
+			select {
+			case <-c.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the attached client did not end with the session")
+			}
+			if err := c.Err(); err == nil || !strings.Contains(err.Error(), "session s has ended (stopped)") {
+				t.Errorf("the attached client ended with %v, want the session's end", err)
+			}
+		})
+	}
+}
+
+// TestSessionPathsAreTheCommands: a path a command gives (@FILE, --save,
+// a root) names a file where the command runs, not where the daemon does.
+func TestSessionPathsAreTheCommands(t *testing.T) {
+	dir := liveDir(t)
+	startSession(t, dir, "p", peerArgs("demo")...)
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "args.json"), []byte(`{"a":40,"b":2}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(work, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
+	// The daemon was started elsewhere: these run in work.
+	code, out, errOut := runLive(t, dir, nil, "call", "add", "--args", "@args.json", "--json", "--session", "p")
+	if code != ExitOK || !strings.Contains(out, "42") {
+		t.Errorf("call --args @args.json: exit %d, %q, %q", code, out, errOut)
+	}
+	code, _, errOut = runLive(t, dir, nil, "call", "get_content_types", "--save", "saved", "--session", "p")
+	if code != ExitOK {
+		t.Errorf("call --save saved: exit %d, %q", code, errOut)
+	}
+	if ents, err := os.ReadDir(filepath.Join(work, "saved")); err != nil || len(ents) == 0 {
+		t.Errorf("--save saved wrote nothing under the command's directory: %v", err)
+	}
+	code, out, errOut = runLive(t, dir, nil, "roots", "add", "sub", "--json", "--session", "p")
+	if code != ExitOK || !strings.Contains(out, filepath.ToSlash(filepath.Join(work, "sub"))) {
+		t.Errorf("roots add sub: exit %d, %q, %q", code, out, errOut)
+	}
+}

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/live"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/roots"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// NewCmdRoots returns `mcpi roots [set|add|remove]`: a live session's
+// roots, which its server asks for with roots/list.
+func NewCmdRoots(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	cmd := &cobra.Command{
+		Use:   "roots --session NAME",
+		Short: "Show or change the roots a live session offers its server",
+		Long: `Show or change the roots a live session offers its server: the ones
+given to mcpi session start with --root, as changed since. A change tells a
+legacy server with notifications/roots/list_changed (it then asks roots/list
+again); a modern server asks for roots in the requests that need them, and
+gets the new ones from then on. A root is a directory (relative to where
+the command runs) or a file:// URI; paths must exist.`,
+		Example: `  mcpi roots --session demo
+  mcpi roots add ./src --session demo
+  mcpi roots set ~/project /tmp/data --session demo
+  mcpi roots remove file:///tmp/data --session demo`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return sessionOnly(cmd, o, args, func(h *heldSession) error {
+				return printRoots(o, h.disp.getRoots())
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON: the roots as roots/list answers them")
+	addSessionFlag(cmd, o)
+	cmd.AddCommand(newCmdRootsChange(f, "set", "Replace a live session's roots (none: no roots)"),
+		newCmdRootsChange(f, "add", "Add roots to a live session"),
+		newCmdRootsChange(f, "remove", "Remove roots from a live session"))
+	return cmd
+}
+
+func newCmdRootsChange(f *Factory, op, short string) *cobra.Command {
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	cmd := &cobra.Command{
+		Use:   op + " [PATH|URI...] --session NAME",
+		Short: short,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if op != "set" && len(args) == 0 {
+				return flagErrorf("give the roots to %s: directories or file:// URIs", op)
+			}
+			return sessionOnly(cmd, o, args, func(h *heldSession) error {
+				now := h.disp.getRoots()
+				next, err := changeRoots(op, now, args, o.IO.Dir)
+				if err != nil {
+					return &FlagError{Err: err}
+				}
+				h.disp.setRoots(next)
+				if err := h.c.RootsChanged(cmd.Context()); err != nil {
+					return err
+				}
+				if h.c.Era() == session.EraLegacy {
+					fmt.Fprintf(o.IO.ErrOut, "%s; the server was told (notifications/roots/list_changed).\n", rootsCount(len(next)))
+				} else {
+					fmt.Fprintf(o.IO.ErrOut, "%s; the server gets them when it next asks.\n", rootsCount(len(next)))
+				}
+				return printRoots(o, next)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON: the roots as roots/list answers them")
+	addSessionFlag(cmd, o)
+	return cmd
+}
+
+func rootsCount(n int) string {
+	if n == 1 {
+		return "1 root"
+	}
+	return fmt.Sprintf("%d roots", n)
+}
+
+// changeRoots applies set, add or remove of entries to roots.
+func changeRoots(op string, cur []mcp.Root, entries []string, dir string) ([]mcp.Root, error) {
+	switch op {
+	case "set", "add":
+		next := []mcp.Root{}
+		if op == "add" {
+			next = append(next, cur...)
+		}
+		for _, e := range entries {
+			r, err := roots.ParseIn(e, dir)
+			if err != nil {
+				return nil, err
+			}
+			if slices.ContainsFunc(next, func(x mcp.Root) bool { return x.URI == r.URI }) {
+				if op == "add" {
+					return nil, fmt.Errorf("%s is a root already", r.URI)
+				}
+				continue
+			}
+			next = append(next, r)
+		}
+		return next, nil
+	}
+	next := slices.Clone(cur)
+	for _, e := range entries {
+		uri := e
+		if r, err := roots.ParseIn(e, dir); err == nil {
+			uri = r.URI
+		}
+		i := slices.IndexFunc(next, func(x mcp.Root) bool { return x.URI == uri || x.URI == e })
+		if i < 0 {
+			return nil, fmt.Errorf("%s is not one of the session's roots", sanitize(e, false))
+		}
+		next = slices.Delete(next, i, i+1)
+	}
+	return next, nil
+}
+
+func printRoots(o *ConnOptions, rs []mcp.Root) error {
+	if o.JSON {
+		return writeJSON(o.IO, mcp.ListRootsResult{Roots: rs})
+	}
+	if len(rs) == 0 {
+		fmt.Fprintln(o.IO.ErrOut, "No roots.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "URI\tNAME")
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%s\n", oneLine(r.URI), oneLine(r.Name))
+	}
+	return tw.Flush()
+}
+
+// setSessionRoots replaces the roots of the live session name, as
+// `mcpi roots set` does: the TUI's roots pane on a session.
+func setSessionRoots(ctx context.Context, dir, name string, rs []mcp.Root) error {
+	args := []string{"roots", "set", "--session", name}
+	for _, r := range rs {
+		args = append(args, r.URI)
+	}
+	var out, errOut strings.Builder
+	code, err := live.Run(ctx, dir, name, &live.Request{Args: args}, &out, &errOut)
+	if err != nil {
+		return sessionError(dir, name, err)
+	}
+	if code != 0 {
+		return fmt.Errorf("%s", strings.TrimSpace(strings.TrimPrefix(errOut.String(), "mcpi: ")))
+	}
+	return nil
+}
