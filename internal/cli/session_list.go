@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -184,7 +183,7 @@ func newCmdSessionStop(f *Factory) *cobra.Command {
 			}
 			// The daemon closes the server, then exits.
 			deadline := time.Now().Add(stopWait)
-			for time.Now().Before(deadline) && syscall.Kill(st.PID, 0) == nil {
+			for time.Now().Before(deadline) && live.Alive(st.PID) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			live.Remove(dir, name)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"syscall"
 )
 
 // DefaultDir returns the per-user runtime directory: $XDG_RUNTIME_DIR/mcpi,
@@ -44,22 +43,6 @@ func CheckDir(dir string) error {
 	}
 	if err := private(fi, dir, "directory"); err != nil {
 		return err
-	}
-	return nil
-}
-
-// private checks fi is owned by this user and has no group or other
-// permission bits.
-func private(fi os.FileInfo, path, what string) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Errorf("the runtime %s %s: cannot read its owner", what, path)
-	}
-	if int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("the runtime %s %s belongs to uid %d, not to uid %d: %w", what, path, st.Uid, os.Getuid(), ErrUnsafeDir)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("the runtime %s %s has mode %04o: others may use it: %w", what, path, fi.Mode().Perm(), ErrUnsafeDir)
 	}
 	return nil
 }

@@ -178,9 +178,7 @@ func Listen(dir, name string) (*net.UnixListener, error) {
 	}
 	// The directory is 0700 already; the umask makes the socket 0600 from
 	// its first instant as well.
-	old := syscall.Umask(0o177)
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
-	syscall.Umask(old)
+	ln, err := listenPrivate(path)
 	if err != nil {
 		return nil, err
 	}
