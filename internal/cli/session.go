@@ -107,6 +107,11 @@ func (o *TargetOptions) checkSession(cmd *cobra.Command) error {
 type heldSession struct {
 	name   string
 	target string
+	// subURIs are the resources the modern session is subscribed to, and
+	// subs the subscriptions/listen that carries them.
+	subMu   sync.Mutex
+	subURIs []string
+	subs    *session.Subscription
 	// end is how the session ended, once ended is closed.
 	end   atomic.Pointer[live.Status]
 	ended chan struct{}

@@ -153,6 +153,40 @@ func TestAttachedClient(t *testing.T) {
 				sub.Close()
 			}
 
+			// mcpi subscribe, either era: the updates reach the watchers.
+			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "s"); code != ExitOK {
+				t.Fatalf("subscribe: exit %d, %q", code, errOut)
+			}
+			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "s"); code != ExitOK {
+				t.Errorf("subscribe again: exit %d, %q", code, errOut)
+			}
+			runLive(t, dir, nil, "call", "bump_counter", "--session", "s")
+			updated := func() int {
+				notesMu.Lock()
+				defer notesMu.Unlock()
+				n := 0
+				for _, x := range notes {
+					if x.Method == "notifications/resources/updated" && strings.Contains(string(x.Params), "demo://counter") {
+						n++
+						if era == "modern" && !strings.Contains(string(x.Params), `"session:`) {
+							t.Errorf("the session's subscription reached the client as one of its own: %s", x.Params)
+						}
+					}
+				}
+				return n
+			}
+			for deadline := time.Now().Add(10 * time.Second); updated() == 0; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("no notifications/resources/updated after subscribe and bump_counter")
+				}
+			}
+			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--session", "s"); code != ExitOK {
+				t.Errorf("subscribe --unsubscribe: exit %d, %q", code, errOut)
+			}
+			if code, _, _ := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--session", "s"); code == ExitOK {
+				t.Error("unsubscribing from what the session is not subscribed to succeeded")
+			}
+
 			// Another process's progress reaches the client under a token
 			// none of its own requests can have; its own, under its own.
 			if code, _, errOut := runLive(t, dir, nil, "call", "long_running", "steps=2", "interval_ms=5", "--session", "s"); code != ExitOK {

@@ -89,6 +89,10 @@ func newCmdSessionList(f *Factory) *cobra.Command {
 			if asJSON {
 				return writeJSON(f.IO, nonNil(sts))
 			}
+			if len(sts) == 0 {
+				fmt.Fprintln(f.IO.ErrOut, "No sessions (mcpi session start starts one).")
+				return nil
+			}
 			tw := table(f.IO.Out, "NAME", "TARGET", "ERA", "STATE", "UPTIME", "PID", "NOTE")
 			for _, st := range sts {
 				up, note := since(st.Started), ""

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -325,7 +326,10 @@ func NewCmdSubscribe(f *Factory) *cobra.Command {
 		Short: "Subscribe a live session to a resource's updates (see mcpi tail)",
 		Long: `Subscribe a live session to a resource's updates: the server's
 notifications/resources/updated about URI then reach mcpi tail. --unsubscribe
-ends the subscription. Legacy era (resources/subscribe) only.`,
+ends the subscription. A legacy server is sent resources/subscribe (or
+resources/unsubscribe); in the modern era the session holds one
+subscriptions/listen for all the resources it is subscribed to, opened anew
+with each change (the new one acknowledged before the old one is closed).`,
 		Example: "  mcpi subscribe demo://counter --session demo",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -334,16 +338,13 @@ ends the subscription. Legacy era (resources/subscribe) only.`,
 			uri := args[0]
 			return sessionOnly(cmd, o, args, func(h *heldSession) error {
 				ctx := cmd.Context()
-				if h.c.Era() == session.EraModern {
-					return flagErrorf("the modern era has no resources/subscribe (its subscriptions go with subscriptions/listen)")
-				}
 				what := "Subscribed to"
-				var err error
 				if unsubscribe {
 					what = "Unsubscribed from"
-					err = h.c.Unsubscribe(ctx, uri)
-				} else {
-					err = h.c.Subscribe(ctx, uri)
+				}
+				note, err := h.subscribe(ctx, uri, !unsubscribe)
+				if err == nil && note != "" {
+					fmt.Fprintln(o.IO.ErrOut, "warning: "+note)
 				}
 				if err != nil {
 					return err
@@ -360,4 +361,58 @@ ends the subscription. Legacy era (resources/subscribe) only.`,
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	addSessionFlag(cmd, o)
 	return cmd
+}
+
+// subscribe subscribes the session to uri's updates, or ends that. A
+// legacy server is sent resources/subscribe or resources/unsubscribe. In
+// the modern era the session's subscriptions/listen for resources is
+// opened anew with the new set (and acknowledged) before the old one is
+// closed, so no update falls between the two. It returns a note when
+// nothing was to be done, or the server acknowledged less than was asked.
+func (h *heldSession) subscribe(ctx context.Context, uri string, on bool) (string, error) {
+	h.subMu.Lock()
+	defer h.subMu.Unlock()
+	has := slices.Contains(h.subURIs, uri)
+	switch {
+	case on && has:
+		return "session " + h.name + " was subscribed to " + sanitize(uri, false) + " already", nil
+	case !on && !has:
+		return "", fmt.Errorf("session %s is not subscribed to %s", h.name, sanitize(uri, false))
+	}
+	uris := slices.Clone(h.subURIs)
+	if on {
+		uris = append(uris, uri)
+	} else {
+		uris = slices.DeleteFunc(uris, func(u string) bool { return u == uri })
+	}
+	if h.c.Era() != session.EraModern {
+		var err error
+		if on {
+			err = h.c.Subscribe(ctx, uri)
+		} else {
+			err = h.c.Unsubscribe(ctx, uri)
+		}
+		if err != nil {
+			return "", err
+		}
+		h.subURIs = uris
+		return "", nil
+	}
+	var next *session.Subscription
+	note := ""
+	if len(uris) > 0 {
+		sub, err := h.c.Listen(ctx, mcp.SubscriptionFilter{ResourceSubscriptions: uris})
+		if err != nil {
+			return "", err
+		}
+		next = sub
+		if on && !slices.Contains(sub.Acknowledged.ResourceSubscriptions, uri) {
+			note = "the server's acknowledgement does not list " + sanitize(uri, false) + ": it may send no updates about it"
+		}
+	}
+	if h.subs != nil {
+		h.subs.Close()
+	}
+	h.subs, h.subURIs = next, uris
+	return note, nil
 }
