@@ -104,6 +104,11 @@ type Transport struct {
 	dpop   *dpop // nil: no DPoP
 
 	flowMu sync.Mutex // held while a flow runs
+	// refusal is the failure of a flow that ended in the authorization
+	// server's refusal: the requests that follow fail with it instead of
+	// asking again (a refused grant stays refused; a workload's JWT is not
+	// presented twice). Guarded by flowMu.
+	refusal error
 
 	mu     sync.Mutex
 	entry  *Entry // the credentials in use
@@ -425,6 +430,10 @@ func (t *Transport) recover(ctx context.Context, resp *http.Response, ch Challen
 	if cur := t.credentials(); cur != nil && cur.Token != nil && cur.Token != sent {
 		return nil // a flow ran while this request waited
 	}
+	if t.refusal != nil {
+		t.obs.step("not asking again: the authorization of this run failed")
+		return t.refusal
+	}
 	if status == http.StatusUnauthorized && st.authorizations > 0 {
 		return errorf(StepRetry, RuleAccepted, "the server answers 401 (%s) to the token just obtained: it does not accept it", ch)
 	}
@@ -469,6 +478,9 @@ func (t *Transport) recover(ctx context.Context, resp *http.Response, ch Challen
 	t.obs.step("%s %d of at most %d: scope %q (%s)", what, st.authorizations, t.opts.MaxAuthorizations, strings.Join(scopes, " "), from)
 	e, err := t.obtain(ctx, d, stored, scopes)
 	if err != nil {
+		if ctx.Err() == nil {
+			t.refusal = err
+		}
 		return err
 	}
 	t.use(e)
