@@ -262,6 +262,23 @@ func TestOAuthGrants(t *testing.T) {
 		})
 	}
 
+	t.Run("config entry", func(t *testing.T) {
+		configDir(t)
+		s := authtest.StartGrants(t, authtest.GrantConfig{ClientID: "m2m", ClientSecret: "cli-client-secret-value", DPoP: true, Nonce: true})
+		conf := write("mcp.json", `{"mcpServers": {"m2m": {"url": "`+s.URL+`", "oauth": {"clientId": "m2m", "grant": "client_credentials", "clientSecretFile": "secret", "dpop": true}}}}`)
+		trace := filepath.Join(t.TempDir(), "trace.jsonl")
+		code, out, errOut := runCLI(t, "", "tools", "--record", trace, "--server", "m2m", "--config", conf)
+		if code != ExitOK || !strings.Contains(out, "echo") {
+			t.Fatalf("exit %d\nstdout: %s\nstderr: %s\nrefusals: %q", code, out, errOut, s.Refusals())
+		}
+		raw, _ := os.ReadFile(trace)
+		for _, sec := range s.Secrets() {
+			if strings.Contains(string(raw), sec) {
+				t.Errorf("the trace holds the secret %q", sec)
+			}
+		}
+	})
+
 	t.Run("refused", func(t *testing.T) {
 		configDir(t)
 		s := authtest.StartGrants(t, authtest.GrantConfig{Assertion: "eyJ.cli-workload-jwt.sig", GrantError: "invalid_grant"})

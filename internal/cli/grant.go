@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
+	"github.com/mcpi-dev/mcpi/internal/config"
 )
 
 // The environment variables that may hold OAuth secrets instead of a file
@@ -70,7 +71,7 @@ func (a *AuthOptions) validateGrant() error {
 		if a.dpopKey, err = auth.LoadKey(a.DPoPKey); err != nil {
 			return flagErrorf("--dpop-key: %v", err)
 		}
-	} else if a.DPoP {
+	} else if a.DPoP && a.dpopKey == nil {
 		// One key for the run: every connection of it presents the same.
 		if a.dpopKey, err = auth.GenerateKey(); err != nil {
 			return fmt.Errorf("making a DPoP key: %w", err)
@@ -155,4 +156,45 @@ func fileOrEnv(flag, path, env string) func() (string, error) {
 		}
 		return strings.TrimSpace(os.Getenv(env)), nil
 	}
+}
+
+// fromConfig takes a config entry's "oauth" object: what the command line
+// does not say, the entry does. The grant's flags are checked again, and
+// what they read kept out of traces.
+func (a *AuthOptions) fromConfig(c *config.OAuth, t *TargetOptions) error {
+	if a.Bearer != "" {
+		return nil // a token of the user's own: no OAuth
+	}
+	set := func(dst *string, v string) {
+		if *dst == "" {
+			*dst = v
+		}
+	}
+	set(&a.ClientID, c.ClientID)
+	set(&a.Grant, c.Grant)
+	if a.ClientSecret == "" {
+		set(&a.ClientSecretFile, c.ClientSecretFile)
+	}
+	set(&a.ClientAssertionKey, c.ClientAssertionKey)
+	set(&a.ClientMetadataURL, c.ClientMetadataURL)
+	set(&a.AssertionFile, c.AssertionFile)
+	set(&a.IDTokenFile, c.IDTokenFile)
+	set(&a.IDPIssuer, c.IDP.Issuer)
+	set(&a.IDPTokenEndpoint, c.IDP.TokenEndpoint)
+	set(&a.IDPClientID, c.IDP.ClientID)
+	set(&a.IDPClientSecretFile, c.IDP.ClientSecretFile)
+	set(&a.DPoPKey, c.DPoPKey)
+	a.DPoP = a.DPoP || c.DPoP
+	if len(a.Scopes) == 0 {
+		a.Scopes = c.Scopes
+	}
+	if a.RedirectPort == 0 {
+		a.RedirectPort = c.RedirectPort
+	}
+	if err := a.validateGrant(); err != nil {
+		return err
+	}
+	t.secrets = append(t.secrets, a.ClientSecret, a.idpSecret)
+	t.secrets = append(t.secrets, a.currentAssertions()...)
+	return nil
 }
