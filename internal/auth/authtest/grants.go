@@ -270,7 +270,7 @@ func (s *GrantServer) checkProof(proof, method, uri, accessToken string) (jkt, n
 	if proof == "" {
 		return "", "", fmt.Errorf("no DPoP proof")
 	}
-	jws, err := jose.ParseSigned(proof, []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.RS256, jose.PS256, jose.EdDSA})
+	jws, err := jose.ParseSignedCompact(proof, []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.RS256, jose.PS256, jose.EdDSA})
 	if err != nil {
 		return "", "", err
 	}
@@ -313,7 +313,7 @@ func (s *GrantServer) checkProof(proof, method, uri, accessToken string) (jkt, n
 
 // verifyJWT checks a JWS signed by key and returns its claims.
 func verifyJWT(token string, key crypto.PublicKey) (map[string]any, error) {
-	jws, err := jose.ParseSigned(token, []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.RS256, jose.PS256, jose.EdDSA})
+	jws, err := jose.ParseSignedCompact(token, []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.RS256, jose.PS256, jose.EdDSA})
 	if err != nil {
 		return nil, err
 	}
