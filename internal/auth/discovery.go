@@ -139,8 +139,10 @@ type discovery struct {
 	asm       *oauthex.AuthServerMeta
 	dpopAlgs  []string // dpop_signing_alg_values_supported; nil when absent
 	// fallback says asm holds the default endpoints of 2025-03-26, for a
-	// server without metadata.
+	// server without metadata; status is the server's answer that started
+	// the flow.
 	fallback bool
+	status   string
 }
 
 // fetched is the outcome of one metadata GET.
@@ -249,7 +251,7 @@ func (t *Transport) fallbackEndpoints(d *discovery, status string, tried []fetch
 	at := func(p string) string { return d.issuer + p }
 	d.asm = &oauthex.AuthServerMeta{Issuer: d.issuer, AuthorizationEndpoint: at("/authorize"), TokenEndpoint: at("/token"),
 		RegistrationEndpoint: at("/register"), ResponseTypesSupported: []string{"code"}, CodeChallengeMethodsSupported: []string{"S256"}}
-	d.fallback = true
+	d.fallback, d.status = true, status
 	t.obs.step("the server answered %s and publishes no metadata (%s), nor does its origin: using the default endpoints of 2025-03-26 at %s: %s, %s, %s",
 		status, describeTried(tried), d.issuer, d.asm.AuthorizationEndpoint, d.asm.TokenEndpoint, d.asm.RegistrationEndpoint)
 }

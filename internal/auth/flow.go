@@ -89,8 +89,12 @@ func (t *Transport) openRedirect(stored *Entry) (*redirect, error) {
 // authorization server of d and returns the new credentials.
 func (t *Transport) authorize(ctx context.Context, d *discovery, stored *Entry, scopes []string) (*Entry, error) {
 	if !t.opts.Headless && !t.opts.Interactive {
-		return nil, errorf(StepAuthorization, "", "%s needs authorization by %s, and there is no terminal to ask on: run mcpi on a terminal to authorize in a browser, add --oauth-headless for an authorization server that approves without a person, or give --bearer TOKEN",
-			d.serverURL, d.issuer)
+		by := "by " + d.issuer
+		if d.fallback {
+			by = fmt.Sprintf("(it answered %s and publishes no metadata: its origin %s would be asked at the default endpoints of 2025-03-26)", d.status, d.issuer)
+		}
+		return nil, errorf(StepAuthorization, "", "%s needs authorization %s, and there is no terminal to ask on: run mcpi on a terminal to authorize in a browser, add --oauth-headless for an authorization server that approves without a person, or give --bearer TOKEN",
+			d.serverURL, by)
 	}
 	rd, err := t.openRedirect(stored)
 	if err != nil {
