@@ -89,6 +89,9 @@ auth/*)
   # code from the mock authorization server's redirect), a token store of
   # this run only, mcpi's client ID metadata document URL for servers that
   # support them, and pre-registered credentials when the context has some.
+  # Secrets, keys and assertions go by environment variable or by a file of
+  # mode 0600, never on the command line. The machine-to-machine grants,
+  # DPoP and enterprise-managed authorization are flags of their own.
   # Calling test-tool lists the tools first: two authorized requests, as
   # step-up and authorization server migration need.
   MCPI_CONFIG_DIR=$(mktemp -d)
@@ -97,11 +100,28 @@ auth/*)
     "$NODE" -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); process.stdout.write(String(c[process.argv[1]] || ""))' "$1"
   }
   client_id=$(ctx client_id)
-  client_secret=$(ctx client_secret)
-  "$MCPI" call test-tool --json --oauth-headless \
-    --client-metadata-url https://conformance-test.local/client-metadata.json \
-    ${client_id:+--client-id "$client_id"} ${client_secret:+--client-secret "$client_secret"} \
-    $T $P "$url" || status=$?
+  MCPI_CLIENT_SECRET=$(ctx client_secret)
+  export MCPI_CLIENT_SECRET
+  set -- --oauth-headless --client-metadata-url https://conformance-test.local/client-metadata.json
+  case "$MCP_CONFORMANCE_SCENARIO" in
+  auth/client-credentials-basic)
+    set -- --grant client_credentials ;;
+  auth/client-credentials-jwt)
+    ctx private_key_pem >"$MCPI_CONFIG_DIR/client-key.pem"
+    chmod 600 "$MCPI_CONFIG_DIR/client-key.pem"
+    set -- --grant client_credentials --client-assertion-key "$MCPI_CONFIG_DIR/client-key.pem" ;;
+  auth/wif-jwt-bearer)
+    MCPI_OAUTH_ASSERTION=$(ctx valid_jwt)
+    export MCPI_OAUTH_ASSERTION
+    set -- --grant jwt-bearer ;;
+  auth/enterprise-managed-authorization)
+    MCPI_OAUTH_ID_TOKEN=$(ctx idp_id_token)
+    export MCPI_OAUTH_ID_TOKEN
+    set -- --grant id-jag --idp-issuer "$(ctx idp_issuer)" --idp-client-id "$(ctx idp_client_id)" ;;
+  auth/dpop|auth/dpop-nonce)
+    set -- "$@" --dpop ;;
+  esac
+  "$MCPI" call test-tool --json "$@" ${client_id:+--client-id "$client_id"} $T $P "$url" || status=$?
   rm -rf "$MCPI_CONFIG_DIR"
   exit $status ;;
 *)

@@ -19,16 +19,18 @@ type Challenge struct {
 	// ("invalid_token", "insufficient_scope").
 	Error            string
 	ErrorDescription string
-	// Bearer says the header holds a Bearer challenge.
-	Bearer bool
+	// Bearer says the header holds a Bearer challenge, DPoP a DPoP one
+	// (RFC 9449 §7.1).
+	Bearer, DPoP bool
 	// Raw holds the header's values as they came.
 	Raw []string
 	// ParseErr says why a value could not be parsed; the others still count.
 	ParseErr error
 }
 
-// ParseChallenge reads the WWW-Authenticate header of an answer. The Bearer
-// challenge's parameters win; resource_metadata is taken from any scheme.
+// ParseChallenge reads the WWW-Authenticate header of an answer. The
+// parameters of the Bearer and DPoP challenges win (the first given);
+// resource_metadata is taken from any scheme.
 func ParseChallenge(h http.Header) Challenge {
 	c := Challenge{Raw: h.Values("WWW-Authenticate")}
 	var all []oauthex.Challenge
@@ -43,10 +45,14 @@ func ParseChallenge(h http.Header) Challenge {
 		all = append(all, cs...)
 	}
 	for _, ch := range all {
-		if ch.Scheme != "bearer" {
+		switch ch.Scheme {
+		case "bearer":
+			c.Bearer = true
+		case "dpop":
+			c.DPoP = true
+		default:
 			continue
 		}
-		c.Bearer = true
 		if c.ResourceMetadata == "" {
 			c.ResourceMetadata = ch.Params["resource_metadata"]
 		}

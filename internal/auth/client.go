@@ -54,6 +54,9 @@ func (t *Transport) identity(ctx context.Context, d *discovery, redirectURI stri
 	if id := t.opts.ClientID; id != "" {
 		c := &Client{ID: id, Secret: t.opts.ClientSecret, Method: MethodPreRegistered,
 			AuthMethod: authMethodFor(t.opts.ClientSecret != "", asm.TokenEndpointAuthMethodsSupported)}
+		if t.opts.ClientKey != nil {
+			c.AuthMethod = AuthPrivateKeyJWT
+		}
 		t.obs.step("client: pre-registered client %q, token endpoint authentication %s", id, c.AuthMethod)
 		return c, nil
 	}
@@ -115,11 +118,15 @@ func (t *Transport) register(ctx context.Context, d *discovery, redirectURI stri
 		if ctx.Err() != nil {
 			return nil, &Error{Step: StepRegistration, Msg: ctx.Err().Error(), Err: ctx.Err()}
 		}
+		note := ""
+		if d.fallback {
+			note = " (mcpi found no metadata for this server, and tried the default endpoint of 2025-03-26; give --client-id of a client registered with " + d.issuer + ", or --bearer)"
+		}
 		var re *oauthex.ClientRegistrationError
 		if errors.As(err, &re) {
-			return nil, errorf(StepRegistration, "", "%s refused the registration: %s", asm.RegistrationEndpoint, describeOAuthError(re.ErrorCode, re.ErrorDescription))
+			return nil, errorf(StepRegistration, "", "%s refused the registration: %s%s", asm.RegistrationEndpoint, describeOAuthError(re.ErrorCode, re.ErrorDescription), note)
 		}
-		return nil, &Error{Step: StepRegistration, Msg: t.obs.redact(err.Error()), Err: err}
+		return nil, &Error{Step: StepRegistration, Msg: t.obs.redact(err.Error()) + note, Err: err}
 	}
 	t.obs.learn(resp.ClientSecret)
 	c := &Client{ID: resp.ClientID, Secret: resp.ClientSecret, Method: MethodDynamic, AuthMethod: resp.TokenEndpointAuthMethod,

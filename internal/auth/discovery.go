@@ -137,6 +137,12 @@ type discovery struct {
 	issuer    string                             // the authorization server, as recorded from its metadata
 	asmURL    string
 	asm       *oauthex.AuthServerMeta
+	dpopAlgs  []string // dpop_signing_alg_values_supported; nil when absent
+	// fallback says asm holds the default endpoints of 2025-03-26, for a
+	// server without metadata; status is the server's answer that started
+	// the flow.
+	fallback bool
+	status   string
 }
 
 // fetched is the outcome of one metadata GET.
@@ -204,10 +210,10 @@ func (t *Transport) discover(ctx context.Context, status string, ch Challenge) (
 		t.obs.step("no protected resource metadata (%s); trying the server's origin %s as its authorization server, as 2025-03-26 did", describeTried(tried), d.issuer)
 		if err := t.discoverServer(ctx, d); err != nil {
 			var ae *Error
-			if errors.As(err, &ae) && ae.Rule == RuleServerMetadata {
-				return nil, errorf(StepResourceMetadata, RuleResourceMetadata, "the server answered %s but publishes no protected resource metadata (%s), and its origin no authorization server metadata", status, describeTried(tried))
+			if !errors.As(err, &ae) || ae.Rule != RuleServerMetadata {
+				return nil, err
 			}
-			return nil, err
+			t.fallbackEndpoints(d, status, tried)
 		}
 		return d, nil
 	}
@@ -238,13 +244,29 @@ func (t *Transport) discover(ctx context.Context, status string, ch Challenge) (
 	return d, nil
 }
 
+// fallbackEndpoints gives d the default endpoints 2025-03-26 names for a
+// server without metadata: /authorize, /token and /register at the
+// origin of the server (which is its authorization server).
+func (t *Transport) fallbackEndpoints(d *discovery, status string, tried []fetched) {
+	at := func(p string) string { return d.issuer + p }
+	d.asm = &oauthex.AuthServerMeta{Issuer: d.issuer, AuthorizationEndpoint: at("/authorize"), TokenEndpoint: at("/token"),
+		RegistrationEndpoint: at("/register"), ResponseTypesSupported: []string{"code"}, CodeChallengeMethodsSupported: []string{"S256"}}
+	d.fallback, d.status = true, status
+	t.obs.step("the server answered %s and publishes no metadata (%s), nor does its origin: using the default endpoints of 2025-03-26 at %s: %s, %s, %s",
+		status, describeTried(tried), d.issuer, d.asm.AuthorizationEndpoint, d.asm.TokenEndpoint, d.asm.RegistrationEndpoint)
+}
+
 // discoverServer fetches and checks the metadata of the authorization
 // server d.issuer, and records the issuer from it.
 func (t *Transport) discoverServer(ctx context.Context, d *discovery) error {
 	var tried []fetched
 	for _, u := range ServerMetadataURLs(d.issuer) {
-		var asm oauthex.AuthServerMeta
-		ok, status, err := t.getJSON(ctx, string(StepServerMetadata), u, &asm)
+		var m struct {
+			oauthex.AuthServerMeta
+			DPoPAlgs []string `json:"dpop_signing_alg_values_supported"`
+		}
+		ok, status, err := t.getJSON(ctx, string(StepServerMetadata), u, &m)
+		asm := m.AuthServerMeta
 		if err != nil {
 			return &Error{Step: StepServerMetadata, Msg: err.Error(), Err: err}
 		}
@@ -252,13 +274,13 @@ func (t *Transport) discoverServer(ctx context.Context, d *discovery) error {
 			tried = append(tried, fetched{u, status})
 			continue
 		}
-		if err := checkServerMetadata(&asm, d.issuer, u); err != nil {
+		if err := checkServerMetadata(&asm, d.issuer, u, t.grant() == GrantAuthorizationCode); err != nil {
 			return err
 		}
 		if asm.Issuer != d.issuer {
 			t.obs.step("warning: the issuer %q of %s differs from %q by a trailing slash only; accepted, and %q is the recorded issuer", asm.Issuer, u, d.issuer, asm.Issuer)
 		}
-		d.asmURL, d.asm, d.issuer = u, &asm, asm.Issuer
+		d.asmURL, d.asm, d.issuer, d.dpopAlgs = u, &asm, asm.Issuer, m.DPoPAlgs
 		t.obs.step("authorization server metadata from %s: issuer %s checked; PKCE %s; registration: %s; iss parameter %s; scopes_supported %q",
 			u, asm.Issuer, strings.Join(asm.CodeChallengeMethodsSupported, ","), registrationSupport(&asm), advertised(asm.AuthorizationResponseIssParameterSupported), asm.ScopesSupported)
 		return nil
@@ -267,15 +289,16 @@ func (t *Transport) discoverServer(ctx context.Context, d *discovery) error {
 }
 
 // checkServerMetadata applies the checks the spec asks of authorization
-// server metadata fetched for issuer from u.
-func checkServerMetadata(asm *oauthex.AuthServerMeta, issuer, u string) error {
+// server metadata fetched for issuer from u; code says the authorization
+// code grant is to run (it needs the authorization endpoint and PKCE).
+func checkServerMetadata(asm *oauthex.AuthServerMeta, issuer, u string, code bool) error {
 	if asm.Issuer != issuer && strings.TrimSuffix(asm.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
 		return errorf(StepServerMetadata, RuleIssuer, "the metadata at %s says issuer %q, but it was fetched for issuer %q: refusing to use it", u, asm.Issuer, issuer)
 	}
-	if asm.AuthorizationEndpoint == "" || asm.TokenEndpoint == "" {
+	if asm.TokenEndpoint == "" || (code && asm.AuthorizationEndpoint == "") {
 		return errorf(StepServerMetadata, RuleEndpoints, "the metadata at %s lacks authorization_endpoint or token_endpoint", u)
 	}
-	if !slices.Contains(asm.CodeChallengeMethodsSupported, "S256") {
+	if code && !slices.Contains(asm.CodeChallengeMethodsSupported, "S256") {
 		what := "has no code_challenge_methods_supported, so the server does not support PKCE"
 		if len(asm.CodeChallengeMethodsSupported) > 0 {
 			what = fmt.Sprintf("offers PKCE methods %q but not S256", asm.CodeChallengeMethodsSupported)

@@ -13,6 +13,7 @@ const (
 	StepRegistration     Step = "client registration"
 	StepAuthorization    Step = "authorization"
 	StepToken            Step = "token request"
+	StepTokenExchange    Step = "token exchange"
 	StepRefresh          Step = "token refresh"
 	StepStepUp           Step = "step-up"
 	StepRetry            Step = "retry"
@@ -35,6 +36,8 @@ const (
 	RuleAuthResponse     = "OAuth 2.1 §4.1.2: the authorization response carries a code, or an error"
 	RuleTokenResponse    = "OAuth 2.1 §3.2.3: the token endpoint answers with an access token"
 	RuleStepUpLimit      = "MCP step-up: retry the request with new authorization a bounded number of times, then treat it as a permanent failure"
+	RuleIDJAG            = "Enterprise-managed authorization (SEP-990): the identity provider's token exchange issues an ID-JAG (issued_token_type urn:ietf:params:oauth:token-type:id-jag)"
+	RuleDPoPNonce        = "RFC 9449 §9: a server asking for a DPoP nonce (use_dpop_nonce) gets the request again with a proof carrying it"
 	RuleAccepted         = "RFC 6750 §3.1: a server answers 401 to a token it does not accept"
 )
 

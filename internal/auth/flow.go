@@ -89,8 +89,12 @@ func (t *Transport) openRedirect(stored *Entry) (*redirect, error) {
 // authorization server of d and returns the new credentials.
 func (t *Transport) authorize(ctx context.Context, d *discovery, stored *Entry, scopes []string) (*Entry, error) {
 	if !t.opts.Headless && !t.opts.Interactive {
-		return nil, errorf(StepAuthorization, "", "%s needs authorization by %s, and there is no terminal to ask on: run mcpi on a terminal to authorize in a browser, add --oauth-headless for an authorization server that approves without a person, or give --bearer TOKEN",
-			d.serverURL, d.issuer)
+		by := "by " + d.issuer
+		if d.fallback {
+			by = fmt.Sprintf("(it answered %s and publishes no metadata: its origin %s would be asked at the default endpoints of 2025-03-26)", d.status, d.issuer)
+		}
+		return nil, errorf(StepAuthorization, "", "%s needs authorization %s, and there is no terminal to ask on: run mcpi on a terminal to authorize in a browser, add --oauth-headless for an authorization server that approves without a person, or give --bearer TOKEN",
+			d.serverURL, by)
 	}
 	rd, err := t.openRedirect(stored)
 	if err != nil {
@@ -112,7 +116,7 @@ func (t *Transport) authorize(ctx context.Context, d *discovery, stored *Entry, 
 		RedirectURL:  rd.uri,
 		Scopes:       scopes,
 	}
-	if client.AuthMethod == AuthNone {
+	if client.AuthMethod == AuthNone || client.AuthMethod == AuthPrivateKeyJWT {
 		cfg.ClientSecret = ""
 	}
 	authURL := cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", d.resource))
@@ -134,7 +138,11 @@ func (t *Transport) authorize(ctx context.Context, d *discovery, stored *Entry, 
 	if err != nil {
 		return nil, err
 	}
-	tok, err := t.exchange(ctx, cfg, code, verifier, d.resource, scopes)
+	assertion, err := t.assertionParams(client, d.issuer, asm.TokenEndpointAuthSigningAlgValuesSupported)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := t.exchange(ctx, cfg, code, verifier, d.resource, scopes, assertion)
 	if err != nil {
 		return nil, err
 	}
@@ -264,9 +272,13 @@ func (t *Transport) waitBrowser(ctx context.Context, d *discovery, authURL strin
 
 // exchange trades the code for a token (with the PKCE verifier and the
 // resource).
-func (t *Transport) exchange(ctx context.Context, cfg *oauth2.Config, code, verifier, resource string, scopes []string) (*Token, error) {
-	ctx = context.WithValue(withLabel(ctx, string(StepToken)), oauth2.HTTPClient, t.asClient)
-	tok, err := cfg.Exchange(ctx, code, oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", resource))
+func (t *Transport) exchange(ctx context.Context, cfg *oauth2.Config, code, verifier, resource string, scopes []string, extra url.Values) (*Token, error) {
+	ctx = context.WithValue(withDPoP(withLabel(ctx, string(StepToken)), t.dpopState()), oauth2.HTTPClient, t.asClient)
+	opts := []oauth2.AuthCodeOption{oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", resource)}
+	for k := range extra {
+		opts = append(opts, oauth2.SetAuthURLParam(k, extra.Get(k)))
+	}
+	tok, err := cfg.Exchange(ctx, code, opts...)
 	if err != nil {
 		return nil, t.tokenError(ctx, StepToken, cfg.Endpoint.TokenURL, err)
 	}
@@ -280,12 +292,20 @@ func (t *Transport) refresh(ctx context.Context, e *Entry) (*Entry, error) {
 	if c.Method == MethodPreRegistered && c.ID == t.opts.ClientID {
 		secret = t.opts.ClientSecret
 	}
-	if c.AuthMethod == AuthNone {
+	if c.AuthMethod == AuthNone || c.AuthMethod == AuthPrivateKeyJWT {
 		secret = ""
 	}
 	cfg := &oauth2.Config{ClientID: c.ID, ClientSecret: secret, Endpoint: oauth2.Endpoint{TokenURL: e.TokenEndpoint, AuthStyle: authStyle(c.AuthMethod)}}
-	ctx = withFormExtra(withLabel(ctx, string(StepRefresh)), url.Values{"resource": {e.Resource}})
-	ctx = context.WithValue(ctx, oauth2.HTTPClient, t.asClient)
+	extra, err := t.assertionParams(c, e.Issuer, nil)
+	if err != nil {
+		return nil, err
+	}
+	if extra == nil {
+		extra = url.Values{}
+	}
+	extra.Set("resource", e.Resource)
+	ctx = withFormExtra(withLabel(ctx, string(StepRefresh)), extra)
+	ctx = context.WithValue(withDPoP(ctx, t.dpopState()), oauth2.HTTPClient, t.asClient)
 	t.obs.step("refreshing the access token at %s", e.TokenEndpoint)
 	tok, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: e.Token.RefreshToken}).Token()
 	if err != nil {
@@ -297,31 +317,29 @@ func (t *Transport) refresh(ctx context.Context, e *Entry) (*Entry, error) {
 	return &n, nil
 }
 
-// keep turns what the token endpoint sent into a Token and reports it.
-// A token response without a scope grants the scope asked for (RFC 6749
-// §5.1): that is fallback.
+// assertionParams are the token request parameters of a private_key_jwt
+// client (none for another): a fresh client assertion for issuer.
+func (t *Transport) assertionParams(c *Client, issuer string, algs []string) (url.Values, error) {
+	if c.AuthMethod != AuthPrivateKeyJWT {
+		return nil, nil
+	}
+	if t.opts.ClientKey == nil {
+		return nil, errorf(StepToken, "", "client %q authenticates with private_key_jwt, and no key is given (--client-assertion-key)", c.ID)
+	}
+	a, err := t.opts.ClientKey.clientAssertion(c.ID, issuer, algs, t.now())
+	if err != nil {
+		return nil, &Error{Step: StepToken, Msg: "signing the client assertion: " + err.Error(), Err: err}
+	}
+	t.obs.learn(a)
+	return url.Values{"client_assertion_type": {clientAssertionType}, "client_assertion": {a}}, nil
+}
+
+// keep turns what x/oauth2 got from the token endpoint into a Token and
+// reports it.
 func (t *Transport) keep(step Step, tok *oauth2.Token, fallback string) *Token {
-	t.obs.learn(tok.AccessToken, tok.RefreshToken)
 	k := &Token{AccessToken: tok.AccessToken, TokenType: tok.TokenType, RefreshToken: tok.RefreshToken, Expiry: tok.Expiry}
 	k.Scope, _ = tok.Extra("scope").(string)
-	granted := "granted scope " + strconv.Quote(k.Scope)
-	if k.Scope == "" {
-		k.Scope = fallback
-		granted = "no scope said (taken as " + strconv.Quote(fallback) + ")"
-	}
-	expiry := "no expiry"
-	if !k.Expiry.IsZero() {
-		expiry = "expires in " + k.Expiry.Sub(t.now()).Round(time.Second).String()
-	}
-	refresh := "no refresh token"
-	if k.RefreshToken != "" {
-		refresh = "a refresh token"
-	}
-	t.obs.step("%s: %s access token, %s, %s, %s", step, orDefault(k.TokenType, "untyped"), expiry, granted, refresh)
-	if k.TokenType != "" && !strings.EqualFold(k.TokenType, "bearer") {
-		t.obs.step("warning: the token type is %q; mcpi sends it as a Bearer token", k.TokenType)
-	}
-	return k
+	return t.keepToken(step, k, fallback)
 }
 
 func orDefault(s, d string) string {

@@ -21,6 +21,7 @@ import (
 var secretFields = []string{
 	"access_token", "refresh_token", "id_token", "code", "code_verifier",
 	"client_secret", "registration_access_token", "client_assertion", "assertion",
+	"subject_token", "actor_token",
 }
 
 // maxBody bounds what is read of an authorization server's answer.

@@ -45,7 +45,7 @@ type Client struct {
 	// Method says how the identity was obtained (MethodDynamic, ...).
 	Method string `json:"method"`
 	// AuthMethod is the token endpoint authentication method: none,
-	// client_secret_basic or client_secret_post.
+	// client_secret_basic, client_secret_post or private_key_jwt.
 	AuthMethod      string    `json:"tokenEndpointAuthMethod"`
 	RedirectURIs    []string  `json:"redirectUris,omitempty"`
 	IssuedAt        time.Time `json:"issuedAt,omitzero"`
@@ -61,6 +61,9 @@ type Token struct {
 	// Scope is the scope granted, as the token endpoint said, or as
 	// requested when it did not say.
 	Scope string `json:"scope,omitempty"`
+	// DPoPJKT is the thumbprint of the key a DPoP-bound token is bound to:
+	// only a proof signed with that key makes it usable.
+	DPoPJKT string `json:"dpopJkt,omitempty"`
 }
 
 // Expired reports whether the token is expired, or will be within skew.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,24 @@ type Options struct {
 	Scopes []string
 	// ClientID and ClientSecret are pre-registered credentials.
 	ClientID, ClientSecret string
+	// ClientKey, when set, authenticates the client at the token endpoint
+	// with a signed assertion (private_key_jwt) instead of a secret.
+	ClientKey *Key
+	// Grant is how tokens are obtained: GrantAuthorizationCode (the
+	// default), GrantClientCredentials, GrantJWTBearer or GrantIDJAG.
+	Grant string
+	// Assertion returns the workload's JWT for GrantJWTBearer. It is called
+	// at each authorization, so that a token rotated on disk is read anew.
+	Assertion func() (string, error)
+	// IDToken returns the user's ID token for GrantIDJAG, likewise.
+	IDToken func() (string, error)
+	// IDP is the identity provider of GrantIDJAG.
+	IDP IDP
+	// DPoP is the key of DPoP proofs (RFC 9449): tokens are requested bound
+	// to it and sent with a proof per request. Nil: no DPoP, unless the
+	// server's challenge names the DPoP scheme only; then a key is made for
+	// the run.
+	DPoP *Key
 	// ClientMetadataURL is the HTTPS URL of mcpi's client ID metadata
 	// document, used when the authorization server supports them.
 	ClientMetadataURL string
@@ -81,7 +100,15 @@ type Transport struct {
 	obs      *observer
 	asClient *http.Client // for metadata and the authorization server: tapped
 
+	dpopMu sync.Mutex
+	dpop   *dpop // nil: no DPoP
+
 	flowMu sync.Mutex // held while a flow runs
+	// refusal is the failure of a flow that ended in the authorization
+	// server's refusal: the requests that follow fail with it instead of
+	// asking again (a refused grant stays refused; a workload's JWT is not
+	// presented twice). Guarded by flowMu.
+	refusal error
 
 	mu     sync.Mutex
 	entry  *Entry // the credentials in use
@@ -106,12 +133,15 @@ func NewTransport(opts Options) *Transport {
 	}
 	t := &Transport{opts: opts, base: base, obs: newObserver(opts.Tap)}
 	t.origin, _ = url.Parse(opts.ServerURL)
+	if opts.DPoP != nil {
+		t.dpop = newDPoP(opts.DPoP, t.now)
+	}
 	// Every hop of a request to an authorization server or for metadata
 	// is HTTPS or loopback, and none carries a body or a credential to
 	// another origin; tapTransport reports each hop, redirects included.
-	t.asClient = transport.NewHTTPClient(&tapTransport{base: base, obs: t.obs},
+	t.asClient = transport.NewHTTPClient(&dpopTransport{next: &tapTransport{base: base, obs: t.obs}, obs: t.obs},
 		transport.EgressPolicy{SecureOnly: true, AllowCrossOriginGET: true})
-	t.obs.learn(opts.ClientSecret)
+	t.obs.learn(opts.ClientSecret, opts.IDP.ClientSecret)
 	return t
 }
 
@@ -181,7 +211,7 @@ func (t *Transport) credentials() *Entry {
 			if err != nil {
 				t.obs.step("warning: %v", err)
 			}
-			if e != nil && e.Token != nil && (t.opts.ClientID == "" || e.Client == nil || e.Client.ID == t.opts.ClientID) {
+			if e != nil && t.usable(e) && (t.opts.ClientID == "" || e.Client == nil || e.Client.ID == t.opts.ClientID) {
 				t.useLocked(e)
 				t.obs.step("using the token stored for %s (authorization server %s, resource %s)", t.opts.ServerURL, e.Issuer, e.Resource)
 			}
@@ -219,11 +249,32 @@ func (t *Transport) use(e *Entry) {
 	}
 }
 
+// usable reports whether e holds a token mcpi can send: a DPoP-bound
+// token only with the key it is bound to.
+func (t *Transport) usable(e *Entry) bool {
+	if e == nil || e.Token == nil {
+		return false
+	}
+	if !isDPoPToken(e.Token) {
+		return true
+	}
+	dp := t.dpopState()
+	return dp != nil && e.Token.DPoPJKT == dp.key.Thumbprint()
+}
+
+// dpopState returns the DPoP state, nil when DPoP is off.
+func (t *Transport) dpopState() *dpop {
+	t.dpopMu.Lock()
+	defer t.dpopMu.Unlock()
+	return t.dpop
+}
+
 // attempt is what one request has tried so far.
 type attempt struct {
 	authorizations int
 	refreshed      bool
 	reloaded       bool
+	nonceRetried   bool
 }
 
 // RoundTrip sends req with the access token and, when the server asks
@@ -258,19 +309,35 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		var sent *Token
 		if e != nil && e.Token != nil {
 			sent = e.Token
-			r.Header.Set("Authorization", "Bearer "+sent.AccessToken)
+			if err := t.present(r, sent); err != nil {
+				return nil, err
+			}
 		}
 		resp, err := t.base.RoundTrip(r)
 		if err != nil {
 			return nil, err
 		}
 		resp.Request = req // the caller never sees the token
+		if dp := t.dpopState(); dp != nil {
+			dp.noteNonce(r.URL, resp.Header)
+		}
 		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 			return resp, nil
 		}
 		ch := ParseChallenge(resp.Header)
+		if ch.Error == "use_dpop_nonce" && isDPoPToken(sent) {
+			// RFC 9449 §9: not a refusal of the token; the proof lacked the
+			// nonce the server wants, which came with the answer.
+			t.refused(req, resp, ch, sent)
+			if st.nonceRetried {
+				return nil, errorf(StepRetry, RuleDPoPNonce, "the server asks for a DPoP nonce again, after mcpi sent a proof with the one it gave: giving up")
+			}
+			st.nonceRetried = true
+			t.obs.step("sending the request again with a DPoP proof that carries the server's nonce")
+			continue
+		}
 		switch {
-		case len(ch.Raw) > 0 && !ch.Bearer && ch.ParseErr == nil:
+		case len(ch.Raw) > 0 && !ch.Bearer && !ch.DPoP && ch.ParseErr == nil:
 			return resp, nil // another scheme (Basic, ...): not OAuth's to answer
 		case resp.StatusCode == http.StatusForbidden && !scopeChallenge(ch):
 			return resp, nil // a refusal that more authorization cannot mend
@@ -280,6 +347,26 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// present puts the token on r: a Bearer token as it is, a DPoP-bound one
+// with the DPoP scheme and a proof for this request (RFC 9449 §7.1).
+func (t *Transport) present(r *http.Request, tok *Token) error {
+	if !isDPoPToken(tok) {
+		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		return nil
+	}
+	dp := t.dpopState()
+	if dp == nil {
+		return errorf(StepRetry, "", "the token is DPoP-bound, and mcpi has no DPoP key for it")
+	}
+	p, err := dp.proof(r.Method, r.URL, tok.AccessToken)
+	if err != nil {
+		return &Error{Step: StepRetry, Msg: "signing the DPoP proof: " + err.Error(), Err: err}
+	}
+	r.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+	r.Header.Set("DPoP", p)
+	return nil
 }
 
 // scopeChallenge reports whether a 403's challenge asks for more scope:
@@ -343,6 +430,10 @@ func (t *Transport) recover(ctx context.Context, resp *http.Response, ch Challen
 	if cur := t.credentials(); cur != nil && cur.Token != nil && cur.Token != sent {
 		return nil // a flow ran while this request waited
 	}
+	if t.refusal != nil {
+		t.obs.step("not asking again: the authorization of this run failed")
+		return t.refusal
+	}
 	if status == http.StatusUnauthorized && st.authorizations > 0 {
 		return errorf(StepRetry, RuleAccepted, "the server answers 401 (%s) to the token just obtained: it does not accept it", ch)
 	}
@@ -353,8 +444,9 @@ func (t *Transport) recover(ctx context.Context, resp *http.Response, ch Challen
 	if err != nil {
 		return err
 	}
+	t.dpopFor(ch, d)
 	stored := t.storedFor(d)
-	if status == http.StatusUnauthorized && stored != nil && stored.Token != nil && stored.Client != nil {
+	if status == http.StatusUnauthorized && t.usable(stored) && stored.Client != nil {
 		switch {
 		case !st.reloaded && (sent == nil || stored.Token.AccessToken != sent.AccessToken):
 			st.reloaded = true
@@ -384,13 +476,40 @@ func (t *Transport) recover(ctx context.Context, resp *http.Response, ch Challen
 		what = "step-up authorization"
 	}
 	t.obs.step("%s %d of at most %d: scope %q (%s)", what, st.authorizations, t.opts.MaxAuthorizations, strings.Join(scopes, " "), from)
-	e, err := t.authorize(ctx, d, stored, scopes)
+	e, err := t.obtain(ctx, d, stored, scopes)
 	if err != nil {
+		if ctx.Err() == nil {
+			t.refusal = err
+		}
 		return err
 	}
 	t.use(e)
 	t.obs.step("authorized; sending the request again")
 	return nil
+}
+
+// dpopFor turns DPoP on for a server whose challenge names the DPoP
+// scheme only, with a key made for this run, and says how the
+// authorization server stands with the key in use.
+func (t *Transport) dpopFor(ch Challenge, d *discovery) {
+	t.dpopMu.Lock()
+	if t.dpop == nil && ch.DPoP && !ch.Bearer {
+		if k, err := GenerateKey(); err == nil {
+			t.dpop = newDPoP(k, t.now)
+			t.obs.step("the server's challenge names the DPoP scheme only: requesting a DPoP-bound token, with a key made for this run (%s, thumbprint %s)", k.Alg(), k.Thumbprint())
+		}
+	}
+	dp := t.dpop
+	t.dpopMu.Unlock()
+	switch {
+	case dp == nil:
+	case d.dpopAlgs == nil:
+		t.obs.step("DPoP: authorization server %s does not advertise DPoP (no dpop_signing_alg_values_supported); sending proofs anyway", d.issuer)
+	case !slices.Contains(d.dpopAlgs, dp.key.Alg()):
+		t.obs.step("warning: authorization server %s lists dpop_signing_alg_values_supported %q, without %s, the algorithm of mcpi's DPoP key", d.issuer, d.dpopAlgs, dp.key.Alg())
+	default:
+		t.obs.step("DPoP: proofs signed with %s (thumbprint %s), which authorization server %s supports", dp.key.Alg(), dp.key.Thumbprint(), d.issuer)
+	}
 }
 
 // storedFor returns the credentials kept for d's authorization server and

@@ -211,7 +211,7 @@ func TestCheckServerMetadata(t *testing.T) {
 	for _, tt := range tests {
 		m := good()
 		tt.edit(m)
-		err := checkServerMetadata(m, "https://as.example.com", "https://as.example.com/.well-known/oauth-authorization-server")
+		err := checkServerMetadata(m, "https://as.example.com", "https://as.example.com/.well-known/oauth-authorization-server", true)
 		checkRule(t, tt.name, err, tt.rule, tt.phrase)
 	}
 }

@@ -1,7 +1,12 @@
 package cli
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -175,7 +180,115 @@ func TestAuthFlags(t *testing.T) {
 		{name: "redirect port", args: []string{"tools", "--oauth-redirect-port", "70000", "https://h/mcp"}, code: ExitUsage, stderr: []string{"invalid --oauth-redirect-port"}},
 		{name: "logout needs a selector", args: []string{"auth", "logout"}, code: ExitUsage, stderr: []string{"--issuer URL, --resource URL"}},
 		{name: "logout --all alone", args: []string{"auth", "logout", "--all", "--issuer", "https://as"}, code: ExitUsage, stderr: []string{"--all removes everything"}},
+		{name: "unknown grant", args: []string{"tools", "--grant", "password", "https://h/mcp"}, code: ExitUsage, stderr: []string{"invalid --grant \"password\""}},
+		{name: "client_credentials without a secret", args: []string{"tools", "--grant", "client_credentials", "--client-id", "c", "https://h/mcp"}, code: ExitUsage, stderr: []string{"needs --client-id and its secret"}},
+		{name: "secret and key", args: []string{"tools", "--client-id", "c", "--client-secret", "s3cret", "--client-assertion-key", "k.pem", "https://h/mcp"}, code: ExitUsage, stderr: []string{"give one of them"}},
+		{name: "jwt-bearer without a JWT", args: []string{"tools", "--grant", "jwt-bearer", "https://h/mcp"}, code: ExitUsage, stderr: []string{"--assertion-file FILE or $MCPI_OAUTH_ASSERTION"}},
+		{name: "id-jag without a provider", args: []string{"tools", "--grant", "id-jag", "--client-id", "c", "https://h/mcp"}, code: ExitUsage, stderr: []string{"--idp-issuer or --idp-token-endpoint"}},
+		{name: "idp flags without id-jag", args: []string{"tools", "--idp-issuer", "https://idp", "https://h/mcp"}, code: ExitUsage, stderr: []string{"go with --grant id-jag"}},
+		{name: "dpop key missing", args: []string{"tools", "--dpop-key", "/nonexistent.pem", "https://h/mcp"}, code: ExitUsage, stderr: []string{"--dpop-key:"}},
+		{name: "dpop with bearer", args: []string{"tools", "--bearer", "t0ken", "--dpop", "https://h/mcp"}, code: ExitUsage, stderr: []string{"does not go with the OAuth flags"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkCase(t, tc) })
 	}
+}
+
+// TestOAuthGrants: the grants without a person, their secrets from files
+// and the environment, DPoP; neither the trace nor -v shows a secret, and
+// a refused grant is not tried again.
+func TestOAuthGrants(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	der, _ := x509.MarshalPKCS8PrivateKey(k)
+	keyFile := write("client.pem", string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})))
+	secretFile := write("secret", "cli-client-secret-value")
+	for _, tc := range []struct {
+		name string
+		cfg  authtest.GrantConfig
+		env  map[string]string
+		args func(s *authtest.GrantServer) []string
+	}{
+		{"client_credentials secret file dpop", authtest.GrantConfig{ClientID: "m2m", ClientSecret: "cli-client-secret-value", DPoP: true, Nonce: true}, nil,
+			func(*authtest.GrantServer) []string {
+				return []string{"--grant", "client_credentials", "--client-id", "m2m", "--client-secret-file", secretFile, "--dpop"}
+			}},
+		{"client_credentials secret env", authtest.GrantConfig{ClientID: "m2m", ClientSecret: "cli-client-secret-value"}, map[string]string{EnvClientSecret: "cli-client-secret-value"},
+			func(*authtest.GrantServer) []string {
+				return []string{"--grant", "client_credentials", "--client-id", "m2m"}
+			}},
+		{"client_credentials private_key_jwt", authtest.GrantConfig{ClientID: "m2m", ClientKey: k.Public()}, nil,
+			func(*authtest.GrantServer) []string {
+				return []string{"--grant", "client_credentials", "--client-id", "m2m", "--client-assertion-key", keyFile}
+			}},
+		{"jwt-bearer env", authtest.GrantConfig{Assertion: "eyJ.cli-workload-jwt.sig"}, map[string]string{EnvAssertion: "eyJ.cli-workload-jwt.sig"},
+			func(*authtest.GrantServer) []string { return []string{"--grant", "jwt-bearer"} }},
+		{"jwt-bearer file", authtest.GrantConfig{Assertion: "eyJ.cli-workload-jwt.sig"}, nil,
+			func(*authtest.GrantServer) []string {
+				return []string{"--grant", "jwt-bearer", "--assertion-file", write("workload.jwt", "eyJ.cli-workload-jwt.sig")}
+			}},
+		{"id-jag", authtest.GrantConfig{ClientID: "xaa", ClientSecret: "cli-client-secret-value", IDToken: "eyJ.cli-id-token.sig", DPoP: true},
+			map[string]string{EnvIDToken: "eyJ.cli-id-token.sig"},
+			func(s *authtest.GrantServer) []string {
+				return []string{"--grant", "id-jag", "--client-id", "xaa", "--client-secret-file", secretFile, "--idp-issuer", s.IDPIssuer, "--idp-client-id", "idp", "--dpop"}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			configDir(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			s := authtest.StartGrants(t, tc.cfg)
+			trace := filepath.Join(t.TempDir(), "trace.jsonl")
+			args := append([]string{"tools", "-v", "--record", trace}, tc.args(s)...)
+			code, out, errOut := runCLI(t, "", append(args, s.URL)...)
+			if code != ExitOK || !strings.Contains(out, "echo") {
+				t.Fatalf("exit %d\nstdout: %s\nstderr: %s\nrefusals: %q", code, out, errOut, s.Refusals())
+			}
+			raw, _ := os.ReadFile(trace)
+			for _, sec := range s.Secrets() {
+				for what, text := range map[string]string{"the trace": string(raw), "-v": errOut} {
+					if strings.Contains(text, sec) || strings.Contains(text, url.QueryEscape(sec)) {
+						t.Errorf("%s holds the secret %q", what, sec)
+					}
+				}
+			}
+		})
+	}
+
+	t.Run("config entry", func(t *testing.T) {
+		configDir(t)
+		s := authtest.StartGrants(t, authtest.GrantConfig{ClientID: "m2m", ClientSecret: "cli-client-secret-value", DPoP: true, Nonce: true})
+		conf := write("mcp.json", `{"mcpServers": {"m2m": {"url": "`+s.URL+`", "oauth": {"clientId": "m2m", "grant": "client_credentials", "clientSecretFile": "secret", "dpop": true}}}}`)
+		trace := filepath.Join(t.TempDir(), "trace.jsonl")
+		code, out, errOut := runCLI(t, "", "tools", "--record", trace, "--server", "m2m", "--config", conf)
+		if code != ExitOK || !strings.Contains(out, "echo") {
+			t.Fatalf("exit %d\nstdout: %s\nstderr: %s\nrefusals: %q", code, out, errOut, s.Refusals())
+		}
+		raw, _ := os.ReadFile(trace)
+		for _, sec := range s.Secrets() {
+			if strings.Contains(string(raw), sec) {
+				t.Errorf("the trace holds the secret %q", sec)
+			}
+		}
+	})
+
+	t.Run("refused", func(t *testing.T) {
+		configDir(t)
+		s := authtest.StartGrants(t, authtest.GrantConfig{Assertion: "eyJ.cli-workload-jwt.sig", GrantError: "invalid_grant"})
+		t.Setenv(EnvAssertion, "eyJ.cli-workload-jwt.sig")
+		code, _, errOut := runCLI(t, "", "tools", "--grant", "jwt-bearer", s.URL)
+		if code != ExitAuth || !strings.Contains(errOut, "invalid_grant") {
+			t.Errorf("exit %d: %s", code, errOut)
+		}
+		if n := len(s.TokenRequests()); n != 1 {
+			t.Errorf("%d token requests, want 1 (a refused grant is not tried again)", n)
+		}
+	})
 }

@@ -98,6 +98,11 @@ func (o *ConnOptions) resolveServer(ctx context.Context) error {
 		for _, k := range keys {
 			t.Headers = append([]string{k + ": " + resolved.Headers[k]}, t.Headers...)
 		}
+		if resolved.OAuth != nil {
+			if err := t.Auth.fromConfig(resolved.OAuth, t); err != nil {
+				return &FlagError{Err: fmt.Errorf("server %s in %s: oauth: %w", sanitize(resolved.Name, false), resolved.Source, err)}
+			}
+		}
 	} else {
 		t.Command = append([]string{resolved.Command}, resolved.Args...)
 		if t.Dir == "" {

@@ -71,10 +71,31 @@ type AuthOptions struct {
 	Scopes            []string
 	NoBrowser         bool
 
+	// Grant is the OAuth grant (auth.Grants); the secrets and keys each
+	// needs come from files or the environment, never from argv.
+	Grant               string
+	ClientSecretFile    string
+	ClientAssertionKey  string
+	AssertionFile       string
+	IDTokenFile         string
+	IDPIssuer           string
+	IDPTokenEndpoint    string
+	IDPClientID         string
+	IDPClientSecretFile string
+	DPoP                bool
+	DPoPKey             string
+
 	// out is where an interactive flow talks to the user (stderr), and
 	// interactive says a person is there.
 	out         io.Writer
 	interactive bool
+	// What validate read and made: the secret at the identity provider,
+	// the keys, and the readers of the grant's assertion.
+	idpSecret string
+	clientKey *auth.Key
+	dpopKey   *auth.Key
+	assertion func() (string, error)
+	idToken   func() (string, error)
 }
 
 func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
@@ -106,6 +127,7 @@ func addAuthFlags(cmd *cobra.Command, a *AuthOptions) {
 	f.IntVar(&a.RedirectPort, "oauth-redirect-port", 0, "OAuth: the loopback port of the redirect URI (default: the one of a kept registration, else any free port)")
 	f.StringArrayVar(&a.Scopes, "scope", nil, "OAuth: request these scopes instead of the ones the server names (space-separated or repeated)")
 	f.BoolVar(&a.NoBrowser, "no-browser", false, "OAuth: print the authorization URL instead of opening a browser")
+	addGrantFlags(cmd, a)
 }
 
 // validate checks the authorization flags against the target.
@@ -119,18 +141,27 @@ func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
 		scopes = append(scopes, strings.Fields(s)...)
 	}
 	a.Scopes = scopes
-	oauth := a.ClientID != "" || a.ClientSecret != "" || a.ClientMetadataURL != "" || a.Headless || a.RedirectPort != 0 || len(a.Scopes) > 0 || a.NoBrowser
+	oauth := a.ClientID != "" || a.ClientSecret != "" || a.ClientMetadataURL != "" || a.Headless || a.RedirectPort != 0 || len(a.Scopes) > 0 || a.NoBrowser ||
+		a.grantFlagsSet()
 	switch {
 	case o.Command != nil && (a.Bearer != "" || oauth):
 		return flagErrorf("--bearer and the OAuth flags apply to HTTP servers, not to a command")
 	case a.Bearer != "" && oauth:
 		return flagErrorf("--bearer sends a token of your own: it does not go with the OAuth flags")
-	case a.ClientSecret != "" && a.ClientID == "":
-		return flagErrorf("--client-secret needs --client-id")
+	case a.ClientSecret != "" && a.ClientSecretFile != "":
+		return flagErrorf("give --client-secret or --client-secret-file, not both")
 	case a.RedirectPort < 0 || a.RedirectPort > 65535:
 		return flagErrorf("invalid --oauth-redirect-port %d", a.RedirectPort)
 	case a.Headless && a.NoBrowser:
 		return flagErrorf("--oauth-headless uses no browser already: drop --no-browser")
+	}
+	if o.Command == nil && a.Bearer == "" {
+		if err := a.validateGrant(); err != nil {
+			return err
+		}
+	}
+	if a.ClientSecret != "" && a.ClientID == "" {
+		return flagErrorf("--client-secret needs --client-id")
 	}
 	if a.ClientMetadataURL != "" {
 		if err := auth.ValidClientMetadataURL(a.ClientMetadataURL); err != nil {
@@ -144,7 +175,8 @@ func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
 			}
 		}
 	}
-	o.secrets = append(o.secrets, a.Bearer, a.ClientSecret)
+	o.secrets = append(o.secrets, a.Bearer, a.ClientSecret, a.idpSecret)
+	o.secrets = append(o.secrets, a.currentAssertions()...)
 	return nil
 }
 
@@ -165,6 +197,8 @@ func (a *AuthOptions) roundTripper(serverURL string, h http.Header, tap transpor
 		Headless: a.Headless, NoBrowser: a.NoBrowser, RedirectPort: a.RedirectPort, Scopes: a.Scopes,
 		ClientID: a.ClientID, ClientSecret: a.ClientSecret, ClientMetadataURL: a.ClientMetadataURL,
 		ClientName: "mcpi", ClientVersion: Version,
+		Grant: a.Grant, ClientKey: a.clientKey, DPoP: a.dpopKey, Assertion: a.assertion, IDToken: a.idToken,
+		IDP: auth.IDP{Issuer: a.IDPIssuer, TokenEndpoint: a.IDPTokenEndpoint, ClientID: a.IDPClientID, ClientSecret: a.idpSecret},
 	}
 	if dir, err := auth.DefaultDir(); err == nil {
 		opts.Store = auth.OpenStore(dir)

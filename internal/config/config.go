@@ -50,6 +50,9 @@ type Server struct {
 
 	URL     string
 	Headers map[string]string
+	// OAuth is the entry's "oauth" object: how mcpi authorizes to the
+	// server (nil when there is none).
+	OAuth *OAuth
 
 	Inputs   []Input // the VS Code inputs this entry references, in order of first use
 	Disabled bool    // the host has it switched off ("disabled": true or "enabled": false)
@@ -58,6 +61,72 @@ type Server struct {
 	// an unknown type, a field of the wrong JSON type). Find and Resolve
 	// return it, so that one bad entry does not hide the others.
 	Err error
+}
+
+// OAuth is how mcpi authorizes to an HTTP server, as an entry's "oauth"
+// object says: the command line's OAuth flags, by the same names in camel
+// case (clientId, grant, clientSecretFile, clientAssertionKey, scopes,
+// assertionFile, idTokenFile, idp, dpop, dpopKey, clientMetadataUrl,
+// redirectPort; Claude Code's callbackPort is redirectPort). Secrets are
+// named by file, never written in the entry; paths may be relative to the
+// file, and use ${env:...} variables.
+type OAuth struct {
+	ClientID           string   `json:"clientId"`
+	Grant              string   `json:"grant"`
+	ClientSecretFile   string   `json:"clientSecretFile"`
+	ClientAssertionKey string   `json:"clientAssertionKey"`
+	ClientMetadataURL  string   `json:"clientMetadataUrl"`
+	Scopes             []string `json:"-"`
+	AssertionFile      string   `json:"assertionFile"`
+	IDTokenFile        string   `json:"idTokenFile"`
+	IDP                struct {
+		Issuer           string `json:"issuer"`
+		TokenEndpoint    string `json:"tokenEndpoint"`
+		ClientID         string `json:"clientId"`
+		ClientSecretFile string `json:"clientSecretFile"`
+	} `json:"idp"`
+	DPoP         bool   `json:"dpop"`
+	DPoPKey      string `json:"dpopKey"`
+	RedirectPort int    `json:"redirectPort"`
+	CallbackPort int    `json:"callbackPort"`
+}
+
+// parseOAuth reads an "oauth" object.
+func parseOAuth(raw json.RawMessage) (*OAuth, error) {
+	if jsonKind(raw) != "object" {
+		return nil, fmt.Errorf("want an object, got %s", jsonKind(raw))
+	}
+	var o OAuth
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, err
+	}
+	var extra struct {
+		ClientSecret json.RawMessage `json:"clientSecret"`
+		Scopes       json.RawMessage `json:"scopes"`
+		Scope        json.RawMessage `json:"scope"`
+	}
+	_ = json.Unmarshal(raw, &extra)
+	if extra.ClientSecret != nil {
+		return nil, errors.New(`"clientSecret": a secret is not written in a configuration file: name a file of it (clientSecretFile), or set $MCPI_CLIENT_SECRET`)
+	}
+	for _, v := range []json.RawMessage{extra.Scopes, extra.Scope} {
+		switch jsonKind(v) {
+		case "string":
+			var str string
+			_ = json.Unmarshal(v, &str)
+			o.Scopes = append(o.Scopes, strings.Fields(str)...)
+		case "array":
+			list, err := scalars(v)
+			if err != nil {
+				return nil, fmt.Errorf(`"scopes": %v`, err)
+			}
+			o.Scopes = append(o.Scopes, list...)
+		}
+	}
+	if o.RedirectPort == 0 {
+		o.RedirectPort = o.CallbackPort
+	}
+	return &o, nil
 }
 
 // Input is a VS Code input variable declaration ("inputs" in mcp.json),
@@ -339,6 +408,13 @@ func (p *parser) entry(name string, raw json.RawMessage) Server {
 			s.Headers = m
 		}
 	}
+	if v, ok := fields["oauth"]; ok && jsonKind(v) != "null" {
+		o, err := parseOAuth(v)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%q: %v", "oauth", err))
+		}
+		s.OAuth = o
+	}
 	if v, ok := fields["disabled"]; ok {
 		var b bool
 		if json.Unmarshal(v, &b) == nil && b {
@@ -418,6 +494,10 @@ func (s Server) strings() []string {
 	out = append(out, s.EnvFile, s.Cwd, s.URL)
 	for _, k := range sortedKeys(s.Headers) {
 		out = append(out, s.Headers[k])
+	}
+	if o := s.OAuth; o != nil {
+		out = append(out, o.ClientID, o.ClientSecretFile, o.ClientAssertionKey, o.AssertionFile, o.IDTokenFile, o.DPoPKey,
+			o.IDP.Issuer, o.IDP.TokenEndpoint, o.IDP.ClientID, o.IDP.ClientSecretFile)
 	}
 	return out
 }

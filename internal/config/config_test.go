@@ -267,3 +267,47 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestOAuthEntry: an entry's "oauth" object, its scopes in both forms,
+// Claude Code's callbackPort, paths resolved against the file with
+// ${env:...} expanded; a secret written in the entry is refused.
+func TestOAuthEntry(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcp.json")
+	data := `{"mcpServers": {
+		"m2m": {"url": "https://h/mcp", "oauth": {"clientId": "c1", "grant": "client_credentials",
+			"clientSecretFile": "${env:SECRETS}/c1", "clientAssertionKey": "keys/c1.pem", "scopes": "a b", "dpop": true,
+			"idp": {"issuer": "https://idp"}, "callbackPort": 8765}},
+		"leaky": {"url": "https://h/mcp", "oauth": {"clientId": "c1", "clientSecret": "s3cret"}}
+	}}`
+	servers, err := Parse(path, []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2m, err := Find(servers, "m2m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m2m.Resolve(nil, func(k string) (string, bool) { return "/run/secrets", k == "SECRETS" }, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.OAuth
+	if o == nil || o.ClientID != "c1" || o.Grant != "client_credentials" || o.ClientSecretFile != "/run/secrets/c1" ||
+		o.ClientAssertionKey != filepath.Join(dir, "keys/c1.pem") || !reflect.DeepEqual(o.Scopes, []string{"a", "b"}) ||
+		!o.DPoP || o.IDP.Issuer != "https://idp" || o.RedirectPort != 8765 {
+		t.Errorf("oauth %+v", o)
+	}
+	if m2m.OAuth.ClientSecretFile != "${env:SECRETS}/c1" {
+		t.Errorf("Resolve changed the entry it was called on: %+v", m2m.OAuth)
+	}
+	var leaky Server
+	for _, s := range servers {
+		if s.Name == "leaky" {
+			leaky = s
+		}
+	}
+	if leaky.Err == nil || !strings.Contains(leaky.Err.Error(), "clientSecretFile") {
+		t.Errorf("a clientSecret in the entry: %v", leaky.Err)
+	}
+}

@@ -74,6 +74,19 @@ func (s Server) Resolve(inputs map[string]string, lookupEnv func(string) (string
 	r.URL = x.expand(s.URL)
 	r.Headers = x.expandMap(s.Headers)
 	r.Inputs = slices.Clone(s.Inputs)
+	var oauthFiles []*string
+	if s.OAuth != nil {
+		o := *s.OAuth
+		o.Scopes = slices.Clone(s.OAuth.Scopes)
+		for _, f := range []*string{&o.ClientID, &o.ClientMetadataURL, &o.IDP.Issuer, &o.IDP.TokenEndpoint, &o.IDP.ClientID} {
+			*f = x.expand(*f)
+		}
+		oauthFiles = []*string{&o.ClientSecretFile, &o.ClientAssertionKey, &o.AssertionFile, &o.IDTokenFile, &o.DPoPKey, &o.IDP.ClientSecretFile}
+		for _, f := range oauthFiles {
+			*f = x.expand(*f)
+		}
+		r.OAuth = &o
+	}
 
 	if len(x.missingInputs) > 0 {
 		e := &MissingInputError{Server: s.Name, Source: s.Source, IDs: x.missingInputs}
@@ -102,6 +115,13 @@ func (s Server) Resolve(inputs map[string]string, lookupEnv func(string) (string
 	}
 	if r.Cwd != "" && !filepath.IsAbs(r.Cwd) {
 		r.Cwd = filepath.Join(base, r.Cwd)
+	}
+	// An OAuth file is named relative to the configuration file: the
+	// secrets are kept beside it, whatever folder mcpi runs in.
+	for _, f := range oauthFiles {
+		if *f != "" && !filepath.IsAbs(*f) {
+			*f = filepath.Join(filepath.Dir(s.Source), *f)
+		}
 	}
 	if r.EnvFile != "" {
 		if !filepath.IsAbs(r.EnvFile) {

@@ -17,7 +17,8 @@ import (
 // scenario is a client scenario and the checks that must come back SUCCESS.
 type scenario struct {
 	name string
-	// rev is the revision whose wire the scenario runs at.
+	// rev is the revision whose wire the scenario runs at; empty for an
+	// extension's scenario, which is on no revision's timeline.
 	rev    string
 	checks []string
 	// stdout, when set, must appear in the client's output.
@@ -139,6 +140,22 @@ var scenarios = []scenario{
 	{name: "auth/iss-wrong-issuer", rev: "2026-07-28", checks: cat(authRequest, dcr26, []string{"sep-2468-client-compare-iss-supported"})},
 	{name: "auth/iss-unexpected", rev: "2026-07-28", checks: cat(authRequest, dcr26, []string{"sep-2468-client-compare-iss-unadvertised"})},
 	{name: "auth/iss-normalized", rev: "2026-07-28", checks: cat(authRequest, dcr26, []string{"sep-2468-client-no-normalization"})},
+
+	// 2025-03-26: no protected resource metadata; the server's origin is
+	// its authorization server, with metadata or with the default endpoints.
+	{name: "auth/2025-03-26-oauth-metadata-backcompat", rev: "2025-03-26", checks: cat([]string{"authorization-server-metadata", "client-registration"},
+		authRequest[2:], authToken, []string{"valid-bearer-token"})},
+	{name: "auth/2025-03-26-oauth-endpoint-fallback", rev: "2025-03-26", checks: []string{"client-registration", "authorization-request", "token-request", "valid-bearer-token"}},
+
+	// The authorization extensions: machine to machine (client credentials
+	// with a secret or a private_key_jwt assertion, workload identity),
+	// enterprise-managed authorization and DPoP.
+	{name: "auth/client-credentials-basic", checks: cat(authDiscovery, []string{"token-request", "client-credentials-basic-auth", "valid-bearer-token"})},
+	{name: "auth/client-credentials-jwt", checks: cat(authDiscovery, []string{"token-request", "client-credentials-jwt-verified", "valid-bearer-token"})},
+	{name: "auth/wif-jwt-bearer", checks: cat(authDiscovery, []string{"token-request", "wif-assertion-verified", "valid-bearer-token"})},
+	{name: "auth/enterprise-managed-authorization", checks: cat(authDiscovery, []string{"complete-flow-token-exchange", "token-request", "complete-flow-jwt-bearer", "valid-bearer-token"})},
+	{name: "auth/dpop", checks: cat(authRequest, authToken, dcr25, dpop)},
+	{name: "auth/dpop-nonce", checks: cat(authRequest, authToken, dcr25, dpop, []string{"sep-1932-client-as-nonce", "sep-1932-client-rs-nonce"})},
 }
 
 // The checks of an OAuth flow, in the order it earns them: discovery and
@@ -146,13 +163,18 @@ var scenarios = []scenario{
 var (
 	authRequest = []string{"prm-pathbased-requested", "authorization-server-metadata", "authorization-request",
 		"pkce-code-challenge-sent", "pkce-s256-method-used"}
-	authToken    = []string{"token-request", "pkce-code-verifier-sent", "pkce-verifier-matches-challenge"}
-	authFlow     = cat(authRequest, authToken, []string{"valid-bearer-token"})
-	authResource = []string{"resource-parameter-in-authorization", "resource-parameter-in-token",
+	authToken = []string{"token-request", "pkce-code-verifier-sent", "pkce-verifier-matches-challenge"}
+	authFlow  = cat(authRequest, authToken, []string{"valid-bearer-token"})
+	// Discovery alone: the grants without a person start there.
+	authDiscovery = authRequest[:2]
+	authResource  = []string{"resource-parameter-in-authorization", "resource-parameter-in-token",
 		"resource-parameter-valid-uri", "resource-parameter-consistency", "resource-parameter-matches-prm"}
 	// Dynamic client registration; 2026-07-28 checks its application_type.
 	dcr25 = []string{"client-registration"}
 	dcr26 = []string{"client-registration", "sep-837-application-type-present"}
+	// DPoP: a proof at the token request, the DPoP scheme and a fresh proof
+	// on every MCP request.
+	dpop = []string{"sep-1932-client-token-request-proof", "sep-1932-client-dpop-auth-scheme", "sep-1932-client-fresh-proof"}
 )
 
 func cat(lists ...[]string) []string {
@@ -245,10 +267,17 @@ type check struct {
 func TestClientScenarios(t *testing.T) {
 	s := setup(t)
 	for _, sc := range scenarios {
-		t.Run(sc.rev+"/"+sc.name, func(t *testing.T) {
+		label := sc.rev
+		if label == "" {
+			label = "extension"
+		}
+		t.Run(label+"/"+sc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			cmd := exec.Command(s.node, s.cli, "client", "--command", s.client, "--scenario", sc.name,
-				"--spec-version", sc.rev, "-o", dir, "--timeout", "30000")
+			args := []string{s.cli, "client", "--command", s.client, "--scenario", sc.name, "-o", dir, "--timeout", "30000"}
+			if sc.rev != "" {
+				args = append(args, "--spec-version", sc.rev)
+			}
+			cmd := exec.Command(s.node, args...)
 			// Each scenario is a new server: detect its era, and remember
 			// nothing outside the test.
 			cmd.Env = append(os.Environ(), "MCPI="+s.mcpi, "NODE="+s.node, "MCPI_ERA=auto", "XDG_CACHE_HOME="+t.TempDir())

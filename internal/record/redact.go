@@ -70,7 +70,8 @@ func IsSecretHeader(name string) bool {
 	switch n {
 	case "www-authenticate", "proxy-authenticate":
 		return false
-	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key":
+	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
+		"dpop": // a DPoP proof (RFC 9449): signed by the client's key, bound to a token
 		return true
 	}
 	return containsAny(n, secretWords)
