@@ -123,6 +123,8 @@ func TestPathBoundary(t *testing.T) {
 		"session.go:sessionStartRun": "the session's log in the runtime directory",
 		"conn.go:startRecording":     "--record belongs to the connection: no command in a session takes it, and session start's daemon runs where start was typed",
 		"proxy.go:proxyRun":          "proxy runs in no session",
+		"grant.go:readSecretFile":    "a connection's credential: read by session start's daemon, which runs where start was typed",
+		"grant.go:fileOrEnv":         "a connection's credential: read by session start's daemon, which runs where start was typed",
 	}
 	used := map[string]bool{}
 	fset := token.NewFileSet()

@@ -170,7 +170,7 @@ func (o *ConnOptions) validate() error {
 		o.Elicit = mcp.ElicitAccept
 	}
 	for _, r := range o.Roots {
-		root, err := roots.ParseIn(r, o.IO.Dir)
+		root, err := roots.ParseIn(r, o.IO.WorkDir())
 		if err != nil {
 			return &FlagError{Err: fmt.Errorf("invalid --root: %w", err)}
 		}

@@ -43,6 +43,14 @@ type IOStreams struct {
 	Dir string
 }
 
+// WorkDir is Dir, for a nil IOStreams too.
+func (s *IOStreams) WorkDir() string {
+	if s == nil {
+		return ""
+	}
+	return s.Dir
+}
+
 // Path resolves a path the user gave (a flag's @FILE, --save DIR, a root)
 // against the command's directory.
 func (s *IOStreams) Path(p string) string {

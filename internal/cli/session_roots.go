@@ -58,7 +58,7 @@ func newCmdRootsChange(f *Factory, op, short string) *cobra.Command {
 			}
 			return sessionOnly(cmd, o, args, func(h *heldSession) error {
 				now := h.disp.getRoots()
-				next, err := changeRoots(op, now, args, o.IO.Dir)
+				next, err := changeRoots(op, now, args, o.IO.WorkDir())
 				if err != nil {
 					return &FlagError{Err: err}
 				}
