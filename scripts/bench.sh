@@ -5,6 +5,8 @@
 #   1. one-shot tool calls, each a process of its own, against the same
 #      stdio server: the floor (a minimal client), `mcpi call`, a Go SDK
 #      client and the official Inspector CLI (internal/bench/cmd/mcpibench);
+#      then calls against a connection held open, over stdio and Streamable
+#      HTTP: `mcpi call --session` against the Inspector's mcpdo;
 #   2. the `go test -bench` suite of internal/bench (round trips per second
 #      over stdio and Streamable HTTP, one at a time and 32 at once; a flood
 #      of 100,000 notifications; a 50 MB result), mcpi against the Go SDK
@@ -67,7 +69,7 @@ node=.cache/npm/node_modules/.bin/node
 launcher=.cache/npm/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js
 if [ -z "${NO_INSPECTOR:-}" ]; then
   scripts/deps.sh
-  inspector_flags=(-node "$PWD/$node" -inspector "$PWD/$launcher")
+  inspector_flags=(-node "$PWD/$node" -inspector "$PWD/$launcher" -mcpdo "$(readlink -f .cache/npm/node_modules/.bin/mcpdo)")
 fi
 
 {

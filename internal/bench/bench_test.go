@@ -304,6 +304,9 @@ func stdioContenders(era string, workers int) []contender {
 			defer cs.Close()
 			runCalls(b, workers, sdkEcho(cs))
 		}},
+		{"mcpi-session", func(b *testing.B) {
+			runCalls(b, workers, mcpiSession(b, era, stdioTarget()...))
+		}},
 	}
 }
 
@@ -331,6 +334,9 @@ func httpContenders(era string, workers int) []contender {
 			cs := sdkHTTP(b, demoHTTP(b), sdkSessionOptions(era))
 			defer cs.Close()
 			runCalls(b, workers, sdkEcho(cs))
+		}},
+		{"mcpi-session", func(b *testing.B) {
+			runCalls(b, workers, mcpiSession(b, era, demoHTTP(b)))
 		}},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -67,6 +68,9 @@ func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
 	tools, err := c.AllTools(ctx)
 	if err != nil {
 		return err
+	}
+	if h := heldOf(ctx); h != nil && h.c == c {
+		h.tools.set(c.Generation(), slices.Clone(tools))
 	}
 	if o.JSON {
 		return writeJSON(o.IO, nonNil(tools))

@@ -272,3 +272,51 @@ func TestSessionPathsAreTheCommands(t *testing.T) {
 		t.Errorf("roots add sub: exit %d, %q, %q", code, out, errOut)
 	}
 }
+
+// TestSessionToolCache: a call in a session checks its arguments against
+// the tools the session last listed, and a tool the server removes (and
+// says so) is no longer taken for one: the call fails as for a tool that
+// never was, in either era.
+func TestSessionToolCache(t *testing.T) {
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			t.Parallel()
+			dir := liveDir(t)
+			startSession(t, dir, "c", "-e", mcptest.PeerEnv+"=demo:"+era, "--", os.Args[0], "-test.run=^$")
+			call := func(args ...string) (ExitCode, string) {
+				code, out, errOut := runLive(t, dir, nil, append(append([]string{"call"}, args...), "--session", "c")...)
+				return code, out + errOut
+			}
+			noTool, out := call("no_such_tool")
+			if !strings.Contains(out, "does not list a tool named no_such_tool") {
+				t.Fatalf("a call of a tool that is not listed says %q", out)
+			}
+			if code, out := call("echo", "text=hi"); code != ExitOK {
+				t.Fatalf("echo: %d %s", code, out)
+			}
+			if code, out := call("toggle_tool"); code != ExitOK {
+				t.Fatalf("toggle_tool: %d %s", code, out)
+			}
+			// Not in the tools the session knew: listed anew.
+			if code, out := call("extra_tool"); code != ExitOK {
+				t.Fatalf("extra_tool once added: %d %s", code, out)
+			}
+			if code, out := call("toggle_tool"); code != ExitOK {
+				t.Fatalf("toggle_tool again: %d %s", code, out)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				// As for any tool the server does not list: a warning,
+				// then the call anyway, which the server refuses.
+				code, out := call("extra_tool")
+				if code == noTool && strings.Contains(out, "does not list a tool named extra_tool") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("extra_tool, removed and said so: exit %d (%s), want %d as for a tool that never was", code, out, noTool)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}

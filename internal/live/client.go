@@ -43,6 +43,8 @@ const cancelGrace = 3 * time.Second
 // Run sends a command to the session's daemon, copies what it writes to
 // stdout and stderr, and returns its exit code. When ctx ends the command
 // is cancelled in the daemon, and Run waits a little for its last words.
+// The frames are read on the caller's goroutine: a command's output costs
+// no hand-over between goroutines.
 func Run(ctx context.Context, dir, name string, req *Request, stdout, stderr io.Writer) (int, error) {
 	req.Op = OpRun
 	c, err := Dial(dir, name)
@@ -53,51 +55,29 @@ func Run(ctx context.Context, dir, name string, req *Request, stdout, stderr io.
 	if err := c.Send(req); err != nil {
 		return 0, err
 	}
-	frames := make(chan Frame)
-	failed := make(chan error, 1)
-	quit := make(chan struct{})
-	defer close(quit)
-	go func() {
-		for {
-			var f Frame
-			if err := c.Recv(&f); err != nil {
-				failed <- err
-				return
+	stop := context.AfterFunc(ctx, func() {
+		c.Send(Request{Op: OpCancel})
+		c.SetDeadline(time.Now().Add(cancelGrace))
+	})
+	defer stop()
+	for {
+		var f Frame
+		if err := c.Recv(&f); err != nil {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
 			}
-			select {
-			case frames <- f:
-			case <-quit:
-				return
-			}
-			if f.Exit != nil {
-				return
+			return 0, fmt.Errorf("%w: %v", ErrLostDaemon, err)
+		}
+		if len(f.Out) > 0 {
+			if _, err := stdout.Write(f.Out); err != nil {
+				return 0, err
 			}
 		}
-	}()
-	var grace <-chan time.Time
-	done := ctx.Done()
-	for {
-		select {
-		case f := <-frames:
-			if len(f.Out) > 0 {
-				if _, err := stdout.Write(f.Out); err != nil {
-					return 0, err
-				}
-			}
-			if len(f.Err) > 0 {
-				stderr.Write(f.Err)
-			}
-			if f.Exit != nil {
-				return *f.Exit, nil
-			}
-		case err := <-failed:
-			return 0, fmt.Errorf("%w: %v", ErrLostDaemon, err)
-		case <-done:
-			done = nil
-			c.Send(Request{Op: OpCancel})
-			grace = time.After(cancelGrace)
-		case <-grace:
-			return 0, ctx.Err()
+		if len(f.Err) > 0 {
+			stderr.Write(f.Err)
+		}
+		if f.Exit != nil {
+			return *f.Exit, nil
 		}
 	}
 }

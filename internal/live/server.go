@@ -64,15 +64,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, done <-chan struct{
 	defer cancel()
 	s.lastUsed.Store(time.Now().UnixNano())
 	var wg sync.WaitGroup
-	conns := make(chan net.Conn)
+	// Each connection is served on a goroutine of its own, started by the
+	// accepting one: no hand-over on the way of a command.
+	accepted := make(chan struct{})
 	go func() {
+		defer close(accepted)
 		for {
 			c, err := ln.Accept()
 			if err != nil {
-				close(conns)
 				return
 			}
-			conns <- c
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.serveConn(ctx, c)
+			}()
 		}
 	}()
 	var tick <-chan time.Time
@@ -85,16 +91,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, done <-chan struct{
 loop:
 	for {
 		select {
-		case c, ok := <-conns:
-			if !ok {
-				why = errors.New("the listener closed")
-				break loop
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s.serveConn(ctx, c)
-			}()
+		case <-accepted:
+			why = errors.New("the listener closed")
+			break loop
 		case <-tick:
 			if s.active.Load() == 0 && time.Since(time.Unix(0, s.lastUsed.Load())) >= s.Idle {
 				why = ErrIdle
@@ -111,15 +110,11 @@ loop:
 			break loop
 		}
 	}
-	go func() {
-		for c := range conns {
-			c.Close()
-		}
-	}()
 	if s.OnEnd != nil {
 		s.OnEnd(why)
 	}
 	ln.Close()
+	<-accepted
 	if why != nil {
 		// Stopped: commands under way are cancelled. Ended: they fail on
 		// their own with the session's error, which they must still tell.
@@ -189,7 +184,10 @@ func (s *Server) run(ctx context.Context, c *Conn, req *Request) {
 		c.Recv(&next)
 		cancel()
 	}()
-	code := s.Run(ctx, req, frameWriter{c, false}, frameWriter{c, true})
+	stdout, stderr := &frameWriter{c: c}, &frameWriter{c: c, isErr: true}
+	code := s.Run(ctx, req, stdout, stderr)
+	stdout.Flush()
+	stderr.Flush()
 	if code != 0 {
 		s.failed.Add(1)
 	}
@@ -200,20 +198,66 @@ func (s *Server) run(ctx context.Context, c *Conn, req *Request) {
 	c.Send(Frame{Exit: &code})
 }
 
-// frameWriter sends each write as a frame of stdout or stderr bytes.
+// frameWriter sends what a command writes on stdout or stderr as frames:
+// the writes of a moment go together (a command's output is many small
+// writes, and a frame each would cost a system call each), at most
+// flushDelay after the first, at once past frameMax bytes, and at the end
+// of the command. A failed send (the command's caller is gone) fails the
+// next write.
 type frameWriter struct {
 	c     *Conn
 	isErr bool
+
+	mu    sync.Mutex
+	buf   []byte
+	timer *time.Timer
+	err   error
 }
 
-func (w frameWriter) Write(p []byte) (int, error) {
-	b := append([]byte(nil), p...)
-	f := Frame{Out: b}
-	if w.isErr {
-		f = Frame{Err: b}
+const (
+	flushDelay = 10 * time.Millisecond
+	frameMax   = 32 << 10
+)
+
+func (w *frameWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return 0, w.err
 	}
-	if err := w.c.Send(f); err != nil {
-		return 0, err
+	w.buf = append(w.buf, p...)
+	if len(w.buf) >= frameMax {
+		if err := w.flushLocked(); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if w.timer == nil {
+		w.timer = time.AfterFunc(flushDelay, func() { w.Flush() })
 	}
 	return len(p), nil
+}
+
+// Flush sends what is buffered.
+func (w *frameWriter) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.flushLocked()
+}
+
+func (w *frameWriter) flushLocked() error {
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	if len(w.buf) == 0 || w.err != nil {
+		return w.err
+	}
+	f := Frame{Out: w.buf}
+	if w.isErr {
+		f = Frame{Err: w.buf}
+	}
+	w.buf = nil
+	w.err = w.c.Send(f)
+	return w.err
 }

@@ -67,7 +67,7 @@ type Conn struct {
 }
 
 func newConn(c net.Conn) *Conn {
-	return &Conn{c: c, r: bufio.NewReaderSize(c, 64<<10), enc: json.NewEncoder(c)}
+	return &Conn{c: c, r: bufio.NewReader(c), enc: json.NewEncoder(c)}
 }
 
 // Send writes one message.

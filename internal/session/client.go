@@ -338,6 +338,11 @@ func (c *Client) initializeLocked(ctx context.Context) error {
 	return nil
 }
 
+// Generation counts the sessions the client has started with the server:
+// 1 after the first, one more each time a forgotten session was replaced.
+// What was learnt of the server under another generation may be stale.
+func (c *Client) Generation() int64 { return c.generation.Load() }
+
 // InitializeResult returns the server's answer to initialize.
 func (c *Client) InitializeResult() *mcp.InitializeResult {
 	c.stateMu.RLock()

@@ -1,6 +1,6 @@
 // Command mcpibench is the comparison program of scripts/bench.sh.
 //
-//	mcpibench oneshot -bin DIR [-n 30] [-heavy-n 5] [-node NODE -inspector LAUNCHER_JS] [-other-mcpi LABEL=PATH]
+//	mcpibench oneshot -bin DIR [-n 30] [-heavy-n 5] [-node NODE -inspector LAUNCHER_JS -mcpdo MCPDO_JS] [-other-mcpi LABEL=PATH]
 //	mcpibench summarize [-baseline gosdk] < go-test-bench-output
 //	mcpibench machine
 //
@@ -13,6 +13,14 @@
 // to its exit; peak RSS is the client process's own high-water mark
 // (VmHWM), read when it exits (Linux: the runner traces the client to stop
 // it at exit), so that the server it spawned is not counted.
+//
+// The session scenarios time one call, a process each, against a
+// connection held open in the background: mcpi's live session (`mcpi call
+// --session`), the Inspector's mcpdo (`mcpdo tools/call` on a connection
+// made by `mcpdo connect`), with a one-shot `mcpi call` and the start of
+// `mcpi --help` (what any process costs) beside them; over stdio (the
+// Go SDK demo server) and Streamable HTTP (mcpi's demo server). Connecting
+// is done once, before the rounds, and not timed.
 //
 // summarize reads the output of rounds of `go test -bench` (each round
 // running every benchmark once) and prints, per benchmark, the median of
@@ -71,6 +79,7 @@ func usage() {
 type contender struct {
 	name string
 	argv []string
+	env  []string // added to the environment
 }
 
 type scenario struct {
@@ -80,6 +89,9 @@ type scenario struct {
 	base    string // the contender ratios are taken against
 	expect  func(out []byte) error
 	players []contender
+	// setup runs before the first round (the held connections); its
+	// teardown after the last.
+	setup func() (teardown func(), err error)
 }
 
 // sample is one run of one contender.
@@ -95,7 +107,8 @@ func oneshot(args []string) error {
 	heavyN := fs.Int("heavy-n", 5, "rounds of the flood and huge scenarios")
 	node := fs.String("node", "", "Node.js 22 to run the Inspector with")
 	inspector := fs.String("inspector", "", "the Inspector's launcher (clients/launcher/build/index.js); empty leaves it out")
-	only := fs.String("scenarios", "startup,echo,flood,huge", "scenarios to run, comma-separated")
+	mcpdo := fs.String("mcpdo", "", "the Inspector's mcpdo (its JS file); empty leaves it out of the session scenarios")
+	only := fs.String("scenarios", "startup,echo,flood,huge,session,session-http", "scenarios to run, comma-separated")
 	timeout := fs.Duration("timeout", 2*time.Minute, "bound on one run")
 	other := fs.String("other-mcpi", "", "LABEL=PATH: another mcpi build to run as one more contender (a before/after comparison)")
 	fs.Parse(args)
@@ -121,7 +134,7 @@ func oneshot(args []string) error {
 		if len(toolArgs) > 0 {
 			argv = append(append(argv, "--tool-arg"), toolArgs...)
 		}
-		return &contender{"inspector", withServer(argv, mode)}
+		return &contender{name: "inspector", argv: withServer(argv, mode)}
 	}
 	contains := func(want string, min int) func([]byte) error {
 		return func(out []byte) error {
@@ -148,7 +161,7 @@ func oneshot(args []string) error {
 			if mode != "" {
 				a = withServer(a, mode)
 			}
-			cs = append(cs, &contender{m[0] + suffix, a})
+			cs = append(cs, &contender{name: m[0] + suffix, argv: a})
 		}
 		return cs
 	}
@@ -157,20 +170,20 @@ func oneshot(args []string) error {
 			name: "startup", what: "each program started with its help flag and nothing else to do: what starting it costs",
 			rounds: *n, base: "floor", expect: func([]byte) error { return nil },
 			players: compact(slices.Concat(
-				[]*contender{{"floor", []string{p("floor"), "-h"}}},
+				[]*contender{{name: "floor", argv: []string{p("floor"), "-h"}}},
 				mcpi("", func(bin string) []string { return []string{bin, "--help"} }, ""),
-				[]*contender{{"gosdk", []string{p("sdkcall"), "-h"}}},
+				[]*contender{{name: "gosdk", argv: []string{p("sdkcall"), "-h"}}},
 			)...),
 		},
 		{
 			name: "echo", what: "one `tools/call` of echo against the demo server (official Go SDK), from process start to exit",
 			rounds: *n, base: "floor", expect: contains("hi", 0),
 			players: compact(slices.Concat(
-				[]*contender{{"floor", withServer([]string{p("floor"), "-args", `{"text":"hi"}`}, "demo")}},
+				[]*contender{{name: "floor", argv: withServer([]string{p("floor"), "-args", `{"text":"hi"}`}, "demo")}},
 				mcpi("", func(bin string) []string { return []string{bin, "call", "echo", "text=hi"} }, "demo"),
 				[]*contender{
-					{"gosdk", withServer([]string{p("sdkcall"), "-args", `{"text":"hi"}`}, "demo")},
-					{"gosdk -list", withServer([]string{p("sdkcall"), "-list", "-args", `{"text":"hi"}`}, "demo")},
+					{name: "gosdk", argv: withServer([]string{p("sdkcall"), "-args", `{"text":"hi"}`}, "demo")},
+					{name: "gosdk -list", argv: withServer([]string{p("sdkcall"), "-list", "-args", `{"text":"hi"}`}, "demo")},
 					inspect("demo", "text=hi"),
 				},
 			)...),
@@ -179,22 +192,23 @@ func oneshot(args []string) error {
 			name: "flood", what: "one `tools/call` answered after 100,000 notifications/message",
 			rounds: *heavyN, base: "gosdk", expect: contains("ok", 0),
 			players: compact(slices.Concat(
-				[]*contender{{"floor", withServer([]string{p("floor")}, "flood")}},
+				[]*contender{{name: "floor", argv: withServer([]string{p("floor")}, "flood")}},
 				mcpi("", func(bin string) []string { return []string{bin, "call", "echo"} }, "flood"),
 				mcpi(" --record", func(bin string) []string { return []string{bin, "call", "echo", "--record", trace} }, "flood"),
-				[]*contender{{"gosdk", withServer([]string{p("sdkcall")}, "flood")}, inspect("flood")},
+				[]*contender{{name: "gosdk", argv: withServer([]string{p("sdkcall")}, "flood")}, inspect("flood")},
 			)...),
 		},
 		{
 			name: "huge", what: "one `tools/call` answered with a 50 MB text on one line, printed to /dev/null",
 			rounds: *heavyN, base: "gosdk", expect: contains("xxxxxxxx", 50<<20),
 			players: compact(slices.Concat(
-				[]*contender{{"floor", withServer([]string{p("floor")}, "huge")}},
+				[]*contender{{name: "floor", argv: withServer([]string{p("floor")}, "huge")}},
 				mcpi("", func(bin string) []string { return []string{bin, "call", "echo"} }, "huge"),
-				[]*contender{{"gosdk", withServer([]string{p("sdkcall"), "-unlimited"}, "huge")}, inspect("huge")},
+				[]*contender{{name: "gosdk", argv: withServer([]string{p("sdkcall"), "-unlimited"}, "huge")}, inspect("huge")},
 			)...),
 		},
 	}
+	all = append(all, sessionScenarios(p, *node, *mcpdo, tmp, *n)...)
 	// Ptrace requests must come from the thread that started the tracee.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -225,9 +239,19 @@ func runScenario(sc scenario, tmp string, timeout time.Duration, w io.Writer) er
 	// it is not counted. A contender that fails is left out, with why.
 	var players []contender
 	var failed []string
+	if sc.setup != nil {
+		teardown, err := sc.setup()
+		if teardown != nil {
+			defer teardown()
+		}
+		if err != nil {
+			fmt.Fprintf(w, "\n### %s: %s\n\nNot run: %v\n", sc.name, sc.what, err)
+			return nil
+		}
+	}
 	for _, c := range sc.players {
 		outPath := filepath.Join(tmp, "out")
-		_, err := runOnce(c.argv, outPath, filepath.Join(tmp, "err"), timeout)
+		_, err := runOnce(c, outPath, filepath.Join(tmp, "err"), timeout)
 		if err == nil {
 			var out []byte
 			if out, err = os.ReadFile(outPath); err == nil {
@@ -245,7 +269,7 @@ func runScenario(sc scenario, tmp string, timeout time.Duration, w io.Writer) er
 	for r := range sc.rounds {
 		for i := range players {
 			c := players[(r+i)%len(players)]
-			s, err := runOnce(c.argv, os.DevNull, filepath.Join(tmp, "err"), timeout)
+			s, err := runOnce(c, os.DevNull, filepath.Join(tmp, "err"), timeout)
 			if err != nil {
 				return fmt.Errorf("%s, %s, round %d: %w", sc.name, c.name, r+1, err)
 			}
@@ -257,8 +281,9 @@ func runScenario(sc scenario, tmp string, timeout time.Duration, w io.Writer) er
 	return nil
 }
 
-// runOnce runs argv with stdout to outPath and stderr to errPath.
-func runOnce(argv []string, outPath, errPath string, timeout time.Duration) (sample, error) {
+// runOnce runs c with stdout to outPath and stderr to errPath.
+func runOnce(c contender, outPath, errPath string, timeout time.Duration) (sample, error) {
+	argv := c.argv
 	out, err := os.Create(outPath)
 	if err != nil {
 		return sample{}, err
@@ -271,6 +296,9 @@ func runOnce(argv []string, outPath, errPath string, timeout time.Duration) (sam
 	defer errf.Close()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = out, errf
+	if len(c.env) > 0 {
+		cmd.Env = append(os.Environ(), c.env...)
+	}
 	s, err := runTraced(cmd, timeout)
 	if err != nil {
 		if b, rerr := os.ReadFile(errPath); rerr == nil && len(b) > 0 {
@@ -529,6 +557,7 @@ func machine(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("machine", flag.ExitOnError)
 	node := fs.String("node", "", "the Node.js that runs the Inspector")
 	inspector := fs.String("inspector", "", "the Inspector's launcher (clients/launcher/build/index.js)")
+	fs.String("mcpdo", "", "the Inspector's mcpdo (named with the Inspector)")
 	fs.Parse(args)
 	cpu := "unknown"
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
