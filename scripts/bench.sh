@@ -27,6 +27,7 @@
 #   BENCHTIME [300ms] -test.benchtime of the round-trip benchmarks
 #   NO_INSPECTOR=1    leave the Inspector out (no npm, no Node needed)
 #   ONLY=oneshot|gotest  run one half only
+#   SCENARIOS [startup,echo,flood,huge,session,session-http]  the one-shot scenarios to run
 # With the defaults it takes about two and a half minutes on two cores, a
 # third of it the Go SDK client taking in the flood; N=15 HEAVY_N=1 ROUNDS=3
 # HEAVY_ROUNDS=1 takes about a minute.
@@ -78,14 +79,14 @@ fi
   "$bin/mcpibench" machine "${inspector_flags[@]}"
   echo "- official Go SDK: $(go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk)"
   echo
-  echo "Reproduce: \`N=$N HEAVY_N=$HEAVY_N ROUNDS=$ROUNDS HEAVY_ROUNDS=$HEAVY_ROUNDS BENCHTIME=$BENCHTIME${NO_INSPECTOR:+ NO_INSPECTOR=1}${ONLY:+ ONLY=$ONLY} scripts/bench.sh\`"
+  echo "Reproduce: \`N=$N HEAVY_N=$HEAVY_N ROUNDS=$ROUNDS HEAVY_ROUNDS=$HEAVY_ROUNDS BENCHTIME=$BENCHTIME${NO_INSPECTOR:+ NO_INSPECTOR=1}${ONLY:+ ONLY=$ONLY}${SCENARIOS:+ SCENARIOS=$SCENARIOS} scripts/bench.sh\`"
 } >"$out"
 
 if [ "$ONLY" != gotest ]; then
   {
     echo
     echo "### One-shot calls (separate processes)"
-    "$bin/mcpibench" oneshot -bin "$bin" -n "$N" -heavy-n "$HEAVY_N" "${inspector_flags[@]}"
+    "$bin/mcpibench" oneshot -bin "$bin" -n "$N" -heavy-n "$HEAVY_N" ${SCENARIOS:+-scenarios "$SCENARIOS"} "${inspector_flags[@]}"
   } >>"$out"
 fi
 
@@ -108,7 +109,7 @@ if [ "$ONLY" != oneshot ]; then
       done
     done
   }
-  run_rounds "$ROUNDS" "$BENCHTIME" '^BenchmarkCall/' mcpi gosdk
+  run_rounds "$ROUNDS" "$BENCHTIME" '^BenchmarkCall/' mcpi gosdk mcpi-session
   run_rounds "$HEAVY_ROUNDS" 1x '^Benchmark(Flood100k|Huge50MB)$' mcpi mcpi-recorded gosdk gosdk-logged
   {
     echo

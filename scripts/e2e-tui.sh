@@ -14,7 +14,7 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 EVERYTHING="$ROOT/.cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-TOTAL_BUDGET=${E2E_BUDGET:-150} # seconds for the whole run
+TOTAL_BUDGET=${E2E_BUDGET:-180} # seconds for the whole run
 WAIT=${E2E_WAIT:-15}           # seconds for one screen to appear
 
 if ! command -v tmux >/dev/null 2>&1; then
@@ -358,6 +358,42 @@ else
 		FAIL=$((FAIL + 1))
 		echo "FAIL everything over HTTP: the server did not start on port $PORT"
 	fi
+fi
+
+# --- a live session, watched in the TUI ---------------------------------
+# Another process's commands show on the attached TUI's wire, and a server
+# request no command answers is answered there.
+export XDG_RUNTIME_DIR="$TMP/run"
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+if "$BIN" session start live --idle 5m -- "$BIN" demo-server >/dev/null 2>"$TMP/live.err"; then
+	"$BIN" call add a=2 b=3 --session live >/dev/null 2>&1
+	open live "$BIN" connect --session live
+	check "attaches to the session" "● connected" "via session live"
+	keys M-7
+	check "the wire holds what the session did before" "server/discover" "tools/call add"
+	"$BIN" call sample prompt=hi --session live >"$TMP/sample.out" 2>&1 &
+	SAMPLE=$!
+	check "a request parked by another command reaches the TUI" "sampling/createMessage"
+	typ "answered in the TUI"
+	keys C-s
+	for _ in $(seq 50); do kill -0 $SAMPLE 2>/dev/null || break; sleep 0.1; done
+	if grep -qF "answered in the TUI" "$TMP/sample.out"; then
+		PASS=$((PASS + 1))
+		echo "ok   live: the command gets the TUI's answer"
+	else
+		FAIL=$((FAIL + 1))
+		echo "FAIL live: the command did not get the TUI's answer:"
+		sed 's/^/     | /' "$TMP/sample.out"
+	fi
+	check "the command's call shows on the wire" "tools/call sample"
+	shot session-wire
+	"$BIN" session stop live >/dev/null 2>&1
+	check "the session's end is told" "has ended (stopped)"
+	keys C-c
+else
+	FAIL=$((FAIL + 1))
+	echo "FAIL live: session start failed:"
+	sed 's/^/     | /' "$TMP/live.err"
 fi
 
 echo "$PASS passed, $FAIL failed ($((SECONDS - START))s)"
