@@ -72,6 +72,10 @@ func (c *Client) check(method string) error {
 		if caps.Tasks == nil || caps.Tasks.Cancel == nil {
 			missing = "tasks.cancel"
 		}
+	case "skills/list", "skills/get":
+		if _, ok := caps.Extensions[mcp.SkillsExtension]; !ok {
+			missing = "extensions." + mcp.SkillsExtension
+		}
 	}
 	if missing != "" {
 		return &CapabilityError{Method: method, Capability: missing}
