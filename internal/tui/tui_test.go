@@ -565,6 +565,33 @@ func TestCallAsTask(t *testing.T) {
 	}
 }
 
+// TestCallFollowsTask calls tools of a 2026-07-28 server of the tasks
+// extension: the task it creates unasked is followed, its states shown as
+// a 2025-11-25 task's are, then its result; esc on a running one cancels
+// the task.
+func TestCallFollowsTask(t *testing.T) {
+	dial := func(o *Options) {
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			return dialPeer(ctx, hk, mcptest.TasksPeer)
+		}
+	}
+	h := start(t, 100, 30, dial)
+	h.waitText("forever")
+	h.typeText("slow")
+	h.press("enter", "ctrl+s")
+	h.waitText("✓ done", "slow done")
+
+	h = start(t, 100, 30, dial)
+	h.waitText("forever")
+	h.typeText("forever")
+	h.press("enter", "ctrl+s")
+	h.waitText("task t-1: working")
+	h.press("esc")
+	h.waitText("Cancelled by you")
+	h.press("alt+7")
+	h.waitText("tasks/cancel")
+}
+
 // With the mouse on, a wheel notch moves three rows and a click on a tab
 // opens its pane; without it, mouse events change nothing.
 func TestMouse(t *testing.T) {
