@@ -22,6 +22,8 @@ func TestTasksExtensionCommands(t *testing.T) {
 	for _, tc := range []cliCase{
 		{name: "unsolicited task", args: with(p, "call", "slow"), code: ExitOK, stdout: []string{"slow done"},
 			stderr: []string{"task t-1: working — warming up", "task t-1: completed"}},
+		{name: "status notifications", args: with(p, "call", "slow", "-v"), code: ExitOK, stdout: []string{"slow done"},
+			stderr: []string{"task notification: task t-1: completed"}},
 		{name: "json", args: with(p, "call", "slow", "--json"), code: ExitOK, stdout: []string{`"text":"slow done"`}, jsonStdout: true},
 		{name: "no task", args: with(p, "call", "greet"), code: ExitOK, stdout: []string{"Hello!"}},
 		{name: "input", args: with(p, "call", "confirm", "--elicit-field", "confirm=true"), code: ExitOK,

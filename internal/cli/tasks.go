@@ -371,3 +371,16 @@ func newCmdTasksUpdate(f *Factory) *cobra.Command {
 	cmd.Flags().StringVar(&responses, "responses", "", "send these inputResponses as they are (JSON, @FILE or -) instead of answering with the flags")
 	return cmd
 }
+
+// taskNotification decodes a notifications/tasks (the tasks extension's
+// status notification).
+func taskNotification(n session.Notification) (*mcp.DetailedTask, bool) {
+	if n.Method != "notifications/tasks" {
+		return nil, false
+	}
+	var t mcp.DetailedTask
+	if json.Unmarshal(n.Params, &t) != nil || t.TaskID == "" {
+		return nil, false
+	}
+	return &t, true
+}
