@@ -112,3 +112,23 @@ func TestSkillsPoison(t *testing.T) {
 		}
 	}
 }
+
+// In a live session, skills and skill run in the daemon as one-shot
+// commands do, exit 7 included.
+func TestSkillsInSession(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "sk", peerArgs(mcptest.SkillsPrefix+mcptest.SkillsFormsLie)...)
+	code, out, errOut := runLive(t, dir, nil, "skills", "--session", "sk", "--json")
+	if code != ExitOK || !strings.Contains(out, `"uri":"skill://pdf-processing/SKILL.md"`) {
+		t.Errorf("skills: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	code, out, errOut = runLive(t, dir, nil, "skill", "pdf-processing", "--session", "sk")
+	if code != ExitOK || out != mcptest.SkillBody {
+		t.Errorf("skill: exit %d\nstdout %q\nstderr %s", code, out, errOut)
+	}
+	code, out, errOut = runLive(t, dir, nil, "skill", "pdf-processing", "references/FORMS.md", "--session", "sk")
+	if code != ExitVerify || out != "" || !strings.Contains(errOut, "references/FORMS.md failed verification") {
+		t.Errorf("skill FILE: exit %d\nstdout %q\nstderr %s", code, out, errOut)
+	}
+}
