@@ -452,9 +452,9 @@ func k(b key.Binding) string { return b.Help().Key }
 // when the server and the tool both offer it.
 func (p *Pane) noTasks() string {
 	if p.client != nil && p.client.Era() == session.EraModern {
-		// The tasks extension has no opt-in: every call follows the task
-		// the server may create.
-		return "in 2026-07-28 the server decides whether a call becomes a task, and every call follows one"
+		// The tasks extension has no opt-in: the server decides, and every
+		// call follows the task it may create. Nothing to refuse.
+		return ""
 	}
 	if ex := p.formTool.Execution; ex == nil || ex.TaskSupport == "" || ex.TaskSupport == "forbidden" {
 		return "the tool takes no tasks (taskSupport " + taskSupport(p.formTool) + ")"
