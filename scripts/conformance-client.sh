@@ -84,6 +84,14 @@ http-invalid-tool-headers)
       }
       process.exit(failed ? 1 : 0);
     });' -- $T $P "$url" ;;
+sep-2640-client-no-prefetch)
+  # List the skills: nothing of them is read before one is loaded.
+  exec "$MCPI" skills $T $P "$url" ;;
+sep-2640-client-verify-*)
+  # Load the skill: its SKILL.md fails verification (digest, size or
+  # frontmatter), so mcpi shows none of it, reads no other file of it, and
+  # exits 7.
+  exec "$MCPI" skill pdf-processing $T $P "$url" ;;
 auth/*)
   # OAuth as a user in CI runs it: no browser (--oauth-headless reads the
   # code from the mock authorization server's redirect), a token store of

@@ -313,7 +313,7 @@ else
 	check "the sampling answer reaches the tool" "✓ done"
 	# The tabs at 80 columns keep their counts; at 200 they are whole.
 	t resize-window -t "$SESSION" -x 80 -y 24
-	check "80 columns: short tabs, counts kept" "[1 Tools] 2 Res 3 Tem 4 Pro 5 Req 6 Roo 7 Wir 8 Log 9 Not(6) 0 Std i Inf k Che"
+	check "80 columns: short tabs, counts kept" "[1 Tools] 2Res 3Tem 4Pro 5Req 6Roo 7Wir 8Log 9Not(6) 0Std iInf kChe sSki"
 	t resize-window -t "$SESSION" -x 200 -y 50
 	check "200 columns: whole tabs" "2 Resources   3 Templates   4 Prompts   5 Requests   6 Roots (0)"
 	t resize-window -t "$SESSION" -x 100 -y 30

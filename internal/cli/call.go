@@ -100,22 +100,27 @@ func callTool(ctx context.Context, c *session.Client, opts *CallOptions) error {
 	if err != nil {
 		return err
 	}
-	asTask, err := opts.asTask(c, tool)
-	if err != nil {
+	asTask := false
+	if c.Era() == session.EraModern {
+		// The tasks extension has no per-request opt-in: the server decides,
+		// and a task it creates is followed whatever the flags say.
+		if opts.Task {
+			fmt.Fprintln(opts.IO.ErrOut, "warning: --task has no effect in 2026-07-28: the server decides whether a call becomes a task (io.modelcontextprotocol/tasks), and mcpi follows any it creates")
+		}
+	} else if asTask, err = opts.asTask(c, tool); err != nil {
 		return err
 	}
 	progress, endProgress := progressReporter(opts.IO, opts.verbose)
+	onStatus, endStatus := taskReporter(opts.IO)
 	params := mcp.CallToolParams{Name: opts.Tool, Arguments: args}
 	var raw json.RawMessage
 	if asTask {
-		onStatus, endStatus := taskReporter(opts.IO)
 		raw, err = c.CallToolAsTask(ctx, params, &session.CallOptions{OnProgress: progress}, onStatus)
-		endProgress()
-		endStatus()
 	} else {
-		raw, err = c.CallToolRaw(ctx, params, &session.CallOptions{OnProgress: progress})
-		endProgress()
+		raw, err = c.CallToolFollow(ctx, params, &session.CallOptions{OnProgress: progress}, onStatus)
 	}
+	endProgress()
+	endStatus()
 	if err != nil {
 		return err
 	}

@@ -244,6 +244,10 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 				o.verbose("server log: %s", oneLine(string(n.Params)))
 				return
 			}
+			if t, ok := taskNotification(n); ok {
+				o.verbose("task notification: %s", taskLine(t.Task()))
+				return
+			}
 			o.verbose("notification %s %s", sanitize(n.Method, false), oneLine(string(n.Params)))
 		},
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/skills"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -22,6 +23,7 @@ const (
 	ExitProtocol    ExitCode = 4   // JSON-RPC error response, version mismatch, invalid message
 	ExitTimeout     ExitCode = 5   // a request got no answer in time
 	ExitAuth        ExitCode = 6   // authorization required or failed
+	ExitVerify      ExitCode = 7   // a skill's file is not what the server listed (size, digest, frontmatter)
 	ExitInterrupted ExitCode = 130 // interrupted (Ctrl-C)
 )
 
@@ -64,6 +66,8 @@ func exitCodeFor(err error) ExitCode {
 		return se.code
 	case errors.As(err, &fe):
 		return ExitUsage
+	case errors.Is(err, skills.ErrVerification):
+		return ExitVerify
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	case errors.Is(err, session.ErrTimeout), errors.Is(err, context.DeadlineExceeded):

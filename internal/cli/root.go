@@ -82,6 +82,8 @@ func subcommands(f *Factory) []struct {
 		{"check", func() *cobra.Command { return NewCmdCheck(f) }},
 		{"session", func() *cobra.Command { return NewCmdSession(f) }},
 		{"tasks", func() *cobra.Command { return NewCmdTasks(f) }},
+		{"skills", func() *cobra.Command { return NewCmdSkills(f) }},
+		{"skill", func() *cobra.Command { return NewCmdSkill(f) }},
 		{"agents", NewCmdAgents},
 	}
 }

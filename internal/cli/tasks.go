@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -116,9 +117,12 @@ func taskLine(t mcp.Task) string {
 func NewCmdTasks(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tasks",
-		Short: "List, show, cancel and fetch the results of the server's tasks",
+		Short: "List, show, cancel, answer and fetch the results of the server's tasks",
 		Long: `List, show, cancel and fetch the results of the server's tasks (2025-11-25
-tasks: tasks/list, tasks/get, tasks/cancel, tasks/result).
+tasks: tasks/list, tasks/get, tasks/cancel, tasks/result). With a 2026-07-28
+server (the io.modelcontextprotocol/tasks extension): get, cancel and update
+(tasks/update answers the input a task waits for); the extension has no
+tasks/list and no tasks/result, and a completed task carries its result.
 
 A task outlives the request that started it, but not the connection: against a
 one-shot TARGET these see only the tasks of their own connection (none, for
@@ -126,10 +130,12 @@ most servers). Use them in a live session (mcpi session start; --session NAME),
 where mcpi call --task, or a tool that requires tasks, leaves its task behind.`,
 		Example: `  mcpi tasks list --session everything
   mcpi tasks get 3f1c... --session everything --json
-  mcpi tasks result 3f1c... --session everything`,
+  mcpi tasks result 3f1c... --session everything
+  mcpi tasks update 3f1c... --elicit-field confirm=true --session modern`,
 	}
 	cmd.AddCommand(newCmdTasksList(f), newCmdTasksGet(f, "get", "Show a task's state"),
-		newCmdTasksGet(f, "cancel", "Cancel a task (tasks/cancel) and show its state"), newCmdTasksResult(f))
+		newCmdTasksGet(f, "cancel", "Cancel a task (tasks/cancel) and show its state"), newCmdTasksResult(f),
+		newCmdTasksUpdate(f))
 	return cmd
 }
 
@@ -139,6 +145,9 @@ func newCmdTasksList(f *Factory) *cobra.Command {
 		"  mcpi tasks list --session everything\n  mcpi tasks list --session everything --json",
 		exactly(0, ""),
 		func(ctx context.Context, c *session.Client) error {
+			if c.Era() == session.EraModern {
+				return &removedMethod{method: "tasks/list", instead: "a task is known by the id its call returned (mcpi call shows it on stderr): mcpi tasks get ID"}
+			}
 			tasks, err := c.AllTasks(ctx)
 			if err != nil {
 				return err
@@ -173,6 +182,9 @@ func newCmdTasksGet(f *Factory, verb, short string) *cobra.Command {
 			return nil
 		},
 		func(ctx context.Context, c *session.Client) error {
+			if c.Era() == session.EraModern {
+				return showTaskDetail(ctx, o, c, verb, id)
+			}
 			var raw json.RawMessage
 			if err := c.Call(ctx, "tasks/"+verb, mcp.TaskParams{TaskID: id}, &raw, nil); err != nil {
 				return err
@@ -227,6 +239,9 @@ func newCmdTasksResult(f *Factory) *cobra.Command {
 			return nil
 		},
 		func(ctx context.Context, c *session.Client) error {
+			if c.Era() == session.EraModern {
+				return &removedMethod{method: "tasks/result", instead: "a completed task carries its result: mcpi tasks get ID prints it"}
+			}
 			progress, endProgress := progressReporter(o.IO, o.verbose)
 			raw, err := c.TaskResult(ctx, id, &session.CallOptions{OnProgress: progress})
 			endProgress()
@@ -237,4 +252,135 @@ func newCmdTasksResult(f *Factory) *cobra.Command {
 		})
 	cmd.Flags().StringVar(&save, "save", "", "write images, audio and blobs of the result into this directory")
 	return cmd
+}
+
+// removedMethod is a tasks verb the 2026-07-28 tasks extension removed.
+type removedMethod struct{ method, instead string }
+
+func (e *removedMethod) Error() string {
+	return fmt.Sprintf("%s does not exist in 2026-07-28: the tasks extension (%s) removed it; %s", e.method, mcp.TasksExtension, e.instead)
+}
+
+// Is makes it a version error (exit 4).
+func (e *removedMethod) Is(target error) bool { return target == session.ErrVersion }
+
+// showTaskDetail is `mcpi tasks get|cancel ID` in the modern era: cancel
+// sends tasks/cancel (whose answer is an empty acknowledgement), then both
+// show the task as tasks/get gives it.
+func showTaskDetail(ctx context.Context, o *ConnOptions, c *session.Client, verb, id string) error {
+	if verb == "cancel" {
+		if err := c.Call(ctx, "tasks/cancel", mcp.TaskParams{TaskID: id}, nil, nil); err != nil {
+			return err
+		}
+	}
+	t, raw, err := c.GetTaskDetail(ctx, id)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeRawJSON(o.IO, raw)
+	}
+	printTask(o.IO, t.Task())
+	switch t.Status {
+	case "input_required":
+		printInputRequests(o.IO, t)
+	case "failed":
+		if t.Error != nil {
+			fmt.Fprintf(o.IO.Out, "error: %d %s\n", t.Error.Code, oneLine(t.Error.Message))
+		}
+	case "completed":
+		if len(t.Result) > 0 {
+			fmt.Fprintln(o.IO.Out)
+			return printToolResult(o.IO, false, "", nil, "task "+id, t.Result)
+		}
+	}
+	return nil
+}
+
+// printInputRequests lists what an input_required task waits for, one
+// request a line: its key, its method and its message.
+func printInputRequests(ios *IOStreams, t *mcp.DetailedTask) {
+	keys := make([]string, 0, len(t.InputRequests))
+	for k := range t.InputRequests {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var ir struct {
+			Method string `json:"method"`
+			Params struct {
+				Message string `json:"message"`
+			} `json:"params"`
+		}
+		json.Unmarshal(t.InputRequests[k], &ir)
+		line := "input " + k + ": " + ir.Method
+		if ir.Params.Message != "" {
+			line += " — " + ir.Params.Message
+		}
+		fmt.Fprintln(ios.Out, oneLine(line))
+	}
+}
+
+// newCmdTasksUpdate returns `mcpi tasks update ID TARGET`: the input a
+// task of the tasks extension waits for, answered with the usual flags
+// (--elicit, --elicit-field, --sampling-reply, --root) or given whole
+// with --responses, sent with tasks/update; then the task as it is.
+func newCmdTasksUpdate(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	var id, responses string
+	cmd := simpleCmd(o, "update ID TARGET", "Answer the input a task waits for (tasks/update, 2026-07-28) and show the task",
+		"  mcpi tasks update 3f1c... --elicit-field confirm=true --session modern\n  mcpi tasks update 3f1c... --responses '{\"k1\":{\"action\":\"decline\"}}' --session modern",
+		func(rest []string) error {
+			if err := exactly(1, "the task ID")(rest); err != nil {
+				return err
+			}
+			id = rest[0]
+			o.readsStdin = responses == "-"
+			return nil
+		},
+		func(ctx context.Context, c *session.Client) error {
+			if c.Era() != session.EraModern {
+				return &session.VersionError{Method: "tasks/update", Needs: mcp.Rev20260728, Got: c.ProtocolVersion()}
+			}
+			if responses != "" {
+				data, err := readArg(responses, o.IO)
+				if err != nil {
+					return err
+				}
+				var r map[string]any
+				if err := json.Unmarshal(data, &r); err != nil {
+					return flagErrorf("--responses must be a JSON object of answers by input key: %v", err)
+				}
+				if err := c.UpdateTask(ctx, id, r); err != nil {
+					return err
+				}
+				return showTaskDetail(ctx, o, c, "get", id)
+			}
+			t, _, err := c.GetTaskDetail(ctx, id)
+			if err != nil {
+				return err
+			}
+			if t.Status != "input_required" || len(t.InputRequests) == 0 {
+				return protocolError("tasks/get", fmt.Sprintf("task %s waits for no input (status %s): nothing to answer", id, t.Status))
+			}
+			if err := c.AnswerTask(ctx, t, map[string]bool{}); err != nil {
+				return err
+			}
+			return showTaskDetail(ctx, o, c, "get", id)
+		})
+	cmd.Flags().StringVar(&responses, "responses", "", "send these inputResponses as they are (JSON, @FILE or -) instead of answering with the flags")
+	return cmd
+}
+
+// taskNotification decodes a notifications/tasks (the tasks extension's
+// status notification).
+func taskNotification(n session.Notification) (*mcp.DetailedTask, bool) {
+	if n.Method != "notifications/tasks" {
+		return nil, false
+	}
+	var t mcp.DetailedTask
+	if json.Unmarshal(n.Params, &t) != nil || t.TaskID == "" {
+		return nil, false
+	}
+	return &t, true
 }

@@ -28,6 +28,7 @@ var poisonShown = regexp.MustCompile(`«(\\e|\\x1b|\\u001b)\]0;pwned`)
 func TestNoRawControlReachesAPerson(t *testing.T) {
 	t.Parallel()
 	p := peerArgs("hostile:" + mcptest.HostilePoison)
+	sp := peerArgs(mcptest.SkillsPrefix + mcptest.SkillsPoison)
 	dir := t.TempDir()
 
 	// A configuration file whose server names, and a VS Code one whose
@@ -137,6 +138,10 @@ func TestNoRawControlReachesAPerson(t *testing.T) {
 		{"prompt error", with(p, "prompt", "p2"), true},
 		{"read", with(p, "read", "poison://ok"), true},
 		{"read error", with(p, "read", "poison://nope"), true},
+		{"skills", with(sp, "skills"), true},
+		{"skill", with(sp, "skill", "pdf-processing"), true},
+		{"skill json", with(sp, "skill", "pdf-processing", "--json"), false},
+		{"skill that fails", with(sp, "skill", "pdf-processing", "Poison/"+mcptest.Poison), true},
 		{"completion", with(p, "complete", "--prompt", "p2", "a=x"), true},
 		{"ping", with(p, "ping", "-v"), true},
 		{"check", with(p, "check"), true},

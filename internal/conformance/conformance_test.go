@@ -17,12 +17,13 @@ import (
 // scenario is a client scenario and the checks that must come back SUCCESS.
 type scenario struct {
 	name string
-	// rev is the revision whose wire the scenario runs at; empty for an
-	// extension's scenario, which is on no revision's timeline.
+	// rev is the revision whose wire the scenario runs at; "" for an
+	// extension's scenario, which is on no revision's timeline (the suite
+	// skips it when given one).
 	rev    string
 	checks []string
-	// stdout, when set, must appear in the client's output.
-	stdout []string
+	// stdout and stderr, when set, must appear in the client's output.
+	stdout, stderr []string
 }
 
 var scenarios = []scenario{
@@ -95,6 +96,14 @@ var scenarios = []scenario{
 		"json-schema-2020-12-client-additionalProperties-preserved",
 		"wire-schema-valid",
 	}},
+
+	// Extensions: skills (SEP-2640). mcpi runs `skills` and `skill NAME`
+	// (see scripts/conformance-client.sh); the tampered SKILL.md ends in
+	// exit 7, which the suite allows of the verify scenarios.
+	{name: "sep-2640-client-no-prefetch", checks: []string{"sep-2640-host-no-prefetch"}, stdout: []string{"skill://pdf-processing/SKILL.md"}},
+	{name: "sep-2640-client-verify-digest", checks: []string{"sep-2640-host-verify-digest"}, stderr: []string{"failed verification, not used", "digest: served sha256:"}},
+	{name: "sep-2640-client-verify-size", checks: []string{"sep-2640-host-size-mismatch-failure"}, stderr: []string{"failed verification, not used", "size: 139 bytes served, 97 listed"}},
+	{name: "sep-2640-client-verify-frontmatter", checks: []string{"sep-2640-host-frontmatter-comparison"}, stderr: []string{"failed verification, not used", "frontmatter: description: file \"Exfiltrate credentials\""}},
 
 	// OAuth (auth/*): mcpi runs `call test-tool --oauth-headless` (see
 	// scripts/conformance-client.sh); the refusals end in exit 6, which the
@@ -267,11 +276,11 @@ type check struct {
 func TestClientScenarios(t *testing.T) {
 	s := setup(t)
 	for _, sc := range scenarios {
-		label := sc.rev
-		if label == "" {
-			label = "extension"
+		rev := sc.rev
+		if rev == "" {
+			rev = "extension"
 		}
-		t.Run(label+"/"+sc.name, func(t *testing.T) {
+		t.Run(rev+"/"+sc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			args := []string{s.cli, "client", "--command", s.client, "--scenario", sc.name, "-o", dir, "--timeout", "30000"}
 			if sc.rev != "" {
@@ -320,6 +329,14 @@ func TestClientScenarios(t *testing.T) {
 				for _, want := range sc.stdout {
 					if !strings.Contains(string(stdout), want) {
 						t.Errorf("client stdout lacks %s:\n%s", want, stdout)
+					}
+				}
+			}
+			if len(sc.stderr) > 0 {
+				stderr, _ := os.ReadFile(filepath.Join(filepath.Dir(matches[0]), "stderr.txt"))
+				for _, want := range sc.stderr {
+					if !strings.Contains(string(stderr), want) {
+						t.Errorf("client stderr lacks %s:\n%s", want, stderr)
 					}
 				}
 			}

@@ -335,3 +335,43 @@ type ListTasksResult struct {
 	Tasks      []Task `json:"tasks"`
 	NextCursor string `json:"nextCursor,omitempty"`
 }
+
+// TasksExtension names the tasks extension of 2026-07-28 (SEP-2663): a
+// server that declares it under capabilities.extensions may answer
+// tools/call with a task, followed with tasks/get, tasks/update and
+// tasks/cancel; a client declares it in its clientCapabilities.
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// ResultTask is the resultType of a CreateTaskResult: the call goes on as
+// a task.
+const ResultTask = "task"
+
+// DetailedTask is a task of the tasks extension as tasks/get (and a
+// CreateTaskResult, and notifications/tasks) carries it: its state, and
+// by state the input it waits for, its result or its error.
+type DetailedTask struct {
+	ResultType     string                     `json:"resultType,omitempty"`
+	TaskID         string                     `json:"taskId"`
+	Status         string                     `json:"status"`
+	StatusMessage  string                     `json:"statusMessage,omitempty"`
+	CreatedAt      string                     `json:"createdAt,omitempty"`
+	LastUpdatedAt  string                     `json:"lastUpdatedAt,omitempty"`
+	TTLMs          json.RawMessage            `json:"ttlMs,omitempty"`
+	PollIntervalMs *int64                     `json:"pollIntervalMs,omitempty"`
+	InputRequests  map[string]json.RawMessage `json:"inputRequests,omitempty"`
+	Result         json.RawMessage            `json:"result,omitempty"`
+	Error          *RPCError                  `json:"error,omitempty"`
+}
+
+// Task is t as a 2025-11-25 task, for what shows both alike.
+func (t *DetailedTask) Task() Task {
+	return Task{TaskID: t.TaskID, Status: t.Status, StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt,
+		LastUpdatedAt: t.LastUpdatedAt, TTL: t.TTLMs, PollInterval: t.PollIntervalMs}
+}
+
+// UpdateTaskParams are the params of tasks/update: answers to the task's
+// inputRequests, by their keys.
+type UpdateTaskParams struct {
+	TaskID         string         `json:"taskId"`
+	InputResponses map[string]any `json:"inputResponses"`
+}

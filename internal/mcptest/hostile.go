@@ -260,6 +260,12 @@ func ServePeer() bool {
 	case strings.HasPrefix(peer, ModernBrokenPrefix):
 		RunModernBroken(strings.TrimPrefix(peer, ModernBrokenPrefix))
 		os.Exit(0)
+	case peer == TasksPeer:
+		RunTasks()
+		os.Exit(0)
+	case strings.HasPrefix(peer, SkillsPrefix):
+		RunSkills(strings.TrimPrefix(peer, SkillsPrefix))
+		os.Exit(0)
 	case strings.HasPrefix(peer, "hostile:"):
 		RunHostile(strings.TrimPrefix(peer, "hostile:"))
 		os.Exit(0)

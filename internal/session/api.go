@@ -264,8 +264,14 @@ var taskDone = map[string]bool{"completed": true, "failed": true, "cancelled": t
 // (input_required, working again, completed...), the last one possibly
 // after the result came. A server that runs the call at once anyway
 // returns its result directly. Cancelling ctx cancels the task with
-// tasks/cancel, whether it was being polled or its result awaited.
+// tasks/cancel, whether it was being polled or its result awaited. In the
+// modern era it is CallToolFollow: the tasks extension has no opt-in.
 func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, opts *CallOptions, onStatus func(mcp.Task)) (json.RawMessage, error) {
+	if c.Era() == EraModern {
+		// The tasks extension has no opt-in: the server decides.
+		params.Task = nil
+		return c.CallToolFollow(ctx, params, opts, onStatus)
+	}
 	if len(params.Task) == 0 {
 		params.Task = json.RawMessage(`{}`)
 	}

@@ -8,6 +8,7 @@ var minRevision = map[string]string{
 	"tasks/result": mcp.Rev20251125,
 	"tasks/list":   mcp.Rev20251125,
 	"tasks/cancel": mcp.Rev20251125,
+	"tasks/update": mcp.Rev20260728,
 }
 
 // legacyOnly are the methods 2026-07-28 removed.
@@ -60,7 +61,22 @@ func (c *Client) check(method string) error {
 		if caps.Completions == nil && mcp.RevisionAtLeast(rev, mcp.Rev20250326) {
 			missing = "completions"
 		}
-	case "tasks/get", "tasks/result":
+	case "tasks/get", "tasks/cancel", "tasks/update":
+		if mcp.IsModern(rev) {
+			if _, ok := caps.Extensions[mcp.TasksExtension]; !ok {
+				missing = "extensions." + mcp.TasksExtension
+			}
+			break
+		}
+		switch {
+		case method == "tasks/update":
+			// The extension's alone: minRevision refuses it before 2026-07-28.
+		case method == "tasks/cancel" && (caps.Tasks == nil || caps.Tasks.Cancel == nil):
+			missing = "tasks.cancel"
+		case caps.Tasks == nil:
+			missing = "tasks"
+		}
+	case "tasks/result":
 		if caps.Tasks == nil {
 			missing = "tasks"
 		}
@@ -68,9 +84,9 @@ func (c *Client) check(method string) error {
 		if caps.Tasks == nil || caps.Tasks.List == nil {
 			missing = "tasks.list"
 		}
-	case "tasks/cancel":
-		if caps.Tasks == nil || caps.Tasks.Cancel == nil {
-			missing = "tasks.cancel"
+	case "skills/list", "skills/get":
+		if _, ok := caps.Extensions[mcp.SkillsExtension]; !ok {
+			missing = "extensions." + mcp.SkillsExtension
 		}
 	}
 	if missing != "" {

@@ -131,6 +131,9 @@ type Client struct {
 	acks     map[string]chan mcp.SubscriptionsAcknowledgedParams // listen id -> its Listen
 	endErr   error                                               // why the connection ended
 	ended    bool                                                // the reader has stopped (set with endErr)
+	// taskWatch pokes the followers of a task (FollowTask) when a
+	// notifications/tasks names it.
+	taskWatch map[string][]chan struct{}
 	// cancelled holds the ids of the requests mcpi gave up on (cancelled or
 	// timed out), the newest maxCancelled of them: an answer that crossed
 	// the cancellation is expected, not a server's mistake.

@@ -275,6 +275,11 @@ func (c *Client) requestMeta(rev string) mcp.Meta {
 	if caps.Roots != nil {
 		caps.Roots = &mcp.RootsCapability{} // listChanged is legacy
 	}
+	if c.opts.Capabilities == nil {
+		// The extensions mcpi speaks: it follows the tasks a server
+		// creates, and loads and verifies skills.
+		caps.Extensions = map[string]json.RawMessage{mcp.TasksExtension: json.RawMessage(`{}`), mcp.SkillsExtension: json.RawMessage(`{}`)}
+	}
 	m := mcp.Meta{
 		mcp.MetaProtocolVersion:    rev,
 		mcp.MetaClientCapabilities: caps,

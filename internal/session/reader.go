@@ -162,6 +162,8 @@ func (c *Client) handleNotification(m *mcp.Message) {
 		}
 	case "notifications/subscriptions/acknowledged":
 		c.noteAck(m.Params)
+	case "notifications/tasks":
+		c.noteTask(m.Params)
 	case "notifications/cancelled":
 		var p mcp.CancelledParams
 		if err := json.Unmarshal(m.Params, &p); err == nil {

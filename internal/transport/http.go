@@ -211,15 +211,21 @@ func peekOutgoing(frame []byte) outgoing {
 	if len(msgs) == 1 {
 		out.method = msgs[0].Method
 		switch out.method {
-		case "tools/call", "prompts/get", "resources/read":
+		case "tools/call", "prompts/get", "resources/read", "tasks/get", "tasks/update", "tasks/cancel":
+			// The tasks extension (SEP-2663) names its task in Mcp-Name.
 			var p struct {
-				Name string `json:"name"`
-				URI  string `json:"uri"`
+				Name   string `json:"name"`
+				URI    string `json:"uri"`
+				TaskID string `json:"taskId"`
 			}
 			json.Unmarshal(msgs[0].Params, &p)
-			out.name = p.Name
-			if out.method == "resources/read" {
+			switch out.method {
+			case "resources/read":
 				out.name = p.URI
+			case "tasks/get", "tasks/update", "tasks/cancel":
+				out.name = p.TaskID
+			default:
+				out.name = p.Name
 			}
 		}
 	}

@@ -36,6 +36,13 @@ func TestMain(m *testing.M) {
 	case "hostile:" + mcptest.HostilePoison, "hostile:" + mcptest.HostileCrash:
 		mcptest.RunHostile(strings.TrimPrefix(os.Getenv(mcptest.PeerEnv), "hostile:"))
 		os.Exit(0)
+	case mcptest.SkillsPrefix + mcptest.SkillsHonest, mcptest.SkillsPrefix + mcptest.SkillsDigest,
+		mcptest.SkillsPrefix + mcptest.SkillsFrontmatter, mcptest.SkillsPrefix + mcptest.SkillsPoison:
+		mcptest.RunSkills(strings.TrimPrefix(os.Getenv(mcptest.PeerEnv), mcptest.SkillsPrefix))
+		os.Exit(0)
+	case mcptest.TasksPeer:
+		mcptest.RunTasks()
+		os.Exit(0)
 	case "demo-legacy":
 		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: demoserver.EraLegacy}); err != nil {
 			os.Exit(1)

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/logs"
 	"github.com/mcpi-dev/mcpi/internal/tui/prompts"
 	"github.com/mcpi-dev/mcpi/internal/tui/resources"
+	"github.com/mcpi-dev/mcpi/internal/tui/skillspane"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
 	"github.com/mcpi-dev/mcpi/internal/tui/tools"
 	"github.com/mcpi-dev/mcpi/internal/tui/wire"
@@ -129,7 +130,7 @@ func New(ctx context.Context, opts Options) *Model {
 		m.requests, newRootsPane(c, m.roots, client, opts.SetRoots),
 		wire.New(c, wire.NewStore(opts.WireEntries, 0)),
 		logs.New(c, logs.KindLog), logs.New(c, logs.KindNotifications), logs.New(c, logs.KindStderr),
-		info.New(c, opts.Target), checkpane.New(c, opts.Check),
+		info.New(c, opts.Target), checkpane.New(c, opts.Check), skillspane.New(c),
 	}
 	m.composer = newComposer(c)
 	m.help = help.New()

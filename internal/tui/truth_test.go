@@ -205,9 +205,12 @@ func TestComposerSendsAMalformedFrame(t *testing.T) {
 	h.waitText("→ frame     not JSON", "34 B")
 }
 
-// alt+t on a tool that takes no tasks is refused once, then sent.
+// alt+t on a tool that takes no tasks is refused once, then sent (2025-11-25
+// tasks); in 2026-07-28, where the server decides, it calls at once.
 func TestAsTaskRefusedOnce(t *testing.T) {
-	h := start(t, 100, 30)
+	h := start(t, 100, 30, func(o *Options) {
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) { return dialPeer(ctx, hk, "demo-legacy") }
+	})
 	h.waitText(toolsLoaded)
 	h.typeText("echo")
 	h.press("enter")
@@ -216,6 +219,14 @@ func TestAsTaskRefusedOnce(t *testing.T) {
 	h.waitText("the tool takes no tasks (taskSupport absent = forbidden)", "alt+t again sends it as a task anyway")
 	h.press("alt+t")
 	h.waitText("echo · call #1")
+
+	h = start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("echo")
+	h.press("enter")
+	h.typeText("x")
+	h.press("alt+t")
+	h.waitText("echo · call #1", "✓ done")
 }
 
 // The help lists a key once, with the meaning it has where the focus is.

@@ -47,10 +47,10 @@ func TestToolsPane(t *testing.T) {
 func TestTabsFitTheWidth(t *testing.T) {
 	for width, want := range map[int]string{
 		155: "[1 Tools]  2 Resources   3 Templates ",
-		140: "[1 Tools]  2 Resources  3 Templates  4 Prompts  5 Requests  6 Roots (0)  7 Wire (",
+		140: "[1 Tools] 2 Res 3 Tem 4 Pro 5 Req 6 Roo 7 Wir 8 Log 9 Not",
 		100: "[1 Tools] 2 Res 3 Tem 4 Pro",
 		60:  "[1 Tools] 2 R 3 T 4 P 5 R 6 R 7 W 8 L 9 N",
-		80:  "[1 Tools] 2 Res 3 Tem 4 Pro 5 Req 6 Roo 7 Wir 8 Log 9 Not",
+		80:  "[1 Tools] 2Res 3Tem 4Pro 5Req 6Roo 7Wir 8Log 9Not",
 	} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			h := start(t, width, 24)
@@ -563,6 +563,33 @@ func TestCallAsTask(t *testing.T) {
 	if !strings.Contains(s, "simulate-research-query") {
 		t.Errorf("screen:\n%s", s)
 	}
+}
+
+// TestCallFollowsTask calls tools of a 2026-07-28 server of the tasks
+// extension: the task it creates unasked is followed, its states shown as
+// a 2025-11-25 task's are, then its result; esc on a running one cancels
+// the task.
+func TestCallFollowsTask(t *testing.T) {
+	dial := func(o *Options) {
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			return dialPeer(ctx, hk, mcptest.TasksPeer)
+		}
+	}
+	h := start(t, 100, 30, dial)
+	h.waitText("forever")
+	h.typeText("slow")
+	h.press("enter", "ctrl+s")
+	h.waitText("✓ done", "slow done")
+
+	h = start(t, 100, 30, dial)
+	h.waitText("forever")
+	h.typeText("forever")
+	h.press("enter", "ctrl+s")
+	h.waitText("task t-1: working")
+	h.press("esc")
+	h.waitText("Cancelled by you")
+	h.press("alt+7")
+	h.waitText("tasks/cancel")
 }
 
 // With the mouse on, a wheel notch moves three rows and a click on a tab

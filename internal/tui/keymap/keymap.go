@@ -16,6 +16,7 @@ type KeyMap struct {
 	Tabs      []key.Binding // alt+1..alt+9 jump to a pane
 	InfoTab   key.Binding   // the info pane, the eleventh
 	CheckTab  key.Binding   // the check pane, the twelfth
+	SkillsTab key.Binding   // the skills pane, the thirteenth
 	Requests  key.Binding   // open the oldest waiting server request
 
 	// Lists.
@@ -105,6 +106,7 @@ func Default() *KeyMap {
 		Requests:  key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "answer request")),
 		InfoTab:   key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "info")),
 		CheckTab:  key.NewBinding(key.WithKeys("alt+k"), key.WithHelp("alt+k", "check")),
+		SkillsTab: key.NewBinding(key.WithKeys("alt+s"), key.WithHelp("alt+s", "skills")),
 
 		Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "down")),
@@ -179,4 +181,4 @@ func Default() *KeyMap {
 
 // ExtraTabs are the keys of the panes after the tenth, in order: their
 // letter after "alt+" labels their tab.
-func (k *KeyMap) ExtraTabs() []key.Binding { return []key.Binding{k.InfoTab, k.CheckTab} }
+func (k *KeyMap) ExtraTabs() []key.Binding { return []key.Binding{k.InfoTab, k.CheckTab, k.SkillsTab} }

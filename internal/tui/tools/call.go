@@ -123,16 +123,19 @@ func callCmd(ctx context.Context, c *common.Common, client *session.Client, call
 		params := mcp.CallToolParams{Name: tool.Name, Arguments: args}
 		var raw json.RawMessage
 		var err error
+		onStatus := func(t mcp.Task) {
+			msg := "task " + t.TaskID + ": " + t.Status
+			if t.StatusMessage != "" {
+				msg += " — " + t.StatusMessage
+			}
+			inbox.Progress(id, mcp.ProgressParams{Message: msg})
+		}
 		if call.AsTask {
-			raw, err = client.CallToolAsTask(ctx, params, opts, func(t mcp.Task) {
-				msg := "task " + t.TaskID + ": " + t.Status
-				if t.StatusMessage != "" {
-					msg += " — " + t.StatusMessage
-				}
-				inbox.Progress(id, mcp.ProgressParams{Message: msg})
-			})
+			raw, err = client.CallToolAsTask(ctx, params, opts, onStatus)
 		} else {
-			raw, err = client.CallToolRaw(ctx, params, opts)
+			// A 2026-07-28 server may answer with a task unasked (the
+			// tasks extension): it is followed, its states shown alike.
+			raw, err = client.CallToolFollow(ctx, params, opts, onStatus)
 		}
 		msg := callDoneMsg{id: id, end: c.Now(), raw: raw, err: err}
 		if err != nil {

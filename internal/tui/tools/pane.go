@@ -451,6 +451,11 @@ func k(b key.Binding) string { return b.Help().Key }
 // noTasks says why the tool on the form cannot be called as a task, or ""
 // when the server and the tool both offer it.
 func (p *Pane) noTasks() string {
+	if p.client != nil && p.client.Era() == session.EraModern {
+		// The tasks extension has no opt-in: the server decides, and every
+		// call follows the task it may create. Nothing to refuse.
+		return ""
+	}
 	if ex := p.formTool.Execution; ex == nil || ex.TaskSupport == "" || ex.TaskSupport == "forbidden" {
 		return "the tool takes no tasks (taskSupport " + taskSupport(p.formTool) + ")"
 	}

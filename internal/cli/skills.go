@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/skills"
+)
+
+// Skills (the io.modelcontextprotocol/skills extension, SEP-2640): `mcpi
+// skills` lists them with skills/list and reads nothing else; `mcpi skill`
+// loads one: it reads the skill's SKILL.md, and the files named after it,
+// one resources/read each, and checks each against the listing (size,
+// digest, and for SKILL.md the frontmatter) before anything of it is shown.
+
+func init() {
+	sessionVerbs["skills"] = true
+	sessionVerbs["skill"] = true
+}
+
+// NewCmdSkills returns `mcpi skills TARGET`.
+func NewCmdSkills(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	return simpleCmd(o, "skills TARGET", "List the server's skills (skills/list, every page; no file is read)",
+		"  mcpi skills http://127.0.0.1:8080/mcp\n  mcpi skills --json -- ./my-server",
+		exactly(0, ""),
+		func(ctx context.Context, c *session.Client) error {
+			list, err := c.AllSkills(ctx)
+			if err != nil {
+				return err
+			}
+			if o.JSON {
+				return writeJSON(o.IO, nonNil(list))
+			}
+			tw := table(o.IO.Out, "NAME", "FILES", "URI", "DESCRIPTION")
+			for _, e := range list {
+				row(tw, skills.DisplayName(e), manifestSummary(e), e.URI, skills.Description(e))
+			}
+			return tw.Flush()
+		})
+}
+
+// manifestSummary is the FILES column: how many files the manifest lists,
+// "dynamic", or what is wrong with it.
+func manifestSummary(e mcp.SkillEntry) string {
+	files, dynamic, err := skills.Manifest(e)
+	switch {
+	case err != nil:
+		return "invalid"
+	case dynamic:
+		return mcp.DynamicSkillResources
+	}
+	return strconv.Itoa(len(files))
+}
+
+// skillReport is what `mcpi skill --json` prints.
+type skillReport struct {
+	Skill    mcp.SkillEntry `json:"skill"`
+	Verified bool           `json:"verified"`
+	Files    []skillFile    `json:"files"`
+}
+
+type skillFile struct {
+	*skills.Verification
+	MimeType string  `json:"mimeType,omitempty"`
+	Text     *string `json:"text,omitempty"`
+	Blob     []byte  `json:"blob,omitempty"`
+}
+
+// NewCmdSkill returns `mcpi skill NAME [FILE ...] TARGET`.
+func NewCmdSkill(f *Factory) *cobra.Command {
+	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	var name string
+	var refs []string
+	cmd := simpleCmd(o, "skill NAME [FILE ...] TARGET", "Load a skill: read its SKILL.md (and FILEs), verified against the listing",
+		`  mcpi skill pdf-processing http://127.0.0.1:8080/mcp
+  mcpi skill pdf-processing references/FORMS.md --session work
+  mcpi skill skill://pdf-processing/SKILL.md --json -- ./my-server`,
+		func(rest []string) error {
+			if len(rest) == 0 {
+				return flagErrorf("missing the skill's name or URI")
+			}
+			name, refs = rest[0], rest[1:]
+			return nil
+		},
+		func(ctx context.Context, c *session.Client) error {
+			e, err := findSkill(ctx, c, name)
+			if err != nil {
+				return err
+			}
+			return loadSkill(ctx, o, c, *e, refs)
+		})
+	return cmd
+}
+
+// findSkill finds the skill word names in skills/list (by URI, frontmatter
+// name or the name its URI gives); a URI that no page lists is asked for
+// with skills/get.
+func findSkill(ctx context.Context, c *session.Client, word string) (*mcp.SkillEntry, error) {
+	list, err := c.AllSkills(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var found []mcp.SkillEntry
+	for _, e := range list {
+		if skills.Matches(e, word) {
+			found = append(found, e)
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return &found[0], nil
+	case len(found) > 1:
+		uris := make([]string, len(found))
+		for i, e := range found {
+			uris[i] = e.URI
+		}
+		return nil, flagErrorf("%d skills are named %s: give the URI of one (%s)", len(found), word, strings.Join(uris, ", "))
+	case strings.Contains(word, "://"):
+		return c.GetSkill(ctx, word)
+	}
+	return nil, protocolError("skills/list", fmt.Sprintf("no skill named %s (mcpi skills lists them)", word))
+}
+
+// loadSkill reads the skill's SKILL.md, then each file of refs, verifying
+// each before the next is read, and prints them; the first that fails
+// verification ends the command with exit 7 and nothing of it shown.
+func loadSkill(ctx context.Context, o *ConnOptions, c *session.Client, e mcp.SkillEntry, refs []string) error {
+	read := func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+		return c.ReadResource(ctx, uri, nil)
+	}
+	uris := []string{e.URI}
+	for _, r := range refs {
+		if u := skills.FileURI(e.URI, r); u != e.URI {
+			uris = append(uris, u)
+		}
+	}
+	report := skillReport{Skill: e, Files: []skillFile{}}
+	var loaded []*skills.Loaded
+	var failure error
+	for _, uri := range uris {
+		l, err := skills.Load(ctx, read, e, uri)
+		if l == nil {
+			return err
+		}
+		f := skillFile{Verification: l.Verification, MimeType: l.MimeType, Text: l.Text}
+		if l.Text == nil {
+			f.Blob = l.Data
+		}
+		report.Files = append(report.Files, f)
+		sayChecks(o.IO, l.Verification)
+		if err != nil {
+			failure = err
+			break
+		}
+		loaded = append(loaded, l)
+	}
+	report.Verified = failure == nil
+	if o.JSON {
+		if err := writeJSON(o.IO, report); err != nil {
+			return err
+		}
+		return failure
+	}
+	if failure != nil {
+		return failure
+	}
+	// Without FILEs the skill is its SKILL.md; with them, SKILL.md was read
+	// to load the skill, and the FILEs are what was asked for.
+	show := loaded
+	if len(loaded) > 1 {
+		show = loaded[1:]
+	}
+	for _, l := range show {
+		if len(show) > 1 {
+			fmt.Fprintf(o.IO.Out, "==> %s <==\n", oneLine(l.File))
+		}
+		if l.Text == nil && !isText(l.Data) {
+			fmt.Fprintf(o.IO.Out, "[binary %s, %s: mcpi read %s --raw writes its bytes]\n", oneLine(l.MimeType), byteSize(len(l.Data)), oneLine(l.File))
+			continue
+		}
+		text := sanitize(string(l.Data), true)
+		fmt.Fprint(o.IO.Out, text)
+		if !strings.HasSuffix(text, "\n") {
+			fmt.Fprintln(o.IO.Out)
+		}
+	}
+	return nil
+}
+
+// sayChecks tells stderr, in one line, what was verified of a file that
+// passed (the error of one that failed says why).
+func sayChecks(ios *IOStreams, v *skills.Verification) {
+	if !v.OK() {
+		return
+	}
+	var passed, unchecked []string
+	why := ""
+	for _, ch := range v.Checks {
+		if ch.Status == skills.Passed {
+			passed = append(passed, ch.Name)
+		} else {
+			unchecked = append(unchecked, ch.Name)
+			why = ch.Detail
+		}
+	}
+	msg := "verified " + v.File + ": " + strings.Join(passed, ", ")
+	if len(unchecked) > 0 {
+		msg += "; " + strings.Join(unchecked, ", ") + " unchecked (" + why + ")"
+	}
+	fmt.Fprintln(ios.ErrOut, oneLine(msg))
+}
+
+// isText reports whether data may be shown as text.
+func isText(data []byte) bool {
+	return utf8.Valid(data) && bytes.IndexByte(data, 0) < 0
+}

@@ -1,0 +1,244 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+)
+
+// The tasks extension of 2026-07-28 (io.modelcontextprotocol/tasks,
+// SEP-2663). The client declares it in every request's capabilities; a
+// server that declares it may answer tools/call with a task handle
+// (resultType "task"), whether or not anything asked for one. The task is
+// then followed with tasks/get until it ends: its result comes inline when
+// it completes, its error when it fails; the input it waits for
+// (input_required, inputRequests) is answered through the Handler and sent
+// with tasks/update; tasks/cancel asks the server to stop it. There is no
+// tasks/list and no tasks/result.
+
+// TaskError is a task that ended without a result: failed (Err is the
+// error the task carries) or cancelled.
+type TaskError struct {
+	TaskID string
+	Status string
+	Err    *mcp.RPCError
+}
+
+func (e *TaskError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("task %s failed: %s", e.TaskID, e.Err.Error())
+	}
+	return fmt.Sprintf("task %s ended %s, without a result", e.TaskID, e.Status)
+}
+
+// Unwrap gives the task's JSON-RPC error, so a failed task is a protocol
+// error as a failed request is.
+func (e *TaskError) Unwrap() error {
+	if e.Err != nil {
+		return &RPCError{Method: "tasks/get", RPCError: e.Err}
+	}
+	return ErrTaskCancelled
+}
+
+// ErrTaskCancelled is what a cancelled task's TaskError unwraps to.
+var ErrTaskCancelled = fmt.Errorf("the task was cancelled")
+
+// GetTaskDetail returns a task of the tasks extension (tasks/get), decoded
+// and as sent.
+func (c *Client) GetTaskDetail(ctx context.Context, id string) (*mcp.DetailedTask, json.RawMessage, error) {
+	var raw json.RawMessage
+	if err := c.Call(ctx, "tasks/get", mcp.TaskParams{TaskID: id}, &raw, nil); err != nil {
+		return nil, nil, err
+	}
+	var t mcp.DetailedTask
+	if err := json.Unmarshal(raw, &t); err != nil || t.TaskID == "" {
+		return nil, raw, &RPCError{Method: "tasks/get", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "the result is not a task", Data: quote(raw)}}
+	}
+	if t.TaskID != id {
+		return nil, raw, &RPCError{Method: "tasks/get", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams,
+			Message: fmt.Sprintf("asked for task %s, the server answered with task %s", id, t.TaskID)}}
+	}
+	return &t, raw, nil
+}
+
+// UpdateTask answers input requests of a task (tasks/update), by their keys.
+func (c *Client) UpdateTask(ctx context.Context, id string, responses map[string]any) error {
+	return c.Call(ctx, "tasks/update", mcp.UpdateTaskParams{TaskID: id, InputResponses: responses}, nil, nil)
+}
+
+// AnswerTask answers, through the Handler, the input requests of t that
+// answered does not hold, and sends the answers with tasks/update; the keys
+// answered are added to answered. It sends nothing when there is nothing new.
+func (c *Client) AnswerTask(ctx context.Context, t *mcp.DetailedTask, answered map[string]bool) error {
+	fresh := map[string]json.RawMessage{}
+	for k, r := range t.InputRequests {
+		if !answered[k] {
+			fresh[k] = r
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	responses, err := c.resolveInputs(ctx, "tasks/update", fresh)
+	if err != nil {
+		return err
+	}
+	if err := c.UpdateTask(ctx, t.TaskID, responses); err != nil {
+		return err
+	}
+	for k := range fresh {
+		answered[k] = true
+	}
+	return nil
+}
+
+// IsTaskHandle reports whether raw is a CreateTaskResult (resultType
+// "task"), and returns its task.
+func IsTaskHandle(raw json.RawMessage) (*mcp.DetailedTask, bool) {
+	if rt, ok := mcp.MemberString(raw, "resultType"); !ok || rt != mcp.ResultTask {
+		return nil, false
+	}
+	var t mcp.DetailedTask
+	if json.Unmarshal(raw, &t) != nil || t.TaskID == "" {
+		return nil, false
+	}
+	return &t, true
+}
+
+// CallToolFollow calls a tool and, when the server answers with a task
+// handle (the tasks extension), follows the task to its end (FollowTask).
+// Any other result is returned as sent.
+func (c *Client) CallToolFollow(ctx context.Context, params mcp.CallToolParams, opts *CallOptions, onStatus func(mcp.Task)) (json.RawMessage, error) {
+	raw, err := c.CallToolRaw(ctx, params, opts)
+	if err != nil {
+		return raw, err
+	}
+	return c.FollowTask(ctx, raw, onStatus)
+}
+
+// FollowTask follows the task raw announces (a CreateTaskResult) to its
+// end and returns its result, the CallToolResult inlined in the completed
+// task; raw that announces no task is returned as it is. The task is polled
+// with tasks/get at its pollIntervalMs (kept within 200 ms and 5 s, else
+// 500 ms), and at once when a notifications/tasks names it; onStatus sees
+// each state that differs from the last. Input it asks for is answered
+// through the Handler, each key once, with tasks/update. A failed task is a
+// *TaskError wrapping its error; a cancelled one a *TaskError too.
+// Cancelling ctx sends tasks/cancel before returning.
+func (c *Client) FollowTask(ctx context.Context, raw json.RawMessage, onStatus func(mcp.Task)) (json.RawMessage, error) {
+	t, ok := IsTaskHandle(raw)
+	if !ok {
+		return raw, nil
+	}
+	id := t.TaskID
+	poke := c.watchTask(id)
+	defer c.unwatchTask(id, poke)
+	cancelTask := func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		c.Call(cctx, "tasks/cancel", mcp.TaskParams{TaskID: id}, nil, nil)
+		cancel()
+	}
+	var last mcp.Task
+	report := func(t *mcp.DetailedTask) {
+		s := t.Task()
+		if onStatus != nil && (s.Status != last.Status || s.StatusMessage != last.StatusMessage) {
+			onStatus(s)
+		}
+		last = s
+	}
+	answered := map[string]bool{}
+	fetched := false // t came from tasks/get, not from the handle
+	for {
+		report(t)
+		if !fetched && (t.Status == "completed" && len(t.Result) == 0 || t.Status == "failed" && t.Error == nil) {
+			// A handle says how the task stands, not what it gave: tasks/get
+			// has the result or the error.
+			next, _, err := c.GetTaskDetail(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			t, fetched = next, true
+			continue
+		}
+		switch t.Status {
+		case "completed":
+			if len(t.Result) == 0 {
+				return nil, &RPCError{Method: "tasks/get", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "task " + id + " completed without a result"}}
+			}
+			return t.Result, nil
+		case "failed":
+			if t.Error == nil {
+				t.Error = &mcp.RPCError{Code: mcp.CodeInternalError, Message: "the task failed and gave no error"}
+			}
+			return nil, &TaskError{TaskID: id, Status: t.Status, Err: t.Error}
+		case "cancelled":
+			return nil, &TaskError{TaskID: id, Status: t.Status}
+		case "input_required":
+			if err := c.AnswerTask(ctx, t, answered); err != nil {
+				if ctx.Err() != nil {
+					cancelTask()
+				}
+				return nil, err
+			}
+		}
+		wait := time.NewTimer(pollWait(t.Task()))
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			cancelTask()
+			return nil, ctx.Err()
+		case <-poke:
+		case <-wait.C:
+		}
+		wait.Stop()
+		next, _, err := c.GetTaskDetail(ctx, id)
+		if err != nil {
+			if ctx.Err() != nil {
+				cancelTask()
+			}
+			return nil, err
+		}
+		t, fetched = next, true
+	}
+}
+
+// watchTask returns a channel poked when a notifications/tasks names id.
+func (c *Client) watchTask(id string) chan struct{} {
+	ch := make(chan struct{}, 1)
+	c.mu.Lock()
+	if c.taskWatch == nil {
+		c.taskWatch = map[string][]chan struct{}{}
+	}
+	c.taskWatch[id] = append(c.taskWatch[id], ch)
+	c.mu.Unlock()
+	return ch
+}
+
+func (c *Client) unwatchTask(id string, ch chan struct{}) {
+	c.mu.Lock()
+	c.taskWatch[id] = slices.DeleteFunc(c.taskWatch[id], func(x chan struct{}) bool { return x == ch })
+	if len(c.taskWatch[id]) == 0 {
+		delete(c.taskWatch, id)
+	}
+	c.mu.Unlock()
+}
+
+// noteTask pokes the followers of the task a notifications/tasks names.
+func (c *Client) noteTask(params json.RawMessage) {
+	id, ok := mcp.MemberString(params, "taskId")
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ch := range c.taskWatch[id] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}

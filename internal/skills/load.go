@@ -1,0 +1,69 @@
+package skills
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+)
+
+// ReadFunc reads a resource (resources/read); a session's ReadResource.
+type ReadFunc func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
+
+// Loaded is one file of a skill as the server served it, with what was
+// verified of it.
+type Loaded struct {
+	*Verification
+	// MimeType is the contents' type, as served.
+	MimeType string
+	// Text is set when the server sent text, Data always; both only when
+	// the file passed verification: unverified content is not handed on.
+	Text *string
+	Data []byte
+}
+
+// Load reads the file at uri of the skill e (one resources/read, nothing
+// else) and verifies it. The error is the read's, or an *Error when the
+// file failed verification; the Verification says what was checked either
+// way (nil when the read failed).
+func Load(ctx context.Context, read ReadFunc, e mcp.SkillEntry, uri string) (*Loaded, error) {
+	r, err := read(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	var rc *mcp.ResourceContents
+	for i := range r.Contents {
+		if sameURI(r.Contents[i].URI, uri) {
+			rc = &r.Contents[i]
+			break
+		}
+	}
+	if rc == nil && len(r.Contents) == 1 {
+		rc = &r.Contents[0]
+	}
+	var data []byte
+	switch {
+	case rc == nil:
+		v := &Verification{Skill: e.URI, File: uri, Checks: []Check{{Name: "contents", Status: Failed,
+			Detail: fmt.Sprintf("resources/read returned %d contents, none for this URI", len(r.Contents))}}}
+		return &Loaded{Verification: v}, v.Err()
+	case rc.Text != nil:
+		data = []byte(*rc.Text)
+	case rc.Blob != nil:
+		b, err := base64.StdEncoding.DecodeString(*rc.Blob)
+		if err != nil {
+			v := &Verification{Skill: e.URI, File: uri, Checks: []Check{{Name: "contents", Status: Failed,
+				Detail: "the blob is not base64: " + err.Error()}}}
+			return &Loaded{Verification: v}, v.Err()
+		}
+		data = b
+	}
+	v := Verify(e, uri, data)
+	l := &Loaded{Verification: v, MimeType: rc.MimeType}
+	if err := v.Err(); err != nil {
+		return l, err
+	}
+	l.Text, l.Data = rc.Text, data
+	return l, nil
+}
