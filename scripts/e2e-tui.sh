@@ -367,7 +367,7 @@ export XDG_RUNTIME_DIR="$TMP/run"
 mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 if "$BIN" session start live --idle 5m -- "$BIN" demo-server >/dev/null 2>"$TMP/live.err"; then
 	"$BIN" call add a=2 b=3 --session live >/dev/null 2>&1
-	open live "$BIN" connect --session live
+	open live env XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$BIN" connect --session live
 	check "attaches to the session" "● connected" "via session live"
 	keys M-7
 	check "the wire holds what the session did before" "server/discover" "tools/call add"
