@@ -175,6 +175,9 @@ func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
 			}
 		}
 	}
+	if cmd.Flags().Changed("client-secret") && a.out != nil {
+		fmt.Fprintf(a.out, "warning: --client-secret is in the command line, which every user of this machine can read (ps): --client-secret-file or $%s keeps it out\n", EnvClientSecret)
+	}
 	o.secrets = append(o.secrets, a.Bearer, a.ClientSecret, a.idpSecret)
 	o.secrets = append(o.secrets, a.currentAssertions()...)
 	return nil

@@ -748,7 +748,12 @@ func (m *Model) tabLabel(i int, f tabForm) string {
 		num = strings.TrimPrefix(extra[i-10].Help().Key, "alt+")
 	}
 	title, count := splitCount(p.Title())
-	if _, ok := p.(*wire.Pane); (ok || count == " (0)") && short >= 0 {
+	if f.abbrev {
+		if a, ok := tabAbbrev[title]; ok {
+			title = a
+		}
+	}
+	if _, ok := p.(*wire.Pane); (ok || count == " (0)") && (short >= 0 || f.abbrev) {
 		// Short labels keep the counts that are news: not the wire's
 		// running total, not a zero.
 		count = ""
@@ -773,7 +778,13 @@ func (m *Model) tabLabel(i int, f tabForm) string {
 type tabForm struct {
 	letters int
 	tight   bool
+	// abbrev (with letters < 0): the long titles abbreviated, and only
+	// the counts that are news.
+	abbrev bool
 }
+
+// tabAbbrev shortens the long titles for the abbreviated tab labels.
+var tabAbbrev = map[string]string{"Resources": "Res", "Templates": "Tmpl", "Requests": "Reqs", "Prompts": "Prompts"}
 
 // splitCount splits "Requests (2)" into "Requests" and " (2)".
 func splitCount(title string) (string, string) {
@@ -797,7 +808,7 @@ func (m *Model) tabParts() (parts []string, sep string) {
 		}
 	}
 	sep = " "
-	for _, f := range []tabForm{{letters: -1}, {letters: 3}, {letters: 3, tight: true}, {letters: 1}, {}} {
+	for _, f := range []tabForm{{letters: -1}, {letters: -1, abbrev: true}, {letters: 3}, {letters: 3, tight: true}, {letters: 1}, {}} {
 		if common.Width(strings.Join(parts, sep)) <= m.width {
 			break
 		}
@@ -807,7 +818,7 @@ func (m *Model) tabParts() (parts []string, sep string) {
 			}
 		}
 		sep = " "
-		if f.letters < 0 {
+		if f.letters < 0 && !f.abbrev {
 			sep = "  "
 		}
 	}

@@ -47,7 +47,8 @@ func TestToolsPane(t *testing.T) {
 func TestTabsFitTheWidth(t *testing.T) {
 	for width, want := range map[int]string{
 		155: "[1 Tools]  2 Resources   3 Templates ",
-		140: "[1 Tools] 2 Res 3 Tem 4 Pro 5 Req 6 Roo 7 Wir 8 Log 9 Not",
+		140: "[1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
+		120: "[1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
 		100: "[1 Tools] 2 Res 3 Tem 4 Pro",
 		60:  "[1 Tools] 2 R 3 T 4 P 5 R 6 R 7 W 8 L 9 N",
 		80:  "[1 Tools] 2Res 3Tem 4Pro 5Req 6Roo 7Wir 8Log 9Not",
