@@ -260,6 +260,12 @@ func tailText(e tailEvent) string {
 			}
 			return fmt.Sprintf("%s log %s%s %s", ts, oneLine(string(m.Level)), logger, oneLine(data))
 		}
+	case "notifications/tasks", "notifications/tasks/status":
+		// A task's status (the 2026-07-28 extension; 2025-11-25 tasks).
+		var t mcp.Task
+		if json.Unmarshal(e.Params, &t) == nil && t.TaskID != "" {
+			return ts + " " + taskLine(t)
+		}
 	case "notifications/progress":
 		var p mcp.ProgressParams
 		if json.Unmarshal(e.Params, &p) == nil {
