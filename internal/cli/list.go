@@ -65,12 +65,17 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 }
 
 func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
+	h := heldOf(ctx)
+	var epoch int64
+	if h != nil {
+		epoch = h.tools.begin()
+	}
 	tools, err := c.AllTools(ctx)
 	if err != nil {
 		return err
 	}
-	if h := heldOf(ctx); h != nil && h.c == c {
-		h.tools.set(c.Generation(), slices.Clone(tools))
+	if h != nil && h.c == c {
+		h.tools.set(c.Generation(), epoch, slices.Clone(tools))
 	}
 	if o.JSON {
 		return writeJSON(o.IO, nonNil(tools))

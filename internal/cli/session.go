@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -47,11 +48,22 @@ var sessionVerbs = map[string]bool{
 const sessionEnv = "MCPI_SESSION"
 
 // connectionFlags belong to the connection, which a live session made
-// when it started: a command run in the session cannot change them.
-var connectionFlags = []string{"url", "transport", "header", "env", "cwd", "timeout", "max-time",
-	"allow-cross-origin-redirect", "protocol-version", "era", "server", "config", "input",
-	"bearer", "client-id", "client-secret", "client-metadata-url", "oauth-headless",
-	"oauth-redirect-port", "scope", "no-browser", "record", "no-redact", "root"}
+// when it started: a command run in the session cannot change them. They
+// are every flag of a target (addTargetFlags: transport, headers, eras,
+// timeouts, the server entry, every authorization flag), whatever is added
+// there later, but --force, which is the command's; and the session's
+// roots and recording.
+var connectionFlags = func() []string {
+	c := &cobra.Command{}
+	addTargetFlags(c, &TargetOptions{})
+	names := []string{"root", "record", "no-redact"}
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Name != "force" {
+			names = append(names, f.Name)
+		}
+	})
+	return names
+}()
 
 func addSessionFlag(cmd *cobra.Command, o *ConnOptions) {
 	cmd.Flags().StringVar(&o.Target.Session, "session", "", "run in the live session NAME (see mcpi session start) instead of connecting; default: $"+sessionEnv+" when no TARGET is given")
@@ -139,6 +151,9 @@ type toolCache struct {
 	mu     sync.Mutex
 	gen    int64
 	tools  map[string]*mcp.Tool
+	// epoch counts the invalidations: a listing started before one is not
+	// kept, for it may predate the change.
+	epoch int64
 }
 
 // watchTools makes the cache usable for c: at once in the legacy era; in
@@ -171,17 +186,28 @@ func (t *toolCache) watchTools(ctx context.Context, c *session.Client) {
 func (t *toolCache) invalidate() {
 	t.mu.Lock()
 	t.tools = nil
+	t.epoch++
 	t.mu.Unlock()
 }
 
-// set records a full listing made under generation gen.
-func (t *toolCache) set(gen int64, tools []mcp.Tool) {
+// begin is called before a listing: set takes what it returns.
+func (t *toolCache) begin() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.epoch
+}
+
+// set records a full listing made under generation gen, begun at epoch
+// (begin), unless the tools were said to change since it began.
+func (t *toolCache) set(gen, epoch int64, tools []mcp.Tool) {
 	m := make(map[string]*mcp.Tool, len(tools))
 	for i := range tools {
 		m[tools[i].Name] = &tools[i]
 	}
 	t.mu.Lock()
-	t.gen, t.tools = gen, m
+	if t.epoch == epoch {
+		t.gen, t.tools = gen, m
+	}
 	t.mu.Unlock()
 }
 
@@ -197,14 +223,18 @@ func (t *toolCache) find(ctx context.Context, c *session.Client, name string) (*
 	if fresh && ok {
 		return tool, nil
 	}
+	epoch := t.begin()
 	tools, err := c.AllTools(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t.set(gen, tools)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.tools[name], nil
+	t.set(gen, epoch, tools)
+	for i := range tools {
+		if tools[i].Name == name {
+			return &tools[i], nil
+		}
+	}
+	return nil, nil
 }
 
 type heldKey struct{}
@@ -455,10 +485,13 @@ func (d *dispatcher) setRoots(roots []mcp.Root) {
 	d.roots = append([]mcp.Root{}, roots...)
 }
 
-func (d *dispatcher) addWatcher(w *watcher) {
+// addWatcher adds an attached client and returns the requests parked
+// before, for it to be asked (park asks those added before it).
+func (d *dispatcher) addWatcher(w *watcher) []*parked {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.watchers = append(d.watchers, w)
+	return d.board.list()
 }
 
 func (d *dispatcher) removeWatcher(w *watcher) {
@@ -467,11 +500,6 @@ func (d *dispatcher) removeWatcher(w *watcher) {
 	d.watchers = slices.DeleteFunc(d.watchers, func(x *watcher) bool { return x == w })
 }
 
-func (d *dispatcher) getWatchers() []*watcher {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return slices.Clone(d.watchers)
-}
 
 // SessionStartOptions are the flags of `mcpi session start`.
 type SessionStartOptions struct {

@@ -58,29 +58,46 @@ const (
 	historyBytes  = 32 << 20
 )
 
-// watchBuffer is how many events wait for an attached client that reads
-// slowly before they are dropped (and counted).
-const watchBuffer = 8192
+// watchBuffer and watchBytes bound what waits for an attached client that
+// reads slowly: beyond them the session's events and notifications are
+// dropped (and counted), never waited for.
+const (
+	watchBuffer = 8192
+	watchBytes  = 16 << 20
+)
 
-// watchItem is an event of the session's connection or a notification,
-// on its way to an attached client.
+// attachWriteTimeout is how long a send to an attached client may take: a
+// client that reads nothing for that long (a TUI suspended with ctrl+z, a
+// stalled terminal) is let go, and attaches again when it comes back.
+const attachWriteTimeout = 10 * time.Second
+
+// watchItem is something on its way to an attached client, in order: an
+// event of the session's connection, a notification of its server, or a
+// message of the relay's own (an answer, a request, progress).
 type watchItem struct {
 	ev   *transport.Event
 	note *session.Notification
+	msg  any
+	size int64 // counted in held while queued
 }
 
-// watcher is the daemon's side of one attached client.
+// watcher is the daemon's side of one attached client. Everything it
+// sends, but the first frame and the history, goes through items, which
+// one goroutine (pump) drains: the session's side only ever offers (never
+// waits), the relay's own goroutines wait their turn.
 type watcher struct {
 	h       *heldSession
 	conn    *live.Conn
+	ctx     context.Context
 	items   chan watchItem
 	dropped atomic.Int64
+	held    atomic.Int64 // bytes in items
 
 	mu    sync.Mutex
 	calls map[string]context.CancelFunc // the client's request id -> cancel
-	// held maps the held session's ids of this client's requests to the
-	// client's ids, as JSON.
-	held   map[string]json.RawMessage
+	// heldIDs maps the held session's ids of this client's requests to
+	// the client's ids, as JSON.
+	heldIDs map[string]json.RawMessage
 	nextID int64
 	asks   map[string]chan *mcp.Message // id of a request to the client -> its answer
 }
@@ -88,10 +105,11 @@ type watcher struct {
 // serveAttached relays for one attached client until it goes or the
 // session ends.
 func (h *heldSession) serveAttached(ctx context.Context, conn *live.Conn) {
-	w := &watcher{h: h, conn: conn, items: make(chan watchItem, watchBuffer),
-		calls: map[string]context.CancelFunc{}, held: map[string]json.RawMessage{}, asks: map[string]chan *mcp.Message{}}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	conn.SetWriteTimeout(attachWriteTimeout)
+	w := &watcher{h: h, conn: conn, ctx: ctx, items: make(chan watchItem, watchBuffer),
+		calls: map[string]context.CancelFunc{}, heldIDs: map[string]json.RawMessage{}, asks: map[string]chan *mcp.Message{}}
 
 	info := attachInfo{Name: h.name, Target: h.target, Era: h.c.Era(), ProtocolVersion: h.c.ProtocolVersion(), Roots: h.disp.getRoots()}
 	if n, ok := h.c.Conn().(interface{ Name() string }); ok {
@@ -114,11 +132,10 @@ func (h *heldSession) serveAttached(ctx context.Context, conn *live.Conn) {
 			return
 		}
 	}
-	h.disp.addWatcher(w)
-	defer h.disp.removeWatcher(w)
-	for _, p := range h.disp.board.list() {
+	for _, p := range h.disp.addWatcher(w) {
 		go w.ask(p)
 	}
+	defer h.disp.removeWatcher(w)
 
 	go w.pump(ctx)
 	go func() {
@@ -170,12 +187,36 @@ func (w *watcher) sendMsg(v any) error {
 	return w.conn.Send(live.Frame{Msg: b})
 }
 
-// offer hands the watcher an item without ever blocking the session.
+// offer hands the watcher an item without ever blocking the session: past
+// the bounds it is dropped and counted.
 func (w *watcher) offer(it watchItem) {
+	switch {
+	case it.ev != nil:
+		it.size = int64(eventSize(it.ev))
+	case it.note != nil:
+		it.size = int64(len(it.note.Params) + 64)
+	default:
+		it.size = 256
+	}
+	if w.held.Load()+it.size > watchBytes {
+		w.dropped.Add(1)
+		return
+	}
 	select {
 	case w.items <- it:
+		w.held.Add(it.size)
 	default:
 		w.dropped.Add(1)
+	}
+}
+
+// send queues a message of the relay's own (an answer, a request, a
+// cancellation) behind what is queued already, waiting its turn; it gives
+// up when the client is gone.
+func (w *watcher) send(v any) {
+	select {
+	case w.items <- watchItem{msg: v}:
+	case <-w.ctx.Done():
 	}
 }
 
@@ -184,15 +225,21 @@ func (w *watcher) pump(ctx context.Context) {
 	for {
 		select {
 		case it := <-w.items:
+			w.held.Add(-it.size)
 			if n := w.dropped.Swap(0); n > 0 {
 				w.sendEvent(&transport.Event{Time: time.Now(), Kind: transport.KindLifecycle,
 					Text: fmt.Sprintf("%d event(s) of the session not shown: this client read too slowly", n)})
 			}
 			var err error
-			if it.ev != nil {
+			switch {
+			case it.ev != nil:
 				err = w.sendEvent(it.ev)
-			} else if msg := w.translate(it.note); msg != nil {
-				err = w.sendMsg(msg)
+			case it.msg != nil:
+				err = w.sendMsg(it.msg)
+			default:
+				if msg := w.translate(it.note); msg != nil {
+					err = w.sendMsg(msg)
+				}
 			}
 			if err != nil {
 				w.conn.Close()
@@ -282,22 +329,23 @@ func (w *watcher) relay(ctx context.Context, id json.RawMessage, method string, 
 		w.mu.Lock()
 		delete(w.calls, key)
 		if heldKey != "" {
-			delete(w.held, heldKey)
+			delete(w.heldIDs, heldKey)
 		}
 		w.mu.Unlock()
 	}()
 	opts := &session.RelayOptions{OnID: func(hid int64) {
 		heldKey = strconv.FormatInt(hid, 10)
 		w.mu.Lock()
-		w.held[heldKey] = id
+		w.heldIDs[heldKey] = id
 		w.mu.Unlock()
 	}}
 	// The client's progress token is swapped for the held session's.
 	if tok, rest, ok := takeProgressToken(params); ok {
 		params = rest
 		opts.OnProgress = func(p mcp.ProgressParams) {
+			// On the session's reader: offered, never waited for.
 			p.ProgressToken = tok
-			w.sendMsg(notification("notifications/progress", p))
+			w.offer(watchItem{msg: notification("notifications/progress", p)})
 		}
 	}
 	res, err := w.h.c.Relay(ctx, method, params, opts)
@@ -313,7 +361,7 @@ func (w *watcher) reply(id, result json.RawMessage, err error) {
 		if result == nil {
 			result = json.RawMessage("{}")
 		}
-		w.sendMsg(struct {
+		w.send(struct {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
 			Result  json.RawMessage `json:"result"`
@@ -325,7 +373,7 @@ func (w *watcher) reply(id, result json.RawMessage, err error) {
 	if errors.As(err, &re) && re.RPCError != nil {
 		e = re.RPCError
 	}
-	w.sendMsg(struct {
+	w.send(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   *mcp.RPCError   `json:"error"`
@@ -348,7 +396,7 @@ func (w *watcher) translate(n *session.Notification) any {
 			return raw, false
 		}
 		w.mu.Lock()
-		id, ok := w.held[key]
+		id, ok := w.heldIDs[key]
 		w.mu.Unlock()
 		return id, ok
 	}
@@ -416,9 +464,10 @@ func (w *watcher) ask(p *parked) {
 		w.mu.Unlock()
 	}()
 	b, err := mcp.NewRequest(id, p.Method, params)
-	if err != nil || w.conn.Send(live.Frame{Msg: b}) != nil {
+	if err != nil {
 		return
 	}
+	w.send(json.RawMessage(b))
 	select {
 	case m := <-ch:
 		var a parkAnswer
@@ -444,7 +493,7 @@ func (w *watcher) ask(p *parked) {
 			p.answer <- a
 		}
 	case <-p.ctx.Done():
-		w.sendMsg(notification("notifications/cancelled", mcp.CancelledParams{RequestID: json.RawMessage(key), Reason: "answered elsewhere, or withdrawn"}))
+		w.send(notification("notifications/cancelled", mcp.CancelledParams{RequestID: json.RawMessage(key), Reason: "answered elsewhere, or withdrawn"}))
 	}
 }
 
@@ -552,8 +601,12 @@ func (r *relayConn) why(err error) error {
 		return transport.ErrClosed
 	}
 	time.Sleep(50 * time.Millisecond) // the daemon writes its record as it ends
-	if rec, rerr := live.ReadRecord(r.dir, r.info.Name); rerr == nil && !rec.Live() {
+	rec, rerr := live.ReadRecord(r.dir, r.info.Name)
+	switch {
+	case rerr == nil && !rec.Live():
 		return fmt.Errorf("session %s has ended (%s): %s", r.info.Name, rec.State, rec.Reason)
+	case rerr == nil && live.Alive(rec.PID):
+		return fmt.Errorf("session %s let this client go: it read nothing for %v (suspended?); the session goes on", r.info.Name, attachWriteTimeout)
 	}
 	return fmt.Errorf("session %s: %w: %v", r.info.Name, live.ErrLostDaemon, err)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -341,6 +346,65 @@ func TestTailText(t *testing.T) {
 	} {
 		if got := tailText(c.e); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.e.Method, got, c.want)
+		}
+	}
+}
+
+// TestAttachedClientThatDoesNotRead: a client attached to a session that
+// stops reading (a TUI suspended with ctrl+z, a stalled terminal) never
+// holds the session up: other commands go on, while frames, progress and
+// answers for it pile up to their bounds; past the write timeout it is let
+// go.
+func TestAttachedClientThatDoesNotRead(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "slow", peerArgs("demo")...)
+	conn, _, err := live.Attach(dir, "slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Calls whose answers, progress and frames fill every buffer on the way.
+	conn.Send(live.Frame{Msg: json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"long_running","arguments":{"steps":1000,"interval_ms":0},"_meta":{"progressToken":"p"}}}`)})
+	for i := range 4 {
+		conn.Send(live.Frame{Msg: json.RawMessage(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"big_output","arguments":{"bytes":4000000}}}`, i+2))})
+	}
+	time.Sleep(time.Second)
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+		code, out, errOut := runLive(t, dir, ctx, "call", "long_running", "steps=50", "interval_ms=0", "--session", "slow")
+		cancel()
+		if code != ExitOK {
+			t.Fatalf("call %d while a client does not read: exit %d, %q, %q", i+1, code, out, errOut)
+		}
+	}
+}
+
+// TestEveryFlagIsConnectionOrCommand: each flag a verb's connection takes
+// either belongs to the connection (refused next to --session: the session
+// made it) or to the command; a new flag must be put on one side.
+func TestEveryFlagIsConnectionOrCommand(t *testing.T) {
+	perCommand := map[string]bool{"force": true, "sampling-reply": true, "elicit": true, "elicit-field": true,
+		"json": true, "verbose": true, "session": true}
+	conn := map[string]bool{}
+	for _, n := range connectionFlags {
+		conn[n] = true
+	}
+	c := &cobra.Command{}
+	o := &ConnOptions{}
+	addConnFlags(c, o)
+	addSessionFlag(c, o)
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		switch {
+		case conn[f.Name] && perCommand[f.Name]:
+			t.Errorf("--%s is both the connection's and the command's", f.Name)
+		case !conn[f.Name] && !perCommand[f.Name]:
+			t.Errorf("--%s is neither the connection's (connectionFlags) nor the command's: say which", f.Name)
+		}
+	})
+	for _, n := range []string{"grant", "dpop", "dpop-key", "client-secret-file", "assertion-file", "id-token-file", "idp-issuer", "header", "root"} {
+		if !conn[n] {
+			t.Errorf("--%s is not refused next to --session", n)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,9 +102,14 @@ func (d *dispatcher) park(ctx context.Context, p *parked) (any, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p.ctx = ctx
+	// Parked and put to the attached clients in one step, which attaching
+	// takes too: a client attaching meanwhile is asked once.
+	d.mu.Lock()
 	d.board.add(p)
+	watchers := slices.Clone(d.watchers)
+	d.mu.Unlock()
 	defer d.board.take(p.ID)
-	for _, w := range d.getWatchers() {
+	for _, w := range watchers {
 		go w.ask(p)
 	}
 	for _, s := range told {

@@ -184,10 +184,9 @@ func (s *Server) run(ctx context.Context, c *Conn, req *Request) {
 		c.Recv(&next)
 		cancel()
 	}()
-	stdout, stderr := &frameWriter{c: c}, &frameWriter{c: c, isErr: true}
-	code := s.Run(ctx, req, stdout, stderr)
-	stdout.Flush()
-	stderr.Flush()
+	out := &frameBatch{c: c}
+	code := s.Run(ctx, req, frameWriter{out, false}, frameWriter{out, true})
+	out.Flush()
 	if code != 0 {
 		s.failed.Add(1)
 	}
@@ -198,18 +197,19 @@ func (s *Server) run(ctx context.Context, c *Conn, req *Request) {
 	c.Send(Frame{Exit: &code})
 }
 
-// frameWriter sends what a command writes on stdout or stderr as frames:
+// frameBatch sends what a command writes on stdout and stderr as frames:
 // the writes of a moment go together (a command's output is many small
 // writes, and a frame each would cost a system call each), at most
-// flushDelay after the first, at once past frameMax bytes, and at the end
+// flushDelay after the first, at once past frameMax bytes or when the
+// other stream is written (so the two keep their order), and at the end
 // of the command. A failed send (the command's caller is gone) fails the
 // next write.
-type frameWriter struct {
-	c     *Conn
-	isErr bool
+type frameBatch struct {
+	c *Conn
 
 	mu    sync.Mutex
 	buf   []byte
+	isErr bool // which stream buf holds
 	timer *time.Timer
 	err   error
 }
@@ -219,45 +219,57 @@ const (
 	frameMax   = 32 << 10
 )
 
-func (w *frameWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return 0, w.err
+// frameWriter is one stream of a frameBatch.
+type frameWriter struct {
+	b     *frameBatch
+	isErr bool
+}
+
+func (w frameWriter) Write(p []byte) (int, error) { return w.b.write(w.isErr, p) }
+
+func (b *frameBatch) write(isErr bool, p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.buf) > 0 && b.isErr != isErr {
+		b.flushLocked()
 	}
-	w.buf = append(w.buf, p...)
-	if len(w.buf) >= frameMax {
-		if err := w.flushLocked(); err != nil {
+	if b.err != nil {
+		return 0, b.err
+	}
+	b.isErr = isErr
+	b.buf = append(b.buf, p...)
+	if len(b.buf) >= frameMax {
+		if err := b.flushLocked(); err != nil {
 			return 0, err
 		}
 		return len(p), nil
 	}
-	if w.timer == nil {
-		w.timer = time.AfterFunc(flushDelay, func() { w.Flush() })
+	if b.timer == nil {
+		b.timer = time.AfterFunc(flushDelay, func() { b.Flush() })
 	}
 	return len(p), nil
 }
 
 // Flush sends what is buffered.
-func (w *frameWriter) Flush() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.flushLocked()
+func (b *frameBatch) Flush() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.flushLocked()
 }
 
-func (w *frameWriter) flushLocked() error {
-	if w.timer != nil {
-		w.timer.Stop()
-		w.timer = nil
+func (b *frameBatch) flushLocked() error {
+	if b.timer != nil {
+		b.timer.Stop()
+		b.timer = nil
 	}
-	if len(w.buf) == 0 || w.err != nil {
-		return w.err
+	if len(b.buf) == 0 || b.err != nil {
+		return b.err
 	}
-	f := Frame{Out: w.buf}
-	if w.isErr {
-		f = Frame{Err: w.buf}
+	f := Frame{Out: b.buf}
+	if b.isErr {
+		f = Frame{Err: b.buf}
 	}
-	w.buf = nil
-	w.err = w.c.Send(f)
-	return w.err
+	b.buf = nil
+	b.err = b.c.Send(f)
+	return b.err
 }

@@ -64,6 +64,16 @@ type Conn struct {
 	r   *bufio.Reader
 	mu  sync.Mutex
 	enc *json.Encoder
+	// writeTimeout bounds each Send (0: none).
+	writeTimeout time.Duration
+}
+
+// SetWriteTimeout bounds each later Send: a peer that reads nothing for d
+// fails it, and the connection should then be closed.
+func (c *Conn) SetWriteTimeout(d time.Duration) {
+	c.mu.Lock()
+	c.writeTimeout = d
+	c.mu.Unlock()
 }
 
 func newConn(c net.Conn) *Conn {
@@ -74,6 +84,9 @@ func newConn(c net.Conn) *Conn {
 func (c *Conn) Send(v any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.writeTimeout > 0 {
+		c.c.SetWriteDeadline(time.Now().Add(c.writeTimeout))
+	}
 	return c.enc.Encode(v)
 }
 
