@@ -500,7 +500,6 @@ func (d *dispatcher) removeWatcher(w *watcher) {
 	d.watchers = slices.DeleteFunc(d.watchers, func(x *watcher) bool { return x == w })
 }
 
-
 // SessionStartOptions are the flags of `mcpi session start`.
 type SessionStartOptions struct {
 	ConnOptions

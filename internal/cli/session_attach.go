@@ -98,8 +98,8 @@ type watcher struct {
 	// heldIDs maps the held session's ids of this client's requests to
 	// the client's ids, as JSON.
 	heldIDs map[string]json.RawMessage
-	nextID int64
-	asks   map[string]chan *mcp.Message // id of a request to the client -> its answer
+	nextID  int64
+	asks    map[string]chan *mcp.Message // id of a request to the client -> its answer
 }
 
 // serveAttached relays for one attached client until it goes or the
