@@ -39,6 +39,7 @@ const (
 	RuleIDJAG            = "Enterprise-managed authorization (SEP-990): the identity provider's token exchange issues an ID-JAG (issued_token_type urn:ietf:params:oauth:token-type:id-jag)"
 	RuleDPoPNonce        = "RFC 9449 §9: a server asking for a DPoP nonce (use_dpop_nonce) gets the request again with a proof carrying it"
 	RuleAccepted         = "RFC 6750 §3.1: a server answers 401 to a token it does not accept"
+	RuleCredentialAS     = "a client secret or a workload's JWT goes only to the authorization server it was issued for (a server may name any authorization server in its metadata)"
 )
 
 // Error is a failed authorization: the step it failed at, the rule that

@@ -87,6 +87,9 @@ func wireGrant(g string) string {
 // obtain gets new credentials from d's authorization server by the grant
 // in force.
 func (t *Transport) obtain(ctx context.Context, d *discovery, stored *Entry, scopes []string) (*Entry, error) {
+	if err := t.checkIssuer(d); err != nil {
+		return nil, err
+	}
 	g := t.grant()
 	if g == GrantAuthorizationCode {
 		return t.authorize(ctx, d, stored, scopes)
@@ -366,4 +369,59 @@ func (t *Transport) keepToken(step Step, k *Token, fallback string) *Token {
 		t.obs.step("the authorization server issued a Bearer token, not a DPoP-bound one: mcpi sends it as a Bearer token")
 	}
 	return k
+}
+
+// replayable names the credential of the flow in force that works wherever
+// it is presented, when there is one: a pre-registered client secret, or
+// the workload's JWT of the JWT bearer grant. A private key's assertion
+// names its audience, and an ID token goes only to the identity provider
+// the user named: neither is one.
+func (t *Transport) replayable() string {
+	switch {
+	case t.grant() == GrantJWTBearer:
+		return "the workload's JWT"
+	case t.opts.ClientSecret != "" && t.opts.ClientID != "":
+		return "the client secret of " + t.opts.ClientID
+	}
+	return ""
+}
+
+// checkIssuer keeps a replayable credential from an authorization server it
+// was not issued for. A server names its authorization servers in its
+// metadata, and a hostile one would name its own to collect them. With
+// Options.Issuer only that issuer gets it. Without, a client ID that went
+// to another issuer before (the store remembers) is refused for this one,
+// and a first use is allowed and told of on Out, naming the issuer and how
+// to pin it.
+func (t *Transport) checkIssuer(d *discovery) error {
+	what := t.replayable()
+	if what == "" {
+		return nil
+	}
+	same := func(a, b string) bool { return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/") }
+	if pin := t.opts.Issuer; pin != "" {
+		if same(pin, d.issuer) {
+			return nil
+		}
+		return errorf(StepToken, RuleCredentialAS, "the server names authorization server %s, not %s (--oauth-issuer): %s is not sent there", d.issuer, pin, what)
+	}
+	known := false
+	if t.opts.Store != nil && t.opts.ClientID != "" {
+		if entries, err := t.opts.Store.List(); err == nil {
+			for _, e := range entries {
+				if e.Client == nil || e.Client.ID != t.opts.ClientID || e.Client.Method != MethodPreRegistered {
+					continue
+				}
+				if !same(e.Issuer, d.issuer) {
+					return errorf(StepToken, RuleCredentialAS, "client %s was authorized by %s before, and this server names %s: %s is not sent there (if %s is right, give --oauth-issuer %s)",
+						t.opts.ClientID, e.Issuer, d.issuer, what, d.issuer, d.issuer)
+				}
+				known = true
+			}
+		}
+	}
+	if !known && t.opts.Out != nil {
+		fmt.Fprintf(t.opts.Out, "warning: sending %s to authorization server %s, which the server's metadata names; --oauth-issuer %s makes it the only one\n", what, d.issuer, d.issuer)
+	}
+	return nil
 }

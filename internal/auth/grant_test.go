@@ -173,3 +173,63 @@ func TestKeys(t *testing.T) {
 		t.Error("a certificate parsed as a private key")
 	}
 }
+
+// TestCredentialGoesOnlyToItsIssuer: a client secret or a workload's JWT
+// works wherever it is presented, and the server names the authorization
+// server: with --oauth-issuer only that one gets it; without, a client ID
+// authorized by another issuer before is refused for this one; a first use
+// is allowed and told of.
+func TestCredentialGoesOnlyToItsIssuer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts auth.Options
+	}{
+		{"client secret", auth.Options{Grant: auth.GrantClientCredentials, ClientID: "m2m", ClientSecret: "m2m-secret-value"}},
+		{"workload JWT", auth.Options{Grant: auth.GrantJWTBearer, ClientID: "workload", Assertion: constant("eyJ.workload-jwt.sig")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := authtest.GrantConfig{ClientID: tc.opts.ClientID, ClientSecret: tc.opts.ClientSecret}
+			if tc.opts.Assertion != nil {
+				cfg.Assertion = "eyJ.workload-jwt.sig"
+			}
+			s := authtest.StartGrants(t, cfg)
+			store := auth.OpenStore(t.TempDir())
+			connect := func(issuer string) (string, error) {
+				var out strings.Builder
+				o := tc.opts
+				o.ServerURL, o.Issuer, o.Store, o.Out = s.URL, issuer, store, &out
+				_, err := connectURL(t, s.URL, auth.NewTransport(o))
+				return out.String(), err
+			}
+			// Pinned to another issuer: refused before any token request.
+			if _, err := connect("https://as.example.com"); err == nil || !strings.Contains(err.Error(), "is not sent there") {
+				t.Fatalf("pinned to another issuer: %v", err)
+			}
+			if n := len(s.TokenRequests()); n != 0 {
+				t.Fatalf("%d token request(s) reached the authorization server the pin excludes", n)
+			}
+			// A first use, unpinned: allowed, and said.
+			out, err := connect("")
+			if err != nil {
+				t.Fatalf("first use: %v", err)
+			}
+			if !strings.Contains(out, "warning: sending") || !strings.Contains(out, "--oauth-issuer "+s.Issuer) {
+				t.Errorf("a first use says %q", out)
+			}
+			// The client was authorized by this issuer: no word any more.
+			if out, err := connect(""); err != nil || out != "" {
+				t.Errorf("a known issuer: %v, %q", err, out)
+			}
+			// Another server naming another issuer for the same client is refused.
+			s2 := authtest.StartGrants(t, cfg)
+			o := tc.opts
+			o.ServerURL, o.Store = s2.URL, store
+			if _, err := connectURL(t, s2.URL, auth.NewTransport(o)); err == nil || !strings.Contains(err.Error(), "was authorized by "+s.Issuer) {
+				t.Errorf("another issuer for the same client: %v", err)
+			}
+			if n := len(s2.TokenRequests()); n != 0 {
+				t.Errorf("%d token request(s) reached the other issuer", n)
+			}
+		})
+	}
+}

@@ -54,6 +54,10 @@ type Options struct {
 	Scopes []string
 	// ClientID and ClientSecret are pre-registered credentials.
 	ClientID, ClientSecret string
+	// Issuer, when set, is the one authorization server a credential that
+	// works wherever it is presented (a pre-registered client secret, a
+	// workload's JWT) may be sent to (--oauth-issuer). See checkIssuer.
+	Issuer string
 	// ClientKey, when set, authenticates the client at the token endpoint
 	// with a signed assertion (private_key_jwt) instead of a secret.
 	ClientKey *Key

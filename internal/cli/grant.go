@@ -23,6 +23,7 @@ const (
 
 func addGrantFlags(cmd *cobra.Command, a *AuthOptions) {
 	f := cmd.Flags()
+	f.StringVar(&a.Issuer, "oauth-issuer", "", "OAuth: the authorization server (issuer) the client secret or the workload's JWT may go to; any other the server names is refused")
 	f.StringVar(&a.Grant, "grant", "", "OAuth: the grant: "+strings.Join(auth.Grants, ", ")+" (default authorization_code)")
 	f.StringVar(&a.ClientSecretFile, "client-secret-file", "", "OAuth: read the secret of --client-id from this file (or $"+EnvClientSecret+")")
 	f.StringVar(&a.ClientAssertionKey, "client-assertion-key", "", "OAuth: authenticate --client-id with a JWT signed by this PEM private key (private_key_jwt) instead of a secret")
@@ -38,7 +39,7 @@ func addGrantFlags(cmd *cobra.Command, a *AuthOptions) {
 
 // grantFlagsSet reports whether a flag of the grants is given.
 func (a *AuthOptions) grantFlagsSet() bool {
-	return a.Grant != "" || a.ClientSecretFile != "" || a.ClientAssertionKey != "" || a.AssertionFile != "" || a.IDTokenFile != "" ||
+	return a.Grant != "" || a.Issuer != "" || a.ClientSecretFile != "" || a.ClientAssertionKey != "" || a.AssertionFile != "" || a.IDTokenFile != "" ||
 		a.IDPIssuer != "" || a.IDPTokenEndpoint != "" || a.IDPClientID != "" || a.IDPClientSecretFile != "" || a.DPoP || a.DPoPKey != ""
 }
 
@@ -177,6 +178,7 @@ func (a *AuthOptions) fromConfig(c *config.OAuth, t *TargetOptions) error {
 	}
 	set(&a.ClientAssertionKey, c.ClientAssertionKey)
 	set(&a.ClientMetadataURL, c.ClientMetadataURL)
+	set(&a.Issuer, c.Issuer)
 	set(&a.AssertionFile, c.AssertionFile)
 	set(&a.IDTokenFile, c.IDTokenFile)
 	set(&a.IDPIssuer, c.IDP.Issuer)

@@ -73,12 +73,15 @@ type AuthOptions struct {
 
 	// Grant is the OAuth grant (auth.Grants); the secrets and keys each
 	// needs come from files or the environment, never from argv.
-	Grant               string
-	ClientSecretFile    string
-	ClientAssertionKey  string
-	AssertionFile       string
-	IDTokenFile         string
-	IDPIssuer           string
+	Grant              string
+	ClientSecretFile   string
+	ClientAssertionKey string
+	AssertionFile      string
+	IDTokenFile        string
+	IDPIssuer          string
+	// Issuer pins the authorization server a client secret or workload
+	// JWT may go to (--oauth-issuer).
+	Issuer              string
 	IDPTokenEndpoint    string
 	IDPClientID         string
 	IDPClientSecretFile string
@@ -198,7 +201,7 @@ func (a *AuthOptions) roundTripper(serverURL string, h http.Header, tap transpor
 	opts := auth.Options{
 		ServerURL: serverURL, Tap: tap, Out: a.out, Interactive: a.interactive,
 		Headless: a.Headless, NoBrowser: a.NoBrowser, RedirectPort: a.RedirectPort, Scopes: a.Scopes,
-		ClientID: a.ClientID, ClientSecret: a.ClientSecret, ClientMetadataURL: a.ClientMetadataURL,
+		ClientID: a.ClientID, ClientSecret: a.ClientSecret, ClientMetadataURL: a.ClientMetadataURL, Issuer: a.Issuer,
 		ClientName: "mcpi", ClientVersion: Version,
 		Grant: a.Grant, ClientKey: a.clientKey, DPoP: a.dpopKey, Assertion: a.assertion, IDToken: a.idToken,
 		IDP: auth.IDP{Issuer: a.IDPIssuer, TokenEndpoint: a.IDPTokenEndpoint, ClientID: a.IDPClientID, ClientSecret: a.idpSecret},

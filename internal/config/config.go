@@ -71,15 +71,18 @@ type Server struct {
 // named by file, never written in the entry; paths may be relative to the
 // file, and use ${env:...} variables.
 type OAuth struct {
-	ClientID           string   `json:"clientId"`
-	Grant              string   `json:"grant"`
-	ClientSecretFile   string   `json:"clientSecretFile"`
-	ClientAssertionKey string   `json:"clientAssertionKey"`
-	ClientMetadataURL  string   `json:"clientMetadataUrl"`
-	Scopes             []string `json:"-"`
-	AssertionFile      string   `json:"assertionFile"`
-	IDTokenFile        string   `json:"idTokenFile"`
-	IDP                struct {
+	ClientID           string `json:"clientId"`
+	Grant              string `json:"grant"`
+	ClientSecretFile   string `json:"clientSecretFile"`
+	ClientAssertionKey string `json:"clientAssertionKey"`
+	ClientMetadataURL  string `json:"clientMetadataUrl"`
+	// Issuer is the authorization server the client's secret or workload
+	// JWT may go to (--oauth-issuer).
+	Issuer        string   `json:"issuer"`
+	Scopes        []string `json:"-"`
+	AssertionFile string   `json:"assertionFile"`
+	IDTokenFile   string   `json:"idTokenFile"`
+	IDP           struct {
 		Issuer           string `json:"issuer"`
 		TokenEndpoint    string `json:"tokenEndpoint"`
 		ClientID         string `json:"clientId"`
