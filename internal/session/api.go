@@ -359,9 +359,12 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 
 // pollWait is how long to wait before polling t again: its pollInterval,
 // kept within 200 ms and 5 s, else 500 ms.
+// pollFloor is the shortest time between two polls of a task.
+const pollFloor = 200 * time.Millisecond
+
 func pollWait(t mcp.Task) time.Duration {
 	if t.PollInterval == nil {
 		return 500 * time.Millisecond
 	}
-	return min(max(time.Duration(*t.PollInterval)*time.Millisecond, 200*time.Millisecond), 5*time.Second)
+	return min(max(time.Duration(*t.PollInterval)*time.Millisecond, pollFloor), 5*time.Second)
 }

@@ -152,6 +152,7 @@ func (c *Client) FollowTask(ctx context.Context, raw json.RawMessage, onStatus f
 	}
 	answered := map[string]bool{}
 	fetched := false // t came from tasks/get, not from the handle
+	var lastGet time.Time
 	for {
 		report(t)
 		if !fetched && (t.Status == "completed" && len(t.Result) == 0 || t.Status == "failed" && t.Error == nil) {
@@ -192,9 +193,21 @@ func (c *Client) FollowTask(ctx context.Context, raw json.RawMessage, onStatus f
 			cancelTask()
 			return nil, ctx.Err()
 		case <-poke:
+			// A notification says the task changed: ask at once, but no
+			// more often than the floor of polling, however many come.
+			if since := time.Since(lastGet); since < pollFloor {
+				select {
+				case <-time.After(pollFloor - since):
+				case <-ctx.Done():
+					wait.Stop()
+					cancelTask()
+					return nil, ctx.Err()
+				}
+			}
 		case <-wait.C:
 		}
 		wait.Stop()
+		lastGet = time.Now()
 		next, _, err := c.GetTaskDetail(ctx, id)
 		if err != nil {
 			if ctx.Err() != nil {
