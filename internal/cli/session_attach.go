@@ -46,6 +46,7 @@ type attachInfo struct {
 	ProtocolVersion string     `json:"protocolVersion"`
 	Transport       string     `json:"transport,omitempty"`
 	SessionID       string     `json:"sessionId,omitempty"`
+	EraReason       string     `json:"eraReason,omitempty"`
 	Roots           []mcp.Root `json:"roots"`
 	// Forgotten counts the first events of the session the history no
 	// longer holds.
@@ -111,7 +112,7 @@ func (h *heldSession) serveAttached(ctx context.Context, conn *live.Conn) {
 	w := &watcher{h: h, conn: conn, ctx: ctx, items: make(chan watchItem, watchBuffer),
 		calls: map[string]context.CancelFunc{}, heldIDs: map[string]json.RawMessage{}, asks: map[string]chan *mcp.Message{}}
 
-	info := attachInfo{Name: h.name, Target: h.target, Era: h.c.Era(), ProtocolVersion: h.c.ProtocolVersion(), Roots: h.disp.getRoots()}
+	info := attachInfo{Name: h.name, Target: h.target, Era: h.c.Era(), ProtocolVersion: h.c.ProtocolVersion(), EraReason: h.c.EraReason(), Roots: h.disp.getRoots()}
 	if n, ok := h.c.Conn().(interface{ Name() string }); ok {
 		info.Transport = n.Name()
 	}
@@ -691,9 +692,8 @@ func connectSession(ctx context.Context, opts *ConnectOptions, name string, noCo
 			}
 		}
 		rc := newRelayConn(c, i, dir, h.Tap)
-		sopts := session.Options{Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning,
-			OnHealth: h.OnHealth, Era: i.Era, ProtocolVersion: i.ProtocolVersion,
-			EraReason: "the era of session " + name}
+		sopts := relayOptions(i)
+		sopts.Handler, sopts.OnNotification, sopts.OnWarning, sopts.OnHealth = h.Handler, h.OnNotification, h.OnWarning, h.OnHealth
 		return session.Connect(ctx, rc, sopts)
 	}
 	return tui.Run(ctx, tui.Options{
@@ -721,4 +721,15 @@ func attach(dir, name string) (*live.Conn, attachInfo, error) {
 		return nil, info, fmt.Errorf("%w: session %s: the daemon's answer: %v", errConnect, name, err)
 	}
 	return conn, info, nil
+}
+
+// relayOptions are the options of a client attached to the session i
+// describes: the session's era, and its revision where the era's own
+// default would not be it; the reason is the session's.
+func relayOptions(i attachInfo) session.Options {
+	o := session.Options{Era: i.Era, EraReason: "session " + i.Name + "'s: " + i.EraReason}
+	if i.Era == session.EraModern && i.ProtocolVersion != mcp.LatestModern {
+		o.ProtocolVersion = i.ProtocolVersion
+	}
+	return o
 }

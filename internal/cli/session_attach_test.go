@@ -107,18 +107,21 @@ func TestAttachedClient(t *testing.T) {
 			h := &replyHandler{reply: "from the attached client"}
 			var notesMu sync.Mutex
 			var notes []session.Notification
-			c, err := session.Connect(ctx, newRelayConn(conn, info, dir, tap), session.Options{
-				Handler: h, Era: info.Era, ProtocolVersion: info.ProtocolVersion,
-				OnNotification: func(n session.Notification) {
-					notesMu.Lock()
-					notes = append(notes, n)
-					notesMu.Unlock()
-				},
-			})
+			opts := relayOptions(info)
+			opts.Handler = h
+			opts.OnNotification = func(n session.Notification) {
+				notesMu.Lock()
+				notes = append(notes, n)
+				notesMu.Unlock()
+			}
+			c, err := session.Connect(ctx, newRelayConn(conn, info, dir, tap), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()
+			if c.ProtocolVersion() != info.ProtocolVersion || !strings.HasPrefix(c.EraReason(), "session s's: ") {
+				t.Errorf("the client speaks %s (%s), want the session's %s", c.ProtocolVersion(), c.EraReason(), info.ProtocolVersion)
+			}
 			if got, want := c.InitializeResult().ServerInfo.Name, "mcpi-demo"; got != want {
 				t.Errorf("server name %q, want %q (the session's start answers the client's)", got, want)
 			}
