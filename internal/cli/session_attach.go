@@ -78,8 +78,8 @@ const attachWriteTimeout = 10 * time.Second
 type watchItem struct {
 	ev   *transport.Event
 	note *session.Notification
-	msg  any
-	size int64 // counted in held while queued
+	msg  []byte // an encoded JSON-RPC message
+	size int64  // counted in held while queued
 }
 
 // watcher is the daemon's side of one attached client. Everything it
@@ -180,13 +180,7 @@ func (w *watcher) sendEvent(e *transport.Event) error {
 	return w.conn.Send(live.Frame{Wire: b})
 }
 
-func (w *watcher) sendMsg(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return w.conn.Send(live.Frame{Msg: b})
-}
+func (w *watcher) sendMsg(b []byte) error { return w.conn.Send(live.Frame{Msg: b}) }
 
 // offer hands the watcher an item without ever blocking the session: past
 // the bounds it is dropped and counted.
@@ -214,9 +208,12 @@ func (w *watcher) offer(it watchItem) {
 // send queues a message of the relay's own (an answer, a request, a
 // cancellation) behind what is queued already, waiting its turn; it gives
 // up when the client is gone.
-func (w *watcher) send(v any) {
+func (w *watcher) send(b []byte, err error) {
+	if err != nil {
+		return
+	}
 	select {
-	case w.items <- watchItem{msg: v}:
+	case w.items <- watchItem{msg: b}:
 	case <-w.ctx.Done():
 	}
 }
@@ -346,7 +343,9 @@ func (w *watcher) relay(ctx context.Context, id json.RawMessage, method string, 
 		opts.OnProgress = func(p mcp.ProgressParams) {
 			// On the session's reader: offered, never waited for.
 			p.ProgressToken = tok
-			w.offer(watchItem{msg: notification("notifications/progress", p)})
+			if b, err := mcp.NewNotification("notifications/progress", p); err == nil {
+				w.offer(watchItem{msg: b})
+			}
 		}
 	}
 	res, err := w.h.c.Relay(ctx, method, params, opts)
@@ -362,11 +361,7 @@ func (w *watcher) reply(id, result json.RawMessage, err error) {
 		if result == nil {
 			result = json.RawMessage("{}")
 		}
-		w.send(struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Result  json.RawMessage `json:"result"`
-		}{"2.0", id, result})
+		w.send(mcp.NewResult(id, result))
 		return
 	}
 	e := &mcp.RPCError{Code: mcp.CodeInternalError, Message: err.Error()}
@@ -374,21 +369,17 @@ func (w *watcher) reply(id, result json.RawMessage, err error) {
 	if errors.As(err, &re) && re.RPCError != nil {
 		e = re.RPCError
 	}
-	w.send(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   *mcp.RPCError   `json:"error"`
-	}{"2.0", id, e})
+	w.send(mcp.NewErrorResponse(id, e))
 }
 
 // translate makes a notification of the server fit this client: the ids
 // of its own requests become its own again, any other id a string that
 // cannot name one of its requests. Progress of its own requests went
 // already, under its own token: nil.
-func (w *watcher) translate(n *session.Notification) any {
+func (w *watcher) translate(n *session.Notification) []byte {
 	var params map[string]json.RawMessage
 	if len(n.Params) == 0 || json.Unmarshal(n.Params, &params) != nil || params == nil {
-		return rawNotification(n.Method, n.Params)
+		return notificationFrame(n.Method, n.Params)
 	}
 	changed := false
 	mine := func(raw json.RawMessage) (json.RawMessage, bool) {
@@ -433,10 +424,10 @@ func (w *watcher) translate(n *session.Notification) any {
 		}
 	}
 	if !changed {
-		return rawNotification(n.Method, n.Params)
+		return notificationFrame(n.Method, n.Params)
 	}
 	b, _ := json.Marshal(params)
-	return rawNotification(n.Method, b)
+	return notificationFrame(n.Method, b)
 }
 
 // ask sends a parked server request to the client and gives its answer,
@@ -468,7 +459,7 @@ func (w *watcher) ask(p *parked) {
 	if err != nil {
 		return
 	}
-	w.send(json.RawMessage(b))
+	w.send(b, nil)
 	select {
 	case m := <-ch:
 		var a parkAnswer
@@ -494,7 +485,7 @@ func (w *watcher) ask(p *parked) {
 			p.answer <- a
 		}
 	case <-p.ctx.Done():
-		w.send(notification("notifications/cancelled", mcp.CancelledParams{RequestID: json.RawMessage(key), Reason: "answered elsewhere, or withdrawn"}))
+		w.send(mcp.NewNotification("notifications/cancelled", mcp.CancelledParams{RequestID: json.RawMessage(key), Reason: "answered elsewhere, or withdrawn"}))
 	}
 }
 
@@ -526,19 +517,15 @@ func takeProgressToken(params json.RawMessage) (json.RawMessage, json.RawMessage
 	return tok, rest, true
 }
 
-func notification(method string, params any) any {
-	return struct {
-		JSONRPC string `json:"jsonrpc"`
-		Method  string `json:"method"`
-		Params  any    `json:"params,omitempty"`
-	}{"2.0", method, params}
-}
-
-func rawNotification(method string, params json.RawMessage) any {
-	if len(params) == 0 {
-		return notification(method, nil)
+// notificationFrame encodes a notification of the server's, params as
+// they came (nil when it had none).
+func notificationFrame(method string, params json.RawMessage) []byte {
+	var p any
+	if len(params) > 0 {
+		p = params
 	}
-	return notification(method, params)
+	b, _ := mcp.NewNotification(method, p)
+	return b
 }
 
 // relayConn is an attached client's connection: the daemon's socket,
@@ -601,7 +588,6 @@ func (r *relayConn) why(err error) error {
 	if r.closed.Load() {
 		return transport.ErrClosed
 	}
-	time.Sleep(50 * time.Millisecond) // the daemon writes its record as it ends
 	rec, rerr := live.ReadRecord(r.dir, r.info.Name)
 	switch {
 	case rerr == nil && !rec.Live():

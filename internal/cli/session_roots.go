@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -133,10 +132,9 @@ func printRoots(o *ConnOptions, rs []mcp.Root) error {
 		fmt.Fprintln(o.IO.ErrOut, "No roots.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "URI\tNAME")
+	tw := table(o.IO.Out, "URI", "NAME")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\n", oneLine(r.URI), oneLine(r.Name))
+		fmt.Fprintf(tw, "%s\t%s\n", oneLine(r.URI), oneLine(r.Name)) // whole URIs: not row's cut
 	}
 	return tw.Flush()
 }
