@@ -17,6 +17,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/safetext"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -408,6 +409,78 @@ func TestEveryFlagIsConnectionOrCommand(t *testing.T) {
 	for _, n := range []string{"grant", "dpop", "dpop-key", "client-secret-file", "assertion-file", "id-token-file", "idp-issuer", "header", "root"} {
 		if !conn[n] {
 			t.Errorf("--%s is not refused next to --session", n)
+		}
+	}
+}
+
+// TestSessionNoRawControlReachesAPerson: what a live session's commands
+// print of a hostile server (its name, stderr, errors, parked requests,
+// notifications, frames) and of what a user typed is made safe, as for
+// one-shot commands.
+func TestSessionNoRawControlReachesAPerson(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "p", peerArgs("hostile:"+mcptest.HostilePoison)...)
+	// A call whose elicitation no command answers: parked, with poison in
+	// its message and fields.
+	parked := make(chan struct{})
+	go func() {
+		defer close(parked)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		runLive(t, dir, ctx, "call", "elicit", "--session", "p")
+	}()
+	waitParked := func() {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, out, _ := runLive(t, dir, nil, "pending", "--json", "--session", "p"); strings.Contains(out, `"id"`) {
+				return
+			}
+		}
+		t.Fatal("the elicitation was never parked")
+	}
+	waitParked()
+	tailCtx, cancelTail := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancelTail()
+	tailed := make(chan [2]string, 1)
+	go func() {
+		_, out, errOut := runLive(t, dir, tailCtx, "tail", "--wire", "--session", "p")
+		tailed <- [2]string{out, errOut}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	for _, args := range [][]string{
+		{"session", "list"},
+		{"session", "show", "p"},
+		{"info", "--session", "p"},
+		{"tools", "--session", "p"},
+		{"call", "fail", "--session", "p"},
+		{"call", "progress", "--session", "p"},
+		{"pending", "--session", "p"},
+		{"answer", "1", "--sampling-reply", "x", "--session", "p"},
+		{"subscribe", "poison://" + mcptest.Poison, "--unsubscribe", "--session", "p"},
+		{"roots", "add", "/" + mcptest.Poison, "--session", "p"},
+		{"log-level", mcptest.Poison, "--session", "p"},
+		{"call", mcptest.Poison, "--session", "p"},
+	} {
+		code, out, errOut := runLive(t, dir, nil, args...)
+		for name, s := range map[string]string{"stdout": out, "stderr": errOut} {
+			if !safetext.Clean(s) {
+				t.Errorf("%v: exit %d: raw control reached %s: %q", args, code, name, s)
+			}
+		}
+		// The poison is shown, made visible, where the server's words are.
+		if (args[0] == "pending" || args[0] == "info" || args[1] == "show") && !poisonShown.MatchString(out+errOut) {
+			t.Errorf("%v: the poisoned field was not shown:\n%s%s", args, out, errOut)
+		}
+	}
+	runLive(t, dir, nil, "answer", "1", "--decline", "--session", "p")
+	<-parked
+	got := <-tailed
+	if !poisonShown.MatchString(got[0]) {
+		t.Errorf("the tail did not show the poisoned frames:\n%s", got[0])
+	}
+	for i, s := range got {
+		if !safetext.Clean(s) {
+			t.Errorf("tail --wire: raw control reached stream %d: %q", i+1, s)
 		}
 	}
 }
