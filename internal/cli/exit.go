@@ -77,7 +77,7 @@ func exitCodeFor(err error) ExitCode {
 	case errors.Is(err, session.ErrDisconnected):
 		return ExitConnect
 	case errors.As(err, new(*session.RPCError)), errors.As(err, new(*mcp.RPCError)), errors.Is(err, session.ErrVersion), errors.Is(err, session.ErrMalformed),
-		errors.Is(err, session.ErrCapability):
+		errors.Is(err, session.ErrCapability), errors.Is(err, session.ErrTooManyRounds):
 		return ExitProtocol
 	case errors.As(err, &he), errors.Is(err, errConnect):
 		return ExitConnect

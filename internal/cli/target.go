@@ -109,7 +109,7 @@ func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
 	f.StringArrayVarP(&o.Env, "env", "e", nil, "environment variable KEY=VALUE for a stdio server (repeatable)")
 	f.StringVar(&o.Dir, "cwd", "", "working directory of a stdio server")
 	f.DurationVar(&o.Timeout, "timeout", session.DefaultTimeout, "bound on each request without an answer or progress (e.g. 30s)")
-	f.DurationVar(&o.MaxTime, "max-time", session.DefaultMaxTime, "bound on each request's total time, progress or not (0: none)")
+	f.DurationVar(&o.MaxTime, "max-time", session.DefaultMaxTime, "bound on each operation's total time (a request, a call with its task polls and input rounds, a listing with its pages), progress or not (0: none)")
 	f.BoolVar(&o.AllowCrossOriginRedirect, "allow-cross-origin-redirect", false, "follow an HTTP server's redirect to another origin (without credentials: Authorization, cookies, -H headers and the session id stay behind)")
 	f.StringVar(&o.Protocol, "protocol-version", "", "protocol revision to use (forces its era; default: the newest of the era in force)")
 	f.StringVar(&o.Era, "era", "", "protocol era: auto (detect, and remember), legacy (initialize, 2024-11-05..2025-11-25) or modern (stateless, 2026-07-28); default: $MCPI_ERA, else the era this server spoke last time, else auto")

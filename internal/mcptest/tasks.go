@@ -26,7 +26,9 @@ import (
 //     a time;
 //   - fail: a task that fails with a JSON-RPC error;
 //   - iserr: a task that completes with isError;
-//   - forever: a task that works until it is cancelled.
+//   - forever: a task that works until it is cancelled;
+//   - asks: a task that asks for input forever, each round under a fresh
+//     key, until it is cancelled.
 //
 // A tools/call whose clientCapabilities do not declare the extension is
 // refused with -32021. Over HTTP, a tasks/* request whose Mcp-Name is not
@@ -90,6 +92,10 @@ func (s *tasksServer) advance(t *taskState) {
 		t.polls++
 		if t.polls >= 2 && t.status == "working" {
 			t.status, t.message, t.result = "completed", "", textResult("slow done", false)
+		}
+	case "asks":
+		if t.status == "input_required" && len(t.answers) == len(t.inputs) {
+			t.inputs[fmt.Sprintf("q%d", len(t.inputs)+1)] = json.RawMessage(elicitConfirm)
 		}
 	case "confirm", "multi":
 		if t.status != "input_required" || len(t.answers) < len(t.inputs) {
@@ -159,7 +165,7 @@ func (s *tasksServer) handle(line []byte, header http.Header) []byte {
 			"_meta":        map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "tasks", "version": "1"}}})
 	case "tools/list":
 		var tools []any
-		for _, n := range []string{"greet", "slow", "confirm", "multi", "fail", "iserr", "forever"} {
+		for _, n := range []string{"greet", "slow", "confirm", "multi", "fail", "iserr", "forever", "asks"} {
 			tools = append(tools, map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}})
 		}
 		return ok(map[string]any{"resultType": "complete", "tools": tools})
@@ -177,6 +183,8 @@ func (s *tasksServer) handle(line []byte, header http.Header) []byte {
 			t.message = "warming up"
 		case "confirm":
 			t.status, t.inputs = "input_required", map[string]json.RawMessage{"confirm": json.RawMessage(elicitConfirm)}
+		case "asks":
+			t.status, t.inputs = "input_required", map[string]json.RawMessage{"q1": json.RawMessage(elicitConfirm)}
 		case "multi":
 			t.status, t.inputs = "input_required", map[string]json.RawMessage{"a": json.RawMessage(elicitConfirm), "b": json.RawMessage(elicitConfirm)}
 		case "fail":

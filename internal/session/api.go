@@ -3,8 +3,10 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
 
@@ -275,6 +277,7 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 	if len(params.Task) == 0 {
 		params.Task = json.RawMessage(`{}`)
 	}
+	ctx, op := c.operation(ctx)
 	raw, err := c.CallToolRaw(ctx, params, opts)
 	if err != nil {
 		return nil, err
@@ -287,9 +290,13 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 	}
 	task := *created.Task
 	cancelTask := func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		cctx, cancel := bounds.Cancel.Context(detached(ctx))
 		c.CancelTask(cctx, task.TaskID)
 		cancel()
+	}
+	spent := func(err error) bool {
+		var te *TimeoutError
+		return errors.As(err, &te) && te.Max
 	}
 	report := func(t mcp.Task) {
 		if onStatus != nil {
@@ -301,15 +308,18 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 		if taskDone[task.Status] || task.Status == "input_required" {
 			break
 		}
-		select {
-		case <-ctx.Done():
+		left := op.left()
+		if left <= 0 {
+			cancelTask()
+			return nil, op.spent("tools/call")
+		}
+		if !bounds.Sleep(ctx, min(pollWait(task), left)) {
 			cancelTask()
 			return nil, ctx.Err()
-		case <-time.After(pollWait(task)):
 		}
 		t, err := c.GetTask(ctx, task.TaskID)
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || spent(err) {
 				cancelTask()
 			}
 			return nil, err
@@ -324,10 +334,12 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 	go func() {
 		defer close(polled)
 		for !taskDone[last.Status] {
+			wait := bounds.Clock{Name: "poll", D: pollWait(last)}.Timer()
 			select {
 			case <-done:
+				wait.Stop()
 				return
-			case <-time.After(pollWait(last)):
+			case <-wait.C:
 			}
 			t, err := c.GetTask(ctx, task.TaskID)
 			if err != nil {
@@ -342,13 +354,13 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 	res, err := c.TaskResult(ctx, task.TaskID, opts)
 	close(done)
 	<-polled
-	if err != nil && ctx.Err() != nil && !taskDone[last.Status] {
+	if err != nil && (ctx.Err() != nil || spent(err)) && !taskDone[last.Status] {
 		cancelTask()
 	}
 	if err == nil && !taskDone[last.Status] {
 		// The result came before the poll saw the end: one more look, for
 		// the final state.
-		gctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		gctx, cancel := bounds.Clock{Name: "last look", D: 2 * time.Second}.Context(ctx)
 		if t, gerr := c.GetTask(gctx, task.TaskID); gerr == nil && (t.Status != last.Status || t.StatusMessage != last.StatusMessage) {
 			report(*t)
 		}

@@ -63,14 +63,17 @@ func (c *floodConn) Close() error {
 func TestServerRequestFloodIsBounded(t *testing.T) {
 	const n = 300_000
 	conn := &floodConn{n: n, closed: make(chan struct{})}
-	var warnings atomic.Int64
+	var warnings, deafWarnings atomic.Int64
 	var first atomic.Value
 	before := runtime.NumGoroutine()
-	c := session.New(conn, session.Options{OnWarning: func(w session.Warning) {
+	c := session.New(conn, session.Options{WriteTimeout: 100 * time.Millisecond, OnWarning: func(w session.Warning) {
 		if w.Kind == "server-requests" {
 			if warnings.Add(1) == 1 {
 				first.Store(w.Message)
 			}
+		}
+		if w.Kind == "unanswered" {
+			deafWarnings.Add(1)
 		}
 	}})
 	defer c.Close()
@@ -99,6 +102,14 @@ func TestServerRequestFloodIsBounded(t *testing.T) {
 	}
 	if s, _ := first.Load().(string); !strings.Contains(s, fmt.Sprint(session.DefaultMaxServerRequests)) {
 		t.Errorf("warning %q does not state the bound", s)
+	}
+	// The server reads nothing: past the refusals' queue, the answers it
+	// cannot take are dropped, counted and said once.
+	if w := deafWarnings.Load(); w != 1 {
+		t.Errorf("%d warnings about a server that reads nothing, want exactly one", w)
+	}
+	if c.Unanswered() == 0 {
+		t.Error("no unanswered request counted for a server that reads nothing")
 	}
 }
 

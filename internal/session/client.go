@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -51,18 +52,28 @@ type Options struct {
 	// reader goroutine and must not block.
 	OnWarning func(Warning)
 	// Timeout bounds each request without an answer or progress (default
-	// DefaultTimeout; negative means no bound). It does not run while the
-	// Handler answers a server request (a person may be typing the reply):
-	// when the last such answer is given, every pending request's timeout
-	// starts again from zero, as after progress. See Answering.
+	// DefaultTimeout; negative means no bound), its write included (a
+	// server that stops reading). It does not run while the Handler answers
+	// a server request that arrived while the request was pending (a person
+	// may be typing the reply): when that answer is given, the request's
+	// timeout starts again from zero, as after progress. A request that
+	// starts while an older server request waits keeps its clock. See
+	// Answering.
 	Timeout time.Duration
-	// MaxTime bounds each request's total time, progress or not (default
-	// DefaultMaxTime; negative means no bound). The time the Handler spent
-	// answering server requests is not counted: the bound is extended by it.
+	// MaxTime bounds each operation's total time, progress or not (default
+	// DefaultMaxTime; negative means no bound): a request, or a call with
+	// all its task polls and input rounds, or a listing with all its pages.
+	// The time the Handler spent answering server requests is not counted:
+	// the bound is extended by it.
 	MaxTime time.Duration
 	// MaxServerRequests bounds the server->client requests in progress
 	// (default DefaultMaxServerRequests).
 	MaxServerRequests int
+	// WriteTimeout bounds the write of each answer to a server request
+	// (default bounds.Write, 30 s): a server that reads nothing for that
+	// long is deaf, and the answers it does not read are dropped, counted
+	// (Unanswered) and warned about once.
+	WriteTimeout time.Duration
 	// Force sends requests even when the server did not declare the
 	// capability they need.
 	Force  bool
@@ -143,14 +154,14 @@ type Client struct {
 	// the error answers to those beyond MaxServerRequests, for the one
 	// goroutine that writes them (started on the first).
 	serving     int
-	refusals    chan []byte
+	refusals    *bounds.Queue[[]byte]
+	refusalRoom chan struct{} // poked when a refusal leaves the queue
+	deaf        atomic.Bool   // the server read nothing for a write clock
+	dropped     atomic.Int64  // refusals dropped while it was deaf
 	refuseOnce  sync.Once
 	floodWarned bool
-	// answering counts the server requests the Handler is answering;
-	// answerMark is closed, and replaced, each time answering goes from 0
-	// to 1 or back, so that every pending call's clock learns of it.
-	answering  int
-	answerMark chan struct{}
+	// answering counts the server requests the Handler is answering.
+	answering int
 	// lastIdle is when the last pending request ended (keepalive);
 	// streamOpen whether the standalone GET stream is open.
 	lastIdle   time.Time
@@ -185,7 +196,12 @@ type Client struct {
 }
 
 type pendingCall struct {
-	method   string
+	method string
+	// held counts the server requests being answered that arrived while
+	// this call was pending; holdMark is closed, and replaced, each time
+	// held goes from 0 to 1 or back (under Client.mu).
+	held     int
+	holdMark chan struct{}
 	resp     chan *mcp.Message
 	onProg   func(mcp.ProgressParams)
 	activity chan struct{}
@@ -220,8 +236,7 @@ func New(conn transport.Conn, opts Options) *Client {
 		inbound:  make(map[string]context.CancelFunc),
 		done:     make(chan struct{}),
 
-		answerMark: make(chan struct{}),
-		lastIdle:   time.Now(),
+		lastIdle: time.Now(),
 	}
 	go c.readLoop()
 	if opts.KeepAlive > 0 && c.httpConn() != nil {
@@ -488,7 +503,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	}
 	id := c.nextID.Add(1)
 	key := strconv.FormatInt(id, 10)
-	pc := &pendingCall{method: method, resp: make(chan *mcp.Message, 1), activity: make(chan struct{}, 1), lost: make(chan error, 1), onProg: o.OnProgress}
+	pc := &pendingCall{method: method, holdMark: make(chan struct{}), resp: make(chan *mcp.Message, 1), activity: make(chan struct{}, 1), lost: make(chan error, 1), onProg: o.OnProgress}
 	meta := o.Meta
 	if o.OnProgress != nil {
 		meta = mergeMeta(meta, mcp.Meta{mcp.ProgressTokenKey: id})
@@ -511,12 +526,39 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	c.mu.Unlock()
 	defer c.forget(key)
 
+	// The request's clocks: the inactivity timeout and the maximum time
+	// (what is left of the operation's, when the request is one of many).
+	// Both bound the write too: a server that stops reading its input must
+	// not hold the caller past them.
+	timeout := c.opts.Timeout
+	if o.Timeout != 0 {
+		timeout = o.Timeout
+	}
+	maxLeft, maxFrom := c.opts.MaxTime, time.Now()
+	op := operationOf(ctx)
+	if o.Timeout < 0 {
+		// Unbounded on purpose (a subscription, a relayed request whose
+		// client keeps its own clocks): no maximum either.
+		maxLeft, op = 0, nil
+	}
+	if op.bounded() {
+		left := op.left()
+		if left <= 0 {
+			return nil, op.spent(method)
+		}
+		if maxLeft <= 0 || left < maxLeft {
+			maxLeft = left
+		}
+	}
+
 	// send writes the frame, starting a new session once if the server
 	// forgot ours (HTTP 404).
 	retried := false
-	sendCtx := ctx
+	writeClock := bounds.Clock{Name: "request", D: firstBound(timeout, maxLeft)}
+	sendCtx, cancelSend := writeClock.Context(ctx)
+	defer cancelSend()
 	if h := o.header; len(h) > 0 {
-		sendCtx = transport.WithHeader(ctx, h)
+		sendCtx = transport.WithHeader(sendCtx, h)
 	}
 	gen := c.generation.Load()
 	renew := func(err error) error {
@@ -545,13 +587,15 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 			c.cancelRequest(id, "cancelled by the user")
 			return nil, ctx.Err()
 		}
+		if sendCtx.Err() != nil {
+			// The server did not take the request within its clock: it may
+			// still read it, and is told to drop it.
+			c.cancelRequest(id, fmt.Sprintf("not read within %v", writeClock.D))
+			return nil, &TimeoutError{Method: method, After: writeClock.D, Max: writeClock.D == maxLeft && writeClock.D != timeout, Unread: true}
+		}
 		return nil, c.sendError(method, err)
 	}
 
-	timeout := c.opts.Timeout
-	if o.Timeout != 0 {
-		timeout = o.Timeout
-	}
 	var timer <-chan time.Time
 	var t *time.Timer
 	if timeout > 0 {
@@ -562,27 +606,24 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	// The maximum total time: progress resets timer, never this one.
 	var maxTimer <-chan time.Time
 	var mt *time.Timer
-	maxLeft, maxFrom := c.opts.MaxTime, time.Now()
-	if o.Timeout < 0 {
-		// Unbounded on purpose (a subscription, a relayed request whose
-		// client keeps its own clocks): no maximum either.
-		maxLeft = 0
-	}
 	if maxLeft > 0 {
 		mt = time.NewTimer(maxLeft)
 		defer mt.Stop()
 		maxTimer = mt.C
 	}
-	// While the Handler answers a server request both clocks stand still:
-	// the inactivity clock starts again from zero afterwards, the maximum
-	// goes on from where it stood.
+	// While the Handler answers a server request that arrived during this
+	// one, both clocks stand still: the inactivity clock starts again from
+	// zero afterwards, the maximum goes on from where it stood. A request
+	// that starts while an older server request waits keeps its clocks.
 	held := false
+	var heldFrom time.Time
 	for {
-		nowHeld, changed := c.answerState()
+		nowHeld, changed := c.holdState(pc)
 		if nowHeld != held {
 			held = nowHeld
 			now := time.Now()
 			if held {
+				heldFrom = now
 				if t != nil {
 					t.Stop()
 				}
@@ -591,6 +632,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 					maxLeft -= now.Sub(maxFrom)
 				}
 			} else {
+				op.hold(now.Sub(heldFrom))
 				if t != nil {
 					t.Reset(timeout)
 				}
@@ -657,8 +699,12 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 			if held {
 				continue
 			}
-			c.cancelRequest(id, fmt.Sprintf("reached the maximum time of %v", c.opts.MaxTime))
-			return nil, &TimeoutError{Method: method, After: c.opts.MaxTime, Max: true}
+			maxTime := c.opts.MaxTime
+			if op.bounded() {
+				maxTime = op.max
+			}
+			c.cancelRequest(id, fmt.Sprintf("reached the maximum time of %v", maxTime))
+			return nil, &TimeoutError{Method: method, After: maxTime, Max: true}
 		case <-ctx.Done():
 			c.cancelRequest(id, "cancelled by the user")
 			return nil, ctx.Err()
@@ -703,7 +749,7 @@ func (c *Client) cancelRequest(id int64, reason string) {
 		}
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := bounds.Cancel.Context(context.Background())
 		defer cancel()
 		params := mcp.CancelledParams{RequestID: json.RawMessage(strconv.FormatInt(id, 10)), Reason: reason}
 		if err := c.Notify(ctx, "notifications/cancelled", params); err != nil {
@@ -781,4 +827,16 @@ func quote(data []byte) []byte {
 		return append(append([]byte(nil), data[:max]...), "…"...)
 	}
 	return data
+}
+
+// firstBound returns the shorter of two clocks, ignoring one of zero or
+// less; zero when neither bounds.
+func firstBound(a, b time.Duration) time.Duration {
+	switch {
+	case a <= 0:
+		return max(b, 0)
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
 }

@@ -29,14 +29,22 @@ var ErrVersion = errors.New("protocol version mismatch")
 type TimeoutError struct {
 	Method string
 	After  time.Duration
-	// Max says the request reached the maximum total time (MaxTime),
-	// which progress does not reset.
+	// Max says the request reached the maximum total time (MaxTime) of
+	// the operation it belongs to, which progress does not reset.
 	Max bool
+	// Unread says the server did not take the request in: its input was
+	// full (a server that stops reading) until the clock ran out.
+	Unread bool
 }
 
 func (e *TimeoutError) Error() string {
-	if e.Max {
-		return fmt.Sprintf("%s: no answer within the maximum time of %v per request (progress does not extend it)", e.Method, e.After)
+	switch {
+	case e.Unread && e.Max:
+		return fmt.Sprintf("%s: the server did not read the request within the maximum time of %v (it stopped reading its input)", e.Method, e.After)
+	case e.Unread:
+		return fmt.Sprintf("%s: the server did not read the request within %v (it stopped reading its input)", e.Method, e.After)
+	case e.Max:
+		return fmt.Sprintf("%s: not done within the maximum time of %v (--max-time bounds the whole operation: progress, task polls and input rounds do not extend it)", e.Method, e.After)
 	}
 	return fmt.Sprintf("%s: no answer within %v", e.Method, e.After)
 }

@@ -70,38 +70,63 @@ func IsRejected(err error) bool {
 // Answering returns how many server requests the Handler is answering now
 // (it was called and has not returned): sampling, elicitation and roots
 // requests, legacy or the input requests of a modern multi round-trip
-// request alike. While it is above zero no pending request's timeout runs
-// (see Options.Timeout and Options.MaxTime).
+// request alike. The requests that were pending when such a server request
+// arrived keep no clock until it is answered (see Options.Timeout and
+// Options.MaxTime); later requests keep theirs.
 func (c *Client) Answering() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.answering
 }
 
-func (c *Client) beginAnswer() {
-	c.mu.Lock()
-	c.answering++
-	if c.answering == 1 {
-		close(c.answerMark)
-		c.answerMark = make(chan struct{})
-	}
-	c.mu.Unlock()
-}
-
-func (c *Client) endAnswer() {
-	c.mu.Lock()
-	c.answering--
-	if c.answering == 0 {
-		close(c.answerMark)
-		c.answerMark = make(chan struct{})
-	}
-	c.mu.Unlock()
-}
-
-// answerState reports whether a server request is being answered, and a
-// channel closed when that changes.
-func (c *Client) answerState() (bool, <-chan struct{}) {
+func (c *Client) beginAnswer() []*pendingCall {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.answering > 0, c.answerMark
+	c.answering++
+	// The calls pending now may be waiting on this answer: their clocks
+	// stand still until it is given. Later calls are not held.
+	held := make([]*pendingCall, 0, len(c.pending))
+	seen := make(map[*pendingCall]bool, len(c.pending))
+	for _, pc := range c.pending {
+		if seen[pc] {
+			continue
+		}
+		seen[pc] = true
+		held = append(held, pc)
+		pc.held++
+		if pc.held == 1 {
+			close(pc.holdMark)
+			pc.holdMark = make(chan struct{})
+		}
+	}
+	return held
+}
+
+func (c *Client) endAnswer(held []*pendingCall) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.answering--
+	for _, pc := range held {
+		pc.held--
+		if pc.held == 0 {
+			close(pc.holdMark)
+			pc.holdMark = make(chan struct{})
+		}
+	}
+}
+
+// countAnswer counts an answer being given (d 1) or given (d -1) that holds
+// no request.
+func (c *Client) countAnswer(d int) {
+	c.mu.Lock()
+	c.answering += d
+	c.mu.Unlock()
+}
+
+// holdState reports whether a server request that arrived while pc was
+// pending is being answered, and a channel closed when that changes.
+func (c *Client) holdState(pc *pendingCall) (bool, <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return pc.held > 0, pc.holdMark
 }

@@ -323,6 +323,10 @@ var mrtrMethods = map[string]bool{"tools/call": true, "resources/read": true, "p
 // request again under a new id with inputResponses and the requestState
 // echoed byte for byte.
 func (c *Client) callMRTR(ctx context.Context, method string, params any, o *callOptions) (json.RawMessage, error) {
+	if mrtrMethods[method] {
+		// Its rounds are one operation, under one maximum time.
+		ctx, _ = c.operation(ctx)
+	}
 	raw, err := c.call(ctx, method, params, o)
 	if err != nil || !mrtrMethods[method] {
 		return raw, err
@@ -389,7 +393,12 @@ func (c *Client) resolveInputs(ctx context.Context, method string, reqs map[stri
 		if err := json.Unmarshal(reqs[k], &ir); err != nil {
 			return nil, &RPCError{Method: method, RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("input request %q is invalid: %v", k, err)}}
 		}
-		res, err := c.handleRequest(ctx, ir.Method, ir.Params)
+		// The request the input is for has been answered (input_required):
+		// no clock runs while the Handler answers, and the operation does
+		// not count the time.
+		asked := time.Now()
+		res, err := c.handleRequest(ctx, ir.Method, ir.Params, false)
+		operationOf(ctx).hold(time.Since(asked))
 		if err != nil {
 			if ir.Method == "elicitation/create" && IsRejected(err) {
 				res, err = &mcp.ElicitResult{Action: mcp.ElicitDecline}, nil

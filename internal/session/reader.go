@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -219,7 +220,7 @@ func (c *Client) serveRequest(m *mcp.Message) {
 			c.mu.Unlock()
 			cancel()
 		}()
-		result, err := c.handleRequest(ctx, m.Method, m.Params)
+		result, err := c.handleRequest(ctx, m.Method, m.Params, true)
 		var frame []byte
 		if err != nil {
 			frame, err = mcp.NewErrorResponse(m.ID, toRPCError(err))
@@ -233,18 +234,29 @@ func (c *Client) serveRequest(m *mcp.Message) {
 			// The server cancelled the request: it wants no answer.
 			return
 		}
-		sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
+		sctx, scancel := c.writeClock().Context(context.Background())
 		defer scancel()
-		if err := c.conn.Send(sctx, frame); err != nil {
+		switch err := c.conn.Send(sctx, frame); {
+		case err == nil:
+			c.deaf.Store(false)
+		case c.isDone():
+		default:
 			c.log.Debug("answering a server request failed", "method", m.Method, "err", err)
+			if sctx.Err() != nil {
+				c.deaf.Store(true)
+			}
+			c.unanswered(m, fmt.Sprintf("the answer to its %s request %s could not be written: %v", m.Method, m.ID, err))
 		}
 	}()
 }
 
 // refuse answers a server request beyond MaxServerRequests with an error.
-// The answers go through a queue of refusalQueue to one writer; when it is
-// full (the server reads nothing), the answer is dropped: the server was
-// not reading it anyway.
+// The answers go through a queue bounded by the refusals budget to one
+// writer. When the queue is full the reader waits for room, so that a
+// server that sends requests faster than it reads the answers is slowed
+// down, not left unanswered. A server that reads nothing for a whole write
+// clock is deaf: its refusals are dropped while it stays so, counted, and
+// said once.
 func (c *Client) refuse(m *mcp.Message) {
 	if m.ID == nil {
 		return
@@ -255,28 +267,103 @@ func (c *Client) refuse(m *mcp.Message) {
 		return
 	}
 	c.refuseOnce.Do(func() {
-		c.refusals = make(chan []byte, refusalQueue)
-		go func() {
-			for {
-				select {
-				case f := <-c.refusals:
-					sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
-					c.conn.Send(sctx, f)
-					scancel()
-				case <-c.done:
-					return
-				}
-			}
-		}()
+		c.refusals = bounds.NewQueue[[]byte](bounds.NewBudget("refusals", refusalCount, refusalBytes))
+		c.refusalRoom = make(chan struct{}, 1)
+		go c.writeRefusals()
 	})
-	select {
-	case c.refusals <- frame:
-	default:
+	var deadline *time.Timer
+	defer func() {
+		if deadline != nil {
+			deadline.Stop()
+		}
+	}()
+	for {
+		err := c.refusals.Push(frame, int64(len(frame)))
+		if err == nil || errors.Is(err, bounds.ErrQueueClosed) {
+			return
+		}
+		if c.deaf.Load() {
+			c.dropRefusal(m)
+			return
+		}
+		if deadline == nil {
+			deadline = c.writeClock().Timer()
+		}
+		select {
+		case <-c.refusalRoom:
+		case <-deadline.C:
+			c.deaf.Store(true)
+			c.dropRefusal(m)
+			return
+		case <-c.done:
+			return
+		}
 	}
 }
 
-// refusalQueue bounds the error answers waiting to be written.
-const refusalQueue = 64
+// dropRefusal counts a refusal that could not be queued for a server that
+// reads no answers.
+func (c *Client) dropRefusal(m *mcp.Message) {
+	c.unanswered(m, fmt.Sprintf("it read none of mcpi's answers for %v while it sent requests, and the refusal of its request %s was dropped", c.writeClock().D, m.ID))
+}
+
+// unanswered counts a server request that got no answer, saying the first
+// one's reason once.
+func (c *Client) unanswered(m *mcp.Message, why string) {
+	if c.dropped.Add(1) == 1 {
+		c.warn("unanswered", "a request of the server got no answer: "+why+" (said once; later ones are counted)",
+			fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q}`, m.ID, m.Method))
+	}
+}
+
+// Unanswered returns how many server requests got no answer because the
+// server read none (see refuse).
+func (c *Client) Unanswered() int64 { return c.dropped.Load() }
+
+// writeClock bounds the write of one answer to the server.
+func (c *Client) writeClock() bounds.Clock {
+	if c.opts.WriteTimeout > 0 {
+		return bounds.Clock{Name: "write", D: c.opts.WriteTimeout}
+	}
+	return bounds.Write
+}
+
+// writeRefusals writes the queued refusals, each under the write clock.
+func (c *Client) writeRefusals() {
+	for {
+		select {
+		case <-c.refusals.Ready():
+		case <-c.done:
+			c.refusals.Close()
+			return
+		}
+		for {
+			f, ok := c.refusals.TryPop()
+			if !ok {
+				break
+			}
+			select {
+			case c.refusalRoom <- struct{}{}:
+			default:
+			}
+			sctx, cancel := c.writeClock().Context(context.Background())
+			err := c.conn.Send(sctx, f)
+			cancel()
+			switch {
+			case err == nil:
+				c.deaf.Store(false)
+			case sctx.Err() != nil:
+				c.deaf.Store(true)
+			}
+		}
+	}
+}
+
+// The refusals budget: the error answers waiting to be written.
+const (
+	refusalCount = 4096
+	refusalBytes = 1 << 20
+)
 
 func toRPCError(err error) *mcp.RPCError {
 	var re *mcp.RPCError
@@ -286,16 +373,29 @@ func toRPCError(err error) *mcp.RPCError {
 	return &mcp.RPCError{Code: mcp.CodeInternalError, Message: err.Error()}
 }
 
-func (c *Client) handleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
+// handleRequest answers a server request with the Handler. With
+// holdPending (a request that arrived on its own, not in a result), the
+// requests pending now may be waiting on the answer, and their clocks stand
+// still until the Handler returns: a person may be typing it.
+func (c *Client) handleRequest(ctx context.Context, method string, params json.RawMessage, holdPending bool) (any, error) {
 	if method == "ping" {
 		return struct{}{}, nil
 	}
 	h := c.opts.Handler
 	if h != nil {
-		// A person may be answering: the pending requests' clocks stop
-		// until the Handler returns.
-		c.beginAnswer()
-		defer c.endAnswer()
+		var held []*pendingCall
+		if holdPending {
+			held = c.beginAnswer()
+		} else {
+			c.countAnswer(1)
+		}
+		defer func() {
+			if holdPending {
+				c.endAnswer(held)
+			} else {
+				c.countAnswer(-1)
+			}
+		}()
 	}
 	caps := c.capabilities()
 	switch method {

@@ -3,10 +3,12 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
 
@@ -26,9 +28,15 @@ type TaskError struct {
 	TaskID string
 	Status string
 	Err    *mcp.RPCError
+	// Rounds, when set, is how many rounds of input the task was given
+	// before mcpi gave up on it and cancelled it.
+	Rounds int
 }
 
 func (e *TaskError) Error() string {
+	if e.Rounds > 0 {
+		return fmt.Sprintf("task %s asked for input again after %d rounds: given up on and cancelled (a task gets at most %d rounds of input)", e.TaskID, e.Rounds, maxRounds)
+	}
 	if e.Err != nil {
 		return fmt.Sprintf("task %s failed: %s", e.TaskID, e.Err.Error())
 	}
@@ -38,6 +46,9 @@ func (e *TaskError) Error() string {
 // Unwrap gives the task's JSON-RPC error, so a failed task is a protocol
 // error as a failed request is.
 func (e *TaskError) Unwrap() error {
+	if e.Rounds > 0 {
+		return ErrTooManyRounds
+	}
 	if e.Err != nil {
 		return &RPCError{Method: "tasks/get", RPCError: e.Err}
 	}
@@ -46,6 +57,16 @@ func (e *TaskError) Unwrap() error {
 
 // ErrTaskCancelled is what a cancelled task's TaskError unwraps to.
 var ErrTaskCancelled = fmt.Errorf("the task was cancelled")
+
+// ErrTooManyRounds is what a task that asked for input too often unwraps
+// to.
+var ErrTooManyRounds = errors.New("the server asked for input too many times")
+
+// detached returns ctx without its cancellation and outside any operation:
+// for a last word (tasks/cancel) after the operation ended or ran out.
+func detached(ctx context.Context) context.Context {
+	return context.WithValue(context.WithoutCancel(ctx), operationKey{}, (*operation)(nil))
+}
 
 // GetTaskDetail returns a task of the tasks extension (tasks/get), decoded
 // and as sent.
@@ -68,6 +89,16 @@ func (c *Client) GetTaskDetail(ctx context.Context, id string) (*mcp.DetailedTas
 // UpdateTask answers input requests of a task (tasks/update), by their keys.
 func (c *Client) UpdateTask(ctx context.Context, id string, responses map[string]any) error {
 	return c.Call(ctx, "tasks/update", mcp.UpdateTaskParams{TaskID: id, InputResponses: responses}, nil, nil)
+}
+
+// asksAgain reports whether t asks for input that answered does not hold.
+func asksAgain(t *mcp.DetailedTask, answered map[string]bool) bool {
+	for k := range t.InputRequests {
+		if !answered[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // AnswerTask answers, through the Handler, the input requests of t that
@@ -113,6 +144,7 @@ func IsTaskHandle(raw json.RawMessage) (*mcp.DetailedTask, bool) {
 // handle (the tasks extension), follows the task to its end (FollowTask).
 // Any other result is returned as sent.
 func (c *Client) CallToolFollow(ctx context.Context, params mcp.CallToolParams, opts *CallOptions, onStatus func(mcp.Task)) (json.RawMessage, error) {
+	ctx, _ = c.operation(ctx)
 	raw, err := c.CallToolRaw(ctx, params, opts)
 	if err != nil {
 		return raw, err
@@ -135,13 +167,24 @@ func (c *Client) FollowTask(ctx context.Context, raw json.RawMessage, onStatus f
 		return raw, nil
 	}
 	id := t.TaskID
+	ctx, op := c.operation(ctx)
 	poke := c.watchTask(id)
 	defer c.unwatchTask(id, poke)
 	cancelTask := func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		cctx, cancel := bounds.Cancel.Context(detached(ctx))
 		c.Call(cctx, "tasks/cancel", mcp.TaskParams{TaskID: id}, nil, nil)
 		cancel()
 	}
+	// giveUp ends the follow on err, cancelling the task when the user
+	// or the operation's clock ended it.
+	giveUp := func(err error) (json.RawMessage, error) {
+		var te *TimeoutError
+		if ctx.Err() != nil || errors.As(err, &te) && te.Max {
+			cancelTask()
+		}
+		return nil, err
+	}
+	rounds := 0
 	var last mcp.Task
 	report := func(t *mcp.DetailedTask) {
 		s := t.Task()
@@ -160,7 +203,7 @@ func (c *Client) FollowTask(ctx context.Context, raw json.RawMessage, onStatus f
 			// has the result or the error.
 			next, _, err := c.GetTaskDetail(ctx, id)
 			if err != nil {
-				return nil, err
+				return giveUp(err)
 			}
 			t, fetched = next, true
 			continue
@@ -179,41 +222,47 @@ func (c *Client) FollowTask(ctx context.Context, raw json.RawMessage, onStatus f
 		case "cancelled":
 			return nil, &TaskError{TaskID: id, Status: t.Status}
 		case "input_required":
-			if err := c.AnswerTask(ctx, t, answered); err != nil {
-				if ctx.Err() != nil {
+			if asksAgain(t, answered) {
+				// A task asks for input in rounds, as a multi round-trip
+				// request does, and is given up on after as many.
+				if rounds == maxRounds {
 					cancelTask()
+					return nil, &TaskError{TaskID: id, Status: "input_required", Rounds: rounds}
 				}
-				return nil, err
+				rounds++
+			}
+			if err := c.AnswerTask(ctx, t, answered); err != nil {
+				return giveUp(err)
 			}
 		}
-		wait := time.NewTimer(pollWait(t.Task()))
+		left := op.left()
+		if left <= 0 {
+			return giveUp(op.spent("tools/call"))
+		}
+		wait := bounds.Clock{Name: "poll", D: min(pollWait(t.Task()), left)}.Timer()
 		select {
 		case <-ctx.Done():
 			wait.Stop()
-			cancelTask()
-			return nil, ctx.Err()
+			return giveUp(ctx.Err())
 		case <-poke:
 			// A notification says the task changed: ask at once, but no
 			// more often than the floor of polling, however many come.
 			if since := time.Since(lastGet); since < pollFloor {
-				select {
-				case <-time.After(pollFloor - since):
-				case <-ctx.Done():
+				if !bounds.Sleep(ctx, pollFloor-since) {
 					wait.Stop()
-					cancelTask()
-					return nil, ctx.Err()
+					return giveUp(ctx.Err())
 				}
 			}
 		case <-wait.C:
 		}
 		wait.Stop()
+		if op.left() <= 0 {
+			return giveUp(op.spent("tools/call"))
+		}
 		lastGet = time.Now()
 		next, _, err := c.GetTaskDetail(ctx, id)
 		if err != nil {
-			if ctx.Err() != nil {
-				cancelTask()
-			}
-			return nil, err
+			return giveUp(err)
 		}
 		t, fetched = next, true
 	}
