@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -111,7 +112,45 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 		}
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
+	markUsageErrors(root)
 	return root
+}
+
+// markUsageErrors makes cobra's argument errors usage errors where they
+// arise: each command's Args validator returns a *FlagError (exit 2), and
+// a command that only groups others (the root, session, auth…) refuses a
+// word that names none of them, as a usage error too, with cobra's
+// suggestions; given no word, it shows its help.
+func markUsageErrors(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		markUsageErrors(sub)
+	}
+	if c.HasSubCommands() && !c.Runnable() {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if cmd.SuggestionsMinimumDistance <= 0 {
+				cmd.SuggestionsMinimumDistance = 2
+			}
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			return &FlagError{Err: errors.New(msg)}
+		}
+		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+		return
+	}
+	if orig := c.Args; orig != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			err := orig(cmd, args)
+			if err == nil || errors.As(err, new(*FlagError)) {
+				return err
+			}
+			return &FlagError{Err: err}
+		}
+	}
 }
 
 // commandFor returns the command a command line runs when its first word
