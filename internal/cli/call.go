@@ -213,7 +213,12 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 			}
 			x, err := prop.Coerce(v)
 			if err != nil {
-				return nil, flagErrorf("argument %s: %v", k, err)
+				if !opts.NoValidate {
+					return nil, flagErrorf("argument %s: %v (--no-validate sends it as the string typed)", k, err)
+				}
+				// The point of --no-validate: see what the server does with
+				// what the schema refuses.
+				x = v
 			}
 			obj[k] = x
 		}

@@ -124,6 +124,8 @@ func TestCommandsAgainstDemo(t *testing.T) {
 		{name: "elicit email format refused", args: with(demo, "call", "elicit", "--elicit-field", "email=bob"), stderr: []string{"field email: 'bob' is not a valid email: expected an email address, like name@example.com", "answering cancel"}, stdout: []string{`"action": "cancel"`}},
 		{name: "elicit email format", args: with(demo, "call", "elicit", "--elicit-field", "email=bob@example.com"), stdout: []string{`"action": "accept"`, `"email": "bob@example.com"`}},
 		{name: "call format refused", args: with(demo, "call", "nested_args", "name=Ada", `address:={"city":"Paris"}`, "when=tomorrow"), code: ExitUsage, stderr: []string{"/when: 'tomorrow' is not a valid date-time: expected a date and time", "--no-validate sends them anyway"}},
+		{name: "call coercion refused", args: with(demo, "call", "add", "a=two", "b=3"), code: ExitUsage, stderr: []string{`argument a: "two" is not a number`, "--no-validate sends it as the string typed"}},
+		{name: "call coercion sent anyway", args: with(demo, "call", "add", "a=two", "b=3", "--no-validate"), code: ExitToolError, stderr: []string{"tool add returned an error"}},
 		{name: "call format sent anyway", args: with(demo, "call", "nested_args", "name=Ada", `address:={"city":"Paris"}`, "when=tomorrow", "--no-validate"), stdout: []string{`"when": "tomorrow"`}},
 		{name: "elicit url", args: with(demo, "call", "elicit_url", "--elicit", "accept"), stderr: []string{"asks you to open https://"}, stdout: []string{`"action": "accept"`}},
 		{name: "timeout", args: with(demo, "call", "slow", "ms=5000", "--timeout", "200ms"), code: ExitTimeout, stderr: []string{"no answer within 200ms"}},

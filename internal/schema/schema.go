@@ -395,15 +395,28 @@ func (p Property) Coerce(text string) (any, error) {
 	if has(types, "string") {
 		return text, nil
 	}
-	if has(types, "boolean") && len(types) == 1 {
-		switch strings.ToLower(text) {
-		case "yes", "y", "on":
-			return true, nil
-		case "no", "n", "off":
-			return false, nil
+	if has(types, "boolean") {
+		if b, ok := ParseBool(text); ok {
+			return b, nil
 		}
+		return nil, fmt.Errorf("%q is not %s (a boolean is one of %s, in any case)", text, strings.Join(article(types), " or "), BoolWords)
 	}
 	return nil, fmt.Errorf("%q is not %s", text, strings.Join(article(types), " or "))
+}
+
+// BoolWords are the words a boolean may be typed as, everywhere mcpi
+// coerces typed text (call arguments, forms, --elicit-field).
+const BoolWords = "true/false, yes/no, y/n, on/off, 1/0"
+
+// ParseBool reads a boolean typed as one of BoolWords, in any case.
+func ParseBool(text string) (value, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(text)) {
+	case "true", "yes", "y", "on", "1":
+		return true, true
+	case "false", "no", "n", "off", "0":
+		return false, true
+	}
+	return false, false
 }
 
 func article(types []string) []string {
