@@ -73,6 +73,9 @@ func RunHostile(mode string) {
 	case HostilePoison:
 		runPoison()
 		return
+	case HostileLongText:
+		runLongText()
+		return
 	case HostileOrphan:
 		startOrphan()
 	case hostileOrphanChild:
