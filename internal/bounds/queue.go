@@ -134,6 +134,12 @@ func (q *Queue[T]) Budget() *Budget { return q.budget }
 // long mcpi's messages are.
 const MaxText = 512
 
+// MaxLine is how long one line of mcpi's messages to a person may be (an
+// error, a warning, a -v line: a sentence with a few quotes of MaxText,
+// made visible): the standard error sink cuts a longer line there and
+// says how much it cut. Machine output is never cut.
+const MaxLine = 4 << 10
+
 // Clip returns s cut to MaxText bytes (on a rune boundary), saying how
 // much was cut.
 func Clip(s string) string { return ClipTo(s, MaxText) }

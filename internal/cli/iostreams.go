@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
 )
 
@@ -22,7 +23,9 @@ import (
 // server text printed through them can drive the terminal. The raw streams
 // are reachable only through Data (exact bytes of machine output: --json,
 // and raw data to a non-terminal) and Terminal (the TUI, whose frames cross
-// safetext.Screen); TestOutputBoundary keeps it that way.
+// safetext.Screen); TestOutputBoundary keeps it that way. ErrOut also cuts
+// each line at bounds.MaxLine and says how much it cut: a server decides
+// what it sends, never how long an error, a warning or a -v line is.
 type IOStreams struct {
 	In     io.Reader
 	Out    *safetext.Writer
@@ -62,7 +65,9 @@ func (s *IOStreams) Path(p string) string {
 
 // NewIOStreams returns streams over in, out and errOut.
 func NewIOStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
-	return &IOStreams{In: in, out: out, errOut: errOut, Out: safetext.NewWriter(out), ErrOut: safetext.NewWriter(errOut)}
+	s := &IOStreams{In: in, out: out, errOut: errOut, Out: safetext.NewWriter(out), ErrOut: safetext.NewWriter(errOut)}
+	s.ErrOut.SetMaxLine(bounds.MaxLine)
+	return s
 }
 
 // System returns the process's streams.

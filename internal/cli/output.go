@@ -16,6 +16,7 @@ import (
 
 	"github.com/tidwall/pretty"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
 )
@@ -247,7 +248,9 @@ func prettyJSON(raw []byte) string {
 	return sanitize(string(pretty.Pretty(raw)), true)
 }
 
-// jsonErrorObject is what --json prints on stdout when a command fails.
+// jsonErrorObject is what --json prints on stdout when a command fails. Its
+// message is mcpi's, cut at bounds.MaxLine as on standard error; data is
+// the server's error data, as it sent it.
 type jsonErrorObject struct {
 	Error struct {
 		Message  string          `json:"message"`
@@ -259,7 +262,7 @@ type jsonErrorObject struct {
 
 func jsonError(err error) jsonErrorObject {
 	var o jsonErrorObject
-	o.Error.Message = err.Error()
+	o.Error.Message = bounds.ClipTo(err.Error(), bounds.MaxLine)
 	o.Error.ExitCode = exitCodeFor(err)
 	var re *mcp.RPCError
 	if errors.As(err, &re) {

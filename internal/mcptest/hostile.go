@@ -73,6 +73,14 @@ func RunHostile(mode string) {
 	case HostilePoison:
 		runPoison()
 		return
+	case HostileLongText:
+		runLongText()
+		return
+	case HostileOrphan:
+		startOrphan()
+	case hostileOrphanChild:
+		runOrphanChild()
+		return
 	case HostileGarbageFirst:
 		send("Starting server... \x1b[31mred\x1b[0m")
 		send("\xff\xfe not utf-8")

@@ -115,3 +115,39 @@ func BenchmarkScreen(b *testing.B) {
 		Screen(s)
 	}
 }
+
+// TestWriterCutsLongLines: with SetMaxLine, a line longer than the bound
+// is cut on a rune, whatever the writes it came in, and its end says how
+// much was cut; lines within the bound, a styled line and an erased line
+// keep what they had.
+func TestWriterCutsLongLines(t *testing.T) {
+	var b strings.Builder
+	w := NewWriter(&b)
+	w.SetMaxLine(10)
+	w.Write([]byte("short\n"))
+	w.Write([]byte("0123456789"))
+	w.Write([]byte("\n"))
+	w.Write([]byte("012345678é")) // é straddles the bound: cut before it
+	w.Write([]byte(strings.Repeat("x", 2000) + "\nnext\n"))
+	w.Write([]byte("\x1b\x1b\x1b\x1b\x1b\x1b")) // made visible, \e each: 12 bytes
+	w.Write([]byte("\n"))
+	if want := "short\n0123456789\n012345678… (2.0 KiB more)\nnext\n" + `\e\e\e\e\e` + "… (2 bytes more)\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	w.Write([]byte("0123456789abc"))
+	w.Flush()
+	w.Write([]byte("def\n"))
+	if want := "0123456789… (3 bytes more)… (3 bytes more)\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	w.Write([]byte("0123456789"))
+	w.EraseLine()
+	w.Write([]byte("abc\n"))
+	w.WriteStyled("ab\x1b[31mcdefgh\x1b[0mijk\n") // SGR sequences count
+	w.WriteStyled("abcdefgh\x1b[31mX\n")          // and are not split
+	if want := "0123456789\r\x1b[Kabc\nab\x1b[31mcde\x1b[0m… (10 bytes more)\nabcdefgh\x1b[0m… (6 bytes more)\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}

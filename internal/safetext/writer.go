@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 )
 
 // Writer is a stream for a person: every byte written to it crosses
@@ -13,16 +15,31 @@ import (
 // its format string or arguments hold. A rune split across two writes is
 // joined before it is judged. The only escape sequences it writes are
 // those of its own methods: SGR colours (WriteStyled) and erasing the
-// current line (EraseLine). It is safe for concurrent use.
+// current line (EraseLine). With SetMaxLine it also bounds how long a line
+// may be, whatever a caller quotes in it. It is safe for concurrent use.
 type Writer struct {
 	mu    sync.Mutex
 	w     io.Writer
 	tail  [utf8.UTFMax]byte
 	ntail int
+
+	maxLine int   // 0: no bound
+	lineLen int   // bytes written of the current line
+	cut     int64 // bytes of the current line not written
 }
 
 // NewWriter returns a Writer that writes to w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// SetMaxLine bounds each line w writes to n bytes (of what it writes, the
+// escapes it makes visible included): the rest of a longer line is
+// dropped, and its end says how much, "… (4.0 MiB more)". Zero or less
+// removes the bound.
+func (w *Writer) SetMaxLine(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.maxLine = n
+}
 
 // Write writes the sanitized form of p. It reports len(p) on success, as
 // the bytes it was given were all accounted for.
@@ -36,7 +53,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	keep := incompleteRune(data)
 	body := data[:len(data)-keep]
-	if err := w.writeString(Sanitize(string(body), true)); err != nil {
+	if err := w.writeLines(Sanitize(string(body), true), false); err != nil {
 		return 0, err
 	}
 	w.ntail = copy(w.tail[:], data[len(data)-keep:])
@@ -47,16 +64,26 @@ func (w *Writer) Write(p []byte) (int, error) {
 func (w *Writer) WriteString(s string) (int, error) { return w.Write([]byte(s)) }
 
 // Flush writes a rune held back because its last bytes had not come yet,
-// as the invalid bytes it then is.
+// as the invalid bytes it then is, and says how much of an unfinished line
+// was cut.
 func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.ntail == 0 {
-		return nil
+	if w.ntail > 0 {
+		s := Sanitize(string(w.tail[:w.ntail]), true)
+		w.ntail = 0
+		if err := w.writeLines(s, false); err != nil {
+			return err
+		}
 	}
-	s := Sanitize(string(w.tail[:w.ntail]), true)
-	w.ntail = 0
-	return w.writeString(s)
+	if w.cut > 0 {
+		// Say now what the unfinished line lost; the rest of it, if any
+		// comes, is dropped and said at its end.
+		err := w.writeString(cutMarker(w.cut))
+		w.cut = 0
+		return err
+	}
+	return nil
 }
 
 // WriteStyled writes s keeping its SGR sequences (colours and text
@@ -65,7 +92,7 @@ func (w *Writer) Flush() error {
 func (w *Writer) WriteStyled(s string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.writeString(Screen(s))
+	return w.writeLines(Screen(s), true)
 }
 
 // EraseLine returns the cursor to the start of the line and clears it: for
@@ -73,8 +100,61 @@ func (w *Writer) WriteStyled(s string) error {
 func (w *Writer) EraseLine() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.lineLen, w.cut = 0, 0
 	return w.writeString("\r\x1b[K")
 }
+
+// writeLines writes s, safe already, cutting each line at maxLine. styled
+// says s may hold SGR sequences: a cut does not split one, and resets the
+// style before saying what was cut.
+func (w *Writer) writeLines(s string, styled bool) error {
+	if w.maxLine <= 0 {
+		return w.writeString(s)
+	}
+	if w.cut == 0 && len(s) <= w.maxLine-w.lineLen && strings.IndexByte(s, '\n') < 0 {
+		w.lineLen += len(s)
+		return w.writeString(s)
+	}
+	var b strings.Builder
+	for s != "" {
+		seg, rest, newline := strings.Cut(s, "\n")
+		if room := w.maxLine - w.lineLen; w.cut == 0 && len(seg) <= room {
+			b.WriteString(seg)
+			w.lineLen += len(seg)
+		} else {
+			keep := 0
+			if w.cut == 0 {
+				keep = room
+				for keep > 0 && !utf8.RuneStart(seg[keep]) {
+					keep--
+				}
+				if styled {
+					if i := strings.LastIndexByte(seg[:keep], 0x1b); i >= 0 && sgrLen(seg[i:keep]) == 0 {
+						keep = i
+					}
+				}
+				b.WriteString(seg[:keep])
+				if styled {
+					b.WriteString("\x1b[0m")
+				}
+			}
+			w.cut += int64(len(seg) - keep)
+			w.lineLen = w.maxLine
+		}
+		if newline {
+			if w.cut > 0 {
+				b.WriteString(cutMarker(w.cut))
+			}
+			b.WriteByte('\n')
+			w.lineLen, w.cut = 0, 0
+		}
+		s = rest
+	}
+	return w.writeString(b.String())
+}
+
+// cutMarker says how much of a line was cut.
+func cutMarker(n int64) string { return "… (" + bounds.Size(n) + " more)" }
 
 func (w *Writer) writeString(s string) error {
 	if s == "" {

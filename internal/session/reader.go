@@ -75,6 +75,7 @@ func (c *Client) readLoop() {
 }
 
 func (c *Client) warn(kind, msg string, data []byte) {
+	msg = bounds.ClipTo(msg, bounds.MaxLine) // it may quote the server
 	c.log.Warn(msg, "kind", kind)
 	if c.opts.OnWarning != nil {
 		c.opts.OnWarning(Warning{Time: time.Now(), Kind: kind, Message: msg, Data: quote(data)})

@@ -24,6 +24,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
 
@@ -233,7 +234,7 @@ func Verify(e mcp.SkillEntry, file string, data []byte) *Verification {
 		case line.Digest == "":
 			add("digest", Failed, "the listing gives no digest")
 		case !digestPattern.MatchString(line.Digest):
-			add("digest", Failed, "the listed digest %q is not sha256: and 64 lowercase hex digits", line.Digest)
+			add("digest", Failed, "the listed digest %q is not sha256: and 64 lowercase hex digits", bounds.Clip(line.Digest))
 		case line.Digest != v.Digest:
 			add("digest", Failed, "served %s, listed %s", v.Digest, line.Digest)
 		default:
@@ -244,7 +245,7 @@ func Verify(e mcp.SkillEntry, file string, data []byte) *Verification {
 		if diffs, err := CompareFrontmatter(data, e.Frontmatter); err != nil {
 			add("frontmatter", Failed, "%v", err)
 		} else if len(diffs) > 0 {
-			add("frontmatter", Failed, "%s", strings.Join(diffs, "; "))
+			add("frontmatter", Failed, "%s", bounds.Clip(strings.Join(diffs, "; ")))
 		} else {
 			add("frontmatter", Passed, "the file's frontmatter is the listing's")
 		}

@@ -88,6 +88,7 @@ func Spawn(opts StdioOptions) (*Stdio, error) {
 		cmd.Env = append(os.Environ(), opts.Env...)
 	}
 	cmd.SysProcAttr = newProcAttr()
+	adoptOrphans()
 
 	// Plain pipes rather than cmd.StdoutPipe: Wait then does not close our
 	// read ends, so the exit can be observed while output is still drained.
@@ -438,13 +439,18 @@ func (s *Stdio) Recv() (Frame, error) {
 // Close shuts the server down in order: close its stdin, wait, SIGTERM to
 // its process group, wait, SIGKILL to the group. Once the server has
 // ended, what is left of its group (a child it forked and did not stop)
-// gets the same: SIGTERM, wait, SIGKILL. It returns once the process has
-// ended and its group is gone or killed.
+// gets the same: SIGTERM, wait, SIGKILL. It returns, to every caller,
+// only once the process has ended and its group is gone: a one-shot
+// command that exits right after Close leaves nothing of the server
+// running, however long the last signal takes to land.
 func (s *Stdio) Close() error {
+	// A second caller waits in Do until the first caller's shutdown,
+	// the group's end included, is over.
 	s.once.Do(func() {
 		close(s.closed)
 		s.stdin.Close()
-		defer s.endGroup()
+		killed := false
+		defer func() { s.endGroup(killed) }()
 		select {
 		case <-s.exited:
 			return
@@ -459,30 +465,52 @@ func (s *Stdio) Close() error {
 		}
 		s.emit(Event{Kind: KindLifecycle, Text: "server ignored SIGTERM: sending SIGKILL"})
 		kill(s.cmd.Process)
+		killed = true
 		<-s.exited
 	})
-	<-s.exited
 	return nil
 }
 
+// groupKillWait bounds the wait for a process group to be gone once it
+// was sent SIGKILL: a killed process ends as soon as it is scheduled.
+const groupKillWait = 2 * time.Second
+
 // endGroup stops the processes left in the server's process group after
-// the server itself ended.
-func (s *Stdio) endGroup() {
+// the server itself ended, and returns once none is left (or, which should
+// not happen, groupKillWait after SIGKILL). killed says the group was sent
+// SIGKILL already. The processes the server left behind were adopted by
+// mcpi (see adoptOrphans) and are reaped here, so that the group is gone,
+// not a zombie waiting for init.
+func (s *Stdio) endGroup(killed bool) {
 	pgid := s.cmd.Process.Pid
-	if !groupAlive(pgid) {
+	gone := func(d time.Duration) bool {
+		deadline := time.Now().Add(d)
+		for {
+			reapGroup(pgid)
+			if !groupAlive(pgid) {
+				return true
+			}
+			if !time.Now().Before(deadline) {
+				return false
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if gone(0) {
 		return
 	}
-	s.emit(Event{Kind: KindLifecycle, Text: "processes of the server's group still running after it ended: sending SIGTERM to the group"})
-	signalPgid(pgid, syscall.SIGTERM)
-	deadline := time.Now().Add(s.opts.ShutdownGrace)
-	for time.Now().Before(deadline) {
-		if !groupAlive(pgid) {
+	if !killed {
+		s.emit(Event{Kind: KindLifecycle, Text: "processes of the server's group still running after it ended: sending SIGTERM to the group"})
+		signalPgid(pgid, syscall.SIGTERM)
+		if gone(s.opts.ShutdownGrace) {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		s.emit(Event{Kind: KindLifecycle, Text: "the server's group ignored SIGTERM: sending SIGKILL to the group"})
 	}
-	s.emit(Event{Kind: KindLifecycle, Text: "the server's group ignored SIGTERM: sending SIGKILL to the group"})
 	signalPgid(pgid, syscall.SIGKILL)
+	if !gone(groupKillWait) {
+		s.emit(Event{Kind: KindLifecycle, Text: fmt.Sprintf("processes of the server's group remain %v after SIGKILL", groupKillWait)})
+	}
 }
 
 // Name names the transport.
