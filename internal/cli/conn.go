@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -45,6 +46,33 @@ type ConnOptions struct {
 	client     *mcp.Implementation        // who mcpi says it is (replay --verify: the recorded host)
 	caps       *mcp.ClientCapabilities    // what it declares (replay --verify: the recorded host's)
 	warned     func(session.Warning)      // takes the warnings instead of stderr (mcpi check)
+
+	// answerErr is the first answer the flags could not give (an
+	// --elicit-field that does not fit the form): the command fails with
+	// it once the server has been told.
+	answerMu  sync.Mutex
+	answerErr error
+}
+
+// answerFailed records an answer the flags could not give.
+func (o *ConnOptions) answerFailed(err error) {
+	o.answerMu.Lock()
+	defer o.answerMu.Unlock()
+	if o.answerErr == nil {
+		o.answerErr = &FlagError{Err: err}
+	}
+}
+
+// withAnswers returns the command's error, or the answer the flags could
+// not give, which fails a command that otherwise succeeded or failed
+// because of it.
+func (o *ConnOptions) withAnswers(err error) error {
+	o.answerMu.Lock()
+	defer o.answerMu.Unlock()
+	if o.answerErr == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return o.answerErr
 }
 
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
@@ -78,7 +106,7 @@ func (o *ConnOptions) withHandler(ctx context.Context, h session.Handler, fn fun
 	}
 	c, err := o.open(ctx)
 	if err == nil {
-		err = fn(c)
+		err = o.withAnswers(fn(c))
 		c.Close()
 	}
 	if o.recorder != nil {

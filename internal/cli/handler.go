@@ -168,7 +168,9 @@ func (h *cliHandler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.El
 	case mcp.ElicitAccept:
 		values, err := h.fieldsFromFlags(s)
 		if err != nil {
-			h.say("warning: elicitation «%s»: %v; answering cancel", oneLine(req.Message), err)
+			// The server is told (cancel) so that it is not left waiting;
+			// the command fails with the mistake, as a usage error.
+			h.o.answerFailed(fmt.Errorf("elicitation «%s»: %v; the server was answered cancel", oneLine(req.Message), err))
 			return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
 		}
 		return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: values}, nil

@@ -275,7 +275,7 @@ func (o *ConnOptions) withHeld(ctx context.Context, h *heldSession, fn func(*ses
 		return session.ErrDisconnected
 	default:
 	}
-	return fn(h.c)
+	return o.withAnswers(fn(h.c))
 }
 
 // forward runs the command in the live session o.Target.Session.
