@@ -306,11 +306,28 @@ func textRepeats(blocks []mcp.Content, structured json.RawMessage) bool {
 	if json.Unmarshal(structured, &want) != nil {
 		return false
 	}
+	// A result whose structured form only wraps its text ({"content":
+	// TEXT}, as server-filesystem's read_text_file sends) repeats it too.
+	var wrapped *string
+	if m, ok := want.(map[string]any); ok && len(m) == 1 {
+		for _, v := range m {
+			if s, ok := v.(string); ok {
+				wrapped = &s
+			}
+		}
+	}
+	var texts []string
 	for _, b := range blocks {
 		var got any
 		if b.Type == "text" && json.Unmarshal([]byte(b.Text), &got) == nil && reflect.DeepEqual(got, want) {
 			return true
 		}
+		if b.Type == "text" {
+			texts = append(texts, b.Text)
+			if wrapped != nil && b.Text == *wrapped {
+				return true
+			}
+		}
 	}
-	return false
+	return wrapped != nil && len(texts) > 1 && strings.Join(texts, "") == *wrapped
 }
