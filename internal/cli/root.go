@@ -106,6 +106,10 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
+	// -v is --verbose everywhere, as on every command; the version is
+	// --version alone.
+	root.Flags().Bool("version", false, "print mcpi's version")
+	root.Flags().BoolP("verbose", "v", false, "show server stderr, notifications and transport events on stderr (on a command)")
 	for _, c := range subcommands(f) {
 		if only == "" || c.name == only {
 			root.AddCommand(c.build())

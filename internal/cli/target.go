@@ -212,6 +212,57 @@ func (a *AuthOptions) roundTripper(serverURL string, h http.Header, tap transpor
 	return auth.NewTransport(opts)
 }
 
+// What a word is, as a server's URL.
+const (
+	urlNot      = iota
+	urlHTTP     // an http or https URL with a host
+	urlMisspelt // a URL whose scheme is nearly http or https (htp://, htps://)
+)
+
+// httpLike says whether a is a server's URL, or one misspelt.
+func httpLike(a string) int {
+	scheme, rest, ok := strings.Cut(a, "://")
+	if !ok || scheme == "" {
+		return urlNot
+	}
+	lower := strings.ToLower(scheme)
+	if lower == "http" || lower == "https" {
+		if u, err := url.Parse(a); err == nil && u.Host != "" {
+			return urlHTTP
+		}
+		return urlMisspelt
+	}
+	if rest != "" && (editDistance(lower, "http") <= 1 || editDistance(lower, "https") <= 1) {
+		return urlMisspelt
+	}
+	return urlNot
+}
+
+func badServerURL(a string) error {
+	return flagErrorf("invalid server URL %q: give an http:// or https:// URL with a host", a)
+}
+
+// editDistance is the Levenshtein distance of two short words.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 // parseTarget fills o.Command and o.URL from the positional arguments:
 // everything after "--" is a command, and a first argument that is an http
 // or https URL is the server's URL. It returns the other arguments.
@@ -229,10 +280,14 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 	// The TARGET comes last: when several arguments look like URLs (a
 	// resource URI may be one), the last is the server's.
 	serverAt := -1
+	misspelt := ""
 	if o.URL == "" && o.Command == nil {
 		for i, a := range args {
-			if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+			switch httpLike(a) {
+			case urlHTTP:
 				serverAt = i
+			case urlMisspelt:
+				misspelt = a
 			}
 		}
 	}
@@ -249,16 +304,15 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 		return nil, flagErrorf("give either --server or a URL or a command after \"--\", not several")
 	case o.URL != "" && o.Command != nil:
 		return nil, flagErrorf("give either a URL or a command after \"--\", not both")
+	case o.URL == "" && o.Command == nil && o.Server == "" && misspelt != "":
+		return nil, badServerURL(misspelt)
 	case o.URL == "" && o.Command == nil && o.Server == "":
 		return nil, flagErrorf("no server given: add \"-- COMMAND [ARGS...]\" for a stdio server, a URL for an HTTP server, or --server NAME")
 	case o.Config != "" && o.Server == "":
 		return nil, flagErrorf("--config needs --server NAME")
 	}
-	if o.URL != "" {
-		u, err := url.Parse(o.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, flagErrorf("invalid server URL %q", o.URL)
-		}
+	if o.URL != "" && httpLike(o.URL) != urlHTTP {
+		return nil, badServerURL(o.URL)
 	}
 	switch o.Transport {
 	case "auto", "http", "sse":

@@ -420,7 +420,7 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 			return ErrClosed
 		}
 		h.emit(Event{Kind: KindHTTP, Text: "POST failed", Err: err.Error(), HTTP: httpMeta(req, nil)})
-		return fmt.Errorf("POST %s: %w", h.opts.URL, err)
+		return fmt.Errorf("POST %s: %w", h.opts.URL, bareNetError(err))
 	}
 	meta := httpMeta(req, resp)
 	if sid := resp.Header.Get(HeaderSessionID); sid != "" && out.initial {

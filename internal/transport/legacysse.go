@@ -54,7 +54,7 @@ func DialLegacySSE(ctx context.Context, opts HTTPOptions) (*LegacySSE, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("GET %s: %w", opts.URL, err)
+		return nil, fmt.Errorf("GET %s: %w", opts.URL, bareNetError(err))
 	}
 	meta := httpMeta(req, resp)
 	if resp.StatusCode != http.StatusOK || !isEventStream(resp.Header.Get("Content-Type")) {
@@ -162,7 +162,7 @@ func (s *LegacySSE) Send(ctx context.Context, frame []byte) error {
 	s.emit(Event{Kind: KindFrame, Dir: Outgoing, Data: frame, HTTP: httpMeta(req, nil)})
 	resp, err := s.opts.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("POST %s: %w", s.endpoint, err)
+		return fmt.Errorf("POST %s: %w", s.endpoint, bareNetError(err))
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	resp.Body.Close()

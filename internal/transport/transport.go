@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 	"syscall"
 	"time"
 )
@@ -184,14 +185,49 @@ type HTTPError struct {
 
 func (e *HTTPError) Error() string {
 	s := fmt.Sprintf("%s %s: %s", e.Method, e.URL, e.Status)
-	if len(e.Body) > 0 {
-		b := e.Body
-		if len(b) > 200 {
-			b = b[:200]
-		}
-		s += ": " + string(b)
+	if sum := bodySummary(e.Body, e.Header.Get("Content-Type")); sum != "" {
+		s += ": " + sum
 	}
 	return s
+}
+
+// bodySummary is an error body on one line: an HTML page by its title, any
+// other text by its first line, cut to 160 bytes.
+func bodySummary(body []byte, contentType string) string {
+	text := strings.TrimSpace(string(body))
+	if text == "" {
+		return ""
+	}
+	lower := strings.ToLower(text)
+	if strings.Contains(strings.ToLower(contentType), "html") || strings.HasPrefix(lower, "<!doctype html") || strings.HasPrefix(lower, "<html") {
+		title := ""
+		if i := strings.Index(lower, "<title>"); i >= 0 {
+			if j := strings.Index(lower[i:], "</title>"); j > 0 {
+				title = strings.Join(strings.Fields(text[i+len("<title>"):i+j]), " ")
+			}
+		}
+		if title == "" {
+			return fmt.Sprintf("an HTML page of %d bytes", len(body))
+		}
+		return fmt.Sprintf("an HTML page titled %q", clipLine(title, 120))
+	}
+	line, _, more := strings.Cut(text, "\n")
+	line = strings.TrimSpace(line)
+	if more {
+		line += " …"
+	}
+	return clipLine(line, 160)
+}
+
+// clipLine cuts s to n bytes on a rune boundary.
+func clipLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // LimitError says that something a server sent went past one of mcpi's
@@ -345,3 +381,22 @@ func (t tapper) emit(e Event) {
 	}
 	t.tap.Observe(e)
 }
+
+// bareNetError drops net/http's own "Post \"URL\": " from a request's
+// error, whose message the caller starts with the method and URL already.
+// What it wraps stays reachable (errors.Is, errors.As).
+func bareNetError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return &netError{msg: ue.Err.Error(), err: err}
+	}
+	return err
+}
+
+type netError struct {
+	msg string
+	err error
+}
+
+func (e *netError) Error() string { return e.msg }
+func (e *netError) Unwrap() error { return e.err }

@@ -35,8 +35,8 @@ func TestHTTPErrorText(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	e.Body = []byte(strings.Repeat("b", 1000))
-	if got := e.Error(); !strings.HasSuffix(got, ": "+strings.Repeat("b", 200)) {
-		t.Errorf("long body not cut to 200 bytes: %d bytes", len(got))
+	if got := e.Error(); !strings.HasSuffix(got, ": "+strings.Repeat("b", 160)+"…") {
+		t.Errorf("long body not cut to 160 bytes: %d bytes", len(got))
 	}
 }
 
@@ -117,5 +117,23 @@ func TestHTTPMetaCopiesHeaders(t *testing.T) {
 	}
 	if m := httpMeta(req, nil); m.StatusCode != 0 || m.ResponseHeader != nil {
 		t.Errorf("meta without response = %+v", m)
+	}
+}
+
+// An error body is one line: an HTML page by its title, text by its first
+// line, cut.
+func TestHTTPErrorBodyIsOneLine(t *testing.T) {
+	page := []byte("<!DOCTYPE html>\n<html><head><title>404 Not\n Found</title></head><body>" + strings.Repeat("<p>x</p>\n", 500) + "</body></html>")
+	e := &HTTPError{Method: "POST", URL: "http://h/mcp", Status: "404 Not Found", Header: http.Header{"Content-Type": {"text/html"}}, Body: page}
+	if got, want := e.Error(), `POST http://h/mcp: 404 Not Found: an HTML page titled "404 Not Found"`; got != want {
+		t.Errorf("HTML: %q, want %q", got, want)
+	}
+	e.Header, e.Body = nil, []byte("upstream failed\nstack trace follows\n"+strings.Repeat("y", 1000))
+	if got, want := e.Error(), "POST http://h/mcp: 404 Not Found: upstream failed …"; got != want {
+		t.Errorf("text: %q, want %q", got, want)
+	}
+	e.Body = []byte(strings.Repeat("z", 1000))
+	if got := e.Error(); len(got) > 250 || strings.Contains(got, "\n") {
+		t.Errorf("a long line is not cut: %d bytes", len(got))
 	}
 }
