@@ -13,9 +13,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // Conn is a connection to one MCP server that carries whole JSON-RPC frames.
