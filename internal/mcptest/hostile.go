@@ -266,6 +266,9 @@ func ServePeer() bool {
 	case strings.HasPrefix(peer, SkillsPrefix):
 		RunSkills(strings.TrimPrefix(peer, SkillsPrefix))
 		os.Exit(0)
+	case strings.HasPrefix(peer, SessionPrefix):
+		RunHostileSession(strings.TrimPrefix(peer, SessionPrefix))
+		os.Exit(0)
 	case strings.HasPrefix(peer, "hostile:"):
 		RunHostile(strings.TrimPrefix(peer, "hostile:"))
 		os.Exit(0)
