@@ -60,6 +60,11 @@ func TestSessionParkedRequestsHaveABudget(t *testing.T) {
 	if len(list) != u.Count {
 		t.Errorf("pending lists %d requests, the budget holds %d", len(list), u.Count)
 	}
+	for _, p := range list {
+		if len(p.Summary) > bounds.MaxText+32 || len(p.Message) != size {
+			t.Errorf("pending #%d: a summary of %d bytes (at most %d and a note), a message of %d (want %d in full)", p.ID, len(p.Summary), bounds.MaxText, len(p.Message), size)
+		}
+	}
 	if got := strings.Count(call.errOut.String(), "mcpi refused server request"); got != 1 {
 		t.Errorf("the command was warned %d times of the refusals, want once:\n%s", got, call.errOut)
 	}
@@ -229,5 +234,35 @@ func TestSessionStopIsNoInterrupt(t *testing.T) {
 	}
 	if code := call.wait(t); code != ExitConnect || !strings.Contains(call.errOut.String(), "session stopped has ended (stopped): stopped by mcpi session stop") {
 		t.Errorf("call: exit %d, stderr %q", code, call.errOut)
+	}
+}
+
+// TestWriteJSONArray: an array printed one element at a time reads back
+// as the whole array would, for a program and on a terminal.
+func TestWriteJSONArray(t *testing.T) {
+	elems := []map[string]any{{"id": 1, "s": "a\u202eb"}, {"id": 2, "params": map[string]any{"x": []int{1, 2}}}}
+	want, _ := json.Marshal(elems)
+	for _, tty := range []bool{false, true} {
+		ios, _, out, _ := Test()
+		ios.StdoutTTY = tty
+		if err := writeJSONArray(ios, len(elems), func(i int) any { return elems[i] }); err != nil {
+			t.Fatal(err)
+		}
+		var got []map[string]any
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("tty %v: %v in %s", tty, err, out)
+		}
+		b, _ := json.Marshal(got)
+		if string(b) != string(want) {
+			t.Errorf("tty %v: %s, want %s", tty, b, want)
+		}
+		if strings.Contains(out.String(), "\u202e") {
+			t.Errorf("tty %v: a bidi override reached the output raw: %q", tty, out)
+		}
+	}
+	ios, _, out, _ := Test()
+	writeJSONArray(ios, 0, nil)
+	if out.String() != "[]\n" {
+		t.Errorf("no element: %q", out)
 	}
 }

@@ -240,7 +240,6 @@ type pendingField struct {
 // params are the server's in full.
 func (p *parked) describe(now time.Time) pendingJSON {
 	j := pendingJSON{ID: p.ID, Kind: p.Method, Command: p.Command, Since: p.Since, AgeMs: now.Sub(p.Since).Milliseconds(), Params: p.params}
-	defer func() { j.Summary = bounds.Clip(j.Summary) }()
 	switch {
 	case p.Sampling != nil:
 		j.MaxTokens = p.Sampling.MaxTokens
@@ -275,6 +274,7 @@ func (p *parked) describe(now time.Time) pendingJSON {
 			j.Summary += " [" + strings.Join(names, "; ") + "]"
 		}
 	}
+	j.Summary = bounds.Clip(j.Summary)
 	return j
 }
 
