@@ -48,6 +48,25 @@ var (
 	Relay = Clock{"relay", 10 * time.Second}
 )
 
+// The budgets of a live session's daemon (internal/cli). The session
+// command takes hidden flags to make them tiny in tests.
+const (
+	// ParkedCount and ParkedBytes bound the server requests a live session
+	// parks for mcpi answer (their params as received); past them a request
+	// is refused with a JSON-RPC error. The count is the core's cap on a
+	// server's requests in progress.
+	ParkedCount = 256
+	ParkedBytes = 16 << 20
+	// DaemonLogBytes bounds a session daemon's log (NAME.log in the runtime
+	// directory, often a small tmpfs): past it the log starts again, saying
+	// so.
+	DaemonLogBytes = 1 << 20
+	// WarningBurst is how many warnings of one kind the daemon's log holds
+	// in full; later ones are counted, the count written at each power of
+	// ten and when the session ends.
+	WarningBurst = 5
+)
+
 // Context returns a context that ends when the clock runs out or parent
 // ends. A clock of zero or less leaves parent unbounded (the caller's
 // choice, said where it is made).
@@ -183,6 +202,16 @@ func (b *Budget) Give(n int64) {
 	if b.count < 0 || b.bytes < 0 {
 		panic(fmt.Sprintf("bounds: %s budget given back more than it took", b.name))
 	}
+}
+
+// Drain gives back everything the budget holds (a log that starts again)
+// and returns how much that was.
+func (b *Budget) Drain() (count int, bytes int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	count, bytes = b.count, b.bytes
+	b.count, b.bytes = 0, 0
+	return count, bytes
 }
 
 // Usage is a budget's state, for a status.

@@ -50,7 +50,6 @@ var allowedWaits = map[site]struct {
 	"internal/cli/session_attach.go:heldSession.serveAttached": {2, "a 1 s wait for the attached client's goodbye; the watcher's queue is bounded by watchBuffer items and watchBytes"},
 	"internal/cli/session_attach.go:newRelayConn":              {1, "frames from one attached client: 64, its reader waits (the client's socket pushes back)"},
 	"internal/cli/session_list.go:newCmdSessionStop":           {1, "20 ms polls of a stopping daemon, bounded by the stop's deadline"},
-	"internal/cli/session_tail.go:tailHub.subscribe":           {1, "a tail's buffer of size events, dropped and counted past it"},
 	"internal/demoserver/resources.go:demo.tick":               {1, "the demo server's counter ticker, stopped with its resource"},
 	"internal/demoserver/tools.go:slow":                        {1, "the demo tool that sleeps for the time asked, ended by its request's context"},
 	"internal/demoserver/tools_client.go:longRunning":          {1, "the demo tool's progress interval, ended by its request's context"},

@@ -29,7 +29,7 @@ func TestOutputBoundary(t *testing.T) {
 		"internal/cli/replay.go":  "replay --serve: stdout carries the protocol",
 		"internal/cli/trace.go":   "trace export: a HAR file",
 		"internal/cli/verbs.go":   "read --raw: a resource's bytes, refused on a terminal without --raw-terminal",
-		"internal/cli/session.go": "--session: the bytes the daemon's own Out and ErrOut sinks wrote (and its exact machine output), sent back as they are",
+		"internal/cli/session.go": "--session: the bytes the daemon's own Out and ErrOut sinks wrote (and its exact machine output), sent back as they are; the daemon's log, which only its sinks write",
 	}
 	fset := token.NewFileSet()
 	root := filepath.Join("..", "..")

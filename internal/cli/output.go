@@ -110,6 +110,54 @@ func writeJSON(ios *IOStreams, v any) error {
 	return writeRawJSON(ios, b)
 }
 
+// writeJSONArray prints an array of n elements as writeJSON would, one
+// element at a time: the array is never built whole (mcpi pending --json
+// of many large requests).
+func writeJSONArray(ios *IOStreams, n int, elem func(i int) any) error {
+	ios.jsonWritten.Store(true)
+	if n == 0 {
+		return writeRawJSON(ios, []byte("[]"))
+	}
+	w := func(b []byte) error {
+		if ios.StdoutTTY && ios.Color {
+			return ios.Out.WriteStyled(string(b))
+		}
+		if ios.StdoutTTY {
+			_, err := ios.Out.Write(b)
+			return err
+		}
+		_, err := ios.Data().Write(b)
+		return err
+	}
+	if err := w([]byte("[")); err != nil {
+		return err
+	}
+	for i := range n {
+		b, err := json.Marshal(elem(i))
+		if err != nil {
+			return err
+		}
+		b = escapeUnsafe(b)
+		if ios.StdoutTTY {
+			b = pretty.PrettyOptions(b, &pretty.Options{Width: 80, Prefix: "  ", Indent: "  "})
+			b = append([]byte("\n  "), bytes.TrimRight(b[2:], "\n")...)
+			if ios.Color {
+				b = pretty.Color(b, nil)
+			}
+		}
+		if i < n-1 {
+			b = append(b, ',')
+		}
+		if err := w(b); err != nil {
+			return err
+		}
+	}
+	if ios.StdoutTTY {
+		return w([]byte("\n]\n"))
+	}
+	return w([]byte("]\n"))
+}
+
 // contentPrinter prints content blocks for a person: text as text, binary
 // content summarised (and saved under dir when set).
 type contentPrinter struct {

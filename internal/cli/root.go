@@ -193,6 +193,14 @@ func run(ctx context.Context, f *Factory, args []string) ExitCode {
 		return ExitOK
 	}
 	if ctx.Err() != nil && !errors.As(err, new(errSilent)) {
+		if h := heldOf(ctx); h != nil {
+			if st := h.end.Load(); st != nil {
+				// In a live session that ended (stopped, idle): the
+				// daemon cancelled the command, no Ctrl-C did.
+				fmt.Fprintf(f.IO.ErrOut, "mcpi: session %s has ended (%s): %s\n", h.name, st.State, oneLine(st.Reason))
+				return ExitConnect
+			}
+		}
 		fmt.Fprintln(f.IO.ErrOut, "mcpi: interrupted")
 		return ExitInterrupted
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
@@ -330,8 +331,14 @@ func sessionError(dir, name string, err error) error {
 	return fmt.Errorf("%w: session %s: %v", errConnect, name, err)
 }
 
-// markLost records that a session's daemon is gone without a word.
+// markLost records that a session's daemon is gone without a word, unless
+// the name is owned again (a new daemon starts under it).
 func markLost(dir string, rec *live.Status) *live.Status {
+	lock, err := live.Lock(dir, rec.Name)
+	if err != nil {
+		return rec
+	}
+	defer lock.Close()
 	rec.State = live.StateLost
 	rec.Reason = fmt.Sprintf("its daemon (pid %d) is gone without saying why (killed?)", rec.PID)
 	rec.Ended = time.Now()
@@ -388,8 +395,10 @@ type dispatcher struct {
 	watchers []*watcher
 	// board holds the requests no command can answer, for mcpi answer;
 	// name is the session's, for the message telling how.
-	board parkBoard
+	board *parkBoard
 	name  string
+	// logf writes a line to the daemon's log (nil: none).
+	logf func(format string, args ...any)
 }
 
 var _ session.Handler = (*dispatcher)(nil)
@@ -505,6 +514,10 @@ type SessionStartOptions struct {
 	ConnOptions
 	Name string
 	Idle time.Duration
+	// The daemon's budgets (hidden flags, for tests to make them tiny).
+	ParkedCount int
+	ParkedBytes int64
+	LogBytes    int64
 }
 
 // NewCmdSession returns `mcpi session` and its subcommands.
@@ -550,6 +563,9 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 			if opts.Idle < 0 {
 				return flagErrorf("invalid --idle %v", opts.Idle)
 			}
+			if opts.ParkedCount < 1 || opts.ParkedBytes < 1 || opts.LogBytes < 1024 {
+				return flagErrorf("invalid budget: --parked-max and --parked-max-bytes must be positive, --log-max-bytes at least 1024")
+			}
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -565,6 +581,12 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
 	fl.DurationVar(&opts.Idle, "idle", 30*time.Minute, "end the session after this long without a command (0: never)")
+	fl.IntVar(&opts.ParkedCount, "parked-max", bounds.ParkedCount, "how many server requests the session parks for mcpi answer")
+	fl.Int64Var(&opts.ParkedBytes, "parked-max-bytes", bounds.ParkedBytes, "how many bytes of params the session's parked requests may hold")
+	fl.Int64Var(&opts.LogBytes, "log-max-bytes", bounds.DaemonLogBytes, "how large the session's log in the runtime directory may grow")
+	for _, n := range []string{"parked-max", "parked-max-bytes", "log-max-bytes"} {
+		fl.MarkHidden(n)
+	}
 	return cmd
 }
 
@@ -590,12 +612,19 @@ func sessionStartRun(ctx context.Context, f *Factory, opts *SessionStartOptions)
 	if err := live.EnsureDir(dir); err != nil {
 		return err
 	}
-	name := opts.Name
-	if name == "" {
-		name = uniqueName(dir, defaultName(&opts.Target))
-	} else if st, err := live.Ask(dir, name, live.OpStatus); err == nil && st.Live() {
-		return flagErrorf("a session named %s is running already (mcpi session stop %s ends it)", name, name)
+	// The name is claimed before any file of the session is touched: a
+	// start that loses it to another leaves everything alone.
+	name, lock, err := claimName(dir, opts.Name, defaultName(&opts.Target))
+	if err != nil {
+		if errors.Is(err, live.ErrLocked) {
+			msg := fmt.Sprintf("mcpi: a session named %s is running already (mcpi session stop %s ends it)", opts.Name, opts.Name)
+			fmt.Fprintln(opts.IO.ErrOut, msg)
+			return errSilent{code: ExitConnect, what: strings.TrimPrefix(msg, "mcpi: ")}
+		}
+		return err
 	}
+	// The daemon holds its own copy of the lock from its start on.
+	defer lock.Close()
 	exe, err := f.Executable()
 	if err != nil {
 		return err
@@ -618,7 +647,7 @@ func sessionStartRun(ctx context.Context, f *Factory, opts *SessionStartOptions)
 	cmd := exec.Command(exe, "session", "daemon")
 	cmd.Stdin = bytes.NewReader(cfg)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.ExtraFiles = []*os.File{pw}
+	cmd.ExtraFiles = []*os.File{pw, lock}
 	live.Detach(cmd)
 	if err := cmd.Start(); err != nil {
 		pw.Close()
@@ -703,10 +732,42 @@ func defaultName(t *TargetOptions) string {
 	return n
 }
 
-// uniqueName returns base, or base-2, base-3...: the first name no
-// session has, running or ended.
-func uniqueName(dir, base string) string {
+// claimName takes the lock of a session's name: the one given (ErrLocked
+// when a session has it: running, or starting), else the first one made
+// from base that no session has.
+func claimName(dir, name, base string) (string, *os.File, error) {
+	if name != "" {
+		lock, err := live.Lock(dir, name)
+		if err != nil {
+			return "", nil, err
+		}
+		// A daemon that holds no lock (an older mcpi's) still owns its name.
+		if st, err := live.Ask(dir, name, live.OpStatus); err == nil && st.Live() {
+			lock.Close()
+			return "", nil, live.ErrLocked
+		}
+		return name, lock, nil
+	}
 	taken := map[string]bool{}
+	for {
+		n := uniqueName(dir, base, taken)
+		lock, err := live.Lock(dir, n)
+		switch {
+		case errors.Is(err, live.ErrLocked):
+			// Claimed meanwhile by another start.
+			taken[n] = true
+			continue
+		case err != nil:
+			return "", nil, err
+		}
+		return n, lock, nil
+	}
+}
+
+// uniqueName returns base, or base-2, base-3...: the first name no
+// session has, running or ended, and not in taken.
+func uniqueName(dir, base string, taken map[string]bool) string {
+	taken = maps.Clone(taken)
 	names, _ := live.Names(dir)
 	for _, n := range names {
 		taken[n] = true
@@ -767,6 +828,9 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		return errors.New("no report pipe: mcpi session daemon is started by mcpi session start")
 	}
 	enc := json.NewEncoder(report)
+	// The session's name is this daemon's as long as it lives.
+	lock := live.Inherit(4)
+	defer lock.Close()
 	errOut := &switchWriter{w: reportWriter{enc}}
 	ios := NewIOStreams(bytes.NewReader(nil), io.Discard, errOut)
 	df := &Factory{IO: ios, Executable: f.Executable, Args: append([]string{"session", "start"}, cfg.Args...), RuntimeDir: cfg.Dir}
@@ -796,7 +860,13 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		return fail(err)
 	}
 	o := &opts.ConnOptions
-	disp := &dispatcher{roots: o.roots, name: cfg.Name}
+	// The log (the daemon's stderr, NAME.log) takes over from the report
+	// pipe once the session runs; bounded in bytes.
+	lf := newLogFile(f.IO.ErrData(), opts.LogBytes)
+	dlog := newDaemonLog(errOut)
+	o.warned = dlog.warning
+	defer dlog.summary()
+	disp := &dispatcher{roots: o.roots, name: cfg.Name, board: newParkBoard(opts.ParkedCount, opts.ParkedBytes), logf: dlog.printf}
 	hub := &tailHub{redact: record.NewRedactor(o.secretValues())}
 	o.watch = hub.tap()
 	tools := &toolCache{}
@@ -838,6 +908,8 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		if t, ok := c.Conn().(interface{ StderrTail() []string }); ok {
 			st.StderrTail = t.StderrTail()
 		}
+		st.Budgets = append(st.Budgets, disp.board.budget.Usage(), lf.budget.Usage())
+		st.Budgets = append(st.Budgets, hub.usage()...)
 		return st
 	}
 	runCmd := func(rctx context.Context, req *live.Request, stdout, stderr io.Writer) int {
@@ -867,7 +939,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	ios.ErrOut.Flush()
 	enc.Encode(startReport{Ready: true})
 	report.Close()
-	errOut.set(f.IO.ErrOut)
+	errOut.set(lf)
 
 	srv.OnEnd = func(why error) {
 		end := status()

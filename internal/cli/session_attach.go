@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -92,7 +93,10 @@ type watcher struct {
 	ctx     context.Context
 	items   chan watchItem
 	dropped atomic.Int64
-	held    atomic.Int64 // bytes in items
+	// budget accounts what offer queued in items, in count and bytes
+	// (watchBuffer, watchBytes); the relay's own messages wait their turn
+	// instead, each held by the request it answers.
+	budget *bounds.Budget
 
 	mu    sync.Mutex
 	calls map[string]context.CancelFunc // the client's request id -> cancel
@@ -110,7 +114,8 @@ func (h *heldSession) serveAttached(ctx context.Context, conn *live.Conn) {
 	defer cancel()
 	conn.SetWriteTimeout(attachWriteTimeout)
 	w := &watcher{h: h, conn: conn, ctx: ctx, items: make(chan watchItem, watchBuffer),
-		calls: map[string]context.CancelFunc{}, heldIDs: map[string]json.RawMessage{}, asks: map[string]chan *mcp.Message{}}
+		budget: bounds.NewBudget("attached client", watchBuffer, watchBytes),
+		calls:  map[string]context.CancelFunc{}, heldIDs: map[string]json.RawMessage{}, asks: map[string]chan *mcp.Message{}}
 
 	info := attachInfo{Name: h.name, Target: h.target, Era: h.c.Era(), ProtocolVersion: h.c.ProtocolVersion(), EraReason: h.c.EraReason(), Roots: h.disp.getRoots()}
 	if n, ok := h.c.Conn().(interface{ Name() string }); ok {
@@ -191,16 +196,16 @@ func (w *watcher) offer(it watchItem) {
 	case it.note != nil:
 		it.size = int64(len(it.note.Params) + 64)
 	default:
-		it.size = 256
+		it.size = int64(len(it.msg) + 64)
 	}
-	if w.held.Load()+it.size > watchBytes {
+	if w.budget.Take(it.size) != nil {
 		w.dropped.Add(1)
 		return
 	}
 	select {
 	case w.items <- it:
-		w.held.Add(it.size)
 	default:
+		w.budget.Give(it.size)
 		w.dropped.Add(1)
 	}
 }
@@ -223,7 +228,9 @@ func (w *watcher) pump(ctx context.Context) {
 	for {
 		select {
 		case it := <-w.items:
-			w.held.Add(-it.size)
+			if it.size > 0 {
+				w.budget.Give(it.size)
+			}
 			if n := w.dropped.Swap(0); n > 0 {
 				w.sendEvent(&transport.Event{Time: time.Now(), Kind: transport.KindLifecycle,
 					Text: fmt.Sprintf("%d event(s) of the session not shown: this client read too slowly", n)})
@@ -434,13 +441,7 @@ func (w *watcher) translate(n *session.Notification) []byte {
 // unless another answered first; when the request ends otherwise the
 // client is told it was cancelled.
 func (w *watcher) ask(p *parked) {
-	var params any
-	switch {
-	case p.Sampling != nil:
-		params = p.Sampling
-	case p.Elicit != nil:
-		params = p.Elicit
-	default:
+	if p.params == nil {
 		return
 	}
 	w.mu.Lock()
@@ -455,7 +456,7 @@ func (w *watcher) ask(p *parked) {
 		delete(w.asks, key)
 		w.mu.Unlock()
 	}()
-	b, err := mcp.NewRequest(id, p.Method, params)
+	b, err := mcp.NewRequest(id, p.Method, p.params)
 	if err != nil {
 		return
 	}

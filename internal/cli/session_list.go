@@ -45,8 +45,7 @@ func sessionStatuses(dir string) ([]*live.Status, error) {
 		if rec.Live() && errors.Is(err, live.ErrNoDaemon) {
 			rec = markLost(dir, rec)
 		}
-		if rec.Expired(now) {
-			live.Remove(dir, n)
+		if rec.Expired(now) && live.RemoveUnowned(dir, n) {
 			continue
 		}
 		out = append(out, rec)
@@ -181,7 +180,9 @@ func newCmdSessionStop(f *Factory) *cobra.Command {
 				if _, rerr := live.ReadRecord(dir, name); rerr != nil {
 					return fmt.Errorf("%w: no session named %s", errConnect, name)
 				}
-				live.Remove(dir, name)
+				if !live.RemoveUnowned(dir, name) {
+					return fmt.Errorf("%w: session %s is starting (mcpi session list shows it once it runs)", errConnect, name)
+				}
 				fmt.Fprintf(f.IO.ErrOut, "session %s had ended; its record is removed\n", name)
 				return nil
 			}
@@ -190,7 +191,8 @@ func newCmdSessionStop(f *Factory) *cobra.Command {
 			for time.Now().Before(deadline) && live.Alive(st.PID) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			live.Remove(dir, name)
+			// Its files, unless a new session took the name meanwhile.
+			live.RemoveUnowned(dir, name)
 			fmt.Fprintf(f.IO.ErrOut, "session %s stopped (pid %d, %d commands)\n", name, st.PID, st.Commands)
 			return nil
 		},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -34,6 +35,11 @@ type parked struct {
 	Command  string // the command it belongs to, when known
 	Since    time.Time
 
+	// params are the request's params, encoded once: what the board's
+	// budget accounts, what mcpi pending --json prints and the attached
+	// clients are sent.
+	params json.RawMessage
+
 	// ctx ends when the request does (answered, withdrawn, or the
 	// session ended): the attached clients asked stop waiting.
 	ctx context.Context
@@ -46,16 +52,35 @@ type parkAnswer struct {
 	err    error
 }
 
-// parkBoard holds a session's parked requests.
+// parkBoard holds a session's parked requests, within its budget in count
+// and in bytes of params (bounds.ParkedCount, bounds.ParkedBytes): a
+// request past it is refused, and said so once until the board has room
+// again.
 type parkBoard struct {
-	mu   sync.Mutex
-	next int
-	byID map[int]*parked
+	mu     sync.Mutex
+	next   int
+	byID   map[int]*parked
+	budget *bounds.Budget
+	// full is set by the first refusal and cleared when a request leaves:
+	// one warning per time the board fills.
+	full bool
 }
 
-func (b *parkBoard) add(p *parked) {
+func newParkBoard(maxCount int, maxBytes int64) *parkBoard {
+	return &parkBoard{budget: bounds.NewBudget("parked requests", maxCount, maxBytes)}
+}
+
+// add parks p, or refuses it with the budget's *bounds.ExceededError;
+// first reports whether this refusal is the first since the board had
+// room.
+func (b *parkBoard) add(p *parked) (first bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if err := b.budget.Take(int64(len(p.params))); err != nil {
+		first = !b.full
+		b.full = true
+		return first, err
+	}
 	if b.byID == nil {
 		b.byID = map[int]*parked{}
 	}
@@ -64,6 +89,7 @@ func (b *parkBoard) add(p *parked) {
 	p.Since = time.Now()
 	p.answer = make(chan parkAnswer, 1)
 	b.byID[p.ID] = p
+	return false, nil
 }
 
 func (b *parkBoard) get(id int) *parked {
@@ -77,7 +103,11 @@ func (b *parkBoard) take(id int) *parked {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	p := b.byID[id]
-	delete(b.byID, id)
+	if p != nil {
+		delete(b.byID, id)
+		b.budget.Give(int64(len(p.params)))
+		b.full = false
+	}
 	return p
 }
 
@@ -102,10 +132,24 @@ func (d *dispatcher) park(ctx context.Context, p *parked) (any, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p.ctx = ctx
+	var err error
+	switch {
+	case p.Sampling != nil:
+		p.params, err = json.Marshal(p.Sampling)
+	case p.Elicit != nil:
+		p.params, err = json.Marshal(p.Elicit)
+	}
+	if err != nil {
+		return nil, err
+	}
 	// Parked and put to the attached clients in one step, which attaching
 	// takes too: a client attaching meanwhile is asked once.
 	d.mu.Lock()
-	d.board.add(p)
+	first, err := d.board.add(p)
+	if err != nil {
+		d.mu.Unlock()
+		return nil, d.refuseParked(p, told, first, err)
+	}
 	watchers := slices.Clone(d.watchers)
 	d.mu.Unlock()
 	defer d.board.take(p.ID)
@@ -125,6 +169,25 @@ func (d *dispatcher) park(ctx context.Context, p *parked) (any, error) {
 		// command or the session ended.
 		return nil, ctx.Err()
 	}
+}
+
+// refuseParked answers a request the board has no room for with a
+// JSON-RPC error; the first refusal since the board had room is said to
+// the commands it holds up and in the daemon's log, and every refusal is
+// counted in the budget (mcpi pending and the session's status show it).
+func (d *dispatcher) refuseParked(p *parked, told []*cmdSlot, first bool, err error) error {
+	msg := fmt.Sprintf("mcpi refused server request %s: %v; mcpi answer answers the parked ones", p.Method, err)
+	if first {
+		for _, s := range told {
+			if h := s.get(); h != nil {
+				h.say("warning: %s (said once until one is answered)", msg)
+			}
+		}
+		if d.logf != nil {
+			d.logf("warning: %s (said once until one is answered)", msg)
+		}
+	}
+	return &mcp.RPCError{Code: mcp.CodeInternalError, Message: msg}
 }
 
 // waiters returns the command a server request belongs to, when known (a
@@ -172,18 +235,19 @@ type pendingField struct {
 	Required bool     `json:"required,omitempty"`
 }
 
+// describe says what a parked request is; its params are the ones held,
+// not a copy. The summary is clipped (bounds.Clip): message, lastText and
+// params are the server's in full.
 func (p *parked) describe(now time.Time) pendingJSON {
-	j := pendingJSON{ID: p.ID, Kind: p.Method, Command: p.Command, Since: p.Since, AgeMs: now.Sub(p.Since).Milliseconds()}
+	j := pendingJSON{ID: p.ID, Kind: p.Method, Command: p.Command, Since: p.Since, AgeMs: now.Sub(p.Since).Milliseconds(), Params: p.params}
 	switch {
 	case p.Sampling != nil:
-		j.Params, _ = json.Marshal(p.Sampling)
 		j.MaxTokens = p.Sampling.MaxTokens
 		if n := len(p.Sampling.Messages); n > 0 {
 			j.LastText = samplingText(p.Sampling.Messages[n-1].Content)
 		}
 		j.Summary = fmt.Sprintf("%d message(s), max %d tokens: %s", len(p.Sampling.Messages), p.Sampling.MaxTokens, j.LastText)
 	case p.Elicit != nil:
-		j.Params, _ = json.Marshal(p.Elicit)
 		j.Message = p.Elicit.Message
 		j.Mode = "form"
 		if p.Elicit.Mode == "url" {
@@ -210,6 +274,7 @@ func (p *parked) describe(now time.Time) pendingJSON {
 			j.Summary += " [" + strings.Join(names, "; ") + "]"
 		}
 	}
+	j.Summary = bounds.Clip(j.Summary)
 	return j
 }
 
@@ -249,40 +314,47 @@ whose call it holds up says so on stderr, and mcpi answer answers it.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return sessionOnly(cmd, o, args, func(h *heldSession) error {
-				now := time.Now()
-				list := h.disp.board.list()
-				out := make([]pendingJSON, 0, len(list))
-				for _, p := range list {
-					out = append(out, p.describe(now))
-				}
-				if o.JSON {
-					return writeJSON(o.IO, out)
-				}
-				if len(out) == 0 {
-					fmt.Fprintln(o.IO.ErrOut, "No server request is waiting.")
-					return nil
-				}
-				tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tKIND\tCOMMAND\tAGE\tSUMMARY")
-				for _, j := range out {
-					kind := j.Kind
-					if j.Mode == "url" {
-						kind += " (url)"
-					}
-					command := j.Command
-					if command == "" {
-						command = "-"
-					}
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j.ID, kind, clip(oneLine(command), 40),
-						time.Duration(j.AgeMs*int64(time.Millisecond)).Round(time.Second), clip(oneLine(j.Summary), 100))
-				}
-				return tw.Flush()
+				return printPending(o, h.disp.board)
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	addSessionFlag(cmd, o)
 	return cmd
+}
+
+// printPending prints the parked requests one at a time: the output is as
+// large as the board's budget lets the requests be, and never built whole.
+func printPending(o *ConnOptions, board *parkBoard) error {
+	now := time.Now()
+	list := board.list()
+	if u := board.budget.Usage(); u.Refused > 0 {
+		fmt.Fprintf(o.IO.ErrOut, "warning: %d server request(s) were refused: the session parks at most %d requests and %s of params\n",
+			u.Refused, u.MaxCount, bounds.Size(u.MaxBytes))
+	}
+	if o.JSON {
+		return writeJSONArray(o.IO, len(list), func(i int) any { return list[i].describe(now) })
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(o.IO.ErrOut, "No server request is waiting.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tCOMMAND\tAGE\tSUMMARY")
+	for _, p := range list {
+		j := p.describe(now)
+		kind := j.Kind
+		if j.Mode == "url" {
+			kind += " (url)"
+		}
+		command := j.Command
+		if command == "" {
+			command = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j.ID, kind, clip(oneLine(command), 40),
+			time.Duration(j.AgeMs*int64(time.Millisecond)).Round(time.Second), clip(oneLine(j.Summary), 100))
+	}
+	return tw.Flush()
 }
 
 // clip cuts s to n runes.

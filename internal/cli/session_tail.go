@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -38,10 +39,9 @@ const (
 )
 
 type tailSub struct {
-	ch      chan tailEvent
+	q       *bounds.Queue[tailEvent]
 	wire    bool
 	dropped atomic.Int64
-	held    atomic.Int64 // bytes in ch
 }
 
 func (e *tailEvent) size() int64 { return int64(len(e.Params) + len(e.Frame)) }
@@ -91,8 +91,22 @@ func (h *tailHub) remember(e transport.Event) {
 
 func eventSize(e *transport.Event) int { return len(e.Data) + len(e.Text) + len(e.Err) + 64 }
 
-func (h *tailHub) subscribe(wire bool, size int) *tailSub {
-	s := &tailSub{ch: make(chan tailEvent, size), wire: wire}
+// usage returns the budgets of the tails' and attached clients' queues.
+func (h *tailHub) usage() []bounds.Usage {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []bounds.Usage
+	for _, s := range h.subs {
+		out = append(out, s.q.Budget().Usage())
+	}
+	for _, w := range h.watchers {
+		out = append(out, w.budget.Usage())
+	}
+	return out
+}
+
+func (h *tailHub) subscribe(wire bool) *tailSub {
+	s := &tailSub{q: bounds.NewQueue[tailEvent](bounds.NewBudget("tail", tailBuffer, tailBytes)), wire: wire}
 	h.mu.Lock()
 	h.subs = append(h.subs, s)
 	h.mu.Unlock()
@@ -119,14 +133,7 @@ func (h *tailHub) publish(e tailEvent, wireOnly bool) {
 		if wireOnly && !s.wire {
 			continue
 		}
-		if s.held.Load()+e.size() > tailBytes {
-			s.dropped.Add(1)
-			continue
-		}
-		select {
-		case s.ch <- e:
-			s.held.Add(e.size())
-		default:
+		if s.q.Push(e, e.size()) != nil {
 			s.dropped.Add(1)
 		}
 	}
@@ -183,7 +190,7 @@ how many it missed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return sessionOnly(cmd, o, args, func(h *heldSession) error {
 				ctx := cmd.Context()
-				sub := h.hub.subscribe(wire, tailBuffer)
+				sub := h.hub.subscribe(wire)
 				defer h.hub.unsubscribe(sub)
 				dropped := func() error {
 					n := sub.dropped.Swap(0)
@@ -196,31 +203,47 @@ how many it missed.`,
 					_, err := fmt.Fprintf(o.IO.ErrOut, "mcpi: %d event(s) dropped: this tail read too slowly\n", n)
 					return err
 				}
+				ended := func(why string) error {
+					dropped()
+					fmt.Fprintf(o.IO.ErrOut, "mcpi: session %s ended: %s\n", h.name, why)
+					return nil
+				}
 				for {
 					select {
-					case e := <-sub.ch:
-						sub.held.Add(-e.size())
-						if err := dropped(); err != nil {
-							return err
-						}
-						var err error
-						if o.JSON {
-							err = writeJSONLine(o.IO, e)
-						} else {
-							_, err = fmt.Fprintln(o.IO.Out, tailText(e))
-						}
-						if err != nil {
-							return err
+					case <-sub.q.Ready():
+						for {
+							e, ok := sub.q.TryPop()
+							if !ok {
+								break
+							}
+							if err := dropped(); err != nil {
+								return err
+							}
+							var err error
+							if o.JSON {
+								err = writeJSONLine(o.IO, e)
+							} else {
+								_, err = fmt.Fprintln(o.IO.Out, tailText(e))
+							}
+							if err != nil {
+								return err
+							}
 						}
 					case <-h.c.Done():
-						dropped()
 						why := "the connection ended"
 						if err := h.c.Err(); err != nil {
 							why = oneLine(err.Error())
 						}
-						fmt.Fprintf(o.IO.ErrOut, "mcpi: session %s ended: %s\n", h.name, why)
-						return nil
+						return ended(why)
+					case <-h.ended:
+						// Stopped, or its idle timeout passed.
+						return ended(h.end.Load().Reason)
 					case <-ctx.Done():
+						if st := h.end.Load(); st != nil {
+							// The daemon cancels what runs once the session
+							// ended: that is the session's end, not Ctrl-C.
+							return ended(st.Reason)
+						}
 						dropped()
 						return ctx.Err()
 					}

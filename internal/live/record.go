@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 )
 
 // Session states.
@@ -42,6 +44,10 @@ type Status struct {
 	Active          int64    `json:"active"`
 	Failed          int64    `json:"failed"`
 	StderrTail      []string `json:"stderrTail,omitempty"`
+	// Budgets are what the daemon's bounded queues hold (parked requests,
+	// its log, the tails' and attached clients' queues), in count and
+	// bytes, with what each refused.
+	Budgets []bounds.Usage `json:"budgets,omitempty"`
 }
 
 // Live reports whether the session's daemon was running when the status

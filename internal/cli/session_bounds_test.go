@@ -1,0 +1,268 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/live"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+)
+
+// sessionBudget returns the named budget of a session's status (mcpi
+// session show --json).
+func sessionBudget(t *testing.T, dir, name, budget string) (bounds.Usage, bool) {
+	t.Helper()
+	code, out, errOut := runLive(t, dir, nil, "session", "show", name, "--json")
+	if code != 0 {
+		t.Fatalf("session show: exit %d, stderr %q", code, errOut)
+	}
+	var st live.Status
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("session show --json: %v in %s", err, out)
+	}
+	for _, u := range st.Budgets {
+		if u.Name == budget {
+			return u, true
+		}
+	}
+	return bounds.Usage{}, false
+}
+
+// TestSessionParkedRequestsHaveABudget: a server that floods a session
+// with large requests no command answers gets the ones past the parked
+// requests' budget (in bytes as in count) refused with a JSON-RPC error;
+// the command they hold up is told once; what is parked stays within the
+// budget, which the session's status shows.
+func TestSessionParkedRequestsHaveABudget(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	const n, size, maxBytes = 20, 10000, 64 << 10
+	startSession(t, dir, "flood", append([]string{"--parked-max-bytes", fmt.Sprint(maxBytes)},
+		peerArgs(mcptest.SessionPeer(mcptest.SessionFloodRequests, n, size))...)...)
+	call := startLive(t, dir, "call", "flood", "--session", "flood")
+	var u bounds.Usage
+	eventually(t, "every request parked or refused", func() bool {
+		var ok bool
+		u, ok = sessionBudget(t, dir, "flood", "parked requests")
+		return ok && int64(u.Count)+u.Refused == n
+	})
+	if u.Bytes > maxBytes || u.PeakBytes > maxBytes || u.MaxBytes != maxBytes || u.Count == 0 || u.Refused == 0 {
+		t.Errorf("parked requests' budget: %+v (at most %d bytes)", u, maxBytes)
+	}
+	list := pendingList(t, dir, "flood")
+	if len(list) != u.Count {
+		t.Errorf("pending lists %d requests, the budget holds %d", len(list), u.Count)
+	}
+	for _, p := range list {
+		if len(p.Summary) > bounds.MaxText+32 || len(p.Message) != size {
+			t.Errorf("pending #%d: a summary of %d bytes (at most %d and a note), a message of %d (want %d in full)", p.ID, len(p.Summary), bounds.MaxText, len(p.Message), size)
+		}
+	}
+	if got := strings.Count(call.errOut.String(), "mcpi refused server request"); got != 1 {
+		t.Errorf("the command was warned %d times of the refusals, want once:\n%s", got, call.errOut)
+	}
+	code, _, errOut := runLive(t, dir, nil, "pending", "--session", "flood")
+	if code != 0 || !strings.Contains(errOut, fmt.Sprintf("%d server request(s) were refused", u.Refused)) {
+		t.Errorf("pending: exit %d, stderr %q", code, errOut)
+	}
+	// An answered request gives its room back.
+	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(list[0].ID), "--decline", "--session", "flood"); code != 0 {
+		t.Fatalf("answer: exit %d, stderr %q", code, errOut)
+	}
+	eventually(t, "the answered request's room given back", func() bool {
+		v, _ := sessionBudget(t, dir, "flood", "parked requests")
+		return v.Count == u.Count-1 && v.Bytes < u.Bytes
+	})
+	call.cancel()
+}
+
+// TestSessionLogIsBounded: a server that floods a session with junk
+// stdout lines (each a bad frame the session warns about) leaves a daemon
+// log within its budget: the warnings past the first few are counted.
+func TestSessionLogIsBounded(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	const maxBytes = 16 << 10
+	startSession(t, dir, "junk", append([]string{"--log-max-bytes", fmt.Sprint(maxBytes)},
+		peerArgs(mcptest.SessionPeer(mcptest.SessionJunkStdout, 100000, 1))...)...)
+	code, out, errOut := runLive(t, dir, nil, "call", "junk", "--session", "junk")
+	if code != 0 || !strings.Contains(out, "junk sent") {
+		t.Fatalf("call junk: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	b, err := os.ReadFile(live.LogPath(dir, "junk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > maxBytes {
+		t.Errorf("the daemon's log holds %d bytes, its budget is %d", len(b), maxBytes)
+	}
+	if !strings.Contains(string(b), "warnings of kind bad-frame so far") {
+		t.Errorf("the log does not count the warnings it does not hold:\n%s", bounds.ClipTo(string(b), 4000))
+	}
+	u, ok := sessionBudget(t, dir, "junk", "daemon log")
+	if !ok || u.Bytes > maxBytes || u.MaxBytes != maxBytes {
+		t.Errorf("the daemon log's budget: %+v", u)
+	}
+}
+
+// TestDaemonLogFileRestarts: the daemon's log past its budget starts
+// again, saying so; a write larger than the whole log is clipped.
+func TestDaemonLogFileRestarts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.log")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const maxBytes = 4096
+	l := newLogFile(f, maxBytes)
+	line := strings.Repeat("y", 99) + "\n"
+	for range 1000 {
+		if n, err := l.Write([]byte(line)); n != len(line) || err != nil {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+	}
+	b, _ := os.ReadFile(path)
+	if len(b) > maxBytes || !strings.Contains(string(b), "this log reached its cap of 4.0 KiB") {
+		t.Errorf("the log holds %d bytes (at most %d):\n%s", len(b), maxBytes, b)
+	}
+	big := strings.Repeat("z", 3*maxBytes)
+	if n, err := l.Write([]byte(big)); n != len(big) || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	b, _ = os.ReadFile(path)
+	if len(b) > maxBytes || !strings.Contains(string(b), "clipped") {
+		t.Errorf("after a write of %d bytes the log holds %d bytes (at most %d)", len(big), len(b), maxBytes)
+	}
+	if u := l.budget.Usage(); u.Bytes != int64(len(b)) {
+		t.Errorf("the budget accounts %d bytes, the log holds %d", u.Bytes, len(b))
+	}
+}
+
+// TestSessionStartRace: two starts of one name at once: one starts, the
+// other exits 3 saying the name is running already and touches nothing;
+// the winner stays listed, usable and stoppable.
+func TestSessionStartRace(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	for round := range 10 {
+		name := fmt.Sprintf("race%d", round)
+		var wg sync.WaitGroup
+		type result struct {
+			code        ExitCode
+			out, errOut string
+		}
+		res := make([]result, 2)
+		for i := range res {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				code, out, errOut := runLive(t, dir, nil, append([]string{"session", "start", name, "--idle", "2m"}, peerArgs("demo")...)...)
+				res[i] = result{code, out, errOut}
+			}()
+		}
+		wg.Wait()
+		won := 0
+		for _, r := range res {
+			switch {
+			case r.code == ExitOK && strings.TrimSpace(r.out) == name:
+				won++
+			case r.code == ExitConnect && strings.Contains(r.errOut, "running already"):
+			default:
+				t.Errorf("round %d: exit %d, stdout %q, stderr %q", round, r.code, r.out, r.errOut)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d starts won: %+v", round, won, res)
+		}
+		rec, err := live.ReadRecord(dir, name)
+		if err != nil {
+			t.Fatalf("round %d: the winner's record: %v", round, err)
+		}
+		if code, out, errOut := runLive(t, dir, nil, "session", "list"); code != 0 || !strings.Contains(out, name) || !strings.Contains(out, "running") {
+			t.Errorf("round %d: session list: exit %d\n%s%s", round, code, out, errOut)
+		}
+		if code, _, errOut := runLive(t, dir, nil, "ping", "--session", name); code != 0 {
+			t.Errorf("round %d: ping: exit %d, stderr %q", round, code, errOut)
+		}
+		if code, _, errOut := runLive(t, dir, nil, "session", "stop", name); code != 0 {
+			t.Errorf("round %d: stop: exit %d, stderr %q", round, code, errOut)
+		}
+		if syscall.Kill(rec.PID, 0) == nil && !zombie(rec.PID) {
+			syscall.Kill(rec.PID, syscall.SIGKILL)
+			t.Fatalf("round %d: the winner's daemon (pid %d) outlived session stop", round, rec.PID)
+		}
+	}
+}
+
+// zombie reports whether pid has exited and waits to be reaped.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return strings.HasPrefix(rest, "Z")
+}
+
+// TestSessionStopIsNoInterrupt: mcpi session stop ends a running tail
+// with exit 0 and a call under way with exit 3, each saying the session
+// was stopped, as when the server exits; neither is taken for Ctrl-C.
+func TestSessionStopIsNoInterrupt(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "stopped", peerArgs("demo")...)
+	tail := startLive(t, dir, "tail", "--session", "stopped")
+	call := startLive(t, dir, "call", "slow", "ms=60000", "--session", "stopped")
+	eventually(t, "the tail and the call under way", func() bool {
+		code, out, _ := runLive(t, dir, nil, "session", "show", "stopped", "--json")
+		var st live.Status
+		return code == 0 && json.Unmarshal([]byte(out), &st) == nil && st.Active == 2
+	})
+	if code, _, errOut := runLive(t, dir, nil, "session", "stop", "stopped"); code != 0 {
+		t.Fatalf("stop: exit %d, stderr %q", code, errOut)
+	}
+	if code := tail.wait(t); code != ExitOK || !strings.Contains(tail.errOut.String(), "session stopped ended: stopped by mcpi session stop") {
+		t.Errorf("tail: exit %d, stderr %q", code, tail.errOut)
+	}
+	if code := call.wait(t); code != ExitConnect || !strings.Contains(call.errOut.String(), "session stopped has ended (stopped): stopped by mcpi session stop") {
+		t.Errorf("call: exit %d, stderr %q", code, call.errOut)
+	}
+}
+
+// TestWriteJSONArray: an array printed one element at a time reads back
+// as the whole array would, for a program and on a terminal.
+func TestWriteJSONArray(t *testing.T) {
+	elems := []map[string]any{{"id": 1, "s": "a\u202eb"}, {"id": 2, "params": map[string]any{"x": []int{1, 2}}}}
+	want, _ := json.Marshal(elems)
+	for _, tty := range []bool{false, true} {
+		ios, _, out, _ := Test()
+		ios.StdoutTTY = tty
+		if err := writeJSONArray(ios, len(elems), func(i int) any { return elems[i] }); err != nil {
+			t.Fatal(err)
+		}
+		var got []map[string]any
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("tty %v: %v in %s", tty, err, out)
+		}
+		b, _ := json.Marshal(got)
+		if string(b) != string(want) {
+			t.Errorf("tty %v: %s, want %s", tty, b, want)
+		}
+		if strings.Contains(out.String(), "\u202e") {
+			t.Errorf("tty %v: a bidi override reached the output raw: %q", tty, out)
+		}
+	}
+	ios, _, out, _ := Test()
+	writeJSONArray(ios, 0, nil)
+	if out.String() != "[]\n" {
+		t.Errorf("no element: %q", out)
+	}
+}

@@ -1,0 +1,69 @@
+package live
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// A session's name is owned by whoever holds its lock, NAME.lock in the
+// runtime directory (an exclusive flock): session start takes it before it
+// touches any file of the session and hands it to the daemon, which holds
+// it as long as it lives (the system lets it go when the daemon ends, by
+// whatever means). Two starts of one name so never both start: the second
+// finds the lock held and leaves every file alone. The lock file is never
+// removed: a start that opened it while another removed it would lock a
+// file nobody else sees.
+
+// LockPath is a session's lock file.
+func LockPath(dir, name string) string { return filepath.Join(dir, name+".lock") }
+
+// ErrLocked says another mcpi owns a session's name: its daemon runs, or
+// it is starting.
+var ErrLocked = errors.New("the session's name is taken")
+
+// Lock takes the named session's lock, without waiting: ErrLocked when
+// another holds it. The lock is held until the file returned (or a copy of
+// it in a child process) is closed.
+func Lock(dir, name string) (*os.File, error) {
+	if err := EnsureDir(dir); err != nil {
+		return nil, err
+	}
+	path := LockPath(dir, name)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscallNoFollow, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("the lock of session %s: %w", name, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a file: %w", path, ErrUnsafeDir)
+	}
+	if err := private(fi, path, "lock"); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := flockExclusive(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// RemoveUnowned deletes the files of a session whose name nobody owns (it
+// ended, or its daemon is gone) and reports whether it did: a session
+// whose daemon runs or starts under that name is left alone.
+func RemoveUnowned(dir, name string) bool {
+	l, err := Lock(dir, name)
+	if err != nil {
+		return false
+	}
+	defer l.Close()
+	Remove(dir, name)
+	return true
+}
