@@ -146,6 +146,9 @@ func markUsageErrors(c *cobra.Command) {
 		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
 		return
 	}
+	if sessionOnlyCommand(c) {
+		c.Args = sessionOnlyArgs(c.Args)
+	}
 	if orig := c.Args; orig != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			err := orig(cmd, args)
@@ -240,4 +243,61 @@ func streamsOf(ctx context.Context) *IOStreams {
 	}
 	ios, _ := ctx.Value(streamsKey{}).(*IOStreams)
 	return ios
+}
+
+// sessionOnlyKey annotates a command that runs in a live session only
+// (tail, pending, answer, subscribe, log-level, roots): given a server
+// instead, or no session, it says so before anything else.
+const sessionOnlyKey = "mcpi/session-only"
+
+func sessionOnlyCommand(c *cobra.Command) bool {
+	for ; c != nil; c = c.Parent() {
+		if c.Annotations[sessionOnlyKey] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func markSessionOnly(c *cobra.Command) *cobra.Command {
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[sessionOnlyKey] = "true"
+	return c
+}
+
+// sessionOnlyArgs checks that a session-only command was given a session,
+// not a server, then its own arguments.
+func sessionOnlyArgs(orig cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if heldOf(cmd.Context()) == nil {
+			if err := needsSession(cmd, args); err != nil {
+				return err
+			}
+		}
+		if orig != nil {
+			return orig(cmd, args)
+		}
+		return nil
+	}
+}
+
+// needsSession is the error of a session-only command given a server, or
+// no session.
+func needsSession(cmd *cobra.Command, args []string) error {
+	verb := strings.TrimPrefix(cmd.CommandPath(), "mcpi ")
+	server := cmd.ArgsLenAtDash() >= 0
+	for _, a := range args {
+		if httpLike(a) == urlHTTP {
+			server = true
+		}
+	}
+	if server {
+		return flagErrorf("mcpi %s runs in a live session, not against a server: start one with mcpi session start NAME TARGET, then give --session NAME or set $%s", verb, sessionEnv)
+	}
+	if f := cmd.Flags().Lookup("session"); (f == nil || f.Value.String() == "") && os.Getenv(sessionEnv) == "" {
+		return flagErrorf("mcpi %s runs in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", verb, sessionEnv)
+	}
+	return nil
 }

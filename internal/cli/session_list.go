@@ -111,11 +111,15 @@ func newCmdSessionList(f *Factory) *cobra.Command {
 func newCmdSessionShow(f *Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show NAME",
+		Use:   "show [NAME]",
 		Short: "Show a session: server, revision, transport, counters, the tail of the server's stderr",
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := sessionStatus(f.runtimeDir(), args[0])
+			name, err := sessionNameArg(args)
+			if err != nil {
+				return err
+			}
+			st, err := sessionStatus(f.runtimeDir(), name)
 			if err != nil {
 				return err
 			}
@@ -164,11 +168,15 @@ const stopWait = 10 * time.Second
 
 func newCmdSessionStop(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "stop NAME",
+		Use:   "stop [NAME]",
 		Short: "End a session: close the server cleanly (or forget a session that ended)",
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, name := f.runtimeDir(), args[0]
+			name, err := sessionNameArg(args)
+			if err != nil {
+				return err
+			}
+			dir := f.runtimeDir()
 			if err := live.ValidName(name); err != nil {
 				return &FlagError{Err: err}
 			}
@@ -191,10 +199,23 @@ func newCmdSessionStop(f *Factory) *cobra.Command {
 			for time.Now().Before(deadline) && live.Alive(st.PID) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			// Its files, unless a new session took the name meanwhile.
-			live.RemoveUnowned(dir, name)
+			// The daemon left its record (stopped): it stays listed for an
+			// hour, as every ended session does, so that a command of it
+			// can say why it ended; a second stop forgets it.
 			fmt.Fprintf(f.IO.ErrOut, "session %s stopped (pid %d, %d commands)\n", name, st.PID, st.Commands)
 			return nil
 		},
 	}
+}
+
+// sessionNameArg is the session a command about one session names: its
+// argument, else $MCPI_SESSION.
+func sessionNameArg(args []string) (string, error) {
+	if len(args) == 1 {
+		return args[0], nil
+	}
+	if name := os.Getenv(sessionEnv); name != "" {
+		return name, nil
+	}
+	return "", flagErrorf("give the session's NAME, or set $%s", sessionEnv)
 }

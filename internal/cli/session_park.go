@@ -285,13 +285,11 @@ func sessionOnly(cmd *cobra.Command, o *ConnOptions, args []string, fn func(*hel
 	if h := heldOf(ctx); h != nil {
 		return withJSONError(o.IO, o.JSON, fn(h))
 	}
-	for _, a := range args {
-		if a == "--" {
-			return flagErrorf("mcpi %s runs in a live session: give --session NAME, not a server", cmd.Name())
-		}
+	if err := needsSession(cmd, args); err != nil {
+		return err
 	}
 	if !o.Target.useSession(cmd, nil) {
-		return flagErrorf("mcpi %s runs in a live session: give --session NAME or set $%s (mcpi session start starts one)", cmd.Name(), sessionEnv)
+		return flagErrorf("mcpi %s runs in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", strings.TrimPrefix(cmd.CommandPath(), "mcpi "), sessionEnv)
 	}
 	if err := o.Target.checkSession(cmd); err != nil {
 		return err
@@ -320,7 +318,7 @@ whose call it holds up says so on stderr, and mcpi answer answers it.`,
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	addSessionFlag(cmd, o)
-	return cmd
+	return markSessionOnly(cmd)
 }
 
 // printPending prints the parked requests one at a time: the output is as
@@ -416,7 +414,7 @@ sampling request gets the error "user rejected the request").`,
 	fl.BoolVar(&cancel, "cancel", false, "cancel the request (an elicitation's cancel; sampling: as --decline)")
 	fl.BoolVar(&o.JSON, "json", false, "print JSON")
 	addSessionFlag(cmd, o)
-	return cmd
+	return markSessionOnly(cmd)
 }
 
 func answerParked(ctx context.Context, o *ConnOptions, h *heldSession, id int, decline, cancel bool) error {

@@ -43,7 +43,7 @@ the command runs) or a file:// URI; paths must exist.`,
 	cmd.AddCommand(newCmdRootsChange(f, "set", "Replace a live session's roots (none: no roots)"),
 		newCmdRootsChange(f, "add", "Add roots to a live session"),
 		newCmdRootsChange(f, "remove", "Remove roots from a live session"))
-	return cmd
+	return markSessionOnly(cmd)
 }
 
 func newCmdRootsChange(f *Factory, op, short string) *cobra.Command {

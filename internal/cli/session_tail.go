@@ -254,7 +254,7 @@ how many it missed.`,
 	cmd.Flags().BoolVar(&wire, "wire", false, "show every frame sent and received, too")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON Lines, one event per line")
 	addSessionFlag(cmd, o)
-	return cmd
+	return markSessionOnly(cmd)
 }
 
 // tailText is an event as one line of text.
@@ -335,7 +335,7 @@ level goes with every later request.`,
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	addSessionFlag(cmd, o)
-	return cmd
+	return markSessionOnly(cmd)
 }
 
 func levelNames() string {
@@ -389,7 +389,7 @@ with each change (the new one acknowledged before the old one is closed).`,
 	cmd.Flags().BoolVar(&unsubscribe, "unsubscribe", false, "end the subscription instead")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	addSessionFlag(cmd, o)
-	return cmd
+	return markSessionOnly(cmd)
 }
 
 // subscribe subscribes the session to uri's updates, or ends that. A

@@ -53,3 +53,52 @@ func TestEveryArgumentMistakeIsAUsageError(t *testing.T) {
 		}
 	}
 }
+
+// A verb that runs in a live session only, given a server instead (after
+// "--" or as a URL) or no session at all, says that it needs a session and
+// how to start one, as a usage error: never "unknown command" nor a
+// complaint about its own arguments.
+func TestSessionVerbsGivenAServer(t *testing.T) {
+	t.Setenv(sessionEnv, "")
+	for _, args := range [][]string{
+		{"tail", "--", "srv"},
+		{"subscribe", "file:///a", "--", "srv"},
+		{"subscribe", "file:///a", "--unsubscribe", "--", "srv"},
+		{"log-level", "debug", "--", "srv"},
+		{"roots", "add", "/tmp", "--", "srv"},
+		{"roots", "--", "srv"},
+		{"pending", "--", "srv"},
+		{"answer", "1", "--", "srv"},
+		{"tail", "http://127.0.0.1:1/mcp"},
+	} {
+		code, _, errOut := runCLI(t, "", args...)
+		if code != ExitUsage || !strings.Contains(errOut, "runs in a live session, not against a server: start one with mcpi session start NAME TARGET") {
+			t.Errorf("mcpi %s: exit %d, %q", strings.Join(args, " "), code, errOut)
+		}
+	}
+	for _, args := range [][]string{{"tail"}, {"roots", "add", "/tmp"}, {"log-level", "debug"}, {"subscribe", "file:///a"}} {
+		code, _, errOut := runCLI(t, "", args...)
+		if code != ExitUsage || !strings.Contains(errOut, "runs in a live session: give --session NAME or set $MCPI_SESSION (mcpi session start NAME TARGET starts one)") {
+			t.Errorf("mcpi %s: exit %d, %q", strings.Join(args, " "), code, errOut)
+		}
+	}
+}
+
+// session show and stop take $MCPI_SESSION when no NAME is given.
+func TestSessionShowAndStopTakeTheEnvironment(t *testing.T) {
+	t.Setenv(sessionEnv, "")
+	for _, verb := range []string{"show", "stop"} {
+		code, _, errOut := runCLI(t, "", "session", verb)
+		if code != ExitUsage || !strings.Contains(errOut, "give the session's NAME, or set $MCPI_SESSION") {
+			t.Errorf("session %s without a name: exit %d, %q", verb, code, errOut)
+		}
+	}
+	t.Setenv(sessionEnv, "nosuchsession")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	for _, verb := range []string{"show", "stop"} {
+		code, _, errOut := runCLI(t, "", "session", verb)
+		if code == ExitUsage || !strings.Contains(errOut, "nosuchsession") {
+			t.Errorf("session %s with $MCPI_SESSION: exit %d, %q", verb, code, errOut)
+		}
+	}
+}
