@@ -85,7 +85,7 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 // the command printed its JSON document already (--json prints exactly
 // one), then returns err for the message on stderr and the exit code.
 func withJSONError(ios *IOStreams, asJSON bool, err error) error {
-	if err != nil && asJSON && !ios.jsonWritten.Load() {
+	if err != nil && asJSON && !ios.jsonWritten.Load() && !ios.jsonStream.Load() {
 		writeJSON(ios, jsonError(err))
 	}
 	return err

@@ -34,6 +34,9 @@ type IOStreams struct {
 	out, errOut io.Writer
 	// jsonWritten says a JSON document went to stdout: --json prints one.
 	jsonWritten atomic.Bool
+	// jsonStream says stdout is a stream of JSON Lines (tail --json): an
+	// interrupt or an error ends it, and is no document of it.
+	jsonStream atomic.Bool
 
 	StdinTTY  bool
 	StdoutTTY bool

@@ -944,6 +944,9 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	srv.OnEnd = func(why error) {
 		end := status()
 		end.Commands, end.Active, end.Failed, end.LastUsed = srv.Counters()
+		// The commands still running end with the session, failed (exit 3,
+		// saying why): they are counted so before they finish telling.
+		end.Failed += end.Active
 		end.Active = 0
 		switch {
 		case errors.Is(why, live.ErrStopped):

@@ -316,8 +316,15 @@ func TestSessionTail(t *testing.T) {
 	if code := text.wait(t); code != ExitInterrupted {
 		t.Errorf("tail interrupted: exit %d", code)
 	}
+	// An interrupt ends a stream of JSON Lines: it is no document of it.
+	wire.cancel()
+	if code := wire.wait(t); code != ExitInterrupted {
+		t.Errorf("tail --json interrupted: exit %d", code)
+	}
+	if out := wire.out.String(); strings.Contains(out, "\n"+`{"error":`) || strings.Contains(out, "context canceled") {
+		t.Errorf("tail --json wrote an error into its stream on an interrupt:\n%s", out[max(0, len(out)-300):])
+	}
 	runLive(t, dir, nil, "session", "stop", "logs")
-	wire.wait(t)
 }
 
 // A tail that reads nothing holds up neither the session nor the other

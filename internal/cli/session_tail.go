@@ -190,6 +190,9 @@ how many it missed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return sessionOnly(cmd, o, args, func(h *heldSession) error {
 				ctx := cmd.Context()
+				if o.JSON {
+					o.IO.jsonStream.Store(true)
+				}
 				sub := h.hub.subscribe(wire)
 				defer h.hub.unsubscribe(sub)
 				dropped := func() error {

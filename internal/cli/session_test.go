@@ -314,3 +314,24 @@ func TestSessionLatency(t *testing.T) {
 	inSession := measure("call", "add", "a=1", "b=2", "--session", "bench")
 	t.Logf("call add, mean of %d: one-shot %v, --session %v (%.0fx)", n, oneShot, inSession, float64(oneShot)/float64(inSession))
 }
+
+// A command that dies with its session's server is counted as failed.
+func TestSessionCountsACommandThatDiedWithItsServer(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "crash", peerArgs("hostile:"+mcptest.HostileCrash)...)
+	if code, _, errOut := runLive(t, dir, nil, "call", "echo", "--session", "crash"); code != ExitConnect {
+		t.Fatalf("call: exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut := runLive(t, dir, nil, "session", "show", "crash", "--json")
+	if code != ExitOK {
+		t.Fatalf("show: exit %d, %q", code, errOut)
+	}
+	var st live.Status
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Commands != 1 || st.Failed != 1 {
+		t.Errorf("after a call that died with the server: %d run, %d failed; want 1 and 1", st.Commands, st.Failed)
+	}
+}
