@@ -192,8 +192,8 @@ func TestAttachedClient(t *testing.T) {
 			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--session", "s"); code != ExitOK {
 				t.Errorf("subscribe --unsubscribe: exit %d, %q", code, errOut)
 			}
-			if code, _, _ := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--session", "s"); code == ExitOK {
-				t.Error("unsubscribing from what the session is not subscribed to succeeded")
+			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--session", "s"); code != ExitUsage || !strings.Contains(errOut, "is not subscribed to demo://counter") {
+				t.Errorf("unsubscribing from what the session is not subscribed to: exit %d, %q; want exit 2", code, errOut)
 			}
 
 			// Another process's progress reaches the client under a token

@@ -461,7 +461,7 @@ func answerParked(ctx context.Context, o *ConnOptions, h *heldSession, id int, d
 			}
 			values, err := ch.fieldsFromFlags(s)
 			if err != nil {
-				return flagErrorf("server request #%d: %v (fields: %s)", id, err, fieldNames(s))
+				return flagErrorf("server request #%d: %v", id, err)
 			}
 			a.result = &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: values}
 		default:

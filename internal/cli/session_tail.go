@@ -409,7 +409,7 @@ func (h *heldSession) subscribe(ctx context.Context, uri string, on bool) (strin
 	case on && has:
 		return "session " + h.name + " was subscribed to " + sanitize(uri, false) + " already", nil
 	case !on && !has:
-		return "", fmt.Errorf("session %s is not subscribed to %s", h.name, sanitize(uri, false))
+		return "", flagErrorf("session %s is not subscribed to %s", h.name, sanitize(uri, false))
 	}
 	uris := slices.Clone(h.subURIs)
 	if on {

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -241,6 +243,9 @@ func NewCmdComplete(f *Factory) *cobra.Command {
 			return err
 		},
 		func(ctx context.Context, c *session.Client) error {
+			if err := checkCompletable(ctx, c, prompt, template, arg.Name, ctxArgs); err != nil {
+				return err
+			}
 			p := mcp.CompleteParams{Argument: arg}
 			if prompt != "" {
 				p.Ref = mcp.CompleteReference{Type: "ref/prompt", Name: prompt}
@@ -404,4 +409,69 @@ func NewCmdCompletion(f *Factory) *cobra.Command {
 			return flagErrorf("unknown shell %q: want bash, zsh, fish or powershell", args[0])
 		},
 	}
+}
+
+// checkCompletable refuses, as a usage error, an argument that the prompt
+// or the template does not have: the prompt's arguments as the server
+// lists them, the template's variables as its URI template names them. A
+// server that cannot list its prompts is left to answer for itself.
+func checkCompletable(ctx context.Context, c *session.Client, prompt, template, name string, context map[string]string) error {
+	var names []string
+	what := ""
+	if prompt != "" {
+		prompts, err := c.AllPrompts(ctx)
+		if err != nil {
+			return nil
+		}
+		i := slices.IndexFunc(prompts, func(p mcp.Prompt) bool { return p.Name == prompt })
+		if i < 0 {
+			var all []string
+			for _, p := range prompts {
+				all = append(all, p.Name)
+			}
+			return flagErrorf("the server lists no prompt %q (prompts: %s)", prompt, strings.Join(all, ", "))
+		}
+		for _, a := range prompts[i].Arguments {
+			names = append(names, a.Name)
+		}
+		what = "prompt " + prompt
+	} else {
+		names = templateVariables(template)
+		what = "template " + template
+	}
+	check := func(n, role string) error {
+		if slices.Contains(names, n) {
+			return nil
+		}
+		takes := strings.Join(names, ", ")
+		if takes == "" {
+			takes = "none"
+		}
+		return flagErrorf("%s has no argument %q%s (it takes: %s)", what, n, role, takes)
+	}
+	if err := check(name, ""); err != nil {
+		return err
+	}
+	for k := range context {
+		if err := check(k, " (--context)"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var templateExpr = regexp.MustCompile(`\{([+#./;?&]?)([^}]*)\}`)
+
+// templateVariables names the variables of an RFC 6570 URI template.
+func templateVariables(t string) []string {
+	var out []string
+	for _, m := range templateExpr.FindAllStringSubmatch(t, -1) {
+		for _, v := range strings.Split(m[2], ",") {
+			v, _, _ = strings.Cut(strings.TrimSuffix(strings.TrimSpace(v), "*"), ":")
+			if v != "" && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
