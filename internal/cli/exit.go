@@ -68,7 +68,7 @@ func exitCodeFor(err error) ExitCode {
 		return ExitUsage
 	case errors.Is(err, skills.ErrVerification):
 		return ExitVerify
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled), errors.Is(err, session.ErrTaskCancelled):
 		return ExitInterrupted
 	case errors.Is(err, session.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return ExitTimeout

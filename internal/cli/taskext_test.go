@@ -95,4 +95,21 @@ func TestTasksExtensionSession(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "cancelled") {
 		t.Errorf("cancel: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
+
+	// A task cancelled from another shell: the waiting call says so.
+	go func() {
+		code, _, errOut := runLive(t, dir, nil, "call", "forever", "--session", "tx")
+		done <- fmt.Sprint(code, " ", errOut)
+	}()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if code, out, _ := in("tasks", "get", "t-3"); code == ExitOK && strings.Contains(out, "working") {
+			break
+		}
+	}
+	if code, out, errOut := in("tasks", "cancel", "t-3"); code != ExitOK {
+		t.Fatalf("cancel t-3: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if got := <-done; !strings.HasPrefix(got, "130 ") || !strings.Contains(got, "task t-3 was cancelled elsewhere") {
+		t.Errorf("the call whose task was cancelled elsewhere: %s", got)
+	}
 }

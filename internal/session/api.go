@@ -357,6 +357,15 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 	if err != nil && (ctx.Err() != nil || spent(err)) && !taskDone[last.Status] {
 		cancelTask()
 	}
+	if err != nil && ctx.Err() == nil && !spent(err) {
+		// A task cancelled elsewhere (another client, the server) has no
+		// result: say that, not the server's error about the result.
+		gctx, cancel := bounds.Cancel.Context(detached(ctx))
+		if t, gerr := c.GetTask(gctx, task.TaskID); gerr == nil && t.Status == "cancelled" {
+			err = &TaskError{TaskID: task.TaskID, Status: t.Status, Elsewhere: true, Note: t.StatusMessage}
+		}
+		cancel()
+	}
 	if err == nil && !taskDone[last.Status] {
 		// The result came before the poll saw the end: one more look, for
 		// the final state.

@@ -31,6 +31,11 @@ type TaskError struct {
 	// Rounds, when set, is how many rounds of input the task was given
 	// before mcpi gave up on it and cancelled it.
 	Rounds int
+	// Elsewhere says the task was cancelled by someone else than the
+	// command following it (another client, the server); Note is the
+	// task's statusMessage, which may say who.
+	Elsewhere bool
+	Note      string
 }
 
 func (e *TaskError) Error() string {
@@ -39,6 +44,16 @@ func (e *TaskError) Error() string {
 	}
 	if e.Err != nil {
 		return fmt.Sprintf("task %s failed: %s", e.TaskID, e.Err.Error())
+	}
+	if e.Status == "cancelled" {
+		msg := fmt.Sprintf("task %s was cancelled, so it has no result", e.TaskID)
+		if e.Elsewhere {
+			msg = fmt.Sprintf("task %s was cancelled elsewhere (by another client or the server), so it has no result", e.TaskID)
+		}
+		if e.Note != "" {
+			msg += ": " + e.Note
+		}
+		return msg
 	}
 	return fmt.Sprintf("task %s ended %s, without a result", e.TaskID, e.Status)
 }
@@ -220,7 +235,7 @@ func (c *Client) FollowTask(ctx context.Context, raw json.RawMessage, onStatus f
 			}
 			return nil, &TaskError{TaskID: id, Status: t.Status, Err: t.Error}
 		case "cancelled":
-			return nil, &TaskError{TaskID: id, Status: t.Status}
+			return nil, &TaskError{TaskID: id, Status: t.Status, Elsewhere: true, Note: t.StatusMessage}
 		case "input_required":
 			if asksAgain(t, answered) {
 				// A task asks for input in rounds, as a multi round-trip
