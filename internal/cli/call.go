@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -121,10 +122,14 @@ func callTool(ctx context.Context, c *session.Client, opts *CallOptions) error {
 	}
 	endProgress()
 	endStatus()
-	if err != nil {
-		return err
+	if err == nil {
+		err = printToolResult(opts.IO, opts.JSON, opts.Save, tool, "tool "+opts.Tool, raw)
 	}
-	return printToolResult(opts.IO, opts.JSON, opts.Save, tool, "tool "+opts.Tool, raw)
+	if tool == nil && (errors.As(err, new(*session.RPCError)) || exitCodeFor(err) == ExitToolError) {
+		// The server does not list the tool, and refused the call.
+		return withKind(KindToolNotFound, err)
+	}
+	return err
 }
 
 // printToolResult prints a CallToolResult as `mcpi call` does, and ends

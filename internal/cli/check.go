@@ -89,7 +89,7 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 		check.WriteText(opts.IO.Out, rep)
 	}
 	if n := rep.Count(check.Error); n > 0 {
-		return errSilent{code: ExitToolError, what: fmt.Sprintf("the check found %d error(s)", n)}
+		return errSilent{code: ExitToolError, kind: KindCheckFailed, what: fmt.Sprintf("the check found %d error(s)", n)}
 	}
 	return nil
 }

@@ -43,8 +43,10 @@ func flagErrorf(format string, args ...any) error {
 type errSilent struct {
 	code ExitCode
 	// what says what happened, for the error object of --json (the
-	// command said it on stderr already).
+	// command said it on stderr already); kind is its kind, when its code
+	// alone does not say it.
 	what string
+	kind string
 }
 
 func (e errSilent) Error() string {
@@ -87,3 +89,94 @@ func exitCodeFor(err error) ExitCode {
 
 // errConnect marks failures to reach the server at all.
 var errConnect = errors.New("could not connect")
+
+// Error kinds: a stable word in the --json error object ("kind"), beside
+// the exit code and the JSON-RPC code, so that a script or an agent
+// branches on a word, not on prose. docs/cli.md lists them all.
+const (
+	KindUsage             = "usage"                  // bad flags or arguments (exit 2)
+	KindToolNotFound      = "tool_not_found"         // the server has no such tool
+	KindToolError         = "tool_error"             // the tool answered isError (exit 1)
+	KindProtocol          = "protocol_error"         // a JSON-RPC error, an invalid answer, a version mismatch
+	KindCapability        = "capability_missing"     // the server did not declare what the request needs
+	KindUnreachable       = "unreachable"            // could not connect
+	KindDisconnected      = "disconnected"           // the server exited or the connection ended
+	KindTimeout           = "timeout"                // no answer within --timeout, or not done within --max-time
+	KindAuth              = "auth"                   // authorization required or failed
+	KindVerify            = "verify_failed"          // a skill's file is not what the server listed
+	KindInterrupted       = "interrupted"            // Ctrl-C
+	KindTaskCancelled     = "task_cancelled"         // the task a call followed was cancelled elsewhere
+	KindSessionEnded      = "session_ended"          // the live session the command ran in has ended
+	KindServerRequest     = "server_request_pending" // call --no-wait: the server asks something first
+	KindCheckFailed       = "check_failed"           // mcpi check found errors
+	KindReplayDiffers     = "replay_differs"         // replay --verify: the server's answers differ from the trace's
+	KindNothingVerified   = "nothing_verified"       // replay --verify: the trace has no answer to compare
+	KindListingIncomplete = "listing_incomplete"     // the server's cursors cut a listing short
+	KindError             = "error"                  // anything else
+)
+
+// errorKinds are every kind errorKind may choose (docs/cli.md lists them).
+var errorKinds = []string{KindUsage, KindToolNotFound, KindToolError, KindProtocol, KindCapability,
+	KindUnreachable, KindDisconnected, KindTimeout, KindAuth, KindVerify, KindInterrupted,
+	KindTaskCancelled, KindSessionEnded, KindServerRequest, KindCheckFailed, KindReplayDiffers,
+	KindNothingVerified, KindListingIncomplete, KindError}
+
+// kindError gives an error its kind where the type alone does not say it.
+type kindError struct {
+	kind string
+	err  error
+}
+
+func (e *kindError) Error() string { return e.err.Error() }
+func (e *kindError) Unwrap() error { return e.err }
+
+// withKind marks err with kind.
+func withKind(kind string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &kindError{kind: kind, err: err}
+}
+
+// errorKind chooses an error's kind, in one place, as exitCodeFor chooses
+// its code.
+func errorKind(err error) string {
+	var ke *kindError
+	if errors.As(err, &ke) {
+		return ke.kind
+	}
+	var se errSilent
+	if errors.As(err, &se) && se.kind != "" {
+		return se.kind
+	}
+	switch {
+	case errors.As(err, new(*FlagError)):
+		return KindUsage
+	case errors.Is(err, session.ErrTaskCancelled):
+		return KindTaskCancelled
+	case errors.Is(err, session.ErrCapability):
+		return KindCapability
+	}
+	switch exitCodeFor(err) {
+	case ExitUsage:
+		return KindUsage
+	case ExitToolError:
+		return KindToolError
+	case ExitConnect:
+		if errors.Is(err, session.ErrDisconnected) {
+			return KindDisconnected
+		}
+		return KindUnreachable
+	case ExitProtocol:
+		return KindProtocol
+	case ExitTimeout:
+		return KindTimeout
+	case ExitAuth:
+		return KindAuth
+	case ExitVerify:
+		return KindVerify
+	case ExitInterrupted:
+		return KindInterrupted
+	}
+	return KindError
+}

@@ -302,6 +302,7 @@ func prettyJSON(raw []byte) string {
 type jsonErrorObject struct {
 	Error struct {
 		Message  string          `json:"message"`
+		Kind     string          `json:"kind"`
 		ExitCode ExitCode        `json:"exitCode"`
 		Code     *int            `json:"code,omitempty"`
 		Data     json.RawMessage `json:"data,omitempty"`
@@ -312,6 +313,7 @@ func jsonError(err error) jsonErrorObject {
 	var o jsonErrorObject
 	o.Error.Message = bounds.ClipTo(err.Error(), bounds.MaxLine)
 	o.Error.ExitCode = exitCodeFor(err)
+	o.Error.Kind = errorKind(err)
 	var re *mcp.RPCError
 	if errors.As(err, &re) {
 		code := re.Code

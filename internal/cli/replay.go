@@ -162,7 +162,7 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 	if replay.Comparable(t) == 0 {
 		what := fmt.Sprintf("the trace %s has no answer to compare (a header only, or damaged before the first answer): nothing was verified", opts.Trace)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", what)
-		return errSilent{code: ExitToolError, what: what}
+		return errSilent{code: ExitToolError, kind: KindNothingVerified, what: what}
 	}
 	// Speak to the server as the recorded host did: its name and
 	// capabilities shape what a server answers.
@@ -181,7 +181,7 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 	}
 	fmt.Fprintln(opts.IO.ErrOut, replay.Summary(results))
 	if !equal {
-		return errSilent{code: ExitToolError, what: replay.Summary(results)}
+		return errSilent{code: ExitToolError, kind: KindReplayDiffers, what: replay.Summary(results)}
 	}
 	return nil
 }

@@ -317,12 +317,12 @@ func sessionError(dir, name string, err error) error {
 		if rec.Live() {
 			rec = markLost(dir, rec)
 		}
-		return fmt.Errorf("%w: session %s has ended (%s): %s", errConnect, name, rec.State, rec.Reason)
+		return withKind(KindSessionEnded, fmt.Errorf("%w: session %s has ended (%s): %s", errConnect, name, rec.State, rec.Reason))
 	case errors.Is(err, live.ErrLostDaemon):
 		// A daemon that ended its session writes why before it goes: a
 		// command that reached it in its last moments says so.
 		if rec, rerr := live.ReadRecord(dir, name); rerr == nil && !rec.Live() {
-			return fmt.Errorf("%w: session %s has ended (%s): %s", errConnect, name, rec.State, rec.Reason)
+			return withKind(KindSessionEnded, fmt.Errorf("%w: session %s has ended (%s): %s", errConnect, name, rec.State, rec.Reason))
 		}
 		return fmt.Errorf("%w: session %s: %v", errConnect, name, err)
 	case errors.Is(err, context.Canceled):
