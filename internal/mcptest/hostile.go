@@ -266,6 +266,9 @@ func ServePeer() bool {
 	case strings.HasPrefix(peer, SkillsPrefix):
 		RunSkills(strings.TrimPrefix(peer, SkillsPrefix))
 		os.Exit(0)
+	case strings.HasPrefix(peer, BoundsPrefix):
+		RunBounds(strings.TrimPrefix(peer, BoundsPrefix))
+		os.Exit(0)
 	case strings.HasPrefix(peer, "hostile:"):
 		RunHostile(strings.TrimPrefix(peer, "hostile:"))
 		os.Exit(0)

@@ -63,6 +63,9 @@ type Options struct {
 	// MaxServerRequests bounds the server->client requests in progress
 	// (default DefaultMaxServerRequests).
 	MaxServerRequests int
+	// MaxPages bounds the pages of one listing (default DefaultMaxPages;
+	// see Paginate).
+	MaxPages int
 	// Force sends requests even when the server did not declare the
 	// capability they need.
 	Force  bool
