@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -75,7 +76,6 @@ func (r *run) missingCapability() {
 	if !mcp.IsModern(r.rev) || len(r.asked) == 0 || r.opts.Dial == nil {
 		return
 	}
-	r.check(ruleMissingCap)
 	ctx, cancel := context.WithTimeout(r.ctx, 3*r.opts.Timeout)
 	defer cancel()
 	conn, err := r.opts.Dial(ctx)
@@ -94,7 +94,14 @@ func (r *run) missingCapability() {
 		rctx, rcancel := context.WithTimeout(ctx, r.opts.Timeout)
 		res, err := c.Send(rctx, a.method, a.params, nil)
 		rcancel()
+		if err != nil && ctx.Err() == nil && (errors.Is(err, session.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)) {
+			r.noAnswer(&noAnswerError{method: a.method, after: r.opts.Timeout, err: err}, subject, ruleMissingCap)
+			continue
+		}
 		var re *session.RPCError
+		if err == nil || (errorsAs(err, &re) && re.RPCError != nil) {
+			r.check(ruleMissingCap) // an answer: something learnt
+		}
 		switch {
 		case err == nil:
 			if rt, _ := mcp.MemberString(res, "resultType"); rt == mcp.ResultInputRequired {

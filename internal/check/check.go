@@ -10,6 +10,7 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -245,6 +246,9 @@ func (r *run) probe(method string, params any) (json.RawMessage, error) {
 		raw = b
 	}
 	res, err := r.c.Send(ctx, method, raw, nil)
+	if err != nil && r.ctx.Err() == nil && (errors.Is(err, session.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)) {
+		err = &noAnswerError{method: method, after: r.opts.Timeout, err: err}
+	}
 	r.noteAnswer(method, raw, res, err)
 	if err == nil && len(r.results[method]) < 100 {
 		r.results[method] = append(r.results[method], res)
@@ -259,4 +263,40 @@ func rpcCode(err error) (int, bool) {
 		return re.Code, true
 	}
 	return 0, false
+}
+
+// noAnswerError is a probe that got no answer at all within the check's
+// timeout: neither a result nor an error, which JSON-RPC requires. Such a
+// probe learnt nothing of the rule it was for.
+type noAnswerError struct {
+	method string
+	after  time.Duration
+	err    error
+}
+
+func (e *noAnswerError) Error() string {
+	var te *session.TimeoutError
+	if errors.As(e.err, &te) && te.After < e.after {
+		return te.Error()
+	}
+	return fmt.Sprintf("%s: no answer within %v", e.method, e.after)
+}
+
+func (e *noAnswerError) Unwrap() error { return e.err }
+
+// noAnswer reports, when err is a probe that got no answer, that the
+// server left a request unanswered (errors/no-answer), naming the rule
+// that could not be checked for it, and returns true; the caller then
+// leaves that rule unchecked: a probe that learnt nothing is no pass.
+func (r *run) noAnswer(err error, subject, rule string) bool {
+	var na *noAnswerError
+	if !errors.As(err, &na) {
+		return false
+	}
+	what := ""
+	if rule != "" {
+		what = "; " + rule + " could not be checked"
+	}
+	r.report("errors/no-answer", subject, nil, "no answer within %v: JSON-RPC requires a response to every request, a result or an error%s", na.after, what)
+	return true
 }

@@ -67,6 +67,11 @@ func (r *run) httpChecks() {
 		req.Header.Set("User-Agent", "mcpi-check")
 		resp, err := client.Do(req)
 		if err != nil {
+			if ctx.Err() != nil && r.ctx.Err() == nil {
+				// Held open with no status: the probe learnt nothing.
+				method, _ := mcp.MemberString(b, "method")
+				r.noAnswer(&noAnswerError{method: method, after: r.opts.Timeout, err: ctx.Err()}, "POST "+t.URL+" ("+method+")", "the HTTP rule it probed")
+			}
 			return nil, nil, err
 		}
 		defer resp.Body.Close()

@@ -1,13 +1,17 @@
 package check
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
+	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/specschema"
 )
 
@@ -54,54 +58,65 @@ func (r *run) utilities() {
 	}
 }
 
-// unknowns checks the errors for what does not exist.
+// unknowns checks the errors for what does not exist. A probe the server
+// does not answer at all is an errors/no-answer finding, and leaves its
+// rule unchecked.
 func (r *run) unknowns() {
-	r.check("errors/unknown-method")
+	r.check("errors/no-answer")
 	_, err := r.probe("mcpi/no-such-method", map[string]any{})
-	switch code, ok := rpcCode(err); {
-	case err == nil:
-		r.report("errors/unknown-method", "mcpi/no-such-method", nil, "an unknown method was answered with a result")
-	case ok && code != mcp.CodeMethodNotFound:
-		r.report("errors/unknown-method", "mcpi/no-such-method", nil, "an unknown method got error %d, not -32601", code)
+	if !r.noAnswer(err, "mcpi/no-such-method", "errors/unknown-method") {
+		r.check("errors/unknown-method")
+		switch code, ok := rpcCode(err); {
+		case err == nil:
+			r.report("errors/unknown-method", "mcpi/no-such-method", nil, "an unknown method was answered with a result")
+		case ok && code != mcp.CodeMethodNotFound:
+			r.report("errors/unknown-method", "mcpi/no-such-method", nil, "an unknown method got error %d, not -32601", code)
+		}
 	}
 	caps := r.c.ServerCapabilities()
 	if caps.Tools != nil {
-		r.check("errors/unknown-tool")
 		res, err := r.probe("tools/call", mcp.CallToolParams{Name: "mcpi-no-such-tool", Arguments: json.RawMessage(`{}`)})
-		switch code, ok := rpcCode(err); {
-		case err == nil:
-			var ctr mcp.CallToolResult
-			if json.Unmarshal(res, &ctr) == nil && ctr.IsError {
-				r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with isError, not a JSON-RPC error (-32602)")
-			} else {
-				r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with a result")
+		if !r.noAnswer(err, "tools/call mcpi-no-such-tool", "errors/unknown-tool") {
+			r.check("errors/unknown-tool")
+			switch code, ok := rpcCode(err); {
+			case err == nil:
+				var ctr mcp.CallToolResult
+				if json.Unmarshal(res, &ctr) == nil && ctr.IsError {
+					r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with isError, not a JSON-RPC error (-32602)")
+				} else {
+					r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with a result")
+				}
+			case ok && code != mcp.CodeInvalidParams:
+				r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", nil, "an unknown tool got error %d, not -32602", code)
 			}
-		case ok && code != mcp.CodeInvalidParams:
-			r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", nil, "an unknown tool got error %d, not -32602", code)
 		}
 	}
 	if caps.Resources != nil {
-		r.check("errors/unknown-resource")
 		_, err := r.probe("resources/read", mcp.ReadResourceParams{URI: "mcpi-check://no/such/resource"})
 		want, src := -32002, ""
 		if mcp.IsModern(r.rev) {
 			want, src = mcp.CodeInvalidParams, " (MCP 2026-07-28 server/resources § Error Handling)"
 		}
-		switch code, ok := rpcCode(err); {
-		case err == nil:
-			r.report("errors/unknown-resource", "resources/read mcpi-check://no/such/resource", nil, "an unknown resource was read successfully")
-		case ok && code != want && mcp.RevisionAtLeast(r.rev, mcp.Rev20250618):
-			r.report("errors/unknown-resource", "resources/read mcpi-check://no/such/resource", nil, "an unknown resource got error %d, not %d%s", code, want, src)
+		if !r.noAnswer(err, "resources/read mcpi-check://no/such/resource", "errors/unknown-resource") {
+			r.check("errors/unknown-resource")
+			switch code, ok := rpcCode(err); {
+			case err == nil:
+				r.report("errors/unknown-resource", "resources/read mcpi-check://no/such/resource", nil, "an unknown resource was read successfully")
+			case ok && code != want && mcp.RevisionAtLeast(r.rev, mcp.Rev20250618):
+				r.report("errors/unknown-resource", "resources/read mcpi-check://no/such/resource", nil, "an unknown resource got error %d, not %d%s", code, want, src)
+			}
 		}
 	}
 	if caps.Prompts != nil {
-		r.check("errors/unknown-prompt")
 		_, err := r.probe("prompts/get", mcp.GetPromptParams{Name: "mcpi-no-such-prompt"})
-		switch code, ok := rpcCode(err); {
-		case err == nil:
-			r.report("errors/unknown-prompt", "prompts/get mcpi-no-such-prompt", nil, "an unknown prompt was answered with a result")
-		case ok && code != mcp.CodeInvalidParams:
-			r.report("errors/unknown-prompt", "prompts/get mcpi-no-such-prompt", nil, "an unknown prompt got error %d, not -32602", code)
+		if !r.noAnswer(err, "prompts/get mcpi-no-such-prompt", "errors/unknown-prompt") {
+			r.check("errors/unknown-prompt")
+			switch code, ok := rpcCode(err); {
+			case err == nil:
+				r.report("errors/unknown-prompt", "prompts/get mcpi-no-such-prompt", nil, "an unknown prompt was answered with a result")
+			case ok && code != mcp.CodeInvalidParams:
+				r.report("errors/unknown-prompt", "prompts/get mcpi-no-such-prompt", nil, "an unknown prompt got error %d, not -32602", code)
+			}
 		}
 	}
 }
@@ -128,49 +143,51 @@ func (r *run) wire() {
 	}
 }
 
-// list fetches every page of method's list (member is the array's name),
-// checking its cursors, and returns the items. ok is false when the first
-// page failed.
+// list fetches every page of method's list (member is the array's name)
+// under the session's pagination rule (session.Paginate: its page cap, no
+// cursor followed twice), checking its cursors, and returns the items. err
+// is the first page's failure; a later page's is a finding.
 func (r *run) list(method, member string) (items []json.RawMessage, err error) {
 	r.check("pagination/cursor")
-	seen := map[string]bool{}
-	cursor := ""
-	for pages := 0; pages < 1000; pages++ {
+	pages := 0
+	var last json.RawMessage
+	items, err = session.Paginate(r.ctx, method, r.c.MaxPages(), func(_ context.Context, cursor string) ([]json.RawMessage, string, error) {
 		var params any = map[string]any{}
 		if cursor != "" {
 			params = mcp.PaginatedParams{Cursor: cursor}
 		}
 		res, err := r.probe(method, params)
 		if err != nil {
-			if pages == 0 {
-				return nil, err
+			if pages > 0 {
+				r.report("pagination/cursor", method, nil, "page %d (cursor %q) failed: %v", pages+1, bounds.Clip(cursor), err)
+				return nil, "", nil
 			}
-			r.report("pagination/cursor", method, nil, "page %d (cursor %q) failed: %v", pages+1, cursor, err)
-			return items, nil
+			return nil, "", err
 		}
+		pages++
+		last = res
 		var p map[string]json.RawMessage
 		if err := json.Unmarshal(res, &p); err != nil {
-			return items, fmt.Errorf("the result is not an object: %v", err)
+			return nil, "", fmt.Errorf("the result is not an object: %v", err)
 		}
 		var got []json.RawMessage
 		if err := json.Unmarshal(p[member], &got); err != nil && len(p[member]) > 0 {
-			return items, fmt.Errorf("%s is not an array: %v", member, err)
+			return nil, "", fmt.Errorf("%s is not an array: %v", member, err)
 		}
-		items = append(items, got...)
 		var next string
 		json.Unmarshal(p["nextCursor"], &next)
-		if next == "" {
-			return items, nil
-		}
-		if seen[next] {
-			r.report("pagination/cursor", method, res, "nextCursor %q was given before: the list never ends", next)
-			return items, nil
-		}
-		seen[next] = true
-		cursor = next
+		return got, next, nil
+	})
+	var te *session.TruncatedError
+	switch {
+	case errors.As(err, &te) && te.Repeated != "":
+		r.report("pagination/cursor", method, clipRaw(last), "nextCursor %q was given before, after %d page(s): the list never ends", bounds.Clip(te.Repeated), te.Pages)
+		return items, nil
+	case errors.As(err, &te):
+		r.report("pagination/cursor", method, nil, "the list still had a nextCursor after %d pages, the most a listing reads; stopped there", te.Pages)
+		return items, nil
 	}
-	r.report("pagination/cursor", method, nil, "the list had more than 1000 pages; stopped there")
-	return items, nil
+	return items, err
 }
 
 // duplicates reports items of a list that share a key.
@@ -246,7 +263,8 @@ func (r *run) conformance() {
 	}
 	r.check("results/schema")
 	if mcp.IsModern(r.rev) {
-		r.probe("server/discover", map[string]any{})
+		_, err := r.probe("server/discover", map[string]any{})
+		r.noAnswer(err, "server/discover", "results/schema")
 	} else if raw := r.c.InitializeResultRaw(); len(raw) > 0 {
 		r.results["initialize"] = append(r.results["initialize"], raw)
 	}
@@ -287,6 +305,7 @@ func (r *run) feature(name, method, member string, declared bool) (items []json.
 	case !declared && err == nil && len(items) > 0:
 		r.report("capabilities/undeclared-works", name, nil, "%s lists %d item(s) but the server does not declare the %s capability: clients will not ask", method, len(items), name)
 	case err != nil:
+		r.noAnswer(err, method, "capabilities/undeclared-works")
 		return nil, false
 	}
 	return items, true

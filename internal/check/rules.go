@@ -47,6 +47,7 @@ var ruleList = []*Rule{
 	{ID: "completion/answers", Severity: Error, Summary: "A server that declares completions answers completion/complete with at most 100 values.", Source: srcCompletion},
 	{ID: "pagination/cursor", Severity: Error, Summary: "A list's cursors lead to its end: no cursor is given twice.", Source: srcPagination},
 	{ID: "pagination/duplicates", Severity: Warning, Summary: "An item appears once across a list's pages.", Source: srcPagination},
+	{ID: "errors/no-answer", Severity: Error, Summary: "Every request gets a response, a result or a JSON-RPC error, within the check's --timeout; a probe left unanswered checks nothing, and the rule it was for is not listed as checked.", Source: srcJSONRPC},
 	{ID: "errors/unknown-method", Severity: Warning, Summary: "An unknown method gets JSON-RPC error -32601.", Source: srcJSONRPC},
 	{ID: "errors/unknown-tool", Severity: Warning, Summary: "tools/call of an unknown tool is a JSON-RPC error (-32602), not a result.", Source: srcToolErrors},
 	{ID: "errors/unknown-resource", Severity: Warning, Summary: "resources/read of an unknown URI gets JSON-RPC error -32002 (-32602 from 2026-07-28 on).", Source: srcResErrors},

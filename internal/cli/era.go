@@ -4,10 +4,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -56,7 +61,7 @@ func (o *TargetOptions) eraKey() string {
 // chooseEra is the era to start with: --era, else $MCPI_ERA, else the one
 // remembered for this server, else auto; reason says why when it was not
 // --era; remembered says it came from the memory.
-func (o *TargetOptions) chooseEra() (era, reason string, remembered bool) {
+func (o *TargetOptions) chooseEra(warn func(string)) (era, reason string, remembered bool) {
 	if o.Era != "" {
 		return o.Era, "", false
 	}
@@ -66,23 +71,65 @@ func (o *TargetOptions) chooseEra() (era, reason string, remembered bool) {
 	if o.Protocol != "" {
 		return session.EraAuto, "", false
 	}
-	if r, ok := loadEras()[o.eraKey()]; ok && (r.Era == session.EraLegacy || r.Era == session.EraModern) {
+	if r, ok := loadEras(warn)[o.eraKey()]; ok && (r.Era == session.EraLegacy || r.Era == session.EraModern) {
 		return r.Era, "remembered: this server spoke it last time (" + eraFile() + "; --era auto detects again)", true
 	}
 	return session.EraAuto, "", false
 }
 
-func loadEras() map[string]eraRecord {
+// maxEraFile bounds what is read of the memory: maxEras entries take
+// about 50 KB. A larger file is not mcpi's, and is ignored.
+const maxEraFile = 1 << 20
+
+// loadEras reads the memory. It never blocks a command and never holds
+// more than maxEraFile: a file that is not a regular one (a FIFO, a
+// device, a symbolic link to /dev/zero), or one that is larger, is ignored,
+// and warn, when not nil, says why. A memory that cannot be read only
+// costs a probe.
+func loadEras(warn func(string)) map[string]eraRecord {
 	m := map[string]eraRecord{}
 	path := eraFile()
 	if path == "" {
 		return m
 	}
-	b, err := os.ReadFile(path)
-	if err == nil {
+	b, err := readEraFile(path)
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		if warn != nil {
+			warn(fmt.Sprintf("the era memory %s is ignored: %v", path, err))
+		}
+	case err == nil:
 		json.Unmarshal(b, &m)
 	}
 	return m
+}
+
+// readEraFile reads path if it is a regular file of at most maxEraFile
+// bytes.
+func readEraFile(path string) ([]byte, error) {
+	f, err := openEraFile(path)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("it is a symbolic link")
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is not a regular file (%v)", fi.Mode().Type())
+	}
+	if fi.Size() > maxEraFile {
+		return nil, fmt.Errorf("it holds %d bytes, more than the %d it may", fi.Size(), maxEraFile)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxEraFile+1))
+	if err == nil && len(b) > maxEraFile {
+		return nil, fmt.Errorf("it holds more than the %d bytes it may", maxEraFile)
+	}
+	return b, err
 }
 
 // rememberEra records the era a server spoke; forgetEra drops it. Neither
@@ -100,7 +147,7 @@ func updateEras(change func(map[string]eraRecord)) {
 	}
 	eraMu.Lock()
 	defer eraMu.Unlock()
-	m := loadEras()
+	m := loadEras(nil)
 	change(m)
 	if len(m) > maxEras {
 		keys := make([]string, 0, len(m))

@@ -20,7 +20,7 @@ const (
 	ExitToolError   ExitCode = 1   // the tool returned isError (or a verify found differences)
 	ExitUsage       ExitCode = 2   // bad flags or arguments
 	ExitConnect     ExitCode = 3   // could not connect, or the server exited or disconnected
-	ExitProtocol    ExitCode = 4   // JSON-RPC error response, version mismatch, invalid message
+	ExitProtocol    ExitCode = 4   // JSON-RPC error response, version mismatch, invalid message, a listing the server's cursors cut short
 	ExitTimeout     ExitCode = 5   // a request got no answer in time
 	ExitAuth        ExitCode = 6   // authorization required or failed
 	ExitVerify      ExitCode = 7   // a skill's file is not what the server listed (size, digest, frontmatter)
@@ -79,7 +79,7 @@ func exitCodeFor(err error) ExitCode {
 	case errors.Is(err, session.ErrDisconnected):
 		return ExitConnect
 	case errors.As(err, new(*session.RPCError)), errors.As(err, new(*mcp.RPCError)), errors.Is(err, session.ErrVersion), errors.Is(err, session.ErrMalformed),
-		errors.Is(err, session.ErrCapability), errors.Is(err, session.ErrTooManyRounds):
+		errors.Is(err, session.ErrCapability), errors.Is(err, session.ErrTooManyRounds), errors.Is(err, session.ErrTruncated):
 		return ExitProtocol
 	case errors.As(err, &he), errors.Is(err, errConnect):
 		return ExitConnect
@@ -156,6 +156,8 @@ func errorKind(err error) string {
 		return KindTaskCancelled
 	case errors.Is(err, session.ErrCapability):
 		return KindCapability
+	case errors.Is(err, session.ErrTruncated):
+		return KindListingIncomplete
 	}
 	switch exitCodeFor(err) {
 	case ExitUsage:

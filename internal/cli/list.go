@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -71,56 +72,70 @@ func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
 		epoch = h.tools.begin()
 	}
 	tools, err := c.AllTools(ctx)
-	if err != nil {
+	if !listed(err) {
 		return err
 	}
-	if h != nil && h.c == c {
+	if h != nil && h.c == c && err == nil {
 		h.tools.set(c.Generation(), epoch, slices.Clone(tools))
 	}
 	if o.JSON {
-		return writeJSON(o.IO, nonNil(tools))
+		return cut(writeJSON(o.IO, nonNil(tools)), err)
 	}
 	printTools(o.IO.Out, tools)
-	return nil
+	return err
+}
+
+// listed reports whether a listing's items are printed: every one, or those
+// listed before the server cut the listing short. The truncation is then
+// the command's error, said on stderr after them (exit 4), so that a
+// listing cut short never passes for a whole one.
+func listed(err error) bool { return err == nil || errors.Is(err, session.ErrTruncated) }
+
+// cut returns the error of printing a listing, else the listing's own.
+func cut(printErr, listErr error) error {
+	if printErr != nil {
+		return printErr
+	}
+	return listErr
 }
 
 func listResources(ctx context.Context, c *session.Client, o *ListOptions) error {
 	res, err := c.AllResources(ctx)
-	if err != nil {
+	if !listed(err) {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(o.IO, nonNil(res))
+		return cut(writeJSON(o.IO, nonNil(res)), err)
 	}
 	tw := table(o.IO.Out, "URI", "NAME", "MIME TYPE", "DESCRIPTION")
 	for _, r := range res {
 		row(tw, r.URI, displayName(r.Title, r.Name), r.MimeType, r.Description)
 	}
-	return tw.Flush()
+	return cut(tw.Flush(), err)
 }
 
 func listTemplates(ctx context.Context, c *session.Client, o *ListOptions) error {
 	ts, err := c.AllResourceTemplates(ctx)
-	if err != nil {
+	if !listed(err) {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(o.IO, nonNil(ts))
+		return cut(writeJSON(o.IO, nonNil(ts)), err)
 	}
 	tw := table(o.IO.Out, "URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION")
 	for _, t := range ts {
 		row(tw, t.URITemplate, displayName(t.Title, t.Name), t.MimeType, t.Description)
 	}
-	return tw.Flush()
+	return cut(tw.Flush(), err)
 }
 
 func listPrompts(ctx context.Context, c *session.Client, o *ListOptions) error {
 	ps, err := c.AllPrompts(ctx)
-	if err != nil {
+	if !listed(err) {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(o.IO, nonNil(ps))
+		return cut(writeJSON(o.IO, nonNil(ps)), err)
 	}
 	tw := table(o.IO.Out, "NAME", "ARGUMENTS", "DESCRIPTION")
 	for _, p := range ps {
@@ -134,7 +149,7 @@ func listPrompts(ctx context.Context, c *session.Client, o *ListOptions) error {
 		}
 		row(tw, displayName(p.Title, p.Name), strings.Join(args, " "), p.Description)
 	}
-	return tw.Flush()
+	return cut(tw.Flush(), err)
 }
 
 func nonNil[T any](s []T) []T {

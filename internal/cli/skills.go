@@ -34,17 +34,17 @@ func NewCmdSkills(f *Factory) *cobra.Command {
 		exactly(0, ""),
 		func(ctx context.Context, c *session.Client) error {
 			list, err := c.AllSkills(ctx)
-			if err != nil {
+			if !listed(err) {
 				return err
 			}
 			if o.JSON {
-				return writeJSON(o.IO, nonNil(list))
+				return cut(writeJSON(o.IO, nonNil(list)), err)
 			}
 			tw := table(o.IO.Out, "NAME", "FILES", "URI", "DESCRIPTION")
 			for _, e := range list {
 				row(tw, skills.DisplayName(e), manifestSummary(e), e.URI, skills.Description(e))
 			}
-			return tw.Flush()
+			return cut(tw.Flush(), err)
 		})
 }
 

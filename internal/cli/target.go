@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -401,16 +402,43 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 	if sopts.ClientInfo.Name == "" {
 		sopts.ClientInfo = mcp.Implementation{Name: "mcpi", Version: Version}
 	}
-	era, reason, remembered := o.chooseEra()
-	sopts.Era, sopts.EraReason = era, reason
-	c, err := session.Connect(ctx, conn, sopts)
-	if err != nil && remembered && ctx.Err() == nil && !errors.As(err, new(*auth.Error)) {
-		// The server may have changed: forget, and detect.
-		forgetEra(o.eraKey())
-		if conn, derr := o.dial(ctx, tap); derr == nil {
-			sopts.Era, sopts.EraReason = session.EraAuto, ""
-			c, err = session.Connect(ctx, conn, sopts)
+	era, reason, remembered := o.chooseEra(func(why string) {
+		if tap != nil {
+			tap.Observe(transport.Event{Time: time.Now(), Kind: transport.KindLifecycle, Text: why})
 		}
+	})
+	if era == session.EraAuto && !remembered {
+		reason = "" // detection says why
+	}
+	if remembered && era == session.EraModern {
+		// A remembered modern era is confirmed by the probe itself: it is
+		// server/discover, and a server that stopped answering it falls
+		// back to initialize within the probe's share of the start clock.
+		era = session.EraAuto
+	}
+	sopts.Era, sopts.EraReason = era, reason
+	// --timeout bounds the whole start: a remembered era that fails leaves
+	// the detection after it only what remains of the one start clock.
+	sctx := ctx
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		sctx, cancel = bounds.Clock{Name: "start", D: o.Timeout}.Context(ctx)
+		defer cancel()
+	}
+	c, err := session.Connect(sctx, conn, sopts)
+	if err != nil && remembered && ctx.Err() == nil && !errors.As(err, new(*auth.Error)) {
+		// The server may have changed: forget, and detect, if any of the
+		// start clock remains.
+		forgetEra(o.eraKey())
+		if sctx.Err() == nil {
+			if conn, derr := o.dial(ctx, tap); derr == nil {
+				sopts.Era, sopts.EraReason = session.EraAuto, ""
+				c, err = session.Connect(sctx, conn, sopts)
+			}
+		}
+	}
+	if err != nil && ctx.Err() == nil && sctx.Err() != nil && !errors.Is(err, session.ErrTimeout) {
+		err = &session.TimeoutError{Method: "start (server/discover, initialize)", After: o.Timeout}
 	}
 	if err == nil && sopts.Era == session.EraAuto && o.Protocol == "" {
 		rememberEra(o.eraKey(), c.Era())

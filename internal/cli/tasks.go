@@ -149,11 +149,11 @@ func newCmdTasksList(f *Factory) *cobra.Command {
 				return &removedMethod{method: "tasks/list", instead: "a task is known by the id its call returned (mcpi call shows it on stderr): mcpi tasks get ID"}
 			}
 			tasks, err := c.AllTasks(ctx)
-			if err != nil {
+			if !listed(err) {
 				return err
 			}
 			if o.JSON {
-				return writeJSON(o.IO, nonNil(tasks))
+				return cut(writeJSON(o.IO, nonNil(tasks)), err)
 			}
 			tw := table(o.IO.Out, "TASK ID", "STATUS", "UPDATED", "MESSAGE")
 			for _, t := range tasks {
@@ -163,7 +163,7 @@ func newCmdTasksList(f *Factory) *cobra.Command {
 				}
 				row(tw, t.TaskID, t.Status, updated, t.StatusMessage)
 			}
-			return tw.Flush()
+			return cut(tw.Flush(), err)
 		})
 }
 

@@ -280,6 +280,9 @@ func ServePeer() bool {
 	case strings.HasPrefix(peer, SessionPrefix):
 		RunHostileSession(strings.TrimPrefix(peer, SessionPrefix))
 		os.Exit(0)
+	case strings.HasPrefix(peer, ListsPrefix):
+		RunLists(strings.TrimPrefix(peer, ListsPrefix))
+		os.Exit(0)
 	case strings.HasPrefix(peer, "hostile:"):
 		RunHostile(strings.TrimPrefix(peer, "hostile:"))
 		os.Exit(0)

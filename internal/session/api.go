@@ -17,33 +17,6 @@ func cursorParams(cursor string) any {
 	return mcp.PaginatedParams{Cursor: cursor}
 }
 
-// maxPages bounds pagination, so that a server whose cursors go round in a
-// circle cannot keep a caller forever.
-const maxPages = 10000
-
-// paginate follows nextCursor until the last page.
-func paginate[T any](ctx context.Context, page func(context.Context, string) ([]T, string, error)) ([]T, error) {
-	var all []T
-	cursor := ""
-	seen := map[string]bool{}
-	for range maxPages {
-		items, next, err := page(ctx, cursor)
-		if err != nil {
-			return all, err
-		}
-		all = append(all, items...)
-		if next == "" {
-			return all, nil
-		}
-		if seen[next] {
-			return all, &RPCError{Method: "pagination", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "the server returned cursor " + next + " twice: stopping"}}
-		}
-		seen[next] = true
-		cursor = next
-	}
-	return all, nil
-}
-
 // Ping checks that the server answers. The modern era has no ping: there
 // a server/discover round trip stands in for it.
 func (c *Client) Ping(ctx context.Context) error {
@@ -63,7 +36,7 @@ func (c *Client) ListTools(ctx context.Context, cursor string) (*mcp.ListToolsRe
 
 // AllTools returns every tool, following the cursors.
 func (c *Client) AllTools(ctx context.Context) ([]mcp.Tool, error) {
-	return paginate(ctx, func(ctx context.Context, cur string) ([]mcp.Tool, string, error) {
+	return Paginate(ctx, "tools/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Tool, string, error) {
 		r, err := c.ListTools(ctx, cur)
 		return r.Tools, r.NextCursor, err
 	})
@@ -74,7 +47,7 @@ func (c *Client) AllTools(ctx context.Context) ([]mcp.Tool, error) {
 // needs that tool's schema, not the tools listed after it.
 func (c *Client) FindTool(ctx context.Context, name string) (*mcp.Tool, error) {
 	var found *mcp.Tool
-	_, err := paginate(ctx, func(ctx context.Context, cur string) ([]mcp.Tool, string, error) {
+	_, err := Paginate(ctx, "tools/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Tool, string, error) {
 		r, err := c.ListTools(ctx, cur)
 		if err != nil {
 			return nil, "", err
@@ -129,7 +102,7 @@ func (c *Client) ListResources(ctx context.Context, cursor string) (*mcp.ListRes
 
 // AllResources returns every resource, following the cursors.
 func (c *Client) AllResources(ctx context.Context) ([]mcp.Resource, error) {
-	return paginate(ctx, func(ctx context.Context, cur string) ([]mcp.Resource, string, error) {
+	return Paginate(ctx, "resources/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Resource, string, error) {
 		r, err := c.ListResources(ctx, cur)
 		return r.Resources, r.NextCursor, err
 	})
@@ -143,7 +116,7 @@ func (c *Client) ListResourceTemplates(ctx context.Context, cursor string) (*mcp
 
 // AllResourceTemplates returns every resource template, following the cursors.
 func (c *Client) AllResourceTemplates(ctx context.Context) ([]mcp.ResourceTemplate, error) {
-	return paginate(ctx, func(ctx context.Context, cur string) ([]mcp.ResourceTemplate, string, error) {
+	return Paginate(ctx, "resources/templates/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.ResourceTemplate, string, error) {
 		r, err := c.ListResourceTemplates(ctx, cur)
 		return r.ResourceTemplates, r.NextCursor, err
 	})
@@ -174,7 +147,7 @@ func (c *Client) ListPrompts(ctx context.Context, cursor string) (*mcp.ListPromp
 
 // AllPrompts returns every prompt, following the cursors.
 func (c *Client) AllPrompts(ctx context.Context) ([]mcp.Prompt, error) {
-	return paginate(ctx, func(ctx context.Context, cur string) ([]mcp.Prompt, string, error) {
+	return Paginate(ctx, "prompts/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Prompt, string, error) {
 		r, err := c.ListPrompts(ctx, cur)
 		return r.Prompts, r.NextCursor, err
 	})
@@ -230,7 +203,7 @@ func (c *Client) ListTasks(ctx context.Context, cursor string) (*mcp.ListTasksRe
 
 // AllTasks returns the tasks of every page of tasks/list.
 func (c *Client) AllTasks(ctx context.Context) ([]mcp.Task, error) {
-	return paginate(ctx, func(ctx context.Context, cur string) ([]mcp.Task, string, error) {
+	return Paginate(ctx, "tasks/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Task, string, error) {
 		r, err := c.ListTasks(ctx, cur)
 		return r.Tasks, r.NextCursor, err
 	})

@@ -74,6 +74,9 @@ type Options struct {
 	// long is deaf, and the answers it does not read are dropped, counted
 	// (Unanswered) and warned about once.
 	WriteTimeout time.Duration
+	// MaxPages bounds the pages of one listing (default DefaultMaxPages;
+	// see Paginate).
+	MaxPages int
 	// Force sends requests even when the server did not declare the
 	// capability they need.
 	Force  bool

@@ -114,10 +114,22 @@ func (c *Client) probe(ctx context.Context) (legacy bool, why string, err error)
 		// half of it.
 		timeout = c.opts.Timeout / 2
 	}
+	if dl, ok := ctx.Deadline(); ok {
+		// A start clock the caller shares with an earlier attempt (a
+		// remembered era that failed): half of what remains of it.
+		if left := time.Until(dl).Round(10*time.Millisecond) / 2; left < timeout {
+			timeout = max(left, time.Millisecond)
+		}
+	}
 	if c.httpConn() != nil {
 		timeout = c.opts.Timeout // HTTP answers with a status, never silence
 	}
-	_, err = c.discover(ctx, mcp.LatestModern, timeout, "detected: the server answered server/discover")
+	// An era remembered by the caller and confirmed by this probe says so.
+	prefix := ""
+	if c.opts.EraReason != "" {
+		prefix = c.opts.EraReason + "; "
+	}
+	_, err = c.discover(ctx, mcp.LatestModern, timeout, prefix+"detected: the server answered server/discover")
 	if err == nil {
 		return false, "", nil
 	}
@@ -135,7 +147,7 @@ func (c *Client) probe(ctx context.Context) (legacy bool, why string, err error)
 			return false, "", err
 		}
 	}
-	reason := "detected: server/discover "
+	reason := prefix + "detected: server/discover "
 	var ve *VersionError
 	var nd *NotDiscoverError
 	switch {

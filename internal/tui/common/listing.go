@@ -2,8 +2,11 @@ package common
 
 import (
 	"context"
+	"errors"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
 // Listing is what a pane listed from the server (prompts, resources,
@@ -51,4 +54,15 @@ func (l *Listing[T]) At(pos int) *T {
 		return nil
 	}
 	return &l.Items[pos]
+}
+
+// Incomplete is what a pane's head line adds when its listing stopped
+// before the end (the server's cursors went on past the page cap, or came
+// round again): the items shown are not the whole list, and the head says
+// why. "" for a whole listing.
+func Incomplete(err error) string {
+	if !errors.Is(err, session.ErrTruncated) {
+		return ""
+	}
+	return " · incomplete: " + Line(err.Error())
 }

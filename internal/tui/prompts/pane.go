@@ -307,7 +307,7 @@ func (p *Pane) View() string {
 			top = append(top, st.Error.Render(common.Line(p.notice)))
 		}
 	} else {
-		head := common.Plural(len(p.listed.Items), "prompt")
+		head := common.Plural(len(p.listed.Items), "prompt") + common.Incomplete(p.listed.LoadErr)
 		if p.notice != "" {
 			head = p.notice
 		}

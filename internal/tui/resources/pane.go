@@ -386,6 +386,7 @@ func (p *Pane) View() string {
 	if n := len(p.subscribed); n > 0 {
 		head += fmt.Sprintf(" · %d subscribed", n)
 	}
+	head += common.Incomplete(p.listed.LoadErr)
 	if p.notice != "" {
 		head = p.notice
 	}

@@ -240,7 +240,7 @@ func (p *Templates) View() string {
 			top = append(top, st.Error.Render(common.Line(p.notice)))
 		}
 	} else {
-		head := common.Plural(len(p.listed.Items), "template")
+		head := common.Plural(len(p.listed.Items), "template") + common.Incomplete(p.listed.LoadErr)
 		if p.notice != "" {
 			head = p.notice
 		}

@@ -660,7 +660,7 @@ func (p *Pane) listView() string {
 	if p.filter == "" {
 		filter = st.Dim.Render("type to filter")
 	}
-	left = append(left, common.Truncate(fmt.Sprintf("%s %s", filter, st.Dim.Render(fmt.Sprintf("(%d/%d)", len(p.filtered), len(p.tools)))), listW))
+	left = append(left, common.Truncate(fmt.Sprintf("%s %s", filter, st.Dim.Render(fmt.Sprintf("(%d/%d)", len(p.filtered), len(p.tools))))+st.Error.Render(common.Incomplete(p.loadErr)), listW))
 	rows := p.listRows()
 	switch {
 	case p.client == nil && len(p.tools) == 0 && p.down:

@@ -1,0 +1,108 @@
+//go:build unix
+
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+)
+
+// eraEnv is the environment of the real binary with a cache of its own and
+// no MCPI_ERA, so that it reads and writes the era memory in cache.
+func eraEnv(cache string) []string {
+	env := []string{}
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "MCPI_ERA=") && !strings.HasPrefix(e, "XDG_CACHE_HOME=") {
+			env = append(env, e)
+		}
+	}
+	return append(env, "XDG_CACHE_HOME="+cache)
+}
+
+// runGuarded runs the real binary under a deadline that is a guard against
+// a hang, not a measure.
+func runGuarded(t *testing.T, env []string, args ...string) (string, error) {
+	t.Helper()
+	bin := mcpiBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("mcpi %v still ran after 30s: %s", args, out)
+	}
+	return string(out), err
+}
+
+// TestEraMemoryIsReadWithCare: a FIFO or a symbolic link to /dev/zero at
+// eras.json neither hangs a command nor grows it: the memory is opened only
+// when it is a regular file, read up to its bound, and ignored otherwise
+// (-v says why); the command detects the era as if nothing were
+// remembered.
+func TestEraMemoryIsReadWithCare(t *testing.T) {
+	t.Parallel()
+	for name, make := range map[string]func(path string) error{
+		"fifo":     func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"dev-zero": func(p string) error { return os.Symlink("/dev/zero", p) },
+		"too-big": func(p string) error {
+			return os.WriteFile(p, append([]byte(`{"x":{"era":"legacy"},"pad":"`), make([]byte, maxEraFile)...), 0o600)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cache := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(cache, "mcpi"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := make(filepath.Join(cache, "mcpi", "eras.json")); err != nil {
+				t.Fatal(err)
+			}
+			out, err := runGuarded(t, eraEnv(cache), with(peerArgs("demo"), "info", "-v", "--timeout", "10s")...)
+			if err != nil || !strings.Contains(out, "the era memory") || !strings.Contains(out, "is ignored") || !strings.Contains(out, "detected:") {
+				t.Errorf("%v:\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestRememberedEraKeepsTheStartClock: a remembered modern era whose server
+// now ignores server/discover falls back to initialize within --timeout,
+// the bound of the whole start, not after a full timeout and a new probe.
+func TestRememberedEraKeepsTheStartClock(t *testing.T) {
+	t.Parallel()
+	cache := t.TempDir()
+	env := eraEnv(cache)
+	args := with(peerArgs(mcptest.GarbledPrefix+"ignore-unknown"), "info", "--timeout", "4s")
+	if out, err := runGuarded(t, env, args...); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	path := filepath.Join(cache, "mcpi", "eras.json")
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(b), `"era":"legacy"`) {
+		t.Fatalf("the era was not remembered: %v %s", err, b)
+	}
+	// The server "was" modern last time.
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(b), `"era":"legacy"`, `"era":"modern"`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := runGuarded(t, env, args...)
+	took := time.Since(start)
+	// --timeout is 4s: the start must end within it (the slack is for a
+	// loaded machine, far less than the 2s a second probe would add).
+	if err != nil || took > 5*time.Second || !strings.Contains(out, "remembered: this server spoke it last time") || !strings.Contains(out, "got no answer within 2s, so initialize") {
+		t.Errorf("took %v (--timeout 4s), %v:\n%s", took, err, out)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), `"era":"legacy"`) {
+		t.Errorf("the era detected was not remembered: %s", b)
+	}
+}

@@ -1,0 +1,20 @@
+//go:build !unix
+
+package cli
+
+import (
+	"fmt"
+	"os"
+)
+
+// openEraFile opens path for reading, refusing a symbolic link (checked
+// before the open: there is no O_NOFOLLOW here); readEraFile then refuses
+// anything that is not a regular file.
+func openEraFile(path string) (*os.File, error) {
+	if fi, err := os.Lstat(path); err != nil {
+		return nil, err
+	} else if fi.Mode()&os.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s is a symbolic link", path)
+	}
+	return os.Open(path)
+}
