@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -99,6 +101,40 @@ func TestSessionShowAndStopTakeTheEnvironment(t *testing.T) {
 		code, _, errOut := runCLI(t, "", "session", verb)
 		if code == ExitUsage || !strings.Contains(errOut, "nosuchsession") {
 			t.Errorf("session %s with $MCPI_SESSION: exit %d, %q", verb, code, errOut)
+		}
+	}
+}
+
+// Every error kind is documented beside the exit codes.
+func TestErrorKindsAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range errorKinds {
+		if !strings.Contains(string(doc), "| `"+k+"` |") {
+			t.Errorf("docs/cli.md does not list the error kind %q", k)
+		}
+	}
+}
+
+// The --json error object names the error's kind.
+func TestJSONErrorsHaveAKind(t *testing.T) {
+	demo := peerArgs("demo")
+	for _, tc := range []struct {
+		args []string
+		kind string
+	}{
+		{with(demo, "call", "nosuch", "--json"), KindToolNotFound},
+		{with(demo, "call", "add", "a=x", "--json"), KindUsage},
+		{with(demo, "read", "demo://nosuch", "--json"), KindProtocol},
+		{[]string{"tools", "--json", "http://127.0.0.1:1/mcp"}, KindUnreachable},
+		{with(demo, "call", "slow", "ms=5000", "--timeout", "200ms", "--json"), KindTimeout},
+	} {
+		_, out, _ := runCLI(t, "", tc.args...)
+		var doc jsonErrorObject
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Error.Kind != tc.kind {
+			t.Errorf("mcpi %s: stdout %q, want kind %q", strings.Join(tc.args, " "), out, tc.kind)
 		}
 	}
 }
