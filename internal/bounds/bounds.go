@@ -190,6 +190,24 @@ func (b *Budget) Take(n int64) error {
 	return nil
 }
 
+// Grow accounts n more bytes for an item already taken (what it holds
+// grows), or refuses them with an *ExceededError past the bytes.
+func (b *Budget) Grow(n int64) error {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.maxBytes > 0 && b.bytes+n > b.maxBytes {
+		b.refused++
+		b.refusedB += n
+		return &ExceededError{Budget: b.name, Count: b.count, Bytes: b.bytes, Item: n, MaxCount: b.maxCount, MaxBytes: b.maxBytes}
+	}
+	b.bytes += n
+	b.peakBytes = max(b.peakBytes, b.bytes)
+	return nil
+}
+
 // Give returns one item of n bytes that Take accounted.
 func (b *Budget) Give(n int64) {
 	if b == nil {

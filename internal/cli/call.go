@@ -27,6 +27,7 @@ type CallOptions struct {
 	NoValidate bool
 	Save       string
 	Task       bool
+	NoWait     bool
 }
 
 // NewCmdCall returns `mcpi call TOOL [KEY=VALUE ...] TARGET`.
@@ -63,6 +64,9 @@ Arguments are validated against the inputSchema before sending.`,
 				}
 			}
 			opts.readsStdin = opts.Args == "-"
+			if opts.NoWait && opts.Target.Session == "" {
+				return flagErrorf("--no-wait runs the call in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", sessionEnv)
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -74,6 +78,7 @@ Arguments are validated against the inputSchema before sending.`,
 	cmd.Flags().StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "send the arguments even when they do not match the inputSchema")
 	cmd.Flags().StringVar(&opts.Save, "save", "", "write images, audio and blobs of the result into this directory")
+	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "in a live session: return at once (exit 8) when the server asks something the flags do not answer, with the request and how to answer it; mcpi result fetches the outcome")
 	cmd.Flags().BoolVar(&opts.Task, "task", false, "run the tool as a task (2025-11-25 tasks); a tool whose execution.taskSupport is required always runs as one")
 	return cmd
 }

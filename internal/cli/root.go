@@ -70,6 +70,7 @@ func subcommands(f *Factory) []struct {
 		{"info", func() *cobra.Command { return NewCmdInfo(f) }},
 		{"pending", func() *cobra.Command { return NewCmdPending(f) }},
 		{"answer", func() *cobra.Command { return NewCmdAnswer(f) }},
+		{"result", func() *cobra.Command { return NewCmdResult(f) }},
 		{"tail", func() *cobra.Command { return NewCmdTail(f) }},
 		{"log-level", func() *cobra.Command { return NewCmdLogLevel(f) }},
 		{"subscribe", func() *cobra.Command { return NewCmdSubscribe(f) }},

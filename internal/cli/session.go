@@ -43,6 +43,7 @@ var sessionVerbs = map[string]bool{
 	"call": true, "tools": true, "resources": true, "templates": true, "prompts": true,
 	"read": true, "prompt": true, "complete": true, "ping": true, "info": true,
 	"pending": true, "answer": true, "tail": true, "log-level": true, "subscribe": true, "roots": true,
+	"result": true,
 }
 
 // sessionEnv names the session the verbs use when no TARGET is given.
@@ -134,6 +135,8 @@ type heldSession struct {
 	// tools are the server's tools as last listed, for the checks of
 	// mcpi call.
 	tools *toolCache
+	// jobs are the calls run with --no-wait, for mcpi result.
+	jobs *jobTable
 }
 
 // toolCache holds a session's tools between the calls that check their
@@ -354,6 +357,9 @@ type cmdSlot struct {
 	mu   sync.Mutex
 	h    *cliHandler
 	args []string
+	// onPark, when set (a call --no-wait), is called when a server request
+	// the command may be waiting on is parked.
+	onPark func()
 }
 
 // command is the command line of the slot's command, without --session.
@@ -886,7 +892,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return fail(err)
 	}
-	held := &heldSession{name: cfg.Name, target: targetText(o), c: c, disp: disp, hub: hub, tools: tools, ended: make(chan struct{})}
+	held := &heldSession{name: cfg.Name, target: targetText(o), c: c, disp: disp, hub: hub, tools: tools, jobs: newJobTable(), ended: make(chan struct{})}
 	tools.watchTools(ctx, c)
 	base := live.Status{Name: cfg.Name, Target: targetText(o), PID: os.Getpid(), State: live.StateRunning,
 		Started: time.Now()}
@@ -910,6 +916,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		}
 		st.Budgets = append(st.Budgets, disp.board.budget.Usage(), lf.budget.Usage())
 		st.Budgets = append(st.Budgets, hub.usage()...)
+		st.Budgets = append(st.Budgets, held.jobs.budget.Usage())
 		return st
 	}
 	runCmd := func(rctx context.Context, req *live.Request, stdout, stderr io.Writer) int {
@@ -920,6 +927,18 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 			fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", sessionVerbList())
 			cios.Flush()
 			return int(ExitUsage)
+		}
+		if args, noWait := stripNoWait(req.Args); noWait {
+			if args[0] != "call" {
+				fmt.Fprintf(cios.ErrOut, "mcpi: --no-wait is for mcpi call\n")
+				cios.Flush()
+				return int(ExitUsage)
+			}
+			rctx = context.WithValue(rctx, heldKey{}, held)
+			cf := &Factory{IO: cios, Executable: f.Executable, RuntimeDir: cfg.Dir}
+			code := held.startJob(rctx, cf, args, cios, jsonFlag(args))
+			cios.Flush()
+			return int(code)
 		}
 		slot := &cmdSlot{args: req.Args}
 		disp.add(slot)
@@ -991,4 +1010,17 @@ func targetText(o *ConnOptions) string {
 func sessionVerbList() string {
 	names := slices.Sorted(maps.Keys(sessionVerbs))
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// jsonFlag reports whether args ask for --json (before a "--").
+func jsonFlag(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
 }

@@ -33,6 +33,10 @@ type parked struct {
 	Sampling *mcp.CreateMessageParams
 	Elicit   *mcp.ElicitParams
 	Command  string // the command it belongs to, when known
+	// owner is the command's slot, when known; told the slots of the
+	// commands that may be waiting on it.
+	owner *cmdSlot
+	told  []*cmdSlot
 	Since    time.Time
 
 	// params are the request's params, encoded once: what the board's
@@ -129,6 +133,7 @@ func (d *dispatcher) park(ctx context.Context, p *parked) (any, error) {
 	if owner != nil {
 		p.Command = owner.command()
 	}
+	p.owner, p.told = owner, told
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p.ctx = ctx
@@ -159,6 +164,9 @@ func (d *dispatcher) park(ctx context.Context, p *parked) (any, error) {
 	for _, s := range told {
 		if h := s.get(); h != nil {
 			h.say("waiting for server request #%d (%s): answer it with `mcpi answer %d --session %s`", p.ID, p.Method, p.ID, d.name)
+		}
+		if s.onPark != nil {
+			s.onPark()
 		}
 	}
 	select {
@@ -229,10 +237,13 @@ type pendingJSON struct {
 }
 
 type pendingField struct {
-	Name     string   `json:"name"`
-	Title    string   `json:"title,omitempty"`
-	Types    []string `json:"types,omitempty"`
-	Required bool     `json:"required,omitempty"`
+	Name        string   `json:"name"`
+	Title       string   `json:"title,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Types       []string `json:"types,omitempty"`
+	Required    bool     `json:"required,omitempty"`
+	Enum        []any    `json:"enum,omitempty"`
+	Default     any      `json:"default,omitempty"`
 }
 
 // describe says what a parked request is; its params are the ones held,
@@ -258,7 +269,7 @@ func (p *parked) describe(now time.Time) pendingJSON {
 		var names []string
 		if s, err := schema.Compile(p.Elicit.RequestedSchema); err == nil {
 			for _, f := range s.Properties() {
-				j.Fields = append(j.Fields, pendingField{Name: f.Name, Title: f.Title, Types: f.Types, Required: f.Required})
+				j.Fields = append(j.Fields, pendingField{Name: f.Name, Title: f.Title, Description: f.Description, Types: f.Types, Required: f.Required, Enum: f.Enum, Default: f.Default})
 				n := f.Name
 				if len(f.Types) > 0 {
 					n += " " + strings.Join(f.Types, "|")
@@ -352,7 +363,16 @@ func printPending(o *ConnOptions, board *parkBoard) error {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j.ID, kind, clip(oneLine(command), 40),
 			time.Duration(j.AgeMs*int64(time.Millisecond)).Round(time.Second), clip(oneLine(j.Summary), 100))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// Then each in full: a form's every field, with its type, whether it
+	// is required, its values, default and description.
+	for _, p := range list {
+		fmt.Fprintln(o.IO.Out)
+		printParkedDetail(o.IO.Out, p.describe(now))
+	}
+	return nil
 }
 
 // clip cuts s to n runes.

@@ -389,3 +389,60 @@ func TestSessionTailSubscribe(t *testing.T) {
 		t.Errorf("unsubscribe: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// An agent with one shell: call --no-wait returns at once, exit 8, when
+// the server asks something the flags do not answer, with the request in
+// full and how to answer it; mcpi result then gives the call's outcome.
+func TestCallNoWait(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "nw", peerArgs("demo")...)
+	in := func(args ...string) (ExitCode, string, string) {
+		return runLive(t, dir, nil, append(args, "--session", "nw")...)
+	}
+	code, out, errOut := in("call", "elicit", "--no-wait", "--json")
+	var w waitingJSON
+	if code != ExitWaiting || json.Unmarshal([]byte(out), &w) != nil || w.Status != "waiting" || w.Job != 1 || len(w.Pending) != 1 {
+		t.Fatalf("call --no-wait: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	var name *pendingField
+	for i, f := range w.Pending[0].Fields {
+		if f.Name == "name" {
+			name = &w.Pending[0].Fields[i]
+		}
+	}
+	if name == nil || !name.Required || name.Description == "" || w.Result != "mcpi result 1 --session nw" || !strings.Contains(w.Answer[0], "mcpi answer 1 --session nw") {
+		t.Errorf("the waiting document lacks the form or the commands: %s", out)
+	}
+	// The text of pending shows the form in full.
+	code, out, _ = in("pending")
+	if code != ExitOK || !strings.Contains(out, "field color (string; one of \"red\", \"green\", \"blue\"; default \"green\")") || !strings.Contains(out, "field name (string; required") {
+		t.Errorf("pending: exit %d\n%s", code, out)
+	}
+	// Asked again before an answer: still waiting.
+	if code, out, _ := in("result", "1"); code != ExitWaiting || !strings.Contains(out, "is waiting") {
+		t.Errorf("result before the answer: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := in("answer", "1", "--elicit-field", "name=Ada"); code != ExitOK {
+		t.Fatalf("answer: exit %d, %s", code, errOut)
+	}
+	if code, out, errOut := in("result", "1"); code != ExitOK || !strings.Contains(out, "Ada") || !strings.Contains(out, `"content":[`) {
+		t.Errorf("result: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if code, _, errOut := in("result", "1"); code != ExitUsage || !strings.Contains(errOut, "has no job 1") {
+		t.Errorf("result of a job already fetched: exit %d, %s", code, errOut)
+	}
+	// A call that asks nothing ends as usual.
+	if code, out, _ := in("call", "add", "a=1", "b=2", "--no-wait"); code != ExitOK || !strings.Contains(out, `"sum": 3`) && !strings.Contains(out, `{"sum":3}`) {
+		t.Errorf("call add --no-wait: exit %d, %s", code, out)
+	}
+	// Outside a session it is a usage error.
+	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "call", "add", "a=1", "b=2", "--no-wait")...); code != ExitUsage || !strings.Contains(errOut, "--no-wait runs the call in a live session") {
+		t.Errorf("one-shot --no-wait: exit %d, %s", code, errOut)
+	}
+	// The jobs are within a budget the status shows.
+	_, out, _ = runLive(t, dir, nil, "session", "show", "nw", "--json")
+	if !strings.Contains(out, `"name":"jobs (call --no-wait)"`) && !strings.Contains(out, `"name": "jobs (call --no-wait)"`) {
+		t.Errorf("no jobs budget in the status: %s", out)
+	}
+}
