@@ -37,7 +37,7 @@ type parked struct {
 	// commands that may be waiting on it.
 	owner *cmdSlot
 	told  []*cmdSlot
-	Since    time.Time
+	Since time.Time
 
 	// params are the request's params, encoded once: what the board's
 	// budget accounts, what mcpi pending --json prints and the attached
