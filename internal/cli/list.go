@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,13 +13,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
 // ListOptions are the flags of the listing commands.
 type ListOptions struct {
 	ConnOptions
-	What string // tools, resources, templates or prompts
+	What       string // tools, resources, templates or prompts
+	Signatures bool   // tools: one compact signature a line
 }
 
 type lister struct {
@@ -58,6 +61,9 @@ func NewCmdList(f *Factory, what string, runF func(context.Context, *ListOptions
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
+	if what == "tools" {
+		cmd.Flags().BoolVar(&opts.Signatures, "signatures", false, "print each tool as one compact signature, get-sum(a: number, b?: number) — its first sentence, for an agent's context budget")
+	}
 	return cmd
 }
 
@@ -78,11 +84,96 @@ func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
 	if h != nil && h.c == c && err == nil {
 		h.tools.set(c.Generation(), epoch, slices.Clone(tools))
 	}
+	if o.Signatures {
+		sigs := make([]toolSig, len(tools))
+		for i := range tools {
+			sigs[i] = toolSig{Name: tools[i].Name, Signature: toolSignature(&tools[i]), Summary: firstSentence(tools[i].Description)}
+		}
+		if o.JSON {
+			return cut(writeJSON(o.IO, sigs), err)
+		}
+		for _, s := range sigs {
+			line := s.Signature
+			if s.Summary != "" {
+				line += " — " + s.Summary
+			}
+			fmt.Fprintln(o.IO.Out, sanitize(line, false))
+		}
+		return err
+	}
 	if o.JSON {
 		return cut(writeJSON(o.IO, nonNil(tools)), err)
 	}
 	printTools(o.IO.Out, tools)
 	return err
+}
+
+// toolSig is a tool as tools --signatures prints it.
+type toolSig struct {
+	Name      string `json:"name"`
+	Signature string `json:"signature"`
+	Summary   string `json:"summary,omitempty"`
+}
+
+// toolSignature is a tool's name and arguments on one line:
+// get-sum(a: number, b?: number, mode: "fast"|"slow", tags?: string[]).
+func toolSignature(t *mcp.Tool) string {
+	s, err := schema.Compile(t.InputSchema)
+	if err != nil || len(t.InputSchema) == 0 {
+		return t.Name + "(…)"
+	}
+	var args []string
+	for _, p := range s.Properties() {
+		name := p.Name
+		if !p.Required {
+			name += "?"
+		}
+		args = append(args, name+": "+typeText(p.Types, p.Enum, p.Raw))
+	}
+	return t.Name + "(" + strings.Join(args, ", ") + ")"
+}
+
+// typeText names a property's type compactly.
+func typeText(types []string, enum []any, raw map[string]any) string {
+	if len(enum) > 0 {
+		var vals []string
+		for i, v := range enum {
+			if i == 5 {
+				vals = append(vals, "…")
+				break
+			}
+			b, _ := json.Marshal(v)
+			vals = append(vals, string(b))
+		}
+		return strings.Join(vals, "|")
+	}
+	if len(types) == 0 {
+		return "any"
+	}
+	out := make([]string, len(types))
+	for i, t := range types {
+		out[i] = t
+		if t == "array" {
+			item := "any"
+			if items, ok := raw["items"].(map[string]any); ok {
+				switch it := items["type"].(type) {
+				case string:
+					item = it
+				}
+			}
+			out[i] = item + "[]"
+		}
+	}
+	return strings.Join(out, "|")
+}
+
+// firstSentence is a description's first sentence, at most 100 runes.
+func firstSentence(d string) string {
+	d = strings.Join(strings.Fields(d), " ")
+	if i := strings.Index(d, ". "); i >= 0 {
+		d = d[:i+1]
+	}
+	return truncate(d, 100)
 }
 
 // listed reports whether a listing's items are printed: every one, or those
