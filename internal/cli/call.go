@@ -173,7 +173,7 @@ func printToolResult(ios *IOStreams, asJSON bool, save string, tool *mcp.Tool, w
 // A tool that is not listed is still called (servers may hide tools), with
 // a warning. Pages after the tool's are not fetched: each is a round trip.
 func findTool(ctx context.Context, c *session.Client, name string) (*mcp.Tool, error) {
-	if h := heldOf(ctx); h != nil && h.c == c {
+	if h := heldOf(ctx); h != nil && h.client() == c {
 		return h.tools.find(ctx, c, name)
 	}
 	return c.FindTool(ctx, name)

@@ -81,7 +81,7 @@ func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
 	if !listed(err) {
 		return err
 	}
-	if h != nil && h.c == c && err == nil {
+	if h != nil && h.client() == c && err == nil {
 		h.tools.set(c.Generation(), epoch, slices.Clone(tools))
 	}
 	if o.Signatures {

@@ -129,7 +129,10 @@ type heldSession struct {
 	// end is how the session ended, once ended is closed.
 	end   atomic.Pointer[live.Status]
 	ended chan struct{}
-	c     *session.Client
+	// cur is the client of the session's server: replaced when --restart
+	// starts the server again; gone is closed when it ends for good.
+	cur   atomic.Pointer[session.Client]
+	gone  chan struct{}
 	disp  *dispatcher
 	hub   *tailHub
 	// tools are the server's tools as last listed, for the checks of
@@ -137,6 +140,39 @@ type heldSession struct {
 	tools *toolCache
 	// jobs are the calls run with --no-wait, for mcpi result.
 	jobs *jobTable
+	// logLevel is the level mcpi log-level asked, applied again after a
+	// restart; restarts say what --restart did.
+	stateMu  sync.Mutex
+	logLevel mcp.LoggingLevel
+	restarts restartLog
+}
+
+// restartLog is what --restart did: how often, when, why, and what was
+// applied again.
+type restartLog struct {
+	Count     int       `json:"count"`
+	Last      time.Time `json:"last,omitzero"`
+	Why       string    `json:"why,omitempty"`
+	Reapplied string    `json:"reapplied,omitempty"`
+}
+
+// client returns the client of the session's server now.
+func (h *heldSession) client() *session.Client { return h.cur.Load() }
+
+// restartNote is the line every command run after a restart prints on
+// stderr, or "" when the server never restarted.
+func (h *heldSession) restartNote() string {
+	h.stateMu.Lock()
+	r := h.restarts
+	h.stateMu.Unlock()
+	if r.Count == 0 {
+		return ""
+	}
+	note := fmt.Sprintf("note: session %s's server was restarted %d time(s), last %s ago (%s)", h.name, r.Count, since(r.Last), oneLine(r.Why))
+	if r.Reapplied != "" {
+		note += "; applied again: " + r.Reapplied
+	}
+	return note
 }
 
 // toolCache holds a session's tools between the calls that check their
@@ -271,15 +307,18 @@ func (o *ConnOptions) withHeld(ctx context.Context, h *heldSession, fn func(*ses
 	if s := slotOf(ctx); s != nil {
 		s.set(&cliHandler{o: o, say: say})
 	}
+	if note := h.restartNote(); note != "" {
+		say("%s", note)
+	}
 	select {
-	case <-h.c.Done():
-		if err := h.c.Err(); err != nil {
+	case <-h.gone:
+		if err := h.client().Err(); err != nil {
 			return err
 		}
 		return session.ErrDisconnected
 	default:
 	}
-	return o.withAnswers(fn(h.c))
+	return o.withAnswers(fn(h.client()))
 }
 
 // forward runs the command in the live session o.Target.Session.
@@ -520,6 +559,9 @@ type SessionStartOptions struct {
 	ConnOptions
 	Name string
 	Idle time.Duration
+	// Restart is how many times in a row the server is started again when
+	// it exits (--restart); 0: never.
+	Restart int
 	// The daemon's budgets (hidden flags, for tests to make them tiny).
 	ParkedCount int
 	ParkedBytes int64
@@ -587,6 +629,8 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
 	fl.DurationVar(&opts.Idle, "idle", 30*time.Minute, "end the session after this long without a command (0: never)")
+	fl.IntVar(&opts.Restart, "restart", 0, "start the server again when it exits or the connection ends, at most this many times in a row (backoff 0.5 s doubling to 8 s; 0: never)")
+	fl.Lookup("restart").NoOptDefVal = "5"
 	fl.IntVar(&opts.ParkedCount, "parked-max", bounds.ParkedCount, "how many server requests the session parks for mcpi answer")
 	fl.Int64Var(&opts.ParkedBytes, "parked-max-bytes", bounds.ParkedBytes, "how many bytes of params the session's parked requests may hold")
 	fl.Int64Var(&opts.LogBytes, "log-max-bytes", bounds.DaemonLogBytes, "how large the session's log in the runtime directory may grow")
@@ -887,13 +931,16 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return fail(err)
 	}
-	defer c.Close()
 	ln, err := live.Listen(cfg.Dir, cfg.Name)
 	if err != nil {
+		c.Close()
 		return fail(err)
 	}
-	held := &heldSession{name: cfg.Name, target: targetText(o), c: c, disp: disp, hub: hub, tools: tools, jobs: newJobTable(), ended: make(chan struct{})}
+	held := &heldSession{name: cfg.Name, target: targetText(o), disp: disp, hub: hub, tools: tools, jobs: newJobTable(), ended: make(chan struct{}), gone: make(chan struct{})}
+	held.cur.Store(c)
+	defer func() { held.client().Close() }()
 	tools.watchTools(ctx, c)
+	go held.supervise(ctx, o, opts.Restart, dlog.printf)
 	base := live.Status{Name: cfg.Name, Target: targetText(o), PID: os.Getpid(), State: live.StateRunning,
 		Started: time.Now()}
 	if opts.Idle > 0 {
@@ -901,6 +948,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	}
 	status := func() live.Status {
 		st := base
+		c := held.client()
 		st.Era, st.ProtocolVersion = c.Era(), c.ProtocolVersion()
 		if n, ok := c.Conn().(interface{ Name() string }); ok {
 			st.Transport = n.Name()
@@ -917,6 +965,15 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		st.Budgets = append(st.Budgets, disp.board.budget.Usage(), lf.budget.Usage())
 		st.Budgets = append(st.Budgets, hub.usage()...)
 		st.Budgets = append(st.Budgets, held.jobs.budget.Usage())
+		held.stateMu.Lock()
+		if r := held.restarts; r.Count > 0 {
+			st.Restarts = r.Count
+			st.LastRestart = fmt.Sprintf("%s: %s", r.Last.Format(time.RFC3339), r.Why)
+			if r.Reapplied != "" {
+				st.LastRestart += "; applied again: " + r.Reapplied
+			}
+		}
+		held.stateMu.Unlock()
 		return st
 	}
 	runCmd := func(rctx context.Context, req *live.Request, stdout, stderr io.Writer) int {
@@ -974,7 +1031,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 			end.State, end.Reason = live.StateIdle, fmt.Sprintf("no command for %v (--idle)", opts.Idle)
 		case why == nil:
 			end.State, end.Reason = live.StateExited, "the connection ended"
-			if err := c.Err(); err != nil {
+			if err := held.client().Err(); err != nil {
 				end.Reason = oneLine(err.Error())
 			}
 		default:
@@ -985,8 +1042,8 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		held.end.Store(&end)
 		close(held.ended)
 	}
-	srv.Serve(ctx, ln, c.Done())
-	c.Close()
+	srv.Serve(ctx, ln, held.gone)
+	held.client().Close()
 	if o.recorder != nil {
 		o.recorder.Close()
 	}
@@ -1023,4 +1080,107 @@ func jsonFlag(args []string) bool {
 		}
 	}
 	return false
+}
+
+// Restart's backoff: the first restart after restartFirst, doubling up to
+// restartMax. A server that stayed up for restartSteady counts as well
+// again: its next crash starts the count anew.
+const (
+	restartFirst  = 500 * time.Millisecond
+	restartMax    = 8 * time.Second
+	restartSteady = time.Minute
+)
+
+// supervise ends the session when its server's connection ends, or, with
+// --restart, starts the server again (at most max times in a row, with a
+// backoff) and applies again what the session held: the log level and the
+// subscriptions (the roots the new server asks for are the session's). The
+// commands under way when it ended fail (exit 3, saying why); every command
+// after a restart says it on stderr.
+func (h *heldSession) supervise(ctx context.Context, o *ConnOptions, max int, logf func(string, ...any)) {
+	defer close(h.gone)
+	inRow := 0
+	up := time.Now()
+	for {
+		c := h.client()
+		select {
+		case <-c.Done():
+		case <-ctx.Done():
+			return
+		}
+		why := "the connection ended"
+		if err := c.Err(); err != nil {
+			why = oneLine(err.Error())
+		}
+		if time.Since(up) > restartSteady {
+			inRow = 0
+		}
+		if inRow >= max {
+			if max > 0 {
+				logf("the server ended (%s) after %d restart(s) in a row: the session ends", why, inRow)
+			}
+			return
+		}
+		for {
+			inRow++
+			wait := min(restartFirst<<(inRow-1), restartMax)
+			logf("the server ended (%s): restart %d of %d in %v", why, inRow, max, wait)
+			if !bounds.Sleep(ctx, wait) {
+				return
+			}
+			nc, err := o.open(ctx)
+			if err == nil {
+				h.cur.Store(nc)
+				up = time.Now()
+				h.tools.invalidate()
+				h.tools.watchTools(ctx, nc)
+				applied := h.reapply(ctx, nc, logf)
+				h.stateMu.Lock()
+				h.restarts.Count++
+				h.restarts.Last, h.restarts.Why, h.restarts.Reapplied = up, why, applied
+				h.stateMu.Unlock()
+				logf("the server was started again (restart %d)%s", inRow, map[bool]string{true: "; applied again: " + applied, false: ""}[applied != ""])
+				break
+			}
+			why = "starting it again failed: " + oneLine(err.Error())
+			if inRow >= max {
+				logf("%s after %d restart(s) in a row: the session ends", why, inRow)
+				return
+			}
+		}
+	}
+}
+
+// reapply tells a restarted server what the session held, through
+// session.Client.Reapply (the one mechanism for every restart), and says
+// what it applied.
+func (h *heldSession) reapply(ctx context.Context, c *session.Client, logf func(string, ...any)) string {
+	h.stateMu.Lock()
+	held := session.Held{LogLevel: h.logLevel}
+	h.stateMu.Unlock()
+	h.subMu.Lock()
+	defer h.subMu.Unlock()
+	held.Subscriptions = slices.Clone(h.subURIs)
+	r, err := c.Reapply(ctx, held)
+	if err != nil {
+		logf("warning: after the restart: %v", err)
+	}
+	if h.subs != nil {
+		h.subs.Close()
+		h.subs = nil
+	}
+	if len(r.Listen) > 0 {
+		// The modern era holds subscriptions in the session's stream.
+		if sub, err := c.Listen(ctx, mcp.SubscriptionFilter{ResourceSubscriptions: r.Listen}); err == nil {
+			h.subs = sub
+		} else {
+			r.Listen = nil
+			if r.Failed == nil {
+				r.Failed = map[string]error{}
+			}
+			r.Failed["subscriptions"] = err
+			logf("warning: after the restart: subscriptions/listen: %v", err)
+		}
+	}
+	return r.Summary()
 }

@@ -117,11 +117,11 @@ func (h *heldSession) serveAttached(ctx context.Context, conn *live.Conn) {
 		budget: bounds.NewBudget("attached client", watchBuffer, watchBytes),
 		calls:  map[string]context.CancelFunc{}, heldIDs: map[string]json.RawMessage{}, asks: map[string]chan *mcp.Message{}}
 
-	info := attachInfo{Name: h.name, Target: h.target, Era: h.c.Era(), ProtocolVersion: h.c.ProtocolVersion(), EraReason: h.c.EraReason(), Roots: h.disp.getRoots()}
-	if n, ok := h.c.Conn().(interface{ Name() string }); ok {
+	info := attachInfo{Name: h.name, Target: h.target, Era: h.client().Era(), ProtocolVersion: h.client().ProtocolVersion(), EraReason: h.client().EraReason(), Roots: h.disp.getRoots()}
+	if n, ok := h.client().Conn().(interface{ Name() string }); ok {
 		info.Transport = n.Name()
 	}
-	if s, ok := h.c.Conn().(interface{ SessionID() string }); ok {
+	if s, ok := h.client().Conn().(interface{ SessionID() string }); ok {
 		info.SessionID = s.SessionID()
 	}
 	// The history and the registration are one step: no event is missed
@@ -146,7 +146,7 @@ func (h *heldSession) serveAttached(ctx context.Context, conn *live.Conn) {
 	go w.pump(ctx)
 	go func() {
 		select {
-		case <-h.c.Done():
+		case <-h.gone:
 		case <-ctx.Done():
 		}
 		// The client is told why the session ended before its
@@ -267,7 +267,7 @@ func (w *watcher) handle(ctx context.Context, raw json.RawMessage) {
 		switch m.Method {
 		case "initialize", "server/discover":
 			// The session started already: its start is the answer.
-			w.reply(m.ID, w.h.c.InitializeResultRaw(), nil)
+			w.reply(m.ID, w.h.client().InitializeResultRaw(), nil)
 		default:
 			go w.relay(ctx, m.ID, m.Method, m.Params)
 		}
@@ -314,7 +314,7 @@ func (w *watcher) notified(ctx context.Context, method string, params json.RawMe
 		if len(params) > 0 {
 			p = params
 		}
-		w.h.c.Notify(ctx, method, p)
+		w.h.client().Notify(ctx, method, p)
 	}
 }
 
@@ -355,7 +355,7 @@ func (w *watcher) relay(ctx context.Context, id json.RawMessage, method string, 
 			}
 		}
 	}
-	res, err := w.h.c.Relay(ctx, method, params, opts)
+	res, err := w.h.client().Relay(ctx, method, params, opts)
 	if ctx.Err() != nil && err != nil {
 		return // cancelled by the client, which expects no answer
 	}

@@ -145,6 +145,9 @@ func newCmdSessionShow(f *Factory) *cobra.Command {
 			line("Transport", st.Transport)
 			line("Session id", st.SessionID)
 			line("Commands", fmt.Sprintf("%d run, %d running, %d failed", st.Commands, st.Active, st.Failed))
+			if st.Restarts > 0 {
+				line("Restarts", fmt.Sprintf("%d, last %s", st.Restarts, st.LastRestart))
+			}
 			if !st.LastUsed.IsZero() {
 				line("Last used", since(st.LastUsed)+" ago")
 			}

@@ -62,10 +62,10 @@ func newCmdRootsChange(f *Factory, op, short string) *cobra.Command {
 					return &FlagError{Err: err}
 				}
 				h.disp.setRoots(next)
-				if err := h.c.RootsChanged(cmd.Context()); err != nil {
+				if err := h.client().RootsChanged(cmd.Context()); err != nil {
 					return err
 				}
-				if h.c.Era() == session.EraLegacy {
+				if h.client().Era() == session.EraLegacy {
 					fmt.Fprintf(o.IO.ErrOut, "%s; the server was told (notifications/roots/list_changed).\n", rootsCount(len(next)))
 				} else {
 					fmt.Fprintf(o.IO.ErrOut, "%s; the server gets them when it next asks.\n", rootsCount(len(next)))

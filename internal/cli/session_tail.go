@@ -232,9 +232,9 @@ how many it missed.`,
 								return err
 							}
 						}
-					case <-h.c.Done():
+					case <-h.gone:
 						why := "the connection ended"
-						if err := h.c.Err(); err != nil {
+						if err := h.client().Err(); err != nil {
 							why = oneLine(err.Error())
 						}
 						return ended(why)
@@ -325,9 +325,12 @@ level goes with every later request.`,
 				return flagErrorf("invalid LEVEL %q: want %s", args[0], levelNames())
 			}
 			return sessionOnly(cmd, o, args, func(h *heldSession) error {
-				if err := h.c.SetLogLevel(cmd.Context(), level); err != nil {
+				if err := h.client().SetLogLevel(cmd.Context(), level); err != nil {
 					return err
 				}
+				h.stateMu.Lock()
+				h.logLevel = level
+				h.stateMu.Unlock()
 				if o.JSON {
 					return writeJSON(o.IO, map[string]any{"level": level})
 				}
@@ -417,12 +420,12 @@ func (h *heldSession) subscribe(ctx context.Context, uri string, on bool) (strin
 	} else {
 		uris = slices.DeleteFunc(uris, func(u string) bool { return u == uri })
 	}
-	if h.c.Era() != session.EraModern {
+	if h.client().Era() != session.EraModern {
 		var err error
 		if on {
-			err = h.c.Subscribe(ctx, uri)
+			err = h.client().Subscribe(ctx, uri)
 		} else {
-			err = h.c.Unsubscribe(ctx, uri)
+			err = h.client().Unsubscribe(ctx, uri)
 		}
 		if err != nil {
 			return "", err
@@ -433,7 +436,7 @@ func (h *heldSession) subscribe(ctx context.Context, uri string, on bool) (strin
 	var next *session.Subscription
 	note := ""
 	if len(uris) > 0 {
-		sub, err := h.c.Listen(ctx, mcp.SubscriptionFilter{ResourceSubscriptions: uris})
+		sub, err := h.client().Listen(ctx, mcp.SubscriptionFilter{ResourceSubscriptions: uris})
 		if err != nil {
 			return "", err
 		}

@@ -44,6 +44,10 @@ type Status struct {
 	Active          int64    `json:"active"`
 	Failed          int64    `json:"failed"`
 	StderrTail      []string `json:"stderrTail,omitempty"`
+	// Restarts counts the times --restart started the server again;
+	// LastRestart says when, why and what was applied again.
+	Restarts    int    `json:"restarts,omitempty"`
+	LastRestart string `json:"lastRestart,omitempty"`
 	// Budgets are what the daemon's bounded queues hold (parked requests,
 	// its log, the tails' and attached clients' queues), in count and
 	// bytes, with what each refused.
