@@ -131,10 +131,10 @@ type heldSession struct {
 	ended chan struct{}
 	// cur is the client of the session's server: replaced when --restart
 	// starts the server again; gone is closed when it ends for good.
-	cur   atomic.Pointer[session.Client]
-	gone  chan struct{}
-	disp  *dispatcher
-	hub   *tailHub
+	cur  atomic.Pointer[session.Client]
+	gone chan struct{}
+	disp *dispatcher
+	hub  *tailHub
 	// tools are the server's tools as last listed, for the checks of
 	// mcpi call.
 	tools *toolCache
