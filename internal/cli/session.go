@@ -351,6 +351,8 @@ func (o *ConnOptions) forward(ctx context.Context) error {
 // sessionError says why a session could not be reached.
 func sessionError(dir, name string, err error) error {
 	switch {
+	case errors.As(err, new(*live.MismatchError)):
+		return fmt.Errorf("%w: %w", errConnect, err)
 	case errors.Is(err, live.ErrNoDaemon):
 		rec, rerr := live.ReadRecord(dir, name)
 		if rerr != nil {

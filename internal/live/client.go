@@ -17,7 +17,9 @@ func Ask(dir, name, op string) (*Status, error) {
 	}
 	defer c.Close()
 	c.c.SetDeadline(time.Now().Add(askTimeout))
-	if err := c.Send(Request{Op: op}); err != nil {
+	// Status and stop are answered whatever the protocol: they are the way
+	// out of a mismatch.
+	if err := c.Send(Request{Op: op, Proto: ProtocolVersion(), Build: Build()}); err != nil {
 		return nil, err
 	}
 	var f Frame
@@ -46,7 +48,10 @@ const cancelGrace = 3 * time.Second
 // The frames are read on the caller's goroutine: a command's output costs
 // no hand-over between goroutines.
 func Run(ctx context.Context, dir, name string, req *Request, stdout, stderr io.Writer) (int, error) {
-	req.Op = OpRun
+	req.Op, req.Proto, req.Build = OpRun, ProtocolVersion(), Build()
+	if err := checkDaemon(dir, name); err != nil {
+		return 0, err
+	}
 	c, err := Dial(dir, name)
 	if err != nil {
 		return 0, err
@@ -85,12 +90,15 @@ func Run(ctx context.Context, dir, name string, req *Request, stdout, stderr io.
 // Attach connects to the named session's daemon as an attached client
 // (OpAttach) and returns the connection and the Attached frame's payload.
 func Attach(dir, name string) (*Conn, json.RawMessage, error) {
+	if err := checkDaemon(dir, name); err != nil {
+		return nil, nil, err
+	}
 	c, err := Dial(dir, name)
 	if err != nil {
 		return nil, nil, err
 	}
 	c.c.SetDeadline(time.Now().Add(askTimeout))
-	if err := c.Send(Request{Op: OpAttach}); err != nil {
+	if err := c.Send(Request{Op: OpAttach, Proto: ProtocolVersion(), Build: Build()}); err != nil {
 		c.Close()
 		return nil, nil, err
 	}
@@ -105,4 +113,15 @@ func Attach(dir, name string) (*Conn, json.RawMessage, error) {
 	}
 	c.c.SetDeadline(time.Time{})
 	return c, f.Attached, nil
+}
+
+// checkDaemon refuses, before anything is sent, a running session whose
+// record says its daemon speaks another protocol: a daemon of before the
+// version would run the command with its own command tree.
+func checkDaemon(dir, name string) error {
+	rec, err := ReadRecord(dir, name)
+	if err != nil || !rec.Live() {
+		return nil // none, or ended: dialling says what there is to say
+	}
+	return CheckRecord(name, rec)
 }

@@ -52,6 +52,10 @@ type Status struct {
 	// its log, the tails' and attached clients' queues), in count and
 	// bytes, with what each refused.
 	Budgets []bounds.Usage `json:"budgets,omitempty"`
+	// Proto and Build are the daemon's socket protocol and build (none in
+	// the records of the daemons of before the version).
+	Proto int    `json:"proto,omitempty"`
+	Build string `json:"build,omitempty"`
 }
 
 // Live reports whether the session's daemon was running when the status
@@ -60,6 +64,10 @@ func (s *Status) Live() bool { return s.State == StateRunning || s.State == Stat
 
 // WriteRecord writes s as the session's record, atomically, 0600.
 func WriteRecord(dir string, s *Status) error {
+	if s.Proto == 0 {
+		// Every record says the protocol its daemon speaks.
+		s.Proto, s.Build = ProtocolVersion(), Build()
+	}
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err

@@ -148,8 +148,17 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 		c.Send(Frame{Status: &st})
 		s.Stop()
 	case OpRun:
+		if err := s.checkProto(&req); err != nil {
+			code := 3
+			c.Send(Frame{Err: []byte("mcpi: " + err.Error() + "\n"), Exit: &code})
+			return
+		}
 		s.run(ctx, c, &req)
 	case OpAttach:
+		if err := s.checkProto(&req); err != nil {
+			c.Send(Frame{Error: err.Error()})
+			return
+		}
 		if s.Attach == nil {
 			c.Send(Frame{Error: "this session cannot be attached to"})
 			return
@@ -163,11 +172,24 @@ func (s *Server) serveConn(ctx context.Context, nc net.Conn) {
 	}
 }
 
+// checkProto refuses a request of another socket protocol.
+func (s *Server) checkProto(req *Request) error {
+	if req.Proto == ProtocolVersion() {
+		return nil
+	}
+	theirs := req.Proto
+	if theirs == 0 {
+		theirs = 1
+	}
+	return &MismatchError{Name: s.status().Name, Theirs: ProtocolVersion(), Ours: theirs}
+}
+
 func (s *Server) status() Status {
 	var st Status
 	if s.Status != nil {
 		st = s.Status()
 	}
+	st.Proto, st.Build = ProtocolVersion(), Build()
 	st.Commands, st.Active, st.Failed, st.LastUsed = s.Counters()
 	return st
 }
@@ -185,6 +207,9 @@ func (s *Server) run(ctx context.Context, c *Conn, req *Request) {
 		cancel()
 	}()
 	out := &frameBatch{c: c}
+	if w := buildWarning(s.status().Name, req.Build, Build()); w != "" {
+		out.write(true, []byte(w))
+	}
 	code := s.Run(ctx, req, frameWriter{out, false}, frameWriter{out, true})
 	out.Flush()
 	if code != 0 {

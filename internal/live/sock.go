@@ -17,6 +17,10 @@ import (
 // JSON line; the daemon answers with Frames.
 type Request struct {
 	Op string `json:"op"` // OpRun, OpStatus, OpStop, OpCancel or OpAttach
+	// Proto is the socket protocol the sender speaks (ProtocolVersion; 0
+	// from an mcpi of before the version), Build its build (Build).
+	Proto int    `json:"proto,omitempty"`
+	Build string `json:"build,omitempty"`
 
 	// OpRun: the command line (without the program name), the directory
 	// it ran in, its standard input when the command reads it, and what
