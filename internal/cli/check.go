@@ -99,7 +99,7 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 // their own need to reach it too.
 func checkOptions(t *TargetOptions, c *session.Client) check.Options {
 	name := ""
-	if n, ok := c.Conn().(interface{ Name() string }); ok {
+	if n, ok := c.Conn().(transport.Namer); ok {
 		name = n.Name()
 	}
 	copts := check.Options{Transport: name, Timeout: t.Timeout,

@@ -176,7 +176,7 @@ func (o *ConnOptions) noteSession(c *session.Client) {
 	if init := c.InitializeResult(); init != nil {
 		n.ServerInfo = &init.ServerInfo
 	}
-	if t, ok := c.Conn().(interface{ Name() string }); ok {
+	if t, ok := c.Conn().(transport.Namer); ok {
 		n.Transport = t.Name()
 	}
 	o.recorder.Annotate(record.NoteSession, n)

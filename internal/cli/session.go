@@ -28,6 +28,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // A live session is a session.Client held by a background mcpi (the
@@ -952,17 +953,10 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		st := base
 		c := held.client()
 		st.Era, st.ProtocolVersion = c.Era(), c.ProtocolVersion()
-		if n, ok := c.Conn().(interface{ Name() string }); ok {
-			st.Transport = n.Name()
-		}
-		if s, ok := c.Conn().(interface{ SessionID() string }); ok {
-			st.SessionID = s.SessionID()
-		}
+		d := transport.Describe(c.Conn())
+		st.Transport, st.SessionID, st.StderrTail = d.Transport, d.SessionID, d.StderrTail
 		if init := c.InitializeResult(); init != nil {
 			st.ServerName, st.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
-		}
-		if t, ok := c.Conn().(interface{ StderrTail() []string }); ok {
-			st.StderrTail = t.StderrTail()
 		}
 		st.Budgets = append(st.Budgets, disp.board.budget.Usage(), lf.budget.Usage())
 		st.Budgets = append(st.Budgets, hub.usage()...)

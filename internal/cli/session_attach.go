@@ -118,12 +118,8 @@ func (h *heldSession) serveAttached(ctx context.Context, conn *live.Conn) {
 		calls:  map[string]context.CancelFunc{}, heldIDs: map[string]json.RawMessage{}, asks: map[string]chan *mcp.Message{}}
 
 	info := attachInfo{Name: h.name, Target: h.target, Era: h.client().Era(), ProtocolVersion: h.client().ProtocolVersion(), EraReason: h.client().EraReason(), Roots: h.disp.getRoots()}
-	if n, ok := h.client().Conn().(interface{ Name() string }); ok {
-		info.Transport = n.Name()
-	}
-	if s, ok := h.client().Conn().(interface{ SessionID() string }); ok {
-		info.SessionID = s.SessionID()
-	}
+	d := transport.Describe(h.client().Conn())
+	info.Transport, info.SessionID = d.Transport, d.SessionID
 	// The history and the registration are one step: no event is missed
 	// or shown twice.
 	hist, forgotten := h.hub.watch(w)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // simpleCmd builds a command that parses a TARGET, checks its own
@@ -313,7 +314,7 @@ func NewCmdInfo(f *Factory) *cobra.Command {
 		func(ctx context.Context, c *session.Client) error {
 			init := c.InitializeResult()
 			transportName := "?"
-			if n, ok := c.Conn().(interface{ Name() string }); ok {
+			if n, ok := c.Conn().(transport.Namer); ok {
 				transportName = n.Name()
 			}
 			if o.JSON {

@@ -344,16 +344,16 @@ func (c *Client) initializeLocked(ctx context.Context) error {
 	}
 	c.stateMu.Unlock()
 	c.generation.Add(1)
-	if vs, ok := c.conn.(interface{ SetProtocolVersion(string) }); ok {
+	if vs, ok := c.conn.(transport.VersionSetter); ok {
 		vs.SetProtocolVersion(res.ProtocolVersion)
 	}
 	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
 		return err
 	}
-	if w, ok := c.conn.(interface{ WatchStream(func(bool, error)) }); ok {
+	if w, ok := c.conn.(transport.StreamWatcher); ok {
 		w.WatchStream(c.streamReport)
 	}
-	if l, ok := c.conn.(interface{ Listen() }); ok {
+	if l, ok := c.conn.(transport.StreamListener); ok {
 		l.Listen()
 	}
 	return nil
@@ -746,7 +746,7 @@ func (c *Client) cancelRequest(id int64, reason string) {
 	c.noteCancelled(strconv.FormatInt(id, 10))
 	// In the modern era an HTTP request is cancelled by closing its stream.
 	if c.Era() == EraModern {
-		if cs, ok := c.httpConn().(interface{ CloseStream(string) bool }); ok {
+		if cs, ok := c.httpConn().(transport.StreamCloser); ok {
 			cs.CloseStream(strconv.FormatInt(id, 10))
 			return
 		}

@@ -122,7 +122,7 @@ func (c *Client) noteSendError(err error) {
 
 // sessionOf returns the transport's session id, if it has one.
 func (c *Client) sessionOf() string {
-	if s, ok := c.conn.(interface{ SessionID() string }); ok {
+	if s, ok := c.conn.(transport.SessionIDer); ok {
 		return s.SessionID()
 	}
 	return ""
@@ -220,7 +220,7 @@ func (c *Client) reinitialize(ctx context.Context, gen int64, cause error) error
 	}
 	c.setHealth(HealthRenewing, cause, "the server no longer knows session "+oldName+": starting a new one")
 	c.log.Info("session expired; initializing a new one", "session", old)
-	if r, ok := c.conn.(interface{ ResetSession() }); ok {
+	if r, ok := c.conn.(transport.SessionHolder); ok {
 		r.ResetSession()
 	}
 	if err := c.initializeLocked(ctx); err != nil {

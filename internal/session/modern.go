@@ -90,7 +90,7 @@ func (c *Client) start(ctx context.Context) error {
 		return nil
 	}
 	c.setEra(EraLegacy, why)
-	if vs, ok := c.conn.(interface{ SetProtocolVersion(string) }); ok {
+	if vs, ok := c.conn.(transport.VersionSetter); ok {
 		vs.SetProtocolVersion("")
 	}
 	return c.Initialize(ctx)
@@ -205,7 +205,7 @@ func (c *Client) discover(ctx context.Context, rev string, timeout time.Duration
 	tried := map[string]int{}
 	for {
 		tried[rev]++
-		if vs, ok := c.conn.(interface{ SetProtocolVersion(string) }); ok {
+		if vs, ok := c.conn.(transport.VersionSetter); ok {
 			vs.SetProtocolVersion(rev)
 		}
 		o := &callOptions{noRetry: true, revision: rev}
@@ -307,10 +307,10 @@ func (c *Client) requestMeta(rev string) mcp.Meta {
 
 // httpConn returns the connection when it speaks HTTP, else nil.
 func (c *Client) httpConn() transport.Conn {
-	if n, ok := c.conn.(interface{ Name() string }); ok && n.Name() == "stdio" {
+	if n, ok := c.conn.(transport.Namer); ok && n.Name() == "stdio" {
 		return nil
 	}
-	if h, ok := c.conn.(interface{ IsHTTP() bool }); ok && !h.IsHTTP() {
+	if h, ok := c.conn.(transport.HTTPSaying); ok && !h.IsHTTP() {
 		return nil
 	}
 	if _, ok := c.conn.(*transport.Stdio); ok {

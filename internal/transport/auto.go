@@ -120,7 +120,7 @@ func (a *AutoHTTP) Send(ctx context.Context, frame []byte) error {
 }
 
 func (a *AutoHTTP) choose(c Conn) {
-	if w, ok := c.(interface{ WatchStream(func(bool, error)) }); ok && a.watch != nil {
+	if w, ok := c.(StreamWatcher); ok && a.watch != nil {
 		w.WatchStream(a.watch)
 	}
 	a.conn = c
@@ -159,21 +159,21 @@ func (a *AutoHTTP) SetProtocolVersion(v string) {
 	a.mu.Lock()
 	a.pv = v
 	a.mu.Unlock()
-	if vs, ok := a.Chosen().(interface{ SetProtocolVersion(string) }); ok {
+	if vs, ok := a.Chosen().(VersionSetter); ok {
 		vs.SetProtocolVersion(v)
 	}
 }
 
 // ResetSession forwards to the chosen transport.
 func (a *AutoHTTP) ResetSession() {
-	if r, ok := a.Chosen().(interface{ ResetSession() }); ok {
+	if r, ok := a.Chosen().(SessionHolder); ok {
 		r.ResetSession()
 	}
 }
 
 // SessionID returns the chosen transport's session id, if any.
 func (a *AutoHTTP) SessionID() string {
-	if s, ok := a.Chosen().(interface{ SessionID() string }); ok {
+	if s, ok := a.Chosen().(SessionIDer); ok {
 		return s.SessionID()
 	}
 	return ""
@@ -186,21 +186,21 @@ func (a *AutoHTTP) WatchStream(f func(open bool, err error)) {
 	a.watch = f
 	c := a.conn
 	a.mu.Unlock()
-	if w, ok := c.(interface{ WatchStream(func(bool, error)) }); ok {
+	if w, ok := c.(StreamWatcher); ok {
 		w.WatchStream(f)
 	}
 }
 
 // Listen forwards to the chosen transport.
 func (a *AutoHTTP) Listen() {
-	if l, ok := a.Chosen().(interface{ Listen() }); ok {
+	if l, ok := a.Chosen().(StreamListener); ok {
 		l.Listen()
 	}
 }
 
 // Name names the chosen transport.
 func (a *AutoHTTP) Name() string {
-	if n, ok := a.Chosen().(interface{ Name() string }); ok {
+	if n, ok := a.Chosen().(Namer); ok {
 		return n.Name()
 	}
 	return "http (undecided)"
