@@ -12,8 +12,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
-const ruleMissingCap = "errors/missing-capability"
-
 // asked is a request the server answered input_required: it needs
 // something of the client, so the client's capabilities matter to it.
 type asked struct {
@@ -32,9 +30,9 @@ func (r *run) noteAnswer(method string, params, res json.RawMessage, err error) 
 	if err != nil {
 		var re *session.RPCError
 		if errorsAs(err, &re) && re.RPCError != nil && re.Code == mcp.CodeMissingClientCapability {
-			r.check(ruleMissingCap)
+			r.check(ruleErrorsMissingCapability)
 			if !hasRequiredCapabilities(re.Data) {
-				r.report(ruleMissingCap, method, re.RPCError, "the -32021 error does not list the capabilities it needs in data.requiredCapabilities")
+				r.report(ruleErrorsMissingCapability, method, re.RPCError, "the -32021 error does not list the capabilities it needs in data.requiredCapabilities")
 			}
 		}
 		return
@@ -95,27 +93,27 @@ func (r *run) missingCapability() {
 		res, err := c.Send(rctx, a.method, a.params, nil)
 		rcancel()
 		if err != nil && ctx.Err() == nil && (errors.Is(err, session.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)) {
-			r.noAnswer(&noAnswerError{method: a.method, after: r.opts.Timeout, err: err}, subject, ruleMissingCap)
+			r.noAnswer(&noAnswerError{method: a.method, after: r.opts.Timeout, err: err}, subject, ruleErrorsMissingCapability)
 			continue
 		}
 		var re *session.RPCError
 		if err == nil || (errorsAs(err, &re) && re.RPCError != nil) {
-			r.check(ruleMissingCap) // an answer: something learnt
+			r.check(ruleErrorsMissingCapability) // an answer: something learnt
 		}
 		switch {
 		case err == nil:
 			if rt, _ := mcp.MemberString(res, "resultType"); rt == mcp.ResultInputRequired {
-				r.report(ruleMissingCap, subject, clipRaw(res), "with no client capability declared, the server still asked for %s instead of refusing with -32021 (MissingRequiredClientCapability)",
+				r.report(ruleErrorsMissingCapability, subject, clipRaw(res), "with no client capability declared, the server still asked for %s instead of refusing with -32021 (MissingRequiredClientCapability)",
 					strings.Join(inputMethods(res), ", "))
 			}
 		case !errorsAs(err, &re) || re.RPCError == nil:
 			// The connection failed: nothing learnt.
 		case re.Code == mcp.CodeMissingClientCapability:
 			if !hasRequiredCapabilities(re.Data) {
-				r.report(ruleMissingCap, subject, re.RPCError, "the -32021 error does not list the capabilities it needs in data.requiredCapabilities")
+				r.report(ruleErrorsMissingCapability, subject, re.RPCError, "the -32021 error does not list the capabilities it needs in data.requiredCapabilities")
 			}
 		default:
-			r.report(ruleMissingCap, subject, re.RPCError, "with no client capability declared, the request (which asked for %s when they were) was refused with %d, not -32021 (MissingRequiredClientCapability)",
+			r.report(ruleErrorsMissingCapability, subject, re.RPCError, "with no client capability declared, the request (which asked for %s when they were) was refused with %d, not -32021 (MissingRequiredClientCapability)",
 				strings.Join(a.inputs, ", "), re.Code)
 		}
 	}

@@ -201,21 +201,17 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 	return rep
 }
 
-// check marks rule id as checked.
-func (r *run) check(ids ...string) {
-	for _, id := range ids {
-		if rules[id] == nil {
-			panic("check: unknown rule " + id)
-		}
-		r.checked[id] = true
+// check marks rules as checked.
+func (r *run) check(rules ...*Rule) {
+	for _, rule := range rules {
+		r.checked[rule.ID] = true
 	}
 }
 
-// report records a finding of rule id (which is then checked too).
-func (r *run) report(id, subject string, evidence any, format string, args ...any) {
-	r.check(id)
-	rule := rules[id]
-	f := Finding{Rule: id, Severity: rule.Severity, Subject: subject, Message: fmt.Sprintf(format, args...), Source: rule.Source}
+// report records a finding of rule (which is then checked too).
+func (r *run) report(rule *Rule, subject string, evidence any, format string, args ...any) {
+	r.check(rule)
+	f := Finding{Rule: rule.ID, Severity: rule.Severity, Subject: subject, Message: fmt.Sprintf(format, args...), Source: rule.Source}
 	switch e := evidence.(type) {
 	case nil:
 	case json.RawMessage:
@@ -288,7 +284,17 @@ func (e *noAnswerError) Unwrap() error { return e.err }
 // server left a request unanswered (errors/no-answer), naming the rule
 // that could not be checked for it, and returns true; the caller then
 // leaves that rule unchecked: a probe that learnt nothing is no pass.
-func (r *run) noAnswer(err error, subject, rule string) bool {
+func (r *run) noAnswer(err error, subject string, rule *Rule) bool {
+	name := ""
+	if rule != nil {
+		name = rule.ID
+	}
+	return r.noAnswerFor(err, subject, name)
+}
+
+// noAnswerFor is noAnswer for what is named in words (a probe that serves
+// several rules).
+func (r *run) noAnswerFor(err error, subject, rule string) bool {
 	var na *noAnswerError
 	if !errors.As(err, &na) {
 		return false
@@ -297,6 +303,6 @@ func (r *run) noAnswer(err error, subject, rule string) bool {
 	if rule != "" {
 		what = "; " + rule + " could not be checked"
 	}
-	r.report("errors/no-answer", subject, nil, "no answer within %v: JSON-RPC requires a response to every request, a result or an error%s", na.after, what)
+	r.report(ruleErrorsNoAnswer, subject, nil, "no answer within %v: JSON-RPC requires a response to every request, a result or an error%s", na.after, what)
 	return true
 }

@@ -73,7 +73,7 @@ func checkModernPeer(t *testing.T, peer string, opts Options) *Report {
 }
 
 // modernOnly are the rules the legacy broken server cannot break.
-var modernOnly = map[string]bool{ruleMissingCap: true}
+var modernOnly = map[string]bool{ruleErrorsMissingCapability.ID: true}
 
 // TestCleanModernServer: the correct modern server has no finding, and
 // the modern rules were checked.
@@ -448,7 +448,7 @@ func rewriteHeader(h http.Handler, header string, from func(body []byte) string)
 // word for them, or answers -32021 with 200, is found out.
 func TestModernHTTPHeaderRules(t *testing.T) {
 	t.Parallel()
-	rules := []string{"http/name-header", "http/param-header", ruleMissingCap, "handshake/unknown-version"}
+	rules := []string{"http/name-header", "http/param-header", ruleErrorsMissingCapability.ID, "handshake/unknown-version"}
 	rep := checkModernHTTP(t, headerServer())
 	checked := map[string]bool{}
 	for _, r := range rep.Rules {
@@ -492,7 +492,7 @@ func TestModernHTTPHeaderRules(t *testing.T) {
 		w.WriteHeader(rec.Code)
 		w.Write(rec.Body.Bytes())
 	})
-	if fs := findings(checkModernHTTP(t, status), ruleMissingCap); len(fs) != 1 {
+	if fs := findings(checkModernHTTP(t, status), ruleErrorsMissingCapability.ID); len(fs) != 1 {
 		t.Errorf("a -32021 answered 200 was not found out: %v", fs)
 	}
 }

@@ -67,7 +67,7 @@ func (r *run) modernRequest(id int, method string, params map[string]any) map[st
 }
 
 // refused reports rule when the answer is not 400 with -32020.
-func (r *run) refused(rule, url, what string, resp *http.Response, body []byte) {
+func (r *run) refused(rule *Rule, url, what string, resp *http.Response, body []byte) {
 	code, _ := errorCode(resp, body)
 	if resp.StatusCode != http.StatusBadRequest || code != mcp.CodeHeaderMismatch {
 		r.report(rule, "POST "+url, map[string]any{"request": what, "status": resp.StatusCode, "code": code},
@@ -91,7 +91,7 @@ func (r *run) nameHeader(url string, post poster) {
 	default:
 		return
 	}
-	r.check("http/name-header")
+	r.check(ruleHttpNameHeader)
 	method := req["method"].(string)
 	for _, probe := range []struct {
 		what   string
@@ -101,7 +101,7 @@ func (r *run) nameHeader(url string, post poster) {
 		{"no Mcp-Name header on a " + method, http.Header{"Mcp-Name": nil}},
 	} {
 		if resp, body, err := post(probe.header, req); err == nil {
-			r.refused("http/name-header", url, probe.what, resp, body)
+			r.refused(ruleHttpNameHeader, url, probe.what, resp, body)
 		}
 	}
 }
@@ -137,7 +137,7 @@ func (r *run) paramHeaders(url string, post poster) {
 		}
 		setPath(args, path, value)
 		req := r.modernRequest(5, "tools/call", map[string]any{"name": t.Name, "arguments": args})
-		r.check("http/param-header")
+		r.check(ruleHttpParamHeader)
 		name := "Mcp-Param-" + header
 		for _, probe := range []struct {
 			what   string
@@ -147,7 +147,7 @@ func (r *run) paramHeaders(url string, post poster) {
 			{fmt.Sprintf("no %s header while the argument %s is %v", name, strings.Join(path, "."), value), http.Header{name: nil}},
 		} {
 			if resp, body, err := post(probe.header, req); err == nil {
-				r.refused("http/param-header", url, probe.what, resp, body)
+				r.refused(ruleHttpParamHeader, url, probe.what, resp, body)
 			}
 		}
 		return // one tool tells
@@ -213,9 +213,9 @@ func (r *run) missingCapabilityStatus(url string, post poster) {
 	if err != nil {
 		return
 	}
-	r.check(ruleMissingCap)
+	r.check(ruleErrorsMissingCapability)
 	if code, _ := errorCode(resp, body); code == mcp.CodeMissingClientCapability && resp.StatusCode != http.StatusBadRequest {
-		r.report(ruleMissingCap, "POST "+url, map[string]any{"request": a.method + " " + nameOf(a.params), "status": resp.StatusCode, "code": code},
+		r.report(ruleErrorsMissingCapability, "POST "+url, map[string]any{"request": a.method + " " + nameOf(a.params), "status": resp.StatusCode, "code": code},
 			"the -32021 answer came with HTTP status %d, not 400", resp.StatusCode)
 	}
 }

@@ -70,7 +70,7 @@ func (r *run) httpChecks() {
 			if ctx.Err() != nil && r.ctx.Err() == nil {
 				// Held open with no status: the probe learnt nothing.
 				method, _ := mcp.MemberString(b, "method")
-				r.noAnswer(&noAnswerError{method: method, after: r.opts.Timeout, err: ctx.Err()}, "POST "+t.URL+" ("+method+")", "the HTTP rule it probed")
+				r.noAnswerFor(&noAnswerError{method: method, after: r.opts.Timeout, err: ctx.Err()}, "POST "+t.URL+" ("+method+")", "the HTTP rule it probed")
 			}
 			return nil, nil, err
 		}
@@ -100,17 +100,17 @@ func (r *run) httpChecks() {
 		return // the probes cannot reach it as the session did (authorization?): nothing to compare
 	}
 	r.sessionEnd(client, t, base, post)
-	r.check("http/origin", "http/content-type")
+	r.check(ruleHttpOrigin, ruleHttpContentType)
 	if ct, _, _ := mime.ParseMediaType(base.Header.Get("Content-Type")); ct != "application/json" && ct != "text/event-stream" {
-		r.report("http/content-type", first["method"].(string), nil, "the answer's Content-Type is %q", base.Header.Get("Content-Type"))
+		r.report(ruleHttpContentType, first["method"].(string), nil, "the answer's Content-Type is %q", base.Header.Get("Content-Type"))
 	}
-	r.check("http/dns-rebinding")
+	r.check(ruleHttpDnsRebinding)
 	const evil = "dns-rebinding.mcpi.invalid"
 	resp, _, err := post(http.Header{"Origin": {"http://" + evil}, "Host": {evil}}, first)
 	if err == nil {
 		endSession(resp)
 		if resp.StatusCode < 400 {
-			r.report("http/dns-rebinding", "POST "+t.URL, map[string]any{"Host": evil, "Origin": "http://" + evil, "status": resp.StatusCode},
+			r.report(ruleHttpDnsRebinding, "POST "+t.URL, map[string]any{"Host": evil, "Origin": "http://" + evil, "status": resp.StatusCode},
 				"a request with Host %s and Origin http://%s was answered %d: a web page whose name the attacker points at this machine can drive the server", evil, evil, resp.StatusCode)
 		}
 	}
@@ -118,12 +118,12 @@ func (r *run) httpChecks() {
 	if err == nil {
 		endSession(resp)
 		if resp.StatusCode != http.StatusForbidden {
-			r.report("http/origin", "POST "+t.URL, map[string]any{"Origin": "http://" + evil, "status": resp.StatusCode},
+			r.report(ruleHttpOrigin, "POST "+t.URL, map[string]any{"Origin": "http://" + evil, "status": resp.StatusCode},
 				"a request with Origin http://%s was answered %d, not 403 (browsers still ask before a cross-site JSON POST, but the spec asks the server to refuse it)", evil, resp.StatusCode)
 		}
 	}
 	if modern {
-		r.check("http/header-validation")
+		r.check(ruleHttpHeaderValidation)
 		for _, probe := range []struct {
 			what   string
 			header http.Header
@@ -138,7 +138,7 @@ func (r *run) httpChecks() {
 			endSession(resp)
 			code, _ := errorCode(resp, body)
 			if resp.StatusCode != http.StatusBadRequest || code != -32020 {
-				r.report("http/header-validation", "POST "+t.URL, map[string]any{"request": probe.what, "status": resp.StatusCode, "code": code},
+				r.report(ruleHttpHeaderValidation, "POST "+t.URL, map[string]any{"request": probe.what, "status": resp.StatusCode, "code": code},
 					"a request with %s was answered %d with JSON-RPC code %d, not 400 with -32020 (HeaderMismatch)", probe.what, resp.StatusCode, code)
 			}
 		}
@@ -147,11 +147,11 @@ func (r *run) httpChecks() {
 		r.missingCapabilityStatus(t.URL, post)
 	}
 	if !modern {
-		r.check("http/unknown-session")
+		r.check(ruleHttpUnknownSession)
 		ping := map[string]any{"jsonrpc": "2.0", "id": 2, "method": "ping"}
 		resp, _, err := post(http.Header{"Mcp-Session-Id": {"mcpi-check-no-such-session"}}, ping)
 		if err == nil && resp.StatusCode != http.StatusNotFound && base.Header.Get("Mcp-Session-Id") != "" {
-			r.report("http/unknown-session", "POST "+t.URL, map[string]any{"Mcp-Session-Id": "mcpi-check-no-such-session", "status": resp.StatusCode},
+			r.report(ruleHttpUnknownSession, "POST "+t.URL, map[string]any{"Mcp-Session-Id": "mcpi-check-no-such-session", "status": resp.StatusCode},
 				"a request with an unknown session id was answered %d, not 404", resp.StatusCode)
 		}
 	}
@@ -195,7 +195,7 @@ func (r *run) sessionEnd(client *http.Client, t *HTTPTarget, opened *http.Respon
 	if id == "" {
 		return
 	}
-	r.check("http/session-end")
+	r.check(ruleHttpSessionEnd)
 	ctx, cancel := context.WithTimeout(r.ctx, r.opts.Timeout)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, t.URL, nil)
@@ -213,7 +213,7 @@ func (r *run) sessionEnd(client *http.Client, t *HTTPTarget, opened *http.Respon
 	case resp.StatusCode == http.StatusMethodNotAllowed:
 		return // the server does not let clients end sessions: allowed
 	case resp.StatusCode >= 300:
-		r.report("http/session-end", "DELETE "+t.URL, map[string]any{"status": resp.StatusCode},
+		r.report(ruleHttpSessionEnd, "DELETE "+t.URL, map[string]any{"status": resp.StatusCode},
 			"DELETE of the session it had just opened was answered %d (2xx ends it, 405 says the server does not allow it)", resp.StatusCode)
 		return
 	}
@@ -221,10 +221,10 @@ func (r *run) sessionEnd(client *http.Client, t *HTTPTarget, opened *http.Respon
 	switch {
 	case err != nil || after.StatusCode == http.StatusNotFound:
 	case after.StatusCode < 300:
-		r.report("http/session-end", "POST "+t.URL, map[string]any{"status": after.StatusCode},
+		r.report(ruleHttpSessionEnd, "POST "+t.URL, map[string]any{"status": after.StatusCode},
 			"a request in a session ended by DELETE was answered %d: the session lives on", after.StatusCode)
 	default:
-		r.report("http/session-end", "POST "+t.URL, map[string]any{"status": after.StatusCode},
+		r.report(ruleHttpSessionEnd, "POST "+t.URL, map[string]any{"status": after.StatusCode},
 			"a request in a session ended by DELETE was answered %d, not 404 (404 is what tells a client the session is gone)", after.StatusCode)
 	}
 }

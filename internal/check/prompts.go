@@ -13,12 +13,12 @@ func (r *run) prompts() {
 	if !ok {
 		return
 	}
-	r.check("prompts/get", "prompts/get-with-arguments")
+	r.check(rulePromptsGet, rulePromptsGetWithArguments)
 	var names []string
 	for i, raw := range items {
 		var p mcp.Prompt
 		if err := json.Unmarshal(raw, &p); err != nil || p.Name == "" {
-			r.report("prompts/get", "prompts/list", raw, "an item is not a Prompt with a name")
+			r.report(rulePromptsGet, "prompts/list", raw, "an item is not a Prompt with a name")
 			continue
 		}
 		names = append(names, p.Name)
@@ -48,47 +48,47 @@ func (r *run) getPrompt(subject string, p mcp.Prompt, args map[string]string) {
 	raw, err := r.probe("prompts/get", mcp.GetPromptParams{Name: p.Name, Arguments: args})
 	switch code, _ := rpcCode(err); {
 	case err != nil && len(args) == 0:
-		r.report("prompts/get", subject, nil, "prompts/get failed: %v", err)
+		r.report(rulePromptsGet, subject, nil, "prompts/get failed: %v", err)
 		return
 	case err != nil && code != mcp.CodeInvalidParams:
 		b, _ := json.Marshal(args)
-		r.report("prompts/get-with-arguments", subject, b, "prompts/get with arguments %s failed, and not with -32602: %v", b, err)
+		r.report(rulePromptsGetWithArguments, subject, b, "prompts/get with arguments %s failed, and not with -32602: %v", b, err)
 		return
 	case err != nil:
 		return // refused made-up arguments, as it should
 	}
 	var res mcp.GetPromptResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		r.report("prompts/get", subject, clipRaw(raw), "the result is not a GetPromptResult: %v", err)
+		r.report(rulePromptsGet, subject, clipRaw(raw), "the result is not a GetPromptResult: %v", err)
 		return
 	}
 	for i, m := range res.Messages {
 		if m.Role != "user" && m.Role != "assistant" {
-			r.report("prompts/get", subject, nil, "message %d has role %q (user or assistant)", i, m.Role)
+			r.report(rulePromptsGet, subject, nil, "message %d has role %q (user or assistant)", i, m.Role)
 		}
 		if m.Content.Type == "" {
-			r.report("prompts/get", subject, nil, "message %d has no content type", i)
+			r.report(rulePromptsGet, subject, nil, "message %d has no content type", i)
 		}
 		r.hiddenText(subject, nil, map[string]string{fmt.Sprintf("message %d", i): m.Content.Text})
 	}
 }
 
 func (r *run) complete(p mcp.Prompt) {
-	r.check("completion/answers")
+	r.check(ruleCompletionAnswers)
 	raw, err := r.probe("completion/complete", mcp.CompleteParams{
 		Ref: mcp.CompleteReference{Type: "ref/prompt", Name: p.Name}, Argument: mcp.CompleteArgument{Name: p.Arguments[0].Name, Value: ""}})
 	subject := fmt.Sprintf("completion/complete %q", p.Name)
 	if err != nil {
-		r.report("completion/answers", subject, nil, "the server declares completions but completion/complete failed: %v", err)
+		r.report(ruleCompletionAnswers, subject, nil, "the server declares completions but completion/complete failed: %v", err)
 		return
 	}
 	var res mcp.CompleteResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		r.report("completion/answers", subject, clipRaw(raw), "the result is not a CompleteResult: %v", err)
+		r.report(ruleCompletionAnswers, subject, clipRaw(raw), "the result is not a CompleteResult: %v", err)
 		return
 	}
 	if n := len(res.Completion.Values); n > 100 {
-		r.report("completion/answers", subject, nil, "%d values (at most 100)", n)
+		r.report(ruleCompletionAnswers, subject, nil, "%d values (at most 100)", n)
 	}
 }
 

@@ -20,21 +20,21 @@ const maxInstructions = 8 << 10
 func (r *run) handshake() {
 	init := r.c.InitializeResult()
 	raw := r.c.InitializeResultRaw()
-	r.check("handshake/server-info", "handshake/instructions-size", "security/hidden-text")
+	r.check(ruleHandshakeServerInfo, ruleHandshakeInstructionsSize, ruleSecurityHiddenText)
 	if init == nil {
 		return
 	}
 	si := init.ServerInfo
 	if si.Name == "" {
-		r.report("handshake/server-info", "serverInfo", raw, "serverInfo has no name")
+		r.report(ruleHandshakeServerInfo, "serverInfo", raw, "serverInfo has no name")
 	}
 	if si.Version == "" {
-		r.report("handshake/server-info", "serverInfo", raw, "serverInfo has no version")
+		r.report(ruleHandshakeServerInfo, "serverInfo", raw, "serverInfo has no version")
 	}
 	r.hiddenText("serverInfo", raw, map[string]string{"name": si.Name, "title": si.Title, "version": si.Version, "instructions": init.Instructions})
 	r.icons("serverInfo", si.Icons)
 	if n := len(init.Instructions); n > maxInstructions {
-		r.report("handshake/instructions-size", "instructions", nil, "instructions are %d bytes (at most %d advised)", n, maxInstructions)
+		r.report(ruleHandshakeInstructionsSize, "instructions", nil, "instructions are %d bytes (at most %d advised)", n, maxInstructions)
 	}
 }
 
@@ -43,17 +43,17 @@ func (r *run) utilities() {
 	if mcp.IsModern(r.rev) {
 		return // 2026-07-28 removed ping and logging/setLevel
 	}
-	r.check("ping/answers")
+	r.check(rulePingAnswers)
 	if res, err := r.probe("ping", nil); err != nil {
-		r.report("ping/answers", "ping", nil, "ping failed: %v", err)
+		r.report(rulePingAnswers, "ping", nil, "ping failed: %v", err)
 	} else if s := strings.TrimSpace(string(res)); s != "{}" && !strings.HasPrefix(s, "{") {
-		r.report("ping/answers", "ping", res, "ping's result is not an object")
+		r.report(rulePingAnswers, "ping", res, "ping's result is not an object")
 	}
 	caps := r.c.ServerCapabilities()
 	if caps.Logging != nil {
-		r.check("logging/set-level")
+		r.check(ruleLoggingSetLevel)
 		if _, err := r.probe("logging/setLevel", mcp.SetLevelParams{Level: "warning"}); err != nil {
-			r.report("logging/set-level", "logging/setLevel", nil, "the server declares logging but refused logging/setLevel: %v", err)
+			r.report(ruleLoggingSetLevel, "logging/setLevel", nil, "the server declares logging but refused logging/setLevel: %v", err)
 		}
 	}
 }
@@ -62,32 +62,32 @@ func (r *run) utilities() {
 // does not answer at all is an errors/no-answer finding, and leaves its
 // rule unchecked.
 func (r *run) unknowns() {
-	r.check("errors/no-answer")
+	r.check(ruleErrorsNoAnswer)
 	_, err := r.probe("mcpi/no-such-method", map[string]any{})
-	if !r.noAnswer(err, "mcpi/no-such-method", "errors/unknown-method") {
-		r.check("errors/unknown-method")
+	if !r.noAnswer(err, "mcpi/no-such-method", ruleErrorsUnknownMethod) {
+		r.check(ruleErrorsUnknownMethod)
 		switch code, ok := rpcCode(err); {
 		case err == nil:
-			r.report("errors/unknown-method", "mcpi/no-such-method", nil, "an unknown method was answered with a result")
+			r.report(ruleErrorsUnknownMethod, "mcpi/no-such-method", nil, "an unknown method was answered with a result")
 		case ok && code != mcp.CodeMethodNotFound:
-			r.report("errors/unknown-method", "mcpi/no-such-method", nil, "an unknown method got error %d, not -32601", code)
+			r.report(ruleErrorsUnknownMethod, "mcpi/no-such-method", nil, "an unknown method got error %d, not -32601", code)
 		}
 	}
 	caps := r.c.ServerCapabilities()
 	if caps.Tools != nil {
 		res, err := r.probe("tools/call", mcp.CallToolParams{Name: "mcpi-no-such-tool", Arguments: json.RawMessage(`{}`)})
-		if !r.noAnswer(err, "tools/call mcpi-no-such-tool", "errors/unknown-tool") {
-			r.check("errors/unknown-tool")
+		if !r.noAnswer(err, "tools/call mcpi-no-such-tool", ruleErrorsUnknownTool) {
+			r.check(ruleErrorsUnknownTool)
 			switch code, ok := rpcCode(err); {
 			case err == nil:
 				var ctr mcp.CallToolResult
 				if json.Unmarshal(res, &ctr) == nil && ctr.IsError {
-					r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with isError, not a JSON-RPC error (-32602)")
+					r.report(ruleErrorsUnknownTool, "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with isError, not a JSON-RPC error (-32602)")
 				} else {
-					r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with a result")
+					r.report(ruleErrorsUnknownTool, "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with a result")
 				}
 			case ok && code != mcp.CodeInvalidParams:
-				r.report("errors/unknown-tool", "tools/call mcpi-no-such-tool", nil, "an unknown tool got error %d, not -32602", code)
+				r.report(ruleErrorsUnknownTool, "tools/call mcpi-no-such-tool", nil, "an unknown tool got error %d, not -32602", code)
 			}
 		}
 	}
@@ -97,25 +97,25 @@ func (r *run) unknowns() {
 		if mcp.IsModern(r.rev) {
 			want, src = mcp.CodeInvalidParams, " (MCP 2026-07-28 server/resources § Error Handling)"
 		}
-		if !r.noAnswer(err, "resources/read mcpi-check://no/such/resource", "errors/unknown-resource") {
-			r.check("errors/unknown-resource")
+		if !r.noAnswer(err, "resources/read mcpi-check://no/such/resource", ruleErrorsUnknownResource) {
+			r.check(ruleErrorsUnknownResource)
 			switch code, ok := rpcCode(err); {
 			case err == nil:
-				r.report("errors/unknown-resource", "resources/read mcpi-check://no/such/resource", nil, "an unknown resource was read successfully")
+				r.report(ruleErrorsUnknownResource, "resources/read mcpi-check://no/such/resource", nil, "an unknown resource was read successfully")
 			case ok && code != want && mcp.RevisionAtLeast(r.rev, mcp.Rev20250618):
-				r.report("errors/unknown-resource", "resources/read mcpi-check://no/such/resource", nil, "an unknown resource got error %d, not %d%s", code, want, src)
+				r.report(ruleErrorsUnknownResource, "resources/read mcpi-check://no/such/resource", nil, "an unknown resource got error %d, not %d%s", code, want, src)
 			}
 		}
 	}
 	if caps.Prompts != nil {
 		_, err := r.probe("prompts/get", mcp.GetPromptParams{Name: "mcpi-no-such-prompt"})
-		if !r.noAnswer(err, "prompts/get mcpi-no-such-prompt", "errors/unknown-prompt") {
-			r.check("errors/unknown-prompt")
+		if !r.noAnswer(err, "prompts/get mcpi-no-such-prompt", ruleErrorsUnknownPrompt) {
+			r.check(ruleErrorsUnknownPrompt)
 			switch code, ok := rpcCode(err); {
 			case err == nil:
-				r.report("errors/unknown-prompt", "prompts/get mcpi-no-such-prompt", nil, "an unknown prompt was answered with a result")
+				r.report(ruleErrorsUnknownPrompt, "prompts/get mcpi-no-such-prompt", nil, "an unknown prompt was answered with a result")
 			case ok && code != mcp.CodeInvalidParams:
-				r.report("errors/unknown-prompt", "prompts/get mcpi-no-such-prompt", nil, "an unknown prompt got error %d, not -32602", code)
+				r.report(ruleErrorsUnknownPrompt, "prompts/get mcpi-no-such-prompt", nil, "an unknown prompt got error %d, not -32602", code)
 			}
 		}
 	}
@@ -123,15 +123,15 @@ func (r *run) unknowns() {
 
 // wire reports what the session saw go wrong on the wire during the run.
 func (r *run) wire() {
-	r.check("wire/frames", "wire/jsonrpc", "wire/stderr")
+	r.check(ruleWireFrames, ruleWireJsonrpc, ruleWireStderr)
 	r.obs.mu.Lock()
 	warnings, stderr := r.obs.warnings, r.obs.stderr
 	r.obs.mu.Unlock()
 	seen := map[string]int{}
 	for _, w := range warnings {
-		id := "wire/jsonrpc"
+		id := ruleWireJsonrpc
 		if w.Kind == "bad-frame" {
-			id = "wire/frames"
+			id = ruleWireFrames
 		}
 		if seen[w.Kind+w.Message]++; seen[w.Kind+w.Message] > 3 {
 			continue
@@ -139,7 +139,7 @@ func (r *run) wire() {
 		r.report(id, w.Kind, w.Data, "%s", w.Message)
 	}
 	if stderr > 0 {
-		r.report("wire/stderr", "stderr", nil, "the server wrote %d line(s) to stderr (fine for logs: clients show them, and do not read them as protocol)", stderr)
+		r.report(ruleWireStderr, "stderr", nil, "the server wrote %d line(s) to stderr (fine for logs: clients show them, and do not read them as protocol)", stderr)
 	}
 }
 
@@ -148,7 +148,7 @@ func (r *run) wire() {
 // cursor followed twice), checking its cursors, and returns the items. err
 // is the first page's failure; a later page's is a finding.
 func (r *run) list(method, member string) (items []json.RawMessage, err error) {
-	r.check("pagination/cursor")
+	r.check(rulePaginationCursor)
 	pages := 0
 	var last json.RawMessage
 	items, err = session.Paginate(r.ctx, method, r.c.MaxPages(), func(_ context.Context, cursor string) ([]json.RawMessage, string, error) {
@@ -159,7 +159,7 @@ func (r *run) list(method, member string) (items []json.RawMessage, err error) {
 		res, err := r.probe(method, params)
 		if err != nil {
 			if pages > 0 {
-				r.report("pagination/cursor", method, nil, "page %d (cursor %q) failed: %v", pages+1, bounds.Clip(cursor), err)
+				r.report(rulePaginationCursor, method, nil, "page %d (cursor %q) failed: %v", pages+1, bounds.Clip(cursor), err)
 				return nil, "", nil
 			}
 			return nil, "", err
@@ -181,10 +181,10 @@ func (r *run) list(method, member string) (items []json.RawMessage, err error) {
 	var te *session.TruncatedError
 	switch {
 	case errors.As(err, &te) && te.Repeated != "":
-		r.report("pagination/cursor", method, clipRaw(last), "nextCursor %q was given before, after %d page(s): the list never ends", bounds.Clip(te.Repeated), te.Pages)
+		r.report(rulePaginationCursor, method, clipRaw(last), "nextCursor %q was given before, after %d page(s): the list never ends", bounds.Clip(te.Repeated), te.Pages)
 		return items, nil
 	case errors.As(err, &te):
-		r.report("pagination/cursor", method, nil, "the list still had a nextCursor after %d pages, the most a listing reads; stopped there", te.Pages)
+		r.report(rulePaginationCursor, method, nil, "the list still had a nextCursor after %d pages, the most a listing reads; stopped there", te.Pages)
 		return items, nil
 	}
 	return items, err
@@ -192,14 +192,14 @@ func (r *run) list(method, member string) (items []json.RawMessage, err error) {
 
 // duplicates reports items of a list that share a key.
 func (r *run) duplicates(method, what string, keys []string) {
-	r.check("pagination/duplicates")
+	r.check(rulePaginationDuplicates)
 	count := map[string]int{}
 	for _, k := range keys {
 		count[k]++
 	}
 	for _, k := range keys {
 		if count[k] > 1 {
-			r.report("pagination/duplicates", fmt.Sprintf("%s %q", what, k), nil, "%s lists %s %q %d times", method, what, k, count[k])
+			r.report(rulePaginationDuplicates, fmt.Sprintf("%s %q", what, k), nil, "%s lists %s %q %d times", method, what, k, count[k])
 			count[k] = 0
 		}
 	}
@@ -208,10 +208,10 @@ func (r *run) duplicates(method, what string, keys []string) {
 // hiddenText reports fields of subject that hold what a terminal or a
 // person would not see (safetext.Unsafe: escapes, bidi, zero-width, tags).
 func (r *run) hiddenText(subject string, evidence any, fields map[string]string) {
-	r.check("security/hidden-text")
+	r.check(ruleSecurityHiddenText)
 	for name, v := range fields {
 		if i := firstUnsafe(v); i >= 0 {
-			r.report("security/hidden-text", subject, evidence, "%s holds %s at byte %d: %s", name, describeUnsafe(v[i:]), i, safetext.OneLine(clip(v, 120)))
+			r.report(ruleSecurityHiddenText, subject, evidence, "%s holds %s at byte %d: %s", name, describeUnsafe(v[i:]), i, safetext.OneLine(clip(v, 120)))
 		}
 	}
 }
@@ -261,10 +261,10 @@ func (r *run) conformance() {
 	if !mcp.IsKnownRevision(r.rev) {
 		return
 	}
-	r.check("results/schema")
+	r.check(ruleResultsSchema)
 	if mcp.IsModern(r.rev) {
 		_, err := r.probe("server/discover", map[string]any{})
-		r.noAnswer(err, "server/discover", "results/schema")
+		r.noAnswer(err, "server/discover", ruleResultsSchema)
 	} else if raw := r.c.InitializeResultRaw(); len(raw) > 0 {
 		r.results["initialize"] = append(r.results["initialize"], raw)
 	}
@@ -287,7 +287,7 @@ func (r *run) conformance() {
 			if reported++; reported > 3 {
 				break
 			}
-			r.report("results/schema", method, clipRaw(raw), "the result is not a valid %s of %s: %v", def, r.rev, ps)
+			r.report(ruleResultsSchema, method, clipRaw(raw), "the result is not a valid %s of %s: %v", def, r.rev, ps)
 		}
 	}
 }
@@ -297,15 +297,15 @@ func (r *run) conformance() {
 // is false when there is nothing more to check.
 func (r *run) feature(name, method, member string, declared bool) (items []json.RawMessage, ok bool) {
 	items, err := r.list(method, member)
-	r.check("capabilities/declared-works", "capabilities/undeclared-works")
+	r.check(ruleCapabilitiesDeclaredWorks, ruleCapabilitiesUndeclaredWorks)
 	switch {
 	case declared && err != nil:
-		r.report("capabilities/declared-works", name, nil, "the server declares %s but %s failed: %v", name, method, err)
+		r.report(ruleCapabilitiesDeclaredWorks, name, nil, "the server declares %s but %s failed: %v", name, method, err)
 		return nil, false
 	case !declared && err == nil && len(items) > 0:
-		r.report("capabilities/undeclared-works", name, nil, "%s lists %d item(s) but the server does not declare the %s capability: clients will not ask", method, len(items), name)
+		r.report(ruleCapabilitiesUndeclaredWorks, name, nil, "%s lists %d item(s) but the server does not declare the %s capability: clients will not ask", method, len(items), name)
 	case err != nil:
-		r.noAnswer(err, method, "capabilities/undeclared-works")
+		r.noAnswer(err, method, ruleCapabilitiesUndeclaredWorks)
 		return nil, false
 	}
 	return items, true

@@ -20,12 +20,12 @@ func (r *run) resources() {
 	if !ok {
 		return
 	}
-	r.check("resources/readable", "resources/mime-type")
+	r.check(ruleResourcesReadable, ruleResourcesMimeType)
 	var uris []string
 	for i, raw := range items {
 		var res mcp.Resource
 		if err := json.Unmarshal(raw, &res); err != nil || res.URI == "" {
-			r.report("resources/readable", "resources/list", raw, "an item is not a Resource with a uri")
+			r.report(ruleResourcesReadable, "resources/list", raw, "an item is not a Resource with a uri")
 			continue
 		}
 		uris = append(uris, res.URI)
@@ -43,30 +43,30 @@ func (r *run) resources() {
 func (r *run) read(subject string, res mcp.Resource) {
 	raw, err := r.probe("resources/read", mcp.ReadResourceParams{URI: res.URI})
 	if err != nil {
-		r.report("resources/readable", subject, nil, "it is listed but resources/read failed: %v", err)
+		r.report(ruleResourcesReadable, subject, nil, "it is listed but resources/read failed: %v", err)
 		return
 	}
 	var rr mcp.ReadResourceResult
 	if err := json.Unmarshal(raw, &rr); err != nil {
-		r.report("resources/readable", subject, clipRaw(raw), "the result is not a ReadResourceResult: %v", err)
+		r.report(ruleResourcesReadable, subject, clipRaw(raw), "the result is not a ReadResourceResult: %v", err)
 		return
 	}
 	if len(rr.Contents) == 0 {
-		r.report("resources/readable", subject, clipRaw(raw), "resources/read returned no contents")
+		r.report(ruleResourcesReadable, subject, clipRaw(raw), "resources/read returned no contents")
 	}
 	for _, c := range rr.Contents {
 		switch {
 		case c.Text != nil && c.Blob != nil:
-			r.report("resources/readable", subject, nil, "a content (%s) has both text and blob", c.URI)
+			r.report(ruleResourcesReadable, subject, nil, "a content (%s) has both text and blob", c.URI)
 		case c.Text == nil && c.Blob == nil:
-			r.report("resources/readable", subject, nil, "a content (%s) has neither text nor blob", c.URI)
+			r.report(ruleResourcesReadable, subject, nil, "a content (%s) has neither text nor blob", c.URI)
 		case c.Blob != nil:
 			if _, err := base64.StdEncoding.DecodeString(*c.Blob); err != nil {
-				r.report("resources/readable", subject, nil, "the blob of %s is not base64: %v", c.URI, err)
+				r.report(ruleResourcesReadable, subject, nil, "the blob of %s is not base64: %v", c.URI, err)
 			}
 		}
 		if res.MimeType != "" && c.MimeType != "" && c.URI == res.URI && !sameMime(res.MimeType, c.MimeType) {
-			r.report("resources/mime-type", subject, nil, "listed as %s, read as %s", res.MimeType, c.MimeType)
+			r.report(ruleResourcesMimeType, subject, nil, "listed as %s, read as %s", res.MimeType, c.MimeType)
 		}
 	}
 }
@@ -83,20 +83,20 @@ func (r *run) templates() {
 	items, err := r.list("resources/templates/list", "resourceTemplates")
 	if err != nil {
 		if code, ok := rpcCode(err); !ok || code != mcp.CodeMethodNotFound {
-			r.report("capabilities/declared-works", "resource templates", nil, "the server declares resources but resources/templates/list failed: %v", err)
+			r.report(ruleCapabilitiesDeclaredWorks, "resource templates", nil, "the server declares resources but resources/templates/list failed: %v", err)
 		}
 		return
 	}
-	r.check("resources/template")
+	r.check(ruleResourcesTemplate)
 	for _, raw := range items {
 		var t mcp.ResourceTemplate
 		if err := json.Unmarshal(raw, &t); err != nil {
-			r.report("resources/template", "resources/templates/list", raw, "an item is not a ResourceTemplate")
+			r.report(ruleResourcesTemplate, "resources/templates/list", raw, "an item is not a ResourceTemplate")
 			continue
 		}
 		subject := "template " + t.URITemplate
 		if err := checkURITemplate(t.URITemplate); err != nil {
-			r.report("resources/template", subject, raw, "%v", err)
+			r.report(ruleResourcesTemplate, subject, raw, "%v", err)
 		}
 		r.hiddenText(subject, nil, map[string]string{"uriTemplate": t.URITemplate, "name": t.Name, "title": t.Title, "description": t.Description})
 		r.icons(subject, t.Icons)

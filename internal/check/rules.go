@@ -31,68 +31,134 @@ const (
 	srcHostsDate   = "checked 2026-11-24"
 )
 
+// The rules: each a handle that its checks pass, so that a rule named
+// wrong is a compile error, not a string that matches nothing.
+var (
+	ruleHandshakeUnknownVersion      = &Rule{ID: "handshake/unknown-version", Severity: Error, Summary: "Offered a revision that does not exist, a legacy server answers initialize with one it supports; a modern one refuses with -32022 listing data.supported.", Source: "MCP 2025-11-25 basic/lifecycle § Version Negotiation; MCP 2026-07-28 basic/versioning § Protocol Version Negotiation"}
+	ruleDualEraSameTools             = &Rule{ID: "dual-era/same-tools", Severity: Warning, Summary: "A server that speaks both eras lists the same tools in each.", Source: "MCP 2026-07-28 basic/versioning (dual-era implementations)"}
+	ruleHandshakeServerInfo          = &Rule{ID: "handshake/server-info", Severity: Warning, Summary: "serverInfo names the server and its version.", Source: srcLifecycle}
+	ruleHandshakeInstructionsSize    = &Rule{ID: "handshake/instructions-size", Severity: Warning, Summary: "instructions stay short enough for a client to put in a model's context (at most 8 KiB).", Source: srcLifecycle}
+	ruleCapabilitiesDeclaredWorks    = &Rule{ID: "capabilities/declared-works", Severity: Error, Summary: "A declared capability's list method answers.", Source: srcCaps}
+	ruleCapabilitiesUndeclaredWorks  = &Rule{ID: "capabilities/undeclared-works", Severity: Warning, Summary: "A capability that works is declared; clients will not use what is not declared.", Source: srcCaps}
+	ruleWireFrames                   = &Rule{ID: "wire/frames", Severity: Error, Summary: "Every frame is one JSON-RPC message (stdio: nothing else on stdout).", Source: srcStdio}
+	ruleWireJsonrpc                  = &Rule{ID: "wire/jsonrpc", Severity: Error, Summary: "Responses carry the id of their request, as the request typed it, with jsonrpc \"2.0\".", Source: srcJSONRPC}
+	ruleWireStderr                   = &Rule{ID: "wire/stderr", Severity: Info, Summary: "What the server writes to stderr is shown by clients as logs, not read as protocol.", Source: srcStdio}
+	ruleResultsSchema                = &Rule{ID: "results/schema", Severity: Error, Summary: "Every result conforms to the JSON Schema the specification publishes for its revision.", Source: "MCP schema of the negotiated revision (schema/<revision>/schema.json)"}
+	rulePingAnswers                  = &Rule{ID: "ping/answers", Severity: Error, Summary: "ping is answered promptly with an empty result.", Source: srcPing}
+	ruleLoggingSetLevel              = &Rule{ID: "logging/set-level", Severity: Error, Summary: "A server that declares logging accepts logging/setLevel.", Source: srcLogging}
+	ruleCompletionAnswers            = &Rule{ID: "completion/answers", Severity: Error, Summary: "A server that declares completions answers completion/complete with at most 100 values.", Source: srcCompletion}
+	rulePaginationCursor             = &Rule{ID: "pagination/cursor", Severity: Error, Summary: "A list's cursors lead to its end: no cursor is given twice.", Source: srcPagination}
+	rulePaginationDuplicates         = &Rule{ID: "pagination/duplicates", Severity: Warning, Summary: "An item appears once across a list's pages.", Source: srcPagination}
+	ruleErrorsNoAnswer               = &Rule{ID: "errors/no-answer", Severity: Error, Summary: "Every request gets a response, a result or a JSON-RPC error, within the check's --timeout; a probe left unanswered checks nothing, and the rule it was for is not listed as checked.", Source: srcJSONRPC}
+	ruleErrorsUnknownMethod          = &Rule{ID: "errors/unknown-method", Severity: Warning, Summary: "An unknown method gets JSON-RPC error -32601.", Source: srcJSONRPC}
+	ruleErrorsUnknownTool            = &Rule{ID: "errors/unknown-tool", Severity: Warning, Summary: "tools/call of an unknown tool is a JSON-RPC error (-32602), not a result.", Source: srcToolErrors}
+	ruleErrorsUnknownResource        = &Rule{ID: "errors/unknown-resource", Severity: Warning, Summary: "resources/read of an unknown URI gets JSON-RPC error -32002 (-32602 from 2026-07-28 on).", Source: srcResErrors}
+	ruleErrorsMissingCapability      = &Rule{ID: "errors/missing-capability", Severity: Error, Summary: "A modern request that needs a client capability the request did not declare is refused with -32021 (MissingRequiredClientCapability) listing data.requiredCapabilities, never answered with input requests for it.", Source: "MCP 2026-07-28 basic § _meta (Per-request protocol fields); basic/patterns/mrtr § Server Requirements (Basic Workflow)"}
+	ruleErrorsUnknownPrompt          = &Rule{ID: "errors/unknown-prompt", Severity: Warning, Summary: "prompts/get of an unknown prompt gets JSON-RPC error -32602.", Source: srcPromptErr}
+	ruleToolsName                    = &Rule{ID: "tools/name", Severity: Warning, Summary: "A tool name has 1 to 128 characters of A-Z, a-z, 0-9, _, - and . only.", Source: srcToolNames}
+	ruleToolsNameUnique              = &Rule{ID: "tools/name-unique", Severity: Error, Summary: "Tool names are unique within a server.", Source: srcToolNames}
+	ruleToolsDescription             = &Rule{ID: "tools/description", Severity: Warning, Summary: "A tool has a description: it is all a model knows of when to call it.", Source: srcTool}
+	ruleToolsInputSchema             = &Rule{ID: "tools/input-schema", Severity: Error, Summary: "inputSchema is a JSON Schema object whose root type is \"object\".", Source: srcTool}
+	ruleToolsSchemaValid             = &Rule{ID: "tools/schema-valid", Severity: Error, Summary: "inputSchema and outputSchema are valid JSON Schema (2020-12 unless $schema says otherwise).", Source: srcSchemaUsage}
+	ruleToolsSchemaDialect           = &Rule{ID: "tools/schema-dialect", Severity: Warning, Summary: "A $schema names a JSON Schema dialect clients know (draft-04 to 2020-12).", Source: srcSchemaUsage}
+	ruleToolsOutputSchema            = &Rule{ID: "tools/output-schema", Severity: Error, Summary: "outputSchema, when given, has root type \"object\" (up to 2025-11-25; 2026-07-28 allows any schema).", Source: srcOutput}
+	ruleToolsAnnotations             = &Rule{ID: "tools/annotations", Severity: Warning, Summary: "Annotations agree: a tool that is read-only (readOnlyHint) is not also destructive (destructiveHint means something only when readOnlyHint is false).", Source: srcTool}
+	ruleToolsXMcpHeader              = &Rule{ID: "tools/x-mcp-header", Severity: Error, Summary: "x-mcp-header annotations are non-empty HTTP tokens, unique, on string, integer or boolean properties reached through properties alone; otherwise a Streamable HTTP client drops the tool.", Source: "MCP 2026-07-28 server/tools § x-mcp-header"}
+	ruleIconsValid                   = &Rule{ID: "icons/valid", Severity: Warning, Summary: "An icon's src is an https URL or a base64 data: URI of an image; its sizes are WxH or \"any\"; its theme light or dark.", Source: "MCP 2025-11-25 schema, Icon (SEP-973)"}
+	ruleToolsCallResult              = &Rule{ID: "tools/call-result", Severity: Error, Summary: "A tool's result has content, and structuredContent matching its outputSchema.", Source: srcToolResult}
+	ruleResourcesReadable            = &Rule{ID: "resources/readable", Severity: Error, Summary: "Every listed resource can be read, and its contents are text or base64 blob.", Source: srcResources}
+	ruleResourcesMimeType            = &Rule{ID: "resources/mime-type", Severity: Warning, Summary: "A resource's contents carry the mime type its listing announced.", Source: srcResData}
+	ruleResourcesTemplate            = &Rule{ID: "resources/template", Severity: Error, Summary: "A resource template is a valid RFC 6570 URI template.", Source: srcTemplates}
+	rulePromptsGet                   = &Rule{ID: "prompts/get", Severity: Error, Summary: "Every listed prompt without required arguments can be got, and a prompt's messages have a role and content.", Source: srcPrompts}
+	rulePromptsGetWithArguments      = &Rule{ID: "prompts/get-with-arguments", Severity: Warning, Summary: "A prompt with required arguments can be got with values its completions offer (or made-up ones); when it cannot, the error is -32602.", Source: srcPromptErr}
+	ruleSecurityHiddenText           = &Rule{ID: "security/hidden-text", Severity: Error, Summary: "What a model reads (names, descriptions, schemas, prompts, instructions) holds no escape sequences, bidi controls, zero-width or Unicode tag characters: they hide instructions from the person approving the tool.", Source: srcToolSec}
+	ruleSecurityDescriptionSize      = &Rule{ID: "security/description-size", Severity: Warning, Summary: "A description stays under 4,096 characters: long ones crowd the model's context and hide instructions.", Source: srcToolSec}
+	ruleSecurityShadowing            = &Rule{ID: "security/shadowing", Severity: Info, Summary: "A tool does not take the name of a host's built-in tool: hosts rename one of the two, and a model may still take one for the other.", Source: srcToolSec}
+	ruleHttpDnsRebinding             = &Rule{ID: "http/dns-rebinding", Severity: Error, Summary: "A request as a DNS-rebinding page sends it (Host and Origin naming another site) is refused with 403 Forbidden.", Source: srcHTTP + " (Security Warning); basic/security_best_practices § Local MCP Server Compromise"}
+	ruleHttpOrigin                   = &Rule{ID: "http/origin", Severity: Warning, Summary: "A request whose Origin header names another site is refused with 403 Forbidden, even when its Host is the server's.", Source: srcHTTP + " (Security Warning: servers MUST validate the Origin header)"}
+	ruleHttpUnknownSession           = &Rule{ID: "http/unknown-session", Severity: Warning, Summary: "A request with a session id the server does not know is answered 404 Not Found, so that the client starts a new session.", Source: srcHTTP + " § Session Management"}
+	ruleHttpSessionEnd               = &Rule{ID: "http/session-end", Severity: Warning, Summary: "A session a client ends with DELETE is gone (a request in it gets 404), or the server refuses DELETE with 405.", Source: srcHTTP + " § Session Management"}
+	ruleHttpContentType              = &Rule{ID: "http/content-type", Severity: Error, Summary: "A POST that carries a request is answered with Content-Type application/json or text/event-stream.", Source: srcHTTP + " § Sending Messages to the Server"}
+	ruleHttpHeaderValidation         = &Rule{ID: "http/header-validation", Severity: Error, Summary: "A modern request whose Mcp-Method header is missing or differs from its body is refused with 400 and -32020 (HeaderMismatch).", Source: "MCP 2026-07-28 basic/transports/streamable-http § Server Validation"}
+	ruleHttpNameHeader               = &Rule{ID: "http/name-header", Severity: Error, Summary: "A modern tools/call, resources/read or prompts/get whose Mcp-Name header is missing or differs from the body's name or uri is refused with 400 and -32020 (HeaderMismatch).", Source: srcServerValidation + "; § Standard Request Headers"}
+	ruleHttpParamHeader              = &Rule{ID: "http/param-header", Severity: Error, Summary: "A modern tools/call whose Mcp-Param-* header (from an x-mcp-header parameter) differs from the argument, or is missing while the argument is given, is refused with 400 and -32020 (probed with --call, on a read-only tool).", Source: "MCP 2026-07-28 basic/transports/streamable-http § Server Behavior for Custom Headers"}
+	ruleSseEndpoint                  = &Rule{ID: "sse/endpoint", Severity: Error, Summary: "A GET of an HTTP+SSE server's URL opens an event stream whose first event is \"endpoint\", with the URI to POST messages to as its data.", Source: srcSSE}
+	ruleSseEndpointOrigin            = &Rule{ID: "sse/endpoint-origin", Severity: Error, Summary: "The endpoint event names a URI on the stream's own origin: clients refuse to send messages, with their credentials, anywhere else.", Source: srcSSE + "; the TypeScript SDK's and mcpi's clients refuse another origin"}
+	ruleSsePostAccepted              = &Rule{ID: "sse/post-accepted", Severity: Error, Summary: "A message POSTed to the endpoint is answered 2xx (202 Accepted), and the answer to a request comes on the event stream, not in the POST's body.", Source: srcSSE}
+	ruleSseMessageEvents             = &Rule{ID: "sse/message-events", Severity: Error, Summary: "Every server message comes as a \"message\" event whose data is one JSON-RPC message.", Source: srcSSE}
+	ruleHostsOpenaiName              = &Rule{ID: "hosts/openai-name", Severity: Warning, Summary: "OpenAI accepts tool names matching ^[a-zA-Z0-9_-]{1,64}$ only (one bad tool fails the whole request).", Source: "OpenAI function calling, function name (" + srcHostsDate + ")"}
+	ruleHostsAnthropicName           = &Rule{ID: "hosts/anthropic-name", Severity: Warning, Summary: "Anthropic accepts tool names matching ^[a-zA-Z0-9_-]{1,128}$ only.", Source: "Anthropic Messages API, tools[].name (" + srcHostsDate + ")"}
+	ruleHostsGeminiName              = &Rule{ID: "hosts/gemini-name", Severity: Warning, Summary: "Gemini accepts function names that start with a letter or _ and have at most 64 characters of a-z, A-Z, 0-9, _, ., : and -.", Source: "Gemini FunctionDeclaration.name (" + srcHostsDate + ")"}
+	ruleHostsAnthropicRootCombinator = &Rule{ID: "hosts/anthropic-root-combinator", Severity: Warning, Summary: "Anthropic rejects oneOf, anyOf or allOf at the root of input_schema.", Source: "Anthropic tool use, reported in anthropics/claude-code #5319 (" + srcHostsDate + ")"}
+	ruleHostsOpenaiProperties        = &Rule{ID: "hosts/openai-properties", Severity: Info, Summary: "OpenAI rejects an object schema without \"properties\" (\"object schema missing properties\"); clients that do not add it fail.", Source: "OpenAI, reported in openai-agents-python #449 (" + srcHostsDate + ")"}
+	ruleHostsOpenaiDescription       = &Rule{ID: "hosts/openai-description", Severity: Info, Summary: "OpenAI and Azure OpenAI reject function descriptions over 1,024 characters on some models.", Source: "OpenAI, reported in getsentry/sentry-mcp #106 (" + srcHostsDate + ")"}
+	ruleHostsOpenaiToolCount         = &Rule{ID: "hosts/openai-tool-count", Severity: Warning, Summary: "OpenAI takes at most 128 tools in one request, across every server a host has.", Source: "OpenAI array_above_max_length, reported in zed-industries/zed #32946 (" + srcHostsDate + ")"}
+	ruleHostsGeminiArrayItems        = &Rule{ID: "hosts/gemini-array-items", Severity: Info, Summary: "Gemini's parameters need \"items\" on every array.", Source: "Gemini, reported in cline/cline #7339 (" + srcHostsDate + ")"}
+	ruleHostsGeminiEnumStrings       = &Rule{ID: "hosts/gemini-enum-strings", Severity: Info, Summary: "Gemini's parameters take enum only on strings, with string values.", Source: "Gemini, reported in microsoft/azure-devops-mcp #139 (" + srcHostsDate + ")"}
+)
+
 var ruleList = []*Rule{
-	{ID: "handshake/unknown-version", Severity: Error, Summary: "Offered a revision that does not exist, a legacy server answers initialize with one it supports; a modern one refuses with -32022 listing data.supported.", Source: "MCP 2025-11-25 basic/lifecycle § Version Negotiation; MCP 2026-07-28 basic/versioning § Protocol Version Negotiation"},
-	{ID: "dual-era/same-tools", Severity: Warning, Summary: "A server that speaks both eras lists the same tools in each.", Source: "MCP 2026-07-28 basic/versioning (dual-era implementations)"},
-	{ID: "handshake/server-info", Severity: Warning, Summary: "serverInfo names the server and its version.", Source: srcLifecycle},
-	{ID: "handshake/instructions-size", Severity: Warning, Summary: "instructions stay short enough for a client to put in a model's context (at most 8 KiB).", Source: srcLifecycle},
-	{ID: "capabilities/declared-works", Severity: Error, Summary: "A declared capability's list method answers.", Source: srcCaps},
-	{ID: "capabilities/undeclared-works", Severity: Warning, Summary: "A capability that works is declared; clients will not use what is not declared.", Source: srcCaps},
-	{ID: "wire/frames", Severity: Error, Summary: "Every frame is one JSON-RPC message (stdio: nothing else on stdout).", Source: srcStdio},
-	{ID: "wire/jsonrpc", Severity: Error, Summary: "Responses carry the id of their request, as the request typed it, with jsonrpc \"2.0\".", Source: srcJSONRPC},
-	{ID: "wire/stderr", Severity: Info, Summary: "What the server writes to stderr is shown by clients as logs, not read as protocol.", Source: srcStdio},
-	{ID: "results/schema", Severity: Error, Summary: "Every result conforms to the JSON Schema the specification publishes for its revision.", Source: "MCP schema of the negotiated revision (schema/<revision>/schema.json)"},
-	{ID: "ping/answers", Severity: Error, Summary: "ping is answered promptly with an empty result.", Source: srcPing},
-	{ID: "logging/set-level", Severity: Error, Summary: "A server that declares logging accepts logging/setLevel.", Source: srcLogging},
-	{ID: "completion/answers", Severity: Error, Summary: "A server that declares completions answers completion/complete with at most 100 values.", Source: srcCompletion},
-	{ID: "pagination/cursor", Severity: Error, Summary: "A list's cursors lead to its end: no cursor is given twice.", Source: srcPagination},
-	{ID: "pagination/duplicates", Severity: Warning, Summary: "An item appears once across a list's pages.", Source: srcPagination},
-	{ID: "errors/no-answer", Severity: Error, Summary: "Every request gets a response, a result or a JSON-RPC error, within the check's --timeout; a probe left unanswered checks nothing, and the rule it was for is not listed as checked.", Source: srcJSONRPC},
-	{ID: "errors/unknown-method", Severity: Warning, Summary: "An unknown method gets JSON-RPC error -32601.", Source: srcJSONRPC},
-	{ID: "errors/unknown-tool", Severity: Warning, Summary: "tools/call of an unknown tool is a JSON-RPC error (-32602), not a result.", Source: srcToolErrors},
-	{ID: "errors/unknown-resource", Severity: Warning, Summary: "resources/read of an unknown URI gets JSON-RPC error -32002 (-32602 from 2026-07-28 on).", Source: srcResErrors},
-	{ID: ruleMissingCap, Severity: Error, Summary: "A modern request that needs a client capability the request did not declare is refused with -32021 (MissingRequiredClientCapability) listing data.requiredCapabilities, never answered with input requests for it.", Source: "MCP 2026-07-28 basic § _meta (Per-request protocol fields); basic/patterns/mrtr § Server Requirements (Basic Workflow)"},
-	{ID: "errors/unknown-prompt", Severity: Warning, Summary: "prompts/get of an unknown prompt gets JSON-RPC error -32602.", Source: srcPromptErr},
-	{ID: "tools/name", Severity: Warning, Summary: "A tool name has 1 to 128 characters of A-Z, a-z, 0-9, _, - and . only.", Source: srcToolNames},
-	{ID: "tools/name-unique", Severity: Error, Summary: "Tool names are unique within a server.", Source: srcToolNames},
-	{ID: "tools/description", Severity: Warning, Summary: "A tool has a description: it is all a model knows of when to call it.", Source: srcTool},
-	{ID: "tools/input-schema", Severity: Error, Summary: "inputSchema is a JSON Schema object whose root type is \"object\".", Source: srcTool},
-	{ID: "tools/schema-valid", Severity: Error, Summary: "inputSchema and outputSchema are valid JSON Schema (2020-12 unless $schema says otherwise).", Source: srcSchemaUsage},
-	{ID: "tools/schema-dialect", Severity: Warning, Summary: "A $schema names a JSON Schema dialect clients know (draft-04 to 2020-12).", Source: srcSchemaUsage},
-	{ID: "tools/output-schema", Severity: Error, Summary: "outputSchema, when given, has root type \"object\" (up to 2025-11-25; 2026-07-28 allows any schema).", Source: srcOutput},
-	{ID: "tools/annotations", Severity: Warning, Summary: "Annotations agree: a tool that is read-only (readOnlyHint) is not also destructive (destructiveHint means something only when readOnlyHint is false).", Source: srcTool},
-	{ID: "tools/x-mcp-header", Severity: Error, Summary: "x-mcp-header annotations are non-empty HTTP tokens, unique, on string, integer or boolean properties reached through properties alone; otherwise a Streamable HTTP client drops the tool.", Source: "MCP 2026-07-28 server/tools § x-mcp-header"},
-	{ID: "icons/valid", Severity: Warning, Summary: "An icon's src is an https URL or a base64 data: URI of an image; its sizes are WxH or \"any\"; its theme light or dark.", Source: "MCP 2025-11-25 schema, Icon (SEP-973)"},
-	{ID: "tools/call-result", Severity: Error, Summary: "A tool's result has content, and structuredContent matching its outputSchema.", Source: srcToolResult},
-	{ID: "resources/readable", Severity: Error, Summary: "Every listed resource can be read, and its contents are text or base64 blob.", Source: srcResources},
-	{ID: "resources/mime-type", Severity: Warning, Summary: "A resource's contents carry the mime type its listing announced.", Source: srcResData},
-	{ID: "resources/template", Severity: Error, Summary: "A resource template is a valid RFC 6570 URI template.", Source: srcTemplates},
-	{ID: "prompts/get", Severity: Error, Summary: "Every listed prompt without required arguments can be got, and a prompt's messages have a role and content.", Source: srcPrompts},
-	{ID: "prompts/get-with-arguments", Severity: Warning, Summary: "A prompt with required arguments can be got with values its completions offer (or made-up ones); when it cannot, the error is -32602.", Source: srcPromptErr},
-	{ID: "security/hidden-text", Severity: Error, Summary: "What a model reads (names, descriptions, schemas, prompts, instructions) holds no escape sequences, bidi controls, zero-width or Unicode tag characters: they hide instructions from the person approving the tool.", Source: srcToolSec},
-	{ID: "security/description-size", Severity: Warning, Summary: "A description stays under 4,096 characters: long ones crowd the model's context and hide instructions.", Source: srcToolSec},
-	{ID: "security/shadowing", Severity: Info, Summary: "A tool does not take the name of a host's built-in tool: hosts rename one of the two, and a model may still take one for the other.", Source: srcToolSec},
-	{ID: "http/dns-rebinding", Severity: Error, Summary: "A request as a DNS-rebinding page sends it (Host and Origin naming another site) is refused with 403 Forbidden.", Source: srcHTTP + " (Security Warning); basic/security_best_practices § Local MCP Server Compromise"},
-	{ID: "http/origin", Severity: Warning, Summary: "A request whose Origin header names another site is refused with 403 Forbidden, even when its Host is the server's.", Source: srcHTTP + " (Security Warning: servers MUST validate the Origin header)"},
-	{ID: "http/unknown-session", Severity: Warning, Summary: "A request with a session id the server does not know is answered 404 Not Found, so that the client starts a new session.", Source: srcHTTP + " § Session Management"},
-	{ID: "http/session-end", Severity: Warning, Summary: "A session a client ends with DELETE is gone (a request in it gets 404), or the server refuses DELETE with 405.", Source: srcHTTP + " § Session Management"},
-	{ID: "http/content-type", Severity: Error, Summary: "A POST that carries a request is answered with Content-Type application/json or text/event-stream.", Source: srcHTTP + " § Sending Messages to the Server"},
-	{ID: "http/header-validation", Severity: Error, Summary: "A modern request whose Mcp-Method header is missing or differs from its body is refused with 400 and -32020 (HeaderMismatch).", Source: "MCP 2026-07-28 basic/transports/streamable-http § Server Validation"},
-	{ID: "http/name-header", Severity: Error, Summary: "A modern tools/call, resources/read or prompts/get whose Mcp-Name header is missing or differs from the body's name or uri is refused with 400 and -32020 (HeaderMismatch).", Source: srcServerValidation + "; § Standard Request Headers"},
-	{ID: "http/param-header", Severity: Error, Summary: "A modern tools/call whose Mcp-Param-* header (from an x-mcp-header parameter) differs from the argument, or is missing while the argument is given, is refused with 400 and -32020 (probed with --call, on a read-only tool).", Source: "MCP 2026-07-28 basic/transports/streamable-http § Server Behavior for Custom Headers"},
-	{ID: "sse/endpoint", Severity: Error, Summary: "A GET of an HTTP+SSE server's URL opens an event stream whose first event is \"endpoint\", with the URI to POST messages to as its data.", Source: srcSSE},
-	{ID: "sse/endpoint-origin", Severity: Error, Summary: "The endpoint event names a URI on the stream's own origin: clients refuse to send messages, with their credentials, anywhere else.", Source: srcSSE + "; the TypeScript SDK's and mcpi's clients refuse another origin"},
-	{ID: "sse/post-accepted", Severity: Error, Summary: "A message POSTed to the endpoint is answered 2xx (202 Accepted), and the answer to a request comes on the event stream, not in the POST's body.", Source: srcSSE},
-	{ID: "sse/message-events", Severity: Error, Summary: "Every server message comes as a \"message\" event whose data is one JSON-RPC message.", Source: srcSSE},
-	{ID: "hosts/openai-name", Severity: Warning, Summary: "OpenAI accepts tool names matching ^[a-zA-Z0-9_-]{1,64}$ only (one bad tool fails the whole request).", Source: "OpenAI function calling, function name (" + srcHostsDate + ")"},
-	{ID: "hosts/anthropic-name", Severity: Warning, Summary: "Anthropic accepts tool names matching ^[a-zA-Z0-9_-]{1,128}$ only.", Source: "Anthropic Messages API, tools[].name (" + srcHostsDate + ")"},
-	{ID: "hosts/gemini-name", Severity: Warning, Summary: "Gemini accepts function names that start with a letter or _ and have at most 64 characters of a-z, A-Z, 0-9, _, ., : and -.", Source: "Gemini FunctionDeclaration.name (" + srcHostsDate + ")"},
-	{ID: "hosts/anthropic-root-combinator", Severity: Warning, Summary: "Anthropic rejects oneOf, anyOf or allOf at the root of input_schema.", Source: "Anthropic tool use, reported in anthropics/claude-code #5319 (" + srcHostsDate + ")"},
-	{ID: "hosts/openai-properties", Severity: Info, Summary: "OpenAI rejects an object schema without \"properties\" (\"object schema missing properties\"); clients that do not add it fail.", Source: "OpenAI, reported in openai-agents-python #449 (" + srcHostsDate + ")"},
-	{ID: "hosts/openai-description", Severity: Info, Summary: "OpenAI and Azure OpenAI reject function descriptions over 1,024 characters on some models.", Source: "OpenAI, reported in getsentry/sentry-mcp #106 (" + srcHostsDate + ")"},
-	{ID: "hosts/openai-tool-count", Severity: Warning, Summary: "OpenAI takes at most 128 tools in one request, across every server a host has.", Source: "OpenAI array_above_max_length, reported in zed-industries/zed #32946 (" + srcHostsDate + ")"},
-	{ID: "hosts/gemini-array-items", Severity: Info, Summary: "Gemini's parameters need \"items\" on every array.", Source: "Gemini, reported in cline/cline #7339 (" + srcHostsDate + ")"},
-	{ID: "hosts/gemini-enum-strings", Severity: Info, Summary: "Gemini's parameters take enum only on strings, with string values.", Source: "Gemini, reported in microsoft/azure-devops-mcp #139 (" + srcHostsDate + ")"},
+	ruleHandshakeUnknownVersion,
+	ruleDualEraSameTools,
+	ruleHandshakeServerInfo,
+	ruleHandshakeInstructionsSize,
+	ruleCapabilitiesDeclaredWorks,
+	ruleCapabilitiesUndeclaredWorks,
+	ruleWireFrames,
+	ruleWireJsonrpc,
+	ruleWireStderr,
+	ruleResultsSchema,
+	rulePingAnswers,
+	ruleLoggingSetLevel,
+	ruleCompletionAnswers,
+	rulePaginationCursor,
+	rulePaginationDuplicates,
+	ruleErrorsNoAnswer,
+	ruleErrorsUnknownMethod,
+	ruleErrorsUnknownTool,
+	ruleErrorsUnknownResource,
+	ruleErrorsMissingCapability,
+	ruleErrorsUnknownPrompt,
+	ruleToolsName,
+	ruleToolsNameUnique,
+	ruleToolsDescription,
+	ruleToolsInputSchema,
+	ruleToolsSchemaValid,
+	ruleToolsSchemaDialect,
+	ruleToolsOutputSchema,
+	ruleToolsAnnotations,
+	ruleToolsXMcpHeader,
+	ruleIconsValid,
+	ruleToolsCallResult,
+	ruleResourcesReadable,
+	ruleResourcesMimeType,
+	ruleResourcesTemplate,
+	rulePromptsGet,
+	rulePromptsGetWithArguments,
+	ruleSecurityHiddenText,
+	ruleSecurityDescriptionSize,
+	ruleSecurityShadowing,
+	ruleHttpDnsRebinding,
+	ruleHttpOrigin,
+	ruleHttpUnknownSession,
+	ruleHttpSessionEnd,
+	ruleHttpContentType,
+	ruleHttpHeaderValidation,
+	ruleHttpNameHeader,
+	ruleHttpParamHeader,
+	ruleSseEndpoint,
+	ruleSseEndpointOrigin,
+	ruleSsePostAccepted,
+	ruleSseMessageEvents,
+	ruleHostsOpenaiName,
+	ruleHostsAnthropicName,
+	ruleHostsGeminiName,
+	ruleHostsAnthropicRootCombinator,
+	ruleHostsOpenaiProperties,
+	ruleHostsOpenaiDescription,
+	ruleHostsOpenaiToolCount,
+	ruleHostsGeminiArrayItems,
+	ruleHostsGeminiEnumStrings,
 }
 
 // rules indexes ruleList by id.

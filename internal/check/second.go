@@ -91,7 +91,7 @@ const unknownRevision = "2099-01-01"
 // answers initialize with one it supports; a modern one refuses with
 // -32022 and lists what it supports.
 func (r *run) unknownVersion() {
-	r.check("handshake/unknown-version")
+	r.check(ruleHandshakeUnknownVersion)
 	subject := "initialize with protocolVersion " + unknownRevision
 	frame := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
 		"protocolVersion": unknownRevision, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "mcpi-check", "version": "1"}}}
@@ -106,7 +106,7 @@ func (r *run) unknownVersion() {
 	}
 	raw, err := r.roundTrip(frame, header)
 	if err != nil {
-		r.report("handshake/unknown-version", subject, nil, "the server gave no answer: %v", err)
+		r.report(ruleHandshakeUnknownVersion, subject, nil, "the server gave no answer: %v", err)
 		return
 	}
 	var m struct {
@@ -125,25 +125,25 @@ func (r *run) unknownVersion() {
 		}
 		switch {
 		case m.Error == nil:
-			r.report("handshake/unknown-version", subject, raw, "the server answered a request of an unknown revision instead of refusing it with -32022")
+			r.report(ruleHandshakeUnknownVersion, subject, raw, "the server answered a request of an unknown revision instead of refusing it with -32022")
 		case m.Error.Code == -32020:
 			// The transport's header says another revision: inconclusive.
 		case m.Error.Code != -32022:
-			r.report("handshake/unknown-version", subject, raw, "refused with %d, not -32022 (UnsupportedProtocolVersion)", m.Error.Code)
+			r.report(ruleHandshakeUnknownVersion, subject, raw, "refused with %d, not -32022 (UnsupportedProtocolVersion)", m.Error.Code)
 		case json.Unmarshal(m.Error.Data, &data) != nil || len(data.Supported) == 0:
-			r.report("handshake/unknown-version", subject, raw, "the -32022 error does not list the supported versions in data.supported")
+			r.report(ruleHandshakeUnknownVersion, subject, raw, "the -32022 error does not list the supported versions in data.supported")
 		}
 		return
 	}
 	switch {
 	case m.Error != nil:
-		r.report("handshake/unknown-version", subject, raw, "the server refused the handshake (%d) instead of answering with a revision it supports", m.Error.Code)
+		r.report(ruleHandshakeUnknownVersion, subject, raw, "the server refused the handshake (%d) instead of answering with a revision it supports", m.Error.Code)
 	case m.Result == nil:
-		r.report("handshake/unknown-version", subject, raw, "the answer has neither result nor error")
+		r.report(ruleHandshakeUnknownVersion, subject, raw, "the answer has neither result nor error")
 	case m.Result.ProtocolVersion == unknownRevision:
-		r.report("handshake/unknown-version", subject, raw, "the server echoed the unknown revision instead of answering with one it supports")
+		r.report(ruleHandshakeUnknownVersion, subject, raw, "the server echoed the unknown revision instead of answering with one it supports")
 	case !mcp.IsKnownRevision(m.Result.ProtocolVersion):
-		r.report("handshake/unknown-version", subject, raw, "the server answered with %q, which no MCP specification defines", m.Result.ProtocolVersion)
+		r.report(ruleHandshakeUnknownVersion, subject, raw, "the server answered with %q, which no MCP specification defines", m.Result.ProtocolVersion)
 	}
 }
 
@@ -170,19 +170,19 @@ func (r *run) otherEra() {
 	if c.Era() != other {
 		return
 	}
-	r.check("dual-era/same-tools")
+	r.check(ruleDualEraSameTools)
 	if r.c.ServerCapabilities().Tools == nil && c.ServerCapabilities().Tools == nil {
 		return
 	}
 	mine, err1 := r.c.AllTools(ctx)
 	theirs, err2 := c.AllTools(ctx)
 	if err1 != nil || err2 != nil {
-		r.report("dual-era/same-tools", "tools/list", nil, "the tools of one era could not be listed (%s era: %v; %s era: %v)", r.c.Era(), err1, other, err2)
+		r.report(ruleDualEraSameTools, "tools/list", nil, "the tools of one era could not be listed (%s era: %v; %s era: %v)", r.c.Era(), err1, other, err2)
 		return
 	}
 	a, b := toolNames(mine), toolNames(theirs)
 	if !slices.Equal(a, b) {
-		r.report("dual-era/same-tools", "tools/list", map[string][]string{r.c.Era(): a, other: b},
+		r.report(ruleDualEraSameTools, "tools/list", map[string][]string{r.c.Era(): a, other: b},
 			"the %s era lists %d tool(s), the %s era %d: %s", r.c.Era(), len(a), other, len(b), diffNames(a, b))
 	}
 }

@@ -78,10 +78,10 @@ func (r *run) sseChecks() {
 		return
 	}
 	defer resp.Body.Close()
-	r.check("sse/endpoint")
+	r.check(ruleSseEndpoint)
 	subject := "GET " + t.URL
 	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
-		r.report("sse/endpoint", subject, map[string]any{"status": resp.StatusCode, "Content-Type": resp.Header.Get("Content-Type")},
+		r.report(ruleSseEndpoint, subject, map[string]any{"status": resp.StatusCode, "Content-Type": resp.Header.Get("Content-Type")},
 			"the GET was answered %d with Content-Type %q, not 200 with an event stream", resp.StatusCode, resp.Header.Get("Content-Type"))
 		return
 	}
@@ -97,15 +97,15 @@ func (r *run) sseChecks() {
 	}
 	first, ok := next()
 	if !ok {
-		r.report("sse/endpoint", subject, nil, "the stream sent no event within %v: a client waits for the endpoint event before it can send anything", 2*r.opts.Timeout)
+		r.report(ruleSseEndpoint, subject, nil, "the stream sent no event within %v: a client waits for the endpoint event before it can send anything", 2*r.opts.Timeout)
 		return
 	}
 	if first.name != "endpoint" {
-		r.report("sse/endpoint", subject, map[string]string{"event": first.name, "data": clip(first.data, 200)},
+		r.report(ruleSseEndpoint, subject, map[string]string{"event": first.name, "data": clip(first.data, 200)},
 			"the stream's first event is %q, not \"endpoint\": a client that reads the first event as the endpoint fails", orMessage(first.name))
 		for first.name != "endpoint" {
 			if first, ok = next(); !ok {
-				r.report("sse/endpoint", subject, nil, "the stream sent no endpoint event")
+				r.report(ruleSseEndpoint, subject, nil, "the stream sent no endpoint event")
 				return
 			}
 		}
@@ -113,12 +113,12 @@ func (r *run) sseChecks() {
 	base, _ := url.Parse(t.URL)
 	ep, err := base.Parse(first.data)
 	if err != nil || first.data == "" {
-		r.report("sse/endpoint", subject, map[string]string{"event": "endpoint", "data": first.data}, "the endpoint event's data is not a URI reference: %v", err)
+		r.report(ruleSseEndpoint, subject, map[string]string{"event": "endpoint", "data": first.data}, "the endpoint event's data is not a URI reference: %v", err)
 		return
 	}
-	r.check("sse/endpoint-origin")
+	r.check(ruleSseEndpointOrigin)
 	if ep.Scheme != base.Scheme || ep.Host != base.Host {
-		r.report("sse/endpoint-origin", subject, map[string]string{"event": "endpoint", "data": first.data},
+		r.report(ruleSseEndpointOrigin, subject, map[string]string{"event": "endpoint", "data": first.data},
 			"the endpoint %s is on another origin than the stream (%s://%s): clients refuse to send their messages, and credentials, there", ep.Redacted(), base.Scheme, base.Host)
 		return
 	}
@@ -135,7 +135,7 @@ func orMessage(name string) string {
 // ssePost POSTs an initialize to the endpoint and waits for its answer on
 // the stream, checking every event that comes before it.
 func (r *run) ssePost(ctx context.Context, client *http.Client, t *HTTPTarget, endpoint string, next func() (sseEvent, bool)) {
-	r.check("sse/post-accepted", "sse/message-events")
+	r.check(ruleSsePostAccepted, ruleSseMessageEvents)
 	const id = 7
 	frame, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "initialize", "params": map[string]any{
 		"protocolVersion": r.rev, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "mcpi-check", "version": "1"}}})
@@ -156,7 +156,7 @@ func (r *run) ssePost(ctx context.Context, client *http.Client, t *HTTPTarget, e
 	resp.Body.Close()
 	subject := "POST " + endpoint
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		r.report("sse/post-accepted", subject, map[string]any{"status": resp.StatusCode, "body": clip(string(body), 200)},
+		r.report(ruleSsePostAccepted, subject, map[string]any{"status": resp.StatusCode, "body": clip(string(body), 200)},
 			"an initialize POSTed to the endpoint was answered %d: clients take anything but 2xx (202 Accepted) as a failed send", resp.StatusCode)
 		return
 	}
@@ -173,20 +173,20 @@ func (r *run) ssePost(ctx context.Context, client *http.Client, t *HTTPTarget, e
 			if inBody {
 				what += "; it came in the POST's body, where an HTTP+SSE client does not read"
 			}
-			r.report("sse/post-accepted", subject, map[string]any{"status": resp.StatusCode, "body": clip(string(body), 200)}, "%s", what)
+			r.report(ruleSsePostAccepted, subject, map[string]any{"status": resp.StatusCode, "body": clip(string(body), 200)}, "%s", what)
 			return
 		}
 		var m mcp.Message
 		switch {
 		case ev.name != "" && ev.name != "message":
 			if bad++; bad <= 3 {
-				r.report("sse/message-events", "GET "+t.URL, map[string]string{"event": ev.name, "data": clip(ev.data, 200)},
+				r.report(ruleSseMessageEvents, "GET "+t.URL, map[string]string{"event": ev.name, "data": clip(ev.data, 200)},
 					"a server message came as a %q event, not \"message\": clients drop it", ev.name)
 			}
 			continue
 		case json.Unmarshal([]byte(ev.data), &m) != nil || m.JSONRPC != "2.0":
 			if bad++; bad <= 3 {
-				r.report("sse/message-events", "GET "+t.URL, map[string]string{"event": orMessage(ev.name), "data": clip(ev.data, 200)},
+				r.report(ruleSseMessageEvents, "GET "+t.URL, map[string]string{"event": orMessage(ev.name), "data": clip(ev.data, 200)},
 					"a message event's data is not one JSON-RPC message")
 			}
 			continue

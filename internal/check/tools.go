@@ -75,18 +75,18 @@ func (r *run) tools() {
 	if !ok {
 		return
 	}
-	r.check("tools/name", "tools/name-unique", "tools/description", "tools/input-schema", "tools/schema-valid", "tools/output-schema",
-		"tools/annotations", "security/description-size", "security/shadowing", "hosts/openai-name", "hosts/anthropic-name", "hosts/gemini-name",
-		"hosts/anthropic-root-combinator", "hosts/openai-properties", "hosts/openai-description", "hosts/openai-tool-count")
+	r.check(ruleToolsName, ruleToolsNameUnique, ruleToolsDescription, ruleToolsInputSchema, ruleToolsSchemaValid, ruleToolsOutputSchema,
+		ruleToolsAnnotations, ruleSecurityDescriptionSize, ruleSecurityShadowing, ruleHostsOpenaiName, ruleHostsAnthropicName, ruleHostsGeminiName,
+		ruleHostsAnthropicRootCombinator, ruleHostsOpenaiProperties, ruleHostsOpenaiDescription, ruleHostsOpenaiToolCount)
 	if len(items) > openaiToolLimit {
-		r.report("hosts/openai-tool-count", "tools", nil, "the server lists %d tools; OpenAI takes at most %d in a request, and a host adds every server's", len(items), openaiToolLimit)
+		r.report(ruleHostsOpenaiToolCount, "tools", nil, "the server lists %d tools; OpenAI takes at most %d in a request, and a host adds every server's", len(items), openaiToolLimit)
 	}
 	var names []string
 	var tools []mcp.Tool
 	for _, raw := range items {
 		var t mcp.Tool
 		if err := json.Unmarshal(raw, &t); err != nil {
-			r.report("tools/input-schema", "tools/list", raw, "an item is not a Tool: %v", err)
+			r.report(ruleToolsInputSchema, "tools/list", raw, "an item is not a Tool: %v", err)
 			continue
 		}
 		names = append(names, t.Name)
@@ -105,7 +105,7 @@ func (r *run) checkUnique(names []string) {
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {
-			r.report("tools/name-unique", fmt.Sprintf("tool %q", n), nil, "two tools are named %q", n)
+			r.report(ruleToolsNameUnique, fmt.Sprintf("tool %q", n), nil, "two tools are named %q", n)
 		}
 		seen[n] = true
 	}
@@ -115,33 +115,33 @@ func (r *run) tool(t mcp.Tool, raw json.RawMessage) {
 	subject := fmt.Sprintf("tool %q", t.Name)
 	switch {
 	case !specToolName.MatchString(t.Name):
-		r.report("tools/name", subject, raw, "the name has %d characters%s; the spec asks 1 to 128 of A-Z a-z 0-9 _ - .", utf8.RuneCountInString(t.Name), badChars(t.Name, specToolName))
+		r.report(ruleToolsName, subject, raw, "the name has %d characters%s; the spec asks 1 to 128 of A-Z a-z 0-9 _ - .", utf8.RuneCountInString(t.Name), badChars(t.Name, specToolName))
 	}
 	if !openaiToolName.MatchString(t.Name) {
-		r.report("hosts/openai-name", subject, nil, "OpenAI rejects this name (%s)", why(t.Name, openaiToolName))
+		r.report(ruleHostsOpenaiName, subject, nil, "OpenAI rejects this name (%s)", why(t.Name, openaiToolName))
 	}
 	if !claudeToolName.MatchString(t.Name) {
-		r.report("hosts/anthropic-name", subject, nil, "Anthropic rejects this name (%s)", why(t.Name, claudeToolName))
+		r.report(ruleHostsAnthropicName, subject, nil, "Anthropic rejects this name (%s)", why(t.Name, claudeToolName))
 	}
 	if !geminiToolName.MatchString(t.Name) {
-		r.report("hosts/gemini-name", subject, nil, "Gemini rejects this name (%s)", why(t.Name, geminiToolName))
+		r.report(ruleHostsGeminiName, subject, nil, "Gemini rejects this name (%s)", why(t.Name, geminiToolName))
 	}
 	if host, ok := builtins[t.Name]; ok {
-		r.report("security/shadowing", subject, nil, "%s has a built-in tool named %q", host, t.Name)
+		r.report(ruleSecurityShadowing, subject, nil, "%s has a built-in tool named %q", host, t.Name)
 	}
 	if strings.TrimSpace(t.Description) == "" {
-		r.report("tools/description", subject, raw, "the tool has no description")
+		r.report(ruleToolsDescription, subject, raw, "the tool has no description")
 	}
 	if n := utf8.RuneCountInString(t.Description); n > maxDescription {
-		r.report("security/description-size", subject, nil, "the description has %d characters", n)
+		r.report(ruleSecurityDescriptionSize, subject, nil, "the description has %d characters", n)
 	} else if n > openaiDescLimit {
-		r.report("hosts/openai-description", subject, nil, "the description has %d characters (more than %d)", n, openaiDescLimit)
+		r.report(ruleHostsOpenaiDescription, subject, nil, "the description has %d characters (more than %d)", n, openaiDescLimit)
 	}
 	fields := map[string]string{"name": t.Name, "title": t.Title, "description": t.Description}
 	if t.Annotations != nil {
 		fields["annotations.title"] = t.Annotations.Title
 		if t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint && t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint {
-			r.report("tools/annotations", subject, t.Annotations, "readOnlyHint and destructiveHint are both true")
+			r.report(ruleToolsAnnotations, subject, t.Annotations, "readOnlyHint and destructiveHint are both true")
 		}
 	}
 	r.hiddenText(subject, nil, fields)
@@ -155,36 +155,36 @@ func (r *run) tool(t mcp.Tool, raw json.RawMessage) {
 
 func (r *run) inputSchema(subject string, raw json.RawMessage) {
 	if len(raw) == 0 || string(raw) == "null" {
-		r.report("tools/input-schema", subject, nil, "the tool has no inputSchema (an empty one is {\"type\":\"object\"})")
+		r.report(ruleToolsInputSchema, subject, nil, "the tool has no inputSchema (an empty one is {\"type\":\"object\"})")
 		return
 	}
 	var root map[string]any
 	if err := json.Unmarshal(raw, &root); err != nil {
-		r.report("tools/input-schema", subject, raw, "inputSchema is not a JSON object")
+		r.report(ruleToolsInputSchema, subject, raw, "inputSchema is not a JSON object")
 		return
 	}
 	if root["type"] != "object" {
-		r.report("tools/input-schema", subject, raw, "inputSchema's root type is %s, not \"object\"", show(root["type"]))
+		r.report(ruleToolsInputSchema, subject, raw, "inputSchema's root type is %s, not \"object\"", show(root["type"]))
 	}
 	r.schemaValid(subject, "inputSchema", raw, root)
 	for _, k := range []string{"oneOf", "anyOf", "allOf"} {
 		if _, ok := root[k]; ok {
-			r.report("hosts/anthropic-root-combinator", subject, nil, "inputSchema has %s at its root", k)
+			r.report(ruleHostsAnthropicRootCombinator, subject, nil, "inputSchema has %s at its root", k)
 		}
 	}
 	if _, ok := root["properties"]; !ok && root["type"] == "object" {
-		r.report("hosts/openai-properties", subject, raw, "inputSchema has no \"properties\" (add \"properties\": {} for a tool without arguments)")
+		r.report(ruleHostsOpenaiProperties, subject, raw, "inputSchema has no \"properties\" (add \"properties\": {} for a tool without arguments)")
 	}
 	r.schemaText(subject, raw)
-	r.check("hosts/gemini-array-items", "hosts/gemini-enum-strings")
+	r.check(ruleHostsGeminiArrayItems, ruleHostsGeminiEnumStrings)
 	walkSchema(root, "", func(ptr string, node map[string]any) {
 		if node["type"] == "array" && node["items"] == nil && node["prefixItems"] == nil {
-			r.report("hosts/gemini-array-items", subject, nil, "inputSchema%s is an array without items", ptrOrRoot(ptr))
+			r.report(ruleHostsGeminiArrayItems, subject, nil, "inputSchema%s is an array without items", ptrOrRoot(ptr))
 		}
 		if enum, ok := node["enum"].([]any); ok {
 			for _, v := range enum {
 				if _, ok := v.(string); !ok {
-					r.report("hosts/gemini-enum-strings", subject, nil, "inputSchema%s has a non-string enum value %s", ptrOrRoot(ptr), show(v))
+					r.report(ruleHostsGeminiEnumStrings, subject, nil, "inputSchema%s has a non-string enum value %s", ptrOrRoot(ptr), show(v))
 					break
 				}
 			}
@@ -195,11 +195,11 @@ func (r *run) inputSchema(subject string, raw json.RawMessage) {
 func (r *run) outputSchema(subject string, raw json.RawMessage) {
 	var root map[string]any
 	if err := json.Unmarshal(raw, &root); err != nil {
-		r.report("tools/output-schema", subject, raw, "outputSchema is not a JSON object")
+		r.report(ruleToolsOutputSchema, subject, raw, "outputSchema is not a JSON object")
 		return
 	}
 	if root["type"] != "object" && !mcp.IsModern(r.rev) {
-		r.report("tools/output-schema", subject, raw, "outputSchema's root type is %s, not \"object\"", show(root["type"]))
+		r.report(ruleToolsOutputSchema, subject, raw, "outputSchema's root type is %s, not \"object\"", show(root["type"]))
 	}
 	r.schemaValid(subject, "outputSchema", raw, root)
 	r.schemaText(subject, raw)
@@ -207,7 +207,7 @@ func (r *run) outputSchema(subject string, raw json.RawMessage) {
 
 // schemaValid compiles a schema and checks its dialect.
 func (r *run) schemaValid(subject, which string, raw json.RawMessage, root map[string]any) {
-	r.check("tools/schema-dialect")
+	r.check(ruleToolsSchemaDialect)
 	if d, ok := root["$schema"].(string); ok {
 		known := false
 		for _, k := range knownDialects {
@@ -216,11 +216,11 @@ func (r *run) schemaValid(subject, which string, raw json.RawMessage, root map[s
 			}
 		}
 		if !known {
-			r.report("tools/schema-dialect", subject, nil, "%s's $schema %q is no JSON Schema dialect clients know", which, d)
+			r.report(ruleToolsSchemaDialect, subject, nil, "%s's $schema %q is no JSON Schema dialect clients know", which, d)
 		}
 	}
 	if _, err := schema.Compile(raw); err != nil {
-		r.report("tools/schema-valid", subject, raw, "%s is not a valid JSON Schema: %v", which, err)
+		r.report(ruleToolsSchemaValid, subject, raw, "%s is not a valid JSON Schema: %v", which, err)
 	}
 }
 
@@ -332,7 +332,7 @@ func badChars(name string, rule nameRule) string {
 // callReadOnly calls each tool annotated read-only with arguments made
 // from its input schema, and checks the result.
 func (r *run) callReadOnly(tools []mcp.Tool) {
-	r.check("tools/call-result")
+	r.check(ruleToolsCallResult)
 	for _, t := range tools {
 		if t.Annotations == nil || t.Annotations.ReadOnlyHint == nil || !*t.Annotations.ReadOnlyHint {
 			continue
@@ -356,7 +356,7 @@ func (r *run) callReadOnly(tools []mcp.Tool) {
 		cancel()
 		r.noteAnswer("tools/call", params, res, err)
 		if err != nil {
-			r.report("tools/call-result", subject, b, "calling it with %s failed: %v", b, err)
+			r.report(ruleToolsCallResult, subject, b, "calling it with %s failed: %v", b, err)
 			continue
 		}
 		if rt, _ := mcp.MemberString(res, "resultType"); rt == mcp.ResultInputRequired {
@@ -364,20 +364,20 @@ func (r *run) callReadOnly(tools []mcp.Tool) {
 		}
 		var ctr mcp.CallToolResult
 		if err := json.Unmarshal(res, &ctr); err != nil {
-			r.report("tools/call-result", subject, res, "the result is not a CallToolResult: %v", err)
+			r.report(ruleToolsCallResult, subject, res, "the result is not a CallToolResult: %v", err)
 			continue
 		}
 		var probe map[string]json.RawMessage
 		json.Unmarshal(res, &probe)
 		if _, ok := probe["content"]; !ok {
-			r.report("tools/call-result", subject, res, "the result has no content array")
+			r.report(ruleToolsCallResult, subject, res, "the result has no content array")
 		}
 		if len(t.OutputSchema) > 0 && !ctr.IsError {
 			if len(ctr.StructuredContent) == 0 {
-				r.report("tools/call-result", subject, res, "the tool declares an outputSchema but returned no structuredContent")
+				r.report(ruleToolsCallResult, subject, res, "the tool declares an outputSchema but returned no structuredContent")
 			} else if os, err := schema.Compile(t.OutputSchema); err == nil {
 				if ps := os.Validate(ctr.StructuredContent); ps != nil {
-					r.report("tools/call-result", subject, ctr.StructuredContent, "structuredContent does not match the outputSchema: %v", ps)
+					r.report(ruleToolsCallResult, subject, ctr.StructuredContent, "structuredContent does not match the outputSchema: %v", ps)
 				}
 			}
 		}
