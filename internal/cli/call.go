@@ -70,10 +70,16 @@ Arguments are validated against the inputSchema before sending.`,
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
+	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "send the arguments even when they do not match the inputSchema")
+	end()
+	end = flagGroup(cmd, groupOutput)
 	cmd.Flags().StringVar(&opts.Save, "save", "", "write images, audio and blobs of the result into this directory")
+	end()
+	end = flagGroup(cmd, groupArgs)
 	cmd.Flags().BoolVar(&opts.Task, "task", false, "run the tool as a task (2025-11-25 tasks); a tool whose execution.taskSupport is required always runs as one")
+	end()
 	return cmd
 }
 

@@ -107,9 +107,11 @@ func NewCmdRead(f *Factory) *cobra.Command {
 			}
 			return nil
 		})
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().StringVar(&save, "save", "", "write blob contents into this directory")
 	cmd.Flags().BoolVar(&raw, "raw", false, "write the contents' exact bytes to stdout (text as sent, blobs decoded), for a file or a pipe")
 	cmd.Flags().BoolVar(&rawTTY, "raw-terminal", false, "with --raw: write the bytes even when stdout is a terminal")
+	end()
 	return cmd
 }
 
@@ -274,9 +276,11 @@ func NewCmdComplete(f *Factory) *cobra.Command {
 			}
 			return nil
 		})
+	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().StringVar(&prompt, "prompt", "", "complete an argument of this prompt")
 	cmd.Flags().StringVar(&template, "template", "", "complete a variable of this resource template")
 	cmd.Flags().StringArrayVar(&contextPairs, "context", nil, "an argument already chosen, KEY=VALUE (repeatable)")
+	end()
 	return cmd
 }
 
