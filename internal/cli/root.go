@@ -195,6 +195,9 @@ func run(ctx context.Context, f *Factory, args []string) ExitCode {
 	ctx = context.WithValue(ctx, streamsKey{}, f.IO)
 	ctx = context.WithValue(ctx, factoryKey{}, f)
 	root := newCmdRoot(f, commandFor(f, args))
+	if completing(args) {
+		addCompletions(f, root)
+	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
