@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -163,5 +164,91 @@ func TestCompletionNeverWaits(t *testing.T) {
 	}
 	if code != ExitOK || out != ":4\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// The bash script completes in bash --norc, with the bash-completion
+// package and without it (whose _get_comp_words_by_ref cobra's script
+// calls).
+func TestBashCompletion(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	bin := mcpiBinary(t)
+	rt := filepath.Join(t.TempDir(), "rt")
+	os.Mkdir(rt, 0o700)
+	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), "XDG_RUNTIME_DIR="+rt, "MCPI_SESSION=")
+	mcpi := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("mcpi %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	mcpi("session", "start", "demo", "--idle", "2m", "--", bin, "demo-server")
+	t.Cleanup(func() { mcpi("session", "stop", "demo") })
+	script := filepath.Join(t.TempDir(), "mcpi.bash")
+	out, err := exec.Command(bin, "completion", "bash").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(script, out, 0o600)
+
+	// Each line with its words as bash splits them (at '=' and ':' too).
+	cases := []struct {
+		line  string
+		words []string
+		want  []string
+	}{
+		{"mcpi call --era ", []string{"mcpi", "call", "--era", ""}, []string{"auto", "legacy", "modern"}},
+		{"mcpi call --era=mo", []string{"mcpi", "call", "--era", "=", "mo"}, []string{"modern"}},
+		{"mcpi log-level w", []string{"mcpi", "log-level", "w"}, []string{"warning"}},
+		{"mcpi session stop d", []string{"mcpi", "session", "stop", "d"}, []string{"demo"}},
+		{"mcpi call --session demo ec", []string{"mcpi", "call", "--session", "demo", "ec"}, []string{"echo"}},
+		{"mcpi call --session demo add ", []string{"mcpi", "call", "--session", "demo", "add", ""}, []string{"a=", "b="}},
+		{"mcpi read --session demo demo://te", []string{"mcpi", "read", "--session", "demo", "demo", ":", "//te"}, []string{"//text/hello"}},
+		{"mcpi pro", []string{"mcpi", "pro"}, []string{"prompt", "prompts", "proxy"}},
+	}
+	const run = `[ -n "$WITH" ] && source "$WITH"
+source "$SCRIPT"
+COMP_LINE=$1; COMP_POINT=${#COMP_LINE}; shift
+COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+__start_mcpi
+printf '%s\n' "${COMPREPLY[@]}"`
+	for _, mode := range []struct{ name, with string }{
+		{"without bash-completion", ""},
+		{"with bash-completion", "/usr/share/bash-completion/bash_completion"},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			if mode.with != "" {
+				if _, err := os.Stat(mode.with); err != nil {
+					t.Skipf("the bash-completion package is not installed (%s)", mode.with)
+				}
+			}
+			for _, tc := range cases {
+				cmd := exec.Command(bash, append([]string{"--norc", "--noprofile", "-c", run, "bash", tc.line}, tc.words...)...)
+				cmd.Env = append(env, "SCRIPT="+script, "WITH="+mode.with)
+				var stdout, stderr strings.Builder
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				if err := cmd.Run(); err != nil {
+					t.Errorf("%q: %v\n%s", tc.line, err, stderr.String())
+					continue
+				}
+				var got []string
+				for _, l := range strings.Split(stdout.String(), "\n") {
+					if l = strings.TrimSpace(l); l != "" {
+						got = append(got, l)
+					}
+				}
+				if !slices.Equal(got, tc.want) {
+					t.Errorf("%q: %q, want %q", tc.line, got, tc.want)
+				}
+				if strings.Contains(stderr.String(), "not found") {
+					t.Errorf("%q: %s", tc.line, stderr.String())
+				}
+			}
+		})
 	}
 }

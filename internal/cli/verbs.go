@@ -402,7 +402,7 @@ func NewCmdCompletion(f *Factory) *cobra.Command {
 			out := f.IO.Out
 			switch args[0] {
 			case "bash":
-				return root.GenBashCompletionV2(out, true)
+				return genBashCompletion(root, out)
 			case "zsh":
 				return root.GenZshCompletion(out)
 			case "fish":
