@@ -4,7 +4,8 @@
 # server-filesystem and server-memory (which mcpi check is tried on), the
 # official conformance suite, the official Inspector (whose CLI
 # scripts/bench.sh measures) and Node 22 (which the suite and the Inspector
-# need).
+# need); as root with apt-get, the bash-completion package (which
+# TestBashCompletion completes with, as well as without).
 # Safe to run again: it does nothing when the pinned versions are installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,11 @@ INSPECTOR_VERSION=2.12.0
 NODE_VERSION=22.23.3
 dir=.cache/npm
 stamp="$dir/.installed-$EVERYTHING_VERSION-$REFERENCE_VERSION-$CONFORMANCE_VERSION-$INSPECTOR_VERSION-$NODE_VERSION"
+# bash-completion: TestBashCompletion completes in bash with it and without
+# it (it skips the half "with" when the package is missing).
+if [ ! -f /usr/share/bash-completion/bash_completion ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q bash-completion >&2 || echo "deps.sh: bash-completion not installed: TestBashCompletion skips that half" >&2
+fi
 if [ -f "$stamp" ]; then exit 0; fi
 mkdir -p "$dir"
 [ -f "$dir/package.json" ] || echo '{"name":"mcpi-test-deps","private":true}' > "$dir/package.json"

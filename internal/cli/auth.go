@@ -47,7 +47,9 @@ func NewCmdAuthList(f *Factory, runF func(*AuthListOptions) error) *cobra.Comman
 			return authListRun(opts)
 		},
 	}
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	end()
 	return cmd
 }
 
@@ -156,9 +158,11 @@ func NewCmdAuthLogout(f *Factory, runF func(*AuthLogoutOptions) error) *cobra.Co
 		},
 	}
 	f2 := cmd.Flags()
+	end := flagGroup(cmd, groupArgs)
 	f2.StringVar(&opts.Issuer, "issuer", "", "remove the credentials of this authorization server")
 	f2.StringVar(&opts.Resource, "resource", "", "remove the credentials for this resource (or MCP server URL)")
 	f2.BoolVar(&opts.All, "all", false, "remove every stored credential")
+	end()
 	return cmd
 }
 

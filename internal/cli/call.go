@@ -75,11 +75,17 @@ Arguments are validated against the inputSchema before sending.`,
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
+	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "send the arguments even when they do not match the inputSchema")
+	end()
+	end = flagGroup(cmd, groupOutput)
 	cmd.Flags().StringVar(&opts.Save, "save", "", "write images, audio and blobs of the result into this directory")
+	end()
+	end = flagGroup(cmd, groupArgs)
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "in a live session: return at once (exit 8) when the server asks something the flags do not answer, with the request and how to answer it; mcpi result fetches the outcome")
 	cmd.Flags().BoolVar(&opts.Task, "task", false, "run the tool as a task (2025-11-25 tasks); a tool whose execution.taskSupport is required always runs as one")
+	end()
 	return cmd
 }
 

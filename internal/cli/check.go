@@ -45,8 +45,12 @@ func NewCmdCheck(f *Factory) *cobra.Command {
 		},
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
+	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().BoolVar(&opts.Call, "call", false, "also call the tools annotated read-only, with arguments made from their input schemas")
+	end()
+	end = flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.SARIF, "sarif", false, "print SARIF 2.1.0 (for code scanning in CI)")
+	end()
 	return cmd
 }
 

@@ -78,10 +78,13 @@ func (o *ConnOptions) withAnswers(err error) error {
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 	addTargetFlags(cmd, &o.Target)
 	f := cmd.Flags()
+	end := flagGroup(cmd, groupArgs)
 	f.StringArrayVar(&o.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
 	f.StringVar(&o.SamplingReply, "sampling-reply", "", "answer sampling requests with this text, or @FILE holding a CreateMessageResult")
 	f.StringVar(&o.Elicit, "elicit", "", "answer elicitation requests: accept, decline or cancel")
 	f.StringArrayVar(&o.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE (repeatable)")
+	end()
+	defer flagGroup(cmd, groupOutput)()
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "show server stderr, notifications and transport events on stderr")
 	f.StringVar(&o.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")

@@ -83,13 +83,19 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	}
 	addTargetFlags(cmd, &opts.Target)
 	fl := cmd.Flags()
+	end := flagGroup(cmd, groupArgs)
 	fl.StringArrayVar(&opts.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
+	end()
+	end = flagGroup(cmd, groupOutput)
 	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
 	fl.StringVar(&opts.Save, "save", "", "directory where the s key saves images, audio and blobs (default: the working directory)")
 	fl.BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
 	fl.BoolVar(&opts.Mouse, "mouse", false, mouseUsage)
+	end()
+	end = flagGroup(cmd, groupSession)
 	fl.StringVar(&opts.Target.Session, "session", "", "open the TUI on the live session NAME (see mcpi session start): watch what its commands do and answer its server's requests; default: $"+sessionEnv+" when no TARGET is given")
+	end()
 	return cmd
 }
 

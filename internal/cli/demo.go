@@ -38,9 +38,11 @@ prints the server's info and its tools instead.`,
 			return demoRun(cmd.Context(), opts)
 		},
 	}
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.Print, "print", false, "print the server's info and tools instead of opening the TUI")
 	cmd.Flags().BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
 	cmd.Flags().BoolVar(&opts.Mouse, "mouse", false, mouseUsage)
+	end()
 	return cmd
 }
 

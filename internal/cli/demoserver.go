@@ -34,9 +34,11 @@ func NewCmdDemoServer(f *Factory, runF func(context.Context, *DemoServerOptions)
 			return demoServerRun(cmd.Context(), opts)
 		},
 	}
+	end := flagGroup(cmd, groupServe)
 	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio")
 	cmd.Flags().BoolVar(&opts.SSE, "sse", false, "with --http, serve the legacy HTTP+SSE transport at /sse too")
 	cmd.Flags().StringVar(&opts.Era, "era", "both", "protocol era to accept: legacy, modern or both")
+	end()
 	return cmd
 }
 

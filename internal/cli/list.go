@@ -62,6 +62,7 @@ func NewCmdList(f *Factory, what string, runF func(context.Context, *ListOptions
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
 	if what == "tools" {
+		defer flagGroup(cmd, groupOutput)()
 		cmd.Flags().BoolVar(&opts.Signatures, "signatures", false, "print each tool as one compact signature, get-sum(a: number, b?: number) — its first sentence, for an agent's context budget")
 	}
 	return cmd

@@ -65,11 +65,19 @@ as they flow, and recorded with their HTTP metadata.`,
 			return proxyRun(cmd.Context(), opts)
 		},
 	}
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().StringVar(&opts.Record, "record", "", "the trace file to write")
 	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "keep secrets in the trace")
+	end()
+	end = flagGroup(cmd, groupConnection)
 	cmd.Flags().StringArrayVarP(&opts.Env, "env", "e", nil, "environment variable KEY=VALUE for the server (repeatable)")
+	end()
+	end = flagGroup(cmd, groupServe)
 	cmd.Flags().StringVar(&opts.Listen, "listen", "", "HTTP proxy: the loopback address to listen on, e.g. 127.0.0.1:8080")
+	end()
+	end = flagGroup(cmd, groupConnection)
 	cmd.Flags().StringVar(&opts.URL, "url", "", "HTTP proxy: the upstream server's URL")
+	end()
 	return cmd
 }
 

@@ -103,13 +103,19 @@ func NewCmdReplay(f *Factory) *cobra.Command {
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	f2 := cmd.Flags()
+	end := flagGroup(cmd, groupServe)
 	f2.BoolVar(&opts.Serve, "serve", false, "serve the trace as a mock MCP server (stdio, or HTTP with --http)")
 	f2.StringVar(&opts.HTTP, "http", "", "with --serve: listen on this address (loopback) and serve Streamable HTTP at /mcp")
+	end()
+	end = flagGroup(cmd, groupArgs)
 	f2.BoolVar(&opts.Verify, "verify", false, "re-send the recorded requests to TARGET and compare the answers")
 	f2.StringArrayVar(&opts.Ignore, "ignore", nil, "with --verify: a path not to compare, e.g. result._meta or result.content[*].text (repeatable)")
+	end()
+	end = flagGroup(cmd, groupOutput)
 	f2.BoolVar(&opts.Print, "print", false, "print the timeline instead of opening the TUI (the default when not on a terminal)")
 	f2.BoolVarP(&opts.Follow, "follow", "f", false, "keep reading a trace that is still being written, like tail -f")
 	f2.BoolVar(&opts.Mouse, "mouse", false, "in the TUI: the mouse wheel scrolls (the terminal no longer selects text)")
+	end()
 	return cmd
 }
 

@@ -107,10 +107,15 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
+	root.SetUsageTemplate(usageTemplate)
 	// -v is --verbose everywhere, as on every command; the version is
 	// --version alone.
+	end := flagGroup(root, groupHelp)
 	root.Flags().Bool("version", false, "print mcpi's version")
+	end()
+	end = flagGroup(root, groupOutput)
 	root.Flags().BoolP("verbose", "v", false, "show server stderr, notifications and transport events on stderr (on a command)")
+	end()
 	for _, c := range subcommands(f) {
 		if only == "" || c.name == only {
 			root.AddCommand(c.build())
@@ -191,6 +196,9 @@ func run(ctx context.Context, f *Factory, args []string) ExitCode {
 	ctx = context.WithValue(ctx, streamsKey{}, f.IO)
 	ctx = context.WithValue(ctx, factoryKey{}, f)
 	root := newCmdRoot(f, commandFor(f, args))
+	if completing(args) {
+		addCompletions(f, root)
+	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {

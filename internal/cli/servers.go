@@ -193,8 +193,12 @@ Use a name with --server NAME in any command.`,
 			return serversRun(cmd.Context(), opts)
 		},
 	}
+	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().StringVar(&opts.Config, "config", "", "read only this configuration file")
+	end()
+	end = flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	end()
 	return cmd
 }
 

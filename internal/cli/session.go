@@ -69,6 +69,7 @@ var connectionFlags = func() []string {
 }()
 
 func addSessionFlag(cmd *cobra.Command, o *ConnOptions) {
+	defer flagGroup(cmd, groupSession)()
 	cmd.Flags().StringVar(&o.Target.Session, "session", "", "run in the live session NAME (see mcpi session start) instead of connecting; default: $"+sessionEnv+" when no TARGET is given")
 }
 
@@ -628,15 +629,21 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 	}
 	addTargetFlags(cmd, &opts.Target)
 	fl := cmd.Flags()
+	end := flagGroup(cmd, groupArgs)
 	fl.StringArrayVar(&opts.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
+	end()
+	end = flagGroup(cmd, groupOutput)
 	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
+	end()
+	end = flagGroup(cmd, groupSession)
 	fl.DurationVar(&opts.Idle, "idle", 30*time.Minute, "end the session after this long without a command (0: never)")
 	fl.IntVar(&opts.Restart, "restart", 0, "start the server again when it exits or the connection ends, at most this many times in a row (backoff 0.5 s doubling to 8 s; 0: never)")
 	fl.Lookup("restart").NoOptDefVal = "5"
 	fl.IntVar(&opts.ParkedCount, "parked-max", bounds.ParkedCount, "how many server requests the session parks for mcpi answer")
 	fl.Int64Var(&opts.ParkedBytes, "parked-max-bytes", bounds.ParkedBytes, "how many bytes of params the session's parked requests may hold")
 	fl.Int64Var(&opts.LogBytes, "log-max-bytes", bounds.DaemonLogBytes, "how large the session's log in the runtime directory may grow")
+	end()
 	for _, n := range []string{"parked-max", "parked-max-bytes", "log-max-bytes"} {
 		fl.MarkHidden(n)
 	}

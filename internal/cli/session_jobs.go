@@ -375,7 +375,9 @@ and how to answer it, as call --no-wait did.`,
 			})
 		},
 	}
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON while the call waits (its own output is as the call printed it)")
+	end()
 	addSessionFlag(cmd, o)
 	return markSessionOnly(cmd)
 }

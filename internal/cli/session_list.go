@@ -104,7 +104,9 @@ func newCmdSessionList(f *Factory) *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	end()
 	return cmd
 }
 
@@ -161,7 +163,9 @@ func newCmdSessionShow(f *Factory) *cobra.Command {
 			return nil
 		},
 	}
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	end()
 	return cmd
 }
 

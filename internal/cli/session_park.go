@@ -327,7 +327,9 @@ whose call it holds up says so on stderr, and mcpi answer answers it.`,
 			})
 		},
 	}
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	end()
 	addSessionFlag(cmd, o)
 	return markSessionOnly(cmd)
 }
@@ -427,12 +429,16 @@ sampling request gets the error "user rejected the request").`,
 		},
 	}
 	fl := cmd.Flags()
+	end := flagGroup(cmd, groupArgs)
 	fl.StringVar(&o.SamplingReply, "sampling-reply", "", "answer a sampling request with this text, or @FILE holding a CreateMessageResult")
 	fl.StringVar(&o.Elicit, "elicit", "", "answer an elicitation: accept, decline or cancel")
 	fl.StringArrayVar(&o.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE (repeatable)")
 	fl.BoolVar(&decline, "decline", false, "decline the request")
 	fl.BoolVar(&cancel, "cancel", false, "cancel the request (an elicitation's cancel; sampling: as --decline)")
+	end()
+	end = flagGroup(cmd, groupOutput)
 	fl.BoolVar(&o.JSON, "json", false, "print JSON")
+	end()
 	addSessionFlag(cmd, o)
 	return markSessionOnly(cmd)
 }

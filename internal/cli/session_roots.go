@@ -38,7 +38,9 @@ the command runs) or a file:// URI; paths must exist.`,
 			})
 		},
 	}
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON: the roots as roots/list answers them")
+	end()
 	addSessionFlag(cmd, o)
 	cmd.AddCommand(newCmdRootsChange(f, "set", "Replace a live session's roots (none: no roots)"),
 		newCmdRootsChange(f, "add", "Add roots to a live session"),
@@ -74,7 +76,9 @@ func newCmdRootsChange(f *Factory, op, short string) *cobra.Command {
 			})
 		},
 	}
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON: the roots as roots/list answers them")
+	end()
 	addSessionFlag(cmd, o)
 	return cmd
 }

@@ -254,8 +254,10 @@ how many it missed.`,
 			})
 		},
 	}
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&wire, "wire", false, "show every frame sent and received, too")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON Lines, one event per line")
+	end()
 	addSessionFlag(cmd, o)
 	return markSessionOnly(cmd)
 }
@@ -339,7 +341,9 @@ level goes with every later request.`,
 			})
 		},
 	}
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	end()
 	addSessionFlag(cmd, o)
 	return markSessionOnly(cmd)
 }
@@ -392,8 +396,12 @@ with each change (the new one acknowledged before the old one is closed).`,
 			})
 		},
 	}
+	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().BoolVar(&unsubscribe, "unsubscribe", false, "end the subscription instead")
+	end()
+	end = flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	end()
 	addSessionFlag(cmd, o)
 	return markSessionOnly(cmd)
 }

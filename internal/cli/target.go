@@ -103,6 +103,7 @@ type AuthOptions struct {
 }
 
 func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
+	defer flagGroup(cmd, groupConnection)()
 	f := cmd.Flags()
 	f.StringVar(&o.URL, "url", "", "URL of an HTTP server (Streamable HTTP, or HTTP+SSE)")
 	f.StringVar(&o.Transport, "transport", "auto", "HTTP transport: auto, http (Streamable HTTP) or sse (HTTP+SSE, 2024-11-05)")
@@ -122,6 +123,7 @@ func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
 }
 
 func addAuthFlags(cmd *cobra.Command, a *AuthOptions) {
+	defer flagGroup(cmd, groupAuth)()
 	f := cmd.Flags()
 	f.StringVar(&a.Bearer, "bearer", "", "send this access token (Authorization: Bearer) instead of running OAuth")
 	f.StringVar(&a.ClientID, "client-id", "", "OAuth: the client ID registered with the authorization server (pre-registration)")

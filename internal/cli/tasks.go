@@ -250,7 +250,9 @@ func newCmdTasksResult(f *Factory) *cobra.Command {
 			}
 			return printToolResult(o.IO, o.JSON, save, nil, "task "+id, raw)
 		})
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().StringVar(&save, "save", "", "write images, audio and blobs of the result into this directory")
+	end()
 	return cmd
 }
 
@@ -368,7 +370,9 @@ func newCmdTasksUpdate(f *Factory) *cobra.Command {
 			}
 			return showTaskDetail(ctx, o, c, "get", id)
 		})
+	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().StringVar(&responses, "responses", "", "send these inputResponses as they are (JSON, @FILE or -) instead of answering with the flags")
+	end()
 	return cmd
 }
 

@@ -53,8 +53,10 @@ func NewCmdTrace(f *Factory) *cobra.Command {
 			return os.WriteFile(out, b, 0o600)
 		},
 	}
+	end := flagGroup(export, groupOutput)
 	export.Flags().BoolVar(&har, "har", false, "write a HAR file")
 	export.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout")
+	end()
 	cmd.AddCommand(export)
 	return cmd
 }

@@ -108,9 +108,11 @@ func NewCmdRead(f *Factory) *cobra.Command {
 			}
 			return nil
 		})
+	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().StringVar(&save, "save", "", "write blob contents into this directory")
 	cmd.Flags().BoolVar(&raw, "raw", false, "write the contents' exact bytes to stdout (text as sent, blobs decoded), for a file or a pipe")
 	cmd.Flags().BoolVar(&rawTTY, "raw-terminal", false, "with --raw: write the bytes even when stdout is a terminal")
+	end()
 	return cmd
 }
 
@@ -275,9 +277,11 @@ func NewCmdComplete(f *Factory) *cobra.Command {
 			}
 			return nil
 		})
+	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().StringVar(&prompt, "prompt", "", "complete an argument of this prompt")
 	cmd.Flags().StringVar(&template, "template", "", "complete a variable of this resource template")
 	cmd.Flags().StringArrayVar(&contextPairs, "context", nil, "an argument already chosen, KEY=VALUE (repeatable)")
+	end()
 	return cmd
 }
 
@@ -399,7 +403,7 @@ func NewCmdCompletion(f *Factory) *cobra.Command {
 			out := f.IO.Out
 			switch args[0] {
 			case "bash":
-				return root.GenBashCompletionV2(out, true)
+				return genBashCompletion(root, out)
 			case "zsh":
 				return root.GenZshCompletion(out)
 			case "fish":

@@ -1,0 +1,363 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mcpi-dev/mcpi/internal/auth"
+	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/live"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// completionClock bounds what a completion asks a live session's daemon:
+// a live session answers in milliseconds, and a Tab must not hang on one
+// that does not.
+var completionClock = bounds.Clock{Name: "completion", D: time.Second}
+
+// completing reports whether the command line asks for shell completions
+// (cobra's hidden __complete commands, which the scripts run at each Tab).
+func completing(args []string) bool {
+	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
+}
+
+// addCompletions gives the tree the completions of values: the closed sets
+// of flags, the runtime directory's sessions, the configured servers, and,
+// in a live session, the names its server lists. cobra keeps a flag's
+// completion for the life of the process, so this is done only for a
+// command line that asks for completions.
+func addCompletions(f *Factory, root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
+			if fn := flagCompletion(f, c, fl.Name); fn != nil {
+				c.RegisterFlagCompletionFunc(fl.Name, fn)
+			}
+		})
+		if c.ValidArgsFunction == nil && len(c.ValidArgs) == 0 {
+			if fn := argCompletion(f, c); fn != nil {
+				c.ValidArgsFunction = fn
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// flagValues are the closed sets of values of flags, by name; the same
+// name may mean another set on one command (demo-server --era).
+func flagValues(c *cobra.Command, name string) []string {
+	switch name {
+	case "era":
+		if c.Name() == "demo-server" {
+			return []string{"legacy", "modern", "both"}
+		}
+		return []string{session.EraAuto, session.EraLegacy, session.EraModern}
+	case "transport":
+		return []string{"auto", "http", "sse"}
+	case "protocol-version":
+		return append(slices.Clone(mcp.LegacyRevisions), mcp.ModernRevisions...)
+	case "grant":
+		return auth.Grants
+	case "elicit":
+		return []string{mcp.ElicitAccept, mcp.ElicitDecline, mcp.ElicitCancel}
+	case "log-level":
+		return logLevels()
+	}
+	return nil
+}
+
+func logLevels() []string {
+	var out []string
+	for _, l := range mcp.LoggingLevels {
+		out = append(out, string(l))
+	}
+	return out
+}
+
+// flagCompletion returns how the values of c's flag name complete (nil:
+// as cobra does, with file names).
+func flagCompletion(f *Factory, c *cobra.Command, name string) cobra.CompletionFunc {
+	if vs := flagValues(c, name); vs != nil {
+		return cobra.FixedCompletions(vs, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveKeepOrder)
+	}
+	switch {
+	case name == "session":
+		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return sessionNames(f), cobra.ShellCompDirectiveNoFileComp
+		}
+	case name == "server" && c.Flags().Lookup("config") != nil:
+		return func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return serverNames(cmd.Flags().Lookup("config").Value.String()), cobra.ShellCompDirectiveNoFileComp
+		}
+	case c.Name() == "complete" && name == "prompt":
+		return sessionList(f, "prompts", "name")
+	case c.Name() == "complete" && name == "template":
+		return sessionList(f, "templates", "uriTemplate")
+	}
+	return nil
+}
+
+// argCompletion returns how c's positional arguments complete (nil: as
+// cobra does, with file names).
+func argCompletion(f *Factory, c *cobra.Command) cobra.CompletionFunc {
+	first := func(fn cobra.CompletionFunc) cobra.CompletionFunc {
+		return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveDefault
+			}
+			return fn(cmd, args, toComplete)
+		}
+	}
+	switch c.CommandPath() {
+	case "mcpi call":
+		return callCompletion(f)
+	case "mcpi read", "mcpi subscribe":
+		return first(sessionList(f, "resources", "uri"))
+	case "mcpi prompt":
+		return first(sessionList(f, "prompts", "name"))
+	case "mcpi log-level":
+		return first(cobra.FixedCompletions(logLevels(), cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveKeepOrder))
+	case "mcpi session show", "mcpi session stop":
+		return first(func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return sessionNames(f), cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+	return nil
+}
+
+// sessionNames lists the sessions of the runtime directory, running or
+// ended (as mcpi session list does, without asking their daemons).
+func sessionNames(f *Factory) []cobra.Completion {
+	dir := f.runtimeDir()
+	if live.CheckDir(dir) != nil {
+		return nil
+	}
+	names, _ := live.Names(dir)
+	return names
+}
+
+// serverNames lists the servers of the configuration files mcpi finds (or
+// of file), as mcpi servers does.
+func serverNames(file string) []cobra.Completion {
+	servers, err := loadServers(file, func(string) {})
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []cobra.Completion
+	for _, s := range servers {
+		if completable(s.Name) && !seen[s.Name] {
+			seen[s.Name] = true
+			out = append(out, s.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// completable says whether a value from a server or a file can be offered
+// to the shell as it is: nothing that the sink would show otherwise than it
+// is (and a shell would take otherwise: no tab, no newline).
+func completable(v string) bool {
+	return v != "" && sanitize(v, false) == v && !strings.ContainsAny(v, "\t\n")
+}
+
+// completionSession is the live session a completion may ask: --session
+// as given on the command line, else $MCPI_SESSION when no TARGET is.
+func completionSession(f *Factory, cmd *cobra.Command) string {
+	if fl := cmd.Flags().Lookup("session"); fl != nil && fl.Value.String() != "" {
+		return fl.Value.String()
+	}
+	// A server after "--" is a TARGET. (cobra's completion parses the
+	// flags with a "--" of its own: ArgsLenAtDash cannot say.)
+	if n := len(f.Args); n > 1 && slices.Contains(f.Args[1:n-1], "--") {
+		return ""
+	}
+	for _, n := range []string{"url", "server"} {
+		if fl := cmd.Flags().Lookup(n); fl != nil && fl.Changed {
+			return ""
+		}
+	}
+	return os.Getenv(sessionEnv)
+}
+
+// sessionList completes with the field key of each item of a listing
+// (tools, resources, templates, prompts) the live session's server gives,
+// the item's description as the shell's hint.
+func sessionList(f *Factory, listing, key string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var out []cobra.Completion
+		for _, item := range askListing(cmd.Context(), f, completionSession(f, cmd), listing) {
+			var v string
+			if json.Unmarshal(item[key], &v) != nil || !completable(v) {
+				continue
+			}
+			out = append(out, withHint(v, item))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// callCompletion completes a call's TOOL with the session's tools, then
+// its arguments' names (KEY=) from the tool's inputSchema.
+func callCompletion(f *Factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return sessionList(f, "tools", "name")(cmd, args, toComplete)
+		}
+		if strings.Contains(toComplete, "=") {
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		given := map[string]bool{}
+		for _, a := range args[1:] {
+			k, _, _ := strings.Cut(a, "=")
+			given[strings.TrimSuffix(k, ":")] = true
+		}
+		var out []cobra.Completion
+		for _, item := range askListing(cmd.Context(), f, completionSession(f, cmd), "tools") {
+			var tool struct {
+				Name        string `json:"name"`
+				InputSchema struct {
+					Properties map[string]json.RawMessage `json:"properties"`
+				} `json:"inputSchema"`
+			}
+			if json.Unmarshal(item["name"], &tool.Name) != nil || tool.Name != args[0] {
+				continue
+			}
+			json.Unmarshal(item["inputSchema"], &tool.InputSchema)
+			for k := range tool.InputSchema.Properties {
+				if completable(k) && !given[k] && !strings.ContainsAny(k, "= ") {
+					out = append(out, k+"=")
+				}
+			}
+		}
+		if len(out) == 0 {
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		sort.Strings(out)
+		return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// withHint adds an item's description (or title, or name) as the hint the
+// shells show next to a value.
+func withHint(v string, item map[string]json.RawMessage) cobra.Completion {
+	for _, k := range []string{"description", "title", "name"} {
+		var h string
+		if json.Unmarshal(item[k], &h) == nil && h != "" && h != v {
+			if r := []rune(oneLine(h)); len(r) > 80 {
+				h = string(r[:79]) + "…"
+			} else {
+				h = string(r)
+			}
+			return cobra.CompletionWithDesc(v, h)
+		}
+	}
+	return v
+}
+
+// askListing runs mcpi LISTING --json in the live session name and returns
+// the items, or nothing when there is no such session, it fails, or it
+// does not answer within completionClock: a completion never starts a
+// server and never waits longer than that.
+func askListing(ctx context.Context, f *Factory, name, listing string) []map[string]json.RawMessage {
+	if name == "" || live.ValidName(name) != nil {
+		return nil
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := completionClock.Context(ctx)
+	defer cancel()
+	type answer struct {
+		out  []byte
+		code int
+		err  error
+	}
+	// Run waits for the daemon's last words after a cancel: the completion
+	// does not, and ends with its clock.
+	done := make(chan answer, 1)
+	go func() {
+		var out, errOut bytes.Buffer
+		code, err := live.Run(ctx, f.runtimeDir(), name, &live.Request{Args: []string{listing, "--json"}}, &out, &errOut)
+		done <- answer{out.Bytes(), code, err}
+	}()
+	var a answer
+	select {
+	case a = <-done:
+	case <-ctx.Done():
+		return nil
+	}
+	if a.err != nil || a.code != 0 {
+		return nil
+	}
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(a.out, &items); err != nil {
+		return nil
+	}
+	return items
+}
+
+// genBashCompletion writes cobra's bash script, whose word splitting
+// works without the bash-completion package too: cobra's calls
+// _get_comp_words_by_ref, which only that package defines.
+func genBashCompletion(root *cobra.Command, w io.Writer) error {
+	var b bytes.Buffer
+	if err := root.GenBashCompletionV2(&b, true); err != nil {
+		return err
+	}
+	old := "    _get_comp_words_by_ref \"$@\" cur prev words cword\n}"
+	script := b.String()
+	if !strings.Contains(script, old) {
+		return fmt.Errorf("the bash completion script of this cobra has no %q to replace", old)
+	}
+	script = strings.Replace(script, old, bashWordSplitter, 1)
+	_, err := io.WriteString(w, script)
+	return err
+}
+
+// bashWordSplitter ends the script's __mcpi_init_completion: with the
+// bash-completion package, its _get_comp_words_by_ref; without, the words
+// of the line up to the cursor as bash split them, joined again where bash
+// broke them at '=' or ':' (--era=modern, demo://counter), as
+// _get_comp_words_by_ref -n =: does.
+const bashWordSplitter = `    if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+        _get_comp_words_by_ref "$@" cur prev words cword
+        return
+    fi
+    local i w blank line=${COMP_LINE:0:COMP_POINT}
+    words=()
+    for ((i = 0; i <= COMP_CWORD && i < ${#COMP_WORDS[@]}; i++)); do
+        w=${COMP_WORDS[i]}
+        blank=
+        [[ $line == [[:space:]]* ]] && blank=1
+        line=${line#"${line%%[![:space:]]*}"}
+        w=${line:0:${#w}}
+        line=${line:${#w}}
+        if [[ -z $blank && ${#words[@]} -gt 1 ]] && [[ $w =~ ^[=:]+$ || ${words[${#words[@]}-1]} =~ [=:]$ ]]; then
+            words[${#words[@]}-1]+=$w
+        else
+            words+=("$w")
+        fi
+    done
+    cword=$((${#words[@]} - 1))
+    cur=${words[cword]}
+    prev=
+    ((cword > 0)) && prev=${words[cword-1]}
+    return 0
+}`

@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Help shows a command's flags in groups, in this order, each under its
+// title: a call's --args is not lost among forty flags of OAuth. Every
+// flag of every command is in one (TestEveryFlagInAGroup walks the tree).
+var flagGroups = []struct{ id, title string }{
+	{groupArgs, "Arguments and answers"},
+	{groupOutput, "Output"},
+	{groupSession, "Live session"},
+	{groupServe, "Serving"},
+	{groupConnection, "Connection"},
+	{groupAuth, "Authorization (HTTP servers)"},
+	{groupHelp, "Help"},
+}
+
+// The groups of flags.
+const (
+	// groupArgs: what the command sends (its arguments) and how the
+	// server's requests are answered (roots, sampling, elicitation).
+	groupArgs = "args"
+	// groupOutput: what is printed, saved and recorded.
+	groupOutput = "output"
+	// groupSession: live sessions (--session, a session's own settings).
+	groupSession = "session"
+	// groupServe: what mcpi serves or listens on (replay --serve, proxy,
+	// demo-server).
+	groupServe = "serve"
+	// groupConnection: the target and how to reach it.
+	groupConnection = "connection"
+	// groupAuth: authorization to HTTP servers (--bearer, OAuth).
+	groupAuth = "auth"
+	// groupHelp: --help (cobra's, in this group without annotation) and
+	// --version.
+	groupHelp = "help"
+)
+
+// flagGroupKey is the annotation of a flag that names its group.
+const flagGroupKey = "mcpi/group"
+
+// flagGroup puts the flags defined on cmd from now on, until the function
+// it returns is called, in the group g (one of flagGroups):
+//
+//	defer flagGroup(cmd, groupConnection)()   // a function defining flags
+//
+//	end := flagGroup(cmd, groupOutput)
+//	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+//	end()
+//
+// A flag already in a group (defined by a nested helper) keeps it.
+func flagGroup(cmd *cobra.Command, g string) (end func()) {
+	fs := cmd.Flags()
+	before := map[*pflag.Flag]bool{}
+	fs.VisitAll(func(f *pflag.Flag) { before[f] = true })
+	return func() {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !before[f] && f.Annotations[flagGroupKey] == nil {
+				if f.Annotations == nil {
+					f.Annotations = map[string][]string{}
+				}
+				f.Annotations[flagGroupKey] = []string{g}
+			}
+		})
+	}
+}
+
+// flagGroupOf returns the group of f ("" when it has none).
+func flagGroupOf(f *pflag.Flag) string {
+	if g := f.Annotations[flagGroupKey]; len(g) > 0 {
+		return g[0]
+	}
+	if f.Name == "help" {
+		// cobra adds it to every command when it runs.
+		return groupHelp
+	}
+	return ""
+}
+
+// flagGroupUsages is the flags part of a command's help: each group under
+// its title, the flags aligned across groups as cobra aligns them in one
+// list. A flag in no group is listed last, under "Flags".
+func flagGroupUsages(c *cobra.Command) string {
+	all := pflag.NewFlagSet(c.Name(), pflag.ContinueOnError)
+	all.AddFlagSet(c.LocalFlags())
+	all.AddFlagSet(c.InheritedFlags())
+	// One line per flag, and one more per line break in its usage or
+	// default, in the order VisitAll visits them.
+	lines := strings.SplitAfter(all.FlagUsages(), "\n")
+	byGroup := map[string][]string{}
+	i := 0
+	all.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		g := flagGroupOf(f)
+		for n := 1 + strings.Count(f.Usage, "\n") + strings.Count(f.DefValue, "\n"); n > 0 && i < len(lines); n-- {
+			byGroup[g] = append(byGroup[g], lines[i])
+			i++
+		}
+	})
+	var b strings.Builder
+	section := func(title string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		b.WriteString("\n\n" + title + ":\n")
+		b.WriteString(strings.TrimRight(strings.Join(lines, ""), " \t\n"))
+	}
+	for _, g := range flagGroups {
+		section(g.title, byGroup[g.id])
+		delete(byGroup, g.id)
+	}
+	var rest []string
+	for _, ls := range byGroup {
+		rest = append(rest, ls...)
+	}
+	section("Flags", rest)
+	return b.String()
+}
+
+func init() {
+	cobra.AddTemplateFunc("flagGroupUsages", flagGroupUsages)
+}
+
+// usageTemplate is cobra's, with the flags in their groups.
+const usageTemplate = `Usage:{{if .Runnable}}
+  {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
+  {{.CommandPath}} [command]{{end}}{{if gt (len .Aliases) 0}}
+
+Aliases:
+  {{.NameAndAliases}}{{end}}{{if .HasExample}}
+
+Examples:
+{{.Example}}{{end}}{{if .HasAvailableSubCommands}}{{$cmds := .Commands}}{{if eq (len .Groups) 0}}
+
+Available Commands:{{range $cmds}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{else}}{{range $group := .Groups}}
+
+{{.Title}}{{range $cmds}}{{if (and (eq .GroupID $group.ID) (or .IsAvailableCommand (eq .Name "help")))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if not .AllChildCommandsHaveGroup}}
+
+Additional Commands:{{range $cmds}}{{if (and (eq .GroupID "") (or .IsAvailableCommand (eq .Name "help")))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{end}}{{end}}{{if (or .HasAvailableLocalFlags .HasAvailableInheritedFlags)}}{{flagGroupUsages .}}{{end}}{{if .HasHelpSubCommands}}
+
+Additional help topics:{{range .Commands}}{{if .IsAdditionalHelpTopicCommand}}
+  {{rpad .CommandPath .CommandPathPadding}} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableSubCommands}}
+
+Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
+`
