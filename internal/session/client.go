@@ -496,6 +496,45 @@ func (c *Client) isDone() bool {
 }
 
 func (c *Client) call(ctx context.Context, method string, params any, o *callOptions) (json.RawMessage, error) {
+	r, err := c.newRequest(ctx, method, params, o)
+	if err != nil {
+		return nil, err
+	}
+	defer c.forget(r.key)
+	defer r.cancelSend()
+	if err := c.sendRequest(ctx, r); err != nil {
+		return nil, err
+	}
+	return c.await(ctx, r)
+}
+
+// request is one request in flight: its frame, its entry among the pending
+// calls and its clocks.
+type request struct {
+	id     int64
+	key    string
+	method string
+	o      *callOptions
+	pc     *pendingCall
+	frame  []byte
+	// The clocks: timeout is the inactivity clock (reset by progress);
+	// maxLeft what remains of the maximum time (the operation's, when the
+	// request is one of many), op the operation.
+	timeout time.Duration
+	maxLeft time.Duration
+	op      *operation
+	// The write is bounded by the first of the two clocks.
+	writeClock bounds.Clock
+	sendCtx    context.Context
+	cancelSend context.CancelFunc
+	// gen is the session the request went in; retried says it was sent
+	// again in a new one.
+	gen     int64
+	retried bool
+}
+
+// newRequest checks, encodes and registers a request, and sets its clocks.
+func (c *Client) newRequest(ctx context.Context, method string, params any, o *callOptions) (*request, error) {
 	if !o.Force && !c.opts.Force {
 		if err := c.check(method); err != nil {
 			return nil, err
@@ -504,120 +543,126 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 	if c.isDone() {
 		return nil, &DisconnectedError{Method: method, Err: c.Err()}
 	}
-	id := c.nextID.Add(1)
-	key := strconv.FormatInt(id, 10)
-	pc := &pendingCall{method: method, holdMark: make(chan struct{}), resp: make(chan *mcp.Message, 1), activity: make(chan struct{}, 1), lost: make(chan error, 1), onProg: o.OnProgress}
+	r := &request{id: c.nextID.Add(1), method: method, o: o}
+	r.key = strconv.FormatInt(r.id, 10)
+	r.pc = &pendingCall{method: method, holdMark: make(chan struct{}), resp: make(chan *mcp.Message, 1), activity: make(chan struct{}, 1), lost: make(chan error, 1), onProg: o.OnProgress}
 	meta := o.Meta
 	if o.OnProgress != nil {
-		meta = mergeMeta(meta, mcp.Meta{mcp.ProgressTokenKey: id})
+		meta = mergeMeta(meta, mcp.Meta{mcp.ProgressTokenKey: r.id})
 	}
 	if rev, modern := c.modernRevision(o); modern {
 		meta = mergeMeta(meta, c.requestMeta(rev))
 	}
 	if o.onID != nil {
-		o.onID(id)
+		o.onID(r.id)
 	}
-	frame, err := encodeRequest(id, method, params, meta)
+	frame, err := encodeRequest(r.id, method, params, meta)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	c.mu.Lock()
-	c.pending[key] = pc
-	if o.OnProgress != nil {
-		c.progress[key] = pc
-	}
-	c.mu.Unlock()
-	defer c.forget(key)
+	r.frame = frame
 
-	// The request's clocks: the inactivity timeout and the maximum time
-	// (what is left of the operation's, when the request is one of many).
-	// Both bound the write too: a server that stops reading its input must
-	// not hold the caller past them.
-	timeout := c.opts.Timeout
+	// The request's clocks. Both bound the write too: a server that stops
+	// reading its input must not hold the caller past them.
+	r.timeout = c.opts.Timeout
 	if o.Timeout != 0 {
-		timeout = o.Timeout
+		r.timeout = o.Timeout
 	}
-	maxLeft, maxFrom := c.opts.MaxTime, time.Now()
-	op := operationOf(ctx)
+	r.maxLeft, r.op = c.opts.MaxTime, operationOf(ctx)
 	if o.Timeout < 0 {
 		// Unbounded on purpose (a subscription, a relayed request whose
 		// client keeps its own clocks): no maximum either.
-		maxLeft, op = 0, nil
+		r.maxLeft, r.op = 0, nil
 	}
-	if op.bounded() {
-		left := op.left()
+	if r.op.bounded() {
+		left := r.op.left()
 		if left <= 0 {
-			return nil, op.spent(method)
+			return nil, r.op.spent(method)
 		}
-		if maxLeft <= 0 || left < maxLeft {
-			maxLeft = left
+		if r.maxLeft <= 0 || left < r.maxLeft {
+			r.maxLeft = left
 		}
 	}
-
-	// send writes the frame, starting a new session once if the server
-	// forgot ours (HTTP 404).
-	retried := false
-	writeClock := bounds.Clock{Name: "request", D: firstBound(timeout, maxLeft)}
-	sendCtx, cancelSend := writeClock.Context(ctx)
-	defer cancelSend()
+	r.writeClock = bounds.Clock{Name: "request", D: firstBound(r.timeout, r.maxLeft)}
+	r.sendCtx, r.cancelSend = r.writeClock.Context(ctx)
 	if h := o.header; len(h) > 0 {
-		sendCtx = transport.WithHeader(sendCtx, h)
-	}
-	gen := c.generation.Load()
-	renew := func(err error) error {
-		retried = true
-		if ierr := c.reinitialize(ctx, gen, err); ierr != nil {
-			return fmt.Errorf("%w; starting a new session failed: %v", err, ierr)
-		}
-		gen = c.generation.Load()
-		return c.conn.Send(sendCtx, frame)
-	}
-	send := func() error {
-		if h, _ := c.Health(); h == HealthSessionLost && !o.noRetry && !retried {
-			// The last new session could not be started: try again first.
-			return renew(errSessionLost)
-		}
-		err := c.conn.Send(sendCtx, frame)
-		if errors.Is(err, transport.ErrSessionExpired) && !o.noRetry && !retried {
-			err = renew(err)
-		}
-		return err
-	}
-	if err := send(); err != nil {
-		c.noteSendError(err)
-		if ctx.Err() != nil {
-			// The frame may have reached the server all the same.
-			c.cancelRequest(id, "cancelled by the user")
-			return nil, ctx.Err()
-		}
-		if sendCtx.Err() != nil {
-			// The server did not take the request within its clock: it may
-			// still read it, and is told to drop it.
-			c.cancelRequest(id, fmt.Sprintf("not read within %v", writeClock.D))
-			return nil, &TimeoutError{Method: method, After: writeClock.D, Max: writeClock.D == maxLeft && writeClock.D != timeout, Unread: true}
-		}
-		return nil, c.sendError(method, err)
+		r.sendCtx = transport.WithHeader(r.sendCtx, h)
 	}
 
+	c.mu.Lock()
+	c.pending[r.key] = r.pc
+	if o.OnProgress != nil {
+		c.progress[r.key] = r.pc
+	}
+	c.mu.Unlock()
+	r.gen = c.generation.Load()
+	return r, nil
+}
+
+// renew starts a new session once, the server having forgotten ours (HTTP
+// 404), and sends the request again in it.
+func (c *Client) renew(ctx context.Context, r *request, err error) error {
+	r.retried = true
+	if ierr := c.reinitialize(ctx, r.gen, err); ierr != nil {
+		return fmt.Errorf("%w; starting a new session failed: %v", err, ierr)
+	}
+	r.gen = c.generation.Load()
+	return c.conn.Send(r.sendCtx, r.frame)
+}
+
+// sendRequest writes the request under its clocks.
+func (c *Client) sendRequest(ctx context.Context, r *request) error {
+	var err error
+	if h, _ := c.Health(); h == HealthSessionLost && !r.o.noRetry {
+		// The last new session could not be started: try again first.
+		err = c.renew(ctx, r, errSessionLost)
+	} else {
+		err = c.conn.Send(r.sendCtx, r.frame)
+		if errors.Is(err, transport.ErrSessionExpired) && !r.o.noRetry {
+			err = c.renew(ctx, r, err)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	c.noteSendError(err)
+	switch {
+	case ctx.Err() != nil:
+		// The frame may have reached the server all the same.
+		c.cancelRequest(r.id, "cancelled by the user")
+		return ctx.Err()
+	case r.sendCtx.Err() != nil:
+		// The server did not take the request within its clock: it may
+		// still read it, and is told to drop it.
+		c.cancelRequest(r.id, fmt.Sprintf("not read within %v", r.writeClock.D))
+		return &TimeoutError{Method: r.method, After: r.writeClock.D, Max: r.writeClock.D == r.maxLeft && r.writeClock.D != r.timeout, Unread: true}
+	}
+	return c.sendError(r.method, err)
+}
+
+// await waits for the request's answer under its clocks. While the
+// Handler answers a server request that arrived during this one, both
+// clocks stand still: the inactivity clock starts again from zero
+// afterwards, the maximum goes on from where it stood. A request that
+// starts while an older server request waits keeps its clocks.
+func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error) {
+	pc := r.pc
 	var timer <-chan time.Time
 	var t *time.Timer
-	if timeout > 0 {
-		t = time.NewTimer(timeout)
+	if r.timeout > 0 {
+		t = time.NewTimer(r.timeout)
 		defer t.Stop()
 		timer = t.C
 	}
 	// The maximum total time: progress resets timer, never this one.
 	var maxTimer <-chan time.Time
 	var mt *time.Timer
+	maxLeft, maxFrom := r.maxLeft, time.Now()
 	if maxLeft > 0 {
 		mt = time.NewTimer(maxLeft)
 		defer mt.Stop()
 		maxTimer = mt.C
 	}
-	// While the Handler answers a server request that arrived during this
-	// one, both clocks stand still: the inactivity clock starts again from
-	// zero afterwards, the maximum goes on from where it stood. A request
-	// that starts while an older server request waits keeps its clocks.
 	held := false
 	var heldFrom time.Time
 	for {
@@ -635,9 +680,9 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 					maxLeft -= now.Sub(maxFrom)
 				}
 			} else {
-				op.hold(now.Sub(heldFrom))
+				r.op.hold(now.Sub(heldFrom))
 				if t != nil {
-					t.Reset(timeout)
+					t.Reset(r.timeout)
 				}
 				if mt != nil {
 					maxFrom = now
@@ -649,81 +694,109 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 		case <-changed:
 			continue
 		case m := <-pc.resp:
-			if m.Error != nil {
-				return nil, &RPCError{Method: method, RPCError: m.Error}
-			}
-			return m.Result, nil
+			return answer(r.method, m)
 		case err := <-pc.lost:
-			c.noteSendError(err)
-			if me, ok := err.(*MalformedResponseError); ok {
-				return nil, me
-			}
-			if errors.Is(err, transport.ErrNotJSON) || errors.Is(err, transport.ErrNotUTF8) {
-				return nil, &MalformedResponseError{Method: method, Reason: err.Error()}
-			}
-			var expired *transport.SessionExpiredError
-			if errors.As(err, &expired) && expired.Method == http.MethodGet {
-				// The server had the request and forgot the session while
-				// answering it (its stream cannot be resumed): sending it
-				// again could run it twice. The next request gets a new
-				// session; this one's outcome is unknown, and said so.
-				if ierr := c.reinitialize(ctx, gen, err); ierr != nil {
-					err = fmt.Errorf("%w; starting a new session failed: %v", err, ierr)
-				}
-				return nil, &DisconnectedError{Method: method, Err: fmt.Errorf("%w; the request was not sent again, since the server may have run it", err)}
-			}
-			if errors.Is(err, transport.ErrSessionExpired) && !o.noRetry && !retried {
-				if err := renew(err); err != nil {
-					return nil, c.sendError(method, err)
-				}
+			raw, err, again := c.lostRequest(ctx, r, err)
+			if again {
 				continue
 			}
-			var he *transport.HTTPError
-			if errors.As(err, &he) {
-				// A modern server answers some errors with an HTTP status
-				// and the JSON-RPC error in the body: that is the answer.
-				if re := rpcErrorOf(err); re != nil {
-					return nil, &RPCError{Method: method, RPCError: re, HTTPStatus: he.StatusCode}
-				}
-				return nil, fmt.Errorf("%s: %w", method, err)
-			}
-			return nil, &DisconnectedError{Method: method, Err: err}
+			return raw, err
 		case <-pc.activity:
 			if t != nil && !held {
-				t.Reset(timeout)
+				t.Reset(r.timeout)
 			}
 		case <-timer:
 			if held {
 				continue
 			}
-			c.cancelRequest(id, fmt.Sprintf("timed out after %v", timeout))
-			return nil, &TimeoutError{Method: method, After: timeout}
+			if m, ok := arrived(pc); ok {
+				// An answer that came with the clock is an answer.
+				return answer(r.method, m)
+			}
+			c.cancelRequest(r.id, fmt.Sprintf("timed out after %v", r.timeout))
+			return nil, &TimeoutError{Method: r.method, After: r.timeout}
 		case <-maxTimer:
 			if held {
 				continue
 			}
-			maxTime := c.opts.MaxTime
-			if op.bounded() {
-				maxTime = op.max
+			if m, ok := arrived(pc); ok {
+				return answer(r.method, m)
 			}
-			c.cancelRequest(id, fmt.Sprintf("reached the maximum time of %v", maxTime))
-			return nil, &TimeoutError{Method: method, After: maxTime, Max: true}
+			maxTime := c.opts.MaxTime
+			if r.op.bounded() {
+				maxTime = r.op.max
+			}
+			c.cancelRequest(r.id, fmt.Sprintf("reached the maximum time of %v", maxTime))
+			return nil, &TimeoutError{Method: r.method, After: maxTime, Max: true}
 		case <-ctx.Done():
-			c.cancelRequest(id, "cancelled by the user")
+			c.cancelRequest(r.id, "cancelled by the user")
 			return nil, ctx.Err()
 		case <-c.done:
 			// A response may have raced with the end of the connection.
-			select {
-			case m := <-pc.resp:
-				if m.Error != nil {
-					return nil, &RPCError{Method: method, RPCError: m.Error}
-				}
-				return m.Result, nil
-			default:
+			if m, ok := arrived(pc); ok {
+				return answer(r.method, m)
 			}
-			return nil, &DisconnectedError{Method: method, Err: c.Err()}
+			return nil, &DisconnectedError{Method: r.method, Err: c.Err()}
 		}
 	}
+}
+
+// arrived takes an answer already delivered, without waiting.
+func arrived(pc *pendingCall) (*mcp.Message, bool) {
+	select {
+	case m := <-pc.resp:
+		return m, true
+	default:
+		return nil, false
+	}
+}
+
+// answer is a response as the call returns it.
+func answer(method string, m *mcp.Message) (json.RawMessage, error) {
+	if m.Error != nil {
+		return nil, &RPCError{Method: method, RPCError: m.Error}
+	}
+	return m.Result, nil
+}
+
+// lostRequest says what became of a request whose answer the transport
+// lost (a failed POST, a stream that could not be resumed, a malformed
+// answer); again says it was sent again and is to be waited for.
+func (c *Client) lostRequest(ctx context.Context, r *request, err error) (raw json.RawMessage, _ error, again bool) {
+	c.noteSendError(err)
+	if me, ok := err.(*MalformedResponseError); ok {
+		return nil, me, false
+	}
+	if errors.Is(err, transport.ErrNotJSON) || errors.Is(err, transport.ErrNotUTF8) {
+		return nil, &MalformedResponseError{Method: r.method, Reason: err.Error()}, false
+	}
+	var expired *transport.SessionExpiredError
+	if errors.As(err, &expired) && expired.Method == http.MethodGet {
+		// The server had the request and forgot the session while
+		// answering it (its stream cannot be resumed): sending it again
+		// could run it twice. The next request gets a new session; this
+		// one's outcome is unknown, and said so.
+		if ierr := c.reinitialize(ctx, r.gen, err); ierr != nil {
+			err = fmt.Errorf("%w; starting a new session failed: %v", err, ierr)
+		}
+		return nil, &DisconnectedError{Method: r.method, Err: fmt.Errorf("%w; the request was not sent again, since the server may have run it", err)}, false
+	}
+	if errors.Is(err, transport.ErrSessionExpired) && !r.o.noRetry && !r.retried {
+		if err := c.renew(ctx, r, err); err != nil {
+			return nil, c.sendError(r.method, err), false
+		}
+		return nil, nil, true
+	}
+	var he *transport.HTTPError
+	if errors.As(err, &he) {
+		// A modern server answers some errors with an HTTP status and the
+		// JSON-RPC error in the body: that is the answer.
+		if re := rpcErrorOf(err); re != nil {
+			return nil, &RPCError{Method: r.method, RPCError: re, HTTPStatus: he.StatusCode}, false
+		}
+		return nil, fmt.Errorf("%s: %w", r.method, err), false
+	}
+	return nil, &DisconnectedError{Method: r.method, Err: err}, false
 }
 
 func (c *Client) forget(key string) {
