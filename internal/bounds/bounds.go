@@ -6,9 +6,10 @@
 // may import:
 //
 //   - a Clock ends a wait: the request clocks (inactivity and maximum time,
-//     in internal/session), the write clock (a frame the peer does not read),
-//     the operation clock (a call with its task polls and input rounds, a
-//     listing with all its pages), the parked-request clock, the start clock;
+//     in internal/session, held only for the requests a person's answer
+//     may be for), the write clock (a frame the peer does not read), the
+//     operation clock (a call with its task polls and input rounds, a
+//     listing with all its pages), the start clock;
 //   - a Budget bounds a queue in count and in bytes: parked requests, tail
 //     and relay queues, warnings, the daemon's log, remembered cursors.
 //     A budget that is hit is answered, never ignored: the caller refuses

@@ -59,12 +59,13 @@ func (r *run) utilities() {
 }
 
 // unknowns checks the errors for what does not exist. A probe the server
-// does not answer at all is an errors/no-answer finding, and leaves its
-// rule unchecked.
+// does not answer at all, or answers with no JSON-RPC message (the
+// connection ended, the answer was malformed), is an errors/no-answer
+// finding, and leaves its rule unchecked: it learnt nothing.
 func (r *run) unknowns() {
 	r.check(ruleErrorsNoAnswer)
 	_, err := r.probe("mcpi/no-such-method", map[string]any{})
-	if !r.noAnswer(err, "mcpi/no-such-method", ruleErrorsUnknownMethod) {
+	if !r.learntNothing(err, "mcpi/no-such-method", ruleErrorsUnknownMethod) {
 		r.check(ruleErrorsUnknownMethod)
 		switch code, ok := rpcCode(err); {
 		case err == nil:
@@ -76,7 +77,7 @@ func (r *run) unknowns() {
 	caps := r.c.ServerCapabilities()
 	if caps.Tools != nil {
 		res, err := r.probe("tools/call", mcp.CallToolParams{Name: "mcpi-no-such-tool", Arguments: json.RawMessage(`{}`)})
-		if !r.noAnswer(err, "tools/call mcpi-no-such-tool", ruleErrorsUnknownTool) {
+		if !r.learntNothing(err, "tools/call mcpi-no-such-tool", ruleErrorsUnknownTool) {
 			r.check(ruleErrorsUnknownTool)
 			switch code, ok := rpcCode(err); {
 			case err == nil:
@@ -97,7 +98,7 @@ func (r *run) unknowns() {
 		if mcp.IsModern(r.rev) {
 			want, src = mcp.CodeInvalidParams, " (MCP 2026-07-28 server/resources § Error Handling)"
 		}
-		if !r.noAnswer(err, "resources/read mcpi-check://no/such/resource", ruleErrorsUnknownResource) {
+		if !r.learntNothing(err, "resources/read mcpi-check://no/such/resource", ruleErrorsUnknownResource) {
 			r.check(ruleErrorsUnknownResource)
 			switch code, ok := rpcCode(err); {
 			case err == nil:
@@ -109,7 +110,7 @@ func (r *run) unknowns() {
 	}
 	if caps.Prompts != nil {
 		_, err := r.probe("prompts/get", mcp.GetPromptParams{Name: "mcpi-no-such-prompt"})
-		if !r.noAnswer(err, "prompts/get mcpi-no-such-prompt", ruleErrorsUnknownPrompt) {
+		if !r.learntNothing(err, "prompts/get mcpi-no-such-prompt", ruleErrorsUnknownPrompt) {
 			r.check(ruleErrorsUnknownPrompt)
 			switch code, ok := rpcCode(err); {
 			case err == nil:
@@ -309,4 +310,18 @@ func (r *run) feature(name, method, member string, declared bool) (items []json.
 		return nil, false
 	}
 	return items, true
+}
+
+// learntNothing reports, as noAnswer does, a probe that got no answer, and
+// also one whose answer was no JSON-RPC message at all (the connection
+// ended, the answer was malformed): the rule it was for stays unchecked.
+func (r *run) learntNothing(err error, subject string, rule *Rule) bool {
+	if r.noAnswer(err, subject, rule) {
+		return true
+	}
+	if _, ok := rpcCode(err); err == nil || ok || r.ctx.Err() != nil {
+		return false
+	}
+	r.report(ruleErrorsNoAnswer, subject, nil, "no usable answer: %s; %s could not be checked", bounds.Clip(err.Error()), rule.ID)
+	return true
 }

@@ -233,8 +233,12 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 	o.Target.shutdownGrace = oneShotGrace
 	var taps []transport.Tap
 	if o.Record != "" {
-		if err := o.startRecording(); err != nil {
-			return nil, err
+		// Once per command or session: a session's restarted server goes on
+		// in the same trace.
+		if o.recorder == nil {
+			if err := o.startRecording(); err != nil {
+				return nil, err
+			}
 		}
 		taps = append(taps, o.recorder)
 	}

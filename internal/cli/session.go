@@ -147,6 +147,53 @@ type heldSession struct {
 	stateMu  sync.Mutex
 	logLevel mcp.LoggingLevel
 	restarts restartLog
+	// swapped is closed, and replaced, each time --restart puts a new
+	// client in cur; restarting says one is being started.
+	swapped    chan struct{}
+	restarting bool
+}
+
+// restartWait bounds how long a command waits for a restart under way.
+var restartWait = bounds.Clock{Name: "restart", D: 20 * time.Second}
+
+// current returns the client to run a command with: the session's, or,
+// while --restart starts its server again, the new one once it is up.
+func (h *heldSession) current(ctx context.Context) (*session.Client, error) {
+	var timer *time.Timer
+	for {
+		c := h.client()
+		select {
+		case <-c.Done():
+		default:
+			return c, nil
+		}
+		h.stateMu.Lock()
+		restarting, swapped := h.restarting, h.swapped
+		h.stateMu.Unlock()
+		select {
+		case <-h.gone:
+			restarting = false // no restart is coming
+		default:
+		}
+		if !restarting || swapped == nil {
+			if err := c.Err(); err != nil {
+				return nil, err
+			}
+			return nil, session.ErrDisconnected
+		}
+		if timer == nil {
+			timer = restartWait.Timer()
+			defer timer.Stop()
+		}
+		select {
+		case <-swapped:
+		case <-h.gone:
+		case <-timer.C:
+			return nil, fmt.Errorf("%w: session %s's server is being started again (--restart) and is not up after %v", session.ErrDisconnected, h.name, restartWait.D)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // restartLog is what --restart did: how often, when, why, and what was
@@ -309,18 +356,14 @@ func (o *ConnOptions) withHeld(ctx context.Context, h *heldSession, fn func(*ses
 	if s := slotOf(ctx); s != nil {
 		s.set(&cliHandler{o: o, say: say})
 	}
+	c, err := h.current(ctx)
 	if note := h.restartNote(); note != "" {
 		say("%s", note)
 	}
-	select {
-	case <-h.gone:
-		if err := h.client().Err(); err != nil {
-			return err
-		}
-		return session.ErrDisconnected
-	default:
+	if err != nil {
+		return err
 	}
-	return o.withAnswers(fn(h.client()))
+	return o.withAnswers(fn(c))
 }
 
 // forward runs the command in the live session o.Target.Session.
@@ -946,7 +989,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 		c.Close()
 		return fail(err)
 	}
-	held := &heldSession{name: cfg.Name, target: targetText(o), disp: disp, hub: hub, tools: tools, jobs: newJobTable(), ended: make(chan struct{}), gone: make(chan struct{})}
+	held := &heldSession{name: cfg.Name, target: targetText(o), disp: disp, hub: hub, tools: tools, jobs: newJobTable(), ended: make(chan struct{}), gone: make(chan struct{}), swapped: make(chan struct{})}
 	held.cur.Store(c)
 	defer func() { held.client().Close() }()
 	tools.watchTools(ctx, c)
@@ -1115,6 +1158,9 @@ func (h *heldSession) supervise(ctx context.Context, o *ConnOptions, max int, lo
 		if err := c.Err(); err != nil {
 			why = oneLine(err.Error())
 		}
+		// The old connection is closed in order: what its server left of
+		// its process group is ended before anything starts again.
+		c.Close()
 		if time.Since(up) > restartSteady {
 			inRow = 0
 		}
@@ -1124,6 +1170,9 @@ func (h *heldSession) supervise(ctx context.Context, o *ConnOptions, max int, lo
 			}
 			return
 		}
+		h.stateMu.Lock()
+		h.restarting = true
+		h.stateMu.Unlock()
 		for {
 			inRow++
 			wait := min(restartFirst<<(inRow-1), restartMax)
@@ -1134,6 +1183,11 @@ func (h *heldSession) supervise(ctx context.Context, o *ConnOptions, max int, lo
 			nc, err := o.open(ctx)
 			if err == nil {
 				h.cur.Store(nc)
+				h.stateMu.Lock()
+				h.restarting = false
+				close(h.swapped)
+				h.swapped = make(chan struct{})
+				h.stateMu.Unlock()
 				up = time.Now()
 				h.tools.invalidate()
 				h.tools.watchTools(ctx, nc)

@@ -207,6 +207,14 @@ func (h *heldSession) startJob(rctx context.Context, f *Factory, args []string, 
 // waits on anything, a call started here is cancelled.
 func (h *heldSession) awaitJob(ctx context.Context, j *job, cios *IOStreams, asJSON, started bool) ExitCode {
 	for {
+		select {
+		case <-j.done:
+			// Ended: what it printed, whatever is parked meanwhile.
+			j.out.replay(cios.Out, cios.ErrOut)
+			h.jobs.remove(j)
+			return j.code
+		default:
+		}
 		if list := h.jobParked(j); len(list) > 0 {
 			h.printWaiting(cios, j, list, asJSON)
 			return ExitWaiting

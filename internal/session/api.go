@@ -36,7 +36,7 @@ func (c *Client) ListTools(ctx context.Context, cursor string) (*mcp.ListToolsRe
 
 // AllTools returns every tool, following the cursors.
 func (c *Client) AllTools(ctx context.Context) ([]mcp.Tool, error) {
-	return Paginate(ctx, "tools/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Tool, string, error) {
+	return Paginate(c.Operation(ctx), "tools/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Tool, string, error) {
 		r, err := c.ListTools(ctx, cur)
 		return r.Tools, r.NextCursor, err
 	})
@@ -47,7 +47,7 @@ func (c *Client) AllTools(ctx context.Context) ([]mcp.Tool, error) {
 // needs that tool's schema, not the tools listed after it.
 func (c *Client) FindTool(ctx context.Context, name string) (*mcp.Tool, error) {
 	var found *mcp.Tool
-	_, err := Paginate(ctx, "tools/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Tool, string, error) {
+	_, err := Paginate(c.Operation(ctx), "tools/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Tool, string, error) {
 		r, err := c.ListTools(ctx, cur)
 		if err != nil {
 			return nil, "", err
@@ -102,7 +102,7 @@ func (c *Client) ListResources(ctx context.Context, cursor string) (*mcp.ListRes
 
 // AllResources returns every resource, following the cursors.
 func (c *Client) AllResources(ctx context.Context) ([]mcp.Resource, error) {
-	return Paginate(ctx, "resources/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Resource, string, error) {
+	return Paginate(c.Operation(ctx), "resources/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Resource, string, error) {
 		r, err := c.ListResources(ctx, cur)
 		return r.Resources, r.NextCursor, err
 	})
@@ -116,7 +116,7 @@ func (c *Client) ListResourceTemplates(ctx context.Context, cursor string) (*mcp
 
 // AllResourceTemplates returns every resource template, following the cursors.
 func (c *Client) AllResourceTemplates(ctx context.Context) ([]mcp.ResourceTemplate, error) {
-	return Paginate(ctx, "resources/templates/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.ResourceTemplate, string, error) {
+	return Paginate(c.Operation(ctx), "resources/templates/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.ResourceTemplate, string, error) {
 		r, err := c.ListResourceTemplates(ctx, cur)
 		return r.ResourceTemplates, r.NextCursor, err
 	})
@@ -147,7 +147,7 @@ func (c *Client) ListPrompts(ctx context.Context, cursor string) (*mcp.ListPromp
 
 // AllPrompts returns every prompt, following the cursors.
 func (c *Client) AllPrompts(ctx context.Context) ([]mcp.Prompt, error) {
-	return Paginate(ctx, "prompts/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Prompt, string, error) {
+	return Paginate(c.Operation(ctx), "prompts/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Prompt, string, error) {
 		r, err := c.ListPrompts(ctx, cur)
 		return r.Prompts, r.NextCursor, err
 	})
@@ -203,7 +203,7 @@ func (c *Client) ListTasks(ctx context.Context, cursor string) (*mcp.ListTasksRe
 
 // AllTasks returns the tasks of every page of tasks/list.
 func (c *Client) AllTasks(ctx context.Context) ([]mcp.Task, error) {
-	return Paginate(ctx, "tasks/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Task, string, error) {
+	return Paginate(c.Operation(ctx), "tasks/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.Task, string, error) {
 		r, err := c.ListTasks(ctx, cur)
 		return r.Tasks, r.NextCursor, err
 	})
@@ -304,6 +304,10 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 	done := make(chan struct{})
 	polled := make(chan struct{})
 	last := task
+	// The poll ends with the result: a tasks/get under way then is
+	// abandoned, not waited for.
+	pctx, pcancel := context.WithCancel(ctx)
+	defer pcancel()
 	go func() {
 		defer close(polled)
 		for !taskDone[last.Status] {
@@ -314,7 +318,7 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 				return
 			case <-wait.C:
 			}
-			t, err := c.GetTask(ctx, task.TaskID)
+			t, err := c.GetTask(pctx, task.TaskID)
 			if err != nil {
 				return
 			}
@@ -326,6 +330,7 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 	}()
 	res, err := c.TaskResult(ctx, task.TaskID, opts)
 	close(done)
+	pcancel()
 	<-polled
 	if err != nil && (ctx.Err() != nil || spent(err)) && !taskDone[last.Status] {
 		cancelTask()
@@ -342,7 +347,7 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 	if err == nil && !taskDone[last.Status] {
 		// The result came before the poll saw the end: one more look, for
 		// the final state.
-		gctx, cancel := bounds.Clock{Name: "last look", D: 2 * time.Second}.Context(ctx)
+		gctx, cancel := bounds.Clock{Name: "last look", D: 500 * time.Millisecond}.Context(ctx)
 		if t, gerr := c.GetTask(gctx, task.TaskID); gerr == nil && (t.Status != last.Status || t.StatusMessage != last.StatusMessage) {
 			report(*t)
 		}

@@ -665,6 +665,13 @@ func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error)
 	}
 	held := false
 	var heldFrom time.Time
+	defer func() {
+		if held {
+			// Answered, or ended, while a person answered: the operation
+			// does not count that time either.
+			r.op.hold(time.Since(heldFrom))
+		}
+	}()
 	for {
 		nowHeld, changed := c.holdState(pc)
 		if nowHeld != held {

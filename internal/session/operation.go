@@ -69,3 +69,11 @@ func (op *operation) hold(d time.Duration) {
 func (op *operation) spent(method string) error {
 	return &TimeoutError{Method: method, After: op.max, Max: true}
 }
+
+// Operation returns ctx as one operation under Options.MaxTime (a listing
+// with all its pages, a call with its polls), unless it is one already:
+// every request made with it shares what remains of the maximum time.
+func (c *Client) Operation(ctx context.Context) context.Context {
+	ctx, _ = c.operation(ctx)
+	return ctx
+}

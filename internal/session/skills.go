@@ -15,7 +15,7 @@ func (c *Client) ListSkills(ctx context.Context, cursor string) (*mcp.ListSkills
 // AllSkills returns every skill, following the cursors. It reads no skill's
 // files: the extension forbids fetching them before a skill is loaded.
 func (c *Client) AllSkills(ctx context.Context) ([]mcp.SkillEntry, error) {
-	return Paginate(ctx, "skills/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.SkillEntry, string, error) {
+	return Paginate(c.Operation(ctx), "skills/list", c.maxPages(), func(ctx context.Context, cur string) ([]mcp.SkillEntry, string, error) {
 		r, err := c.ListSkills(ctx, cur)
 		return r.Skills, r.NextCursor, err
 	})

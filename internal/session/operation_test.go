@@ -1,0 +1,109 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// answerConn answers each request with answer(m), which may sleep.
+type answerConn struct {
+	frames chan transport.Frame
+	closed chan struct{}
+	once   sync.Once
+	answer func(c *answerConn, m *mcp.Message)
+}
+
+func newAnswerConn(answer func(c *answerConn, m *mcp.Message)) *answerConn {
+	return &answerConn{frames: make(chan transport.Frame, 64), closed: make(chan struct{}), answer: answer}
+}
+
+func (c *answerConn) push(s string) {
+	select {
+	case c.frames <- transport.Frame{Data: []byte(s)}:
+	case <-c.closed:
+	}
+}
+
+func (c *answerConn) Send(ctx context.Context, frame []byte) error {
+	msgs, _, err := mcp.DecodeFrame(frame)
+	if err != nil {
+		return nil
+	}
+	for _, m := range msgs {
+		if m.IsRequest() {
+			go c.answer(c, m)
+		}
+	}
+	return nil
+}
+
+func (c *answerConn) Recv() (transport.Frame, error) {
+	select {
+	case f := <-c.frames:
+		return f, nil
+	case <-c.closed:
+		return transport.Frame{}, transport.ErrClosed
+	}
+}
+
+func (c *answerConn) Close() error { c.once.Do(func() { close(c.closed) }); return nil }
+
+// A listing's pages are one operation under --max-time (docs/cli.md): a
+// server that answers each page in 300ms with an endless cursor must be cut
+// at MaxTime, not at 10,000 pages.
+func TestListingIsOneOperation(t *testing.T) {
+	n := 0
+	var mu sync.Mutex
+	conn := newAnswerConn(func(c *answerConn, m *mcp.Message) {
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		n++
+		k := n
+		mu.Unlock()
+		c.push(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[],"nextCursor":"c%d"}}`, m.ID, k))
+	})
+	c := session.New(conn, session.Options{Force: true, Timeout: time.Second, MaxTime: 500 * time.Millisecond, MaxPages: 30})
+	defer c.Close()
+	start := time.Now()
+	_, err := c.AllTools(context.Background())
+	took := time.Since(start)
+	var te *session.TimeoutError
+	if !errors.As(err, &te) || !te.Max {
+		t.Fatalf("after %v: err = %v, want the operation's maximum time (500ms)", took, err)
+	}
+}
+
+// A 2025-11-25 task's result in hand is not held back by a tasks/get the
+// poller sent meanwhile and the server does not answer.
+func TestLegacyTaskResultNotHeldByThePoll(t *testing.T) {
+	conn := newAnswerConn(func(c *answerConn, m *mcp.Message) {
+		switch m.Method {
+		case "tools/call":
+			c.push(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"task":{"taskId":"t1","status":"input_required","pollInterval":200,"createdAt":"2025-01-01T00:00:00Z","lastUpdatedAt":"2025-01-01T00:00:00Z","ttl":null}}}`, m.ID))
+		case "tasks/result":
+			time.Sleep(500 * time.Millisecond)
+			c.push(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"done"}]}}`, m.ID))
+		case "tasks/get":
+			// never answered
+		}
+	})
+	c := session.New(conn, session.Options{Force: true, Timeout: 4 * time.Second})
+	defer c.Close()
+	start := time.Now()
+	_, err := c.CallToolAsTask(context.Background(), mcp.CallToolParams{Name: "x"}, nil, nil)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took > 3500*time.Millisecond {
+		t.Fatalf("the result came at 500ms, CallToolAsTask returned after %v (waiting on the poller's tasks/get)", took)
+	}
+}
