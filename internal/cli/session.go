@@ -406,12 +406,12 @@ func sessionError(dir, name string, err error) error {
 		if rec.Live() {
 			rec = markLost(dir, rec)
 		}
-		return withKind(KindSessionEnded, fmt.Errorf("%w: session %s has ended (%s): %s", errConnect, name, rec.State, rec.Reason))
+		return sessionEnded(name, rec)
 	case errors.Is(err, live.ErrLostDaemon):
 		// A daemon that ended its session writes why before it goes: a
 		// command that reached it in its last moments says so.
 		if rec, rerr := live.ReadRecord(dir, name); rerr == nil && !rec.Live() {
-			return withKind(KindSessionEnded, fmt.Errorf("%w: session %s has ended (%s): %s", errConnect, name, rec.State, rec.Reason))
+			return sessionEnded(name, rec)
 		}
 		return fmt.Errorf("%w: session %s: %v", errConnect, name, err)
 	case errors.Is(err, context.Canceled):
@@ -1241,3 +1241,17 @@ func (h *heldSession) reapply(ctx context.Context, c *session.Client, logf func(
 	}
 	return r.Summary()
 }
+
+// sessionEnded is the error of a command for a session that has ended: it
+// says so, and why (not "could not connect"), and exits as one that could
+// not connect does (3).
+func sessionEnded(name string, rec *live.Status) error {
+	return withKind(KindSessionEnded, &endedError{fmt.Sprintf("session %s has ended (%s): %s", name, rec.State, rec.Reason)})
+}
+
+type endedError struct{ msg string }
+
+func (e *endedError) Error() string { return e.msg }
+
+// Is makes an ended session's error exit as a failed connection does.
+func (e *endedError) Is(target error) bool { return target == errConnect }
