@@ -33,6 +33,18 @@ type Pane struct {
 	scroll common.Scroll
 	width  int
 	height int
+	// ticks numbers the clock that keeps "for 10s" moving; a new one
+	// (each connection message) retires the old.
+	ticks int
+}
+
+// tickMsg redraws the pane's durations once a second.
+type tickMsg struct{ seq int }
+
+// tick starts the clock of the durations shown.
+func (p *Pane) tick() tea.Cmd {
+	seq := p.ticks
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg{seq: seq} })
 }
 
 // New returns the info pane; target names the server as the user gave it.
@@ -55,9 +67,16 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case common.ConnectingMsg:
 		p.client, p.state, p.err, p.since = nil, "connecting", nil, p.c.Now()
 		p.health = session.HealthEvent{}
+		// The clock starts with each dial (never from a ConnectedMsg,
+		// whose Cmds run in sequence).
+		p.ticks++
+		return p.tick()
 	case common.ConnectedMsg:
 		if p.client == msg.Client {
 			p.sessions++
+			if p.health.Health != session.HealthUp {
+				p.since = p.c.Now() // connected again, in a new session
+			}
 		} else {
 			p.sessions = 1
 			p.since = p.c.Now()
@@ -67,7 +86,16 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case common.DisconnectedMsg:
 		p.client, p.state, p.err, p.since = nil, "disconnected", msg.Err, p.c.Now()
 	case common.HealthMsg:
+		if msg.Event.Health != p.health.Health {
+			// The state shown is the health: its time starts with it.
+			p.since = p.c.Now()
+		}
 		p.health = msg.Event
+	case tickMsg:
+		if msg.seq != p.ticks {
+			return nil
+		}
+		return p.tick()
 	case tea.KeyPressMsg:
 		k := p.c.Keys
 		if key.Matches(msg, k.Copy) && p.client != nil {
