@@ -75,3 +75,61 @@ func TestInfoClockMoves(t *testing.T) {
 	clk.add(10 * time.Second)
 	h.waitText("connected for 10.00s")
 }
+
+// A pane's tab shows its list: letters typed after alt+1 filter the tools
+// and never reach a result's keys (e then enter sent the last call again).
+func TestTabShowsTheList(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.typeText("echo")
+	h.press("enter")
+	h.waitText("Call echo")
+	h.typeText("once")
+	h.press("ctrl+s")
+	h.waitText("echo · call #1 · ✓ done")
+	h.press("alt+7")
+	h.waitText("[7 Wire")
+	h.press("alt+1", "esc") // the list, its filter cleared
+	h.typeText("delete")
+	h.waitText("(1/18)")
+	h.press("enter")
+	h.waitText("Call delete_file")
+	h.press("alt+1")
+	h.waitText("(1/18)")
+	h.press("esc")
+	h.waitText(toolsLoaded)
+	if n := len(h.final().Tools().Calls()); n != 1 {
+		t.Errorf("%d calls, want 1", n)
+	}
+}
+
+// ctrl+r tells the new session what the old one was asked (the log level,
+// the subscriptions: session.Client.Reapply), says so, and the
+// subscriptions shown are the server's again.
+func TestReconnectReapplies(t *testing.T) {
+	for _, peer := range []string{"demo-legacy", "demo"} {
+		t.Run(peer, func(t *testing.T) {
+			h := start(t, 100, 30, func(o *Options) {
+				o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) { return dialPeer(ctx, hk, peer) }
+			})
+			h.waitText(toolsLoaded)
+			h.press("alt+2")
+			h.waitText("16 resources")
+			h.selectLine("demo://counter")
+			h.press("u")
+			h.waitText("›● demo://counter")
+			h.press("alt+8", "+", "L")
+			h.waitText("asked the server for info and above")
+			h.press("ctrl+r")
+			h.waitText("applied again to the new session: the log level and 1 subscription(s)")
+			h.press("alt+2")
+			h.waitText("subscribed again to 1 resource", "›● demo://counter")
+			h.press("alt+1")
+			h.typeText("bump_counter")
+			h.press("enter", "ctrl+s")
+			h.waitText("✓ done")
+			h.press("alt+2")
+			h.waitText("✱")
+		})
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,7 +59,10 @@ type Model struct {
 	hooks  Hooks
 	parser *wire.Parser // used by the inbox's prepare step only
 
-	conn   link
+	conn link
+	// held is what the panes asked of the server, collected when a new
+	// connection starts, for Reapply once it is up.
+	held   session.Held
 	rec    *recorder // the start/stop recording key
 	status status
 
@@ -202,11 +207,40 @@ type (
 	}
 )
 
+// holder is a pane that asked the server for something a new connection
+// must be told again (a subscription, a log level).
+type holder interface{ Hold(*session.Held) }
+
+// collectHeld asks every pane what it holds.
+func (m *Model) collectHeld() session.Held {
+	var h session.Held
+	for _, p := range m.panes {
+		if ho, ok := p.(holder); ok {
+			ho.Hold(&h)
+		}
+	}
+	return h
+}
+
+// reapply tells the connection of generation gen what h holds
+// (session.Client.Reapply, the one way every restart does it).
+func (m *Model) reapply(c *session.Client, gen int, h session.Held) tea.Cmd {
+	if h.LogLevel == "" && len(h.Subscriptions) == 0 && !h.RootsChanged {
+		return nil
+	}
+	ctx := m.ctx
+	return func() tea.Msg {
+		r, _ := c.Reapply(ctx, h)
+		return common.ReappliedMsg{Gen: gen, Held: h, Reapplied: r}
+	}
+}
+
 // connect closes old (if any) and dials, in a Cmd.
 func (m *Model) connect(old *session.Client) tea.Cmd {
 	if old != nil {
 		m.dropSession("reconnecting")
 	}
+	m.held = m.collectHeld()
 	gen := m.conn.connecting()
 	dial, hooks, ctx, conns := m.opts.Dial, m.hooks, m.ctx, m.conns
 	dialCmd := func() tea.Msg {
@@ -395,7 +429,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.conn.dials > 1 {
 			m.status.set("reconnected: a new session, lists reloaded")
 		}
-		return m, tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: msg.client, Gen: msg.gen}), m.waitEnd(msg.client))
+		held := m.held
+		m.held = session.Held{}
+		return m, tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: msg.client, Gen: msg.gen}), m.waitEnd(msg.client),
+			m.reapply(msg.client, msg.gen, held))
 	case endedMsg:
 		if msg.client != m.conn.client {
 			return m, nil
@@ -429,6 +466,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 		return m, nil
+	case common.ReappliedMsg:
+		if msg.Gen != m.conn.gen {
+			return m, nil
+		}
+		m.status.set(reappliedNotice(msg.Reapplied))
+		return m, m.broadcast(msg)
 	case composedMsg:
 		_, cmd := m.composer.Update(msg, m.conn.client)
 		return m, cmd
@@ -494,6 +537,26 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 		m.openNext()
 	}
 	return tea.Batch(cmds...)
+}
+
+// reappliedNotice says what a new connection was told again, and what
+// could not be.
+func reappliedNotice(r session.Reapplied) string {
+	failed := r.Failed
+	r.Failed = nil
+	ok := r.Summary()
+	if len(failed) == 0 {
+		return "applied again to the new session: " + ok
+	}
+	whats := slices.Sorted(maps.Keys(failed))
+	s := "✗ not applied again to the new session: " + whats[0] + " (" + failed[whats[0]].Error() + ")"
+	if len(whats) > 1 {
+		s += fmt.Sprintf(" and %d more", len(whats)-1)
+	}
+	if ok != "" {
+		s += "; applied again: " + ok
+	}
+	return s
 }
 
 // dropSession ends the requests of a session that is gone (the server
@@ -613,10 +676,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.resize()
 		return nil
 	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.NextTab):
-		m.active = (m.active + 1) % len(m.panes)
+		m.show((m.active + 1) % len(m.panes))
 		return nil
 	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.PrevTab):
-		m.active = (m.active + len(m.panes) - 1) % len(m.panes)
+		m.show((m.active + len(m.panes) - 1) % len(m.panes))
 		return nil
 	}
 	for i, b := range k.Tabs {
@@ -645,9 +708,23 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // goTo shows pane i; a request on screen waits in the queue (ctrl+o brings
 // it back).
 func (m *Model) goTo(i int) {
-	m.active = i
+	m.show(i)
 	m.setAside()
 	m.compose = false
+}
+
+// lister is a pane with views besides its list (a form, a result, a row
+// opened): going to its tab shows the list, so that what is typed next
+// filters it and never reaches a key of another view (e, enter: a call
+// sent again).
+type lister interface{ ShowList() }
+
+// show makes pane i the active one, on its list.
+func (m *Model) show(i int) {
+	m.active = i
+	if l, ok := m.panes[i].(lister); ok {
+		l.ShowList()
+	}
 }
 
 // quit handles ctrl+c: it cancels the call on screen first; where quitting

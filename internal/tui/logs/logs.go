@@ -106,8 +106,9 @@ type Pane struct {
 	ring   *Ring
 	client *session.Client
 
-	minLevel int     // log pane: rows below it are hidden
-	view     []int64 // seqs shown when filtering; nil shows all
+	minLevel int              // log pane: rows below it are hidden
+	asked    mcp.LoggingLevel // log pane: the level the server was asked for (L)
+	view     []int64          // seqs shown when filtering; nil shows all
 	list     common.Cursor
 	follow   bool
 	notice   string
@@ -137,6 +138,17 @@ func (p *Pane) Title() string {
 
 // Kind is what the pane shows.
 func (p *Pane) Kind() Kind { return p.kind }
+
+// Hold says the level the server was asked for, for a new connection to
+// be asked again.
+func (p *Pane) Hold(h *session.Held) {
+	if p.kind == KindLog && p.asked != "" {
+		h.LogLevel = p.asked
+	}
+}
+
+// ShowList shows the rows (the pane's tab was chosen).
+func (p *Pane) ShowList() { p.open = nil }
 
 // InputFocused is always false.
 func (p *Pane) InputFocused() bool { return false }
@@ -302,6 +314,12 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			p.notice = "✗ " + common.Line(msg.err.Error())
 		} else {
 			p.notice = "asked the server for " + string(msg.level) + " and above"
+			p.asked = msg.level
+		}
+		return nil
+	case common.ReappliedMsg:
+		if p.kind == KindLog && msg.Reapplied.LogLevel {
+			p.notice = "asked the new session for " + string(msg.Held.LogLevel) + " and above again"
 		}
 		return nil
 	case tea.KeyPressMsg:

@@ -116,6 +116,10 @@ func (p *Pane) Calls() []*Call { return p.calls }
 // Tools returns the tools listed.
 func (p *Pane) Tools() []mcp.Tool { return p.tools }
 
+// ShowList shows the list of tools (the pane's tab was chosen): the form
+// and the results wait for enter and alt+l.
+func (p *Pane) ShowList() { p.mode = modeList }
+
 // InputFocused reports whether a text field has the keys.
 func (p *Pane) InputFocused() bool { return p.mode == modeForm }
 
