@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -132,4 +133,18 @@ func TestReconnectReapplies(t *testing.T) {
 			h.waitText("✱")
 		})
 	}
+}
+
+// A server without the tools capability: the pane says tools/list was not
+// sent and names the key that sends it anyway, which does.
+func TestToolsWithoutCapability(t *testing.T) {
+	h := start(t, 80, 24, skillsServer(mcptest.SkillsHonest))
+	s := h.waitText("tools/list was not", "ctrl+l sends it anyway")
+	if strings.Contains(s, "force to send") {
+		t.Errorf("the pane names no key:\n%s", s)
+	}
+	h.press("ctrl+l")
+	h.waitText("0 tools listed")
+	h.press("alt+7")
+	h.waitText("tools/list")
 }
