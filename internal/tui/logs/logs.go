@@ -477,11 +477,14 @@ func (p *Pane) View() string {
 				b.WriteString(p.row(row, i == p.list.Pos, tagW))
 			}
 		} else if n == 0 && r == 0 {
-			b.WriteString(st.Dim.Render("  " + p.empty()))
+			b.WriteString(st.Dim.Render(common.Truncate("  "+p.empty(), p.width)))
 		}
 		b.WriteByte('\n')
 	}
 	status := fmt.Sprintf("%d/%d", min(p.list.Pos+1, n), n)
+	if hidden := p.ring.Len() - n; hidden > 0 {
+		status += fmt.Sprintf(" · %d hidden below %s", hidden, mcp.LoggingLevels[p.minLevel])
+	}
 	if p.follow {
 		status += " · following"
 	}
@@ -496,6 +499,9 @@ func (p *Pane) View() string {
 func (p *Pane) empty() string {
 	switch p.kind {
 	case KindLog:
+		if n := p.ring.Len(); n > 0 {
+			return fmt.Sprintf("%s below %s: - shows lower levels.", common.Plural(n, "log message"), mcp.LoggingLevels[p.minLevel])
+		}
 		return "No log message yet (the server sends them as notifications/message)."
 	case KindNotifications:
 		return "No notification yet."
