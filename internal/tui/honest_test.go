@@ -148,3 +148,25 @@ func TestToolsWithoutCapability(t *testing.T) {
 	h.press("alt+7")
 	h.waitText("tools/list")
 }
+
+// A request written raw from the composer is answered without a warning
+// about an unknown id; ctrl+u clears the field, so the next frame is
+// not glued onto the last.
+func TestComposerFrameAnswered(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.waitAllLoaded()
+	h.press("ctrl+e", "tab")
+	h.typeText(`{"jsonrpc":"2.0","id":"raw-1","method":"ping"}`)
+	h.press("ctrl+f")
+	h.waitText("✓ frame written")
+	h.press("ctrl+u")
+	h.typeText(`{"jsonrpc":"2.0","id":"raw-2","method":"ping"}`)
+	h.press("ctrl+f")
+	h.waitText("✓ frame written")
+	h.press("esc", "alt+7")
+	s := h.waitFor("both answers", func(s string) bool { return strings.Count(s, "response · ping") == 2 })
+	if strings.Contains(s, "unknown") || strings.Contains(s, "warnings") || strings.Contains(s, "not JSON") {
+		t.Errorf("an answered raw frame was warned about:\n%s", s)
+	}
+}
