@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -168,5 +169,33 @@ func TestComposerFrameAnswered(t *testing.T) {
 	s := h.waitFor("both answers", func(s string) bool { return strings.Count(s, "response · ping") == 2 })
 	if strings.Contains(s, "unknown") || strings.Contains(s, "warnings") || strings.Contains(s, "not JSON") {
 		t.Errorf("an answered raw frame was warned about:\n%s", s)
+	}
+}
+
+// alt+r without --save records into the working directory and says it in
+// full; at 80 columns the file's name and the end of its directory show.
+func TestRecordingPathInFull(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	h := start(t, 200, 30, func(o *Options) { o.SaveDir = "" })
+	h.waitText(toolsLoaded)
+	h.press("alt+r")
+	h.waitText("● rec "+dir+"/mcpi-", "recording started in "+dir+" (alt+r stops it)")
+	h.press("down")
+	h.waitText("● rec " + dir + "/mcpi-")
+	h.press("alt+r")
+	h.waitText("recording stopped: " + dir + "/mcpi-")
+	if m, _ := filepath.Glob(filepath.Join(dir, "mcpi-*.jsonl")); len(m) != 1 {
+		t.Errorf("traces in the working directory: %v", m)
+	}
+
+	h2 := start(t, 80, 24, func(o *Options) { o.SaveDir = "" })
+	h2.waitText(toolsLoaded)
+	h2.press("alt+r", "down")
+	s := h2.waitFor("the path alone", func(s string) bool {
+		return strings.Contains(s, "● rec ") && !strings.Contains(s, "recording started")
+	})
+	if !strings.Contains(s, filepath.Base(dir)+"/mcpi-") {
+		t.Errorf("the directory's end is not shown:\n%s", s)
 	}
 }

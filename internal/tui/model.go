@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -1009,11 +1010,18 @@ func (m *Model) statusView() string {
 	st := m.c.Styles
 	var left string
 	if p := m.rec.active(); p != "" {
-		left = st.Error.Render("● rec") + " " + common.Line(p)
-		if w := common.Width(left); w > m.width/2 && m.status.notice != "" {
-			// Keep the file's name, drop the start of its directory.
-			left = st.Error.Render("● rec") + " …" + common.Line(filepath.Base(p))
+		// The whole path when it fits; else the file's name and as much
+		// of its directory as fits, cut from the start (half the line
+		// when a notice is next to it).
+		room := m.width - common.Width("● rec ")
+		if m.status.notice != "" {
+			room = m.width/2 - common.Width("● rec ")
 		}
+		path := common.Line(p)
+		if common.Width(path) > room {
+			path = "…" + ansi.TruncateLeft(path, common.Width(path)-max(common.Width(filepath.Base(p)), room-1), "")
+		}
+		left = st.Error.Render("● rec") + " " + path
 	}
 	line := left
 	if n := m.status.notice; n != "" {
