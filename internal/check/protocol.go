@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
+	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/specschema"
 )
 
@@ -21,6 +22,13 @@ func (r *run) handshake() {
 		return
 	}
 	si := init.ServerInfo
+	if mcp.IsModern(r.rev) {
+		var meta map[string]json.RawMessage
+		json.Unmarshal(init.Meta, &meta)
+		if _, ok := meta[mcp.MetaServerInfo]; !ok && session.TopLevelServerInfo(raw) != nil {
+			r.report("handshake/server-info", "serverInfo", raw, `serverInfo is at the top level of the server/discover result, not in _meta["%s"] where 2026-07-28 puts it`, mcp.MetaServerInfo)
+		}
+	}
 	if si.Name == "" {
 		r.report("handshake/server-info", "serverInfo", raw, "serverInfo has no name")
 	}

@@ -124,7 +124,7 @@ type Notification struct {
 // Warning is something the server got wrong. Data quotes what arrived.
 type Warning struct {
 	Time    time.Time
-	Kind    string // "bad-frame", "invalid-message", "unknown-id", "id-type", "batch", "jsonrpc-version", "session-status"
+	Kind    string // "bad-frame", "invalid-message", "unknown-id", "id-type", "batch", "jsonrpc-version", "session-status", "server-info"
 	Message string
 	Data    []byte
 }

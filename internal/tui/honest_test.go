@@ -199,3 +199,19 @@ func TestRecordingPathInFull(t *testing.T) {
 		t.Errorf("the directory's end is not shown:\n%s", s)
 	}
 }
+
+// A 2026-07-28 server with serverInfo at the top level of its
+// server/discover result: shown in the header and the Info pane, with a
+// warning that says where it was found.
+func TestServerInfoAtTheTopLevel(t *testing.T) {
+	h := start(t, 100, 30, func(o *Options) {
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			return dialPeer(ctx, hk, mcptest.ModernBrokenPrefix+"handshake/server-info")
+		}
+	})
+	h.waitText("mcpi · modern-broken 1.0", "warnings 1")
+	h.press("alt+i")
+	h.waitText("name            modern-broken", "version         1.0")
+	h.press("alt+7")
+	h.waitText("server-info: serverInfo is at the top level")
+}
