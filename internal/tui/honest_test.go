@@ -215,3 +215,20 @@ func TestServerInfoAtTheTopLevel(t *testing.T) {
 	h.press("alt+7")
 	h.waitText("server-info: serverInfo is at the top level")
 }
+
+// ctrl+c with only a call running says so, and offers no way to set an
+// answer aside, since there is none.
+func TestCtrlCWithACallRunning(t *testing.T) {
+	h := start(t, 80, 24)
+	h.waitText(toolsLoaded)
+	h.typeText("long_running")
+	h.press("enter")
+	h.waitText("Call long_running")
+	h.press("ctrl+s")
+	h.waitText("long_running · call #1")
+	h.press("alt+2", "ctrl+c")
+	s := h.waitText("ctrl+c again quits: 1 call running")
+	if strings.Contains(s, "aside") {
+		t.Errorf("a way to set aside an answer that does not exist:\n%s", s)
+	}
+}

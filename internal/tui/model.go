@@ -610,16 +610,22 @@ func (m *Model) openModal(r *common.Request) {
 // setAside hides the modal; its request and what was typed wait for ctrl+o.
 func (m *Model) setAside() { m.modal = nil }
 
-// losesWork says what quitting now would lose, or "".
-func (m *Model) losesWork() string {
+// losesWork says what quitting now would lose, or "", and the way to keep
+// a request's answer, if one applies. It fits 80 columns.
+func (m *Model) losesWork() (loses, keep string) {
 	var parts []string
 	if n := len(m.queue); n > 0 {
-		parts = append(parts, common.Plural(n, "server request")+" waiting for your answer (they will be cancelled)")
+		parts = append(parts, common.Plural(n, "server request")+" waiting")
+		if m.modal != nil {
+			keep = "esc sets it aside"
+		} else {
+			keep = "ctrl+o answers it"
+		}
 	}
 	if n := m.Tools().Running(); n > 0 {
 		parts = append(parts, common.Plural(n, "call")+" running")
 	}
-	return strings.Join(parts, " and ")
+	return strings.Join(parts, ", "), keep
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -738,9 +744,13 @@ func (m *Model) quit(armed bool) tea.Cmd {
 	if armed {
 		return tea.Quit
 	}
-	if loses := m.losesWork(); loses != "" {
+	if loses, keep := m.losesWork(); loses != "" {
 		m.quitArmed = true
-		m.status.set("ctrl+c again quits: " + loses + "; esc sets an answer aside")
+		n := "ctrl+c again quits: " + loses
+		if keep != "" {
+			n += "; " + keep
+		}
+		m.status.set(n)
 		return nil
 	}
 	return tea.Quit
@@ -776,7 +786,7 @@ func (m *Model) keys() help.KeyMap {
 	if m.help.ShowAll {
 		helpKey.SetHelp(helpKey.Help().Key+"/esc", "close help")
 	}
-	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
+	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
 	short := dedupe(nil, append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit))
 	var full [][]key.Binding
 	var seen []key.Binding
