@@ -234,7 +234,10 @@ shot prompts
 # Log, notifications, wire, stderr panes; the raw composer.
 keys M-8 L
 check "sets the server's log level" "asked the server for debug"
-keys M-1 M-l C-u
+# alt+1 shows the tools' list, not the last result: typing filters it.
+keys M-1
+check "alt+1 shows the list" "enter call • type filter"
+keys C-u
 typ log
 keys Enter C-s
 keys M-8
@@ -277,7 +280,14 @@ typ tools/list
 keys Enter
 check "the raw composer sends a request" "✓ result" '"resultType"'
 shot composer
-keys Escape C-c
+keys Escape
+sleep 0.3
+# A new session is told the log level and the subscription again.
+keys C-r
+check "ctrl+r applies the log level and subscription again" "applied again to the new session: the log level and 1 subscription(s)"
+keys M-2
+check "the resources pane says so" "subscribed again to 1 resource"
+keys C-c
 
 # --- server-everything -------------------------------------------------
 if [ ! -f "$EVERYTHING" ] || ! command -v node >/dev/null 2>&1; then

@@ -306,6 +306,12 @@ func TestHTTPRules(t *testing.T) {
 	if len(findings(rep, "http/header-validation")) != 2 {
 		t.Errorf("a server that does not check Mcp-Method was not found out twice: %v", rep.Findings)
 	}
+	// Its success answer is worded as one, not as a JSON-RPC code 0.
+	for _, f := range findings(rep, "http/header-validation") {
+		if strings.Contains(f.Message, "code 0") || !strings.Contains(f.Message, "was answered 200 with a success, not an error; 400 with -32020 (HeaderMismatch) was required") {
+			t.Errorf("finding: %s", f.Message)
+		}
+	}
 	// A DELETE that says yes and ends nothing.
 	rep = checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -603,5 +609,22 @@ func TestSSERules(t *testing.T) {
 		if len(findings(rep, c.rule)) == 0 {
 			t.Errorf("%s: the broken handler was not found out: %v", c.rule, rep.Findings)
 		}
+	}
+}
+
+// A 2026-07-28 server with serverInfo at the top level of its
+// server/discover result: the finding says where it was found, and the
+// name and version it gives are not said to be missing.
+func TestServerInfoAtTheTopLevel(t *testing.T) {
+	t.Parallel()
+	rep := checkModernPeer(t, mcptest.ModernBrokenPrefix+"handshake/server-info", Options{})
+	var msgs []string
+	for _, f := range rep.Findings {
+		if f.Rule == "handshake/server-info" {
+			msgs = append(msgs, f.Message)
+		}
+	}
+	if len(msgs) != 1 || !strings.Contains(msgs[0], `serverInfo is at the top level of the server/discover result, not in _meta["io.modelcontextprotocol/serverInfo"]`) {
+		t.Errorf("findings: %q", msgs)
 	}
 }

@@ -71,8 +71,20 @@ func (r *run) refused(rule *Rule, url, what string, resp *http.Response, body []
 	code, _ := errorCode(resp, body)
 	if resp.StatusCode != http.StatusBadRequest || code != mcp.CodeHeaderMismatch {
 		r.report(rule, "POST "+url, map[string]any{"request": what, "status": resp.StatusCode, "code": code},
-			"a request with %s was answered %d with JSON-RPC code %d, not 400 with -32020 (HeaderMismatch)", what, resp.StatusCode, code)
+			"a request with %s was answered %s; 400 with -32020 (HeaderMismatch) was required", what, answerWords(resp, body))
 	}
+}
+
+// answerWords says what an HTTP answer to a JSON-RPC request was: its
+// status and the JSON-RPC error, or that it was a success.
+func answerWords(resp *http.Response, body []byte) string {
+	if code, ok := errorCode(resp, body); ok {
+		return fmt.Sprintf("%d with JSON-RPC error %d", resp.StatusCode, code)
+	}
+	if resp.StatusCode/100 == 2 {
+		return fmt.Sprintf("%d with a success, not an error", resp.StatusCode)
+	}
+	return fmt.Sprintf("%d without a JSON-RPC error", resp.StatusCode)
 }
 
 // nameHeader sends a request naming something that does not exist (so a

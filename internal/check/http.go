@@ -139,7 +139,7 @@ func (r *run) httpChecks() {
 			code, _ := errorCode(resp, body)
 			if resp.StatusCode != http.StatusBadRequest || code != -32020 {
 				r.report(ruleHttpHeaderValidation, "POST "+t.URL, map[string]any{"request": probe.what, "status": resp.StatusCode, "code": code},
-					"a request with %s was answered %d with JSON-RPC code %d, not 400 with -32020 (HeaderMismatch)", probe.what, resp.StatusCode, code)
+					"a request with %s was answered %s; 400 with -32020 (HeaderMismatch) was required", probe.what, answerWords(resp, body))
 			}
 		}
 		r.nameHeader(t.URL, post)

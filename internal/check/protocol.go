@@ -25,6 +25,13 @@ func (r *run) handshake() {
 		return
 	}
 	si := init.ServerInfo
+	if mcp.IsModern(r.rev) {
+		var meta map[string]json.RawMessage
+		json.Unmarshal(init.Meta, &meta)
+		if _, ok := meta[mcp.MetaServerInfo]; !ok && session.TopLevelServerInfo(raw) != nil {
+			r.report(ruleHandshakeServerInfo, "serverInfo", raw, `serverInfo is at the top level of the server/discover result, not in _meta["%s"] where 2026-07-28 puts it`, mcp.MetaServerInfo)
+		}
+	}
 	if si.Name == "" {
 		r.report(ruleHandshakeServerInfo, "serverInfo", raw, "serverInfo has no name")
 	}

@@ -36,7 +36,7 @@ const (
 var (
 	ruleHandshakeUnknownVersion      = &Rule{ID: "handshake/unknown-version", Severity: Error, Summary: "Offered a revision that does not exist, a legacy server answers initialize with one it supports; a modern one refuses with -32022 listing data.supported.", Source: "MCP 2025-11-25 basic/lifecycle § Version Negotiation; MCP 2026-07-28 basic/versioning § Protocol Version Negotiation"}
 	ruleDualEraSameTools             = &Rule{ID: "dual-era/same-tools", Severity: Warning, Summary: "A server that speaks both eras lists the same tools in each.", Source: "MCP 2026-07-28 basic/versioning (dual-era implementations)"}
-	ruleHandshakeServerInfo          = &Rule{ID: "handshake/server-info", Severity: Warning, Summary: "serverInfo names the server and its version.", Source: srcLifecycle}
+	ruleHandshakeServerInfo          = &Rule{ID: "handshake/server-info", Severity: Warning, Summary: `serverInfo names the server and its version; in 2026-07-28 it is in the server/discover result's _meta["io.modelcontextprotocol/serverInfo"] (one at the top level is used, and reported where it was found).`, Source: srcLifecycle}
 	ruleHandshakeInstructionsSize    = &Rule{ID: "handshake/instructions-size", Severity: Warning, Summary: "instructions stay short enough for a client to put in a model's context (at most 8 KiB).", Source: srcLifecycle}
 	ruleCapabilitiesDeclaredWorks    = &Rule{ID: "capabilities/declared-works", Severity: Error, Summary: "A declared capability's list method answers.", Source: srcCaps}
 	ruleCapabilitiesUndeclaredWorks  = &Rule{ID: "capabilities/undeclared-works", Severity: Warning, Summary: "A capability that works is declared; clients will not use what is not declared.", Source: srcCaps}

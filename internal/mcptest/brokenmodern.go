@@ -14,7 +14,9 @@ const ModernBrokenPrefix = "modern-broken:"
 
 // ModernBrokenDefects are the defects RunModernBroken knows, each named
 // by the rule of internal/check that must find it.
-var ModernBrokenDefects = []string{"errors/missing-capability"}
+// ("handshake/server-info": serverInfo at the top level of the
+// server/discover result, where initialize had it, not in its _meta.)
+var ModernBrokenDefects = []string{"errors/missing-capability", "handshake/server-info"}
 
 // RunModernBroken serves the correct modern server with one defect on
 // stdin and stdout.
@@ -65,6 +67,9 @@ func RunModernBroken(defect string) {
 				} else {
 					fail(m.ID, -32602, "_meta lacks the protocol version or the client capabilities", nil)
 				}
+			case m.Method == "server/discover" && defect == "handshake/server-info":
+				reply(m.ID, map[string]any{"supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}},
+					"instructions": "Confirms.", "ttlMs": 0, "cacheScope": "public", "serverInfo": info})
 			case m.Method == "server/discover":
 				reply(m.ID, map[string]any{"supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}},
 					"instructions": "Confirms.", "ttlMs": 0, "cacheScope": "public", "_meta": map[string]any{"io.modelcontextprotocol/serverInfo": info}})

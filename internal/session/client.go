@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -126,7 +127,7 @@ type Notification struct {
 // Warning is something the server got wrong. Data quotes what arrived.
 type Warning struct {
 	Time    time.Time
-	Kind    string // "bad-frame", "invalid-message", "unknown-id", "id-type", "batch", "jsonrpc-version", "session-status"
+	Kind    string // "bad-frame", "invalid-message", "unknown-id", "id-type", "batch", "jsonrpc-version", "session-status", "server-info"
 	Message string
 	Data    []byte
 }
@@ -153,6 +154,10 @@ type Client struct {
 	// the cancellation is expected, not a server's mistake.
 	cancelled     map[string]bool
 	cancelledFIFO []string
+	// rawSent holds the ids of requests written raw (SendFrame), the
+	// newest maxCancelled: their answers are expected, and no call waits.
+	rawSent     map[string]bool
+	rawSentFIFO []string
 	// serving counts the server requests being answered; refusals holds
 	// the error answers to those beyond MaxServerRequests, for the one
 	// goroutine that writes them (started on the first).
@@ -454,10 +459,57 @@ func (c *Client) Send(ctx context.Context, method string, params json.RawMessage
 	return c.call(ctx, method, p, &o)
 }
 
-// SendFrame writes a raw frame, exactly as given. Answers to requests in it
-// are reported as warnings about unknown ids, since no call waits for them.
+// SendFrame writes a raw frame, exactly as given. No call waits for the
+// answers to the requests in it (the wire shows them); their ids are
+// remembered (the newest maxCancelled), so that an answer is expected, not
+// a response to an unknown id.
 func (c *Client) SendFrame(ctx context.Context, frame []byte) error {
+	// Noted before the write: the answer may come before it returns.
+	c.noteRaw(requestIDs(frame))
 	return c.conn.Send(ctx, frame)
+}
+
+// noteRaw remembers the ids of requests written raw.
+func (c *Client) noteRaw(keys []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range keys {
+		if c.rawSent == nil {
+			c.rawSent = make(map[string]bool)
+		}
+		if len(c.rawSentFIFO) == maxCancelled {
+			delete(c.rawSent, c.rawSentFIFO[0])
+			c.rawSentFIFO = c.rawSentFIFO[1:]
+		}
+		c.rawSent[k] = true
+		c.rawSentFIFO = append(c.rawSentFIFO, k)
+	}
+}
+
+// requestIDs returns the id keys of the requests in a frame (one message
+// or a batch); a frame that is not JSON has none.
+func requestIDs(frame []byte) []string {
+	frame = bytes.TrimSpace(frame)
+	msgs := []json.RawMessage{frame}
+	if len(frame) > 0 && frame[0] == '[' {
+		if json.Unmarshal(frame, &msgs) != nil {
+			return nil
+		}
+	}
+	var keys []string
+	for _, raw := range msgs {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(raw, &m) != nil || m.Method == "" {
+			continue
+		}
+		if k, ok := mcp.IDKey(m.ID); ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // Notify sends a notification.

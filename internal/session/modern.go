@@ -257,7 +257,13 @@ func (c *Client) discover(ctx context.Context, rev string, timeout time.Duration
 		init := &mcp.InitializeResult{ProtocolVersion: rev, Capabilities: res.Capabilities, Instructions: res.Instructions, Meta: res.Meta}
 		var meta map[string]json.RawMessage
 		json.Unmarshal(res.Meta, &meta)
-		json.Unmarshal(meta[mcp.MetaServerInfo], &init.ServerInfo)
+		if si, ok := meta[mcp.MetaServerInfo]; ok {
+			json.Unmarshal(si, &init.ServerInfo)
+		} else if si := TopLevelServerInfo(raw); si != nil {
+			// A server of the legacy habit: shown, and said where it was.
+			json.Unmarshal(si, &init.ServerInfo)
+			c.warn("server-info", `serverInfo is at the top level of the server/discover result; 2026-07-28 puts it in _meta["`+mcp.MetaServerInfo+`"]`, si)
+		}
 		c.stateMu.Lock()
 		c.init, c.initRaw, c.revision = init, raw, rev
 		c.era, c.eraReason = EraModern, reason
@@ -265,6 +271,18 @@ func (c *Client) discover(ctx context.Context, rev string, timeout time.Duration
 		c.generation.Add(1)
 		return &res, nil
 	}
+}
+
+// TopLevelServerInfo returns the serverInfo a server/discover result has
+// at its top level (where initialize had it), or nil.
+func TopLevelServerInfo(result []byte) json.RawMessage {
+	var top struct {
+		ServerInfo json.RawMessage `json:"serverInfo"`
+	}
+	if json.Unmarshal(result, &top) != nil || len(top.ServerInfo) == 0 || string(top.ServerInfo) == "null" {
+		return nil
+	}
+	return top.ServerInfo
 }
 
 // modernRevision reports the revision to put in a request's _meta, and

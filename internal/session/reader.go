@@ -122,13 +122,20 @@ func (c *Client) deliverResponse(m *mcp.Message, frame []byte) {
 			}
 		}
 	}
-	late := false
+	late, raw := false, false
 	if pc != nil {
 		delete(c.pending, key)
 	} else if late = c.cancelled[key]; late {
 		delete(c.cancelled, key)
+	} else if raw = c.rawSent[key]; raw {
+		delete(c.rawSent, key)
 	}
 	c.mu.Unlock()
+	if raw {
+		// The answer to a request written raw: the wire shows it.
+		c.log.Debug("the answer to a raw frame", "id", key)
+		return
+	}
 	if late {
 		// The spec allows it: the answer may have been on its way when the
 		// cancellation arrived. The sender ignores it.

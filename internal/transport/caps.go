@@ -45,12 +45,16 @@ type Process interface {
 	StderrTail() []string
 }
 
+// PIDer is a connection to a process of its own.
+type PIDer interface{ Pid() int }
+
 // StderrTailer keeps the last lines of a server's stderr.
 type StderrTailer interface{ StderrTail() []string }
 
 var (
 	_ Namer   = (*Stdio)(nil)
 	_ Process = (*Stdio)(nil)
+	_ PIDer   = (*Stdio)(nil)
 
 	_ Namer          = (*StreamableHTTP)(nil)
 	_ SessionHolder  = (*StreamableHTTP)(nil)

@@ -165,6 +165,15 @@ func (co *composer) Update(msg tea.Msg, client *session.Client) (closed bool, cm
 			return false, co.send(client, false)
 		case key.Matches(kp, k.SendFrame):
 			return false, co.send(client, true)
+		case key.Matches(kp, k.ClearFilter):
+			// The whole field, not only what is before the cursor: the
+			// next frame starts on an empty one.
+			if co.focus == 0 {
+				co.method.SetValue("")
+			} else {
+				co.params.Reset()
+			}
+			return false, nil
 		case key.Matches(kp, k.DetailsUp):
 			co.offset = max(0, co.offset-3)
 			return false, nil
@@ -196,7 +205,7 @@ func (co *composer) View() string {
 	st := co.c.Styles
 	w := co.width
 	var out []string
-	out = append(out, st.ModalTitle.Render("Raw JSON-RPC")+st.Dim.Render(" · ctrl+s sends a request (no checks) · ctrl+f writes a raw frame · esc closes"))
+	out = append(out, st.ModalTitle.Render("Raw JSON-RPC")+st.Dim.Render(" · ctrl+s request (no checks) · ctrl+f raw frame · ctrl+u clears a field · esc closes"))
 	label := func(s string, i int) string {
 		if co.focus == i {
 			return st.LabelFocused.Render(s)
@@ -218,7 +227,9 @@ func (co *composer) ShortHelp() []key.Binding {
 	k := co.c.Keys
 	send := k.Submit
 	send.SetHelp("ctrl+s", "send request")
-	return []key.Binding{send, k.SendFrame, k.DetailsDown, k.Back}
+	clear := k.ClearFilter
+	clear.SetHelp("ctrl+u", "clear field")
+	return []key.Binding{send, k.SendFrame, clear, k.DetailsDown, k.Back}
 }
 
 func (co *composer) FullHelp() [][]key.Binding { return [][]key.Binding{co.ShortHelp()} }

@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 		mcptest.SkillsPrefix + mcptest.SkillsFrontmatter, mcptest.SkillsPrefix + mcptest.SkillsPoison:
 		mcptest.RunSkills(strings.TrimPrefix(os.Getenv(mcptest.PeerEnv), mcptest.SkillsPrefix))
 		os.Exit(0)
+	case mcptest.ModernBrokenPrefix + "handshake/server-info":
+		mcptest.RunModernBroken("handshake/server-info")
+		os.Exit(0)
 	case mcptest.TasksPeer:
 		mcptest.RunTasks()
 		os.Exit(0)

@@ -60,7 +60,7 @@ func (l *link) up(c *session.Client) {
 	l.rev = c.ProtocolVersion()
 	l.era = c.Era()
 	l.trans = ""
-	if t, ok := c.Conn().(interface{ Name() string }); ok {
+	if t, ok := c.Conn().(transport.Namer); ok {
 		l.trans = t.Name()
 	}
 	l.health, l.healthErr = session.HealthUp, nil
@@ -94,7 +94,8 @@ func (m *Model) health(ev session.HealthEvent) tea.Cmd {
 		}
 		m.dropSession("the server forgot the session that asked")
 		m.status.set(note)
-		return m.broadcastInOrder(common.ConnectedMsg{Client: l.client, Gen: l.gen})
+		held := m.collectHeld()
+		return tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: l.client, Gen: l.gen}), m.reapply(l.client, l.gen, held))
 	case ev.Health == session.HealthUp && was == session.HealthUnreachable:
 		m.status.set("the server answers again")
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -57,7 +60,10 @@ type Model struct {
 	hooks  Hooks
 	parser *wire.Parser // used by the inbox's prepare step only
 
-	conn   link
+	conn link
+	// held is what the panes asked of the server, collected when a new
+	// connection starts, for Reapply once it is up.
+	held   session.Held
 	rec    *recorder // the start/stop recording key
 	status status
 
@@ -202,11 +208,40 @@ type (
 	}
 )
 
+// holder is a pane that asked the server for something a new connection
+// must be told again (a subscription, a log level).
+type holder interface{ Hold(*session.Held) }
+
+// collectHeld asks every pane what it holds.
+func (m *Model) collectHeld() session.Held {
+	var h session.Held
+	for _, p := range m.panes {
+		if ho, ok := p.(holder); ok {
+			ho.Hold(&h)
+		}
+	}
+	return h
+}
+
+// reapply tells the connection of generation gen what h holds
+// (session.Client.Reapply, the one way every restart does it).
+func (m *Model) reapply(c *session.Client, gen int, h session.Held) tea.Cmd {
+	if h.LogLevel == "" && len(h.Subscriptions) == 0 && !h.RootsChanged {
+		return nil
+	}
+	ctx := m.ctx
+	return func() tea.Msg {
+		r, _ := c.Reapply(ctx, h)
+		return common.ReappliedMsg{Gen: gen, Held: h, Reapplied: r}
+	}
+}
+
 // connect closes old (if any) and dials, in a Cmd.
 func (m *Model) connect(old *session.Client) tea.Cmd {
 	if old != nil {
 		m.dropSession("reconnecting")
 	}
+	m.held = m.collectHeld()
 	gen := m.conn.connecting()
 	dial, hooks, ctx, conns := m.opts.Dial, m.hooks, m.ctx, m.conns
 	dialCmd := func() tea.Msg {
@@ -395,7 +430,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.conn.dials > 1 {
 			m.status.set("reconnected: a new session, lists reloaded")
 		}
-		return m, tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: msg.client, Gen: msg.gen}), m.waitEnd(msg.client))
+		held := m.held
+		m.held = session.Held{}
+		return m, tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: msg.client, Gen: msg.gen}), m.waitEnd(msg.client),
+			m.reapply(msg.client, msg.gen, held))
 	case endedMsg:
 		if msg.client != m.conn.client {
 			return m, nil
@@ -429,6 +467,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 		return m, nil
+	case common.ReappliedMsg:
+		if msg.Gen != m.conn.gen {
+			return m, nil
+		}
+		m.status.set(reappliedNotice(msg.Reapplied))
+		return m, m.broadcast(msg)
 	case composedMsg:
 		_, cmd := m.composer.Update(msg, m.conn.client)
 		return m, cmd
@@ -496,6 +540,26 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// reappliedNotice says what a new connection was told again, and what
+// could not be.
+func reappliedNotice(r session.Reapplied) string {
+	failed := r.Failed
+	r.Failed = nil
+	ok := r.Summary()
+	if len(failed) == 0 {
+		return "applied again to the new session: " + ok
+	}
+	whats := slices.Sorted(maps.Keys(failed))
+	s := "✗ not applied again to the new session: " + whats[0] + " (" + failed[whats[0]].Error() + ")"
+	if len(whats) > 1 {
+		s += fmt.Sprintf(" and %d more", len(whats)-1)
+	}
+	if ok != "" {
+		s += "; applied again: " + ok
+	}
+	return s
+}
+
 // dropSession ends the requests of a session that is gone (the server
 // exited, or forgot the session): their answers could only reach a
 // session that never asked. Their handlers get an error, the queue and the
@@ -546,16 +610,22 @@ func (m *Model) openModal(r *common.Request) {
 // setAside hides the modal; its request and what was typed wait for ctrl+o.
 func (m *Model) setAside() { m.modal = nil }
 
-// losesWork says what quitting now would lose, or "".
-func (m *Model) losesWork() string {
+// losesWork says what quitting now would lose, or "", and the way to keep
+// a request's answer, if one applies. It fits 80 columns.
+func (m *Model) losesWork() (loses, keep string) {
 	var parts []string
 	if n := len(m.queue); n > 0 {
-		parts = append(parts, common.Plural(n, "server request")+" waiting for your answer (they will be cancelled)")
+		parts = append(parts, common.Plural(n, "server request")+" waiting")
+		if m.modal != nil {
+			keep = "esc sets it aside"
+		} else {
+			keep = "ctrl+o answers it"
+		}
 	}
 	if n := m.Tools().Running(); n > 0 {
 		parts = append(parts, common.Plural(n, "call")+" running")
 	}
-	return strings.Join(parts, " and ")
+	return strings.Join(parts, ", "), keep
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -613,10 +683,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.resize()
 		return nil
 	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.NextTab):
-		m.active = (m.active + 1) % len(m.panes)
+		m.show((m.active + 1) % len(m.panes))
 		return nil
 	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.PrevTab):
-		m.active = (m.active + len(m.panes) - 1) % len(m.panes)
+		m.show((m.active + len(m.panes) - 1) % len(m.panes))
 		return nil
 	}
 	for i, b := range k.Tabs {
@@ -645,9 +715,23 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // goTo shows pane i; a request on screen waits in the queue (ctrl+o brings
 // it back).
 func (m *Model) goTo(i int) {
-	m.active = i
+	m.show(i)
 	m.setAside()
 	m.compose = false
+}
+
+// lister is a pane with views besides its list (a form, a result, a row
+// opened): going to its tab shows the list, so that what is typed next
+// filters it and never reaches a key of another view (e, enter: a call
+// sent again).
+type lister interface{ ShowList() }
+
+// show makes pane i the active one, on its list.
+func (m *Model) show(i int) {
+	m.active = i
+	if l, ok := m.panes[i].(lister); ok {
+		l.ShowList()
+	}
 }
 
 // quit handles ctrl+c: it cancels the call on screen first; where quitting
@@ -660,9 +744,13 @@ func (m *Model) quit(armed bool) tea.Cmd {
 	if armed {
 		return tea.Quit
 	}
-	if loses := m.losesWork(); loses != "" {
+	if loses, keep := m.losesWork(); loses != "" {
 		m.quitArmed = true
-		m.status.set("ctrl+c again quits: " + loses + "; esc sets an answer aside")
+		n := "ctrl+c again quits: " + loses
+		if keep != "" {
+			n += "; " + keep
+		}
+		m.status.set(n)
 		return nil
 	}
 	return tea.Quit
@@ -698,7 +786,7 @@ func (m *Model) keys() help.KeyMap {
 	if m.help.ShowAll {
 		helpKey.SetHelp(helpKey.Help().Key+"/esc", "close help")
 	}
-	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
+	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
 	short := dedupe(nil, append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit))
 	var full [][]key.Binding
 	var seen []key.Binding
@@ -932,11 +1020,18 @@ func (m *Model) statusView() string {
 	st := m.c.Styles
 	var left string
 	if p := m.rec.active(); p != "" {
-		left = st.Error.Render("● rec") + " " + common.Line(p)
-		if w := common.Width(left); w > m.width/2 && m.status.notice != "" {
-			// Keep the file's name, drop the start of its directory.
-			left = st.Error.Render("● rec") + " …" + common.Line(filepath.Base(p))
+		// The whole path when it fits; else the file's name and as much
+		// of its directory as fits, cut from the start (half the line
+		// when a notice is next to it).
+		room := m.width - common.Width("● rec ")
+		if m.status.notice != "" {
+			room = m.width/2 - common.Width("● rec ")
 		}
+		path := common.Line(p)
+		if common.Width(path) > room {
+			path = "…" + ansi.TruncateLeft(path, common.Width(path)-max(common.Width(filepath.Base(p)), room-1), "")
+		}
+		left = st.Error.Render("● rec") + " " + path
 	}
 	line := left
 	if n := m.status.notice; n != "" {

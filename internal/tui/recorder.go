@@ -54,9 +54,13 @@ func (r *recorder) toggle(dir string, now time.Time) (string, error) {
 		return "recording stopped: " + path, nil
 	}
 	if dir == "" {
-		dir = "."
+		dir = "." // the working directory, said in full below
 	}
-	path := filepath.Join(dir, "mcpi-"+now.Format("20060102-150405.000")+".jsonl")
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(abs, "mcpi-"+now.Format("20060102-150405.000")+".jsonl")
 	h := r.header
 	if h.Mcpi == "" && len(h.Args) == 0 {
 		h.Args = []string{"connect", r.target}
@@ -66,7 +70,7 @@ func (r *recorder) toggle(dir string, now time.Time) (string, error) {
 		return "", err
 	}
 	r.w, r.path = w, path
-	return "recording started (alt+r stops it)", nil
+	return "recording started in " + abs + " (alt+r stops it)", nil
 }
 
 // close stops a running trace.

@@ -118,7 +118,8 @@ func TestCtrlCDoesNotLoseAnAnswer(t *testing.T) {
 	h.waitText("sampling/createMessage")
 	h.typeText("half a reply")
 	h.press("ctrl+c")
-	h.waitText("ctrl+c again quits: 1 server request waiting", "│ half a reply")
+	// The whole line at 80 columns: what would be lost, and the way out.
+	h.waitText("ctrl+c again quits: 1 server request waiting, 1 call running; esc sets it aside", "│ half a reply")
 	h.press("esc")
 	h.waitText("set aside: ctrl+o brings it back")
 	h.press("ctrl+o")
@@ -236,6 +237,11 @@ func TestHelpListsAKeyOnce(t *testing.T) {
 	h.typeText("echo")
 	h.press("enter", "f1")
 	s := h.waitText("alt+1…0 pane", "close help")
+	for _, k := range []string{`alt\+i\s+info`, `alt\+k\s+check`, `alt\+s\s+skills`} {
+		if !regexp.MustCompile(k).MatchString(s) {
+			t.Errorf("the help lacks %s:\n%s", k, s)
+		}
+	}
 	for _, k := range []string{"esc", "tab"} {
 		if n := len(regexp.MustCompile(`(^|\s)`+k+`\s`).FindAllString(s, -1)); n > 1 {
 			t.Errorf("%q is listed %d times:\n%s", k, n, s)

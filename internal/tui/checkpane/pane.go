@@ -79,6 +79,9 @@ func (p *Pane) Title() string {
 	return fmt.Sprintf("Check (%d)", p.report.Count(check.Error)+p.report.Count(check.Warning))
 }
 
+// ShowList shows the findings (the pane's tab was chosen).
+func (p *Pane) ShowList() { p.open = -1 }
+
 // InputFocused is always false.
 func (p *Pane) InputFocused() bool { return false }
 

@@ -44,6 +44,16 @@ type (
 
 	// ProgressMsg carries the newest progress of each call, by call id.
 	ProgressMsg struct{ ByCall map[int]mcp.ProgressParams }
+
+	// ReappliedMsg says what a new connection (ctrl+r, a server that
+	// forgot the session) was told again of what the panes held
+	// (session.Held: the log level, the subscriptions), after the
+	// ConnectedMsg of generation Gen; Held is what was to be applied.
+	ReappliedMsg struct {
+		Gen       int
+		Held      session.Held
+		Reapplied session.Reapplied
+	}
 )
 
 // Has reports whether the batch holds a notification of method (a list's

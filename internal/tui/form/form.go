@@ -553,6 +553,11 @@ func Refusal(problems []string, again, verb string) string {
 	if len(problems) > 0 {
 		s += " · " + problems[0]
 	}
+	if n := len(problems) - 1; n == 1 {
+		s += " (1 more on the form)"
+	} else if n > 1 {
+		s += fmt.Sprintf(" (%d more on the form)", n)
+	}
 	return s
 }
 
@@ -586,8 +591,13 @@ func (m *Model) revalidate() []string {
 		return all
 	}
 	for _, p := range m.schema.Validate(v) {
+		if m.attach(p) {
+			// The field's text could not be converted, so it was left
+			// out: the schema's complaint is that same problem, counted
+			// once, as the field shows it.
+			continue
+		}
 		all = append(all, p.String())
-		m.attach(p)
 	}
 	return all
 }
@@ -595,19 +605,24 @@ func (m *Model) revalidate() []string {
 var quoted = regexp.MustCompile(`'([^']*)'`)
 
 // attach puts a problem on the field it is about: "missing property 'x'" on
-// field x, others on the deepest field whose path starts the problem's.
-func (m *Model) attach(p schema.Problem) {
+// field x, others on the deepest field whose path starts the problem's. It
+// reports whether every field it is about has a conversion error already
+// (the value left out for it is what the schema complains of).
+func (m *Model) attach(p schema.Problem) (converted bool) {
 	if strings.HasPrefix(p.Message, "missing propert") {
-		placed := false
+		placed, allConv := false, true
 		for _, q := range quoted.FindAllStringSubmatch(p.Message, -1) {
 			ptr := p.Path + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(q[1])
 			if f := m.byPointer(ptr); f != nil {
 				f.problems = append(f.problems, "required")
 				placed = true
+				allConv = allConv && f.convErr != ""
+			} else {
+				allConv = false
 			}
 		}
 		if placed {
-			return
+			return allConv
 		}
 	}
 	var best *field
@@ -621,13 +636,14 @@ func (m *Model) attach(p schema.Problem) {
 	}
 	if best == nil {
 		m.problems = append(m.problems, p.String())
-		return
+		return false
 	}
 	msg := p.Message
 	if rest := strings.TrimPrefix(p.Path, best.pointer()); rest != "" {
 		msg = rest[1:] + ": " + msg
 	}
 	best.problems = append(best.problems, msg)
+	return best.convErr != ""
 }
 
 func (m *Model) byPointer(ptr string) *field {

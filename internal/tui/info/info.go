@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
 
@@ -33,6 +34,18 @@ type Pane struct {
 	scroll common.Scroll
 	width  int
 	height int
+	// ticks numbers the clock that keeps "for 10s" moving; a new one
+	// (each connection message) retires the old.
+	ticks int
+}
+
+// tickMsg redraws the pane's durations once a second.
+type tickMsg struct{ seq int }
+
+// tick starts the clock of the durations shown.
+func (p *Pane) tick() tea.Cmd {
+	seq := p.ticks
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg{seq: seq} })
 }
 
 // New returns the info pane; target names the server as the user gave it.
@@ -55,9 +68,16 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case common.ConnectingMsg:
 		p.client, p.state, p.err, p.since = nil, "connecting", nil, p.c.Now()
 		p.health = session.HealthEvent{}
+		// The clock starts with each dial (never from a ConnectedMsg,
+		// whose Cmds run in sequence).
+		p.ticks++
+		return p.tick()
 	case common.ConnectedMsg:
 		if p.client == msg.Client {
 			p.sessions++
+			if p.health.Health != session.HealthUp {
+				p.since = p.c.Now() // connected again, in a new session
+			}
 		} else {
 			p.sessions = 1
 			p.since = p.c.Now()
@@ -67,7 +87,16 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case common.DisconnectedMsg:
 		p.client, p.state, p.err, p.since = nil, "disconnected", msg.Err, p.c.Now()
 	case common.HealthMsg:
+		if msg.Event.Health != p.health.Health {
+			// The state shown is the health: its time starts with it.
+			p.since = p.c.Now()
+		}
 		p.health = msg.Event
+	case tickMsg:
+		if msg.seq != p.ticks {
+			return nil
+		}
+		return p.tick()
 	case tea.KeyPressMsg:
 		k := p.c.Keys
 		if key.Matches(msg, k.Copy) && p.client != nil {
@@ -146,10 +175,10 @@ func (p *Pane) lines() []string {
 		return out
 	}
 	conn := c.Conn()
-	if t, ok := conn.(interface{ Name() string }); ok {
+	if t, ok := conn.(transport.Namer); ok {
 		field("transport", common.Line(t.Name()))
 	}
-	if s, ok := conn.(interface{ SessionID() string }); ok {
+	if s, ok := conn.(transport.SessionIDer); ok {
 		id := s.SessionID()
 		if id == "" {
 			id = st.Dim.Render("(none: the server keeps no session)")
@@ -161,7 +190,7 @@ func (p *Pane) lines() []string {
 	if p.sessions > 1 {
 		field("sessions", fmt.Sprintf("%d (the server forgot the session %s; mcpi started a new one each time)", p.sessions, common.Plural(p.sessions-1, "time")))
 	}
-	if s, ok := conn.(interface{ Pid() int }); ok {
+	if s, ok := conn.(transport.PIDer); ok {
 		field("process id", fmt.Sprint(s.Pid()))
 	}
 	field("revision", common.Line(c.ProtocolVersion()))

@@ -106,8 +106,9 @@ type Pane struct {
 	ring   *Ring
 	client *session.Client
 
-	minLevel int     // log pane: rows below it are hidden
-	view     []int64 // seqs shown when filtering; nil shows all
+	minLevel int              // log pane: rows below it are hidden
+	asked    mcp.LoggingLevel // log pane: the level the server was asked for (L)
+	view     []int64          // seqs shown when filtering; nil shows all
 	list     common.Cursor
 	follow   bool
 	notice   string
@@ -137,6 +138,17 @@ func (p *Pane) Title() string {
 
 // Kind is what the pane shows.
 func (p *Pane) Kind() Kind { return p.kind }
+
+// Hold says the level the server was asked for, for a new connection to
+// be asked again.
+func (p *Pane) Hold(h *session.Held) {
+	if p.kind == KindLog && p.asked != "" {
+		h.LogLevel = p.asked
+	}
+}
+
+// ShowList shows the rows (the pane's tab was chosen).
+func (p *Pane) ShowList() { p.open = nil }
 
 // InputFocused is always false.
 func (p *Pane) InputFocused() bool { return false }
@@ -302,6 +314,12 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			p.notice = "✗ " + common.Line(msg.err.Error())
 		} else {
 			p.notice = "asked the server for " + string(msg.level) + " and above"
+			p.asked = msg.level
+		}
+		return nil
+	case common.ReappliedMsg:
+		if p.kind == KindLog && msg.Reapplied.LogLevel {
+			p.notice = "asked the new session for " + string(msg.Held.LogLevel) + " and above again"
 		}
 		return nil
 	case tea.KeyPressMsg:
@@ -459,11 +477,14 @@ func (p *Pane) View() string {
 				b.WriteString(p.row(row, i == p.list.Pos, tagW))
 			}
 		} else if n == 0 && r == 0 {
-			b.WriteString(st.Dim.Render("  " + p.empty()))
+			b.WriteString(st.Dim.Render(common.Truncate("  "+p.empty(), p.width)))
 		}
 		b.WriteByte('\n')
 	}
 	status := fmt.Sprintf("%d/%d", min(p.list.Pos+1, n), n)
+	if hidden := p.ring.Len() - n; hidden > 0 {
+		status += fmt.Sprintf(" · %d hidden below %s", hidden, mcp.LoggingLevels[p.minLevel])
+	}
 	if p.follow {
 		status += " · following"
 	}
@@ -478,6 +499,9 @@ func (p *Pane) View() string {
 func (p *Pane) empty() string {
 	switch p.kind {
 	case KindLog:
+		if n := p.ring.Len(); n > 0 {
+			return fmt.Sprintf("%s below %s: - shows lower levels.", common.Plural(n, "log message"), mcp.LoggingLevels[p.minLevel])
+		}
 		return "No log message yet (the server sends them as notifications/message)."
 	case KindNotifications:
 		return "No notification yet."

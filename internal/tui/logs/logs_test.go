@@ -35,4 +35,13 @@ func TestLogPaneFilterAndSafety(t *testing.T) {
 	if strings.Contains(v, "quiet") || !strings.Contains(v, `loud \e[2J`) || strings.Contains(v, "\x1b[2J") {
 		t.Errorf("view:\n%s", v)
 	}
+	if !strings.Contains(v, "1/1 · 1 hidden below error") {
+		t.Errorf("the hidden row is not counted:\n%s", v)
+	}
+	// Every row hidden: the pane says they exist, not that none came.
+	p.setMinLevel(7)
+	v = p.View()
+	if strings.Contains(v, "No log message yet") || !strings.Contains(v, "2 log messages below emergency: - shows lower levels.") || !strings.Contains(v, "0/0 · 2 hidden below emergency") {
+		t.Errorf("view:\n%s", v)
+	}
 }

@@ -57,6 +57,9 @@ func New(c *common.Common) *Pane { return &Pane{c: c, forms: map[string]*argform
 // Title names the pane in the tab bar.
 func (p *Pane) Title() string { return "Prompts" }
 
+// ShowList shows the list of prompts (the pane's tab was chosen).
+func (p *Pane) ShowList() { p.editing = false }
+
 // InputFocused reports whether the arguments form has the keys.
 func (p *Pane) InputFocused() bool { return p.editing }
 

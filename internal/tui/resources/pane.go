@@ -38,6 +38,7 @@ type Pane struct {
 	wanted map[string]bool
 	sub    *session.Subscription
 	subGen int
+	again  bool // the listen being opened names the subscriptions again
 
 	read    *reading
 	reading bool
@@ -59,6 +60,55 @@ func (p *Pane) InputFocused() bool { return false }
 
 // Items returns the resources listed.
 func (p *Pane) Items() []mcp.Resource { return p.listed.Items }
+
+// Hold says which resources are subscribed to (or asked for, in the
+// modern era), for a new connection to be told again.
+func (p *Pane) Hold(h *session.Held) {
+	set := p.subscribed
+	if p.wanted != nil && p.client != nil && p.client.Era() == session.EraModern {
+		set = p.wanted
+	}
+	h.Subscriptions = append(h.Subscriptions, slices.Sorted(maps.Keys(set))...)
+}
+
+// reapplied takes what the new session was told again: the subscriptions
+// it holds again, and those that ended.
+func (p *Pane) reapplied(msg common.ReappliedMsg) tea.Cmd {
+	if msg.Gen != p.gen || p.client == nil {
+		return nil
+	}
+	r := msg.Reapplied
+	again := map[string]bool{}
+	for _, u := range r.Subscriptions {
+		p.subscribed[u] = true
+		again[u] = true
+	}
+	for _, u := range r.Listen {
+		again[u] = true
+	}
+	var lost []string
+	for _, u := range msg.Held.Subscriptions {
+		if !again[u] {
+			lost = append(lost, u)
+		}
+	}
+	switch {
+	case len(lost) > 0:
+		p.notice = "✗ not subscribed again: " + common.Line(strings.Join(lost, ", ")) + " (the subscription ended with the old session)"
+	case len(again) > 0:
+		p.notice = "subscribed again to " + common.Plural(len(again), "resource")
+	}
+	if len(r.Listen) > 0 {
+		// The modern era holds subscriptions in the pane's stream.
+		p.wanted = map[string]bool{}
+		for _, u := range r.Listen {
+			p.wanted[u] = true
+		}
+		p.again = true
+		return p.listen(slices.Sorted(maps.Keys(p.wanted)), false)
+	}
+	return nil
+}
 
 // Subscribed reports whether uri is subscribed to.
 func (p *Pane) Subscribed(uri string) bool { return p.subscribed[uri] }
@@ -100,6 +150,12 @@ type (
 func (p *Pane) setClient(client *session.Client, gen int) tea.Cmd {
 	p.closeSub()
 	p.client, p.gen = client, gen
+	// Until the new session is told them again (common.ReappliedMsg),
+	// the subscriptions of the old one are over.
+	p.notice, p.again = "", false
+	if n := len(p.subscribed); n > 0 {
+		p.notice = common.Plural(n, "subscription") + " ended with the old session"
+	}
 	p.subscribed, p.updated, p.wanted = map[string]bool{}, map[string]int{}, map[string]bool{}
 	if client.Era() == session.EraModern {
 		// One Cmd for both, so that the root's ordered start waits for the
@@ -166,6 +222,8 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		p.client = nil
 	case common.ConnectedMsg:
 		return p.setClient(msg.Client, msg.Gen)
+	case common.ReappliedMsg:
+		return p.reapplied(msg)
 	case bothMsg:
 		var cmds []tea.Cmd
 		for _, m := range msg {
@@ -239,6 +297,8 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			}
 			return nil
 		}
+		again := p.again
+		p.again = false
 		if msg.err != nil {
 			p.notice = "✗ subscriptions/listen: " + common.Line(msg.err.Error())
 			p.wanted = maps.Clone(p.subscribed)
@@ -251,6 +311,8 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		}
 		switch {
 		case msg.initial:
+		case again:
+			p.notice = "subscribed again to " + common.Plural(len(msg.uris), "resource") + " (subscriptions/listen)"
 		case len(msg.uris) == 0:
 			p.notice = "no resource subscriptions left"
 		default:

@@ -44,6 +44,9 @@ func NewTemplates(c *common.Common) *Templates {
 // Title names the pane in the tab bar.
 func (p *Templates) Title() string { return "Templates" }
 
+// ShowList shows the list of templates (the pane's tab was chosen).
+func (p *Templates) ShowList() { p.editing = false }
+
 // InputFocused reports whether the variables form has the keys.
 func (p *Templates) InputFocused() bool { return p.editing }
 

@@ -62,6 +62,13 @@ func (p *Pane) Title() string {
 	return fmt.Sprintf("Skills (%d)", len(p.Items))
 }
 
+// ShowList shows the skills (the pane's tab was chosen).
+func (p *Pane) ShowList() {
+	if p.open >= 0 {
+		p.closeSkill()
+	}
+}
+
 // InputFocused is always false.
 func (p *Pane) InputFocused() bool { return false }
 

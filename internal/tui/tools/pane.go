@@ -59,6 +59,9 @@ type Pane struct {
 	taskAnyway bool
 	// announce says the list asked for by the reload key is on its way.
 	announce bool
+	// forceNext sends tools/list to a server without the tools capability
+	// (the reload key, once the pane said it was not sent).
+	forceNext bool
 
 	calls   []*Call
 	current int // index into calls shown in the result view
@@ -93,10 +96,62 @@ func (p *Pane) Reload() tea.Cmd {
 	}
 	client, gen, ctx := p.client, p.gen, p.c.Ctx
 	p.loading = p.tools == nil
+	if p.noCapability() {
+		// A debugger may list what the server did not declare, but only
+		// when asked: the reload key after the first refusal.
+		if !p.forceNext {
+			p.loading = false
+			p.loadErr = errNoCapability
+			return nil
+		}
+		return func() tea.Msg {
+			tools, err := forcedTools(ctx, client)
+			return toolsMsg{gen: gen, tools: tools, err: err}
+		}
+	}
 	return func() tea.Msg {
 		tools, err := client.AllTools(ctx)
 		return toolsMsg{gen: gen, tools: tools, err: err}
 	}
+}
+
+// errNoCapability is the list's state on a server without the tools
+// capability: nothing was sent.
+var errNoCapability = errors.New("the server declares no tools capability: tools/list was not sent")
+
+// noCapability reports whether the server did not declare tools.
+func (p *Pane) noCapability() bool {
+	if p.client == nil {
+		return false
+	}
+	ir := p.client.InitializeResult()
+	return ir != nil && ir.Capabilities.Tools == nil
+}
+
+// maxForcedPages bounds the pages of a forced tools/list.
+const maxForcedPages = 100
+
+// forcedTools lists the tools of a server that did not declare them,
+// every page (up to maxForcedPages), with the capability check off.
+func forcedTools(ctx context.Context, c *session.Client) ([]mcp.Tool, error) {
+	var all []mcp.Tool
+	cursor := ""
+	for range maxForcedPages {
+		var params any
+		if cursor != "" {
+			params = map[string]string{"cursor": cursor}
+		}
+		var r mcp.ListToolsResult
+		if err := c.Call(ctx, "tools/list", params, &r, &session.CallOptions{Force: true}); err != nil {
+			return all, err
+		}
+		all = append(all, r.Tools...)
+		if r.NextCursor == "" || r.NextCursor == cursor {
+			break
+		}
+		cursor = r.NextCursor
+	}
+	return all, nil
 }
 
 // Running is how many calls are running.
@@ -115,6 +170,10 @@ func (p *Pane) Calls() []*Call { return p.calls }
 
 // Tools returns the tools listed.
 func (p *Pane) Tools() []mcp.Tool { return p.tools }
+
+// ShowList shows the list of tools (the pane's tab was chosen): the form
+// and the results wait for enter and alt+l.
+func (p *Pane) ShowList() { p.mode = modeList }
 
 // InputFocused reports whether a text field has the keys.
 func (p *Pane) InputFocused() bool { return p.mode == modeForm }
@@ -201,7 +260,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		p.client, p.down = nil, false
 	case common.ConnectedMsg:
 		p.client, p.gen, p.down = msg.Client, msg.Gen, false
-		p.notice = ""
+		p.notice, p.forceNext, p.loadErr = "", false, nil
 		return p.Reload()
 	case common.DisconnectedMsg:
 		p.client, p.down = nil, true
@@ -346,8 +405,7 @@ func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
 		if p.client == nil {
 			return common.Noticef("✗ not connected (ctrl+r reconnects)")
 		}
-		p.announce = true
-		return tea.Batch(p.Reload(), common.Noticef("listing the tools again"))
+		return p.reloadKey()
 	case key.Matches(msg, k.Back), key.Matches(msg, k.ClearFilter):
 		p.filter = ""
 		p.applyFilter()
@@ -448,6 +506,17 @@ func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
 
 func k(b key.Binding) string { return b.Help().Key }
 
+// reloadKey lists the tools again; on a server without the tools
+// capability it sends tools/list anyway.
+func (p *Pane) reloadKey() tea.Cmd {
+	p.announce = true
+	if p.noCapability() {
+		p.forceNext = true
+		return tea.Batch(p.Reload(), common.Noticef("sending tools/list anyway (the server declares no tools capability)"))
+	}
+	return tea.Batch(p.Reload(), common.Noticef("listing the tools again"))
+}
+
 // noTasks says why the tool on the form cannot be called as a task, or ""
 // when the server and the tool both offer it.
 func (p *Pane) noTasks() string {
@@ -507,8 +576,7 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		if p.client == nil {
 			return common.Noticef("✗ not connected (ctrl+r reconnects)")
 		}
-		p.announce = true
-		return tea.Batch(p.Reload(), common.Noticef("listing the tools again"))
+		return p.reloadKey()
 	case key.Matches(msg, k.Edit):
 		t := c.Tool
 		if lt, ok := p.toolByName(t.Name); ok {
@@ -669,6 +737,10 @@ func (p *Pane) listView() string {
 		left = append(left, st.Dim.Render("  Connecting…"))
 	case p.loading:
 		left = append(left, st.Dim.Render("  Loading tools…"))
+	case errors.Is(p.loadErr, errNoCapability) && len(p.tools) == 0:
+		for _, l := range common.Wrap("  The server declares no tools capability: tools/list was not sent. "+k(p.c.Keys.Reload)+" sends it anyway.", listW) {
+			left = append(left, st.Dim.Render(l))
+		}
 	case p.loadErr != nil && len(p.tools) == 0:
 		left = append(left, common.Wrap(st.Error.Render("✗ ")+common.Line(p.loadErr.Error()), listW)...)
 	case len(p.tools) == 0:

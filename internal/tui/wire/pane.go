@@ -73,6 +73,14 @@ func (p *Pane) Title() string { return fmt.Sprintf("Wire (%d)", p.store.Len()) }
 // Store returns the entries.
 func (p *Pane) Store() *Store { return p.store }
 
+// ShowList shows the list of frames (the pane's tab was chosen).
+func (p *Pane) ShowList() {
+	if p.detail {
+		p.detail, p.finding = false, false
+		p.find.Blur()
+	}
+}
+
 // InputFocused reports whether the filter or the search box has the keys.
 func (p *Pane) InputFocused() bool { return p.filtering || p.finding }
 
