@@ -338,7 +338,7 @@ func TestSessionTailNeverReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.Send(live.Request{Op: live.OpRun, Args: []string{"tail", "--wire", "--session", "slowtail"}}); err != nil {
+	if err := c.Send(live.Request{Op: live.OpRun, Proto: live.ProtocolVersion(), Args: []string{"tail", "--wire", "--session", "slowtail"}}); err != nil {
 		t.Fatal(err)
 	}
 	other := startLive(t, dir, "tail", "--wire", "--session", "slowtail")
