@@ -86,6 +86,9 @@ type KeyMap struct {
 	SuggPrev      key.Binding
 	SuggAccept    key.Binding // put the highlighted suggestion in the field
 
+	// Skills pane: read and verify every file of every skill.
+	VerifyAll key.Binding
+
 	// Log, notifications and stderr panes.
 	LevelUp     key.Binding // raise the level filter
 	LevelDown   key.Binding
@@ -166,6 +169,8 @@ func Default() *KeyMap {
 		SuggNext:      key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n/p", "pick suggestion")),
 		SuggPrev:      key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "previous suggestion")),
 		SuggAccept:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use suggestion")),
+
+		VerifyAll: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verify all")),
 
 		LevelUp:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "level filter")),
 		LevelDown:   key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "lower level filter")),
