@@ -250,7 +250,7 @@ func (p *Pane) subsLines(lw int) []string {
 	}
 	out := []string{st.Dim.Render(common.Truncate(head, lw))}
 	if len(uris) == 0 {
-		return append(out, common.Wrap(st.Dim.Render("  No subscriptions: u on a resource subscribes to its updates."), lw)...)
+		return append(out, common.Wrap(st.Dim.Render("No subscriptions: u on a resource subscribes to its updates."), lw)...)
 	}
 	rows := p.rows()
 	p.subsCur.Clamp(len(uris), rows)
