@@ -132,3 +132,46 @@ func TestSkillsInSession(t *testing.T) {
 		t.Errorf("skill FILE: exit %d\nstdout %q\nstderr %s", code, out, errOut)
 	}
 }
+
+// read --dir lists a directory resource's direct children with every page
+// of resources/directory/read, in both eras; a URI that is not a
+// directory is the server's -32602; a server that did not declare
+// directoryRead is not sent the method.
+func TestReadDirectory(t *testing.T) {
+	t.Parallel()
+	for _, era := range []string{"modern", "legacy"} {
+		for _, tc := range []cliCase{
+			{name: "root", args: with(skillsPeer(mcptest.SkillsHonest, era), "read", "--dir", "skill://pdf-processing", "-v"), code: ExitOK,
+				stdout: []string{"URI", "MIME TYPE", "skill://pdf-processing/SKILL.md", "SKILL.md    text/markdown    120", "skill://pdf-processing/references", "inode/directory"},
+				stderr: []string{"directory skill://pdf-processing \n", "directory skill://pdf-processing page-2"}},
+			{name: "subdirectory", args: with(skillsPeer(mcptest.SkillsHonest, era), "read", "--dir", "skill://pdf-processing/references"), code: ExitOK,
+				stdout: []string{"skill://pdf-processing/references/FORMS.md", "FORMS.md"}, notStdout: []string{"SKILL.md"}},
+			{name: "json", args: with(skillsPeer(mcptest.SkillsHonest, era), "read", "--dir", "skill://pdf-processing", "--json"), code: ExitOK,
+				stdout: []string{`"uri":"skill://pdf-processing/SKILL.md"`, `"mimeType":"inode/directory"`}, jsonStdout: true},
+			{name: "not a directory", args: with(skillsPeer(mcptest.SkillsHonest, era), "read", "--dir", "skill://pdf-processing/SKILL.md"), code: ExitProtocol,
+				stderr: []string{"is not a directory"}},
+			{name: "with --raw", args: with(skillsPeer(mcptest.SkillsHonest, era), "read", "--dir", "skill://x", "--raw"), code: ExitUsage,
+				stderr: []string{"--dir lists a directory's children"}},
+		} {
+			t.Run(era+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				checkCase(t, tc)
+			})
+		}
+	}
+	t.Run("undeclared", func(t *testing.T) {
+		t.Parallel()
+		code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "read", "--dir", "demo://text", "-v")...)
+		if code != ExitProtocol || !strings.Contains(errOut, "directoryRead") || strings.Contains(errOut, `"method":"resources/directory/read"`) {
+			t.Errorf("exit %d: %s", code, errOut)
+		}
+	})
+	t.Run("json array", func(t *testing.T) {
+		t.Parallel()
+		code, out, _ := runCLI(t, "", with(skillsPeer(mcptest.SkillsHonest, "modern"), "read", "--dir", "skill://pdf-processing", "--json")...)
+		var children []map[string]any
+		if code != ExitOK || json.Unmarshal([]byte(out), &children) != nil || len(children) != 2 {
+			t.Errorf("exit %d: %s", code, out)
+		}
+	})
+}

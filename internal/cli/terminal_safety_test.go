@@ -139,6 +139,8 @@ func TestNoRawControlReachesAPerson(t *testing.T) {
 		{"read", with(p, "read", "poison://ok"), true},
 		{"read error", with(p, "read", "poison://nope"), true},
 		{"skills", with(sp, "skills"), true},
+		{"read dir", with(sp, "read", "--dir", "skill://pdf"+mcptest.Poison), true},
+		{"read dir error", with(sp, "read", "--dir", "skill://pdf"+mcptest.Poison+"/SKILL.md"), true},
 		{"skill", with(sp, "skill", "pdf-processing"), true},
 		{"skill json", with(sp, "skill", "pdf-processing", "--json"), false},
 		{"skill that fails", with(sp, "skill", "pdf-processing", "Poison/"+mcptest.Poison), true},

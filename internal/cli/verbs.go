@@ -58,15 +58,17 @@ func exactly(n int, what string) func([]string) error {
 func NewCmdRead(f *Factory) *cobra.Command {
 	o := &ConnOptions{IO: f.IO, Args: f.Args}
 	var uri, save string
-	var raw, rawTTY bool
+	var raw, rawTTY, dir bool
 	cmd := simpleCmd(o, "read URI TARGET", "Read a resource and print its contents",
-		"  mcpi read demo://text/hello -- mcpi demo-server\n  mcpi read demo://binary/logo.png --save out/ -- mcpi demo-server\n  mcpi read demo://binary/logo.png --raw -- mcpi demo-server > logo.png",
+		"  mcpi read demo://text/hello -- mcpi demo-server\n  mcpi read demo://binary/logo.png --save out/ -- mcpi demo-server\n  mcpi read demo://binary/logo.png --raw -- mcpi demo-server > logo.png\n  mcpi read --dir skill://pdf-processing -- ./skills-server",
 		func(rest []string) error {
 			if err := exactly(1, "the resource URI")(rest); err != nil {
 				return err
 			}
 			uri = rest[0]
 			switch {
+			case dir && (raw || save != ""):
+				return flagErrorf("--dir lists a directory's children: it goes with neither --raw nor --save")
 			case raw && (o.JSON || save != ""):
 				return flagErrorf("--raw writes the contents as they are: it goes with neither --json nor --save")
 			case raw && o.IO.StdoutTTY && !rawTTY:
@@ -77,6 +79,9 @@ func NewCmdRead(f *Factory) *cobra.Command {
 			return nil
 		},
 		func(ctx context.Context, c *session.Client) error {
+			if dir {
+				return readDirectory(ctx, c, o, uri)
+			}
 			var result json.RawMessage
 			if err := c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: uri}, &result, nil); err != nil {
 				return err
@@ -112,8 +117,41 @@ func NewCmdRead(f *Factory) *cobra.Command {
 	cmd.Flags().StringVar(&save, "save", "", "write blob contents into this directory")
 	cmd.Flags().BoolVar(&raw, "raw", false, "write the contents' exact bytes to stdout (text as sent, blobs decoded), for a file or a pipe")
 	cmd.Flags().BoolVar(&rawTTY, "raw-terminal", false, "with --raw: write the bytes even when stdout is a terminal")
+	cmd.Flags().BoolVar(&dir, "dir", false, "list the direct children of a directory resource (resources/directory/read, every page)")
 	end()
 	return cmd
+}
+
+// readDirectory lists the direct children of the directory resource at
+// uri: every page of resources/directory/read (SEP-2640), as a table, or
+// with --json as an array of the children as the server sent them.
+func readDirectory(ctx context.Context, c *session.Client, o *ConnOptions, uri string) error {
+	children, err := c.AllDirectoryRaw(ctx, uri)
+	if !listed(err) {
+		return err
+	}
+	if o.JSON {
+		return cut(writeJSON(o.IO, nonNil(children)), err)
+	}
+	tw := table(o.IO.Out, "URI", "NAME", "MIME TYPE", "SIZE", "DESCRIPTION")
+	for _, raw := range children {
+		var r mcp.Resource
+		if jerr := json.Unmarshal(raw, &r); jerr != nil {
+			return protocolError(mcp.DirectoryReadMethod, "a child is not a Resource: "+jerr.Error())
+		}
+		size := ""
+		if r.Size != nil {
+			size = fmt.Sprint(*r.Size)
+		}
+		row(tw, r.URI, displayName(r.Title, r.Name), r.MimeType, size, r.Description)
+	}
+	if ferr := tw.Flush(); ferr != nil {
+		return ferr
+	}
+	if len(children) == 0 && err == nil {
+		fmt.Fprintf(o.IO.ErrOut, "%s is an empty directory.\n", sanitize(uri, false))
+	}
+	return err
 }
 
 // writeContentsRaw writes each content's bytes as they are, in order, to

@@ -50,3 +50,32 @@ type GetSkillParams struct {
 type GetSkillResult struct {
 	Skill SkillEntry `json:"skill"`
 }
+
+// DirectoryReadMethod lists a directory resource's direct children
+// (SEP-2640). Only a server whose skills extension declares directoryRead
+// serves it.
+const DirectoryReadMethod = "resources/directory/read"
+
+// DirectoryMimeType marks a resource that is a directory: its children are
+// listed with DirectoryReadMethod, not read with resources/read.
+const DirectoryMimeType = "inode/directory"
+
+// SkillsSettings is what a server declares under the skills extension.
+type SkillsSettings struct {
+	// DirectoryRead says the server serves resources/directory/read.
+	DirectoryRead bool `json:"directoryRead,omitempty"`
+}
+
+// ReadDirectoryParams names a directory resource, and the page wanted.
+type ReadDirectoryParams struct {
+	URI    string `json:"uri"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// ReadDirectoryResult is one page of a directory's direct children.
+type ReadDirectoryResult struct {
+	Resources  []Resource      `json:"resources"`
+	NextCursor string          `json:"nextCursor,omitempty"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+	Cache
+}

@@ -22,7 +22,11 @@ const Poison = "«\x1b]0;pwned\a\x1b]52;c;cHduZWQ=\a\x1b[2J\x1bP+q\x1b\\\u009b31
 // required argument named Poison and enums of Poison), "fail" (a JSON-RPC
 // error), "iserr" (isError), "elicit" (an elicitation whose field names and
 // enum values are Poison), "sample" (a sampling request), "progress"
-// (progress and log notifications, then text), and one named Poison.
+// (progress and log notifications, then text), and one named Poison. Its
+// resources: poison://ok, and poison://dir, a directory (SEP-2640: it
+// declares directoryRead) whose children are named Poison; a subscription
+// is answered with notifications/resources/updated of the URI and of one
+// named Poison.
 const HostilePoison = "poison"
 
 func runPoison() {
@@ -70,9 +74,10 @@ func runPoison() {
 				json.Unmarshal(m.Params, &p)
 				reply(m.ID, map[string]any{
 					"protocolVersion": p.ProtocolVersion,
-					"capabilities":    map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}, "resources": map[string]any{}, "logging": map[string]any{}, "completions": map[string]any{}},
-					"serverInfo":      map[string]any{"name": Poison, "version": Poison, "title": Poison, "description": Poison, "websiteUrl": "https://example.com/" + Poison},
-					"instructions":    Poison,
+					"capabilities": map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}, "resources": map[string]any{"subscribe": true}, "logging": map[string]any{}, "completions": map[string]any{},
+						"extensions": map[string]any{"io.modelcontextprotocol/skills": map[string]any{"directoryRead": true}}},
+					"serverInfo":   map[string]any{"name": Poison, "version": Poison, "title": Poison, "description": Poison, "websiteUrl": "https://example.com/" + Poison},
+					"instructions": Poison,
 				})
 			case m.Method == "notifications/initialized":
 				send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "warning", "logger": Poison, "data": Poison}})
@@ -136,7 +141,23 @@ func runPoison() {
 			case m.Method == "prompts/get":
 				fail(m.ID, -32602)
 			case m.Method == "resources/list":
-				reply(m.ID, map[string]any{"resources": []any{map[string]any{"uri": "poison://ok", "name": Poison, "title": Poison, "description": Poison, "mimeType": Poison}}})
+				reply(m.ID, map[string]any{"resources": []any{map[string]any{"uri": "poison://ok", "name": Poison, "title": Poison, "description": Poison, "mimeType": Poison},
+					map[string]any{"uri": "poison://dir", "name": Poison, "description": Poison, "mimeType": "inode/directory"}}})
+			case m.Method == "resources/directory/read":
+				reply(m.ID, map[string]any{"resources": []any{
+					map[string]any{"uri": "poison://dir/" + Poison, "name": Poison, "title": Poison, "description": Poison, "mimeType": "inode/directory"},
+					map[string]any{"uri": "poison://ok", "name": Poison, "description": Poison, "mimeType": Poison}}})
+			case m.Method == "resources/subscribe":
+				var p struct {
+					URI string `json:"uri"`
+				}
+				json.Unmarshal(m.Params, &p)
+				reply(m.ID, map[string]any{})
+				for _, u := range []string{p.URI, "poison://" + Poison} {
+					send(map[string]any{"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": map[string]any{"uri": u}})
+				}
+			case m.Method == "resources/unsubscribe":
+				reply(m.ID, map[string]any{})
 			case m.Method == "resources/templates/list":
 				reply(m.ID, map[string]any{"resourceTemplates": []any{map[string]any{"uriTemplate": "poison://{" + Poison + "}", "name": Poison, "description": Poison, "mimeType": Poison}}})
 			case m.Method == "resources/read":
@@ -144,7 +165,7 @@ func runPoison() {
 					URI string `json:"uri"`
 				}
 				json.Unmarshal(m.Params, &p)
-				if p.URI != "poison://ok" {
+				if p.URI != "poison://ok" && p.URI != "poison://dir" {
 					fail(m.ID, -32002)
 					break
 				}

@@ -25,6 +25,12 @@ import (
 //   - SkillsPoison: Poison in the description, the URI and the body, all
 //     consistent, so that the skill verifies and is shown;
 //   - SkillsFormsLie: SKILL.md is honest, FORMS.md is not.
+//
+// Every mode declares directoryRead and serves resources/directory/read
+// (SEP-2640): resources/list gives the skill's directory (mimeType
+// inode/directory); its children come in two pages (SKILL.md, then the
+// directory references, whose one child is FORMS.md); any other URI is
+// answered -32602.
 const SkillsPrefix = "skills:"
 
 // The modes of SkillsPrefix.
@@ -82,7 +88,14 @@ func RunSkills(mode string) {
 		resources = "dynamic"
 	}
 	entry := map[string]any{"uri": skillURI, "frontmatter": fm, "resources": resources}
-	caps := `{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}}`
+	caps := `{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}}}`
+	refsURI := dir + "/references"
+	dirRes := func(uri, name, desc string) map[string]any {
+		return map[string]any{"uri": uri, "name": name, "description": desc, "mimeType": "inode/directory"}
+	}
+	fileRes := func(uri, name, body string) map[string]any {
+		return map[string]any{"uri": uri, "name": name, "mimeType": "text/markdown", "size": len(body)}
+	}
 
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriter(os.Stdout)
@@ -98,7 +111,8 @@ func RunSkills(mode string) {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
 				Params struct {
-					URI string `json:"uri"`
+					URI    string `json:"uri"`
+					Cursor string `json:"cursor"`
 				} `json:"params"`
 			}
 			json.Unmarshal(line, &m)
@@ -111,6 +125,26 @@ func RunSkills(mode string) {
 				send(m.ID, map[string]any{"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "skills": []any{entry}})
 			case "skills/get":
 				send(m.ID, map[string]any{"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "skill": entry})
+			case "resources/list":
+				send(m.ID, map[string]any{"resultType": "complete", "resources": []any{dirRes(dir, name, "The skill "+desc)}})
+			case "resources/directory/read":
+				fmt.Fprintf(os.Stderr, "directory %s %s\n", m.Params.URI, m.Params.Cursor)
+				page := map[string]any{"resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+				switch {
+				case m.Params.URI == dir && m.Params.Cursor == "":
+					page["resources"] = []any{fileRes(skillURI, "SKILL.md", served)}
+					page["nextCursor"] = "page-2"
+				case m.Params.URI == dir && m.Params.Cursor == "page-2":
+					page["resources"] = []any{dirRes(refsURI, "references", "References of "+desc)}
+				case m.Params.URI == refsURI:
+					page["resources"] = []any{fileRes(formsURI, "FORMS.md", formsServed)}
+				default:
+					b, _ := json.Marshal(m.Params.URI + " is not a directory")
+					fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":%s}}`+"\n", m.ID, b)
+					out.Flush()
+					continue
+				}
+				send(m.ID, page)
 			case "resources/read":
 				fmt.Fprintf(os.Stderr, "read %s\n", m.Params.URI)
 				text := served

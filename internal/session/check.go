@@ -88,6 +88,12 @@ func (c *Client) check(method string) error {
 		if _, ok := caps.Extensions[mcp.SkillsExtension]; !ok {
 			missing = "extensions." + mcp.SkillsExtension
 		}
+	case mcp.DirectoryReadMethod:
+		// SEP-2640: a client must not call it unless the server declared
+		// directoryRead: true.
+		if !directoryRead(caps.Extensions) {
+			missing = "extensions." + mcp.SkillsExtension + ".directoryRead"
+		}
 	}
 	if missing != "" {
 		return &CapabilityError{Method: method, Capability: missing}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
@@ -39,4 +40,54 @@ func (c *Client) HasExtension(id string) bool {
 	}
 	_, ok := ir.Capabilities.Extensions[id]
 	return ok
+}
+
+// DirectoryRead reports whether the server declared directoryRead: true
+// under the skills extension, which resources/directory/read needs.
+func (c *Client) DirectoryRead() bool {
+	ir := c.InitializeResult()
+	if ir == nil {
+		return false
+	}
+	return directoryRead(ir.Capabilities.Extensions)
+}
+
+func directoryRead(ext map[string]json.RawMessage) bool {
+	raw, ok := ext[mcp.SkillsExtension]
+	if !ok {
+		return false
+	}
+	var s mcp.SkillsSettings
+	return json.Unmarshal(raw, &s) == nil && s.DirectoryRead
+}
+
+// ReadDirectory returns one page of the direct children of the directory
+// resource at uri (resources/directory/read, SEP-2640).
+func (c *Client) ReadDirectory(ctx context.Context, uri, cursor string) (*mcp.ReadDirectoryResult, error) {
+	var r mcp.ReadDirectoryResult
+	return &r, c.Call(ctx, mcp.DirectoryReadMethod, mcp.ReadDirectoryParams{URI: uri, Cursor: cursor}, &r, nil)
+}
+
+// AllDirectory returns every direct child of the directory resource at
+// uri, following the cursors under the rule of every listing. It does not
+// descend: a child directory (mimeType inode/directory) is read by calling
+// it again.
+func (c *Client) AllDirectory(ctx context.Context, uri string) ([]mcp.Resource, error) {
+	return allDirectory[mcp.Resource](ctx, c, uri)
+}
+
+// AllDirectoryRaw is AllDirectory with each child as the server sent it.
+func (c *Client) AllDirectoryRaw(ctx context.Context, uri string) ([]json.RawMessage, error) {
+	return allDirectory[json.RawMessage](ctx, c, uri)
+}
+
+func allDirectory[T any](ctx context.Context, c *Client, uri string) ([]T, error) {
+	return Paginate(c.Operation(ctx), mcp.DirectoryReadMethod, c.maxPages(), func(ctx context.Context, cur string) ([]T, string, error) {
+		var r struct {
+			Resources  []T    `json:"resources"`
+			NextCursor string `json:"nextCursor,omitempty"`
+		}
+		err := c.Call(ctx, mcp.DirectoryReadMethod, mcp.ReadDirectoryParams{URI: uri, Cursor: cur}, &r, nil)
+		return r.Resources, r.NextCursor, err
+	})
 }

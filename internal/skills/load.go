@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
 
@@ -66,4 +67,69 @@ func Load(ctx context.Context, read ReadFunc, e mcp.SkillEntry, uri string) (*Lo
 	}
 	l.Text, l.Data = rc.Text, data
 	return l, nil
+}
+
+// MaxFiles is the most files of one skill VerifyFiles reads: a manifest
+// may list more, and the rest are counted, not read.
+const MaxFiles = 512
+
+// VerifyFiles reads every file the manifest of e lists, one at a time and
+// in its order, SKILL.md first (listed or not), and verifies each; a file
+// that cannot be read has a failed read check. Nothing read is kept but
+// the verdicts. except names a file not to read (one the caller read
+// itself); skipped counts the files past MaxFiles. A dynamic skill has no
+// manifest: only its SKILL.md is read. A read that fails because ctx ended
+// ends the walk.
+func VerifyFiles(ctx context.Context, read ReadFunc, e mcp.SkillEntry, except string) (vs []*Verification, skipped int) {
+	uris := []string{e.URI}
+	files, _, _ := Manifest(e)
+	for _, f := range files {
+		if !sameURI(f.URI, e.URI) {
+			uris = append(uris, f.URI)
+		}
+	}
+	if len(uris) > MaxFiles {
+		uris, skipped = uris[:MaxFiles], len(uris)-MaxFiles
+	}
+	for _, u := range uris {
+		if except != "" && sameURI(u, except) {
+			continue
+		}
+		if ctx.Err() != nil {
+			skipped++
+			continue
+		}
+		l, err := Load(ctx, read, e, u)
+		if l == nil {
+			detail := "resources/read failed"
+			if err != nil {
+				detail = bounds.Clip(err.Error())
+			}
+			vs = append(vs, &Verification{Skill: e.URI, File: u, Checks: []Check{{Name: "read", Status: Failed, Detail: detail}}})
+			continue
+		}
+		vs = append(vs, l.Verification)
+	}
+	return vs, skipped
+}
+
+// Summary says in a few words what the checks of every file verified.
+func Summary(vs []*Verification, skipped int) (failed int, text string) {
+	for _, v := range vs {
+		if !v.OK() {
+			failed++
+		}
+	}
+	switch {
+	case failed > 0:
+		text = fmt.Sprintf("✗ %d of %d failed", failed, len(vs))
+	case len(vs) == 1:
+		text = "✓ 1 file"
+	default:
+		text = fmt.Sprintf("✓ %d files", len(vs))
+	}
+	if skipped > 0 {
+		text += fmt.Sprintf(", %d not read", skipped)
+	}
+	return failed, text
 }

@@ -1,9 +1,11 @@
 package skills
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,5 +83,42 @@ func TestNames(t *testing.T) {
 	}
 	if DisplayName(e) != "pdf-processing" {
 		t.Errorf("DisplayName: %s", DisplayName(e))
+	}
+}
+
+// VerifyFiles reads every file of the manifest in turn, SKILL.md first,
+// and gives each its verdict; a read that fails is a failed check; the
+// file the caller read itself is not read again.
+func TestVerifyFiles(t *testing.T) {
+	const uri = "skill://pdf-processing/SKILL.md"
+	forms, gone := "Supporting content.\n", "skill://pdf-processing/gone.md"
+	e := mcp.SkillEntry{
+		URI:         uri,
+		Frontmatter: json.RawMessage(`{"name":"pdf-processing","description":"Extract, fill, and assemble PDF documents"}`),
+		Resources: json.RawMessage(fmt.Sprintf(`[{"uri":"skill://pdf-processing/references/FORMS.md","digest":%q,"size":%d},{"uri":%q,"digest":%q,"size":1},{"uri":%q,"digest":%q,"size":%d}]`,
+			Digest([]byte(forms)), len(forms), gone, Digest([]byte("x")), uri, Digest([]byte(skillMD)), len(skillMD))),
+	}
+	var reads []string
+	read := func(_ context.Context, u string) (*mcp.ReadResourceResult, error) {
+		reads = append(reads, u)
+		text := skillMD
+		switch u {
+		case gone:
+			return nil, errors.New("no such resource")
+		case "skill://pdf-processing/references/FORMS.md":
+			text = "Supporting content, altered.\n"
+		}
+		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: u, Text: &text}}}, nil
+	}
+	vs, skipped := VerifyFiles(context.Background(), read, e, "")
+	if skipped != 0 || len(vs) != 3 || vs[0].File != uri || !vs[0].OK() || vs[1].OK() || vs[2].Checks[0].Name != "read" {
+		t.Fatalf("skipped %d, verdicts %+v", skipped, vs)
+	}
+	if failed, text := Summary(vs, 0); failed != 2 || text != "✗ 2 of 3 failed" {
+		t.Errorf("summary %d %q", failed, text)
+	}
+	reads = nil
+	if vs, _ := VerifyFiles(context.Background(), read, e, uri); len(vs) != 2 || slices.Contains(reads, uri) {
+		t.Errorf("read %v, verdicts %d", reads, len(vs))
 	}
 }

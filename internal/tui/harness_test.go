@@ -37,7 +37,8 @@ func TestMain(m *testing.M) {
 		mcptest.RunHostile(strings.TrimPrefix(os.Getenv(mcptest.PeerEnv), "hostile:"))
 		os.Exit(0)
 	case mcptest.SkillsPrefix + mcptest.SkillsHonest, mcptest.SkillsPrefix + mcptest.SkillsDigest,
-		mcptest.SkillsPrefix + mcptest.SkillsFrontmatter, mcptest.SkillsPrefix + mcptest.SkillsPoison:
+		mcptest.SkillsPrefix + mcptest.SkillsFrontmatter, mcptest.SkillsPrefix + mcptest.SkillsPoison,
+		mcptest.SkillsPrefix + mcptest.SkillsFormsLie:
 		mcptest.RunSkills(strings.TrimPrefix(os.Getenv(mcptest.PeerEnv), mcptest.SkillsPrefix))
 		os.Exit(0)
 	case mcptest.ModernBrokenPrefix + "handshake/server-info":

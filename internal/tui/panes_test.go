@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
 
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -226,4 +227,55 @@ func TestComposer(t *testing.T) {
 	h.waitText("✓ frame written")
 	h.press("esc")
 	h.waitText(toolsLoaded)
+}
+
+// The subscriptions view lists the resources subscribed to with the times
+// of their updates; enter reads one; u unsubscribes, the history staying.
+func TestSubscriptionsView(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.press("alt+2")
+	h.waitText("16 resources")
+	h.press("U")
+	h.waitText("Subscriptions (0) · 0 updates", "No subscriptions")
+	h.press("esc")
+	h.waitText("16 resources")
+	h.selectLine("demo://counter")
+	h.press("u")
+	h.waitText("listening to 1 resource")
+	h.waitText("✱")
+	h.press("U")
+	h.waitText("Subscriptions (1) · ", "›● demo://counter", "subscribed · ", "2025-11-25 12:00:00.000")
+	h.press("enter")
+	h.waitText("read demo://counter", "✓ 1 content")
+	h.press("u")
+	h.waitText("no resource subscriptions left")
+	h.waitText("not subscribed")
+	m := h.final()
+	times, n := m.Resources().History("demo://counter")
+	if n == 0 || len(times) != min(n, 64) || !times[0].Equal(frozen) {
+		t.Errorf("history: %d update(s), %d time(s) kept: %v", n, len(times), times)
+	}
+}
+
+// Enter on a directory resource lists its entries (resources/directory/read,
+// every page), enter on a child directory descends, enter on a file reads
+// it, esc goes up.
+func TestResourcesDirectory(t *testing.T) {
+	h := start(t, 100, 24, skillsServer(mcptest.SkillsHonest))
+	h.press("alt+2")
+	h.waitText("›  skill://pdf-processing", "a directory: enter lists its entries")
+	h.press("enter")
+	h.waitText("2 entries in skill://pdf-processing", "SKILL.md", "references/")
+	h.selectLine("references/")
+	h.press("enter")
+	h.waitText("1 entry in skill://pdf-processing/ref", "FORMS.md")
+	h.press("enter")
+	h.golden(h.waitText("✓ 1 content", "Supporting content."))
+	h.press("esc")
+	h.waitText("2 entries in skill://pdf-processing")
+	h.press("esc")
+	h.waitText("›  skill://pdf-processing")
+	h.press("alt+7")
+	h.waitText("resources/directory/read skill://pdf-processing", "directory skill://pdf-processing page-2")
 }

@@ -45,6 +45,26 @@ func TestPoisonEveryPane(t *testing.T) {
 		h.press(k, "enter")
 		h.press("esc")
 	}
+	// A directory resource's children, and the subscriptions with the
+	// updates of a resource named poison.
+	h.press("alt+2")
+	h.waitText("2 resources", "[2 Resources]")
+	h.selectLine("poison://dir")
+	h.press("enter")
+	h.waitText("2 entries in poison://dir", `«\e]0;pwned`)
+	h.press("enter")
+	h.waitText("2 entries in poison://dir/«")
+	h.press("esc", "esc")
+	h.waitText("2 resources")
+	h.selectLine("poison://ok")
+	h.press("u")
+	h.waitText("subscribed to poison://ok")
+	h.press("U")
+	h.waitText("Subscriptions (1) · 2 updates", `poison://«\e]0;p`)
+	h.press("down", "enter")
+	h.waitText("read poison://«", "✗")
+	h.press("esc")
+	h.waitText("2 resources")
 	// The Info pane shows the server's name, instructions and capabilities.
 	h.press("alt+i")
 	if s := h.waitText("Instructions"); !strings.Contains(s, `\e]0;pwned`) {

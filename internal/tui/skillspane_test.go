@@ -87,3 +87,31 @@ func TestSkillsPanePoison(t *testing.T) {
 		t.Errorf("the skills pane drew what only the screen sink made safe (%s):\n%s", firstUnsafe(unsafe), safetext.Screen(unsafe))
 	}
 }
+
+// v reads and verifies every file of every skill's manifest; the list
+// says each skill's verdict, the skill opened each file's, with what
+// differs.
+func TestSkillsPaneVerifyAll(t *testing.T) {
+	h := start(t, 100, 24, skillsServer(mcptest.SkillsFormsLie))
+	h.press("alt+s")
+	h.waitText("pdf-processing  2 files")
+	h.press("v")
+	h.golden(h.waitText("pdf-processing  2 files   ✗ 1 of 2 failed"))
+	h.press("enter")
+	h.waitText("✓ file skill://pdf-processing/SKILL.md", "✗ file skill://pdf-processing/references/FORMS.md",
+		"digest: served sha256:", "files verified: ✗ 1 of 2 failed", "✓ frontmatter")
+	h.press("alt+7")
+	h.waitText("read skill://pdf-processing/references/FORMS.md")
+}
+
+// An honest skill opened: SKILL.md and every other file of its manifest
+// are read and verified.
+func TestSkillsPaneOpenVerifiesFiles(t *testing.T) {
+	h := start(t, 100, 24, skillsServer(mcptest.SkillsHonest))
+	h.press("alt+s")
+	h.waitText("pdf-processing  2 files")
+	h.press("v")
+	h.waitText("✓ 2 files")
+	h.press("enter")
+	h.waitText("✓ file skill://pdf-processing/SKILL.md", "✓ file skill://pdf-processing/references/FORMS.md", "files verified: ✓ 2 files")
+}

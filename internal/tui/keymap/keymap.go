@@ -77,11 +77,17 @@ type KeyMap struct {
 	RemoveRoot key.Binding
 
 	// Resources, templates and prompts panes.
-	Subscribe  key.Binding
-	Reload     key.Binding
-	SuggNext   key.Binding // highlight the next completion suggestion
-	SuggPrev   key.Binding
-	SuggAccept key.Binding // put the highlighted suggestion in the field
+	Subscribe key.Binding
+	// Subscriptions shows the resources subscribed to and the times of
+	// their updates.
+	Subscriptions key.Binding
+	Reload        key.Binding
+	SuggNext      key.Binding // highlight the next completion suggestion
+	SuggPrev      key.Binding
+	SuggAccept    key.Binding // put the highlighted suggestion in the field
+
+	// Skills pane: read and verify every file of every skill.
+	VerifyAll key.Binding
 
 	// Log, notifications and stderr panes.
 	LevelUp     key.Binding // raise the level filter
@@ -157,11 +163,14 @@ func Default() *KeyMap {
 		AddRoot:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add root")),
 		RemoveRoot: key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "remove root")),
 
-		Subscribe:  key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "subscribe/unsubscribe")),
-		Reload:     key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "reload")),
-		SuggNext:   key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n/p", "pick suggestion")),
-		SuggPrev:   key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "previous suggestion")),
-		SuggAccept: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use suggestion")),
+		Subscribe:     key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "subscribe/unsubscribe")),
+		Subscriptions: key.NewBinding(key.WithKeys("U"), key.WithHelp("U", "subscriptions")),
+		Reload:        key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "reload")),
+		SuggNext:      key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n/p", "pick suggestion")),
+		SuggPrev:      key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "previous suggestion")),
+		SuggAccept:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use suggestion")),
+
+		VerifyAll: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verify all")),
 
 		LevelUp:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "level filter")),
 		LevelDown:   key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "lower level filter")),

@@ -44,12 +44,18 @@ type Pane struct {
 	reading bool
 	notice  string
 
+	mode    view
+	dirs    []*dirLevel // the directories opened, the one shown last
+	dirSeq  int         // numbers the directory listings, so that a late one is dropped
+	subsCur common.Cursor
+	history map[string]*history // the times of each resource's updates
+
 	width, height int
 }
 
 // New returns the resources pane.
 func New(c *common.Common) *Pane {
-	return &Pane{c: c, subscribed: map[string]bool{}, updated: map[string]int{}}
+	return &Pane{c: c, subscribed: map[string]bool{}, updated: map[string]int{}, history: map[string]*history{}}
 }
 
 // Title names the pane in the tab bar.
@@ -157,6 +163,11 @@ func (p *Pane) setClient(client *session.Client, gen int) tea.Cmd {
 		p.notice = common.Plural(n, "subscription") + " ended with the old session"
 	}
 	p.subscribed, p.updated, p.wanted = map[string]bool{}, map[string]int{}, map[string]bool{}
+	p.history = map[string]*history{}
+	if p.mode == viewDir {
+		// The directories were the old session's.
+		p.ShowList()
+	}
 	if client.Era() == session.EraModern {
 		// One Cmd for both, so that the root's ordered start waits for the
 		// listen too: the wire shows the same order every time.
@@ -205,6 +216,7 @@ func (p *Pane) notify(n session.Notification) tea.Cmd {
 		// A server naming endless distinct URIs must not grow the map forever.
 		if json.Unmarshal(n.Params, &u) == nil && u.URI != "" && (p.updated[u.URI] > 0 || len(p.updated) < maxUpdated) {
 			p.updated[u.URI]++
+			p.noteUpdate(u.URI, p.c.Now())
 		}
 	case "notifications/resources/list_changed":
 		return p.Reload()
@@ -212,7 +224,18 @@ func (p *Pane) notify(n session.Notification) tea.Cmd {
 	return nil
 }
 
-func (p *Pane) selected() *mcp.Resource { return p.listed.At(p.list.Pos) }
+// selected is the resource under the cursor: of the list, or of the
+// directory shown.
+func (p *Pane) selected() *mcp.Resource {
+	if p.mode == viewDir && len(p.dirs) > 0 {
+		d := p.dirs[len(p.dirs)-1]
+		if d.cursor.Pos < 0 || d.cursor.Pos >= len(d.items) {
+			return nil
+		}
+		return &d.items[d.cursor.Pos]
+	}
+	return p.listed.At(p.list.Pos)
+}
 
 // Update handles messages for the pane.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
@@ -260,6 +283,8 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			}
 			p.list.Clamp(len(p.listed.Items), p.rows())
 		}
+	case dirMsg:
+		p.dirLoaded(msg)
 	case readMsg:
 		// A read that was overtaken by another is dropped: its content must
 		// never show under another resource.
@@ -327,18 +352,39 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 
 func (p *Pane) updateKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.c.Keys
-	if p.list.Move(p.c, msg, len(p.listed.Items), p.rows()) {
-		return nil
+	switch p.mode {
+	case viewSubs:
+		return p.subsKey(msg)
+	case viewDir:
+		d := p.dirs[len(p.dirs)-1]
+		if d.cursor.Move(p.c, msg, len(d.items), p.rows()) {
+			return nil
+		}
+		switch {
+		case key.Matches(msg, k.Back):
+			p.closeDir()
+			return nil
+		case key.Matches(msg, k.Reload):
+			return p.listDir()
+		}
+	default:
+		if p.list.Move(p.c, msg, len(p.listed.Items), p.rows()) {
+			return nil
+		}
 	}
 	switch {
+	case key.Matches(msg, k.Subscriptions):
+		p.mode = viewSubs
+		return nil
 	case key.Matches(msg, k.Open):
 		r := p.selected()
 		if r == nil || p.client == nil {
 			return nil
 		}
-		p.reading = true
-		p.read = &reading{uri: r.URI}
-		return readCmd(p.c.Ctx, p.client, "resources", r.URI, p.c.Styles, p.detailWidth())
+		if p.canList(r) {
+			return p.openDir(r.URI)
+		}
+		return p.readURI(r.URI)
 	case key.Matches(msg, k.Subscribe):
 		r := p.selected()
 		if r == nil || p.client == nil {
@@ -351,6 +397,46 @@ func (p *Pane) updateKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Reload):
 		return p.Reload()
+	case key.Matches(msg, k.DetailsUp):
+		if p.read != nil {
+			p.read.offset = max(0, p.read.offset-3)
+		}
+	case key.Matches(msg, k.DetailsDown):
+		if p.read != nil {
+			p.read.offset += 3
+		}
+	}
+	return nil
+}
+
+// readURI reads uri with resources/read, its contents shown beside.
+func (p *Pane) readURI(uri string) tea.Cmd {
+	p.reading = true
+	p.read = &reading{uri: uri}
+	return readCmd(p.c.Ctx, p.client, "resources", uri, p.c.Styles, p.detailWidth())
+}
+
+// subsKey handles the keys of the subscriptions view.
+func (p *Pane) subsKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	if p.subsCur.Move(p.c, msg, len(p.subsURIs()), p.rows()) {
+		return nil
+	}
+	u := p.subsSelected()
+	switch {
+	case key.Matches(msg, k.Back), key.Matches(msg, k.Subscriptions):
+		p.mode = viewList
+		if len(p.dirs) > 0 {
+			p.mode = viewDir
+		}
+	case key.Matches(msg, k.Open) && u != "" && p.client != nil:
+		return p.readURI(u)
+	case key.Matches(msg, k.Subscribe) && u != "" && p.client != nil:
+		return p.toggle(u)
+	case key.Matches(msg, k.Save):
+		if p.read != nil && p.read.result != nil {
+			return saveCmd(p.c.SaveDir, "resources", p.read)
+		}
 	case key.Matches(msg, k.DetailsUp):
 		if p.read != nil {
 			p.read.offset = max(0, p.read.offset-3)
@@ -418,15 +504,21 @@ func (p *Pane) listen(uris []string, initial bool) tea.Cmd {
 // ShortHelp is the pane's help line.
 func (p *Pane) ShortHelp() []key.Binding {
 	k := p.c.Keys
-	return []key.Binding{withHelp(k.Open, "enter", "read"), k.Subscribe, withHelp(k.Save, "s", "save blob"), k.DetailsDown, k.Up, k.Down}
+	switch p.mode {
+	case viewSubs:
+		return []key.Binding{withHelp(k.Open, "enter", "read"), withHelp(k.Subscribe, "u", "unsubscribe"), withHelp(k.Back, "esc", "resources"), k.DetailsDown, k.Up, k.Down}
+	case viewDir:
+		return []key.Binding{withHelp(k.Open, "enter", "open/read"), withHelp(k.Back, "esc", "up"), k.Subscribe, k.Subscriptions, k.DetailsDown, k.Up, k.Down}
+	}
+	return []key.Binding{withHelp(k.Open, "enter", "read"), k.Subscribe, k.Subscriptions, withHelp(k.Save, "s", "save blob"), k.DetailsDown, k.Up, k.Down}
 }
 
 // FullHelp is every key of the pane.
 func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
 	return [][]key.Binding{
-		{withHelp(k.Open, "enter", "read"), k.Subscribe, withHelp(k.Save, "s", "save blob"), k.Reload},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
+		p.ShortHelp(),
+		{withHelp(k.Save, "s", "save blob"), k.Reload, k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
 	}
 }
 
@@ -443,6 +535,31 @@ func (p *Pane) detailWidth() int { return max(10, p.width-p.listWidth()-1) }
 func (p *Pane) View() string {
 	st := p.c.Styles
 	lw := p.listWidth()
+	var left []string
+	switch p.mode {
+	case viewDir:
+		left = p.dirLines(lw)
+	case viewSubs:
+		left = p.subsLines(lw)
+	default:
+		left = p.listLines(lw)
+	}
+	leftView := common.Fit(strings.Join(left, "\n"), lw, p.height)
+	dw := p.width - lw - 1
+	if dw < 10 {
+		return leftView
+	}
+	sep := strings.TrimSuffix(strings.Repeat(st.Rule.Render("│")+"\n", p.height), "\n")
+	detail := p.detailView
+	if p.mode == viewSubs {
+		detail = p.subsDetail
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, leftView, sep, common.Fit(detail(dw), dw, p.height))
+}
+
+// listLines is the left side of the list of resources.
+func (p *Pane) listLines(lw int) []string {
+	st := p.c.Styles
 	var left []string
 	head := common.Plural(len(p.listed.Items), "resource")
 	if n := len(p.subscribed); n > 0 {
@@ -469,29 +586,9 @@ func (p *Pane) View() string {
 	for r := 0; r < rows && p.list.Offset+r < len(p.listed.Items); r++ {
 		i := p.list.Offset + r
 		it := &p.listed.Items[i]
-		mark := " "
-		if p.subscribed[it.URI] {
-			mark = st.OK.Render("●")
-		}
-		upd := ""
-		if n := p.updated[it.URI]; n > 0 {
-			upd = " " + st.Warning.Render(fmt.Sprintf("✱%d", n))
-		}
-		nameW := max(4, lw-3-common.Width(upd))
-		name := common.Pad(common.TruncateMiddle(common.Line(it.URI), nameW), nameW)
-		if i == p.list.Pos {
-			left = append(left, st.Cursor.Render("›")+mark+" "+st.Selected.Render(name)+upd)
-		} else {
-			left = append(left, " "+mark+" "+name+upd)
-		}
+		left = append(left, p.row(it, common.Line(it.URI), i == p.list.Pos, lw))
 	}
-	leftView := common.Fit(strings.Join(left, "\n"), lw, p.height)
-	dw := p.width - lw - 1
-	if dw < 10 {
-		return leftView
-	}
-	sep := strings.TrimSuffix(strings.Repeat(st.Rule.Render("│")+"\n", p.height), "\n")
-	return lipgloss.JoinHorizontal(lipgloss.Top, leftView, sep, common.Fit(p.detailView(dw), dw, p.height))
+	return left
 }
 
 func (p *Pane) detailView(w int) string {
@@ -523,6 +620,13 @@ func (p *Pane) detailView(w int) string {
 		if r.Description != "" {
 			d := common.Wrap(common.Line(r.Description), w)
 			lines = append(lines, d[:min(len(d), 3)]...)
+		}
+		if isDir(r) {
+			what := "a directory: enter lists its entries (resources/directory/read)"
+			if !p.canList(r) {
+				what = "a directory, but the server does not declare directoryRead: enter reads it with resources/read"
+			}
+			lines = append(lines, common.Truncate(st.Dim.Render(what), w))
 		}
 		lines = append(lines, st.Rule.Render(strings.Repeat("─", w)))
 		if p.read != nil && p.read.uri != r.URI {

@@ -42,17 +42,43 @@ type Pane struct {
 	readErr error
 	scroll  common.Scroll
 
+	// verdicts are the last verification of each skill's files, by the
+	// URI of its SKILL.md; verifying numbers the runs of v, so that the
+	// answers of an older run or session are dropped.
+	verdicts  map[string]*verdict
+	verifying int
+
 	width, height int
+}
+
+// verdict is what was verified of every file of one skill.
+type verdict struct {
+	files   []*skills.Verification
+	skipped int
+	running bool
 }
 
 type loadedMsg struct {
 	open   int
 	loaded *skills.Loaded
 	err    error
+	files  []*skills.Verification
+	skip   int
 }
 
+// verifiedMsg carries the verdict of one skill's files.
+type verifiedMsg struct {
+	gen, run int
+	uri      string
+	files    []*skills.Verification
+	skip     int
+}
+
+// maxVerify is the most skills v verifies at once.
+const maxVerify = 256
+
 // New returns the skills pane.
-func New(c *common.Common) *Pane { return &Pane{c: c, open: -1} }
+func New(c *common.Common) *Pane { return &Pane{c: c, open: -1, verdicts: map[string]*verdict{}} }
 
 // Title names the pane, with the number of skills once listed.
 func (p *Pane) Title() string {
@@ -84,6 +110,8 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		p.declared = msg.Client != nil && msg.Client.HasExtension(mcp.SkillsExtension)
 		p.closeSkill()
 		p.Items, p.LoadErr = nil, nil
+		p.verdicts = map[string]*verdict{}
+		p.verifying++
 		if p.declared {
 			return p.list()
 		}
@@ -94,6 +122,17 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case loadedMsg:
 		if msg.open == p.opens {
 			p.reading, p.loaded, p.readErr = false, msg.loaded, msg.err
+			if e := p.At(p.open); e != nil {
+				files := msg.files
+				if msg.loaded != nil {
+					files = append([]*skills.Verification{msg.loaded.Verification}, files...)
+				}
+				p.verdicts[e.URI] = &verdict{files: files, skipped: msg.skip}
+			}
+		}
+	case verifiedMsg:
+		if msg.gen == p.gen && msg.run == p.verifying {
+			p.verdicts[msg.uri] = &verdict{files: msg.files, skipped: msg.skip}
 		}
 	case tea.KeyPressMsg:
 		return p.key(msg)
@@ -129,6 +168,8 @@ func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Reload) && p.client != nil && p.declared:
 		return p.list()
+	case key.Matches(msg, k.VerifyAll) && len(p.Items) > 0:
+		return p.verifyAll()
 	case key.Matches(msg, k.Open) && p.At(p.cursor.Pos) != nil:
 		return p.read(p.cursor.Pos)
 	default:
@@ -145,12 +186,54 @@ func (p *Pane) read(i int) tea.Cmd {
 	p.closeSkill()
 	p.open, p.reading, p.scroll = i, true, common.Scroll{}
 	e, c, open, ctx := p.Items[i], p.client, p.opens, p.c.Ctx
-	return func() tea.Msg {
-		l, err := skills.Load(ctx, func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
-			return c.ReadResource(ctx, uri, nil)
-		}, e, e.URI)
-		return loadedMsg{open: open, loaded: l, err: err}
+	if v := p.verdicts[e.URI]; v != nil {
+		v.running = true
 	}
+	return func() tea.Msg {
+		read := reader(c)
+		l, err := skills.Load(ctx, read, e, e.URI)
+		// Then every other file of its manifest, one at a time.
+		files, skip := skills.VerifyFiles(ctx, read, e, e.URI)
+		return loadedMsg{open: open, loaded: l, err: err, files: files, skip: skip}
+	}
+}
+
+// reader reads a skill's files through the session, each read under the
+// session's clocks.
+func reader(c *session.Client) skills.ReadFunc {
+	return func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+		return c.ReadResource(ctx, uri, nil)
+	}
+}
+
+// verifyAll reads and verifies every file of every skill listed (at most
+// maxVerify skills), one skill after the other and one file at a time.
+func (p *Pane) verifyAll() tea.Cmd {
+	if p.client == nil {
+		return common.Noticef("not connected: the skills cannot be verified")
+	}
+	p.verifying++
+	c, gen, run, ctx := p.client, p.gen, p.verifying, p.c.Ctx
+	var cmds []tea.Cmd
+	for i, e := range p.Items {
+		if i == maxVerify {
+			break
+		}
+		v := p.verdicts[e.URI]
+		if v == nil {
+			v = &verdict{}
+			p.verdicts[e.URI] = v
+		}
+		v.running = true
+		cmds = append(cmds, func() tea.Msg {
+			files, skip := skills.VerifyFiles(ctx, reader(c), e, "")
+			return verifiedMsg{gen: gen, run: run, uri: e.URI, files: files, skip: skip}
+		})
+	}
+	if len(p.Items) > maxVerify {
+		cmds = append(cmds, common.Noticef("verified the first %d skills of %d", maxVerify, len(p.Items)))
+	}
+	return tea.Sequence(cmds...)
 }
 
 // ShortHelp is the pane's help line.
@@ -165,7 +248,7 @@ func (p *Pane) ShortHelp() []key.Binding {
 	}
 	open := k.Open
 	open.SetHelp("enter", "load skill")
-	return []key.Binding{k.Up, k.Down, open, k.Reload}
+	return []key.Binding{k.Up, k.Down, open, k.VerifyAll, k.Reload}
 }
 
 // FullHelp is every key of the pane.
@@ -198,7 +281,7 @@ func (p *Pane) head() []string {
 	case len(p.Items) == 0:
 		return []string{st.Dim.Render("The server lists no skills.")}
 	}
-	return []string{st.Dim.Render(common.Plural(len(p.Items), "skill") + " · enter loads one (reads its SKILL.md, and nothing before)")}
+	return []string{st.Dim.Render(common.Plural(len(p.Items), "skill") + " · enter loads one, v verifies every file of all (nothing is read before)")}
 }
 
 func (p *Pane) listRows() int { return max(1, p.height-len(p.head())-1) }
@@ -218,7 +301,7 @@ func (p *Pane) listLines() []string {
 	for i := p.cursor.Offset; i < len(p.Items) && i < p.cursor.Offset+rows; i++ {
 		e := p.Items[i]
 		text := common.Pad(common.Truncate(common.Line(skills.DisplayName(e)), nameW), nameW) + "  " +
-			common.Pad(files(e), 8) + "  " + common.Line(skills.Description(e))
+			common.Pad(files(e), 8) + "  " + p.verdictText(e.URI) + common.Line(skills.Description(e))
 		if i == p.cursor.Pos {
 			out = append(out, p.c.Styles.Selected.Render(common.Pad("> "+text, max(1, p.width))))
 			continue
@@ -226,6 +309,33 @@ func (p *Pane) listLines() []string {
 		out = append(out, common.Truncate("  "+text, max(1, p.width)))
 	}
 	return out
+}
+
+// verdictText is the list's column of what was verified of a skill's
+// files, "" before v or enter verified them.
+func (p *Pane) verdictText(uri string) string {
+	v := p.verdicts[uri]
+	switch {
+	case v == nil:
+		return ""
+	case v.running:
+		return common.Pad("verifying…", 16) + "  "
+	}
+	_, text := skills.Summary(v.files, v.skipped)
+	return common.Pad(text, 16) + "  "
+}
+
+// of is the verification of the file at uri, nil when it was not verified.
+func (v *verdict) of(uri string) *skills.Verification {
+	if v == nil || v.running {
+		return nil
+	}
+	for _, f := range v.files {
+		if f.File == uri {
+			return f
+		}
+	}
+	return nil
 }
 
 // files says how many files a skill's manifest lists.
@@ -255,12 +365,37 @@ func (p *Pane) detailLines() []string {
 	case dynamic:
 		out = append(out, st.Dim.Render(`files: "dynamic" (generated: no digests to verify against)`))
 	default:
+		v := p.verdicts[e.URI]
 		for _, f := range fs {
 			size := "?"
 			if f.Size != nil {
 				size = common.ByteSize(int(*f.Size))
 			}
-			out = append(out, st.Dim.Render("file ")+common.Truncate(common.Line(f.URI)+"  "+size, w-5))
+			mark, fv := st.Dim.Render("· "), v.of(f.URI)
+			switch {
+			case p.reading || (v != nil && v.running):
+				mark = st.Dim.Render("… ")
+			case fv == nil:
+			case !fv.OK():
+				mark = st.Error.Render("✗ ")
+			default:
+				mark = st.Title.Render("✓ ")
+			}
+			out = append(out, mark+st.Dim.Render("file ")+common.Truncate(common.Line(f.URI)+"  "+size, w-7))
+			// SKILL.md's checks are shown in full below.
+			if fv != nil && !fv.OK() && !p.reading && f.URI != e.URI {
+				for _, ch := range fv.Checks {
+					if ch.Status == skills.Failed {
+						for _, l := range common.Wrap(common.Line(ch.Name+": "+ch.Detail), max(10, w-7)) {
+							out = append(out, "       "+st.Error.Render(l))
+						}
+					}
+				}
+			}
+		}
+		if v != nil && !v.running && !p.reading {
+			_, text := skills.Summary(v.files, v.skipped)
+			out = append(out, st.Dim.Render("files verified: ")+text)
 		}
 	}
 	out = append(out, "")
