@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -19,6 +17,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
+	"github.com/mcpi-dev/mcpi/internal/save"
 )
 
 // writeRawJSON prints JSON as the server sent it, with every character a
@@ -262,17 +261,8 @@ func (p *contentPrinter) save(i int, kind, mimeType string, data []byte) error {
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
-	ext := ".bin"
-	if exts, _ := mime.ExtensionsByType(mimeType); len(exts) > 0 {
-		ext = exts[0]
-		for _, e := range exts {
-			if e == ".png" || e == ".jpg" || e == ".wav" || e == ".mp3" || e == ".json" || e == ".txt" {
-				ext = e
-			}
-		}
-	}
-	name := filepath.Join(p.dir, fmt.Sprintf("%d-%s%s", i+1, kind, ext))
-	if err := os.WriteFile(name, data, 0o644); err != nil {
+	name, err := save.New(p.dir, fmt.Sprintf("%d-%s", i+1, kind), save.Extension(mimeType), data)
+	if err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
 	p.saved++

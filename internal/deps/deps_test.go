@@ -21,6 +21,7 @@ var (
 		"internal/config":     {},
 		"internal/schema":     {},
 		"internal/demoserver": {},
+		"internal/save":       {},
 		"internal/safetext":   {"internal/bounds"},
 		"internal/skills":     {"internal/mcp", "internal/bounds"},
 		"internal/transport":  {"internal/mcp", "internal/bounds"},

@@ -9,14 +9,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"mime"
-	"os"
 	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/save"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
@@ -134,34 +133,11 @@ func saveCmd(dir, pane string, r *reading) tea.Cmd {
 			if err != nil {
 				return savedMsg{pane: pane, uri: uri, paths: paths, err: err}
 			}
-			ext := ".bin"
-			if exts, _ := mime.ExtensionsByType(c.MimeType); len(exts) > 0 {
-				ext = exts[len(exts)-1]
-			}
 			base := safeName(c.URI)
 			if base == "" {
 				base = "resource"
 			}
-			var f *os.File
-			var path string
-			for n := 0; n < 1000; n++ {
-				name := fmt.Sprintf("%s-%d%s", base, i+1, ext)
-				if n > 0 {
-					name = fmt.Sprintf("%s-%d.%d%s", base, i+1, n, ext)
-				}
-				path = filepath.Join(dir, name)
-				f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-				if err == nil || !os.IsExist(err) {
-					break
-				}
-			}
-			if err != nil {
-				return savedMsg{pane: pane, uri: uri, paths: paths, err: err}
-			}
-			_, err = f.Write(data)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
+			path, err := save.New(dir, fmt.Sprintf("%s-%d", base, i+1), save.Extension(c.MimeType), data)
 			if err != nil {
 				return savedMsg{pane: pane, uri: uri, paths: paths, err: err}
 			}
@@ -174,28 +150,13 @@ func saveCmd(dir, pane string, r *reading) tea.Cmd {
 	}
 }
 
-// safeName makes a file name of a URI's last segment.
+// safeName makes a file name of a URI's last segment, without its
+// extension (the content's type gives one).
 func safeName(uri string) string {
 	if i := strings.LastIndexAny(uri, "/:"); i >= 0 {
 		uri = uri[i+1:]
 	}
-	if ext := filepath.Ext(uri); ext != "" {
-		uri = strings.TrimSuffix(uri, ext)
-	}
-	var b strings.Builder
-	for _, r := range uri {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	s := b.String()
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	return s
+	return save.Name(strings.TrimSuffix(uri, filepath.Ext(uri)))
 }
 
 // viewReading renders a reading in h rows: a status line, then the lines.

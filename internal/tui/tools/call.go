@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/save"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
@@ -301,7 +299,7 @@ func saveCmd(dir string, call *Call) tea.Cmd {
 			if err != nil {
 				continue
 			}
-			p, err := writeNew(dir, fmt.Sprintf("%s-%d-%d-%s", safeName(tool), id, i+1, kind), extension(mimeType), b)
+			p, err := save.New(dir, fmt.Sprintf("%s-%d-%d-%s", save.Name(tool), id, i+1, kind), save.Extension(mimeType), b)
 			if err != nil {
 				return savedMsg{id: id, paths: paths, err: err}
 			}
@@ -311,59 +309,6 @@ func saveCmd(dir string, call *Call) tea.Cmd {
 			return savedMsg{id: id, err: errors.New("nothing to save: the result has no image, audio or blob")}
 		}
 		return savedMsg{id: id, paths: paths}
-	}
-}
-
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r == '.' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			return r
-		}
-		return '_'
-	}, s)
-}
-
-func extension(mimeType string) string {
-	switch mimeType {
-	case "image/png":
-		return ".png"
-	case "image/jpeg":
-		return ".jpg"
-	case "audio/wav", "audio/x-wav", "audio/wave":
-		return ".wav"
-	case "audio/mpeg":
-		return ".mp3"
-	}
-	if exts, _ := mime.ExtensionsByType(mimeType); len(exts) > 0 {
-		return exts[0]
-	}
-	return ".bin"
-}
-
-// writeNew writes data to dir/base+ext, or base-2+ext and so on when the
-// name is taken.
-func writeNew(dir, base, ext string, data []byte) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	for n := 1; ; n++ {
-		name := base + ext
-		if n > 1 {
-			name = fmt.Sprintf("%s-%d%s", base, n, ext)
-		}
-		p := filepath.Join(dir, name)
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, os.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return p, err
 	}
 }
 
