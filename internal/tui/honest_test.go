@@ -232,3 +232,20 @@ func TestCtrlCWithACallRunning(t *testing.T) {
 		t.Errorf("a way to set aside an answer that does not exist:\n%s", s)
 	}
 }
+
+// The user's secret values (-e values, a configuration's headers) are
+// hidden in the Wire pane as in a trace.
+func TestWireHidesTheUsersSecrets(t *testing.T) {
+	h := start(t, 120, 30, func(o *Options) { o.TraceOptions.SecretValues = []string{"TOPSECRET4242"} })
+	h.waitText(toolsLoaded)
+	h.waitAllLoaded()
+	h.press("ctrl+e", "tab")
+	h.typeText(`{"jsonrpc":"2.0","id":"TOPSECRET4242","method":"ping"}`)
+	h.press("ctrl+f")
+	h.waitText("✓ frame written")
+	h.press("esc", "alt+7", "end")
+	s := h.waitFor("the frame's row", func(s string) bool { return strings.Contains(s, `"[RED`) })
+	if strings.Contains(s, "TOPSECRET4242") {
+		t.Errorf("the secret is on screen:\n%s", s)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/checkpane"
@@ -59,6 +60,9 @@ type Model struct {
 	conns  *connSet
 	hooks  Hooks
 	parser *wire.Parser // used by the inbox's prepare step only
+	// redact hides the user's secret values in what the wire pane shows
+	// (nil: none were given, or --no-redact).
+	redact *record.Redactor
 
 	conn link
 	// held is what the panes asked of the server, collected when a new
@@ -121,6 +125,9 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	m.roots.set(opts.Roots)
 	m.rec = &recorder{target: opts.Target, header: opts.TraceHeader, opts: opts.TraceOptions}
+	if len(opts.TraceOptions.SecretValues) > 0 && !opts.TraceOptions.NoRedact {
+		m.redact = record.NewRedactor(opts.TraceOptions.SecretValues)
+	}
 	m.hooks = Hooks{
 		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now},
 		Tap:            transport.MultiTap(c.Inbox, m.rec),
@@ -285,6 +292,11 @@ func (m *Model) nextBatch() tea.Cmd {
 func (m *Model) prepare(b *common.Batch) {
 	entries := make([]wire.Entry, 0, len(b.Wire)+len(b.Warnings))
 	for _, e := range b.Wire {
+		if m.redact != nil {
+			// The user's secret values (-e, a configuration's headers)
+			// never reach the screen, as they never reach a trace.
+			e = m.redact.Event(e)
+		}
 		entries = append(entries, m.parser.Event(e))
 	}
 	for _, w := range b.Warnings {
