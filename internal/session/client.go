@@ -152,12 +152,10 @@ type Client struct {
 	// cancelled holds the ids of the requests mcpi gave up on (cancelled or
 	// timed out), the newest maxCancelled of them: an answer that crossed
 	// the cancellation is expected, not a server's mistake.
-	cancelled     map[string]bool
-	cancelledFIFO []string
+	cancelled recentIDs
 	// rawSent holds the ids of requests written raw (SendFrame), the
 	// newest maxCancelled: their answers are expected, and no call waits.
-	rawSent     map[string]bool
-	rawSentFIFO []string
+	rawSent recentIDs
 	// serving counts the server requests being answered; refusals holds
 	// the error answers to those beyond MaxServerRequests, for the one
 	// goroutine that writes them (started on the first).
@@ -474,15 +472,7 @@ func (c *Client) noteRaw(keys []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, k := range keys {
-		if c.rawSent == nil {
-			c.rawSent = make(map[string]bool)
-		}
-		if len(c.rawSentFIFO) == maxCancelled {
-			delete(c.rawSent, c.rawSentFIFO[0])
-			c.rawSentFIFO = c.rawSentFIFO[1:]
-		}
-		c.rawSent[k] = true
-		c.rawSentFIFO = append(c.rawSentFIFO, k)
+		c.rawSent.add(k)
 	}
 }
 
@@ -899,15 +889,34 @@ const maxCancelled = 256
 func (c *Client) noteCancelled(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cancelled == nil {
-		c.cancelled = make(map[string]bool)
+	c.cancelled.add(key)
+}
+
+// recentIDs remembers the newest maxCancelled ids (under Client.mu).
+type recentIDs struct {
+	set  map[string]bool
+	fifo []string
+}
+
+func (r *recentIDs) add(k string) {
+	if r.set == nil {
+		r.set = make(map[string]bool)
 	}
-	if len(c.cancelledFIFO) == maxCancelled {
-		delete(c.cancelled, c.cancelledFIFO[0])
-		c.cancelledFIFO = c.cancelledFIFO[1:]
+	if len(r.fifo) == maxCancelled {
+		delete(r.set, r.fifo[0])
+		r.fifo = r.fifo[1:]
 	}
-	c.cancelled[key] = true
-	c.cancelledFIFO = append(c.cancelledFIFO, key)
+	r.set[k] = true
+	r.fifo = append(r.fifo, k)
+}
+
+// take reports whether k is remembered, and forgets it.
+func (r *recentIDs) take(k string) bool {
+	if !r.set[k] {
+		return false
+	}
+	delete(r.set, k)
+	return true
 }
 
 func encodeRequest(id int64, method string, params any, meta mcp.Meta) ([]byte, error) {

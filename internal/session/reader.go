@@ -123,12 +123,13 @@ func (c *Client) deliverResponse(m *mcp.Message, frame []byte) {
 		}
 	}
 	late, raw := false, false
-	if pc != nil {
+	switch {
+	case pc != nil:
 		delete(c.pending, key)
-	} else if late = c.cancelled[key]; late {
-		delete(c.cancelled, key)
-	} else if raw = c.rawSent[key]; raw {
-		delete(c.rawSent, key)
+	case c.cancelled.take(key):
+		late = true
+	case c.rawSent.take(key):
+		raw = true
 	}
 	c.mu.Unlock()
 	if raw {

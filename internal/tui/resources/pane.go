@@ -391,12 +391,21 @@ func (p *Pane) updateKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return p.toggle(r.URI)
+	case key.Matches(msg, k.Reload):
+		return p.Reload()
+	}
+	return p.readingKey(msg)
+}
+
+// readingKey handles the keys that act on what was read, in every view:
+// save it, scroll it.
+func (p *Pane) readingKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	switch {
 	case key.Matches(msg, k.Save):
 		if p.read != nil && p.read.result != nil {
 			return saveCmd(p.c.SaveDir, "resources", p.read)
 		}
-	case key.Matches(msg, k.Reload):
-		return p.Reload()
 	case key.Matches(msg, k.DetailsUp):
 		if p.read != nil {
 			p.read.offset = max(0, p.read.offset-3)
@@ -433,20 +442,8 @@ func (p *Pane) subsKey(msg tea.KeyPressMsg) tea.Cmd {
 		return p.readURI(u)
 	case key.Matches(msg, k.Subscribe) && u != "" && p.client != nil:
 		return p.toggle(u)
-	case key.Matches(msg, k.Save):
-		if p.read != nil && p.read.result != nil {
-			return saveCmd(p.c.SaveDir, "resources", p.read)
-		}
-	case key.Matches(msg, k.DetailsUp):
-		if p.read != nil {
-			p.read.offset = max(0, p.read.offset-3)
-		}
-	case key.Matches(msg, k.DetailsDown):
-		if p.read != nil {
-			p.read.offset += 3
-		}
 	}
-	return nil
+	return p.readingKey(msg)
 }
 
 // toggle subscribes to uri or unsubscribes from it: with
