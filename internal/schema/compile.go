@@ -614,23 +614,36 @@ func (c *compiler) strings(n *node, v any, k string) []string {
 }
 
 func (c *compiler) compileObject(n *node, m map[string]any) {
+	if c.compileRefs(n, m) {
+		return
+	}
+	c.compileValues(n, m)
+	c.compileArrays(n, m)
+	c.compileProperties(n, m)
+	c.compileApplicators(n, m)
+}
+
+// compileRefs takes $ref, $dynamicRef and $recursiveRef, and reports
+// whether nothing else of the schema is to be compiled (an error, or a
+// $ref before 2019-09, which replaces every keyword beside it).
+func (c *compiler) compileRefs(n *node, m map[string]any) (stop bool) {
 	d := n.res.draft
 	if r, ok := m["$ref"]; ok {
 		s, ok := r.(string)
 		if !ok {
 			c.fail(n.ptr, "$ref must be a string")
-			return
+			return true
 		}
 		p, err := c.resolveRef(n.res, s)
 		if err != nil {
 			c.err = err
-			return
+			return true
 		}
 		n.refPtr, n.hasRef = p, true
 		c.work = append(c.work, n)
 		if d <= draft7 {
 			// Before 2019-09, $ref replaces every keyword beside it.
-			return
+			return true
 		}
 	}
 	if d >= draft2020 {
@@ -638,7 +651,7 @@ func (c *compiler) compileObject(n *node, m map[string]any) {
 			p, err := c.resolveRef(n.res, r)
 			if err != nil {
 				c.err = err
-				return
+				return true
 			}
 			n.dynRefPtr, n.hasDynRef = p, true
 			if _, frag, _ := strings.Cut(r, "#"); frag != "" && !strings.HasPrefix(frag, "/") {
@@ -652,14 +665,20 @@ func (c *compiler) compileObject(n *node, m map[string]any) {
 			p, err := c.resolveRef(n.res, r)
 			if err != nil {
 				c.err = err
-				return
+				return true
 			}
 			n.dynRefPtr, n.hasDynRef = p, true
 			n.recursiveRef = true
 			c.work = append(c.work, n)
 		}
 	}
+	return false
+}
 
+// compileValues takes the keywords of any instance (type, enum, const)
+// and those of numbers and strings.
+func (c *compiler) compileValues(n *node, m map[string]any) {
+	d := n.res.draft
 	if t, ok := m["type"]; ok {
 		var names []string
 		if s, ok := t.(string); ok {
@@ -741,7 +760,11 @@ func (c *compiler) compileObject(n *node, m map[string]any) {
 			n.format = f
 		}
 	}
+}
 
+// compileArrays takes the keywords of arrays.
+func (c *compiler) compileArrays(n *node, m map[string]any) {
+	d := n.res.draft
 	// Arrays. prefixItems (2020-12) and items as an array (older drafts,
 	// and leniently in 2020-12) are the tuple; the rest is items (with
 	// prefixItems or as a schema) or additionalItems (after an array).
@@ -777,7 +800,11 @@ func (c *compiler) compileObject(n *node, m map[string]any) {
 		}
 		n.uniqueItems = b
 	}
+}
 
+// compileProperties takes the keywords of objects.
+func (c *compiler) compileProperties(n *node, m map[string]any) {
+	d := n.res.draft
 	// Objects.
 	names, subs := c.subMap(n, m, "properties")
 	if len(names) > 0 {
@@ -825,7 +852,11 @@ func (c *compiler) compileObject(n *node, m map[string]any) {
 	}
 	n.minProps = c.count(n, m, "minProperties", 0)
 	n.maxProps = c.count(n, m, "maxProperties", -1)
+}
 
+// compileApplicators takes the keywords that combine schemas.
+func (c *compiler) compileApplicators(n *node, m map[string]any) {
+	d := n.res.draft
 	n.allOf = c.subList(n, m, "allOf")
 	n.anyOf = c.subList(n, m, "anyOf")
 	n.oneOf = c.subList(n, m, "oneOf")
