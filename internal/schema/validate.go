@@ -143,12 +143,47 @@ func (v *validator) validate(n *node, inst any, at *loc, ann *annot) bool {
 		defer func() { v.scope = v.scope[:len(v.scope)-1] }()
 	}
 	quick := v.quiet > 0
-	ok := true
+	ok := v.validateValue(n, inst, at, quick)
+	if !ok && quick {
+		return false
+	}
 	fail := func() bool {
 		ok = false
 		return quick
 	}
 
+	local := ann
+	if n.needAnnot {
+		local = &annot{}
+	}
+	if !v.validateApplicators(n, inst, at, local, quick) && fail() {
+		return false
+	}
+
+	switch x := inst.(type) {
+	case map[string]any:
+		if !v.validateObject(n, x, at, local) && fail() {
+			return false
+		}
+	case []any:
+		if !v.validateArray(n, x, at, local) && fail() {
+			return false
+		}
+	}
+	if n.needAnnot && ann != nil && ok {
+		ann.merge(local)
+	}
+	return ok
+}
+
+// validateValue checks what any instance must be (type, enum, const) and
+// the keywords of strings and numbers. Quick stops at the first failure.
+func (v *validator) validateValue(n *node, inst any, at *loc, quick bool) bool {
+	ok := true
+	fail := func() bool {
+		ok = false
+		return quick
+	}
 	if n.types != 0 && !typeOK(n.types, inst) {
 		v.report(at, "got %s, want %s", jsonType(inst), wantTypes(n.types))
 		if fail() {
@@ -187,13 +222,18 @@ func (v *validator) validate(n *node, inst any, at *loc, ann *annot) bool {
 			return false
 		}
 	}
+	return ok
+}
 
-	local := ann
-	if n.needAnnot {
-		local = &annot{}
+// validateApplicators checks the schemas applied to the same instance:
+// $ref, $dynamicRef, allOf, anyOf, oneOf, not, if/then/else. Quick stops
+// at the first failure.
+func (v *validator) validateApplicators(n *node, inst any, at *loc, local *annot, quick bool) bool {
+	ok := true
+	fail := func() bool {
+		ok = false
+		return quick
 	}
-
-	// Applicators on the same instance.
 	if n.ref != nil {
 		if !v.validate(n.ref, inst, at, local) && fail() {
 			return false
@@ -280,20 +320,6 @@ func (v *validator) validate(n *node, inst any, at *loc, ann *annot) bool {
 		} else if n.elseS != nil && !v.validate(n.elseS, inst, at, local) && fail() {
 			return false
 		}
-	}
-
-	switch x := inst.(type) {
-	case map[string]any:
-		if !v.validateObject(n, x, at, local) && fail() {
-			return false
-		}
-	case []any:
-		if !v.validateArray(n, x, at, local) && fail() {
-			return false
-		}
-	}
-	if n.needAnnot && ann != nil && ok {
-		ann.merge(local)
 	}
 	return ok
 }
