@@ -1,7 +1,11 @@
 package tui
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -9,6 +13,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
 
@@ -31,7 +36,15 @@ func (h *handler) ask(ctx context.Context, kind common.RequestKind, fill func(*c
 	h.inbox.Ask(r)
 	rep, err := r.Wait()
 	if err != nil {
-		// Cancelled by the server or dropped with the session.
+		// Cancelled by the server or dropped with the session; or, in a
+		// live session, answered elsewhere (its daemon says so itself).
+		r.Why = "by the server"
+		var ce *session.CancelledError
+		if errors.As(context.Cause(ctx), &ce) {
+			if name, ok := fromSession(ce.Params); ok {
+				r.Why = "by session " + common.Line(name) + ": " + common.Line(ce.Reason)
+			}
+		}
 		h.inbox.Withdraw(r)
 		return common.Reply{}, err
 	}
@@ -88,4 +101,45 @@ func (s *rootStore) set(roots []mcp.Root) {
 	s.mu.Lock()
 	s.roots = slices.Clone(roots)
 	s.mu.Unlock()
+}
+
+// fromSession reports whether a notification's params carry the marker of
+// what a live session's daemon says itself (mcp.MetaFromSession), and the
+// session's name.
+func fromSession(params json.RawMessage) (string, bool) {
+	if !bytes.Contains(params, []byte(mcp.MetaFromSession)) {
+		return "", false
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return "", false
+	}
+	raw, ok := p.Meta[mcp.MetaFromSession]
+	if !ok {
+		return "", false
+	}
+	var name string
+	json.Unmarshal(raw, &name)
+	return name, true
+}
+
+// notified takes a notification for the inbox. What a live session's
+// daemon says itself (a parked request answered elsewhere is withdrawn
+// with notifications/cancelled) is not the server's: it is shown on the
+// wire as the session's, not among the server's notifications.
+func notified(in *common.Inbox, n session.Notification) {
+	name, ok := fromSession(n.Params)
+	if !ok {
+		in.Notify(n)
+		return
+	}
+	var p mcp.CancelledParams
+	json.Unmarshal(n.Params, &p)
+	text := fmt.Sprintf("session %s says %s", name, n.Method)
+	if n.Method == "notifications/cancelled" {
+		text = fmt.Sprintf("session %s withdrew its request %s: %s", name, p.RequestID, p.Reason)
+	}
+	in.Observe(transport.Event{Time: n.Time, Kind: transport.KindLifecycle, Text: text})
 }

@@ -36,6 +36,13 @@ type Hooks struct {
 	OnWarning      func(session.Warning)
 	// OnHealth hears of the connection's health (session.Options.OnHealth).
 	OnHealth func(session.HealthEvent)
+	// OnPast takes a notification the server sent before this client
+	// connected (a live session's history, which its daemon replays),
+	// with its own time: shown, not acted on.
+	OnPast func(session.Notification)
+	// OnRoots takes the roots when they are changed elsewhere (a live
+	// session's, by mcpi roots or another attached client).
+	OnRoots func([]mcp.Root)
 	// KeepAlive is how long an idle HTTP session may go unheard before a
 	// ping asks whether the server is still there (session.Options).
 	KeepAlive time.Duration
