@@ -376,18 +376,23 @@ fi
 export XDG_RUNTIME_DIR="$TMP/run"
 mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 if "$BIN" session start live --idle 5m -- "$BIN" demo-server >/dev/null 2>"$TMP/live.err"; then
-	"$BIN" call add a=2 b=3 --session live >/dev/null 2>&1
 	"$BIN" log-level debug --session live >/dev/null 2>&1
 	"$BIN" call log --session live >/dev/null 2>&1
+	"$BIN" call add a=2 b=3 --session live >/dev/null 2>&1
 	open live env XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$BIN" connect --session live
 	check "attaches to the session" "● connected" "via session live"
 	keys M-7
-	check "the wire holds what the session did before" "server/discover" "tools/call add"
+	check "the wire holds what the session did last" "tools/call add"
+	keys Home
+	check "the wire holds the session's start" "server/discover"
+	keys End
 	keys M-8
-	check "the log holds what the session logged before" "hello from the demo server (emergency)"
+	check "the log holds what the session logged before" "hello from the demo server (alert)"
 	"$BIN" roots add "$TMP" --session live >/dev/null 2>&1
 	keys M-6
 	check "a roots change from a shell shows" "Roots (1)" "changed elsewhere"
+	keys M-7
+	check "back on the wire" "[7 Wi"
 	"$BIN" call sample prompt=hi --session live >"$TMP/sample.out" 2>&1 &
 	SAMPLE=$!
 	check "a request parked by another command reaches the TUI" "sampling/createMessage"

@@ -820,6 +820,7 @@ func connectSession(ctx context.Context, opts *ConnectOptions, name string, noCo
 	return tui.Run(ctx, tui.Options{
 		Dial:    dial,
 		Target:  "session " + name,
+		Session: name,
 		NoColor: noColor,
 		Roots:   info.Roots,
 		SaveDir: opts.Save,

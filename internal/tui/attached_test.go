@@ -19,7 +19,7 @@ import (
 // the daemon says itself the wire, as the session's, never the
 // notification pane, as the server's.
 func TestAttachedPanes(t *testing.T) {
-	h := start(t, 140, 30)
+	h := start(t, 140, 30, func(o *Options) { o.Session = "demo" })
 	h.waitText(toolsLoaded)
 	hk := <-h.hooks
 	then := frozen.Add(-time.Hour)
@@ -50,15 +50,19 @@ func TestAttachedPanes(t *testing.T) {
 // TestWithdrawnBySession: a server request withdrawn by a live session's
 // daemon (answered elsewhere) says so, not that the server withdrew it.
 func TestWithdrawnBySession(t *testing.T) {
+	marked := `{"requestId":1,"reason":"answered elsewhere, or withdrawn","_meta":{"` + mcp.MetaFromSession + `":"demo"}}`
 	for _, c := range []struct {
-		params string
-		want   string
+		session, params string
+		want            string
 	}{
-		{`{"requestId":1,"reason":"answered elsewhere, or withdrawn","_meta":{"` + mcp.MetaFromSession + `":"demo"}}`, "by session demo: answered elsewhere, or withdrawn"},
-		{`{"requestId":1,"reason":"no longer needed"}`, "by the server"},
+		{"demo", marked, "by session demo: answered elsewhere, or withdrawn"},
+		{"demo", `{"requestId":1,"reason":"no longer needed"}`, "by the server"},
+		// Attached to no session, or another: the mark is the server's.
+		{"", marked, "by the server"},
+		{"other", marked, "by the server"},
 	} {
 		in := common.NewInbox()
-		hd := &handler{inbox: in, roots: &rootStore{}, now: time.Now}
+		hd := &handler{inbox: in, roots: &rootStore{}, now: time.Now, session: c.session}
 		ctx, cancel := context.WithCancelCause(context.Background())
 		var p mcp.CancelledParams
 		json.Unmarshal([]byte(c.params), &p)
@@ -70,7 +74,7 @@ func TestWithdrawnBySession(t *testing.T) {
 		b, _ := in.Next(done, nil)().(*common.Batch)
 		close(done)
 		if b == nil || len(b.Gone) != 1 || b.Gone[0].Why != c.want {
-			t.Errorf("withdrawn with %s: %+v, want why %q", c.params, b, c.want)
+			t.Errorf("attached to %q, withdrawn with %s: %+v, want why %q", c.session, c.params, b, c.want)
 		}
 	}
 }

@@ -26,6 +26,9 @@ type handler struct {
 	roots  *rootStore
 	now    func() time.Time
 	nextID atomic.Int64
+	// session is the live session attached to (Options.Session), whose
+	// daemon's own word is marked.
+	session string
 }
 
 var _ session.Handler = (*handler)(nil)
@@ -41,8 +44,8 @@ func (h *handler) ask(ctx context.Context, kind common.RequestKind, fill func(*c
 		r.Why = "by the server"
 		var ce *session.CancelledError
 		if errors.As(context.Cause(ctx), &ce) {
-			if name, ok := fromSession(ce.Params); ok {
-				r.Why = "by session " + common.Line(name) + ": " + common.Line(ce.Reason)
+			if fromSession(ce.Params, h.session) {
+				r.Why = "by session " + common.Line(h.session) + ": " + common.Line(ce.Reason)
 			}
 		}
 		h.inbox.Withdraw(r)
@@ -104,34 +107,28 @@ func (s *rootStore) set(roots []mcp.Root) {
 }
 
 // fromSession reports whether a notification's params carry the marker of
-// what a live session's daemon says itself (mcp.MetaFromSession), and the
-// session's name.
-func fromSession(params json.RawMessage) (string, bool) {
-	if !bytes.Contains(params, []byte(mcp.MetaFromSession)) {
-		return "", false
+// what the daemon of the live session name says itself
+// (mcp.MetaFromSession); never when the TUI is attached to no session.
+func fromSession(params json.RawMessage, name string) bool {
+	if name == "" || !bytes.Contains(params, []byte(mcp.MetaFromSession)) {
+		return false
 	}
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	if json.Unmarshal(params, &p) != nil {
-		return "", false
+		return false
 	}
-	raw, ok := p.Meta[mcp.MetaFromSession]
-	if !ok {
-		return "", false
-	}
-	var name string
-	json.Unmarshal(raw, &name)
-	return name, true
+	var said string
+	return json.Unmarshal(p.Meta[mcp.MetaFromSession], &said) == nil && said == name
 }
 
 // notified takes a notification for the inbox. What a live session's
 // daemon says itself (a parked request answered elsewhere is withdrawn
 // with notifications/cancelled) is not the server's: it is shown on the
 // wire as the session's, not among the server's notifications.
-func notified(in *common.Inbox, n session.Notification) {
-	name, ok := fromSession(n.Params)
-	if !ok {
+func notified(in *common.Inbox, name string, n session.Notification) {
+	if !fromSession(n.Params, name) {
 		in.Notify(n)
 		return
 	}

@@ -122,9 +122,9 @@ func New(ctx context.Context, opts Options) *Model {
 	m.roots.set(opts.Roots)
 	m.rec = &recorder{target: opts.Target, header: opts.TraceHeader, opts: opts.TraceOptions}
 	m.hooks = Hooks{
-		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now},
+		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now, session: opts.Session},
 		Tap:            transport.MultiTap(c.Inbox, m.rec),
-		OnNotification: func(n session.Notification) { notified(c.Inbox, n) },
+		OnNotification: func(n session.Notification) { notified(c.Inbox, opts.Session, n) },
 		OnWarning:      c.Inbox.Warn,
 		OnHealth:       c.Inbox.Health,
 		OnPast:         c.Inbox.Past,

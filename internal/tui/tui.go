@@ -74,6 +74,11 @@ type Options struct {
 	// change instead of telling the server itself (a live session's
 	// roots are the session's, which tells its server).
 	SetRoots func(ctx context.Context, roots []mcp.Root) error
+	// Session names the live session the TUI is attached to (mcpi
+	// connect --session). Only then is what carries the _meta key
+	// mcp.MetaFromSession, with this name, taken for the session's own
+	// word; from a server the key means nothing.
+	Session string
 	// SaveDir is where binary content is saved ("" = the working directory).
 	SaveDir string
 	// Now is the clock (default time.Now); tests stop it.
