@@ -376,11 +376,23 @@ fi
 export XDG_RUNTIME_DIR="$TMP/run"
 mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 if "$BIN" session start live --idle 5m -- "$BIN" demo-server >/dev/null 2>"$TMP/live.err"; then
+	"$BIN" log-level debug --session live >/dev/null 2>&1
+	"$BIN" call log --session live >/dev/null 2>&1
 	"$BIN" call add a=2 b=3 --session live >/dev/null 2>&1
 	open live env XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$BIN" connect --session live
 	check "attaches to the session" "● connected" "via session live"
 	keys M-7
-	check "the wire holds what the session did before" "server/discover" "tools/call add"
+	check "the wire holds what the session did last" "tools/call add"
+	keys Home
+	check "the wire holds the session's start" "server/discover"
+	keys End
+	keys M-8
+	check "the log holds what the session logged before" "hello from the demo server (alert)"
+	"$BIN" roots add "$TMP" --session live >/dev/null 2>&1
+	keys M-6
+	check "a roots change from a shell shows" "Roots (1)" "changed elsewhere"
+	keys M-7
+	check "back on the wire" "[7 Wi"
 	"$BIN" call sample prompt=hi --session live >"$TMP/sample.out" 2>&1 &
 	SAMPLE=$!
 	check "a request parked by another command reaches the TUI" "sampling/createMessage"
@@ -397,8 +409,19 @@ if "$BIN" session start live --idle 5m -- "$BIN" demo-server >/dev/null 2>"$TMP/
 	fi
 	check "the command's call shows on the wire" "tools/call sample"
 	shot session-wire
+	# Answered by mcpi answer: the session withdraws it, as itself.
+	"$BIN" call sample prompt=again --session live >/dev/null 2>&1 &
+	SAMPLE=$!
+	check "a second parked request reaches the TUI" "sampling/createMessage"
+	"$BIN" answer 2 --sampling-reply elsewhere --session live >/dev/null 2>&1
+	check "the session, not the server, withdraws it" "withdrawn by session live"
+	wait $SAMPLE
 	"$BIN" session stop live >/dev/null 2>&1
-	check "the session's end is told" "has ended (stopped)"
+	check "the session's end is told" "has ended (stopped): stopped by mcpi session stop"
+	if grep -qF "could not connect" <<<"$(screen)"; then
+		FAIL=$((FAIL + 1))
+		echo "FAIL live: an ended session is told as a failed connection"
+	fi
 	keys C-c
 else
 	FAIL=$((FAIL + 1))

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -37,7 +39,15 @@ import (
 //     also sent to every attached client; the first answer, theirs or mcpi
 //     answer's, is the one given, and the others are told it was cancelled.
 //   - The attached client's wire pane is fed the events of the held
-//     session's connection, from its start (a bounded history) on.
+//     session's connection, from its start (a bounded history) on, and
+//     its log and notification panes the notifications of that history,
+//     at their own times, apart from the live ones (shown, not acted on).
+//   - The session's roots, when they change (mcpi roots, another attached
+//     client), are sent to every attached client again.
+//   - What the daemon says itself (a parked request answered elsewhere is
+//     withdrawn with notifications/cancelled) carries the _meta marker
+//     mcp.MetaFromSession, which the daemon removes from what the server
+//     says: no client takes the daemon's word for the server's.
 
 // attachInfo is the first thing an attached client learns.
 type attachInfo struct {
@@ -77,10 +87,11 @@ const attachWriteTimeout = 10 * time.Second
 // event of the session's connection, a notification of its server, or a
 // message of the relay's own (an answer, a request, progress).
 type watchItem struct {
-	ev   *transport.Event
-	note *session.Notification
-	msg  []byte // an encoded JSON-RPC message
-	size int64  // counted in held while queued
+	ev    *transport.Event
+	note  *session.Notification
+	msg   []byte // an encoded JSON-RPC message
+	roots bool   // the session's roots changed: send them as they are now
+	size  int64  // counted in held while queued
 }
 
 // watcher is the daemon's side of one attached client. Everything it
@@ -117,13 +128,15 @@ func (h *heldSession) serveAttached(ctx context.Context, conn *live.Conn) {
 		budget: bounds.NewBudget("attached client", watchBuffer, watchBytes),
 		calls:  map[string]context.CancelFunc{}, heldIDs: map[string]json.RawMessage{}, asks: map[string]chan *mcp.Message{}}
 
-	info := attachInfo{Name: h.name, Target: h.target, Era: h.client().Era(), ProtocolVersion: h.client().ProtocolVersion(), EraReason: h.client().EraReason(), Roots: h.disp.getRoots()}
+	info := attachInfo{Name: h.name, Target: h.target, Era: h.client().Era(), ProtocolVersion: h.client().ProtocolVersion(), EraReason: h.client().EraReason()}
 	d := transport.Describe(h.client().Conn())
 	info.Transport, info.SessionID = d.Transport, d.SessionID
 	// The history and the registration are one step: no event is missed
 	// or shown twice.
 	hist, forgotten := h.hub.watch(w)
 	defer h.hub.unwatch(w)
+	// Read once w is registered: a later change is sent to it.
+	info.Roots = h.disp.getRoots()
 	info.Forgotten = forgotten
 	raw, _ := json.Marshal(info)
 	if conn.Send(live.Frame{Attached: raw}) != nil {
@@ -132,6 +145,11 @@ func (h *heldSession) serveAttached(ctx context.Context, conn *live.Conn) {
 	for i := range hist {
 		if w.sendEvent(&hist[i]) != nil {
 			return
+		}
+		for _, n := range pastNotes(&hist[i]) {
+			if w.sendPast(n) != nil {
+				return
+			}
 		}
 	}
 	for _, p := range h.disp.addWatcher(w) {
@@ -183,6 +201,78 @@ func (w *watcher) sendEvent(e *transport.Event) error {
 
 func (w *watcher) sendMsg(b []byte) error { return w.conn.Send(live.Frame{Msg: b}) }
 
+// pastNote is a notification of the session's history as an attached
+// client gets it (live.Frame.Past).
+type pastNote struct {
+	Time   time.Time       `json:"time"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// pastNotes returns the server's notifications an event of the history
+// carries (a frame received: one message, or a batch).
+func pastNotes(e *transport.Event) []session.Notification {
+	if e.Kind != transport.KindFrame || e.Dir != transport.Incoming {
+		return nil
+	}
+	var msgs []mcp.Message
+	data := bytes.TrimSpace(e.Data)
+	if len(data) > 0 && data[0] == '[' {
+		if json.Unmarshal(data, &msgs) != nil {
+			return nil
+		}
+	} else {
+		var m mcp.Message
+		if json.Unmarshal(data, &m) != nil {
+			return nil
+		}
+		msgs = []mcp.Message{m}
+	}
+	var out []session.Notification
+	for _, m := range msgs {
+		if m.Method != "" && len(m.ID) == 0 {
+			out = append(out, session.Notification{Time: e.Time, Method: m.Method, Params: m.Params})
+		}
+	}
+	return out
+}
+
+// sendPast sends a notification of the session's history, its ids made
+// foreign as for a live one (none of the client's requests was made yet).
+func (w *watcher) sendPast(n session.Notification) error {
+	method, params, ok := w.translateNote(&n)
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(pastNote{Time: n.Time, Method: method, Params: params})
+	if err != nil {
+		return nil
+	}
+	return w.conn.Send(live.Frame{Past: b})
+}
+
+// sendRoots sends what the client knows of the session again, with the
+// session's roots as they are now.
+func (w *watcher) sendRoots() error {
+	b, err := json.Marshal(attachInfo{Name: w.h.name, Roots: w.h.disp.getRoots()})
+	if err != nil {
+		return nil
+	}
+	return w.conn.Send(live.Frame{Attached: b})
+}
+
+// rootsChanged tells every attached client that the session's roots
+// changed; each is sent them as they are when its turn comes, so the
+// last one sent is the newest.
+func (h *heldSession) rootsChanged() {
+	h.hub.mu.Lock()
+	ws := slices.Clone(h.hub.watchers)
+	h.hub.mu.Unlock()
+	for _, w := range ws {
+		go w.sendItem(watchItem{roots: true})
+	}
+}
+
 // offer hands the watcher an item without ever blocking the session: past
 // the bounds it is dropped and counted.
 func (w *watcher) offer(it watchItem) {
@@ -213,8 +303,14 @@ func (w *watcher) send(b []byte, err error) {
 	if err != nil {
 		return
 	}
+	w.sendItem(watchItem{msg: b})
+}
+
+// sendItem queues an item of the relay's own, waiting its turn; it gives
+// up when the client is gone.
+func (w *watcher) sendItem(it watchItem) {
 	select {
-	case w.items <- watchItem{msg: b}:
+	case w.items <- it:
 	case <-w.ctx.Done():
 	}
 }
@@ -237,6 +333,8 @@ func (w *watcher) pump(ctx context.Context) {
 				err = w.sendEvent(it.ev)
 			case it.msg != nil:
 				err = w.sendMsg(it.msg)
+			case it.roots:
+				err = w.sendRoots()
 			default:
 				if msg := w.translate(it.note); msg != nil {
 					err = w.sendMsg(msg)
@@ -380,9 +478,21 @@ func (w *watcher) reply(id, result json.RawMessage, err error) {
 // cannot name one of its requests. Progress of its own requests went
 // already, under its own token: nil.
 func (w *watcher) translate(n *session.Notification) []byte {
+	method, params, ok := w.translateNote(n)
+	if !ok {
+		return nil
+	}
+	return notificationFrame(method, params)
+}
+
+// translateNote is translate's work: the notification's method and
+// params as the client gets them; false for progress of its own. The
+// daemon's marker (mcp.MetaFromSession) is taken out of what the server
+// says.
+func (w *watcher) translateNote(n *session.Notification) (string, json.RawMessage, bool) {
 	var params map[string]json.RawMessage
 	if len(n.Params) == 0 || json.Unmarshal(n.Params, &params) != nil || params == nil {
-		return notificationFrame(n.Method, n.Params)
+		return n.Method, n.Params, true
 	}
 	changed := false
 	mine := func(raw json.RawMessage) (json.RawMessage, bool) {
@@ -403,7 +513,7 @@ func (w *watcher) translate(n *session.Notification) []byte {
 	case "notifications/progress":
 		if tok, ok := params["progressToken"]; ok {
 			if _, own := mine(tok); own {
-				return nil
+				return "", nil, false
 			}
 			params["progressToken"], changed = foreign(tok), true
 		}
@@ -415,6 +525,12 @@ func (w *watcher) translate(n *session.Notification) []byte {
 	if rawMeta, ok := params["_meta"]; ok {
 		var meta map[string]json.RawMessage
 		if json.Unmarshal(rawMeta, &meta) == nil {
+			if _, ok := meta[mcp.MetaFromSession]; ok {
+				// Only the daemon speaks as the session.
+				delete(meta, mcp.MetaFromSession)
+				params["_meta"], _ = json.Marshal(meta)
+				changed = true
+			}
 			if sid, ok := meta[mcp.MetaSubscriptionID]; ok {
 				if id, own := mine(sid); own {
 					meta[mcp.MetaSubscriptionID] = id
@@ -427,10 +543,10 @@ func (w *watcher) translate(n *session.Notification) []byte {
 		}
 	}
 	if !changed {
-		return notificationFrame(n.Method, n.Params)
+		return n.Method, n.Params, true
 	}
 	b, _ := json.Marshal(params)
-	return notificationFrame(n.Method, b)
+	return n.Method, b, true
 }
 
 // ask sends a parked server request to the client and gives its answer,
@@ -482,7 +598,10 @@ func (w *watcher) ask(p *parked) {
 			p.answer <- a
 		}
 	case <-p.ctx.Done():
-		w.send(mcp.NewNotification("notifications/cancelled", mcp.CancelledParams{RequestID: json.RawMessage(key), Reason: "answered elsewhere, or withdrawn"}))
+		// The daemon's own word, marked as such: not the server's.
+		w.send(mcp.NewNotification("notifications/cancelled", map[string]any{
+			"requestId": json.RawMessage(key), "reason": "answered elsewhere, or withdrawn",
+			"_meta": map[string]string{mcp.MetaFromSession: w.h.name}}))
 	}
 }
 
@@ -532,6 +651,7 @@ type relayConn struct {
 	conn   *live.Conn
 	info   attachInfo
 	dir    string
+	hooks  tui.Hooks
 	frames chan transport.Frame
 	done   chan struct{}
 	err    error // why it ended, once done is closed
@@ -541,31 +661,49 @@ type relayConn struct {
 
 var _ transport.Conn = (*relayConn)(nil)
 
-func newRelayConn(conn *live.Conn, info attachInfo, dir string, tap transport.Tap) *relayConn {
-	r := &relayConn{conn: conn, info: info, dir: dir, frames: make(chan transport.Frame, 64), done: make(chan struct{})}
-	if info.Forgotten > 0 && tap != nil {
-		tap.Observe(transport.Event{Time: time.Now(), Kind: transport.KindLifecycle,
+// newRelayConn returns the connection of a client attached to a session:
+// the session's events go to h.Tap, the notifications of its history to
+// h.OnPast, its roots, when they change, to h.OnRoots.
+func newRelayConn(conn *live.Conn, info attachInfo, dir string, h tui.Hooks) *relayConn {
+	r := &relayConn{conn: conn, info: info, dir: dir, hooks: h, frames: make(chan transport.Frame, 64), done: make(chan struct{})}
+	if info.Forgotten > 0 && h.Tap != nil {
+		h.Tap.Observe(transport.Event{Time: time.Now(), Kind: transport.KindLifecycle,
 			Text: fmt.Sprintf("session %s: its first %d event(s) are no longer held", info.Name, info.Forgotten)})
 	}
-	go r.read(tap)
+	go r.read()
 	return r
 }
 
-func (r *relayConn) read(tap transport.Tap) {
+func (r *relayConn) read() {
 	var err error
+	h := r.hooks
 	for {
 		var f live.Frame
 		if err = r.conn.Recv(&f); err != nil {
 			break
 		}
 		if f.Error != "" {
-			r.end(fmt.Errorf("%w: %s", errConnect, f.Error))
+			// The daemon says why the session ended: it has, not "could
+			// not connect".
+			r.end(withKind(KindSessionEnded, &endedError{f.Error}))
 			return
 		}
-		if len(f.Wire) > 0 && tap != nil {
+		if len(f.Wire) > 0 && h.Tap != nil {
 			var e transport.Event
 			if json.Unmarshal(f.Wire, &e) == nil {
-				tap.Observe(e)
+				h.Tap.Observe(e)
+			}
+		}
+		if len(f.Past) > 0 && h.OnPast != nil {
+			var n pastNote
+			if json.Unmarshal(f.Past, &n) == nil {
+				h.OnPast(session.Notification{Time: n.Time, Method: n.Method, Params: n.Params})
+			}
+		}
+		if len(f.Attached) > 0 && h.OnRoots != nil {
+			var i attachInfo
+			if json.Unmarshal(f.Attached, &i) == nil {
+				h.OnRoots(i.Roots)
 			}
 		}
 		if len(f.Msg) > 0 {
@@ -674,7 +812,7 @@ func connectSession(ctx context.Context, opts *ConnectOptions, name string, noCo
 				return nil, err
 			}
 		}
-		rc := newRelayConn(c, i, dir, h.Tap)
+		rc := newRelayConn(c, i, dir, h)
 		sopts := relayOptions(i)
 		sopts.Handler, sopts.OnNotification, sopts.OnWarning, sopts.OnHealth = h.Handler, h.OnNotification, h.OnWarning, h.OnHealth
 		return session.Connect(ctx, rc, sopts)
@@ -682,6 +820,7 @@ func connectSession(ctx context.Context, opts *ConnectOptions, name string, noCo
 	return tui.Run(ctx, tui.Options{
 		Dial:    dial,
 		Target:  "session " + name,
+		Session: name,
 		NoColor: noColor,
 		Roots:   info.Roots,
 		SaveDir: opts.Save,

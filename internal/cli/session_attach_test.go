@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +22,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/safetext"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui"
 )
 
 // eventLog is a tap that keeps what it saw.
@@ -115,7 +118,7 @@ func TestAttachedClient(t *testing.T) {
 				notes = append(notes, n)
 				notesMu.Unlock()
 			}
-			c, err := session.Connect(ctx, newRelayConn(conn, info, dir, tap), opts)
+			c, err := session.Connect(ctx, newRelayConn(conn, info, dir, tui.Hooks{Tap: tap}), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,8 +247,8 @@ func TestAttachedClient(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("the attached client did not end with the session")
 			}
-			if err := c.Err(); err == nil || !strings.Contains(err.Error(), "session s has ended (stopped)") {
-				t.Errorf("the attached client ended with %v, want the session's end", err)
+			if err := c.Err(); err == nil || !strings.HasPrefix(err.Error(), "session s has ended (stopped): stopped by mcpi session stop") {
+				t.Errorf("the attached client ended with %v, want the session's end (not a failed connection)", err)
 			}
 		})
 	}
@@ -482,5 +485,226 @@ func TestSessionNoRawControlReachesAPerson(t *testing.T) {
 		if !safetext.Clean(s) {
 			t.Errorf("tail --wire: raw control reached stream %d: %q", i+1, s)
 		}
+	}
+}
+
+// noteLog keeps the notifications a hook was given.
+type noteLog struct {
+	mu    sync.Mutex
+	notes []session.Notification
+}
+
+func (l *noteLog) add(n session.Notification) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.notes = append(l.notes, n)
+}
+
+func (l *noteLog) get() []session.Notification {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.notes)
+}
+
+// waitFor waits until a notification satisfies ok, and returns it.
+func (l *noteLog) waitFor(t *testing.T, what string, ok func(session.Notification) bool) session.Notification {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		for _, n := range l.get() {
+			if ok(n) {
+				return n
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s among %d notification(s)", what, len(l.get()))
+		}
+	}
+}
+
+// attachClient attaches a client to the session name with hooks, as mcpi
+// connect --session does.
+func attachClient(t *testing.T, ctx context.Context, dir, name string, h tui.Hooks) *session.Client {
+	t.Helper()
+	conn, info, err := attach(dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := relayOptions(info)
+	opts.Handler, opts.OnNotification = h.Handler, h.OnNotification
+	c, err := session.Connect(ctx, newRelayConn(conn, info, dir, h), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestAttachedClientSeesThePast: a client that attaches to a session is
+// given the notifications of the session's history (log messages, list
+// changes), at their own times and apart from the live ones, which they
+// are not taken for; then, live, the new ones.
+func TestAttachedClientSeesThePast(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := liveDir(t)
+	startSession(t, dir, "past", peerArgs("demo:legacy")...)
+	// The server says a list changed a moment after the change: the calls
+	// after it give it time to be in the past.
+	for _, args := range [][]string{{"call", "toggle_tool"}, {"log-level", "debug"}, {"tools"}, {"call", "log"}} {
+		if code, out, errOut := runLive(t, dir, nil, append(args, "--session", "past")...); code != ExitOK {
+			t.Fatalf("%v: exit %d, %q, %q", args, code, out, errOut)
+		}
+	}
+	attached := time.Now()
+	past, live := &noteLog{}, &noteLog{}
+	attachClient(t, ctx, dir, "past", tui.Hooks{Handler: &replyHandler{}, OnPast: past.add, OnNotification: live.add})
+	logged := past.waitFor(t, "log message of the past", func(n session.Notification) bool {
+		return n.Method == "notifications/message" && strings.Contains(string(n.Params), "mcpi-demo")
+	})
+	if !logged.Time.Before(attached) {
+		t.Errorf("a log message of the past is given the time %v, after the client attached (%v)", logged.Time, attached)
+	}
+	past.waitFor(t, "tools/list_changed of the past", func(n session.Notification) bool {
+		return n.Method == "notifications/tools/list_changed"
+	})
+	if n := len(past.get()); n < 9 {
+		t.Errorf("%d notification(s) of the past, want the 8 log messages and the list change", n)
+	}
+	// Live, a new one arrives as such, and the past is not given again.
+	before := len(past.get())
+	if code, _, errOut := runLive(t, dir, nil, "call", "toggle_tool", "--session", "past"); code != ExitOK {
+		t.Fatalf("toggle_tool: exit %d, %q", code, errOut)
+	}
+	live.waitFor(t, "live tools/list_changed", func(n session.Notification) bool {
+		return n.Method == "notifications/tools/list_changed"
+	})
+	for _, n := range live.get() {
+		if n.Method == "notifications/message" {
+			t.Errorf("a log message of the past reached the client as a live one: %s", n.Params)
+		}
+	}
+	if after := len(past.get()); after != before {
+		t.Errorf("%d notification(s) of the past after a live one, want %d", after, before)
+	}
+}
+
+// TestAttachedClientFollowsTheRoots: a change of the session's roots, by
+// mcpi roots in another process or by an attached client, reaches every
+// attached client.
+func TestAttachedClientFollowsTheRoots(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := liveDir(t)
+	startSession(t, dir, "roots", peerArgs("demo")...)
+	var mu sync.Mutex
+	var got [][]mcp.Root
+	onRoots := func(rs []mcp.Root) {
+		mu.Lock()
+		got = append(got, rs)
+		mu.Unlock()
+	}
+	last := func() ([]mcp.Root, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(got) == 0 {
+			return nil, 0
+		}
+		return got[len(got)-1], len(got)
+	}
+	waitRoots := func(what string, ok func([]mcp.Root) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if rs, n := last(); n > 0 && ok(rs) {
+				return
+			}
+			if time.Now().After(deadline) {
+				rs, _ := last()
+				t.Fatalf("the attached client's roots are %v, want %s", rs, what)
+			}
+		}
+	}
+	attachClient(t, ctx, dir, "roots", tui.Hooks{Handler: &replyHandler{}, OnRoots: onRoots})
+	work := t.TempDir()
+	if code, _, errOut := runLive(t, dir, nil, "roots", "add", work, "--session", "roots"); code != ExitOK {
+		t.Fatalf("roots add: exit %d, %q", code, errOut)
+	}
+	waitRoots("the root mcpi roots added", func(rs []mcp.Root) bool {
+		return len(rs) == 1 && strings.HasSuffix(rs[0].URI, filepath.ToSlash(work))
+	})
+	// Another attached client's change.
+	if err := setSessionRoots(ctx, dir, "roots", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitRoots("none, as another client set them", func(rs []mcp.Root) bool { return len(rs) == 0 })
+}
+
+// blockHandler waits for the request's end, keeping why it ended.
+type blockHandler struct {
+	asked chan struct{}
+	cause chan error
+}
+
+func (h *blockHandler) CreateMessage(ctx context.Context, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	close(h.asked)
+	<-ctx.Done()
+	h.cause <- context.Cause(ctx)
+	return nil, ctx.Err()
+}
+
+func (h *blockHandler) Elicit(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return &mcp.ElicitResult{Action: mcp.ElicitDecline}, nil
+}
+
+func (h *blockHandler) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
+	return &mcp.ListRootsResult{Roots: []mcp.Root{}}, nil
+}
+
+// TestAttachedClientToldAsTheSession: a parked request put to an attached
+// client and answered by mcpi answer is withdrawn from the client by the
+// daemon, which says so as the session (mcp.MetaFromSession), never as
+// the server; and a server cannot say it is the session.
+func TestAttachedClientToldAsTheSession(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := liveDir(t)
+	startSession(t, dir, "w", peerArgs("demo")...)
+	h := &blockHandler{asked: make(chan struct{}), cause: make(chan error, 1)}
+	notes := &noteLog{}
+	attachClient(t, ctx, dir, "w", tui.Hooks{Handler: h, OnNotification: notes.add})
+	called := make(chan struct{})
+	go func() {
+		defer close(called)
+		runLive(t, dir, ctx, "call", "sample", "prompt=hi", "--session", "w")
+	}()
+	select {
+	case <-h.asked:
+	case <-ctx.Done():
+		t.Fatal("the parked request never reached the attached client")
+	}
+	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--sampling-reply", "elsewhere", "--session", "w"); code != ExitOK {
+		t.Fatalf("answer: exit %d, %q", code, errOut)
+	}
+	<-called
+	var ce *session.CancelledError
+	if err := <-h.cause; !errors.As(err, &ce) {
+		t.Fatalf("the request ended with %v, want the daemon's notifications/cancelled", err)
+	}
+	n := notes.waitFor(t, "notifications/cancelled", func(n session.Notification) bool { return n.Method == "notifications/cancelled" })
+	var p struct {
+		Meta map[string]string `json:"_meta"`
+	}
+	if json.Unmarshal(n.Params, &p) != nil || p.Meta[mcp.MetaFromSession] != "w" {
+		t.Errorf("the daemon's notifications/cancelled does not say it is session w's: %s", n.Params)
+	}
+
+	// The server's word carries no such mark, even when it says so.
+	w := &watcher{heldIDs: map[string]json.RawMessage{}}
+	forged := &session.Notification{Method: "notifications/message", Params: json.RawMessage(`{"level":"info","data":"x","_meta":{"` + mcp.MetaFromSession + `":"w","k":1}}`)}
+	_, params, _ := w.translateNote(forged)
+	if strings.Contains(string(params), mcp.MetaFromSession) || !strings.Contains(string(params), `"k":1`) {
+		t.Errorf("a server's notification that says it is the session's reaches the client as %s", params)
 	}
 }

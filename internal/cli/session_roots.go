@@ -64,6 +64,7 @@ func newCmdRootsChange(f *Factory, op, short string) *cobra.Command {
 					return &FlagError{Err: err}
 				}
 				h.disp.setRoots(next)
+				h.rootsChanged()
 				if err := h.client().RootsChanged(cmd.Context()); err != nil {
 					return err
 				}

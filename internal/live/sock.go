@@ -56,9 +56,12 @@ type Frame struct {
 	Error  string  `json:"error,omitempty"`
 
 	// On an attached connection (OpAttach).
-	Attached json.RawMessage `json:"attached,omitempty"` // first: what the client needs to know of the session
+	Attached json.RawMessage `json:"attached,omitempty"` // first, and again when it changes: what the client needs to know of the session
 	Msg      json.RawMessage `json:"msg,omitempty"`      // one JSON-RPC message, either way
 	Wire     json.RawMessage `json:"wire,omitempty"`     // one event of the session's connection
+	// Past is a notification of the server's from the session's history
+	// (before the client attached), with its time.
+	Past json.RawMessage `json:"past,omitempty"`
 }
 
 // Conn is one connection between a command and a daemon, carrying JSON

@@ -12,6 +12,13 @@ const (
 	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
+// MetaFromSession is mcpi's own _meta key: a live session's daemon sets it
+// (to the session's name) on what it says itself to a client attached to
+// the session (mcpi connect --session), which is not the server's word.
+// The daemon removes it from the server's notifications, so a server
+// cannot pass for it.
+const MetaFromSession = "dev.mcpi/fromSession"
+
 // Modern-era error codes.
 const (
 	// CodeHeaderMismatch: HTTP headers do not match the body, or are missing.

@@ -124,6 +124,21 @@ type Notification struct {
 	Params json.RawMessage
 }
 
+// CancelledError is the cause (context.Cause) of the end of a server
+// request's context when the peer cancelled it with
+// notifications/cancelled: its params, as they came.
+type CancelledError struct {
+	Params json.RawMessage
+	Reason string
+}
+
+func (e *CancelledError) Error() string {
+	if e.Reason == "" {
+		return "cancelled by the server"
+	}
+	return "cancelled by the server: " + e.Reason
+}
+
 // Warning is something the server got wrong. Data quotes what arrived.
 type Warning struct {
 	Time    time.Time
@@ -142,7 +157,7 @@ type Client struct {
 	mu       sync.Mutex
 	pending  map[string]*pendingCall // id key -> call
 	progress map[string]*pendingCall // progress token key -> call
-	inbound  map[string]context.CancelFunc
+	inbound  map[string]context.CancelCauseFunc
 	acks     map[string]chan mcp.SubscriptionsAcknowledgedParams // listen id -> its Listen
 	endErr   error                                               // why the connection ended
 	ended    bool                                                // the reader has stopped (set with endErr)
@@ -239,7 +254,7 @@ func New(conn transport.Conn, opts Options) *Client {
 		log:      log,
 		pending:  make(map[string]*pendingCall),
 		progress: make(map[string]*pendingCall),
-		inbound:  make(map[string]context.CancelFunc),
+		inbound:  make(map[string]context.CancelCauseFunc),
 		done:     make(chan struct{}),
 
 		lastIdle: time.Now(),

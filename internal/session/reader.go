@@ -68,7 +68,7 @@ func (c *Client) readLoop() {
 	c.mu.Lock()
 	c.endErr, c.ended = endErr, true
 	for _, cancel := range c.inbound {
-		cancel()
+		cancel(nil)
 	}
 	c.mu.Unlock()
 	close(c.done)
@@ -182,7 +182,7 @@ func (c *Client) handleNotification(m *mcp.Message) {
 				cancel := c.inbound[key]
 				c.mu.Unlock()
 				if cancel != nil {
-					cancel()
+					cancel(&CancelledError{Params: m.Params, Reason: p.Reason})
 				}
 			}
 		}
@@ -202,13 +202,13 @@ func (c *Client) handleNotification(m *mcp.Message) {
 // memory.
 func (c *Client) serveRequest(m *mcp.Message) {
 	key, _ := mcp.IDKey(m.ID)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	c.mu.Lock()
 	if c.serving >= c.opts.MaxServerRequests {
 		warn := !c.floodWarned
 		c.floodWarned = true
 		c.mu.Unlock()
-		cancel()
+		cancel(nil)
 		if warn {
 			c.warn("server-requests", fmt.Sprintf("the server has more than %d requests to mcpi in progress; the next ones are answered with an error until some are done (warned once)", c.opts.MaxServerRequests),
 				fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q}`, m.ID, m.Method))
@@ -227,7 +227,7 @@ func (c *Client) serveRequest(m *mcp.Message) {
 			c.serving--
 			delete(c.inbound, key)
 			c.mu.Unlock()
-			cancel()
+			cancel(nil)
 		}()
 		result, err := c.handleRequest(ctx, m.Method, m.Params, true)
 		var frame []byte

@@ -1,7 +1,11 @@
 package tui
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -9,6 +13,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
 
@@ -21,6 +26,9 @@ type handler struct {
 	roots  *rootStore
 	now    func() time.Time
 	nextID atomic.Int64
+	// session is the live session attached to (Options.Session), whose
+	// daemon's own word is marked.
+	session string
 }
 
 var _ session.Handler = (*handler)(nil)
@@ -31,7 +39,15 @@ func (h *handler) ask(ctx context.Context, kind common.RequestKind, fill func(*c
 	h.inbox.Ask(r)
 	rep, err := r.Wait()
 	if err != nil {
-		// Cancelled by the server or dropped with the session.
+		// Cancelled by the server or dropped with the session; or, in a
+		// live session, answered elsewhere (its daemon says so itself).
+		r.Why = "by the server"
+		var ce *session.CancelledError
+		if errors.As(context.Cause(ctx), &ce) {
+			if fromSession(ce.Params, h.session) {
+				r.Why = "by session " + common.Line(h.session) + ": " + common.Line(ce.Reason)
+			}
+		}
 		h.inbox.Withdraw(r)
 		return common.Reply{}, err
 	}
@@ -88,4 +104,39 @@ func (s *rootStore) set(roots []mcp.Root) {
 	s.mu.Lock()
 	s.roots = slices.Clone(roots)
 	s.mu.Unlock()
+}
+
+// fromSession reports whether a notification's params carry the marker of
+// what the daemon of the live session name says itself
+// (mcp.MetaFromSession); never when the TUI is attached to no session.
+func fromSession(params json.RawMessage, name string) bool {
+	if name == "" || !bytes.Contains(params, []byte(mcp.MetaFromSession)) {
+		return false
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	var said string
+	return json.Unmarshal(p.Meta[mcp.MetaFromSession], &said) == nil && said == name
+}
+
+// notified takes a notification for the inbox. What a live session's
+// daemon says itself (a parked request answered elsewhere is withdrawn
+// with notifications/cancelled) is not the server's: it is shown on the
+// wire as the session's, not among the server's notifications.
+func notified(in *common.Inbox, name string, n session.Notification) {
+	if !fromSession(n.Params, name) {
+		in.Notify(n)
+		return
+	}
+	var p mcp.CancelledParams
+	json.Unmarshal(n.Params, &p)
+	text := fmt.Sprintf("session %s says %s", name, n.Method)
+	if n.Method == "notifications/cancelled" {
+		text = fmt.Sprintf("session %s withdrew its request %s: %s", name, p.RequestID, p.Reason)
+	}
+	in.Observe(transport.Event{Time: n.Time, Kind: transport.KindLifecycle, Text: text})
 }

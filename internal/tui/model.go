@@ -129,11 +129,13 @@ func New(ctx context.Context, opts Options) *Model {
 		m.redact = record.NewRedactor(opts.TraceOptions.SecretValues)
 	}
 	m.hooks = Hooks{
-		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now},
+		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now, session: opts.Session},
 		Tap:            transport.MultiTap(c.Inbox, m.rec),
-		OnNotification: c.Inbox.Notify,
+		OnNotification: func(n session.Notification) { notified(c.Inbox, opts.Session, n) },
 		OnWarning:      c.Inbox.Warn,
 		OnHealth:       c.Inbox.Health,
+		OnPast:         c.Inbox.Past,
+		OnRoots:        c.Inbox.SetRoots,
 		KeepAlive:      KeepAlive,
 	}
 	m.requests = &requestsPane{c: c, queue: &m.queue}
@@ -516,8 +518,14 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 	if len(entries) > 0 || b.WireDropped > 0 {
 		cmds = append(cmds, m.broadcast(wire.EntriesMsg{Entries: entries, Dropped: b.WireDropped}))
 	}
-	m.conn.notifications += b.NotificationCount
+	m.conn.notifications += b.NotificationCount + len(b.Past)
 	m.conn.warnings += b.WarningCount
+	if len(b.Past) > 0 {
+		cmds = append(cmds, m.broadcast(common.PastNotificationsMsg{Notes: b.Past}))
+	}
+	if b.RootsChanged {
+		cmds = append(cmds, m.broadcast(common.RootsMsg{Roots: b.Roots}))
+	}
 	if len(b.Notifications) > 0 {
 		cmds = append(cmds, m.broadcast(common.NotificationsMsg{Notes: b.Notifications}))
 	}
@@ -538,7 +546,7 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 	}
 	for _, r := range b.Gone {
 		if m.dropRequest(r) {
-			m.status.set(fmt.Sprintf("request #%d was withdrawn by the server", r.ID))
+			m.status.set(fmt.Sprintf("request #%d was withdrawn %s", r.ID, r.Why))
 		}
 		delete(m.drafts, r)
 		if m.modal != nil && m.modal.req == r {

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -89,6 +90,17 @@ func (p *rootsPane) changed() tea.Cmd {
 func (p *rootsPane) Update(msg tea.Msg) tea.Cmd {
 	k := p.c.Keys
 	switch msg := msg.(type) {
+	case common.RootsMsg:
+		// Changed elsewhere (a live session's roots): these are the roots
+		// now, and the server was told by whoever changed them.
+		if slices.Equal(msg.Roots, p.roots) {
+			return nil
+		}
+		p.roots = slices.Clone(msg.Roots)
+		p.store.set(p.roots)
+		p.cursor = max(0, min(p.cursor, len(p.roots)-1))
+		p.notice = fmt.Sprintf("the session's roots changed elsewhere: %d root(s)", len(p.roots))
+		return nil
 	case rootMsg:
 		if msg.err != nil {
 			p.notice = "✗ " + msg.err.Error()

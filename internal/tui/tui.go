@@ -36,6 +36,13 @@ type Hooks struct {
 	OnWarning      func(session.Warning)
 	// OnHealth hears of the connection's health (session.Options.OnHealth).
 	OnHealth func(session.HealthEvent)
+	// OnPast takes a notification the server sent before this client
+	// connected (a live session's history, which its daemon replays),
+	// with its own time: shown, not acted on.
+	OnPast func(session.Notification)
+	// OnRoots takes the roots when they are changed elsewhere (a live
+	// session's, by mcpi roots or another attached client).
+	OnRoots func([]mcp.Root)
 	// KeepAlive is how long an idle HTTP session may go unheard before a
 	// ping asks whether the server is still there (session.Options).
 	KeepAlive time.Duration
@@ -67,6 +74,11 @@ type Options struct {
 	// change instead of telling the server itself (a live session's
 	// roots are the session's, which tells its server).
 	SetRoots func(ctx context.Context, roots []mcp.Root) error
+	// Session names the live session the TUI is attached to (mcpi
+	// connect --session). Only then is what carries the _meta key
+	// mcp.MetaFromSession, with this name, taken for the session's own
+	// word; from a server the key means nothing.
+	Session string
 	// SaveDir is where binary content is saved ("" = the working directory).
 	SaveDir string
 	// Now is the clock (default time.Now); tests stop it.

@@ -38,6 +38,15 @@ type (
 	// oldest first (only the newest are kept in a flood).
 	NotificationsMsg struct{ Notes []session.Notification }
 
+	// PastNotificationsMsg carries notifications the server sent before
+	// this client connected (a live session's history, replayed), oldest
+	// first, with their own times: panes show them and act on none.
+	PastNotificationsMsg struct{ Notes []session.Notification }
+
+	// RootsMsg says the roots were changed elsewhere (a live session's,
+	// by mcpi roots or another attached client): these are the roots now.
+	RootsMsg struct{ Roots []mcp.Root }
+
 	// HealthMsg says the session's health changed (the session renewed
 	// is a ConnectedMsg instead).
 	HealthMsg struct{ Event session.HealthEvent }

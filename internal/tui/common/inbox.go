@@ -21,6 +21,9 @@ const (
 	maxPendingWireBytes     = 256 << 20
 	maxPendingNotifications = 1024
 	maxPendingWarnings      = 1024
+	// maxPendingPast bounds the notifications of a live session's past
+	// (its history is bounded already; this is the log panes' ring).
+	maxPendingPast = 20000
 	// coalesce gathers a burst into one batch, so that a flood costs a
 	// few dozen updates a second rather than one per event.
 	coalesce = 15 * time.Millisecond
@@ -48,6 +51,14 @@ type Batch struct {
 
 	Notifications     []session.Notification // the newest ones
 	NotificationCount int                    // all of them
+
+	// Past holds notifications from before the client connected (a live
+	// session's history), the newest maxPendingPast, oldest first.
+	Past []session.Notification
+
+	// Roots, when RootsChanged, are the roots as changed elsewhere.
+	Roots        []mcp.Root
+	RootsChanged bool
 
 	Warnings     []session.Warning
 	WarningCount int
@@ -101,6 +112,29 @@ func (b *Inbox) Notify(n session.Notification) {
 		p.Notifications = p.Notifications[:kept]
 	}
 	p.Notifications = append(p.Notifications, n)
+	b.mu.Unlock()
+	b.poke()
+}
+
+// Past records a notification the server sent before the client
+// connected (a live session's history, replayed): shown, not acted on.
+func (b *Inbox) Past(n session.Notification) {
+	b.mu.Lock()
+	p := &b.pending
+	if len(p.Past) >= maxPendingPast {
+		p.Past[0] = session.Notification{}
+		p.Past = p.Past[1:]
+	}
+	p.Past = append(p.Past, n)
+	b.mu.Unlock()
+	b.poke()
+}
+
+// SetRoots records that the roots were changed elsewhere (a live
+// session's); only the newest count.
+func (b *Inbox) SetRoots(roots []mcp.Root) {
+	b.mu.Lock()
+	b.pending.Roots, b.pending.RootsChanged = roots, true
 	b.mu.Unlock()
 	b.poke()
 }
@@ -215,6 +249,8 @@ type Request struct {
 	Sampling *mcp.CreateMessageParams
 	Elicit   *mcp.ElicitParams
 	Received time.Time
+	// Why says, once the request is withdrawn, by whom ("by the server").
+	Why string
 
 	ctx   context.Context
 	reply chan Reply

@@ -272,6 +272,22 @@ type levelSetMsg struct {
 	err   error
 }
 
+// addNotes adds the rows the pane shows of notifications.
+func (p *Pane) addNotes(notes []session.Notification) {
+	var rows []Row
+	for _, n := range notes {
+		switch {
+		case p.kind == KindNotifications:
+			rows = append(rows, NotificationRow(n))
+		case p.kind == KindLog && n.Method == "notifications/message":
+			rows = append(rows, LogRow(n))
+		}
+	}
+	if len(rows) > 0 {
+		p.Add(rows)
+	}
+}
+
 // Update handles keys and what arrives for the pane.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	k := p.c.Keys
@@ -281,18 +297,10 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case common.ConnectingMsg, common.DisconnectedMsg:
 		p.client = nil
 	case common.NotificationsMsg:
-		var rows []Row
-		for _, n := range msg.Notes {
-			switch {
-			case p.kind == KindNotifications:
-				rows = append(rows, NotificationRow(n))
-			case p.kind == KindLog && n.Method == "notifications/message":
-				rows = append(rows, LogRow(n))
-			}
-		}
-		if len(rows) > 0 {
-			p.Add(rows)
-		}
+		p.addNotes(msg.Notes)
+	case common.PastNotificationsMsg:
+		// Shown like any other, at their own times.
+		p.addNotes(msg.Notes)
 	case wire.EntriesMsg:
 		if p.kind != KindStderr {
 			return nil
