@@ -151,6 +151,14 @@ type heldSession struct {
 	// client in cur; restarting says one is being started.
 	swapped    chan struct{}
 	restarting bool
+
+	// base is the status the daemon started with; log its log; the
+	// daemon's executable, runtime directory and idle timeout.
+	base       live.Status
+	log        *logFile
+	executable func() (string, error)
+	dir        string
+	idle       time.Duration
 }
 
 // restartWait bounds how long a command waits for a restart under way.
@@ -994,64 +1002,14 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	defer func() { held.client().Close() }()
 	tools.watchTools(ctx, c)
 	go held.supervise(ctx, o, opts.Restart, dlog.printf)
-	base := live.Status{Name: cfg.Name, Target: targetText(o), PID: os.Getpid(), State: live.StateRunning,
+	held.base = live.Status{Name: cfg.Name, Target: targetText(o), PID: os.Getpid(), State: live.StateRunning,
 		Started: time.Now()}
 	if opts.Idle > 0 {
-		base.Idle = opts.Idle.String()
+		held.base.Idle = opts.Idle.String()
 	}
-	status := func() live.Status {
-		st := base
-		c := held.client()
-		st.Era, st.ProtocolVersion = c.Era(), c.ProtocolVersion()
-		d := transport.Describe(c.Conn())
-		st.Transport, st.SessionID, st.StderrTail = d.Transport, d.SessionID, d.StderrTail
-		if init := c.InitializeResult(); init != nil {
-			st.ServerName, st.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
-		}
-		st.Budgets = append(st.Budgets, disp.board.budget.Usage(), lf.budget.Usage())
-		st.Budgets = append(st.Budgets, hub.usage()...)
-		st.Budgets = append(st.Budgets, held.jobs.budget.Usage())
-		held.stateMu.Lock()
-		if r := held.restarts; r.Count > 0 {
-			st.Restarts = r.Count
-			st.LastRestart = fmt.Sprintf("%s: %s", r.Last.Format(time.RFC3339), r.Why)
-			if r.Reapplied != "" {
-				st.LastRestart += "; applied again: " + r.Reapplied
-			}
-		}
-		held.stateMu.Unlock()
-		return st
-	}
-	runCmd := func(rctx context.Context, req *live.Request, stdout, stderr io.Writer) int {
-		cios := NewIOStreams(bytes.NewReader(req.Stdin), stdout, stderr)
-		cios.StdoutTTY, cios.StderrTTY, cios.Color = req.StdoutTTY, req.StderrTTY, req.Color
-		cios.Dir = req.Cwd
-		if len(req.Args) == 0 || !sessionVerbs[req.Args[0]] {
-			fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", sessionVerbList())
-			cios.Flush()
-			return int(ExitUsage)
-		}
-		if args, noWait := stripNoWait(req.Args); noWait {
-			if args[0] != "call" {
-				fmt.Fprintf(cios.ErrOut, "mcpi: --no-wait is for mcpi call\n")
-				cios.Flush()
-				return int(ExitUsage)
-			}
-			rctx = context.WithValue(rctx, heldKey{}, held)
-			cf := &Factory{IO: cios, Executable: f.Executable, RuntimeDir: cfg.Dir}
-			code := held.startJob(rctx, cf, args, cios, jsonFlag(args))
-			cios.Flush()
-			return int(code)
-		}
-		slot := &cmdSlot{args: req.Args}
-		disp.add(slot)
-		defer disp.remove(slot)
-		rctx = context.WithValue(rctx, heldKey{}, held)
-		rctx = context.WithValue(rctx, slotKey{}, slot)
-		cf := &Factory{IO: cios, Executable: f.Executable, RuntimeDir: cfg.Dir}
-		return int(run(rctx, cf, req.Args))
-	}
-	srv := live.NewServer(runCmd, status, opts.Idle)
+	held.log, held.executable, held.dir, held.idle = lf, f.Executable, cfg.Dir, opts.Idle
+	status := held.status
+	srv := live.NewServer(held.runCommand, status, opts.Idle)
 	srv.Attach = held.serveAttached
 	rec := status()
 	if err := live.WriteRecord(cfg.Dir, &rec); err != nil {
@@ -1063,37 +1021,97 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	report.Close()
 	errOut.set(lf)
 
-	srv.OnEnd = func(why error) {
-		end := status()
-		end.Commands, end.Active, end.Failed, end.LastUsed = srv.Counters()
-		// The commands still running end with the session, failed (exit 3,
-		// saying why): they are counted so before they finish telling.
-		end.Failed += end.Active
-		end.Active = 0
-		switch {
-		case errors.Is(why, live.ErrStopped):
-			end.State, end.Reason = live.StateStopped, "stopped by mcpi session stop"
-		case errors.Is(why, live.ErrIdle):
-			end.State, end.Reason = live.StateIdle, fmt.Sprintf("no command for %v (--idle)", opts.Idle)
-		case why == nil:
-			end.State, end.Reason = live.StateExited, "the connection ended"
-			if err := held.client().Err(); err != nil {
-				end.Reason = oneLine(err.Error())
-			}
-		default:
-			end.State, end.Reason = live.StateStopped, "the daemon was told to end: "+why.Error()
-		}
-		end.Ended = time.Now()
-		live.WriteRecord(cfg.Dir, &end)
-		held.end.Store(&end)
-		close(held.ended)
-	}
+	srv.OnEnd = func(why error) { held.recordEnd(why, srv.Counters) }
 	srv.Serve(ctx, ln, held.gone)
 	held.client().Close()
 	if o.recorder != nil {
 		o.recorder.Close()
 	}
 	return nil
+}
+
+// status is the session's status: what its record and session show say.
+func (h *heldSession) status() live.Status {
+	st := h.base
+	c := h.client()
+	st.Era, st.ProtocolVersion = c.Era(), c.ProtocolVersion()
+	d := transport.Describe(c.Conn())
+	st.Transport, st.SessionID, st.StderrTail = d.Transport, d.SessionID, d.StderrTail
+	if init := c.InitializeResult(); init != nil {
+		st.ServerName, st.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
+	}
+	st.Budgets = append(st.Budgets, h.disp.board.budget.Usage(), h.log.budget.Usage())
+	st.Budgets = append(st.Budgets, h.hub.usage()...)
+	st.Budgets = append(st.Budgets, h.jobs.budget.Usage())
+	h.stateMu.Lock()
+	if r := h.restarts; r.Count > 0 {
+		st.Restarts = r.Count
+		st.LastRestart = fmt.Sprintf("%s: %s", r.Last.Format(time.RFC3339), r.Why)
+		if r.Reapplied != "" {
+			st.LastRestart += "; applied again: " + r.Reapplied
+		}
+	}
+	h.stateMu.Unlock()
+	return st
+}
+
+// runCommand runs a command line in the session, as the daemon's
+// live.Server asks: the verbs a session runs, with the session held.
+func (h *heldSession) runCommand(rctx context.Context, req *live.Request, stdout, stderr io.Writer) int {
+	cios := NewIOStreams(bytes.NewReader(req.Stdin), stdout, stderr)
+	cios.StdoutTTY, cios.StderrTTY, cios.Color = req.StdoutTTY, req.StderrTTY, req.Color
+	cios.Dir = req.Cwd
+	if len(req.Args) == 0 || !sessionVerbs[req.Args[0]] {
+		fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", sessionVerbList())
+		cios.Flush()
+		return int(ExitUsage)
+	}
+	if args, noWait := stripNoWait(req.Args); noWait {
+		if args[0] != "call" {
+			fmt.Fprintf(cios.ErrOut, "mcpi: --no-wait is for mcpi call\n")
+			cios.Flush()
+			return int(ExitUsage)
+		}
+		rctx = context.WithValue(rctx, heldKey{}, h)
+		cf := &Factory{IO: cios, Executable: h.executable, RuntimeDir: h.dir}
+		code := h.startJob(rctx, cf, args, cios, jsonFlag(args))
+		cios.Flush()
+		return int(code)
+	}
+	slot := &cmdSlot{args: req.Args}
+	h.disp.add(slot)
+	defer h.disp.remove(slot)
+	rctx = context.WithValue(rctx, heldKey{}, h)
+	rctx = context.WithValue(rctx, slotKey{}, slot)
+	cf := &Factory{IO: cios, Executable: h.executable, RuntimeDir: h.dir}
+	return int(run(rctx, cf, req.Args))
+}
+
+// recordEnd writes the record of the session's end, and why.
+func (h *heldSession) recordEnd(why error, counters func() (int64, int64, int64, time.Time)) {
+	end := h.status()
+	end.Commands, end.Active, end.Failed, end.LastUsed = counters()
+	// The commands still running end with the session, failed (exit 3,
+	// saying why): they are counted so before they finish telling.
+	end.Failed += end.Active
+	end.Active = 0
+	switch {
+	case errors.Is(why, live.ErrStopped):
+		end.State, end.Reason = live.StateStopped, "stopped by mcpi session stop"
+	case errors.Is(why, live.ErrIdle):
+		end.State, end.Reason = live.StateIdle, fmt.Sprintf("no command for %v (--idle)", h.idle)
+	case why == nil:
+		end.State, end.Reason = live.StateExited, "the connection ended"
+		if err := h.client().Err(); err != nil {
+			end.Reason = oneLine(err.Error())
+		}
+	default:
+		end.State, end.Reason = live.StateStopped, "the daemon was told to end: "+why.Error()
+	}
+	end.Ended = time.Now()
+	live.WriteRecord(h.dir, &end)
+	h.end.Store(&end)
+	close(h.ended)
 }
 
 // targetText describes the target without its secrets.
