@@ -151,6 +151,7 @@ type heldSession struct {
 	// client in cur; restarting says one is being started.
 	swapped    chan struct{}
 	restarting bool
+	restartMax int // --restart
 
 	// base is the status the daemon started with; log its log; the
 	// daemon's executable, runtime directory and idle timeout.
@@ -178,6 +179,14 @@ func (h *heldSession) current(ctx context.Context) (*session.Client, error) {
 		h.stateMu.Lock()
 		restarting, swapped := h.restarting, h.swapped
 		h.stateMu.Unlock()
+		if h.client() != c {
+			continue // swapped meanwhile
+		}
+		if h.restartMax > 0 {
+			// With --restart a dead server is one about to be started
+			// again, until the supervisor gives up (gone).
+			restarting = true
+		}
 		select {
 		case <-h.gone:
 			restarting = false // no restart is coming
@@ -1001,6 +1010,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	held.cur.Store(c)
 	defer func() { held.client().Close() }()
 	tools.watchTools(ctx, c)
+	held.restartMax = opts.Restart
 	go held.supervise(ctx, o, opts.Restart, dlog.printf)
 	held.base = live.Status{Name: cfg.Name, Target: targetText(o), PID: os.Getpid(), State: live.StateRunning,
 		Started: time.Now()}
@@ -1176,21 +1186,24 @@ func (h *heldSession) supervise(ctx context.Context, o *ConnOptions, max int, lo
 		if err := c.Err(); err != nil {
 			why = oneLine(err.Error())
 		}
-		// The old connection is closed in order: what its server left of
-		// its process group is ended before anything starts again.
-		c.Close()
 		if time.Since(up) > restartSteady {
 			inRow = 0
 		}
 		if inRow >= max {
+			c.Close()
 			if max > 0 {
 				logf("the server ended (%s) after %d restart(s) in a row: the session ends", why, inRow)
 			}
 			return
 		}
+		// A restart is coming: the commands that arrive meanwhile wait for
+		// it, from now on.
 		h.stateMu.Lock()
 		h.restarting = true
 		h.stateMu.Unlock()
+		// The old connection is closed in order: what its server left of
+		// its process group is ended before anything starts again.
+		c.Close()
 		for {
 			inRow++
 			wait := min(restartFirst<<(inRow-1), restartMax)

@@ -134,10 +134,15 @@ func readDirectory(ctx context.Context, c *session.Client, o *ConnOptions, uri s
 		return cut(writeJSON(o.IO, nonNil(children)), err)
 	}
 	tw := table(o.IO.Out, "URI", "NAME", "MIME TYPE", "SIZE", "DESCRIPTION")
-	for _, raw := range children {
+	var bad error
+	for i, raw := range children {
 		var r mcp.Resource
 		if jerr := json.Unmarshal(raw, &r); jerr != nil {
-			return protocolError(mcp.DirectoryReadMethod, "a child is not a Resource: "+jerr.Error())
+			// The others are printed; the command fails after them.
+			if bad == nil {
+				bad = protocolError(mcp.DirectoryReadMethod, fmt.Sprintf("child #%d is not a Resource: %v", i+1, jerr))
+			}
+			continue
 		}
 		size := ""
 		if r.Size != nil {
@@ -147,6 +152,9 @@ func readDirectory(ctx context.Context, c *session.Client, o *ConnOptions, uri s
 	}
 	if ferr := tw.Flush(); ferr != nil {
 		return ferr
+	}
+	if bad != nil {
+		return bad
 	}
 	if len(children) == 0 && err == nil {
 		fmt.Fprintf(o.IO.ErrOut, "%s is an empty directory.\n", sanitize(uri, false))

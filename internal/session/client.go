@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -925,12 +926,16 @@ func (r *recentIDs) add(k string) {
 	r.fifo = append(r.fifo, k)
 }
 
-// take reports whether k is remembered, and forgets it.
+// take reports whether k is remembered, and forgets it (its place in the
+// order too, so that a later add of it is not evicted early).
 func (r *recentIDs) take(k string) bool {
 	if !r.set[k] {
 		return false
 	}
 	delete(r.set, k)
+	if i := slices.Index(r.fifo, k); i >= 0 {
+		r.fifo = slices.Delete(r.fifo, i, i+1)
+	}
 	return true
 }
 

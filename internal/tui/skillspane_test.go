@@ -41,7 +41,7 @@ func TestSkillsPaneOpen(t *testing.T) {
 	h.press("alt+s")
 	h.waitText("pdf-processing  2 files")
 	h.press("enter")
-	h.golden(h.waitText("✓ digest", "✓ frontmatter", "Skill body."))
+	h.golden(h.waitText("✓ digest", "✓ frontmatter", "Skill body.", "files verified"))
 }
 
 // A SKILL.md that is not what was listed is not shown: the failed checks
@@ -53,7 +53,7 @@ func TestSkillsPaneRefuses(t *testing.T) {
 			h.press("alt+s")
 			h.waitText("pdf-processing  2 files")
 			h.press("enter")
-			s := h.waitText("✗ ", "Not shown")
+			s := h.waitText("✗ ", "Not shown", "files verified")
 			if strings.Contains(s, "Evil") || strings.Contains(s, "Skill body") {
 				t.Errorf("unverified content shown:\n%s", s)
 			}

@@ -47,6 +47,9 @@ type Pane struct {
 	// answers of an older run or session are dropped.
 	verdicts  map[string]*verdict
 	verifying int
+	// stopOpen ends the reads of the skill opened (esc, another open);
+	// stopVerify those of the last v.
+	stopOpen, stopVerify context.CancelFunc
 
 	width, height int
 }
@@ -58,12 +61,21 @@ type verdict struct {
 	running bool
 }
 
+// loadedMsg is a skill's SKILL.md, read and checked.
 type loadedMsg struct {
 	open   int
+	gen    int
+	uri    string
 	loaded *skills.Loaded
 	err    error
-	files  []*skills.Verification
-	skip   int
+}
+
+// filesMsg is the verdict of an opened skill's other files.
+type filesMsg struct {
+	open, gen int
+	uri       string
+	files     []*skills.Verification
+	skip      int
 }
 
 // verifiedMsg carries the verdict of one skill's files.
@@ -73,6 +85,9 @@ type verifiedMsg struct {
 	files    []*skills.Verification
 	skip     int
 }
+
+// verifyDoneMsg ends a run of v.
+type verifyDoneMsg struct{ run int }
 
 // maxVerify is the most skills v verifies at once.
 const maxVerify = 256
@@ -112,6 +127,10 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		p.Items, p.LoadErr = nil, nil
 		p.verdicts = map[string]*verdict{}
 		p.verifying++
+		if p.stopVerify != nil {
+			p.stopVerify()
+			p.stopVerify = nil
+		}
 		if p.declared {
 			return p.list()
 		}
@@ -120,19 +139,40 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case common.Loaded[mcp.SkillEntry]:
 		p.Apply(msg, p.gen)
 	case loadedMsg:
+		if msg.gen != p.gen {
+			return nil
+		}
+		// SKILL.md's verdict stands whether or not the skill is still open;
+		// one that could not be read is a failed read, never left out.
+		first := failedRead(msg.uri, msg.err)
+		if msg.loaded != nil {
+			first = msg.loaded.Verification
+		}
+		if first != nil {
+			v := &verdict{files: []*skills.Verification{first}}
+			if msg.open == p.opens {
+				v.running = true // its other files come next
+			}
+			p.verdicts[msg.uri] = v
+		}
 		if msg.open == p.opens {
 			p.reading, p.loaded, p.readErr = false, msg.loaded, msg.err
-			if e := p.At(p.open); e != nil {
-				files := msg.files
-				if msg.loaded != nil {
-					files = append([]*skills.Verification{msg.loaded.Verification}, files...)
-				}
-				p.verdicts[e.URI] = &verdict{files: files, skipped: msg.skip}
+		}
+	case filesMsg:
+		if msg.gen == p.gen {
+			if v := p.verdicts[msg.uri]; v != nil {
+				v.files = append(v.files[:min(1, len(v.files))], msg.files...)
+				v.skipped, v.running = msg.skip, false
 			}
 		}
 	case verifiedMsg:
 		if msg.gen == p.gen && msg.run == p.verifying {
 			p.verdicts[msg.uri] = &verdict{files: msg.files, skipped: msg.skip}
+		}
+	case verifyDoneMsg:
+		if msg.run == p.verifying && p.stopVerify != nil {
+			p.stopVerify()
+			p.stopVerify = nil
 		}
 	case tea.KeyPressMsg:
 		return p.key(msg)
@@ -148,6 +188,26 @@ func (p *Pane) list() tea.Cmd {
 func (p *Pane) closeSkill() {
 	p.open, p.loaded, p.readErr, p.reading = -1, nil, nil, false
 	p.opens++
+	if p.stopOpen != nil {
+		p.stopOpen()
+		p.stopOpen = nil
+	}
+	for _, v := range p.verdicts {
+		if v.running && !p.verifyRunning() {
+			v.running = false
+		}
+	}
+}
+
+// verifyRunning reports whether a v run is under way.
+func (p *Pane) verifyRunning() bool { return p.stopVerify != nil }
+
+// failedRead is the verdict of a SKILL.md that could not be read.
+func failedRead(uri string, err error) *skills.Verification {
+	if err == nil {
+		return nil
+	}
+	return &skills.Verification{Skill: uri, File: uri, Checks: []skills.Check{{Name: "read", Status: skills.Failed, Detail: err.Error()}}}
 }
 
 func (p *Pane) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -185,17 +245,24 @@ func (p *Pane) read(i int) tea.Cmd {
 	}
 	p.closeSkill()
 	p.open, p.reading, p.scroll = i, true, common.Scroll{}
-	e, c, open, ctx := p.Items[i], p.client, p.opens, p.c.Ctx
-	if v := p.verdicts[e.URI]; v != nil {
-		v.running = true
-	}
-	return func() tea.Msg {
-		read := reader(c)
-		l, err := skills.Load(ctx, read, e, e.URI)
-		// Then every other file of its manifest, one at a time.
-		files, skip := skills.VerifyFiles(ctx, read, e, e.URI)
-		return loadedMsg{open: open, loaded: l, err: err, files: files, skip: skip}
-	}
+	ctx, stop := context.WithCancel(p.c.Ctx)
+	p.stopOpen = stop
+	e, c, open, gen := p.Items[i], p.client, p.opens, p.gen
+	read := reader(c)
+	// SKILL.md first, shown as soon as it is read; then every other file
+	// of its manifest, one at a time, until the skill is closed.
+	return tea.Sequence(
+		func() tea.Msg {
+			l, err := skills.Load(ctx, read, e, e.URI)
+			return loadedMsg{open: open, gen: gen, uri: e.URI, loaded: l, err: err}
+		},
+		func() tea.Msg {
+			files, skip := skills.VerifyFiles(ctx, read, e, e.URI)
+			if ctx.Err() != nil {
+				return nil
+			}
+			return filesMsg{open: open, gen: gen, uri: e.URI, files: files, skip: skip}
+		})
 }
 
 // reader reads a skill's files through the session, each read under the
@@ -213,7 +280,12 @@ func (p *Pane) verifyAll() tea.Cmd {
 		return common.Noticef("not connected: the skills cannot be verified")
 	}
 	p.verifying++
-	c, gen, run, ctx := p.client, p.gen, p.verifying, p.c.Ctx
+	if p.stopVerify != nil {
+		p.stopVerify() // a new run replaces the last
+	}
+	ctx, stop := context.WithCancel(p.c.Ctx)
+	p.stopVerify = stop
+	c, gen, run := p.client, p.gen, p.verifying
 	var cmds []tea.Cmd
 	for i, e := range p.Items {
 		if i == maxVerify {
@@ -227,9 +299,13 @@ func (p *Pane) verifyAll() tea.Cmd {
 		v.running = true
 		cmds = append(cmds, func() tea.Msg {
 			files, skip := skills.VerifyFiles(ctx, reader(c), e, "")
+			if ctx.Err() != nil {
+				return nil
+			}
 			return verifiedMsg{gen: gen, run: run, uri: e.URI, files: files, skip: skip}
 		})
 	}
+	cmds = append(cmds, func() tea.Msg { return verifyDoneMsg{run: run} })
 	if len(p.Items) > maxVerify {
 		cmds = append(cmds, common.Noticef("verified the first %d skills of %d", maxVerify, len(p.Items)))
 	}

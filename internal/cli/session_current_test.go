@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+type deadConn struct{}
+
+func (deadConn) Send(context.Context, []byte) error { return transport.ErrClosed }
+func (deadConn) Recv() (transport.Frame, error)     { return transport.Frame{}, transport.ErrClosed }
+func (deadConn) Close() error                       { return nil }
+
+type liveConn struct{ closed chan struct{} }
+
+func (liveConn) Send(context.Context, []byte) error { return nil }
+func (c liveConn) Recv() (transport.Frame, error) {
+	<-c.closed
+	return transport.Frame{}, transport.ErrClosed
+}
+func (c liveConn) Close() error { close(c.closed); return nil }
+
+// With --restart, a command that comes while the crashed server is being
+// closed (its group's end takes up to twice the shutdown grace), before
+// the supervisor says a restart is under way, waits for the new server
+// as docs/cli.md promises, and does not fail at once.
+func TestCommandDuringTheRestartWaits(t *testing.T) {
+	old := session.New(deadConn{}, session.Options{})
+	<-old.Done()
+	h := &heldSession{name: "t", swapped: make(chan struct{}), gone: make(chan struct{}), restartMax: 1}
+	h.cur.Store(old)
+	// What supervise does: c.Close() (here 200ms), then restarting, then
+	// the new client 100ms later.
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		h.stateMu.Lock()
+		h.restarting = true
+		h.stateMu.Unlock()
+		time.Sleep(100 * time.Millisecond)
+		nc := session.New(liveConn{closed: make(chan struct{})}, session.Options{})
+		h.cur.Store(nc)
+		h.stateMu.Lock()
+		h.restarting = false
+		close(h.swapped)
+		h.swapped = make(chan struct{})
+		h.stateMu.Unlock()
+	}()
+	c, err := h.current(context.Background())
+	if err != nil {
+		t.Fatalf("a command during the restart failed at once: %v", err)
+	}
+	if c == old {
+		t.Fatal("the old client")
+	}
+}
