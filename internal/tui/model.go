@@ -316,42 +316,34 @@ func (m *Model) Init() tea.Cmd {
 // State returns the connection state and why it is down.
 func (m *Model) State() (ConnState, error) { return m.conn.state, m.conn.reason }
 
-// paneOf returns the first pane of type T.
-func paneOf[T pane](m *Model) T {
+// The optional interfaces a pane answers the root through, so that the
+// root names no pane.
+type (
+	// busyPane has calls under way: quitting would lose them.
+	busyPane interface{ Running() int }
+	// cancelPane cancels what it shows with ctrl+c (CancelShown), and has
+	// calls ctrl+c may cancel (HasCalls), for the help's word.
+	cancelPane interface {
+		CancelShown() bool
+		HasCalls() bool
+	}
+	// quietCountPane has a count in its title that is no news (a running
+	// total): short tab labels leave it out.
+	quietCountPane interface{ QuietCount() bool }
+	// shortTitlePane has a shorter title for the abbreviated tab labels.
+	shortTitlePane interface{ ShortTitle() string }
+)
+
+// running counts the calls under way in every pane.
+func (m *Model) running() int {
+	n := 0
 	for _, p := range m.panes {
-		if t, ok := p.(T); ok {
-			return t
+		if b, ok := p.(busyPane); ok {
+			n += b.Running()
 		}
 	}
-	var zero T
-	return zero
+	return n
 }
-
-// Tools returns the tools pane.
-func (m *Model) Tools() *tools.Pane { return paneOf[*tools.Pane](m) }
-
-// Wire returns the wire pane.
-func (m *Model) Wire() *wire.Pane { return paneOf[*wire.Pane](m) }
-
-// Resources returns the resources pane.
-func (m *Model) Resources() *resources.Pane { return paneOf[*resources.Pane](m) }
-
-// Prompts returns the prompts pane.
-func (m *Model) Prompts() *prompts.Pane { return paneOf[*prompts.Pane](m) }
-
-func (m *Model) logPane(k logs.Kind) *logs.Pane {
-	for _, p := range m.panes {
-		if lp, ok := p.(*logs.Pane); ok && lp.Kind() == k {
-			return lp
-		}
-	}
-	return nil
-}
-
-// Log, NotificationsPane and Stderr return the stream panes.
-func (m *Model) Log() *logs.Pane               { return m.logPane(logs.KindLog) }
-func (m *Model) NotificationsPane() *logs.Pane { return m.logPane(logs.KindNotifications) }
-func (m *Model) Stderr() *logs.Pane            { return m.logPane(logs.KindStderr) }
 
 // Queue returns the server requests waiting for the user.
 func (m *Model) Queue() []*common.Request { return m.queue }
@@ -642,7 +634,7 @@ func (m *Model) losesWork() (loses, keep string) {
 			keep = "ctrl+o answers it"
 		}
 	}
-	if n := m.Tools().Running(); n > 0 {
+	if n := m.running(); n > 0 {
 		parts = append(parts, common.Plural(n, "call")+" running")
 	}
 	return strings.Join(parts, ", "), keep
@@ -758,7 +750,7 @@ func (m *Model) show(i int) {
 // would lose an answer being written, a waiting request or a running call,
 // it asks for a second ctrl+c.
 func (m *Model) quit(armed bool) tea.Cmd {
-	if m.modal == nil && !m.compose && m.Tools().CancelShown() && m.activePane() == pane(m.Tools()) {
+	if c, ok := m.activePane().(cancelPane); ok && m.modal == nil && !m.compose && c.CancelShown() {
 		return nil
 	}
 	if armed {
@@ -796,7 +788,7 @@ func (m *Model) keys() help.KeyMap {
 		local = m.modal
 	}
 	quit := k.Quit
-	if m.modal == nil && m.activePane() == pane(m.Tools()) && len(m.Tools().Calls()) > 0 {
+	if c, ok := m.activePane().(cancelPane); ok && m.modal == nil && c.HasCalls() {
 		quit.SetHelp("ctrl+c", "cancel/quit")
 	}
 	helpKey := k.Help
@@ -856,12 +848,10 @@ func (m *Model) tabLabel(i int, f tabForm) string {
 		num = strings.TrimPrefix(extra[i-10].Help().Key, "alt+")
 	}
 	title, count := splitCount(p.Title())
-	if f.abbrev {
-		if a, ok := tabAbbrev[title]; ok {
-			title = a
-		}
+	if st, ok := p.(shortTitlePane); ok && f.abbrev {
+		title = st.ShortTitle()
 	}
-	if _, ok := p.(*wire.Pane); (ok || count == " (0)") && (short >= 0 || f.abbrev) {
+	if q, ok := p.(quietCountPane); (ok && q.QuietCount() || count == " (0)") && (short >= 0 || f.abbrev) {
 		// Short labels keep the counts that are news: not the wire's
 		// running total, not a zero.
 		count = ""
@@ -890,9 +880,6 @@ type tabForm struct {
 	// the counts that are news.
 	abbrev bool
 }
-
-// tabAbbrev shortens the long titles for the abbreviated tab labels.
-var tabAbbrev = map[string]string{"Resources": "Res", "Templates": "Tmpl", "Requests": "Reqs", "Prompts": "Prompts"}
 
 // splitCount splits "Requests (2)" into "Requests" and " (2)".
 func splitCount(title string) (string, string) {

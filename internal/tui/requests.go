@@ -36,6 +36,9 @@ func (p *requestsPane) Title() string {
 	return "Requests"
 }
 
+// ShortTitle is the title of the abbreviated tab labels.
+func (p *requestsPane) ShortTitle() string { return "Reqs" }
+
 func (p *requestsPane) InputFocused() bool { return false }
 
 func (p *requestsPane) SetSize(w, h int) { p.width, p.height = w, h }

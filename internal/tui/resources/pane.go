@@ -61,6 +61,9 @@ func New(c *common.Common) *Pane {
 // Title names the pane in the tab bar.
 func (p *Pane) Title() string { return "Resources" }
 
+// ShortTitle is the title of the abbreviated tab labels.
+func (p *Pane) ShortTitle() string { return "Res" }
+
 // InputFocused is always false: the pane has no text input.
 func (p *Pane) InputFocused() bool { return false }
 

@@ -44,6 +44,9 @@ func NewTemplates(c *common.Common) *Templates {
 // Title names the pane in the tab bar.
 func (p *Templates) Title() string { return "Templates" }
 
+// ShortTitle is the title of the abbreviated tab labels.
+func (p *Templates) ShortTitle() string { return "Tmpl" }
+
 // ShowList shows the list of templates (the pane's tab was chosen).
 func (p *Templates) ShowList() { p.editing = false }
 

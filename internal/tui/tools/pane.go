@@ -168,6 +168,9 @@ func (p *Pane) Running() int {
 // Calls returns the calls made, oldest first.
 func (p *Pane) Calls() []*Call { return p.calls }
 
+// HasCalls reports whether the pane holds calls (ctrl+c may cancel one).
+func (p *Pane) HasCalls() bool { return len(p.calls) > 0 }
+
 // Tools returns the tools listed.
 func (p *Pane) Tools() []mcp.Tool { return p.tools }
 

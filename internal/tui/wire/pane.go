@@ -70,6 +70,9 @@ func New(c *common.Common, store *Store) *Pane {
 // Title names the pane in the tab bar.
 func (p *Pane) Title() string { return fmt.Sprintf("Wire (%d)", p.store.Len()) }
 
+// QuietCount says the count in the title is a running total, no news.
+func (p *Pane) QuietCount() bool { return true }
+
 // Store returns the entries.
 func (p *Pane) Store() *Store { return p.store }
 
