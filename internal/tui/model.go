@@ -675,12 +675,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if m.opts.Now != nil {
 			now = m.opts.Now
 		}
-		if notice, err := m.rec.toggle(m.c.SaveDir, now()); err != nil {
-			m.status.set("✗ recording: " + err.Error())
-		} else {
-			m.status.set(notice)
+		// The trace's file is created or closed off the UI goroutine; the
+		// notice says what came of it.
+		rec, dir, t := m.rec, m.c.SaveDir, now()
+		return func() tea.Msg {
+			notice, err := rec.toggle(dir, t)
+			if err != nil {
+				return common.Notice("✗ recording: " + err.Error())
+			}
+			return common.Notice(notice)
 		}
-		return nil
 	case key.Matches(msg, k.Requests):
 		if m.modal == nil {
 			m.openNext()
