@@ -17,7 +17,15 @@ import (
 // mcpiRun runs the built binary and returns its exit code and output.
 func mcpiRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(mcpiBinary(t), args...)
+	return runBinary(t, mcpiBinary(t), nil, args...)
+}
+
+// runBinary runs bin with args (and env, when not nil) and returns its
+// exit code and output.
+func runBinary(t *testing.T, bin string, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

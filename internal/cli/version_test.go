@@ -39,20 +39,7 @@ func TestSessionSocketVersion(t *testing.T) {
 	p3 := buildWith(t, "mcpi-p3", "buildID=build-c", "protocolVersion=3")
 	rt := t.TempDir()
 	env := append(os.Environ(), "XDG_RUNTIME_DIR="+rt)
-	run := func(bin string, args ...string) (int, string, string) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		var out, errOut strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, out.String(), errOut.String()
-	}
+	run := func(bin string, args ...string) (int, string, string) { return runBinary(t, bin, env, args...) }
 	if code, _, errOut := run(a, append([]string{"session", "start", "v", "--idle", "2m"}, peerArgs("demo")...)...); code != 0 {
 		t.Fatalf("start: %d %s", code, errOut)
 	}

@@ -240,6 +240,21 @@ func RunHostile(mode string) {
 	}
 }
 
+// peerRunners are the test servers named "PREFIX:MODE" in PeerEnv.
+var peerRunners = []struct {
+	prefix string
+	run    func(mode string)
+}{
+	{GarbledPrefix, RunGarbled},
+	{BrokenPrefix, RunBroken},
+	{ModernBrokenPrefix, RunModernBroken},
+	{SkillsPrefix, RunSkills},
+	{BoundsPrefix, RunBounds},
+	{SessionPrefix, RunHostileSession},
+	{ListsPrefix, RunLists},
+	{"hostile:", RunHostile},
+}
+
 // ServePeer turns a re-executed test binary into a stdio MCP server when
 // PeerEnv is set: "demo" or "demo:ERA" runs the demo server (legacy era by
 // default), "hostile:MODE" a hostile one. It returns false when PeerEnv is
@@ -259,33 +274,15 @@ func ServePeer() bool {
 			os.Exit(1)
 		}
 		os.Exit(0)
-	case strings.HasPrefix(peer, GarbledPrefix):
-		RunGarbled(strings.TrimPrefix(peer, GarbledPrefix))
-		os.Exit(0)
-	case strings.HasPrefix(peer, BrokenPrefix):
-		RunBroken(strings.TrimPrefix(peer, BrokenPrefix))
-		os.Exit(0)
-	case strings.HasPrefix(peer, ModernBrokenPrefix):
-		RunModernBroken(strings.TrimPrefix(peer, ModernBrokenPrefix))
-		os.Exit(0)
 	case peer == TasksPeer:
 		RunTasks()
 		os.Exit(0)
-	case strings.HasPrefix(peer, SkillsPrefix):
-		RunSkills(strings.TrimPrefix(peer, SkillsPrefix))
-		os.Exit(0)
-	case strings.HasPrefix(peer, BoundsPrefix):
-		RunBounds(strings.TrimPrefix(peer, BoundsPrefix))
-		os.Exit(0)
-	case strings.HasPrefix(peer, SessionPrefix):
-		RunHostileSession(strings.TrimPrefix(peer, SessionPrefix))
-		os.Exit(0)
-	case strings.HasPrefix(peer, ListsPrefix):
-		RunLists(strings.TrimPrefix(peer, ListsPrefix))
-		os.Exit(0)
-	case strings.HasPrefix(peer, "hostile:"):
-		RunHostile(strings.TrimPrefix(peer, "hostile:"))
-		os.Exit(0)
+	}
+	for _, r := range peerRunners {
+		if mode, ok := strings.CutPrefix(peer, r.prefix); ok {
+			r.run(mode)
+			os.Exit(0)
+		}
 	}
 	fmt.Fprintf(os.Stderr, "unknown %s %q\n", PeerEnv, peer)
 	os.Exit(2)
