@@ -846,6 +846,11 @@ func (c *Client) lostRequest(ctx context.Context, r *request, err error) (raw js
 		}
 		return nil, &DisconnectedError{Method: r.method, Err: fmt.Errorf("%w; the request was not sent again, since the server may have run it", err)}, false
 	}
+	// The server took the request and its answer was lost: the same.
+	var accepted *transport.AcceptedLostError
+	if errors.As(err, &accepted) {
+		return nil, &DisconnectedError{Method: r.method, Err: fmt.Errorf("%w; the request was not sent again, since the server may have run it", err)}, false
+	}
 	if errors.Is(err, transport.ErrSessionExpired) && !r.o.noRetry && !r.retried {
 		if err := c.renew(ctx, r, err); err != nil {
 			return nil, c.sendError(r.method, err), false

@@ -465,11 +465,11 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 			defer resp.Body.Close()
 			body, err := readAllLimited(resp.Body, h.opts.MaxFrameBytes)
 			if err != nil {
-				h.lost(out.ids, fmt.Errorf("reading response body: %w", err), meta)
+				h.lostAccepted(out.ids, fmt.Errorf("reading response body: %w", err), meta)
 				return
 			}
 			if isBlank(body) {
-				h.lost(out.ids, fmt.Errorf("server answered %s with an empty body", resp.Status), meta)
+				h.lostAccepted(out.ids, fmt.Errorf("server answered %s with an empty body", resp.Status), meta)
 				return
 			}
 			ferr := checkFrame(body)
@@ -478,7 +478,7 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 				// The answer to these requests came, unreadable: they must not
 				// wait for another (a session that could read it anyway has
 				// already taken it, and ignores this).
-				h.lost(out.ids, fmt.Errorf("the answer to the POST could not be read: %w", ferr), meta)
+				h.lostAccepted(out.ids, fmt.Errorf("the answer to the POST could not be read: %w", ferr), meta)
 			}
 		}) {
 			resp.Body.Close()
@@ -541,6 +541,12 @@ func (h *StreamableHTTP) deliver(f Frame, meta *HTTPMeta) {
 	}
 }
 
+// lostAccepted tells the session that the requests ids, which the server
+// took, will get no answer.
+func (h *StreamableHTTP) lostAccepted(ids []string, err error, meta *HTTPMeta) {
+	h.lost(ids, &AcceptedLostError{Err: err}, meta)
+}
+
 // lost tells the session that the requests ids will get no answer.
 func (h *StreamableHTTP) lost(ids []string, err error, meta *HTTPMeta) {
 	h.emit(Event{Kind: KindLifecycle, Text: "response lost", Err: err.Error(), HTTP: meta})
@@ -579,7 +585,7 @@ func (h *StreamableHTTP) readPostStream(ctx context.Context, resp *http.Response
 			var le *LimitError
 			if errors.As(err, &le) {
 				// Resuming would bring the same event again.
-				h.lost(keys(waiting), err, httpMeta(req, resp))
+				h.lostAccepted(keys(waiting), err, httpMeta(req, resp))
 				return
 			}
 			if progressed {
@@ -589,11 +595,11 @@ func (h *StreamableHTTP) readPostStream(ctx context.Context, resp *http.Response
 			}
 		}
 		if st.lastID == "" {
-			h.lost(keys(waiting), errors.New("the server closed the response stream before answering, and the stream cannot be resumed (no event id)"), httpMeta(req, resp))
+			h.lostAccepted(keys(waiting), errors.New("the server closed the response stream before answering, and the stream cannot be resumed (no event id)"), httpMeta(req, resp))
 			return
 		}
 		if failures >= h.opts.MaxResumes {
-			h.lost(keys(waiting), fmt.Errorf("gave up resuming the response stream after %d attempts", failures), httpMeta(req, resp))
+			h.lostAccepted(keys(waiting), fmt.Errorf("gave up resuming the response stream after %d attempts", failures), httpMeta(req, resp))
 			return
 		}
 		h.emit(Event{Kind: KindLifecycle, Text: fmt.Sprintf("response stream closed before the answer: resuming after %v with Last-Event-ID %q", st.retry, st.lastID)})
@@ -610,7 +616,7 @@ func (h *StreamableHTTP) readPostStream(ctx context.Context, resp *http.Response
 			}
 			var he *HTTPError
 			if errors.As(err, &he) && he.StatusCode == http.StatusMethodNotAllowed || errors.Is(err, ErrSessionExpired) {
-				h.lost(keys(waiting), fmt.Errorf("cannot resume the response stream: %w", err), nil)
+				h.lostAccepted(keys(waiting), fmt.Errorf("cannot resume the response stream: %w", err), nil)
 				return
 			}
 			failures++

@@ -690,6 +690,11 @@ func TestStreamableResumeFailures(t *testing.T) {
 			if f.LostID != "2" || !errorContains(f.Err, tt.wantErr) {
 				t.Fatalf("frame = %+v, want LostID 2 with %q", f, tt.wantErr)
 			}
+			// The server answered the POST: the request must not be sent again.
+			var accepted *AcceptedLostError
+			if !errors.As(f.Err, &accepted) {
+				t.Errorf("error %v does not say the server took the request", f.Err)
+			}
 			if tt.wantStatus != 0 {
 				var he *HTTPError
 				if !errors.As(f.Err, &he) || he.StatusCode != tt.wantStatus {

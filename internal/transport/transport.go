@@ -49,6 +49,14 @@ type Frame struct {
 	LostID string
 }
 
+// AcceptedLostError is the Err of a lost Frame whose request the server
+// took (it answered the POST with a status) before its answer was lost: the
+// server may have run it, so it must not be sent again.
+type AcceptedLostError struct{ Err error }
+
+func (e *AcceptedLostError) Error() string { return e.Err.Error() }
+func (e *AcceptedLostError) Unwrap() error { return e.Err }
+
 // ErrClosed is returned by a Conn used after Close.
 var ErrClosed = errors.New("connection closed")
 
