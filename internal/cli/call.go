@@ -32,7 +32,7 @@ type CallOptions struct {
 
 // NewCmdCall returns `mcpi call TOOL [KEY=VALUE ...] TARGET`.
 func NewCmdCall(f *Factory, runF func(context.Context, *CallOptions) error) *cobra.Command {
-	opts := &CallOptions{ConnOptions: ConnOptions{IO: f.IO, Args: f.Args}}
+	opts := &CallOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "call TOOL [KEY=VALUE | KEY:=JSON ...] TARGET",
 		Short: "Call a tool and print its result",
@@ -104,7 +104,7 @@ func withJSONError(ios *IOStreams, asJSON bool, err error) error {
 }
 
 func callTool(ctx context.Context, c *session.Client, opts *CallOptions) error {
-	tool, err := findTool(ctx, c, opts.Tool)
+	tool, err := opts.findTool(ctx, c, opts.Tool)
 	if err != nil {
 		return err
 	}
@@ -178,9 +178,9 @@ func printToolResult(ios *IOStreams, asJSON bool, save string, tool *mcp.Tool, w
 // findTool looks the tool up so that arguments can be coerced and checked.
 // A tool that is not listed is still called (servers may hide tools), with
 // a warning. Pages after the tool's are not fetched: each is a round trip.
-func findTool(ctx context.Context, c *session.Client, name string) (*mcp.Tool, error) {
-	if h := heldOf(ctx); h != nil && h.client() == c {
-		return h.tools.find(ctx, c, name)
+func (o *ConnOptions) findTool(ctx context.Context, c *session.Client, name string) (*mcp.Tool, error) {
+	if o.held != nil {
+		return o.held.FindTool(ctx, c, name)
 	}
 	return c.FindTool(ctx, name)
 }

@@ -22,7 +22,7 @@ type CheckOptions struct {
 
 // NewCmdCheck returns `mcpi check TARGET`.
 func NewCmdCheck(f *Factory) *cobra.Command {
-	opts := &CheckOptions{ConnOptions: ConnOptions{IO: f.IO, Args: f.Args}}
+	opts := &CheckOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "check TARGET",
 		Short: "Check a server against the protocol and what hosts accept",
@@ -56,14 +56,13 @@ func NewCmdCheck(f *Factory) *cobra.Command {
 
 func checkRun(ctx context.Context, opts *CheckOptions) error {
 	obs := &check.Observer{}
-	opts.warned = obs.OnWarning
-	opts.watch = transport.TapFunc(func(e transport.Event) {
+	hk := connHooks{warned: obs.OnWarning, tap: transport.TapFunc(func(e transport.Event) {
 		if e.Kind == transport.KindStderr {
 			obs.OnStderr()
 		}
-	})
+	})}
 	var rep *check.Report
-	err := opts.with(ctx, func(c *session.Client) error {
+	err := opts.withHooks(ctx, hk, func(c *session.Client) error {
 		copts := checkOptions(&opts.Target, c)
 		copts.Call = opts.Call
 		rep = check.Run(ctx, c, obs, copts)

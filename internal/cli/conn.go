@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/roots"
@@ -34,18 +35,19 @@ type ConnOptions struct {
 	// Args is the command line, for the header of a trace.
 	Args []string
 
+	// held is the live session the command runs in, inside its daemon,
+	// and slot the command's place there; runtimeDir is where live
+	// sessions are.
+	held       *daemon.Held
+	slot       *daemon.Slot
+	runtimeDir string
+
 	// readsStdin says the command reads its standard input (call --args -):
 	// run in a live session, it sends it along.
 	readsStdin bool
 	roots      []mcp.Root
 	verbose    func(format string, args ...any)
 	recorder   *record.Writer
-	handler    session.Handler            // overrides the CLI's answers (replay --verify)
-	watch      transport.Tap              // one more tap (mcpi check, a session's tails)
-	notified   func(session.Notification) // sees every notification (a session's tails)
-	client     *mcp.Implementation        // who mcpi says it is (replay --verify: the recorded host)
-	caps       *mcp.ClientCapabilities    // what it declares (replay --verify: the recorded host's)
-	warned     func(session.Warning)      // takes the warnings instead of stderr (mcpi check)
 
 	// answerErr is the first answer the flags could not give (an
 	// --elicit-field that does not fit the form): the command fails with
@@ -91,23 +93,34 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 	f.BoolVar(&o.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
 }
 
+// connHooks are what a command hears of its connection besides what its
+// flags ask, and how it speaks to the server, where the flags do not say.
+// The zero value: nothing more.
+type connHooks struct {
+	handler  session.Handler            // overrides the CLI's answers (replay --verify, a session's daemon)
+	tap      transport.Tap              // one more tap (mcpi check, a session's daemon)
+	notified func(session.Notification) // sees every notification (a session's daemon)
+	warned   func(session.Warning)      // takes the warnings instead of stderr (mcpi check, a session's daemon)
+	client   *mcp.Implementation        // who mcpi says it is (replay --verify: the recorded host)
+	caps     *mcp.ClientCapabilities    // what it declares (replay --verify: the recorded host's)
+}
+
 // with connects, runs fn, and closes the session and the trace, whatever
 // happens; with --json a failure is also printed as a JSON error object.
 func (o *ConnOptions) with(ctx context.Context, fn func(*session.Client) error) error {
-	return o.withHandler(ctx, nil, fn)
+	return o.withHooks(ctx, connHooks{}, fn)
 }
 
-// withHandler is with, answering the server's requests with h instead of
-// the flags and the terminal (nil: those).
-func (o *ConnOptions) withHandler(ctx context.Context, h session.Handler, fn func(*session.Client) error) error {
-	o.handler = h
-	if held := heldOf(ctx); held != nil {
-		return withJSONError(o.IO, o.JSON, o.withHeld(ctx, held, fn))
+// withHooks is with, with hk's hooks on the connection (a command run in a
+// live session has the session's).
+func (o *ConnOptions) withHooks(ctx context.Context, hk connHooks, fn func(*session.Client) error) error {
+	if o.held != nil {
+		return withJSONError(o.IO, o.JSON, o.withHeld(ctx, fn))
 	}
 	if o.Target.Session != "" {
 		return o.forward(ctx)
 	}
-	c, err := o.open(ctx)
+	c, err := o.open(ctx, hk)
 	if err == nil {
 		err = o.withAnswers(fn(c))
 		c.Close()
@@ -211,7 +224,7 @@ func (o *ConnOptions) validate() error {
 }
 
 // open connects to the target with the CLI's handler, warnings and taps.
-func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
+func (o *ConnOptions) open(ctx context.Context, hk connHooks) (*session.Client, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -247,27 +260,27 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 	if o.Verbose {
 		taps = append(taps, o.verboseTap())
 	}
-	if o.watch != nil {
-		taps = append(taps, o.watch)
+	if hk.tap != nil {
+		taps = append(taps, hk.tap)
 	}
 	ch := &cliHandler{o: o, say: say, rootsAsked: make(chan struct{})}
 	var handler session.Handler = ch
-	if o.handler != nil {
-		handler = o.handler
+	if hk.handler != nil {
+		handler = hk.handler
 	}
 	sopts := session.Options{
 		Handler:      handler,
-		Capabilities: o.caps,
+		Capabilities: hk.caps,
 		OnWarning: func(w session.Warning) {
-			if o.warned != nil {
-				o.warned(w)
+			if hk.warned != nil {
+				hk.warned(w)
 				return
 			}
 			say("warning: %s: %s", oneLine(w.Message), quoteData(w.Data))
 		},
 		OnNotification: func(n session.Notification) {
-			if o.notified != nil {
-				o.notified(n)
+			if hk.notified != nil {
+				hk.notified(n)
 			}
 			if !o.Verbose || n.Method == "notifications/progress" {
 				// Only -v shows notifications (progress: the waiting
@@ -286,15 +299,15 @@ func (o *ConnOptions) open(ctx context.Context) (*session.Client, error) {
 			o.verbose("notification %s %s", sanitize(n.Method, false), oneLine(string(n.Params)))
 		},
 	}
-	if o.client != nil {
-		sopts.ClientInfo = *o.client
+	if hk.client != nil {
+		sopts.ClientInfo = *hk.client
 	}
 	c, err := o.Target.connect(ctx, sopts, transport.MultiTap(taps...))
 	if err != nil {
 		return nil, err
 	}
 	o.noteSession(c)
-	if len(o.roots) > 0 && o.handler == nil && c.Era() == session.EraLegacy {
+	if len(o.roots) > 0 && hk.handler == nil && c.Era() == session.EraLegacy {
 		o.awaitRoots(ctx, c, ch.rootsAsked)
 	}
 	return c, nil

@@ -31,7 +31,7 @@ type ConnectOptions struct {
 
 // NewCmdConnect returns `mcpi connect TARGET`: the TUI on one server.
 func NewCmdConnect(f *Factory, runF func(context.Context, *ConnectOptions) error) *cobra.Command {
-	opts := &ConnectOptions{ConnOptions: ConnOptions{IO: f.IO, Args: f.Args}}
+	opts := &ConnectOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "connect [TARGET]",
 		Short: "Open the TUI on a server: tools, server requests, roots and the wire",

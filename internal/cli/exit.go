@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
+	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/skills"
@@ -66,8 +67,11 @@ func exitCodeFor(err error) ExitCode {
 		return ExitOK
 	case errors.As(err, &se):
 		return se.code
-	case errors.As(err, &fe):
+	case errors.As(err, &fe), errors.As(err, new(*daemon.UsageError)):
 		return ExitUsage
+	case errors.As(err, new(*daemon.EndedError)):
+		// The session ended: the command could not reach its server.
+		return ExitConnect
 	case errors.Is(err, skills.ErrVerification):
 		return ExitVerify
 	case errors.Is(err, context.Canceled), errors.Is(err, session.ErrTaskCancelled):
@@ -150,8 +154,10 @@ func errorKind(err error) string {
 		return se.kind
 	}
 	switch {
-	case errors.As(err, new(*FlagError)):
+	case errors.As(err, new(*FlagError)), errors.As(err, new(*daemon.UsageError)):
 		return KindUsage
+	case errors.As(err, new(*daemon.EndedError)):
+		return KindSessionEnded
 	case errors.Is(err, session.ErrTaskCancelled):
 		return KindTaskCancelled
 	case errors.Is(err, session.ErrCapability):

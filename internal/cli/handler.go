@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -28,7 +29,23 @@ type cliHandler struct {
 	in    *bufio.Reader
 }
 
-var _ session.Handler = (*cliHandler)(nil)
+var _ daemon.Answerer = (*cliHandler)(nil)
+
+// Answers reports whether the command's flags answer requests of kind (a
+// command in a live session is picked for a legacy server's request by
+// that).
+func (h *cliHandler) Answers(kind daemon.Kind) bool {
+	switch kind {
+	case daemon.KindSampling:
+		return h.o.SamplingReply != ""
+	case daemon.KindElicit:
+		return h.o.Elicit != ""
+	}
+	return false
+}
+
+// Say writes a line on the command's stderr.
+func (h *cliHandler) Say(format string, args ...any) { h.say(format, args...) }
 
 func (h *cliHandler) interactive() bool { return h.o.IO.StdinTTY && h.o.IO.StderrTTY }
 
@@ -94,7 +111,7 @@ func (h *cliHandler) CreateMessage(ctx context.Context, req *mcp.CreateMessagePa
 		h.say("  system: %s", sanitize(req.SystemPrompt, true))
 	}
 	for _, m := range req.Messages {
-		h.say("  %s: %s", sanitize(m.Role, false), sanitize(samplingText(m.Content), true))
+		h.say("  %s: %s", sanitize(m.Role, false), sanitize(daemon.SamplingText(m.Content), true))
 	}
 	answer, err := h.ask(ctx, "Reply (empty to reject): ")
 	if err != nil {
@@ -127,28 +144,6 @@ func readSamplingFile(ios *IOStreams, path string) (*mcp.CreateMessageResult, er
 		r.Model = "mcpi"
 	}
 	return &r, nil
-}
-
-// samplingText shows the text of a sampling message's content, one block
-// or an array of blocks.
-func samplingText(raw json.RawMessage) string {
-	var blocks []mcp.Content
-	if err := json.Unmarshal(raw, &blocks); err != nil {
-		var one mcp.Content
-		if json.Unmarshal(raw, &one) != nil {
-			return string(raw)
-		}
-		blocks = []mcp.Content{one}
-	}
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == "text" {
-			parts = append(parts, b.Text)
-		} else {
-			parts = append(parts, "["+b.Type+"]")
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // Elicit answers elicitation from --elicit and --elicit-field, or the terminal.

@@ -38,7 +38,7 @@ var listers = map[string]lister{
 
 // NewCmdList returns `mcpi tools|resources|templates|prompts TARGET`.
 func NewCmdList(f *Factory, what string, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{ConnOptions: ConnOptions{IO: f.IO, Args: f.Args}, What: what}
+	opts := &ListOptions{ConnOptions: f.conn(), What: what}
 	l := listers[what]
 	cmd := &cobra.Command{
 		Use:   what + " TARGET",
@@ -73,17 +73,16 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 }
 
 func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
-	h := heldOf(ctx)
-	var epoch int64
-	if h != nil {
-		epoch = h.tools.begin()
+	var keep func(gen int64, tools []mcp.Tool)
+	if h := o.held; h != nil && h.Client() == c {
+		keep = h.BeginListing().Done
 	}
 	tools, err := c.AllTools(ctx)
 	if !listed(err) {
 		return err
 	}
-	if h != nil && h.client() == c && err == nil {
-		h.tools.set(c.Generation(), epoch, slices.Clone(tools))
+	if keep != nil && err == nil {
+		keep(c.Generation(), slices.Clone(tools))
 	}
 	if o.Signatures {
 		sigs := make([]toolSig, len(tools))

@@ -36,7 +36,7 @@ type ReplayOptions struct {
 
 // NewCmdReplay returns `mcpi replay TRACE`.
 func NewCmdReplay(f *Factory) *cobra.Command {
-	opts := &ReplayOptions{ConnOptions: ConnOptions{IO: f.IO, Args: f.Args}}
+	opts := &ReplayOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "replay TRACE [--serve [--http ADDR] | --verify TARGET]",
 		Short: "Show a recorded trace, serve it as a mock server, or verify a live server against it",
@@ -172,13 +172,13 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 	}
 	// Speak to the server as the recorded host did: its name and
 	// capabilities shape what a server answers.
+	hk := connHooks{handler: replay.NewHandler(t)}
 	if info, caps, ok := replay.RecordedClient(t); ok {
-		opts.client, opts.caps = info, caps
+		hk.client, hk.caps = info, caps
 	}
-	h := replay.NewHandler(t)
 	var equal bool
 	var results []replay.Result
-	err = opts.withHandler(ctx, h, func(c *session.Client) error {
+	err = opts.withHooks(ctx, hk, func(c *session.Client) error {
 		equal, results = replay.Verify(ctx, c, t, replay.VerifyOptions{Ignore: opts.Ignore, Out: opts.IO.Out})
 		return nil
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
 )
 
@@ -28,6 +29,22 @@ type Factory struct {
 	// RuntimeDir is where live sessions keep their sockets and records
 	// ("": live.DefaultDir).
 	RuntimeDir string
+	// Held is the live session the command runs in, when it runs in a
+	// session's daemon; Slot is the command's place there (nil outside).
+	Held *daemon.Held
+	Slot *daemon.Slot
+}
+
+// conn returns the options of a command that talks to a server, with
+// what the factory holds for it; connOptions the same, to fill in.
+func (f *Factory) conn() ConnOptions {
+	return ConnOptions{IO: f.IO, Args: f.Args, held: f.Held, slot: f.Slot, runtimeDir: f.runtimeDir(),
+		Target: TargetOptions{inDaemon: f.Held != nil, stderrTTY: f.IO.StderrTTY}}
+}
+
+func (f *Factory) connOptions() *ConnOptions {
+	o := f.conn()
+	return &o
 }
 
 // runtimeDir returns the directory of live sessions.
@@ -122,7 +139,7 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 		}
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	markUsageErrors(root)
+	markUsageErrors(root, f.Held != nil)
 	return root
 }
 
@@ -131,9 +148,9 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 // a command that only groups others (the root, session, auth…) refuses a
 // word that names none of them, as a usage error too, with cobra's
 // suggestions; given no word, it shows its help.
-func markUsageErrors(c *cobra.Command) {
+func markUsageErrors(c *cobra.Command, inDaemon bool) {
 	for _, sub := range c.Commands() {
-		markUsageErrors(sub)
+		markUsageErrors(sub, inDaemon)
 	}
 	if c.HasSubCommands() && !c.Runnable() {
 		c.Args = func(cmd *cobra.Command, args []string) error {
@@ -152,7 +169,7 @@ func markUsageErrors(c *cobra.Command) {
 		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
 		return
 	}
-	if sessionOnlyCommand(c) {
+	if sessionOnlyCommand(c) && !inDaemon {
 		c.Args = sessionOnlyArgs(c.Args)
 	}
 	if orig := c.Args; orig != nil {
@@ -193,8 +210,6 @@ func Main() ExitCode {
 func run(ctx context.Context, f *Factory, args []string) ExitCode {
 	f.Args = args
 	defer f.IO.Flush()
-	ctx = context.WithValue(ctx, streamsKey{}, f.IO)
-	ctx = context.WithValue(ctx, factoryKey{}, f)
 	root := newCmdRoot(f, commandFor(f, args))
 	if completing(args) {
 		addCompletions(f, root)
@@ -205,11 +220,11 @@ func run(ctx context.Context, f *Factory, args []string) ExitCode {
 		return ExitOK
 	}
 	if ctx.Err() != nil && !errors.As(err, new(errSilent)) {
-		if h := heldOf(ctx); h != nil {
-			if st := h.end.Load(); st != nil {
+		if h := f.Held; h != nil {
+			if st := h.End(); st != nil {
 				// In a live session that ended (stopped, idle): the
 				// daemon cancelled the command, no Ctrl-C did.
-				fmt.Fprintf(f.IO.ErrOut, "mcpi: session %s has ended (%s): %s\n", h.name, st.State, oneLine(st.Reason))
+				fmt.Fprintf(f.IO.ErrOut, "mcpi: session %s has ended (%s): %s\n", h.Name(), st.State, oneLine(st.Reason))
 				return ExitConnect
 			}
 		}
@@ -229,29 +244,6 @@ func run(ctx context.Context, f *Factory, args []string) ExitCode {
 		fmt.Fprintf(f.IO.ErrOut, "mcpi: %s\n", oneLine(err.Error()))
 	}
 	return exitCodeFor(err)
-}
-
-type streamsKey struct{}
-
-type factoryKey struct{}
-
-// factoryOf returns the factory run put in ctx (nil outside run).
-func factoryOf(ctx context.Context) *Factory {
-	if ctx == nil {
-		return nil
-	}
-	f, _ := ctx.Value(factoryKey{}).(*Factory)
-	return f
-}
-
-// streamsOf returns the streams run put in ctx, for the code that has a
-// command but not its options (nil outside run).
-func streamsOf(ctx context.Context) *IOStreams {
-	if ctx == nil {
-		return nil
-	}
-	ios, _ := ctx.Value(streamsKey{}).(*IOStreams)
-	return ios
 }
 
 // sessionOnlyKey annotates a command that runs in a live session only
@@ -277,13 +269,11 @@ func markSessionOnly(c *cobra.Command) *cobra.Command {
 }
 
 // sessionOnlyArgs checks that a session-only command was given a session,
-// not a server, then its own arguments.
+// not a server, then its own arguments (outside a session's daemon).
 func sessionOnlyArgs(orig cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if heldOf(cmd.Context()) == nil {
-			if err := needsSession(cmd, args); err != nil {
-				return err
-			}
+		if err := needsSession(cmd, args); err != nil {
+			return err
 		}
 		if orig != nil {
 			return orig(cmd, args)

@@ -17,35 +17,17 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
-	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
-	"github.com/mcpi-dev/mcpi/internal/transport"
 )
-
-// A live session is a session.Client held by a background mcpi (the
-// daemon, `mcpi session daemon`, hidden) that serves commands over a Unix
-// socket (internal/live). A verb given --session sends its command line
-// to the daemon, which runs the very same verb code against the session
-// it holds, with streams that carry stdout and stderr back apart; the exit
-// code comes back last. Output, --json and exit codes are the one-shot
-// command's because the code is.
-
-// sessionVerbs are the commands a daemon runs.
-var sessionVerbs = map[string]bool{
-	"call": true, "tools": true, "resources": true, "templates": true, "prompts": true,
-	"read": true, "prompt": true, "complete": true, "ping": true, "info": true,
-	"pending": true, "answer": true, "tail": true, "log-level": true, "subscribe": true, "roots": true,
-	"result": true,
-}
 
 // sessionEnv names the session the verbs use when no TARGET is given.
 const sessionEnv = "MCPI_SESSION"
@@ -68,7 +50,17 @@ var connectionFlags = func() []string {
 	return names
 }()
 
+// sessionVerbKey annotates a command a session's daemon runs: every
+// command given --session by addSessionFlag.
+const sessionVerbKey = "mcpi/session"
+
+// addSessionFlag gives cmd --session, and makes it a command a session's
+// daemon runs.
 func addSessionFlag(cmd *cobra.Command, o *ConnOptions) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[sessionVerbKey] = "run"
 	defer flagGroup(cmd, groupSession)()
 	cmd.Flags().StringVar(&o.Target.Session, "session", "", "run in the live session NAME (see mcpi session start) instead of connecting; default: $"+sessionEnv+" when no TARGET is given")
 }
@@ -79,7 +71,7 @@ func (o *TargetOptions) useSession(cmd *cobra.Command, args []string) bool {
 	if cmd.Flags().Lookup("session") == nil {
 		return false
 	}
-	if heldOf(cmd.Context()) != nil {
+	if o.inDaemon {
 		if o.Session == "" {
 			o.Session = "-"
 		}
@@ -118,244 +110,10 @@ func (o *TargetOptions) checkSession(cmd *cobra.Command) error {
 	return nil
 }
 
-// heldSession is the session a daemon holds, in the context of the
-// commands it runs.
-type heldSession struct {
-	name   string
-	target string
-	// subURIs are the resources the modern session is subscribed to, and
-	// subs the subscriptions/listen that carries them.
-	subMu   sync.Mutex
-	subURIs []string
-	subs    *session.Subscription
-	// end is how the session ended, once ended is closed.
-	end   atomic.Pointer[live.Status]
-	ended chan struct{}
-	// cur is the client of the session's server: replaced when --restart
-	// starts the server again; gone is closed when it ends for good.
-	cur  atomic.Pointer[session.Client]
-	gone chan struct{}
-	disp *dispatcher
-	hub  *tailHub
-	// tools are the server's tools as last listed, for the checks of
-	// mcpi call.
-	tools *toolCache
-	// jobs are the calls run with --no-wait, for mcpi result.
-	jobs *jobTable
-	// logLevel is the level mcpi log-level asked, applied again after a
-	// restart; restarts say what --restart did.
-	stateMu  sync.Mutex
-	logLevel mcp.LoggingLevel
-	restarts restartLog
-	// swapped is closed, and replaced, each time --restart puts a new
-	// client in cur; restarting says one is being started.
-	swapped    chan struct{}
-	restarting bool
-	restartMax int // --restart
-
-	// base is the status the daemon started with; log its log; the
-	// daemon's executable, runtime directory and idle timeout.
-	base       live.Status
-	log        *logFile
-	executable func() (string, error)
-	dir        string
-	idle       time.Duration
-}
-
-// restartWait bounds how long a command waits for a restart under way.
-var restartWait = bounds.Clock{Name: "restart", D: 20 * time.Second}
-
-// current returns the client to run a command with: the session's, or,
-// while --restart starts its server again, the new one once it is up.
-func (h *heldSession) current(ctx context.Context) (*session.Client, error) {
-	var timer *time.Timer
-	for {
-		c := h.client()
-		select {
-		case <-c.Done():
-		default:
-			return c, nil
-		}
-		h.stateMu.Lock()
-		restarting, swapped := h.restarting, h.swapped
-		h.stateMu.Unlock()
-		if h.client() != c {
-			continue // swapped meanwhile
-		}
-		if h.restartMax > 0 {
-			// With --restart a dead server is one about to be started
-			// again, until the supervisor gives up (gone).
-			restarting = true
-		}
-		select {
-		case <-h.gone:
-			restarting = false // no restart is coming
-		default:
-		}
-		if !restarting || swapped == nil {
-			if err := c.Err(); err != nil {
-				return nil, err
-			}
-			return nil, session.ErrDisconnected
-		}
-		if timer == nil {
-			timer = restartWait.Timer()
-			defer timer.Stop()
-		}
-		select {
-		case <-swapped:
-		case <-h.gone:
-		case <-timer.C:
-			return nil, fmt.Errorf("%w: session %s's server is being started again (--restart) and is not up after %v", session.ErrDisconnected, h.name, restartWait.D)
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-}
-
-// restartLog is what --restart did: how often, when, why, and what was
-// applied again.
-type restartLog struct {
-	Count     int       `json:"count"`
-	Last      time.Time `json:"last,omitzero"`
-	Why       string    `json:"why,omitempty"`
-	Reapplied string    `json:"reapplied,omitempty"`
-}
-
-// client returns the client of the session's server now.
-func (h *heldSession) client() *session.Client { return h.cur.Load() }
-
-// restartNote is the line every command run after a restart prints on
-// stderr, or "" when the server never restarted.
-func (h *heldSession) restartNote() string {
-	h.stateMu.Lock()
-	r := h.restarts
-	h.stateMu.Unlock()
-	if r.Count == 0 {
-		return ""
-	}
-	note := fmt.Sprintf("note: session %s's server was restarted %d time(s), last %s ago (%s)", h.name, r.Count, since(r.Last), oneLine(r.Why))
-	if r.Reapplied != "" {
-		note += "; applied again: " + r.Reapplied
-	}
-	return note
-}
-
-// toolCache holds a session's tools between the calls that check their
-// arguments against them, so that a call in a session is one round trip,
-// not a tools/list and then the call. It is used only where the server
-// tells of changes: a legacy session (a server with tools.listChanged
-// sends notifications/tools/list_changed, one without declares that its
-// tools do not change), a modern one while the session's
-// subscriptions/listen for toolsListChanged is acknowledged and open. It
-// is dropped when the server says its tools changed and when the session
-// is replaced by a new one; a tool it does not hold is looked for in a
-// new listing before a call says there is none; and mcpi tools in the
-// session lists anew and keeps what it got.
-type toolCache struct {
-	usable atomic.Bool
-	mu     sync.Mutex
-	gen    int64
-	tools  map[string]*mcp.Tool
-	// epoch counts the invalidations: a listing started before one is not
-	// kept, for it may predate the change.
-	epoch int64
-}
-
-// watchTools makes the cache usable for c: at once in the legacy era; in
-// the modern era once a subscriptions/listen for the tools' changes is
-// acknowledged, and until it ends.
-func (t *toolCache) watchTools(ctx context.Context, c *session.Client) {
-	if c.Era() != session.EraModern {
-		t.usable.Store(true)
-		return
-	}
-	if caps := c.ServerCapabilities(); caps.Tools == nil || !caps.Tools.ListChanged {
-		return
-	}
-	sub, err := c.Listen(ctx, mcp.SubscriptionFilter{ToolsListChanged: true})
-	if err != nil {
-		return
-	}
-	if !sub.Acknowledged.ToolsListChanged {
-		sub.Close()
-		return
-	}
-	t.usable.Store(true)
-	go func() {
-		<-sub.Done()
-		t.usable.Store(false)
-		t.invalidate()
-	}()
-}
-
-func (t *toolCache) invalidate() {
-	t.mu.Lock()
-	t.tools = nil
-	t.epoch++
-	t.mu.Unlock()
-}
-
-// begin is called before a listing: set takes what it returns.
-func (t *toolCache) begin() int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.epoch
-}
-
-// set records a full listing made under generation gen, begun at epoch
-// (begin), unless the tools were said to change since it began.
-func (t *toolCache) set(gen, epoch int64, tools []mcp.Tool) {
-	m := make(map[string]*mcp.Tool, len(tools))
-	for i := range tools {
-		m[tools[i].Name] = &tools[i]
-	}
-	t.mu.Lock()
-	if t.epoch == epoch {
-		t.gen, t.tools = gen, m
-	}
-	t.mu.Unlock()
-}
-
-func (t *toolCache) find(ctx context.Context, c *session.Client, name string) (*mcp.Tool, error) {
-	if !t.usable.Load() {
-		return c.FindTool(ctx, name)
-	}
-	gen := c.Generation()
-	t.mu.Lock()
-	tool, ok := t.tools[name]
-	fresh := t.tools != nil && t.gen == gen
-	t.mu.Unlock()
-	if fresh && ok {
-		return tool, nil
-	}
-	epoch := t.begin()
-	tools, err := c.AllTools(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t.set(gen, epoch, tools)
-	for i := range tools {
-		if tools[i].Name == name {
-			return &tools[i], nil
-		}
-	}
-	return nil, nil
-}
-
-type heldKey struct{}
-
-func heldOf(ctx context.Context) *heldSession {
-	if ctx == nil {
-		return nil
-	}
-	h, _ := ctx.Value(heldKey{}).(*heldSession)
-	return h
-}
-
 // withHeld runs fn against the daemon's session, answering the server's
 // requests with this command's flags.
-func (o *ConnOptions) withHeld(ctx context.Context, h *heldSession, fn func(*session.Client) error) error {
+func (o *ConnOptions) withHeld(ctx context.Context, fn func(*session.Client) error) error {
+	h := o.held
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -370,11 +128,11 @@ func (o *ConnOptions) withHeld(ctx context.Context, h *heldSession, fn func(*ses
 			say(format, args...)
 		}
 	}
-	if s := slotOf(ctx); s != nil {
-		s.set(&cliHandler{o: o, say: say})
+	if o.slot != nil {
+		o.slot.SetAnswerer(&cliHandler{o: o, say: say})
 	}
-	c, err := h.current(ctx)
-	if note := h.restartNote(); note != "" {
+	c, err := h.Current(ctx)
+	if note := h.RestartNote(); note != "" {
 		say("%s", note)
 	}
 	if err != nil {
@@ -385,9 +143,9 @@ func (o *ConnOptions) withHeld(ctx context.Context, h *heldSession, fn func(*ses
 
 // forward runs the command in the live session o.Target.Session.
 func (o *ConnOptions) forward(ctx context.Context) error {
-	dir, args := live.DefaultDir(), o.Args
-	if f := factoryOf(ctx); f != nil {
-		dir, args = f.runtimeDir(), f.Args
+	dir, args := o.runtimeDir, o.Args
+	if dir == "" {
+		dir = live.DefaultDir()
 	}
 	req := &live.Request{Args: args, StdoutTTY: o.IO.StdoutTTY, StderrTTY: o.IO.StderrTTY, Color: o.IO.Color}
 	if wd, err := os.Getwd(); err == nil {
@@ -454,170 +212,6 @@ func markLost(dir string, rec *live.Status) *live.Status {
 	return rec
 }
 
-// cmdSlot is a command under way in the daemon: the handler of its answer
-// flags, once its options are parsed.
-type cmdSlot struct {
-	mu   sync.Mutex
-	h    *cliHandler
-	args []string
-	// onPark, when set (a call --no-wait), is called when a server request
-	// the command may be waiting on is parked.
-	onPark func()
-}
-
-// command is the command line of the slot's command, without --session.
-func (s *cmdSlot) command() string {
-	var out []string
-	for i := 0; i < len(s.args); i++ {
-		a := s.args[i]
-		switch {
-		case a == "--session":
-			i++
-			continue
-		case strings.HasPrefix(a, "--session="):
-			continue
-		}
-		out = append(out, a)
-	}
-	return strings.Join(out, " ")
-}
-
-func (s *cmdSlot) set(h *cliHandler) { s.mu.Lock(); s.h = h; s.mu.Unlock() }
-func (s *cmdSlot) get() *cliHandler  { s.mu.Lock(); defer s.mu.Unlock(); return s.h }
-
-type slotKey struct{}
-
-func slotOf(ctx context.Context) *cmdSlot {
-	s, _ := ctx.Value(slotKey{}).(*cmdSlot)
-	return s
-}
-
-// dispatcher answers the held session's server requests with the flags of
-// the command that caused them. A modern server's input requests travel
-// with the request, so the command is known; a legacy server's requests
-// do not say which request they serve: the newest command under way that
-// gave answers of that kind answers, else the newest command.
-type dispatcher struct {
-	mu       sync.Mutex
-	slots    []*cmdSlot
-	roots    []mcp.Root
-	watchers []*watcher
-	// board holds the requests no command can answer, for mcpi answer;
-	// name is the session's, for the message telling how.
-	board *parkBoard
-	name  string
-	// logf writes a line to the daemon's log (nil: none).
-	logf func(format string, args ...any)
-}
-
-var _ session.Handler = (*dispatcher)(nil)
-
-func (d *dispatcher) add(s *cmdSlot) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.slots = append(d.slots, s)
-}
-
-func (d *dispatcher) remove(s *cmdSlot) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for i, x := range d.slots {
-		if x == s {
-			d.slots = append(d.slots[:i], d.slots[i+1:]...)
-			return
-		}
-	}
-}
-
-func (d *dispatcher) pick(ctx context.Context, gave func(*ConnOptions) bool) *cliHandler {
-	if s := slotOf(ctx); s != nil {
-		if h := s.get(); h != nil {
-			return h
-		}
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var newest *cliHandler
-	for i := len(d.slots) - 1; i >= 0; i-- {
-		h := d.slots[i].get()
-		if h == nil {
-			continue
-		}
-		if gave(h.o) {
-			return h
-		}
-		if newest == nil {
-			newest = h
-		}
-	}
-	return newest
-}
-
-func (d *dispatcher) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	h := d.pick(ctx, func(o *ConnOptions) bool { return o.SamplingReply != "" })
-	if h != nil && h.o.SamplingReply != "" {
-		return h.CreateMessage(ctx, req)
-	}
-	res, err := d.park(ctx, &parked{Method: "sampling/createMessage", Sampling: req})
-	if err != nil {
-		return nil, err
-	}
-	r, ok := res.(*mcp.CreateMessageResult)
-	if !ok {
-		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "sampling: no reply"}
-	}
-	return r, nil
-}
-
-func (d *dispatcher) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	h := d.pick(ctx, func(o *ConnOptions) bool { return o.Elicit != "" })
-	if h != nil && h.o.Elicit != "" {
-		return h.Elicit(ctx, req)
-	}
-	res, err := d.park(ctx, &parked{Method: "elicitation/create", Elicit: req})
-	if err != nil {
-		return nil, err
-	}
-	r, ok := res.(*mcp.ElicitResult)
-	if !ok {
-		return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
-	}
-	return r, nil
-}
-
-// ListRoots answers with the session's roots: those it started with, as
-// mcpi roots changed them since.
-func (d *dispatcher) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
-	return &mcp.ListRootsResult{Roots: d.getRoots()}, nil
-}
-
-func (d *dispatcher) getRoots() []mcp.Root {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append([]mcp.Root{}, d.roots...)
-}
-
-func (d *dispatcher) setRoots(roots []mcp.Root) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.roots = append([]mcp.Root{}, roots...)
-}
-
-// addWatcher adds an attached client and returns the requests parked
-// before, for it to be asked (park asks those added before it).
-func (d *dispatcher) addWatcher(w *watcher) []*parked {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.watchers = append(d.watchers, w)
-	return d.board.list()
-}
-
-func (d *dispatcher) removeWatcher(w *watcher) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.watchers = slices.DeleteFunc(d.watchers, func(x *watcher) bool { return x == w })
-}
-
 // SessionStartOptions are the flags of `mcpi session start`.
 type SessionStartOptions struct {
 	ConnOptions
@@ -651,7 +245,7 @@ socket only this user can open.`,
 
 // NewCmdSessionStart returns `mcpi session start [NAME] TARGET`.
 func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOptions) error) *cobra.Command {
-	opts := &SessionStartOptions{ConnOptions: ConnOptions{IO: f.IO, Args: f.Args}}
+	opts := &SessionStartOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "start [NAME] TARGET",
 		Short: "Connect to a server and hold the session in the background",
@@ -974,104 +568,50 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	start.SetOut(io.Discard)
 	start.SetErr(io.Discard)
 	start.SilenceErrors, start.SilenceUsage = true, true
-	pctx := context.WithValue(ctx, streamsKey{}, ios)
-	pctx = context.WithValue(pctx, factoryKey{}, df)
-	if err := start.ExecuteContext(pctx); err != nil {
+	if err := start.ExecuteContext(ctx); err != nil {
 		return fail(err)
 	}
 	o := &opts.ConnOptions
-	// The log (the daemon's stderr, NAME.log) takes over from the report
-	// pipe once the session runs; bounded in bytes.
-	lf := newLogFile(f.IO.ErrData(), opts.LogBytes)
-	dlog := newDaemonLog(errOut)
-	o.warned = dlog.warning
-	defer dlog.summary()
-	disp := &dispatcher{roots: o.roots, name: cfg.Name, board: newParkBoard(opts.ParkedCount, opts.ParkedBytes), logf: dlog.printf}
-	hub := &tailHub{redact: record.NewRedactor(o.secretValues())}
-	o.watch = hub.tap()
-	tools := &toolCache{}
-	o.notified = func(n session.Notification) {
-		if n.Method == "notifications/tools/list_changed" {
-			tools.invalidate()
-		}
-		hub.notify(n)
-	}
-	o.handler = disp
-	c, err := o.open(ctx)
-	if err != nil {
-		return fail(err)
-	}
-	ln, err := live.Listen(cfg.Dir, cfg.Name)
-	if err != nil {
-		c.Close()
-		return fail(err)
-	}
-	held := &heldSession{name: cfg.Name, target: targetText(o), disp: disp, hub: hub, tools: tools, jobs: newJobTable(), ended: make(chan struct{}), gone: make(chan struct{}), swapped: make(chan struct{})}
-	held.cur.Store(c)
-	defer func() { held.client().Close() }()
-	tools.watchTools(ctx, c)
-	held.restartMax = opts.Restart
-	go held.supervise(ctx, o, opts.Restart, dlog.printf)
-	held.base = live.Status{Name: cfg.Name, Target: targetText(o), PID: os.Getpid(), State: live.StateRunning,
-		Started: time.Now()}
-	if opts.Idle > 0 {
-		held.base.Idle = opts.Idle.String()
-	}
-	held.log, held.executable, held.dir, held.idle = lf, f.Executable, cfg.Dir, opts.Idle
-	status := held.status
-	srv := live.NewServer(held.runCommand, status, opts.Idle)
-	srv.Attach = held.serveAttached
-	rec := status()
-	if err := live.WriteRecord(cfg.Dir, &rec); err != nil {
-		ln.Close()
-		return fail(err)
-	}
-	ios.ErrOut.Flush()
-	enc.Encode(startReport{Ready: true})
-	report.Close()
-	errOut.set(lf)
-
-	srv.OnEnd = func(why error) { held.recordEnd(why, srv.Counters) }
-	srv.Serve(ctx, ln, held.gone)
-	held.client().Close()
+	run := &daemonRunner{executable: f.Executable, dir: cfg.Dir}
+	err := daemon.Serve(ctx, daemon.Config{
+		Name: cfg.Name, Dir: cfg.Dir, Target: targetText(o), Idle: opts.Idle, Restart: opts.Restart,
+		ParkedCount: opts.ParkedCount, ParkedBytes: opts.ParkedBytes, LogBytes: opts.LogBytes,
+		Roots: o.roots, Secrets: o.secretValues(),
+		Say: errOut, Log: f.IO.ErrData(),
+		Open: func(ctx context.Context, hk daemon.Hooks) (*session.Client, error) {
+			return o.open(ctx, connHooks{handler: hk.Handler, tap: hk.Tap, notified: hk.OnNotification, warned: hk.OnWarning})
+		},
+		Run: run.run,
+		Ready: func(log io.Writer) {
+			ios.ErrOut.Flush()
+			enc.Encode(startReport{Ready: true})
+			report.Close()
+			errOut.set(log)
+		},
+	})
 	if o.recorder != nil {
 		o.recorder.Close()
+	}
+	if err != nil {
+		return fail(err)
 	}
 	return nil
 }
 
-// status is the session's status: what its record and session show say.
-func (h *heldSession) status() live.Status {
-	st := h.base
-	c := h.client()
-	st.Era, st.ProtocolVersion = c.Era(), c.ProtocolVersion()
-	d := transport.Describe(c.Conn())
-	st.Transport, st.SessionID, st.StderrTail = d.Transport, d.SessionID, d.StderrTail
-	if init := c.InitializeResult(); init != nil {
-		st.ServerName, st.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
-	}
-	st.Budgets = append(st.Budgets, h.disp.board.budget.Usage(), h.log.budget.Usage())
-	st.Budgets = append(st.Budgets, h.hub.usage()...)
-	st.Budgets = append(st.Budgets, h.jobs.budget.Usage())
-	h.stateMu.Lock()
-	if r := h.restarts; r.Count > 0 {
-		st.Restarts = r.Count
-		st.LastRestart = fmt.Sprintf("%s: %s", r.Last.Format(time.RFC3339), r.Why)
-		if r.Reapplied != "" {
-			st.LastRestart += "; applied again: " + r.Reapplied
-		}
-	}
-	h.stateMu.Unlock()
-	return st
+// daemonRunner runs the command lines a session's daemon is sent.
+type daemonRunner struct {
+	executable func() (string, error)
+	dir        string
 }
 
-// runCommand runs a command line in the session, as the daemon's
-// live.Server asks: the verbs a session runs, with the session held.
-func (h *heldSession) runCommand(rctx context.Context, req *live.Request, stdout, stderr io.Writer) int {
+// run runs a command line in the session h, as the daemon's live.Server
+// asks: the verbs a session runs (annotated sessionVerbKey), with the
+// session held.
+func (d *daemonRunner) run(rctx context.Context, h *daemon.Held, req *live.Request, stdout, stderr io.Writer) int {
 	cios := NewIOStreams(bytes.NewReader(req.Stdin), stdout, stderr)
 	cios.StdoutTTY, cios.StderrTTY, cios.Color = req.StdoutTTY, req.StderrTTY, req.Color
 	cios.Dir = req.Cwd
-	if len(req.Args) == 0 || !sessionVerbs[req.Args[0]] {
+	if len(req.Args) == 0 || !sessionVerb(req.Args[0]) {
 		fmt.Fprintf(cios.ErrOut, "mcpi: only %s run in a session\n", sessionVerbList())
 		cios.Flush()
 		return int(ExitUsage)
@@ -1082,46 +622,19 @@ func (h *heldSession) runCommand(rctx context.Context, req *live.Request, stdout
 			cios.Flush()
 			return int(ExitUsage)
 		}
-		rctx = context.WithValue(rctx, heldKey{}, h)
-		cf := &Factory{IO: cios, Executable: h.executable, RuntimeDir: h.dir}
-		code := h.startJob(rctx, cf, args, cios, jsonFlag(args))
+		code := d.startJob(rctx, h, args, cios, jsonFlag(args))
 		cios.Flush()
 		return int(code)
 	}
-	slot := &cmdSlot{args: req.Args}
-	h.disp.add(slot)
-	defer h.disp.remove(slot)
-	rctx = context.WithValue(rctx, heldKey{}, h)
-	rctx = context.WithValue(rctx, slotKey{}, slot)
-	cf := &Factory{IO: cios, Executable: h.executable, RuntimeDir: h.dir}
-	return int(run(rctx, cf, req.Args))
+	slot := daemon.NewSlot(req.Args, nil)
+	rctx, end := h.Begin(rctx, slot)
+	defer end()
+	return int(run(rctx, d.factory(cios, h, slot), req.Args))
 }
 
-// recordEnd writes the record of the session's end, and why.
-func (h *heldSession) recordEnd(why error, counters func() (int64, int64, int64, time.Time)) {
-	end := h.status()
-	end.Commands, end.Active, end.Failed, end.LastUsed = counters()
-	// The commands still running end with the session, failed (exit 3,
-	// saying why): they are counted so before they finish telling.
-	end.Failed += end.Active
-	end.Active = 0
-	switch {
-	case errors.Is(why, live.ErrStopped):
-		end.State, end.Reason = live.StateStopped, "stopped by mcpi session stop"
-	case errors.Is(why, live.ErrIdle):
-		end.State, end.Reason = live.StateIdle, fmt.Sprintf("no command for %v (--idle)", h.idle)
-	case why == nil:
-		end.State, end.Reason = live.StateExited, "the connection ended"
-		if err := h.client().Err(); err != nil {
-			end.Reason = oneLine(err.Error())
-		}
-	default:
-		end.State, end.Reason = live.StateStopped, "the daemon was told to end: "+why.Error()
-	}
-	end.Ended = time.Now()
-	live.WriteRecord(h.dir, &end)
-	h.end.Store(&end)
-	close(h.ended)
+// factory is the factory of a command run in the session h, in slot.
+func (d *daemonRunner) factory(ios *IOStreams, h *daemon.Held, slot *daemon.Slot) *Factory {
+	return &Factory{IO: ios, Executable: d.executable, RuntimeDir: d.dir, Held: h, Slot: slot}
 }
 
 // targetText describes the target without its secrets.
@@ -1137,9 +650,39 @@ func targetText(o *ConnOptions) string {
 	return "-- " + strings.Join(r.Args(t.Command), " ")
 }
 
+// sessionVerbs are the commands a daemon runs: those whose tree holds a
+// command annotated sessionVerbKey, by name.
+func sessionVerbs() map[string]bool {
+	verbsOnce.Do(func() {
+		f := &Factory{IO: NewIOStreams(bytes.NewReader(nil), io.Discard, io.Discard), Executable: os.Executable}
+		verbs = map[string]bool{}
+		for _, c := range subcommands(f) {
+			if runsInSession(c.build()) {
+				verbs[c.name] = true
+			}
+		}
+	})
+	return verbs
+}
+
+var (
+	verbsOnce sync.Once
+	verbs     map[string]bool
+)
+
+func runsInSession(c *cobra.Command) bool {
+	if c.Annotations[sessionVerbKey] != "" {
+		return true
+	}
+	return slices.ContainsFunc(c.Commands(), runsInSession)
+}
+
+// sessionVerb reports whether a daemon runs the command name.
+func sessionVerb(name string) bool { return sessionVerbs()[name] }
+
 // sessionVerbList names the commands a daemon runs, for its refusal.
 func sessionVerbList() string {
-	names := slices.Sorted(maps.Keys(sessionVerbs))
+	names := slices.Sorted(maps.Keys(sessionVerbs()))
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
@@ -1156,133 +699,9 @@ func jsonFlag(args []string) bool {
 	return false
 }
 
-// Restart's backoff: the first restart after restartFirst, doubling up to
-// restartMax. A server that stayed up for restartSteady counts as well
-// again: its next crash starts the count anew.
-const (
-	restartFirst  = 500 * time.Millisecond
-	restartMax    = 8 * time.Second
-	restartSteady = time.Minute
-)
-
-// supervise ends the session when its server's connection ends, or, with
-// --restart, starts the server again (at most max times in a row, with a
-// backoff) and applies again what the session held: the log level and the
-// subscriptions (the roots the new server asks for are the session's). The
-// commands under way when it ended fail (exit 3, saying why); every command
-// after a restart says it on stderr.
-func (h *heldSession) supervise(ctx context.Context, o *ConnOptions, max int, logf func(string, ...any)) {
-	defer close(h.gone)
-	inRow := 0
-	up := time.Now()
-	for {
-		c := h.client()
-		select {
-		case <-c.Done():
-		case <-ctx.Done():
-			return
-		}
-		why := "the connection ended"
-		if err := c.Err(); err != nil {
-			why = oneLine(err.Error())
-		}
-		if time.Since(up) > restartSteady {
-			inRow = 0
-		}
-		if inRow >= max {
-			c.Close()
-			if max > 0 {
-				logf("the server ended (%s) after %d restart(s) in a row: the session ends", why, inRow)
-			}
-			return
-		}
-		// A restart is coming: the commands that arrive meanwhile wait for
-		// it, from now on.
-		h.stateMu.Lock()
-		h.restarting = true
-		h.stateMu.Unlock()
-		// The old connection is closed in order: what its server left of
-		// its process group is ended before anything starts again.
-		c.Close()
-		for {
-			inRow++
-			wait := min(restartFirst<<(inRow-1), restartMax)
-			logf("the server ended (%s): restart %d of %d in %v", why, inRow, max, wait)
-			if !bounds.Sleep(ctx, wait) {
-				return
-			}
-			nc, err := o.open(ctx)
-			if err == nil {
-				h.cur.Store(nc)
-				h.stateMu.Lock()
-				h.restarting = false
-				close(h.swapped)
-				h.swapped = make(chan struct{})
-				h.stateMu.Unlock()
-				up = time.Now()
-				h.tools.invalidate()
-				h.tools.watchTools(ctx, nc)
-				applied := h.reapply(ctx, nc, logf)
-				h.stateMu.Lock()
-				h.restarts.Count++
-				h.restarts.Last, h.restarts.Why, h.restarts.Reapplied = up, why, applied
-				h.stateMu.Unlock()
-				logf("the server was started again (restart %d)%s", inRow, map[bool]string{true: "; applied again: " + applied, false: ""}[applied != ""])
-				break
-			}
-			why = "starting it again failed: " + oneLine(err.Error())
-			if inRow >= max {
-				logf("%s after %d restart(s) in a row: the session ends", why, inRow)
-				return
-			}
-		}
-	}
-}
-
-// reapply tells a restarted server what the session held, through
-// session.Client.Reapply (the one mechanism for every restart), and says
-// what it applied.
-func (h *heldSession) reapply(ctx context.Context, c *session.Client, logf func(string, ...any)) string {
-	h.stateMu.Lock()
-	held := session.Held{LogLevel: h.logLevel}
-	h.stateMu.Unlock()
-	h.subMu.Lock()
-	defer h.subMu.Unlock()
-	held.Subscriptions = slices.Clone(h.subURIs)
-	r, err := c.Reapply(ctx, held)
-	if err != nil {
-		logf("warning: after the restart: %v", err)
-	}
-	if h.subs != nil {
-		h.subs.Close()
-		h.subs = nil
-	}
-	if len(r.Listen) > 0 {
-		// The modern era holds subscriptions in the session's stream.
-		if sub, err := c.Listen(ctx, mcp.SubscriptionFilter{ResourceSubscriptions: r.Listen}); err == nil {
-			h.subs = sub
-		} else {
-			r.Listen = nil
-			if r.Failed == nil {
-				r.Failed = map[string]error{}
-			}
-			r.Failed["subscriptions"] = err
-			logf("warning: after the restart: subscriptions/listen: %v", err)
-		}
-	}
-	return r.Summary()
-}
-
 // sessionEnded is the error of a command for a session that has ended: it
 // says so, and why (not "could not connect"), and exits as one that could
 // not connect does (3).
 func sessionEnded(name string, rec *live.Status) error {
-	return withKind(KindSessionEnded, &endedError{fmt.Sprintf("session %s has ended (%s): %s", name, rec.State, rec.Reason)})
+	return &daemon.EndedError{Msg: fmt.Sprintf("session %s has ended (%s): %s", name, rec.State, rec.Reason)}
 }
-
-type endedError struct{ msg string }
-
-func (e *endedError) Error() string { return e.msg }
-
-// Is makes an ended session's error exit as a failed connection does.
-func (e *endedError) Is(target error) bool { return target == errConnect }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
 )
 
@@ -94,22 +95,22 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // pendingList returns mcpi pending --json.
-func pendingList(t *testing.T, dir, name string) []pendingJSON {
+func pendingList(t *testing.T, dir, name string) []daemon.Pending {
 	t.Helper()
 	code, out, errOut := runLive(t, dir, nil, "pending", "--json", "--session", name)
 	if code != 0 {
 		t.Fatalf("pending: exit %d, stderr %q", code, errOut)
 	}
-	var list []pendingJSON
+	var list []daemon.Pending
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("pending --json: %v in %q", err, out)
 	}
 	return list
 }
 
-func waitPending(t *testing.T, dir, name string, n int) []pendingJSON {
+func waitPending(t *testing.T, dir, name string, n int) []daemon.Pending {
 	t.Helper()
-	var list []pendingJSON
+	var list []daemon.Pending
 	eventually(t, fmt.Sprintf("%d pending request(s)", n), func() bool {
 		list = pendingList(t, dir, name)
 		return len(list) == n
@@ -187,7 +188,7 @@ func TestSessionPendingElicitation(t *testing.T) {
 	if p.Kind != "elicitation/create" || p.Mode != "form" || p.Message == "" || len(p.Fields) == 0 || !strings.Contains(p.Summary, "name") {
 		t.Errorf("pending: %+v", p)
 	}
-	var name *pendingField
+	var name *daemon.PendingField
 	for i := range p.Fields {
 		if p.Fields[i].Name == "name" {
 			name = &p.Fields[i]
@@ -295,7 +296,7 @@ func TestSessionTail(t *testing.T) {
 	// JSON Lines: the notifications and, with --wire, the frames both ways.
 	var sawCall, sawLog, sawResult bool
 	for _, line := range strings.Split(strings.TrimSpace(wire.out.String()), "\n") {
-		var e tailEvent
+		var e daemon.TailEvent
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("tail --json line %q: %v", line, err)
 		}
@@ -405,7 +406,7 @@ func TestCallNoWait(t *testing.T) {
 	if code != ExitWaiting || json.Unmarshal([]byte(out), &w) != nil || w.Status != "waiting" || w.Job != 1 || len(w.Pending) != 1 {
 		t.Fatalf("call --no-wait: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
-	var name *pendingField
+	var name *daemon.PendingField
 	for i, f := range w.Pending[0].Fields {
 		if f.Name == "name" {
 			name = &w.Pending[0].Fields[i]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/roots"
@@ -17,7 +18,7 @@ import (
 // NewCmdRoots returns `mcpi roots [set|add|remove]`: a live session's
 // roots, which its server asks for with roots/list.
 func NewCmdRoots(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	cmd := &cobra.Command{
 		Use:   "roots --session NAME",
 		Short: "Show or change the roots a live session offers its server",
@@ -33,8 +34,8 @@ the command runs) or a file:// URI; paths must exist.`,
   mcpi roots remove file:///tmp/data --session demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sessionOnly(cmd, o, args, func(h *heldSession) error {
-				return printRoots(o, h.disp.getRoots())
+			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
+				return printRoots(o, h.Roots())
 			})
 		},
 	}
@@ -49,7 +50,7 @@ the command runs) or a file:// URI; paths must exist.`,
 }
 
 func newCmdRootsChange(f *Factory, op, short string) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	cmd := &cobra.Command{
 		Use:   op + " [PATH|URI...] --session NAME",
 		Short: short,
@@ -57,18 +58,17 @@ func newCmdRootsChange(f *Factory, op, short string) *cobra.Command {
 			if op != "set" && len(args) == 0 {
 				return flagErrorf("give the roots to %s: directories or file:// URIs", op)
 			}
-			return sessionOnly(cmd, o, args, func(h *heldSession) error {
-				now := h.disp.getRoots()
+			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
+				now := h.Roots()
 				next, err := changeRoots(op, now, args, o.IO.WorkDir())
 				if err != nil {
 					return &FlagError{Err: err}
 				}
-				h.disp.setRoots(next)
-				h.rootsChanged()
-				if err := h.client().RootsChanged(cmd.Context()); err != nil {
+				h.SetRoots(next)
+				if err := h.Client().RootsChanged(cmd.Context()); err != nil {
 					return err
 				}
-				if h.client().Era() == session.EraLegacy {
+				if h.Client().Era() == session.EraLegacy {
 					fmt.Fprintf(o.IO.ErrOut, "%s; the server was told (notifications/roots/list_changed).\n", rootsCount(len(next)))
 				} else {
 					fmt.Fprintf(o.IO.ErrOut, "%s; the server gets them when it next asks.\n", rootsCount(len(next)))

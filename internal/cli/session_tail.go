@@ -1,181 +1,21 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
-	"github.com/mcpi-dev/mcpi/internal/record"
-	"github.com/mcpi-dev/mcpi/internal/session"
-	"github.com/mcpi-dev/mcpi/internal/transport"
 )
-
-// tailEvent is one line of mcpi tail --json.
-type tailEvent struct {
-	Time    time.Time       `json:"time"`
-	Kind    string          `json:"kind"` // notification, frame or dropped
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Dir     string          `json:"dir,omitempty"`
-	Frame   json.RawMessage `json:"frame,omitempty"`
-	Dropped int64           `json:"dropped,omitempty"`
-}
-
-// tailBuffer is how many events a tail holds for its reader, and
-// tailBytes how many bytes of them; beyond that they are dropped and
-// counted: a slow tail never holds up the session, nor fills its memory.
-const (
-	tailBuffer = 1024
-	tailBytes  = 4 << 20
-)
-
-type tailSub struct {
-	q       *bounds.Queue[tailEvent]
-	wire    bool
-	dropped atomic.Int64
-}
-
-func (e *tailEvent) size() int64 { return int64(len(e.Params) + len(e.Frame)) }
-
-// tailHub hands a session's notifications and frames to its tails, and
-// every event of its connection and every notification to the attached
-// clients; it remembers the connection's events for the clients to come.
-type tailHub struct {
-	mu     sync.Mutex
-	subs   []*tailSub
-	wire   atomic.Int32 // tails that want frames
-	redact *record.Redactor
-
-	watchers  []*watcher
-	hist      []transport.Event // redacted, oldest first
-	histBytes int
-	forgotten int64 // events dropped from the front of hist
-}
-
-// watch registers w and returns the history so far, and how many events
-// before it are forgotten.
-func (h *tailHub) watch(w *watcher) ([]transport.Event, int64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.watchers = append(h.watchers, w)
-	return slices.Clone(h.hist), h.forgotten
-}
-
-func (h *tailHub) unwatch(w *watcher) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.watchers = slices.DeleteFunc(h.watchers, func(x *watcher) bool { return x == w })
-}
-
-// remember adds an event to the history, forgetting the oldest beyond its
-// bounds. h.mu is held.
-func (h *tailHub) remember(e transport.Event) {
-	h.hist = append(h.hist, e)
-	h.histBytes += eventSize(&e)
-	for len(h.hist) > historyEvents || h.histBytes > historyBytes {
-		h.histBytes -= eventSize(&h.hist[0])
-		h.hist[0] = transport.Event{}
-		h.hist = h.hist[1:]
-		h.forgotten++
-	}
-}
-
-func eventSize(e *transport.Event) int { return len(e.Data) + len(e.Text) + len(e.Err) + 64 }
-
-// usage returns the budgets of the tails' and attached clients' queues.
-func (h *tailHub) usage() []bounds.Usage {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var out []bounds.Usage
-	for _, s := range h.subs {
-		out = append(out, s.q.Budget().Usage())
-	}
-	for _, w := range h.watchers {
-		out = append(out, w.budget.Usage())
-	}
-	return out
-}
-
-func (h *tailHub) subscribe(wire bool) *tailSub {
-	s := &tailSub{q: bounds.NewQueue[tailEvent](bounds.NewBudget("tail", tailBuffer, tailBytes)), wire: wire}
-	h.mu.Lock()
-	h.subs = append(h.subs, s)
-	h.mu.Unlock()
-	if wire {
-		h.wire.Add(1)
-	}
-	return s
-}
-
-func (h *tailHub) unsubscribe(s *tailSub) {
-	h.mu.Lock()
-	h.subs = slices.DeleteFunc(h.subs, func(x *tailSub) bool { return x == s })
-	h.mu.Unlock()
-	if s.wire {
-		h.wire.Add(-1)
-	}
-}
-
-// publish never blocks: a tail whose buffer is full misses the event.
-func (h *tailHub) publish(e tailEvent, wireOnly bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, s := range h.subs {
-		if wireOnly && !s.wire {
-			continue
-		}
-		if s.q.Push(e, e.size()) != nil {
-			s.dropped.Add(1)
-		}
-	}
-}
-
-func (h *tailHub) notify(n session.Notification) {
-	n.Params = append(json.RawMessage(nil), n.Params...)
-	h.mu.Lock()
-	for _, w := range h.watchers {
-		w.offer(watchItem{note: &n})
-	}
-	none := len(h.subs) == 0
-	h.mu.Unlock()
-	if none {
-		return
-	}
-	h.publish(tailEvent{Time: n.Time, Kind: "notification", Method: n.Method, Params: append(json.RawMessage(nil), n.Params...)}, false)
-}
-
-// tap sees every event of the session's connection, for the history, the
-// attached clients and (frames) the tails given --wire; secrets are
-// redacted as in a trace.
-func (h *tailHub) tap() transport.Tap {
-	return transport.TapFunc(func(e transport.Event) {
-		ev := h.redact.Event(e)
-		ev.Data = append([]byte(nil), ev.Data...)
-		h.mu.Lock()
-		h.remember(ev)
-		for _, w := range h.watchers {
-			w.offer(watchItem{ev: &ev})
-		}
-		h.mu.Unlock()
-		if h.wire.Load() == 0 || e.Kind != transport.KindFrame || !json.Valid(ev.Data) {
-			return
-		}
-		h.publish(tailEvent{Time: e.Time, Kind: "frame", Dir: e.Dir.String(), Frame: ev.Data}, true)
-	})
-}
 
 // NewCmdTail returns `mcpi tail`.
 func NewCmdTail(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	var wire bool
 	cmd := &cobra.Command{
 		Use:   "tail --session NAME",
@@ -188,34 +28,34 @@ how many it missed.`,
 		Example: "  mcpi tail --session demo\n  mcpi tail --wire --json --session demo | jq .",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sessionOnly(cmd, o, args, func(h *heldSession) error {
+			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
 				ctx := cmd.Context()
 				if o.JSON {
 					o.IO.jsonStream.Store(true)
 				}
-				sub := h.hub.subscribe(wire)
-				defer h.hub.unsubscribe(sub)
+				sub := h.Hub().Subscribe(wire)
+				defer h.Hub().Unsubscribe(sub)
 				dropped := func() error {
-					n := sub.dropped.Swap(0)
+					n := sub.Dropped()
 					if n == 0 {
 						return nil
 					}
 					if o.JSON {
-						return writeJSONLine(o.IO, tailEvent{Time: time.Now(), Kind: "dropped", Dropped: n})
+						return writeJSONLine(o.IO, daemon.TailEvent{Time: time.Now(), Kind: "dropped", Dropped: n})
 					}
 					_, err := fmt.Fprintf(o.IO.ErrOut, "mcpi: %d event(s) dropped: this tail read too slowly\n", n)
 					return err
 				}
 				ended := func(why string) error {
 					dropped()
-					fmt.Fprintf(o.IO.ErrOut, "mcpi: session %s ended: %s\n", h.name, why)
+					fmt.Fprintf(o.IO.ErrOut, "mcpi: session %s ended: %s\n", h.Name(), why)
 					return nil
 				}
 				for {
 					select {
-					case <-sub.q.Ready():
+					case <-sub.Ready():
 						for {
-							e, ok := sub.q.TryPop()
+							e, ok := sub.TryPop()
 							if !ok {
 								break
 							}
@@ -232,17 +72,17 @@ how many it missed.`,
 								return err
 							}
 						}
-					case <-h.gone:
+					case <-h.Gone():
 						why := "the connection ended"
-						if err := h.client().Err(); err != nil {
+						if err := h.Client().Err(); err != nil {
 							why = oneLine(err.Error())
 						}
 						return ended(why)
-					case <-h.ended:
+					case <-h.Ended():
 						// Stopped, or its idle timeout passed.
-						return ended(h.end.Load().Reason)
+						return ended(h.End().Reason)
 					case <-ctx.Done():
-						if st := h.end.Load(); st != nil {
+						if st := h.End(); st != nil {
 							// The daemon cancels what runs once the session
 							// ended: that is the session's end, not Ctrl-C.
 							return ended(st.Reason)
@@ -263,7 +103,7 @@ how many it missed.`,
 }
 
 // tailText is an event as one line of text.
-func tailText(e tailEvent) string {
+func tailText(e daemon.TailEvent) string {
 	ts := e.Time.Format("15:04:05.000")
 	switch e.Kind {
 	case "frame":
@@ -309,7 +149,7 @@ func tailText(e tailEvent) string {
 
 // NewCmdLogLevel returns `mcpi log-level LEVEL`.
 func NewCmdLogLevel(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	cmd := &cobra.Command{
 		Use:   "log-level LEVEL --session NAME",
 		Short: "Set the level of the log messages a live session's server sends",
@@ -326,13 +166,10 @@ level goes with every later request.`,
 			if !slices.Contains(mcp.LoggingLevels, level) {
 				return flagErrorf("invalid LEVEL %q: want %s", args[0], levelNames())
 			}
-			return sessionOnly(cmd, o, args, func(h *heldSession) error {
-				if err := h.client().SetLogLevel(cmd.Context(), level); err != nil {
+			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
+				if err := h.SetLogLevel(cmd.Context(), level); err != nil {
 					return err
 				}
-				h.stateMu.Lock()
-				h.logLevel = level
-				h.stateMu.Unlock()
 				if o.JSON {
 					return writeJSON(o.IO, map[string]any{"level": level})
 				}
@@ -358,7 +195,7 @@ func levelNames() string {
 
 // NewCmdSubscribe returns `mcpi subscribe URI`.
 func NewCmdSubscribe(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	var unsubscribe bool
 	cmd := &cobra.Command{
 		Use:   "subscribe URI --session NAME",
@@ -375,13 +212,13 @@ with each change (the new one acknowledged before the old one is closed).`,
 				return flagErrorf("give one resource URI")
 			}
 			uri := args[0]
-			return sessionOnly(cmd, o, args, func(h *heldSession) error {
+			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
 				ctx := cmd.Context()
 				what := "Subscribed to"
 				if unsubscribe {
 					what = "Unsubscribed from"
 				}
-				note, err := h.subscribe(ctx, uri, !unsubscribe)
+				note, err := h.Subscribe(ctx, uri, !unsubscribe)
 				if err == nil && note != "" {
 					fmt.Fprintln(o.IO.ErrOut, "warning: "+note)
 				}
@@ -404,58 +241,4 @@ with each change (the new one acknowledged before the old one is closed).`,
 	end()
 	addSessionFlag(cmd, o)
 	return markSessionOnly(cmd)
-}
-
-// subscribe subscribes the session to uri's updates, or ends that. A
-// legacy server is sent resources/subscribe or resources/unsubscribe. In
-// the modern era the session's subscriptions/listen for resources is
-// opened anew with the new set (and acknowledged) before the old one is
-// closed, so no update falls between the two. It returns a note when
-// nothing was to be done, or the server acknowledged less than was asked.
-func (h *heldSession) subscribe(ctx context.Context, uri string, on bool) (string, error) {
-	h.subMu.Lock()
-	defer h.subMu.Unlock()
-	has := slices.Contains(h.subURIs, uri)
-	switch {
-	case on && has:
-		return "session " + h.name + " was subscribed to " + sanitize(uri, false) + " already", nil
-	case !on && !has:
-		return "", flagErrorf("session %s is not subscribed to %s", h.name, sanitize(uri, false))
-	}
-	uris := slices.Clone(h.subURIs)
-	if on {
-		uris = append(uris, uri)
-	} else {
-		uris = slices.DeleteFunc(uris, func(u string) bool { return u == uri })
-	}
-	if h.client().Era() != session.EraModern {
-		var err error
-		if on {
-			err = h.client().Subscribe(ctx, uri)
-		} else {
-			err = h.client().Unsubscribe(ctx, uri)
-		}
-		if err != nil {
-			return "", err
-		}
-		h.subURIs = uris
-		return "", nil
-	}
-	var next *session.Subscription
-	note := ""
-	if len(uris) > 0 {
-		sub, err := h.client().Listen(ctx, mcp.SubscriptionFilter{ResourceSubscriptions: uris})
-		if err != nil {
-			return "", err
-		}
-		next = sub
-		if on && !slices.Contains(sub.Acknowledged.ResourceSubscriptions, uri) {
-			note = "the server's acknowledgement does not list " + sanitize(uri, false) + ": it may send no updates about it"
-		}
-	}
-	if h.subs != nil {
-		h.subs.Close()
-	}
-	h.subs, h.subURIs = next, uris
-	return note, nil
 }

@@ -21,14 +21,9 @@ import (
 // one resources/read each, and checks each against the listing (size,
 // digest, and for SKILL.md the frontmatter) before anything of it is shown.
 
-func init() {
-	sessionVerbs["skills"] = true
-	sessionVerbs["skill"] = true
-}
-
 // NewCmdSkills returns `mcpi skills TARGET`.
 func NewCmdSkills(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	return simpleCmd(o, "skills TARGET", "List the server's skills (skills/list, every page; no file is read)",
 		"  mcpi skills http://127.0.0.1:8080/mcp\n  mcpi skills --json -- ./my-server",
 		exactly(0, ""),
@@ -77,7 +72,7 @@ type skillFile struct {
 
 // NewCmdSkill returns `mcpi skill NAME [FILE ...] TARGET`.
 func NewCmdSkill(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	var name string
 	var refs []string
 	cmd := simpleCmd(o, "skill NAME [FILE ...] TARGET", "Load a skill: read its SKILL.md (and FILEs), verified against the listing",

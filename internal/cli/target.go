@@ -26,6 +26,10 @@ type TargetOptions struct {
 	// Session names a live session to run the command in instead of
 	// connecting (--session, $MCPI_SESSION; see session.go).
 	Session string
+	// inDaemon says the command runs inside a session's daemon;
+	// stderrTTY that its stderr is a terminal (OAuth may ask there).
+	inDaemon  bool
+	stderrTTY bool
 
 	// Command is everything after "--": a stdio server to spawn.
 	Command []string
@@ -139,9 +143,7 @@ func addAuthFlags(cmd *cobra.Command, a *AuthOptions) {
 // validate checks the authorization flags against the target.
 func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
 	a.out = cmd.ErrOrStderr()
-	if ios := streamsOf(cmd.Context()); ios != nil {
-		a.interactive = ios.StderrTTY
-	}
+	a.interactive = o.stderrTTY
 	var scopes []string
 	for _, s := range a.Scopes {
 		scopes = append(scopes, strings.Fields(s)...)

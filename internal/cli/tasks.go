@@ -20,8 +20,6 @@ import (
 // fetches the results of the server's tasks. Tasks outlive a one-shot
 // command's connection, so `mcpi tasks` means most in a live session.
 
-func init() { sessionVerbs["tasks"] = true }
-
 // asTask decides whether the call runs as a task: always when the tool's
 // execution.taskSupport is required; with --task when the tool and the
 // server both offer it, or anyway with --force.
@@ -140,7 +138,7 @@ where mcpi call --task, or a tool that requires tasks, leaves its task behind.`,
 }
 
 func newCmdTasksList(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	return simpleCmd(o, "list TARGET", "List the server's tasks (every page)",
 		"  mcpi tasks list --session everything\n  mcpi tasks list --session everything --json",
 		exactly(0, ""),
@@ -170,7 +168,7 @@ func newCmdTasksList(f *Factory) *cobra.Command {
 // newCmdTasksGet returns `mcpi tasks get ID` or `mcpi tasks cancel ID`:
 // both answer with the task.
 func newCmdTasksGet(f *Factory, verb, short string) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	var id string
 	return simpleCmd(o, verb+" ID TARGET", short,
 		fmt.Sprintf("  mcpi tasks %s 3f1c... --session everything", verb),
@@ -227,7 +225,7 @@ func printTask(ios *IOStreams, t mcp.Task) {
 }
 
 func newCmdTasksResult(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	var id, save string
 	cmd := simpleCmd(o, "result ID TARGET", "Wait for a task's result (tasks/result) and print it as mcpi call does",
 		"  mcpi tasks result 3f1c... --session everything\n  mcpi tasks result 3f1c... --session everything --json",
@@ -328,7 +326,7 @@ func printInputRequests(ios *IOStreams, t *mcp.DetailedTask) {
 // (--elicit, --elicit-field, --sampling-reply, --root) or given whole
 // with --responses, sent with tasks/update; then the task as it is.
 func newCmdTasksUpdate(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	var id, responses string
 	cmd := simpleCmd(o, "update ID TARGET", "Answer the input a task waits for (tasks/update, 2026-07-28) and show the task",
 		"  mcpi tasks update 3f1c... --elicit-field confirm=true --session modern\n  mcpi tasks update 3f1c... --responses '{\"k1\":{\"action\":\"decline\"}}' --session modern",

@@ -56,7 +56,7 @@ func exactly(n int, what string) func([]string) error {
 
 // NewCmdRead returns `mcpi read URI TARGET`.
 func NewCmdRead(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	var uri, save string
 	var raw, rawTTY, dir bool
 	cmd := simpleCmd(o, "read URI TARGET", "Read a resource and print its contents",
@@ -203,7 +203,7 @@ func parsePairs(pairs []string, what string) (map[string]string, error) {
 
 // NewCmdPrompt returns `mcpi prompt NAME [KEY=VALUE ...] TARGET`.
 func NewCmdPrompt(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	var name string
 	var args map[string]string
 	return simpleCmd(o, "prompt NAME [KEY=VALUE ...] TARGET", "Get a prompt with its arguments filled in",
@@ -266,7 +266,7 @@ func NewCmdPrompt(f *Factory) *cobra.Command {
 
 // NewCmdComplete returns `mcpi complete`.
 func NewCmdComplete(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	var prompt, template string
 	var contextPairs []string
 	var arg mcp.CompleteArgument
@@ -333,7 +333,7 @@ func NewCmdComplete(f *Factory) *cobra.Command {
 
 // NewCmdPing returns `mcpi ping TARGET`.
 func NewCmdPing(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	return simpleCmd(o, "ping TARGET", "Check that the server answers, and how fast",
 		"  mcpi ping -- mcpi demo-server",
 		exactly(0, ""),
@@ -357,7 +357,7 @@ func NewCmdPing(f *Factory) *cobra.Command {
 
 // NewCmdInfo returns `mcpi info TARGET`.
 func NewCmdInfo(f *Factory) *cobra.Command {
-	o := &ConnOptions{IO: f.IO, Args: f.Args}
+	o := f.connOptions()
 	return simpleCmd(o, "info TARGET", "Show the negotiated revision, server info, capabilities and instructions",
 		"  mcpi info -- mcpi demo-server",
 		exactly(0, ""),

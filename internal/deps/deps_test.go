@@ -38,6 +38,7 @@ var (
 		"internal/auth":   {"internal/session", "internal/cli", "internal/tui"},
 		"internal/check":  {"internal/cli", "internal/tui", "internal/live"},
 		"internal/tui":    {"internal/cli", "internal/live"},
+		"internal/daemon": {"internal/cli", "internal/tui"},
 	}
 	// testOnly packages are imported by tests alone.
 	testOnly = []string{"internal/mcptest", "internal/auth/authtest"}

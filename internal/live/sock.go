@@ -83,6 +83,9 @@ func (c *Conn) SetWriteTimeout(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// NewConn returns a Conn over c (a net.Pipe's end, in tests).
+func NewConn(c net.Conn) *Conn { return newConn(c) }
+
 func newConn(c net.Conn) *Conn {
 	return &Conn{c: c, r: bufio.NewReader(c), enc: json.NewEncoder(c)}
 }

@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func (c liveConn) Close() error { close(c.closed); return nil }
 func TestCommandDuringTheRestartWaits(t *testing.T) {
 	old := session.New(deadConn{}, session.Options{})
 	<-old.Done()
-	h := &heldSession{name: "t", swapped: make(chan struct{}), gone: make(chan struct{}), restartMax: 1}
+	h := &Held{name: "t", swapped: make(chan struct{}), gone: make(chan struct{}), restartMax: 1}
 	h.cur.Store(old)
 	// What supervise does: c.Close() (here 200ms), then restarting, then
 	// the new client 100ms later.
@@ -49,7 +49,7 @@ func TestCommandDuringTheRestartWaits(t *testing.T) {
 		h.swapped = make(chan struct{})
 		h.stateMu.Unlock()
 	}()
-	c, err := h.current(context.Background())
+	c, err := h.Current(context.Background())
 	if err != nil {
 		t.Fatalf("a command during the restart failed at once: %v", err)
 	}

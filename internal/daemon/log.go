@@ -1,4 +1,4 @@
-package cli
+package daemon
 
 import (
 	"fmt"
@@ -14,19 +14,9 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
-// A session daemon's log is NAME.log in the runtime directory (often a
-// small tmpfs): what the daemon says once the session started, and the
-// session's warnings. A server that floods the session with junk must not
-// fill it, so the log is bounded twice: warnings of one kind past
-// bounds.WarningBurst are counted rather than written (the count is
-// written at each power of ten and when the session ends), and the file
-// holds at most its budget in bytes (bounds.DaemonLogBytes): a write that
-// would pass it starts the file again, with a line saying how much was
-// cleared.
-
-// logFile is the daemon's log file (its stderr, which only the daemon's
+// LogFile is the daemon's log file (its stderr, which only the daemon's
 // sinks write), bounded in bytes.
-type logFile struct {
+type LogFile struct {
 	mu      sync.Mutex
 	w       io.Writer
 	f       *os.File // w, when it is a file that can start again
@@ -34,8 +24,8 @@ type logFile struct {
 	cleared int64
 }
 
-func newLogFile(w io.Writer, maxBytes int64) *logFile {
-	l := &logFile{w: w, budget: bounds.NewBudget("daemon log", 0, maxBytes)}
+func NewLogFile(w io.Writer, maxBytes int64) *LogFile {
+	l := &LogFile{w: w, budget: bounds.NewBudget("daemon log", 0, maxBytes)}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			l.f = f
@@ -51,7 +41,7 @@ func newLogFile(w io.Writer, maxBytes int64) *logFile {
 }
 
 // restart empties the file and says so in it. l.mu is held (or l is new).
-func (l *logFile) restart() {
+func (l *LogFile) restart() {
 	_, n := l.budget.Drain()
 	l.cleared += n
 	if l.f != nil {
@@ -65,7 +55,7 @@ func (l *logFile) restart() {
 	}
 }
 
-func (l *logFile) Write(p []byte) (int, error) {
+func (l *LogFile) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := len(p)
@@ -86,21 +76,21 @@ func (l *logFile) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// daemonLog writes the daemon's own lines and the session's warnings to
+// Log writes the daemon's own lines and the session's warnings to
 // the daemon's log (through a sink: no server text reaches it raw), the
 // warnings of each kind counted past bounds.WarningBurst.
-type daemonLog struct {
+type Log struct {
 	mu    sync.Mutex
 	out   *safetext.Writer
 	burst int64
 	kinds map[string]int64
 }
 
-func newDaemonLog(w io.Writer) *daemonLog {
-	return &daemonLog{out: safetext.NewWriter(w), burst: bounds.WarningBurst, kinds: map[string]int64{}}
+func NewLog(w io.Writer) *Log {
+	return &Log{out: safetext.NewWriter(w), burst: bounds.WarningBurst, kinds: map[string]int64{}}
 }
 
-func (d *daemonLog) printf(format string, args ...any) {
+func (d *Log) Printf(format string, args ...any) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	fmt.Fprintf(d.out, format+"\n", args...)
@@ -108,14 +98,14 @@ func (d *daemonLog) printf(format string, args ...any) {
 }
 
 // warning writes a warning of the session, or counts it.
-func (d *daemonLog) warning(w session.Warning) {
+func (d *Log) Warning(w session.Warning) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	n := d.kinds[w.Kind] + 1
 	d.kinds[w.Kind] = n
 	switch {
 	case n <= d.burst:
-		fmt.Fprintf(d.out, "warning: %s: %s\n", oneLine(w.Message), quoteData(w.Data))
+		fmt.Fprintf(d.out, "warning: %s: %s\n", safetext.OneLine(w.Message), quoteData(w.Data))
 	case powerOfTen(n):
 		fmt.Fprintf(d.out, "warning: %d warnings of kind %s so far; the first %d are above, the others only counted\n", n, w.Kind, d.burst)
 	default:
@@ -125,7 +115,7 @@ func (d *daemonLog) warning(w session.Warning) {
 }
 
 // summary writes how many warnings of each kind were only counted.
-func (d *daemonLog) summary() {
+func (d *Log) Summary() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, k := range slices.Sorted(maps.Keys(d.kinds)) {
