@@ -270,12 +270,7 @@ func TestReplayFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rec.Process.Kill(); rec.Wait() })
-	for i := 0; i < 200; i++ {
-		if fi, err := os.Stat(trace); err == nil && fi.Size() > 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll(2*time.Second, func() bool { fi, err := os.Stat(trace); return err == nil && fi.Size() > 0 })
 	follow := exec.Command(bin, "replay", trace, "--follow")
 	stdout, _ := follow.StdoutPipe()
 	if err := follow.Start(); err != nil {

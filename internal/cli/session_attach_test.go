@@ -53,12 +53,8 @@ func (l *eventLog) frames(s string) int {
 
 func (l *eventLog) waitFrames(t *testing.T, s string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for l.frames(s) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the attached client's tap saw %d frame(s) with %q, want %d", l.frames(s), s, n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !poll(10*time.Second, func() bool { return l.frames(s) >= n }) {
+		t.Fatalf("the attached client's tap saw %d frame(s) with %q, want %d", l.frames(s), s, n)
 	}
 }
 
@@ -188,10 +184,8 @@ func TestAttachedClient(t *testing.T) {
 				}
 				return n
 			}
-			for deadline := time.Now().Add(10 * time.Second); updated() == 0; time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("no notifications/resources/updated after subscribe and bump_counter")
-				}
+			if !poll(10*time.Second, func() bool { return updated() > 0 }) {
+				t.Fatal("no notifications/resources/updated after subscribe and bump_counter")
 			}
 			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--session", "s"); code != ExitOK {
 				t.Errorf("subscribe --unsubscribe: exit %d, %q", code, errOut)
@@ -206,9 +200,9 @@ func TestAttachedClient(t *testing.T) {
 				t.Fatalf("call long_running: exit %d, %q", code, errOut)
 			}
 			tap.waitFrames(t, `"notifications/progress"`, 5)
-			deadline := time.Now().Add(5 * time.Second)
-			for {
-				own, foreign := 0, 0
+			var own, foreign int
+			if !poll(5*time.Second, func() bool {
+				own, foreign = 0, 0
 				notesMu.Lock()
 				for _, n := range notes {
 					if n.Method != "notifications/progress" {
@@ -224,13 +218,9 @@ func TestAttachedClient(t *testing.T) {
 					}
 				}
 				notesMu.Unlock()
-				if own == 3 && foreign >= 2 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("progress notifications: %d under the client's tokens (want 3), %d under foreign ones (want 2 or more)", own, foreign)
-				}
-				time.Sleep(10 * time.Millisecond)
+				return own == 3 && foreign >= 2
+			}) {
+				t.Fatalf("progress notifications: %d under the client's tokens (want 3), %d under foreign ones (want 2 or more)", own, foreign)
 			}
 
 			// A roots change by the TUI is the session's.
@@ -317,18 +307,15 @@ func TestSessionToolCache(t *testing.T) {
 			if code, out := call("toggle_tool"); code != ExitOK {
 				t.Fatalf("toggle_tool again: %d %s", code, out)
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				// As for any tool the server does not list: a warning,
-				// then the call anyway, which the server refuses.
-				code, out := call("extra_tool")
-				if code == noTool && strings.Contains(out, "does not list a tool named extra_tool") {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("extra_tool, removed and said so: exit %d (%s), want %d as for a tool that never was", code, out, noTool)
-				}
-				time.Sleep(20 * time.Millisecond)
+			// As for any tool the server does not list: a warning, then
+			// the call anyway, which the server refuses.
+			var lastCode ExitCode
+			var lastOut string
+			if !poll(10*time.Second, func() bool {
+				lastCode, lastOut = call("extra_tool")
+				return lastCode == noTool && strings.Contains(lastOut, "does not list a tool named extra_tool")
+			}) {
+				t.Fatalf("extra_tool, removed and said so: exit %d (%s), want %d as for a tool that never was", lastCode, lastOut, noTool)
 			}
 		})
 	}
@@ -377,7 +364,11 @@ func TestAttachedClientThatDoesNotRead(t *testing.T) {
 	for i := range 4 {
 		conn.Send(live.Frame{Msg: json.RawMessage(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"big_output","arguments":{"bytes":4000000}}}`, i+2))})
 	}
-	time.Sleep(time.Second)
+	// Until what waits for the client holds something: it lags.
+	eventually(t, "the client's queue to fill", func() bool {
+		u := budgetsNamed(t, dir, "slow", "attached client")
+		return len(u) == 1 && (u[0].Bytes > 0 || u[0].Refused > 0)
+	})
 	for i := range 3 {
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 		code, out, errOut := runLive(t, dir, ctx, "call", "long_running", "steps=50", "interval_ms=0", "--session", "slow")
@@ -435,12 +426,12 @@ func TestSessionNoRawControlReachesAPerson(t *testing.T) {
 		runLive(t, dir, ctx, "call", "elicit", "--session", "p")
 	}()
 	waitParked := func() {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if _, out, _ := runLive(t, dir, nil, "pending", "--json", "--session", "p"); strings.Contains(out, `"id"`) {
-				return
-			}
+		if !poll(10*time.Second, func() bool {
+			_, out, _ := runLive(t, dir, nil, "pending", "--json", "--session", "p")
+			return strings.Contains(out, `"id"`)
+		}) {
+			t.Fatal("the elicitation was never parked")
 		}
-		t.Fatal("the elicitation was never parked")
 	}
 	waitParked()
 	tailCtx, cancelTail := context.WithTimeout(context.Background(), 3*time.Second)
@@ -450,7 +441,7 @@ func TestSessionNoRawControlReachesAPerson(t *testing.T) {
 		_, out, errOut := runLive(t, dir, tailCtx, "tail", "--wire", "--session", "p")
 		tailed <- [2]string{out, errOut}
 	}()
-	time.Sleep(200 * time.Millisecond)
+	eventually(t, "the tail to subscribe", func() bool { return len(budgetsNamed(t, dir, "p", "tail")) == 1 })
 	for _, args := range [][]string{
 		{"session", "list"},
 		{"session", "show", "p"},
@@ -510,16 +501,19 @@ func (l *noteLog) get() []session.Notification {
 // waitFor waits until a notification satisfies ok, and returns it.
 func (l *noteLog) waitFor(t *testing.T, what string, ok func(session.Notification) bool) session.Notification {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	var found session.Notification
+	if !poll(10*time.Second, func() bool {
 		for _, n := range l.get() {
 			if ok(n) {
-				return n
+				found = n
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s among %d notification(s)", what, len(l.get()))
-		}
+		return false
+	}) {
+		t.Fatalf("no %s among %d notification(s)", what, len(l.get()))
 	}
+	return found
 }
 
 // attachClient attaches a client to the session name with hooks, as mcpi
@@ -616,14 +610,9 @@ func TestAttachedClientFollowsTheRoots(t *testing.T) {
 	}
 	waitRoots := func(what string, ok func([]mcp.Root) bool) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if rs, n := last(); n > 0 && ok(rs) {
-				return
-			}
-			if time.Now().After(deadline) {
-				rs, _ := last()
-				t.Fatalf("the attached client's roots are %v, want %s", rs, what)
-			}
+		if !poll(10*time.Second, func() bool { rs, n := last(); return n > 0 && ok(rs) }) {
+			rs, _ := last()
+			t.Fatalf("the attached client's roots are %v, want %s", rs, what)
 		}
 	}
 	attachClient(t, ctx, dir, "roots", tui.Hooks{Handler: &replyHandler{}, OnRoots: onRoots})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
 )
@@ -85,13 +86,42 @@ func (c *liveCmd) running() bool {
 // eventually polls cond for up to 15 seconds.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !poll(15*time.Second, cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
+}
+
+// budgetsNamed returns the session's budgets called name, as its status
+// shows them.
+func budgetsNamed(t *testing.T, dir, session, name string) []bounds.Usage {
+	t.Helper()
+	st, err := live.Ask(dir, session, live.OpStatus)
+	if err != nil {
+		return nil
+	}
+	var out []bounds.Usage
+	for _, u := range st.Budgets {
+		if u.Name == name {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// poll checks cond every 10 ms until it holds or d has passed, and
+// reports whether it held.
+func poll(d time.Duration, cond func() bool) bool {
+	deadline := time.After(d)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			return cond()
+		}
+	}
+	return true
 }
 
 // pendingList returns mcpi pending --json.
@@ -141,7 +171,8 @@ func TestSessionPendingSampling(t *testing.T) {
 	if code != 0 || !strings.Contains(text, "ID") || !strings.Contains(text, "sampling/createMessage") || !strings.Contains(text, "capital of France") {
 		t.Errorf("pending: exit %d, stdout %q, stderr %q", code, text, errOut)
 	}
-	// Longer than --timeout: the call waits all the same.
+	// Longer than --timeout: the call waits all the same. (The time
+	// passing is what is tested: no condition can stand for it.)
 	time.Sleep(1500 * time.Millisecond)
 	if !call.running() {
 		t.Fatalf("the call ended while its request was parked: stdout %q, stderr %q", call.out, call.errOut)
@@ -347,7 +378,7 @@ func TestSessionTailNeverReads(t *testing.T) {
 		st, err := live.Ask(dir, "slowtail", live.OpStatus)
 		return err == nil && st.Active == 2
 	})
-	time.Sleep(100 * time.Millisecond) // subscribed
+	eventually(t, "both tails to subscribe", func() bool { return len(budgetsNamed(t, dir, "slowtail", "tail")) == 2 })
 	start := time.Now()
 	for i := range 24 {
 		code, _, errOut := runLive(t, dir, nil, "call", "big_output", "bytes=500000", "--session", "slowtail")

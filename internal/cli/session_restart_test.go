@@ -65,11 +65,7 @@ func TestSessionRestart(t *testing.T) {
 		t.Fatalf("the daemon's children: %v", pids)
 	}
 	syscall.Kill(pids[0], syscall.SIGKILL)
-	deadline := time.Now().Add(20 * time.Second)
-	for st.Restarts == 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		st = showStatus(t, dir, "rs")
-	}
+	poll(20*time.Second, func() bool { st = showStatus(t, dir, "rs"); return st.Restarts > 0 })
 	if st.Restarts != 1 || st.State != live.StateRunning || !strings.Contains(st.LastRestart, "applied again: the log level and 1 subscription(s)") {
 		t.Fatalf("after the server was killed: %+v", st)
 	}
@@ -93,12 +89,8 @@ func TestSessionRestartIsBounded(t *testing.T) {
 		if code, _, errOut := runLive(t, dir, nil, "call", "echo", "--session", "rb"); code != ExitConnect {
 			t.Fatalf("call %d: exit %d, %q", i, code, errOut)
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		st := showStatus(t, dir, "rb")
-		for st.Restarts == i && st.Live() && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-			st = showStatus(t, dir, "rb")
-		}
+		var st live.Status
+		poll(20*time.Second, func() bool { st = showStatus(t, dir, "rb"); return st.Restarts != i || !st.Live() })
 		switch {
 		case i == 0 && (st.Restarts != 1 || !st.Live()):
 			t.Fatalf("after the first crash: %+v", st)

@@ -24,21 +24,22 @@ func TestSessionRestartKeepsTheTrace(t *testing.T) {
 	if code, _, errOut := runLive(t, dir, nil, "call", "echo", "text=before-the-crash", "--session", "rr"); code != ExitOK {
 		t.Fatalf("call: %d %s", code, errOut)
 	}
-	time.Sleep(300 * time.Millisecond) // the trace's flush
-	b, _ := os.ReadFile(trace)
-	if !strings.Contains(string(b), "before-the-crash") {
+	// The trace is flushed in the background.
+	var b []byte
+	if !poll(5*time.Second, func() bool { b, _ = os.ReadFile(trace); return strings.Contains(string(b), "before-the-crash") }) {
 		t.Fatalf("not recorded before the crash: %d bytes", len(b))
 	}
+	inits := strings.Count(string(b), `"initialize"`)
 	st := showStatus(t, dir, "rr")
 	pids := serverPids(t, st.PID)
 	syscall.Kill(pids[0], syscall.SIGKILL)
-	deadline := time.Now().Add(20 * time.Second)
-	for st.Restarts == 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		st = showStatus(t, dir, "rr")
+	if !poll(20*time.Second, func() bool { st = showStatus(t, dir, "rr"); return st.Restarts > 0 }) {
+		t.Fatalf("the server was not started again: %+v", st)
 	}
-	time.Sleep(300 * time.Millisecond)
-	b, _ = os.ReadFile(trace)
+	// The restarted server's handshake reaches the trace.
+	if !poll(5*time.Second, func() bool { b, _ = os.ReadFile(trace); return strings.Count(string(b), `"initialize"`) > inits }) {
+		t.Fatalf("the restarted server's handshake is not in the trace (%d bytes)", len(b))
+	}
 	if !strings.Contains(string(b), "before-the-crash") {
 		t.Fatalf("after the restart the trace lost what came before it (%d bytes now): %.300s", len(b), b)
 	}

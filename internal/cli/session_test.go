@@ -54,10 +54,7 @@ func startSession(t *testing.T, dir, name string, target ...string) *live.Status
 		runLive(t, dir, nil, "session", "stop", name)
 		if syscall.Kill(rec.PID, 0) == nil {
 			// Not ended yet (or a zombie, reaped by session start's Wait).
-			deadline := time.Now().Add(5 * time.Second)
-			for syscall.Kill(rec.PID, 0) == nil && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			poll(5*time.Second, func() bool { return syscall.Kill(rec.PID, 0) != nil })
 			syscall.Kill(rec.PID, syscall.SIGKILL)
 		}
 	})
@@ -175,18 +172,18 @@ func TestSessionServerCrash(t *testing.T) {
 	}
 	// The daemon records why, and ends.
 	var st live.Status
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var listed string
+	if !poll(10*time.Second, func() bool {
 		code, out, _ := runLive(t, dir, nil, "session", "list", "--json")
+		listed = out
 		var sts []live.Status
 		if code == 0 && json.Unmarshal([]byte(out), &sts) == nil && len(sts) == 1 && !sts[0].Live() {
 			st = sts[0]
-			break
+			return true
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the session did not end: %s", out)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("the session did not end: %s", listed)
 	}
 	if st.State != live.StateExited || !strings.Contains(st.Reason, "status 3") || !strings.Contains(strings.Join(st.StderrTail, "\n"), "something broke") {
 		t.Errorf("record: %+v", st)
@@ -209,10 +206,7 @@ func TestSessionStaleSocketAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	// session start's goroutine reaps it; wait until it is gone.
-	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(rec.PID, 0) == nil && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll(10*time.Second, func() bool { return syscall.Kill(rec.PID, 0) != nil })
 	if _, err := os.Lstat(live.SocketPath(dir, "killed")); err != nil {
 		t.Fatalf("the socket should still be there: %v", err)
 	}

@@ -138,8 +138,7 @@ func TestTasksInSession(t *testing.T) {
 		waiting <- ended{code, out, errOut}
 	}()
 	var running string
-	for deadline := time.Now().Add(20 * time.Second); running == "" && time.Now().Before(deadline); {
-		time.Sleep(100 * time.Millisecond)
+	poll(20*time.Second, func() bool {
 		_, out, _ := runLive(t, dir, nil, "tasks", "list", "--session", "ev", "--json")
 		var tasks []mcp.Task
 		json.Unmarshal([]byte(out), &tasks)
@@ -148,7 +147,8 @@ func TestTasksInSession(t *testing.T) {
 				running = task.TaskID
 			}
 		}
-	}
+		return running != ""
+	})
 	if running == "" {
 		t.Fatal("no task under way")
 	}
