@@ -79,7 +79,9 @@ type Report struct {
 	// not listed).
 	Rules    []Rule    `json:"rules"`
 	Findings []Finding `json:"findings"`
-	Duration float64   `json:"durationMs"`
+	// Hosts is the host matrix: one row per host profile.
+	Hosts    []HostVerdict `json:"hosts"`
+	Duration float64       `json:"durationMs"`
 }
 
 // Count returns how many findings have severity s.
@@ -112,6 +114,12 @@ type Options struct {
 	// need one of their own (an unknown version offered, the other era).
 	// Nil skips them.
 	Dial Dialer
+	// Hosts are the hosts the server must work with (--host): a rejection
+	// by one of them is an error.
+	Hosts []string
+	// ServerName is the server's name as the user configured it
+	// (--server), which hosts prefix to tool names; "" uses serverInfo.name.
+	ServerName string
 	// Progress, when set, is told what the run is checking as it goes
 	// ("tools", "HTTP transport"...). It is called from Run's goroutine.
 	Progress func(what string)
@@ -156,8 +164,14 @@ type run struct {
 	results map[string][]json.RawMessage
 	// asked are the requests answered input_required (at most 5).
 	asked []asked
-	// toolList are the tools the server listed.
-	toolList []mcp.Tool
+	// toolList are the tools the server listed (toolsListed: the listing
+	// succeeded), and resultChars the length of each one's result text
+	// when --call called it.
+	toolList    []mcp.Tool
+	toolsListed bool
+	resultChars map[string]int
+	// hosts is the host matrix.
+	hosts []HostVerdict
 }
 
 // Run checks the server behind c, which is connected and initialized.
@@ -169,7 +183,7 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 	if obs == nil {
 		obs = &Observer{}
 	}
-	r := &run{ctx: ctx, c: c, opts: opts, obs: obs, rev: c.ProtocolVersion(), checked: map[string]bool{}, results: map[string][]json.RawMessage{}}
+	r := &run{ctx: ctx, c: c, opts: opts, obs: obs, rev: c.ProtocolVersion(), checked: map[string]bool{}, results: map[string][]json.RawMessage{}, resultChars: map[string]int{}}
 	rep := &Report{ProtocolVersion: c.ProtocolVersion(), Era: c.Era(), Transport: opts.Transport}
 	if init := c.InitializeResult(); init != nil {
 		rep.Server = init.ServerInfo
@@ -178,7 +192,7 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 		what string
 		do   func()
 	}{
-		{"handshake", r.handshake}, {"utilities", r.utilities}, {"tools", r.tools}, {"resources", r.resources},
+		{"handshake", r.handshake}, {"utilities", r.utilities}, {"tools", r.tools}, {"hosts", func() { r.hosts = r.hostMatrix() }}, {"resources", r.resources},
 		{"prompts", r.prompts}, {"errors", r.unknowns}, {"results against the schema", r.conformance},
 		{"HTTP transport", r.httpChecks}, {"HTTP+SSE transport", r.sseChecks}, {"a second connection", r.secondConnection},
 		{"the wire", r.wire}, // last: what the whole run saw
@@ -193,6 +207,7 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 	}
 	sort.Slice(rep.Rules, func(i, j int) bool { return rep.Rules[i].ID < rep.Rules[j].ID })
 	rep.Findings = r.found
+	rep.Hosts = r.hosts
 	if rep.Findings == nil {
 		rep.Findings = []Finding{}
 	}

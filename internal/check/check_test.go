@@ -148,7 +148,10 @@ func TestEveryRuleFinds(t *testing.T) {
 		})
 	}
 	for _, r := range ruleList {
-		if !defects[r.ID] && !strings.HasPrefix(r.ID, "http/") && !strings.HasPrefix(r.ID, "sse/") && r.ID != "errors/no-answer" { // TestHTTPRules, TestSSERules, TestNoAnswerIsNoPass
+		// TestHTTPRules, TestSSERules, TestNoAnswerIsNoPass; the hosts'
+		// rules have their fixtures (internal/check/hosts) and
+		// TestHostProfilesEndToEnd.
+		if !defects[r.ID] && !strings.HasPrefix(r.ID, "http/") && !strings.HasPrefix(r.ID, "sse/") && !strings.HasPrefix(r.ID, "hosts/") && r.ID != "errors/no-answer" {
 			t.Errorf("rule %s has no broken server in mcptest.BrokenDefects", r.ID)
 		}
 	}
@@ -159,19 +162,22 @@ func TestReports(t *testing.T) {
 	rep := checkPeer(t, mcptest.BrokenPrefix+"tools/input-schema", Options{})
 	var text bytes.Buffer
 	WriteText(&text, rep)
-	for _, want := range []string{"mcpi check: broken 1.0 · 2025-11-25 (legacy era)", "ERRORS (2)", "tools/input-schema  tool \"lookup\": inputSchema's root type is \"string\"", "MCP 2025-11-25 server/tools § Tool", `frame: {"type":"string"}`, "results/schema  tools/list: the result is not a valid ListToolsResult of 2025-11-25: /tools/0/inputSchema/type", "2 error(s)"} {
+	for _, want := range []string{"mcpi check: broken 1.0 · 2025-11-25 (legacy era)", "ERRORS (2)", "tools/input-schema  tool \"lookup\": inputSchema's root type is \"string\"", "MCP 2025-11-25 server/tools § Tool", `frame: {"type":"string"}`, "results/schema  tools/list: the result is not a valid ListToolsResult of 2025-11-25: /tools/0/inputSchema/type", "2 error(s)",
+		"HOSTS", "Anthropic (Messages API)                    rejected       1 tool(s): anthropic/root-object"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
 	}
 	b, _ := json.Marshal(rep)
+	// The two errors, then what the hosts that need an object root say.
 	var back struct {
 		Findings []struct {
 			Rule, Severity, Source string
 			Evidence               json.RawMessage
 		}
+		Hosts []HostVerdict
 	}
-	if err := json.Unmarshal(b, &back); err != nil || len(back.Findings) != 2 || back.Findings[0].Rule != "tools/input-schema" || back.Findings[0].Severity != "error" || string(back.Findings[0].Evidence) != `{"type":"string"}` {
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Findings) != 5 || len(back.Hosts) != len(HostIDs()) || back.Hosts[2].Verdict != "rejected" || back.Findings[0].Rule != "tools/input-schema" || back.Findings[0].Severity != "error" || string(back.Findings[0].Evidence) != `{"type":"string"}` {
 		t.Errorf("JSON: %v %s", err, b)
 	}
 	var sarif bytes.Buffer
@@ -192,7 +198,7 @@ func TestReports(t *testing.T) {
 		}
 	}
 	if err := json.Unmarshal(sarif.Bytes(), &doc); err != nil || doc.Version != "2.1.0" || len(doc.Runs) != 1 ||
-		len(doc.Runs[0].Results) != 2 || doc.Runs[0].Results[0].RuleID != "tools/input-schema" || doc.Runs[0].Results[0].Level != "error" ||
+		len(doc.Runs[0].Results) != 5 || doc.Runs[0].Results[0].RuleID != "tools/input-schema" || doc.Runs[0].Results[0].Level != "error" ||
 		len(doc.Runs[0].Tool.Driver.Rules) != len(ruleList) {
 		t.Errorf("SARIF: %v %s", err, sarif.String())
 	}

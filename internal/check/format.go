@@ -33,6 +33,7 @@ func WriteText(w io.Writer, rep *Report) {
 			}
 		}
 	}
+	writeHosts(w, rep.Hosts)
 	fmt.Fprintf(w, "\n%d error(s), %d warning(s), %d note(s); %d rules checked in %.0f ms\n",
 		rep.Count(Error), rep.Count(Warning), rep.Count(Info), len(rep.Rules), rep.Duration)
 }
@@ -106,10 +107,37 @@ func WriteSARIF(w io.Writer, rep *Report, version string) error {
 				"name": "mcpi check", "version": version, "informationUri": "https://modelcontextprotocol.io/specification", "rules": rs}},
 			"results": results,
 			"properties": map[string]any{
-				"server": rep.Server, "protocolVersion": rep.ProtocolVersion, "era": rep.Era, "transport": rep.Transport},
+				"server": rep.Server, "protocolVersion": rep.ProtocolVersion, "era": rep.Era, "transport": rep.Transport, "hosts": rep.Hosts},
 		}},
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// writeHosts writes the host matrix: one row per host, with its verdict
+// and why; a host --host named is marked *.
+func writeHosts(w io.Writer, rows []HostVerdict) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nHOSTS\n")
+	width := 0
+	for _, h := range rows {
+		width = max(width, len(h.Name))
+	}
+	for _, h := range rows {
+		mark := " "
+		if h.Named {
+			mark = "*"
+		}
+		line := fmt.Sprintf(" %s %-*s  %-13s", mark, width, h.Name, h.Verdict)
+		if h.Summary != "" {
+			line += "  " + oneLine(h.Summary)
+		}
+		if h.OptIn && h.Verdict != "accepted" && h.Verdict != "unknown" {
+			line += " (a mode a client opts into)"
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
 }

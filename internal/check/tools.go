@@ -22,12 +22,7 @@ type nameRule struct {
 	letterFirst bool
 }
 
-var (
-	specToolName   = nameRule{max: 128, extra: "_.-"}
-	openaiToolName = nameRule{max: 64, extra: "_-"}
-	claudeToolName = nameRule{max: 128, extra: "_-"}
-	geminiToolName = nameRule{max: 64, extra: "_.:-", letterFirst: true}
-)
+var specToolName = nameRule{max: 128, extra: "_.-"}
 
 func (n nameRule) allowed(c rune) bool {
 	return c < 0x80 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(n.extra, c))
@@ -53,10 +48,8 @@ func (n nameRule) MatchString(name string) bool {
 }
 
 var (
-	knownDialects   = []string{"json-schema.org/draft/2020-12/schema", "json-schema.org/draft/2019-09/schema", "json-schema.org/draft-07/schema", "json-schema.org/draft-06/schema", "json-schema.org/draft-04/schema"}
-	maxDescription  = 4096
-	openaiDescLimit = 1024
-	openaiToolLimit = 128
+	knownDialects  = []string{"json-schema.org/draft/2020-12/schema", "json-schema.org/draft/2019-09/schema", "json-schema.org/draft-07/schema", "json-schema.org/draft-06/schema", "json-schema.org/draft-04/schema"}
+	maxDescription = 4096
 )
 
 // builtins are tool names that hosts give their own tools (Claude Code,
@@ -76,11 +69,8 @@ func (r *run) tools() {
 		return
 	}
 	r.check(ruleToolsName, ruleToolsNameUnique, ruleToolsDescription, ruleToolsInputSchema, ruleToolsSchemaValid, ruleToolsOutputSchema,
-		ruleToolsAnnotations, ruleSecurityDescriptionSize, ruleSecurityShadowing, ruleHostsOpenaiName, ruleHostsAnthropicName, ruleHostsGeminiName,
-		ruleHostsAnthropicRootCombinator, ruleHostsOpenaiProperties, ruleHostsOpenaiDescription, ruleHostsOpenaiToolCount)
-	if len(items) > openaiToolLimit {
-		r.report(ruleHostsOpenaiToolCount, "tools", nil, "the server lists %d tools; OpenAI takes at most %d in a request, and a host adds every server's", len(items), openaiToolLimit)
-	}
+		ruleToolsAnnotations, ruleSecurityDescriptionSize, ruleSecurityShadowing)
+	r.toolsListed = true
 	var names []string
 	var tools []mcp.Tool
 	for _, raw := range items {
@@ -117,15 +107,6 @@ func (r *run) tool(t mcp.Tool, raw json.RawMessage) {
 	case !specToolName.MatchString(t.Name):
 		r.report(ruleToolsName, subject, raw, "the name has %d characters%s; the spec asks 1 to 128 of A-Z a-z 0-9 _ - .", utf8.RuneCountInString(t.Name), badChars(t.Name, specToolName))
 	}
-	if !openaiToolName.MatchString(t.Name) {
-		r.report(ruleHostsOpenaiName, subject, nil, "OpenAI rejects this name (%s)", why(t.Name, openaiToolName))
-	}
-	if !claudeToolName.MatchString(t.Name) {
-		r.report(ruleHostsAnthropicName, subject, nil, "Anthropic rejects this name (%s)", why(t.Name, claudeToolName))
-	}
-	if !geminiToolName.MatchString(t.Name) {
-		r.report(ruleHostsGeminiName, subject, nil, "Gemini rejects this name (%s)", why(t.Name, geminiToolName))
-	}
 	if host, ok := builtins[t.Name]; ok {
 		r.report(ruleSecurityShadowing, subject, nil, "%s has a built-in tool named %q", host, t.Name)
 	}
@@ -134,8 +115,6 @@ func (r *run) tool(t mcp.Tool, raw json.RawMessage) {
 	}
 	if n := utf8.RuneCountInString(t.Description); n > maxDescription {
 		r.report(ruleSecurityDescriptionSize, subject, nil, "the description has %d characters", n)
-	} else if n > openaiDescLimit {
-		r.report(ruleHostsOpenaiDescription, subject, nil, "the description has %d characters (more than %d)", n, openaiDescLimit)
 	}
 	fields := map[string]string{"name": t.Name, "title": t.Title, "description": t.Description}
 	if t.Annotations != nil {
@@ -167,29 +146,7 @@ func (r *run) inputSchema(subject string, raw json.RawMessage) {
 		r.report(ruleToolsInputSchema, subject, raw, "inputSchema's root type is %s, not \"object\"", show(root["type"]))
 	}
 	r.schemaValid(subject, "inputSchema", raw, root)
-	for _, k := range []string{"oneOf", "anyOf", "allOf"} {
-		if _, ok := root[k]; ok {
-			r.report(ruleHostsAnthropicRootCombinator, subject, nil, "inputSchema has %s at its root", k)
-		}
-	}
-	if _, ok := root["properties"]; !ok && root["type"] == "object" {
-		r.report(ruleHostsOpenaiProperties, subject, raw, "inputSchema has no \"properties\" (add \"properties\": {} for a tool without arguments)")
-	}
 	r.schemaText(subject, raw)
-	r.check(ruleHostsGeminiArrayItems, ruleHostsGeminiEnumStrings)
-	walkSchema(root, "", func(ptr string, node map[string]any) {
-		if node["type"] == "array" && node["items"] == nil && node["prefixItems"] == nil {
-			r.report(ruleHostsGeminiArrayItems, subject, nil, "inputSchema%s is an array without items", ptrOrRoot(ptr))
-		}
-		if enum, ok := node["enum"].([]any); ok {
-			for _, v := range enum {
-				if _, ok := v.(string); !ok {
-					r.report(ruleHostsGeminiEnumStrings, subject, nil, "inputSchema%s has a non-string enum value %s", ptrOrRoot(ptr), show(v))
-					break
-				}
-			}
-		}
-	})
 }
 
 func (r *run) outputSchema(subject string, raw json.RawMessage) {
@@ -252,64 +209,12 @@ func (r *run) schemaText(subject string, raw json.RawMessage) {
 	r.hiddenText(subject, nil, fields)
 }
 
-// walkSchema calls fn on every schema node under properties, items,
-// prefixItems, $defs, definitions, anyOf, oneOf and allOf.
-func walkSchema(node map[string]any, ptr string, fn func(ptr string, node map[string]any)) {
-	fn(ptr, node)
-	for _, k := range []string{"properties", "$defs", "definitions"} {
-		if m, ok := node[k].(map[string]any); ok {
-			for name, sub := range m {
-				if s, ok := sub.(map[string]any); ok {
-					walkSchema(s, ptr+"/"+k+"/"+name, fn)
-				}
-			}
-		}
-	}
-	if s, ok := node["items"].(map[string]any); ok {
-		walkSchema(s, ptr+"/items", fn)
-	}
-	for _, k := range []string{"prefixItems", "anyOf", "oneOf", "allOf"} {
-		if list, ok := node[k].([]any); ok {
-			for i, sub := range list {
-				if s, ok := sub.(map[string]any); ok {
-					walkSchema(s, fmt.Sprintf("%s/%s/%d", ptr, k, i), fn)
-				}
-			}
-		}
-	}
-}
-
-func ptrOrRoot(ptr string) string {
-	if ptr == "" {
-		return " (the root)"
-	}
-	return " at " + ptr
-}
-
 func show(v any) string {
 	if v == nil {
 		return "missing"
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// why says why name fails a name rule.
-func why(name string, rule nameRule) string {
-	n := utf8.RuneCountInString(name)
-	var parts []string
-	if n == 0 {
-		parts = append(parts, "empty")
-	} else if n > rule.max {
-		parts = append(parts, fmt.Sprintf("%d characters, more than %d", n, rule.max))
-	}
-	if b := badChars(name, rule); b != "" {
-		parts = append(parts, strings.TrimPrefix(b, ", "))
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "it must start with a letter or _")
-	}
-	return strings.Join(parts, "; ")
 }
 
 // badChars lists the characters of name the rule does not allow, as
@@ -367,6 +272,7 @@ func (r *run) callReadOnly(tools []mcp.Tool) {
 			r.report(ruleToolsCallResult, subject, res, "the result is not a CallToolResult: %v", err)
 			continue
 		}
+		r.resultChars[t.Name] = resultText(ctr)
 		var probe map[string]json.RawMessage
 		json.Unmarshal(res, &probe)
 		if _, ok := probe["content"]; !ok {
@@ -433,4 +339,14 @@ func mustJSON(v any) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// resultText is how many characters of text a result gives the model:
+// its text blocks and its structured content.
+func resultText(res mcp.CallToolResult) int {
+	n := len(res.StructuredContent)
+	for _, c := range res.Content {
+		n += utf8.RuneCountInString(c.Text)
+	}
+	return n
 }

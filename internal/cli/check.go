@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +20,9 @@ type CheckOptions struct {
 	ConnOptions
 	Call  bool
 	SARIF bool
+	// Hosts are the hosts the server must work with (--host): only their
+	// rejections are errors.
+	Hosts []string
 }
 
 // NewCmdCheck returns `mcpi check TARGET`.
@@ -41,12 +46,16 @@ func NewCmdCheck(f *Factory) *cobra.Command {
 			if opts.JSON && opts.SARIF {
 				return flagErrorf("--json and --sarif: give one")
 			}
+			if err := opts.validateHosts(); err != nil {
+				return err
+			}
 			return checkRun(cmd.Context(), opts)
 		},
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().BoolVar(&opts.Call, "call", false, "also call the tools annotated read-only, with arguments made from their input schemas")
+	cmd.Flags().StringSliceVar(&opts.Hosts, "host", nil, "the hosts the server must work with (comma-separated: "+strings.Join(check.HostIDs(), ", ")+", or all): a rejection by one is an error")
 	end()
 	end = flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.SARIF, "sarif", false, "print SARIF 2.1.0 (for code scanning in CI)")
@@ -65,6 +74,7 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	err := opts.withHooks(ctx, hk, func(c *session.Client) error {
 		copts := checkOptions(&opts.Target, c)
 		copts.Call = opts.Call
+		copts.Hosts, copts.ServerName = opts.Hosts, opts.Target.Server
 		rep = check.Run(ctx, c, obs, copts)
 		return nil
 	})
@@ -142,4 +152,22 @@ func checkFunc(t TargetOptions) func(ctx context.Context, progress func(string))
 		copts.Progress = progress
 		return check.Run(ctx, c, obs, copts), nil
 	}
+}
+
+// validateHosts checks --host's names; "all" names every host.
+func (o *CheckOptions) validateHosts() error {
+	var out []string
+	for _, h := range o.Hosts {
+		h = strings.TrimSpace(strings.ToLower(h))
+		switch {
+		case h == "all":
+			out = append(out, check.HostIDs()...)
+		case slices.Contains(check.HostIDs(), h):
+			out = append(out, h)
+		default:
+			return flagErrorf("--host %q: no such host; the hosts are %s (or all)", h, strings.Join(check.HostIDs(), ", "))
+		}
+	}
+	o.Hosts = out
+	return nil
 }

@@ -150,9 +150,6 @@ var brokenDefects = map[string]func(*brokenServer){
 		return true
 	}),
 	"tools/name":                func(b *brokenServer) { b.tool["name"] = "look up/word" },
-	"hosts/openai-name":         func(b *brokenServer) { b.tool["name"] = "dict.lookup" },
-	"hosts/anthropic-name":      func(b *brokenServer) { b.tool["name"] = "dict.lookup" },
-	"hosts/gemini-name":         func(b *brokenServer) { b.tool["name"] = "1lookup" },
 	"tools/name-unique":         func(b *brokenServer) { b.tools = append(b.tools, b.tool) },
 	"tools/description":         func(b *brokenServer) { delete(b.tool, "description") },
 	"tools/input-schema":        toolSet("inputSchema", map[string]any{"type": "string"}),
@@ -162,21 +159,10 @@ var brokenDefects = map[string]func(*brokenServer){
 	"tools/annotations":         toolSet("annotations", map[string]any{"readOnlyHint": true, "destructiveHint": true}),
 	"security/hidden-text":      toolSet("description", "Looks a word up.\U000E0049\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065"),
 	"security/description-size": toolSet("description", strings.Repeat("Looks a word up. ", 300)),
-	"hosts/openai-description":  toolSet("description", strings.Repeat("Looks a word up. ", 70)),
 	"security/shadowing":        toolSet("name", "Bash"),
-	"hosts/anthropic-root-combinator": toolSet("inputSchema", map[string]any{"type": "object", "properties": map[string]any{},
-		"anyOf": []any{map[string]any{"required": []string{"a"}}, map[string]any{"required": []string{"b"}}}}),
-	"hosts/openai-properties":   toolSet("inputSchema", map[string]any{"type": "object"}),
-	"hosts/gemini-array-items":  toolSet("inputSchema", schemaObject(map[string]any{"words": map[string]any{"type": "array"}})),
-	"hosts/gemini-enum-strings": toolSet("inputSchema", schemaObject(map[string]any{"n": map[string]any{"type": "integer", "enum": []int{1, 2}}})),
 	"tools/x-mcp-header": toolSet("inputSchema", schemaObject(map[string]any{"words": map[string]any{"type": "array",
 		"items": map[string]any{"type": "string"}, "x-mcp-header": "Words"}})),
 	"icons/valid": toolSet("icons", []any{map[string]any{"src": "javascript:alert(1)", "sizes": []string{"big"}}}),
-	"hosts/openai-tool-count": func(b *brokenServer) {
-		for i := range 130 {
-			b.tools = append(b.tools, map[string]any{"name": fmt.Sprintf("t%d", i), "description": "A tool.", "inputSchema": schemaObject(map[string]any{})})
-		}
-	},
 	"tools/call-result": answers("tools/call", func(b *brokenServer, id json.RawMessage, p brokenParams) bool {
 		if p.Name != b.tool["name"] {
 			return false

@@ -252,6 +252,7 @@ var peerRunners = []struct {
 	{BoundsPrefix, RunBounds},
 	{SessionPrefix, RunHostileSession},
 	{ListsPrefix, RunLists},
+	{HostsPrefix, RunHosts},
 	{"hostile:", RunHostile},
 }
 

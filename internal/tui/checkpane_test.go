@@ -44,15 +44,15 @@ func TestCheckPane(t *testing.T) {
 	h.press("alt+k")
 	h.waitText("enter or ctrl+l runs the checks")
 	h.press("enter")
-	s := h.waitText("NOTES (", "rules ·")
-	if !strings.Contains(s, "k Check (0)") {
+	s := h.waitText("WARNINGS (", "rules ·")
+	if !strings.Contains(s, "k Check (7)") {
 		t.Errorf("the tab does not count errors and warnings:\n%s", s)
 	}
 	h.golden(s)
 	h.press("enter")
-	h.waitText("hosts/openai-properties  info", "source", "frame")
+	h.waitText("hosts/openai/object-needs-properties  warning", "source")
 	h.press("esc")
-	h.waitText("NOTES (", "> hosts/openai-properties")
+	h.waitText("WARNINGS (", "> hosts/openai/object-needs-properties")
 }
 
 // TestCheckPaneFinding shows a finding opened in full.
@@ -60,7 +60,7 @@ func TestCheckPaneFinding(t *testing.T) {
 	h := start(t, 100, 30, func(o *Options) { o.Check = checkPeer("demo") })
 	h.waitText(toolsLoaded)
 	h.press("alt+k", "ctrl+l")
-	h.waitText("NOTES (")
+	h.waitText("WARNINGS (")
 	h.press("enter")
-	h.golden(h.waitText("hosts/openai-properties  info", "frame"))
+	h.golden(h.waitText("hosts/openai/object-needs-properties  warning", "source"))
 }

@@ -1,0 +1,120 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mcpi-dev/mcpi/internal/check/hosts"
+)
+
+// A host's rules are rules of check's like any other, named
+// "hosts/<host rule>" ("hosts/openai/name-pattern"): listed, documented
+// and reported the same way. Their severity is a warning when the host
+// rejects (or drops a tool), info for a strict mode's rewrite, a warning
+// that decides nothing or an unverified limit; an error only when the
+// host is one --host names. A strict mode's problems are findings only
+// when --host names it: otherwise its row in the matrix says it.
+
+// HostVerdict is one host's verdict in a report: the matrix's row.
+type HostVerdict struct {
+	Host    string `json:"host"`
+	Name    string `json:"name"`
+	OptIn   bool   `json:"optIn,omitempty"`
+	Named   bool   `json:"named,omitempty"` // given with --host
+	Verdict string `json:"verdict"`         // accepted, rejected, needs rewrite, unknown
+	// Tools is how many tools break a rule that decides the verdict.
+	Tools   int      `json:"tools"`
+	Rules   []string `json:"rules,omitempty"`
+	Summary string   `json:"summary,omitempty"`
+}
+
+// hostRule is the check Rule of a host's rule.
+func hostRule(r *hosts.Rule, h *hosts.Host) *Rule {
+	sev := Warning
+	if h.OptIn || r.Effect == hosts.Rewrite || r.Effect == hosts.Warn || r.Confidence == hosts.Unverified {
+		sev = Info
+	}
+	summary := fmt.Sprintf("%s: %s (%s)", h.Name, r.Summary, r.Effect)
+	if r.PerRequest {
+		summary += "; a per-request limit, judged for this server alone"
+	}
+	return &Rule{ID: "hosts/" + r.ID, Severity: sev, Summary: summary, Source: r.Source + "; " + string(r.Confidence)}
+}
+
+func init() {
+	for _, h := range hosts.Profiles() {
+		for _, r := range h.Rules {
+			rule := hostRule(r, h)
+			rules[rule.ID] = rule
+			ruleList = append(ruleList, rule)
+		}
+	}
+}
+
+// HostIDs are the hosts --host may name.
+func HostIDs() []string { return hosts.IDs() }
+
+// hostMatrix judges the listed tools against every host's profile: each
+// problem is a finding, and each host a row of the report's matrix.
+func (r *run) hostMatrix() []HostVerdict {
+	env := hosts.Env{Server: r.opts.ServerName, ServerFrom: "--server"}
+	if env.Server == "" {
+		if init := r.c.InitializeResult(); init != nil {
+			env.Server, env.ServerFrom = init.ServerInfo.Name, "serverInfo.name"
+		}
+	}
+	var tools []hosts.Tool
+	for _, t := range r.toolList {
+		ht := hosts.NewTool(t.Name, t.Description, t.InputSchema)
+		ht.ResultChars = r.resultChars[t.Name]
+		tools = append(tools, ht)
+	}
+	var rows []HostVerdict
+	for _, res := range hosts.Judge(tools, env, r.toolsListed) {
+		h := res.Host
+		named := slices.Contains(r.opts.Hosts, h.ID)
+		for _, rule := range h.Rules {
+			r.check(rules["hosts/"+rule.ID])
+		}
+		row := HostVerdict{Host: h.ID, Name: h.Name, OptIn: h.OptIn, Named: named, Verdict: string(res.Verdict), Tools: res.Tools, Summary: res.Summary()}
+		for _, p := range res.Problems {
+			if !slices.Contains(row.Rules, p.Rule.ID) {
+				row.Rules = append(row.Rules, p.Rule.ID)
+			}
+			// A strict mode is a profile a client opts into: its rewrites
+			// are the matrix's row, and findings only when --host names it.
+			if h.OptIn && !named {
+				continue
+			}
+			r.hostFinding(h, p, named)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// hostFinding reports one host problem: what the host would do, and the
+// fix where the host documents one.
+func (r *run) hostFinding(h *hosts.Host, p hosts.Problem, named bool) {
+	rule := rules["hosts/"+p.Rule.ID]
+	subject := "tools"
+	if p.Tool != "" {
+		subject = fmt.Sprintf("tool %q", p.Tool)
+	}
+	what := h.Name + " " + string(p.Rule.Effect)
+	if h.OptIn || p.Rule.Effect == hosts.Rewrite {
+		what = h.Name + ": needs rewriting for strict mode"
+	}
+	msg := what + ": " + p.Message
+	if p.Rule.Fix != "" {
+		msg += " (fix: " + p.Rule.Fix + ")"
+	}
+	if p.Rule.Confidence == hosts.Unverified {
+		msg += " (unverified)"
+	}
+	r.report(rule, subject, nil, "%s", msg)
+	if named && hosts.Rejects(p.Rule, h) {
+		// A host the server must work with rejects it: an error.
+		r.found[len(r.found)-1].Severity = Error
+	}
+}

@@ -1,0 +1,89 @@
+package mcptest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// HostsPrefix, then a host's id (internal/check/hosts), names a stdio
+// server (legacy era, 2025-11-25, tools only) whose tools break that host's
+// profile and no other rule of the host it is named after; "hosts:clean"
+// lists tools every host takes, strict modes included.
+const HostsPrefix = "hosts:"
+
+// cleanTool is a tool every host takes.
+const cleanTool = `{"name":"get_weather","description":"The weather of a city.","inputSchema":{"type":"object","properties":{"city":{"type":"string","description":"A city."}},"required":["city"],"additionalProperties":false}}`
+
+// hostTools are, by host, tools that break its profile.
+var hostTools = map[string][]string{
+	"clean":            {cleanTool},
+	"openai":           {cleanTool, toolJSON("weather_"+strings.Repeat("x", 60), `{"type":"object","properties":{},"additionalProperties":false}`)},
+	"openai-strict":    {cleanTool, toolJSON("search", `{"type":"object","properties":{"q":{"type":"string"},"limit":{"type":"integer"}},"required":["q"],"additionalProperties":false}`)},
+	"anthropic":        {cleanTool, toolJSON("either", `{"type":"object","anyOf":[{"properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"string"}},"required":["b"]}]}`)},
+	"anthropic-strict": {cleanTool, toolJSON("page", `{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"],"additionalProperties":false}`)},
+	"gemini":           {cleanTool, toolJSON("pick", `{"type":"object","properties":{"level":{"type":"integer","enum":[1,2,3]}},"required":["level"],"additionalProperties":false}`)},
+	"vscode":           {cleanTool, toolJSON("tags", `{"type":"object","properties":{"tags":{"type":"array"}},"required":["tags"],"additionalProperties":false}`)},
+	"cursor":           {cleanTool, toolJSON("get_the_weather_forecast_for_the_next_seven_days_in_one_city", `{"type":"object","properties":{},"additionalProperties":false}`)},
+	"windsurf":         manyTools(101),
+	"claude-desktop":   {cleanTool, toolJSON("weather_"+strings.Repeat("y", 60), `{"type":"object","properties":{},"additionalProperties":false}`)},
+	"claude-code":      {cleanTool, toolJSON(strings.Repeat("z", 121), `{"type":"object","properties":{},"additionalProperties":false}`)},
+}
+
+func toolJSON(name, schema string) string {
+	return fmt.Sprintf(`{"name":%q,"description":"Does one thing.","inputSchema":%s}`, name, schema)
+}
+
+func manyTools(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = toolJSON(fmt.Sprintf("tool_%d", i), `{"type":"object","properties":{},"additionalProperties":false}`)
+	}
+	return out
+}
+
+// RunHosts serves the tools of host on stdin and stdout until stdin ends.
+func RunHosts(host string) {
+	tools, ok := hostTools[host]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "no tools for host %q\n", host)
+		os.Exit(2)
+	}
+	list := json.RawMessage("[" + strings.Join(tools, ",") + "]")
+	out := bufio.NewWriter(os.Stdout)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		out.Write(b)
+		out.WriteByte('\n')
+		out.Flush()
+	}
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	for {
+		line, err := in.ReadBytes('\n')
+		var m hostileMsg
+		if len(line) > 0 && json.Unmarshal(line, &m) == nil && m.Method != "" && m.ID != nil {
+			var result any
+			switch m.Method {
+			case "initialize":
+				result = map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tools": map[string]any{}},
+					"serverInfo": map[string]any{"name": "w", "version": "1"}}
+			case "tools/list":
+				result = map[string]any{"tools": list}
+			case "tools/call":
+				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32602, "message": "Unknown tool"}})
+				continue
+			case "ping":
+				result = map[string]any{}
+			default:
+				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "Method not found"}})
+				continue
+			}
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+		}
+		if err != nil {
+			return
+		}
+	}
+}
