@@ -58,7 +58,7 @@ var allowedWaits = map[site]struct {
 	"internal/proxy/stdio.go:RunStdio":                         {1, "the server is killed 3 s after the proxy's client went away"},
 	"internal/record/writer.go:newWriter":                      {1, "the trace's flush timer (100 ms after a write)"},
 	"internal/replay/server.go:Server.ServeStdio":              {1, "lines of the client handed over one at a time: the reader waits for the server (the pipe pushes back)"},
-	"internal/session/client.go:Client.await":                  {2, "the request clocks themselves: --timeout (reset by progress) and --max-time"},
+	"internal/session/client.go:newCallClock":                  {2, "the request clocks themselves: --timeout (reset by progress) and --max-time"},
 	"internal/session/health.go:Client.backgroundContext":      {1, "a background request (keepalive ping, renewal) under the request timeout"},
 	"internal/session/health.go:Client.keepAlive":              {1, "the keepalive interval, stopped with the client"},
 	"internal/session/modern.go:Client.Listen":                 {1, "the wait for subscriptions/listen's acknowledgement, under the request timeout"},
