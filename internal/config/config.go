@@ -170,6 +170,48 @@ func Load(path string) ([]Server, error) {
 // Parse is Load for data already read; path names the file in Server.Source
 // and in errors, and takes part in detecting the format.
 func Parse(path string, data []byte) ([]Server, error) {
+	top, err := parseTop(path, data)
+	if err != nil || top == nil {
+		return nil, err
+	}
+	p := parser{path: path, format: formatFromPath(path)}
+	sections, inputsRaw := p.sections(top)
+	if len(sections) == 0 {
+		if len(top) == 0 || p.format == FormatClaudeCode {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("config: %s: no \"mcpServers\" or \"servers\" object", path)
+	}
+
+	p.inputs = parseInputs(inputsRaw)
+	var servers []Server
+	for _, sec := range sections {
+		names, raws, err := orderedObject(sec.raw)
+		if err != nil {
+			return nil, fmt.Errorf("config: %s: %q: %v", path, sec.key, err)
+		}
+		for i, name := range names {
+			s := p.entry(name, raws[i])
+			s.Project = sec.project
+			servers = append(servers, s)
+		}
+	}
+	if p.format == "" {
+		p.format = formatFromContent(top, p.sawStreamableHTTP)
+	}
+	for i := range servers {
+		servers[i].Format = p.format
+		if modeFor(p.format).inputs {
+			servers[i].Inputs = p.referencedInputs(servers[i])
+		}
+	}
+	return servers, nil
+}
+
+// parseTop reads the file's top-level object, JSONC allowed, with the
+// line and column of a syntax error. An empty file is a nil map and no
+// error.
+func parseTop(path string, data []byte) (map[string]json.RawMessage, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	clean, err := stripJSONC(data)
 	if err != nil {
@@ -203,8 +245,12 @@ func Parse(path string, data []byte) ([]Server, error) {
 	if top == nil {
 		return nil, fmt.Errorf("config: %s: the top level is null, want an object", path)
 	}
+	return top, nil
+}
 
-	p := parser{path: path, format: formatFromPath(path)}
+// sections finds the objects of servers in top, and the inputs that go
+// with them; where they are may settle the format.
+func (p *parser) sections(top map[string]json.RawMessage) ([]section, json.RawMessage) {
 	inputsRaw := top["inputs"]
 	var sections []section
 	for _, key := range []string{"mcpServers", "servers"} {
@@ -229,55 +275,34 @@ func Parse(path string, data []byte) ([]Server, error) {
 	if raw, ok := top["projects"]; ok && (p.format == "" || p.format == FormatClaudeCode) {
 		var projects map[string]json.RawMessage
 		if json.Unmarshal(raw, &projects) == nil {
-			dirs := make([]string, 0, len(projects))
-			for dir := range projects {
-				dirs = append(dirs, dir)
-			}
-			sort.Strings(dirs)
-			for _, dir := range dirs {
-				var proj map[string]json.RawMessage
-				if json.Unmarshal(projects[dir], &proj) != nil {
-					continue
-				}
-				if s, ok := proj["mcpServers"]; ok {
-					sections = append(sections, section{key: "projects." + dir + ".mcpServers", raw: s, project: dir})
-				}
-			}
+			sections = append(sections, projectSections(projects)...)
 			if p.format == "" {
 				p.format = FormatClaudeCode
 			}
 		}
 	}
-	if len(sections) == 0 {
-		if len(top) == 0 || p.format == FormatClaudeCode {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("config: %s: no \"mcpServers\" or \"servers\" object", path)
-	}
+	return sections, inputsRaw
+}
 
-	p.inputs = parseInputs(inputsRaw)
-	var servers []Server
-	for _, sec := range sections {
-		names, raws, err := orderedObject(sec.raw)
-		if err != nil {
-			return nil, fmt.Errorf("config: %s: %q: %v", path, sec.key, err)
-		}
-		for i, name := range names {
-			s := p.entry(name, raws[i])
-			s.Project = sec.project
-			servers = append(servers, s)
-		}
+// projectSections are the mcpServers of each project of ~/.claude.json,
+// in the order of the projects' directories.
+func projectSections(projects map[string]json.RawMessage) []section {
+	dirs := make([]string, 0, len(projects))
+	for dir := range projects {
+		dirs = append(dirs, dir)
 	}
-	if p.format == "" {
-		p.format = formatFromContent(top, p.sawStreamableHTTP)
-	}
-	for i := range servers {
-		servers[i].Format = p.format
-		if modeFor(p.format).inputs {
-			servers[i].Inputs = p.referencedInputs(servers[i])
+	sort.Strings(dirs)
+	var sections []section
+	for _, dir := range dirs {
+		var proj map[string]json.RawMessage
+		if json.Unmarshal(projects[dir], &proj) != nil {
+			continue
+		}
+		if s, ok := proj["mcpServers"]; ok {
+			sections = append(sections, section{key: "projects." + dir + ".mcpServers", raw: s, project: dir})
 		}
 	}
-	return servers, nil
+	return sections
 }
 
 type section struct {
@@ -343,67 +368,94 @@ func (p *parser) entry(name string, raw json.RawMessage) Server {
 		return fail("want an object, got %s", jsonKind(raw))
 	}
 
-	var errs []string
-	str := func(key string) string {
-		v, ok := fields[key]
-		if !ok || jsonKind(v) == "null" {
-			return ""
-		}
-		var out string
-		if json.Unmarshal(v, &out) != nil {
-			errs = append(errs, fmt.Sprintf("%q: want a string, got %s", key, jsonKind(v)))
-		}
-		return out
-	}
-	typ := str("type")
+	f := &entryFields{fields: fields}
+	typ := f.str("type")
 	if typ == "" {
-		typ = str("transportType") // Cline
+		typ = f.str("transportType") // Cline
 	}
 	if strings.EqualFold(typ, "streamable-http") {
 		p.sawStreamableHTTP = true
 	}
-	s.URL = str("url")
+	s.URL = f.str("url")
 	if s.URL == "" {
-		s.URL = str("serverUrl") // Windsurf
+		s.URL = f.str("serverUrl") // Windsurf
 	}
-	httpURL := str("httpUrl") // Gemini CLI: Streamable HTTP only
+	httpURL := f.str("httpUrl") // Gemini CLI: Streamable HTTP only
 	if s.URL == "" {
 		s.URL = httpURL
 	}
-	s.Cwd = str("cwd")
-	s.EnvFile = str("envFile")
+	s.Cwd = f.str("cwd")
+	s.EnvFile = f.str("envFile")
+	f.command(&s)
+	f.maps(&s)
+	f.oauthAndSwitches(&s)
+	if len(f.errs) > 0 {
+		return fail("%s", strings.Join(f.errs, "; "))
+	}
+	if msg := setTransport(&s, typ, httpURL); msg != "" {
+		return fail("%s", msg)
+	}
+	return s
+}
 
-	if v, ok := fields["command"]; ok {
+// entryFields reads the fields of one server object, collecting what is
+// wrong with them in errs.
+type entryFields struct {
+	fields map[string]json.RawMessage
+	errs   []string
+}
+
+// str is the string field key: "" when absent or null.
+func (f *entryFields) str(key string) string {
+	v, ok := f.fields[key]
+	if !ok || jsonKind(v) == "null" {
+		return ""
+	}
+	var out string
+	if json.Unmarshal(v, &out) != nil {
+		f.errs = append(f.errs, fmt.Sprintf("%q: want a string, got %s", key, jsonKind(v)))
+	}
+	return out
+}
+
+// command reads command (a string, or the whole argv as some hosts take
+// it) and args.
+func (f *entryFields) command(s *Server) {
+	if v, ok := f.fields["command"]; ok {
 		switch jsonKind(v) {
 		case "string":
 			_ = json.Unmarshal(v, &s.Command)
 		case "array": // some hosts take the whole argv as "command"
 			argv, err := scalars(v)
 			if err != nil {
-				errs = append(errs, fmt.Sprintf("%q: %v", "command", err))
+				f.errs = append(f.errs, fmt.Sprintf("%q: %v", "command", err))
 			} else if len(argv) > 0 {
 				s.Command, s.Args = argv[0], argv[1:]
 			}
 		case "null":
 		default:
-			errs = append(errs, fmt.Sprintf("%q: want a string, got %s", "command", jsonKind(v)))
+			f.errs = append(f.errs, fmt.Sprintf("%q: want a string, got %s", "command", jsonKind(v)))
 		}
 	}
-	if v, ok := fields["args"]; ok && jsonKind(v) != "null" {
+	if v, ok := f.fields["args"]; ok && jsonKind(v) != "null" {
 		args, err := scalars(v)
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("%q: %v", "args", err))
+			f.errs = append(f.errs, fmt.Sprintf("%q: %v", "args", err))
 		}
 		s.Args = append(s.Args, args...)
 	}
+}
+
+// maps reads env and headers.
+func (f *entryFields) maps(s *Server) {
 	for _, key := range []string{"env", "headers"} {
-		v, ok := fields[key]
+		v, ok := f.fields[key]
 		if !ok || jsonKind(v) == "null" {
 			continue
 		}
 		m, err := scalarMap(v)
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("%q: %v", key, err))
+			f.errs = append(f.errs, fmt.Sprintf("%q: %v", key, err))
 		}
 		if key == "env" {
 			s.Env = m
@@ -411,29 +463,34 @@ func (p *parser) entry(name string, raw json.RawMessage) Server {
 			s.Headers = m
 		}
 	}
-	if v, ok := fields["oauth"]; ok && jsonKind(v) != "null" {
+}
+
+// oauthAndSwitches reads oauth, and disabled or enabled.
+func (f *entryFields) oauthAndSwitches(s *Server) {
+	if v, ok := f.fields["oauth"]; ok && jsonKind(v) != "null" {
 		o, err := parseOAuth(v)
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("%q: %v", "oauth", err))
+			f.errs = append(f.errs, fmt.Sprintf("%q: %v", "oauth", err))
 		}
 		s.OAuth = o
 	}
-	if v, ok := fields["disabled"]; ok {
+	if v, ok := f.fields["disabled"]; ok {
 		var b bool
 		if json.Unmarshal(v, &b) == nil && b {
 			s.Disabled = true
 		}
 	}
-	if v, ok := fields["enabled"]; ok {
+	if v, ok := f.fields["enabled"]; ok {
 		var b bool
 		if json.Unmarshal(v, &b) == nil && !b {
 			s.Disabled = true
 		}
 	}
-	if len(errs) > 0 {
-		return fail("%s", strings.Join(errs, "; "))
-	}
+}
 
+// setTransport sets s.Transport from the type the entry names or, without
+// one, from its fields. It returns what is wrong, or "".
+func setTransport(s *Server, typ, httpURL string) string {
 	switch strings.ToLower(strings.TrimSpace(typ)) {
 	case "":
 		switch {
@@ -444,7 +501,7 @@ func (p *parser) entry(name string, raw json.RawMessage) Server {
 		case s.URL != "":
 			s.Transport = "" // discover
 		default:
-			return fail("has neither \"command\" nor \"url\"")
+			return "has neither \"command\" nor \"url\""
 		}
 	case "stdio":
 		s.Transport = TransportStdio
@@ -453,15 +510,15 @@ func (p *parser) entry(name string, raw json.RawMessage) Server {
 	case "sse":
 		s.Transport = TransportSSE
 	default:
-		return fail("unknown type %q (want stdio, http or sse)", typ)
+		return fmt.Sprintf("unknown type %q (want stdio, http or sse)", typ)
 	}
 	if s.Transport == TransportStdio && s.Command == "" {
-		return fail("type %q needs a \"command\"", typ)
+		return fmt.Sprintf("type %q needs a \"command\"", typ)
 	}
 	if (s.Transport == TransportHTTP || s.Transport == TransportSSE) && s.URL == "" {
-		return fail("type %q needs a \"url\"", typ)
+		return fmt.Sprintf("type %q needs a \"url\"", typ)
 	}
-	return s
+	return ""
 }
 
 // referencedInputs lists the inputs s names as ${input:ID}, declared or not.

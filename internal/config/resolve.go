@@ -61,7 +61,23 @@ func (s Server) Resolve(inputs map[string]string, lookupEnv func(string) (string
 		workspace = ws
 	}
 	x := &expander{mode: modeFor(s.Format), inputs: inputs, lookup: lookupEnv, workspace: workspace}
+	r, oauthFiles := x.expandServer(s)
+	if err := x.unresolved(s); err != nil {
+		return Server{}, err
+	}
+	base := workspace
+	if base == "" {
+		base = filepath.Dir(s.Source)
+	}
+	if err := r.anchorFiles(base, oauthFiles); err != nil {
+		return Server{}, err
+	}
+	return r, nil
+}
 
+// expandServer is s with its variables expanded, and the OAuth fields of
+// the copy that name files.
+func (x *expander) expandServer(s Server) (Server, []*string) {
 	r := s
 	r.Command = x.expand(s.Command)
 	r.Args = nil
@@ -87,7 +103,12 @@ func (s Server) Resolve(inputs map[string]string, lookupEnv func(string) (string
 		}
 		r.OAuth = &o
 	}
+	return r, oauthFiles
+}
 
+// unresolved is the error for what the expansion of s could not fill in:
+// inputs not given, environment variables unset, no workspace folder.
+func (x *expander) unresolved(s Server) error {
 	if len(x.missingInputs) > 0 {
 		e := &MissingInputError{Server: s.Name, Source: s.Source, IDs: x.missingInputs}
 		for _, id := range x.missingInputs {
@@ -99,20 +120,22 @@ func (s Server) Resolve(inputs map[string]string, lookupEnv func(string) (string
 			}
 			e.Inputs = append(e.Inputs, in)
 		}
-		return Server{}, e
+		return e
 	}
 	if len(x.missingEnv) > 0 {
-		return Server{}, fmt.Errorf("config: %s: server %q: environment variable %s is not set and has no default",
+		return fmt.Errorf("config: %s: server %q: environment variable %s is not set and has no default",
 			s.Source, s.Name, strings.Join(x.missingEnv, ", "))
 	}
 	if x.noWorkspace {
-		return Server{}, fmt.Errorf("config: %s: server %q uses ${workspaceFolder}, but no workspace folder is known", s.Source, s.Name)
+		return fmt.Errorf("config: %s: server %q uses ${workspaceFolder}, but no workspace folder is known", s.Source, s.Name)
 	}
+	return nil
+}
 
-	base := workspace
-	if base == "" {
-		base = filepath.Dir(s.Source)
-	}
+// anchorFiles makes the relative cwd and envFile of r relative to base,
+// and its OAuth files relative to its configuration file; it then reads
+// envFile, whose variables go under Env (Env wins).
+func (r *Server) anchorFiles(base string, oauthFiles []*string) error {
 	if r.Cwd != "" && !filepath.IsAbs(r.Cwd) {
 		r.Cwd = filepath.Join(base, r.Cwd)
 	}
@@ -120,7 +143,7 @@ func (s Server) Resolve(inputs map[string]string, lookupEnv func(string) (string
 	// secrets are kept beside it, whatever folder mcpi runs in.
 	for _, f := range oauthFiles {
 		if *f != "" && !filepath.IsAbs(*f) {
-			*f = filepath.Join(filepath.Dir(s.Source), *f)
+			*f = filepath.Join(filepath.Dir(r.Source), *f)
 		}
 	}
 	if r.EnvFile != "" {
@@ -129,12 +152,12 @@ func (s Server) Resolve(inputs map[string]string, lookupEnv func(string) (string
 		}
 		vars, err := readEnvFile(r.EnvFile)
 		if err != nil {
-			return Server{}, fmt.Errorf("config: %s: server %q: envFile: %w", s.Source, s.Name, err)
+			return fmt.Errorf("config: %s: server %q: envFile: %w", r.Source, r.Name, err)
 		}
 		maps.Copy(vars, r.Env)
 		r.Env = vars
 	}
-	return r, nil
+	return nil
 }
 
 // workspace is the project folder s's file belongs to, if any.

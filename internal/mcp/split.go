@@ -22,12 +22,6 @@ import (
 // all. The raw fields share data's memory when share is set; they are
 // copies otherwise.
 func decodeSplit(data []byte, share bool) (*Message, bool) {
-	raw := func(v []byte) json.RawMessage {
-		if share {
-			return v[:len(v):len(v)]
-		}
-		return append(json.RawMessage(nil), v...)
-	}
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return nil, false
@@ -39,63 +33,12 @@ func decodeSplit(data []byte, share bool) (*Message, bool) {
 		return m, skipSpace(data, i+1) == len(data)
 	}
 	for {
-		if i >= len(data) || data[i] != '"' {
+		key, v, vend, ok := nextMember(data, i)
+		if !ok {
 			return nil, false
 		}
-		end := skipString(data, i)
-		if end < 0 {
-			return nil, false
-		}
-		key := data[i+1 : end-1]
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return nil, false
-		}
-		i = skipSpace(data, i+1)
-		vend := skipValue(data, i)
-		if vend < 0 {
-			return nil, false
-		}
-		v := data[i:vend]
-		var bit uint8
-		switch string(key) {
-		case "jsonrpc":
-			bit = 1
-			s, ok := plainString(v)
-			if !ok {
-				return nil, false
-			}
-			m.JSONRPC = s
-		case "method":
-			bit = 2
-			s, ok := plainString(v)
-			if !ok {
-				return nil, false
-			}
-			m.Method = s
-		case "id":
-			bit = 4
-			m.ID = raw(v)
-		case "params":
-			bit = 8
-			m.Params = raw(v)
-		case "result":
-			bit = 16
-			m.Result = raw(v)
-		case "error":
-			bit = 32
-			if v[0] != '{' {
-				return nil, false
-			}
-			var e RPCError
-			if json.Unmarshal(v, &e) != nil {
-				return nil, false
-			}
-			m.Error = &e
-		default:
-			return nil, false
-		}
-		if seen&bit != 0 {
+		bit, ok := m.setMember(key, v, share)
+		if !ok || seen&bit != 0 {
 			return nil, false
 		}
 		seen |= bit
@@ -109,6 +52,74 @@ func decodeSplit(data []byte, share bool) (*Message, bool) {
 		}
 		return nil, false
 	}
+}
+
+// nextMember reads the member of an object that starts at i: its key
+// (without the quotes), its value, and where the value ends.
+func nextMember(data []byte, i int) (key, v []byte, vend int, ok bool) {
+	if i >= len(data) || data[i] != '"' {
+		return nil, nil, 0, false
+	}
+	end := skipString(data, i)
+	if end < 0 {
+		return nil, nil, 0, false
+	}
+	key = data[i+1 : end-1]
+	i = skipSpace(data, end)
+	if i >= len(data) || data[i] != ':' {
+		return nil, nil, 0, false
+	}
+	i = skipSpace(data, i+1)
+	vend = skipValue(data, i)
+	if vend < 0 {
+		return nil, nil, 0, false
+	}
+	return key, data[i:vend], vend, true
+}
+
+// setMember sets the field of m that key names to v, and returns the bit
+// that marks the key seen. It reports false for a key that is not one of
+// Message's own, or a value decodeSplit leaves to json.Unmarshal.
+func (m *Message) setMember(key, v []byte, share bool) (uint8, bool) {
+	switch string(key) {
+	case "jsonrpc":
+		s, ok := plainString(v)
+		m.JSONRPC = s
+		return 1, ok
+	case "method":
+		s, ok := plainString(v)
+		m.Method = s
+		return 2, ok
+	case "id":
+		m.ID = rawMember(v, share)
+		return 4, true
+	case "params":
+		m.Params = rawMember(v, share)
+		return 8, true
+	case "result":
+		m.Result = rawMember(v, share)
+		return 16, true
+	case "error":
+		if v[0] != '{' {
+			return 32, false
+		}
+		var e RPCError
+		if json.Unmarshal(v, &e) != nil {
+			return 32, false
+		}
+		m.Error = &e
+		return 32, true
+	}
+	return 0, false
+}
+
+// rawMember is v as a raw field: sharing data's memory (capped, so that
+// no append reaches past it) or a copy.
+func rawMember(v []byte, share bool) json.RawMessage {
+	if share {
+		return v[:len(v):len(v)]
+	}
+	return append(json.RawMessage(nil), v...)
 }
 
 // plainString returns the JSON string v when it has no escapes and is valid

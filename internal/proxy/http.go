@@ -25,116 +25,157 @@ const maxRecordedBody = 64 << 20
 // and the message endpoints an HTTP+SSE upstream announces in its
 // "endpoint" events. Any other path is answered 404 and reaches nothing.
 func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
-	var endpoints sync.Map // paths announced by endpoint events
-	announce := func(reqURL *url.URL, data []byte) {
-		if u, err := reqURL.Parse(strings.TrimSpace(string(data))); err == nil && transport.SameOrigin(u, upstream) {
-			endpoints.Store(u.Path, true)
-		}
+	h := &httpProxy{upstream: upstream, tap: tap}
+	h.rp = &httputil.ReverseProxy{
+		Rewrite:        h.rewrite,
+		FlushInterval:  -1, // SSE events go out as they arrive
+		ModifyResponse: h.modifyResponse,
+		ErrorHandler:   h.upstreamFailed,
 	}
-	emit := func(e transport.Event) {
-		if tap != nil {
-			if e.Time.IsZero() {
-				e.Time = time.Now()
+	return h
+}
+
+// httpProxy is the reverse proxy Handler returns, with its tap.
+type httpProxy struct {
+	upstream  *url.URL
+	tap       transport.Tap
+	endpoints sync.Map // paths announced by endpoint events
+	rp        *httputil.ReverseProxy
+}
+
+// announce records the message endpoint an endpoint event names, when it
+// is on the upstream's origin.
+func (h *httpProxy) announce(reqURL *url.URL, data []byte) {
+	if u, err := reqURL.Parse(strings.TrimSpace(string(data))); err == nil && transport.SameOrigin(u, h.upstream) {
+		h.endpoints.Store(u.Path, true)
+	}
+}
+
+func (h *httpProxy) emit(e transport.Event) {
+	if h.tap != nil {
+		if e.Time.IsZero() {
+			e.Time = time.Now()
+		}
+		h.tap.Observe(e)
+	}
+}
+
+// target is the upstream URL a request of the host goes to: what is
+// forwarded, and what the trace and its HAR record.
+func (h *httpProxy) target(in *url.URL) *url.URL {
+	u := *h.upstream
+	u.Path, u.RawPath = joinPath(h.upstream.Path, in.Path, in.Path == "/" || in.Path == ""), ""
+	if _, ok := h.endpoints.Load(in.Path); ok {
+		u.Path = in.Path // an announced endpoint, as the upstream named it
+	}
+	u.RawQuery = in.RawQuery
+	if h.upstream.RawQuery != "" && in.RawQuery == "" {
+		u.RawQuery = h.upstream.RawQuery
+	}
+	return &u
+}
+
+func (h *httpProxy) rewrite(pr *httputil.ProxyRequest) {
+	pr.SetURL(h.upstream)
+	t := h.target(pr.In.URL)
+	pr.Out.URL.Path, pr.Out.URL.RawPath, pr.Out.URL.RawQuery = t.Path, "", t.RawQuery
+	pr.Out.Host = h.upstream.Host
+}
+
+// modifyResponse taps the upstream's answer: its status and headers, then
+// each SSE event or the JSON body as the host reads it.
+func (h *httpProxy) modifyResponse(resp *http.Response) error {
+	ex, _ := resp.Request.Context().Value(exchangeKey{}).(uint64)
+	meta := &transport.HTTPMeta{Method: resp.Request.Method, URL: resp.Request.URL.String(),
+		StatusCode: resp.StatusCode, RequestHeader: resp.Request.Header.Clone(), ResponseHeader: resp.Header.Clone(), Exchange: ex}
+	h.emit(transport.Event{Kind: transport.KindHTTP, HTTP: meta, Text: resp.Status})
+	ct := strings.ToLower(resp.Header.Get("Content-Type"))
+	switch {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		h.tapSSE(resp, meta)
+	case resp.StatusCode != http.StatusAccepted:
+		var buf bytes.Buffer
+		resp.Body = &teeBody{r: io.TeeReader(resp.Body, &limitWriter{w: &buf, n: maxRecordedBody}), c: resp.Body, done: func() {
+			if b := bytes.TrimSpace(buf.Bytes()); len(b) > 0 && strings.Contains(ct, "json") {
+				emitFrame(h.emit, transport.Incoming, b, meta)
 			}
-			tap.Observe(e)
-		}
+		}}
 	}
-	// target is the upstream URL a request of the host goes to: what is
-	// forwarded, and what the trace and its HAR record.
-	target := func(in *url.URL) *url.URL {
-		u := *upstream
-		u.Path, u.RawPath = joinPath(upstream.Path, in.Path, in.Path == "/" || in.Path == ""), ""
-		if _, ok := endpoints.Load(in.Path); ok {
-			u.Path = in.Path // an announced endpoint, as the upstream named it
-		}
-		u.RawQuery = in.RawQuery
-		if upstream.RawQuery != "" && in.RawQuery == "" {
-			u.RawQuery = upstream.RawQuery
-		}
-		return &u
-	}
-	rp := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(upstream)
-			t := target(pr.In.URL)
-			pr.Out.URL.Path, pr.Out.URL.RawPath, pr.Out.URL.RawQuery = t.Path, "", t.RawQuery
-			pr.Out.Host = upstream.Host
-		},
-		FlushInterval: -1, // SSE events go out as they arrive
-		ModifyResponse: func(resp *http.Response) error {
-			ex, _ := resp.Request.Context().Value(exchangeKey{}).(uint64)
-			meta := &transport.HTTPMeta{Method: resp.Request.Method, URL: resp.Request.URL.String(),
-				StatusCode: resp.StatusCode, RequestHeader: resp.Request.Header.Clone(), ResponseHeader: resp.Header.Clone(), Exchange: ex}
-			emit(transport.Event{Kind: transport.KindHTTP, HTTP: meta, Text: resp.Status})
-			ct := strings.ToLower(resp.Header.Get("Content-Type"))
-			switch {
-			case strings.HasPrefix(ct, "text/event-stream"):
-				pr, pw := io.Pipe()
-				parsed := make(chan struct{})
-				go func() {
-					defer close(parsed)
-					transport.ReadSSE(pr, 0, func(ev transport.SSEEvent) {
-						if !ev.HasData || len(bytes.TrimSpace(ev.Data)) == 0 {
-							return
-						}
-						if ev.Event == "endpoint" {
-							announce(resp.Request.URL, ev.Data)
-						}
-						m := *meta
-						m.SSEEventID, m.SSEEvent = ev.ID, ev.Event
-						emitFrame(emit, transport.Incoming, ev.Data, &m)
-					})
-					io.Copy(io.Discard, pr)
-				}()
-				// The handler returns only once every event of the stream is
-				// recorded: a trace closed after the proxy stops is complete.
-				resp.Body = &teeBody{r: io.TeeReader(resp.Body, pw), c: resp.Body, done: func() { pw.Close(); <-parsed }}
-			case resp.StatusCode != http.StatusAccepted:
-				var buf bytes.Buffer
-				resp.Body = &teeBody{r: io.TeeReader(resp.Body, &limitWriter{w: &buf, n: maxRecordedBody}), c: resp.Body, done: func() {
-					if b := bytes.TrimSpace(buf.Bytes()); len(b) > 0 && strings.Contains(ct, "json") {
-						emitFrame(emit, transport.Incoming, b, meta)
-					}
-				}}
-			}
-			return nil
-		},
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			emit(transport.Event{Kind: transport.KindHTTP, Text: "upstream failed", Err: err.Error(),
-				HTTP: &transport.HTTPMeta{Method: r.Method, URL: target(r.URL).String(), RequestHeader: r.Header.Clone()}})
-			http.Error(w, "mcpi proxy: upstream failed: "+err.Error(), http.StatusBadGateway)
-		},
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		if _, ok := endpoints.Load(joinPath(upstream.Path, p, false)); !ok && p != "/" && p != "" && p != upstream.Path {
-			if _, ok := endpoints.Load(p); !ok {
-				emit(transport.Event{Kind: transport.KindHTTP, Dir: transport.Outgoing, Text: r.Method + " from the host: not the MCP endpoint, not forwarded",
-					HTTP: &transport.HTTPMeta{Method: r.Method, URL: (&url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path, RawQuery: r.URL.RawQuery}).String(), RequestHeader: r.Header.Clone()}})
-				http.Error(w, "mcpi proxy: only the MCP endpoint is forwarded", http.StatusNotFound)
+	return nil
+}
+
+// tapSSE parses the stream as the host reads it, each event a frame of
+// the tap; endpoint events announce message endpoints.
+func (h *httpProxy) tapSSE(resp *http.Response, meta *transport.HTTPMeta) {
+	pr, pw := io.Pipe()
+	parsed := make(chan struct{})
+	go func() {
+		defer close(parsed)
+		transport.ReadSSE(pr, 0, func(ev transport.SSEEvent) {
+			if !ev.HasData || len(bytes.TrimSpace(ev.Data)) == 0 {
 				return
 			}
-		}
-		ex := transport.NewExchange()
-		r = r.WithContext(contextWithExchange(r.Context(), ex))
-		if r.Body != nil && r.Method == http.MethodPost {
-			body, err := io.ReadAll(io.LimitReader(r.Body, maxRecordedBody+1))
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
+			if ev.Event == "endpoint" {
+				h.announce(resp.Request.URL, ev.Data)
 			}
-			rest := r.Body
-			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), rest))
-			if len(body) <= maxRecordedBody {
-				emitFrame(emit, transport.Outgoing, bytes.TrimSpace(body), &transport.HTTPMeta{
-					Method: r.Method, URL: target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex})
-			}
-		} else {
-			emit(transport.Event{Kind: transport.KindHTTP, Dir: transport.Outgoing, Text: r.Method + " from the host",
-				HTTP: &transport.HTTPMeta{Method: r.Method, URL: target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex}})
+			m := *meta
+			m.SSEEventID, m.SSEEvent = ev.ID, ev.Event
+			emitFrame(h.emit, transport.Incoming, ev.Data, &m)
+		})
+		io.Copy(io.Discard, pr)
+	}()
+	// The handler returns only once every event of the stream is
+	// recorded: a trace closed after the proxy stops is complete.
+	resp.Body = &teeBody{r: io.TeeReader(resp.Body, pw), c: resp.Body, done: func() { pw.Close(); <-parsed }}
+}
+
+func (h *httpProxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+	h.emit(transport.Event{Kind: transport.KindHTTP, Text: "upstream failed", Err: err.Error(),
+		HTTP: &transport.HTTPMeta{Method: r.Method, URL: h.target(r.URL).String(), RequestHeader: r.Header.Clone()}})
+	http.Error(w, "mcpi proxy: upstream failed: "+err.Error(), http.StatusBadGateway)
+}
+
+// ServeHTTP forwards a request of the host to the MCP endpoint, the tap
+// seeing it first; any other path is answered 404.
+func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.isEndpoint(r.URL.Path) {
+		h.emit(transport.Event{Kind: transport.KindHTTP, Dir: transport.Outgoing, Text: r.Method + " from the host: not the MCP endpoint, not forwarded",
+			HTTP: &transport.HTTPMeta{Method: r.Method, URL: (&url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path, RawQuery: r.URL.RawQuery}).String(), RequestHeader: r.Header.Clone()}})
+		http.Error(w, "mcpi proxy: only the MCP endpoint is forwarded", http.StatusNotFound)
+		return
+	}
+	ex := transport.NewExchange()
+	r = r.WithContext(contextWithExchange(r.Context(), ex))
+	if r.Body != nil && r.Method == http.MethodPost {
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxRecordedBody+1))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
 		}
-		rp.ServeHTTP(w, r)
-	})
+		rest := r.Body
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), rest))
+		if len(body) <= maxRecordedBody {
+			emitFrame(h.emit, transport.Outgoing, bytes.TrimSpace(body), &transport.HTTPMeta{
+				Method: r.Method, URL: h.target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex})
+		}
+	} else {
+		h.emit(transport.Event{Kind: transport.KindHTTP, Dir: transport.Outgoing, Text: r.Method + " from the host",
+			HTTP: &transport.HTTPMeta{Method: r.Method, URL: h.target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex}})
+	}
+	h.rp.ServeHTTP(w, r)
+}
+
+// isEndpoint reports whether p is the MCP endpoint ("/", the upstream's
+// own path) or a message endpoint the upstream announced.
+func (h *httpProxy) isEndpoint(p string) bool {
+	if p == "/" || p == "" || p == h.upstream.Path {
+		return true
+	}
+	if _, ok := h.endpoints.Load(joinPath(h.upstream.Path, p, false)); ok {
+		return true
+	}
+	_, ok := h.endpoints.Load(p)
+	return ok
 }
 
 func joinPath(base, in string, root bool) string {

@@ -110,9 +110,23 @@ type harExchange struct {
 // the frames of its answer as the body (an SSE stream as text/event-stream).
 // Traces older than exchange numbers have none to join by, and give none.
 func ToHAR(r *Reader, creatorVersion string) (*HAR, error) {
-	byEx := map[uint64]*harExchange{}
-	var order []uint64
-	var damage error
+	byEx, order, damage := readExchanges(r)
+	har := &HAR{Log: HARLog{Version: "1.2", Creator: HARCreator{Name: "mcpi", Version: creatorVersion}, Entries: []HAREntry{}}}
+	if damage != nil {
+		har.Log.Comment = "the trace is damaged; entries stop before: " + damage.Error()
+	}
+	sort.SliceStable(order, func(i, j int) bool { return byEx[order[i]].start.Before(byEx[order[j]].start) })
+	for _, id := range order {
+		har.Log.Entries = append(har.Log.Entries, byEx[id].entry())
+	}
+	return har, nil
+}
+
+// readExchanges gathers the events of the rest of a trace by exchange, in
+// the order each exchange first appears. Damage is the error that ended
+// the trace early; corrupt lines are skipped.
+func readExchanges(r *Reader) (byEx map[uint64]*harExchange, order []uint64, damage error) {
+	byEx = map[uint64]*harExchange{}
 	for {
 		ev, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -138,58 +152,61 @@ func ToHAR(r *Reader, creatorVersion string) (*HAR, error) {
 			byEx[h.Exchange] = x
 			order = append(order, h.Exchange)
 		}
-		x.end = ev.Time
-		if h.StatusCode != 0 && x.resp.Status == 0 {
-			x.resp.Status = h.StatusCode
-			x.resp.StatusText = http.StatusText(h.StatusCode)
-			x.resp.Headers = nameValues(h.ResponseHeader)
-			ct := http.Header(h.ResponseHeader).Get("Content-Type")
-			x.resp.Content.MimeType = ct
-			x.sse = strings.HasPrefix(ct, "text/event-stream")
-		}
-		switch {
-		case ev.Type == TypeFrame && ev.Dir == transport.Outgoing:
-			x.reqBody = append(x.reqBody, string(ev.Msg))
-		case ev.Type == TypeFrame && ev.Dir == transport.Incoming:
-			if x.sse {
-				line := ""
-				if h.SSEEvent != "" {
-					line += "event: " + h.SSEEvent + "\n"
-				}
-				if h.SSEEventID != "" {
-					line += "id: " + h.SSEEventID + "\n"
-				}
-				x.respBody = append(x.respBody, line+"data: "+string(ev.Msg)+"\n\n")
-			} else {
-				x.respBody = append(x.respBody, string(ev.Msg))
+		x.add(ev)
+	}
+	return byEx, order, damage
+}
+
+// add takes one event of the exchange: its status and headers, a frame
+// of the request or of the answer, or an answer's body.
+func (x *harExchange) add(ev Event) {
+	h := ev.HTTP
+	x.end = ev.Time
+	if h.StatusCode != 0 && x.resp.Status == 0 {
+		x.resp.Status = h.StatusCode
+		x.resp.StatusText = http.StatusText(h.StatusCode)
+		x.resp.Headers = nameValues(h.ResponseHeader)
+		ct := http.Header(h.ResponseHeader).Get("Content-Type")
+		x.resp.Content.MimeType = ct
+		x.sse = strings.HasPrefix(ct, "text/event-stream")
+	}
+	switch {
+	case ev.Type == TypeFrame && ev.Dir == transport.Outgoing:
+		x.reqBody = append(x.reqBody, string(ev.Msg))
+	case ev.Type == TypeFrame && ev.Dir == transport.Incoming:
+		if x.sse {
+			line := ""
+			if h.SSEEvent != "" {
+				line += "event: " + h.SSEEvent + "\n"
 			}
-		case ev.Type == TypeHTTP && len(ev.Data) > 0 && ev.Dir != transport.Outgoing:
-			x.respBody = append(x.respBody, string(ev.Data))
+			if h.SSEEventID != "" {
+				line += "id: " + h.SSEEventID + "\n"
+			}
+			x.respBody = append(x.respBody, line+"data: "+string(ev.Msg)+"\n\n")
+		} else {
+			x.respBody = append(x.respBody, string(ev.Msg))
 		}
+	case ev.Type == TypeHTTP && len(ev.Data) > 0 && ev.Dir != transport.Outgoing:
+		x.respBody = append(x.respBody, string(ev.Data))
 	}
-	har := &HAR{Log: HARLog{Version: "1.2", Creator: HARCreator{Name: "mcpi", Version: creatorVersion}, Entries: []HAREntry{}}}
-	if damage != nil {
-		har.Log.Comment = "the trace is damaged; entries stop before: " + damage.Error()
+}
+
+// entry is the exchange as a HAR entry, its bodies joined.
+func (x *harExchange) entry() HAREntry {
+	if len(x.reqBody) > 0 {
+		body := strings.Join(x.reqBody, "\n")
+		x.req.PostData = &HARPostData{MimeType: "application/json", Text: body}
+		x.req.BodySize = len(body)
 	}
-	sort.SliceStable(order, func(i, j int) bool { return byEx[order[i]].start.Before(byEx[order[j]].start) })
-	for _, id := range order {
-		x := byEx[id]
-		if len(x.reqBody) > 0 {
-			body := strings.Join(x.reqBody, "\n")
-			x.req.PostData = &HARPostData{MimeType: "application/json", Text: body}
-			x.req.BodySize = len(body)
-		}
-		text := strings.Join(x.respBody, "")
-		x.resp.Content.Text = text
-		x.resp.Content.Size = len(text)
-		x.resp.BodySize = len(text)
-		ms := float64(x.end.Sub(x.start).Microseconds()) / 1000
-		har.Log.Entries = append(har.Log.Entries, HAREntry{
-			StartedDateTime: x.start.UTC().Format(time.RFC3339Nano), Time: ms,
-			Request: x.req, Response: x.resp, Timings: HARTimings{Wait: ms},
-		})
+	text := strings.Join(x.respBody, "")
+	x.resp.Content.Text = text
+	x.resp.Content.Size = len(text)
+	x.resp.BodySize = len(text)
+	ms := float64(x.end.Sub(x.start).Microseconds()) / 1000
+	return HAREntry{
+		StartedDateTime: x.start.UTC().Format(time.RFC3339Nano), Time: ms,
+		Request: x.req, Response: x.resp, Timings: HARTimings{Wait: ms},
 	}
-	return har, nil
 }
 
 func nameValues(h map[string][]string) []HARNameValue {

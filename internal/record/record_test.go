@@ -382,6 +382,8 @@ func TestFlushLatency(t *testing.T) {
 		if strings.Contains(out.String(), "first") {
 			t.Fatalf("an event reached the file without a flush; expected it buffered")
 		}
+		// In the bubble the sleep is the fake clock moving on by the
+		// flush interval, which is what is under test; it takes no time.
 		time.Sleep(DefaultFlushInterval)
 		synctest.Wait()
 		if !strings.Contains(out.String(), "first") {

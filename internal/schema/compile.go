@@ -292,6 +292,17 @@ func (c *compiler) scan(ptr string, v any, res *resource, depth int) error {
 		}
 		return nil
 	}
+	res, err := c.scanResource(ptr, m, res)
+	if err != nil {
+		return err
+	}
+	return c.scanChildren(ptr, m, res, depth)
+}
+
+// scanResource records what m declares about where it can be found: $id
+// (which starts a new resource), $anchor, $dynamicAnchor and
+// $recursiveAnchor. It returns the resource m belongs to.
+func (c *compiler) scanResource(ptr string, m map[string]any, res *resource) (*resource, error) {
 	d := res.draft
 	_, hasRef := m["$ref"]
 	idKey := "$id"
@@ -303,7 +314,7 @@ func (c *compiler) scan(ptr string, v any, res *resource, depth int) error {
 		if base != "" {
 			abs, err := resolveURI(res.base, base)
 			if err != nil {
-				return fmt.Errorf("bad %s %q: %v", idKey, id, err)
+				return nil, fmt.Errorf("bad %s %q: %v", idKey, id, err)
 			}
 			nd := d
 			if s, ok := m["$schema"].(string); ok {
@@ -340,6 +351,12 @@ func (c *compiler) scan(ptr string, v any, res *resource, depth int) error {
 			res.recursiveAnchor = true
 		}
 	}
+	return res, nil
+}
+
+// scanChildren scans the subschemas of m: those of single schema
+// keywords, of arrays of schemas and of maps of names to schemas.
+func (c *compiler) scanChildren(ptr string, m map[string]any, res *resource, depth int) error {
 	for k, sub := range m {
 		switch k {
 		case "additionalProperties", "propertyNames", "additionalItems", "contains", "not",
@@ -678,7 +695,13 @@ func (c *compiler) compileRefs(n *node, m map[string]any) (stop bool) {
 // compileValues takes the keywords of any instance (type, enum, const)
 // and those of numbers and strings.
 func (c *compiler) compileValues(n *node, m map[string]any) {
-	d := n.res.draft
+	c.compileAny(n, m)
+	c.compileNumbers(n, m)
+	c.compileStrings(n, m)
+}
+
+// compileAny takes the keywords of any instance: type, enum and const.
+func (c *compiler) compileAny(n *node, m map[string]any) {
 	if t, ok := m["type"]; ok {
 		var names []string
 		if s, ok := t.(string); ok {
@@ -704,7 +727,10 @@ func (c *compiler) compileValues(n *node, m map[string]any) {
 	if v, ok := m["const"]; ok {
 		n.cnst, n.hasCst = v, true
 	}
+}
 
+// compileNumbers takes the keywords of numbers.
+func (c *compiler) compileNumbers(n *node, m map[string]any) {
 	n.minimum = c.number(n, m, "minimum")
 	n.maximum = c.number(n, m, "maximum")
 	// exclusiveMinimum/Maximum are numbers since draft-06 and booleans
@@ -734,7 +760,11 @@ func (c *compiler) compileValues(n *node, m map[string]any) {
 	if n.multipleOf = c.number(n, m, "multipleOf"); n.multipleOf != nil && n.multipleOf.n.sign() <= 0 {
 		c.fail(n.ptr, "multipleOf must be greater than 0")
 	}
+}
 
+// compileStrings takes the keywords of strings.
+func (c *compiler) compileStrings(n *node, m map[string]any) {
+	d := n.res.draft
 	n.minLength = c.count(n, m, "minLength", -1)
 	n.maxLength = c.count(n, m, "maxLength", -1)
 	if p, ok := m["pattern"]; ok {

@@ -249,79 +249,95 @@ func (v *validator) validateApplicators(n *node, inst any, at *loc, local *annot
 			return false
 		}
 	}
-	if len(n.anyOf) > 0 {
-		mark := len(v.probs)
-		matched := false
-		for _, s := range n.anyOf {
-			b := newAnnot(local)
-			if v.validate(s, inst, at, b) {
-				matched = true
-				local.merge(b)
-				if local == nil {
-					break
-				}
-			}
-		}
-		if matched {
-			v.probs = v.probs[:mark]
-		} else if fail() {
-			return false
-		}
+	if len(n.anyOf) > 0 && !v.matchAnyOf(n, inst, at, local) && fail() {
+		return false
 	}
-	if len(n.oneOf) > 0 {
-		mark := len(v.probs)
-		var matched []int
-		for i, s := range n.oneOf {
-			b := newAnnot(local)
-			if v.validate(s, inst, at, b) {
-				matched = append(matched, i)
-				local.merge(b)
-				if len(matched) > 1 {
-					break
-				}
-			}
-		}
-		switch len(matched) {
-		case 0:
-			if fail() {
-				return false
-			}
-		case 1:
-			v.probs = v.probs[:mark]
-		default:
-			v.probs = v.probs[:mark]
-			v.report(at, "value matches more than one schema of oneOf (#%d and #%d)", matched[0], matched[1])
-			if fail() {
-				return false
-			}
-		}
+	if len(n.oneOf) > 0 && !v.matchOneOf(n, inst, at, local) && fail() {
+		return false
 	}
-	if n.not != nil {
-		v.quiet++
-		matched := v.validate(n.not, inst, at, nil)
-		v.quiet--
-		if matched {
-			v.report(at, "value must not match the schema in 'not'")
-			if fail() {
-				return false
-			}
-		}
+	if n.not != nil && !v.matchNot(n, inst, at) && fail() {
+		return false
 	}
-	if n.ifS != nil {
-		b := newAnnot(local)
-		v.quiet++
-		cond := v.validate(n.ifS, inst, at, b)
-		v.quiet--
-		if cond {
-			local.merge(b)
-			if n.thenS != nil && !v.validate(n.thenS, inst, at, local) && fail() {
-				return false
-			}
-		} else if n.elseS != nil && !v.validate(n.elseS, inst, at, local) && fail() {
-			return false
-		}
+	if n.ifS != nil && !v.matchIf(n, inst, at, local) && fail() {
+		return false
 	}
 	return ok
+}
+
+// matchAnyOf passes when some schema of anyOf matches; the problems of those
+// that did not are then dropped.
+func (v *validator) matchAnyOf(n *node, inst any, at *loc, local *annot) bool {
+	mark := len(v.probs)
+	matched := false
+	for _, s := range n.anyOf {
+		b := newAnnot(local)
+		if v.validate(s, inst, at, b) {
+			matched = true
+			local.merge(b)
+			if local == nil {
+				break
+			}
+		}
+	}
+	if matched {
+		v.probs = v.probs[:mark]
+	}
+	return matched
+}
+
+// matchOneOf passes when exactly one schema of oneOf matches.
+func (v *validator) matchOneOf(n *node, inst any, at *loc, local *annot) bool {
+	mark := len(v.probs)
+	var matched []int
+	for i, s := range n.oneOf {
+		b := newAnnot(local)
+		if v.validate(s, inst, at, b) {
+			matched = append(matched, i)
+			local.merge(b)
+			if len(matched) > 1 {
+				break
+			}
+		}
+	}
+	switch len(matched) {
+	case 0:
+		return false
+	case 1:
+		v.probs = v.probs[:mark]
+		return true
+	default:
+		v.probs = v.probs[:mark]
+		v.report(at, "value matches more than one schema of oneOf (#%d and #%d)", matched[0], matched[1])
+		return false
+	}
+}
+
+// matchNot passes when the schema in not does not match.
+func (v *validator) matchNot(n *node, inst any, at *loc) bool {
+	v.quiet++
+	matched := v.validate(n.not, inst, at, nil)
+	v.quiet--
+	if matched {
+		v.report(at, "value must not match the schema in 'not'")
+	}
+	return !matched
+}
+
+// matchIf applies then or else by whether the instance matches if.
+func (v *validator) matchIf(n *node, inst any, at *loc, local *annot) bool {
+	b := newAnnot(local)
+	v.quiet++
+	cond := v.validate(n.ifS, inst, at, b)
+	v.quiet--
+	if cond {
+		local.merge(b)
+		if n.thenS != nil && !v.validate(n.thenS, inst, at, local) {
+			return false
+		}
+	} else if n.elseS != nil && !v.validate(n.elseS, inst, at, local) {
+		return false
+	}
+	return true
 }
 
 // dynamicTarget resolves a $dynamicRef (or $recursiveRef) against the
@@ -415,8 +431,52 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
+// validateObject checks the keywords of objects, one group at a time.
+// Quick (inside not, if, contains…) stops at the first failure.
 func (v *validator) validateObject(n *node, obj map[string]any, at *loc, ann *annot) bool {
 	quick := v.quiet > 0
+	ok := true
+	fail := func() bool {
+		ok = false
+		return quick
+	}
+	if !v.objectSize(n, obj, at, quick) && fail() {
+		return false
+	}
+	if !v.objectRequired(n, obj, at, quick) && fail() {
+		return false
+	}
+	for _, d := range n.depSchemas {
+		if _, has := obj[d.prop]; has && !v.validate(d.sch, obj, at, ann) && fail() {
+			return false
+		}
+	}
+	if !v.objectProperties(n, obj, at, ann, quick) && fail() {
+		return false
+	}
+	needKeys := len(n.patProps) > 0 || n.addProps != nil || n.propertyNms != nil || n.unevalProps != nil
+	if !needKeys {
+		return ok
+	}
+	keys := sortedKeys(obj)
+	good, halt := v.propertyNames(n, keys, at, quick)
+	if halt {
+		return false
+	}
+	if !good && fail() {
+		return false
+	}
+	if !v.otherProperties(n, obj, keys, at, ann, quick) && fail() {
+		return false
+	}
+	if !v.unevaluatedProperties(n, obj, keys, at, ann, quick) && fail() {
+		return false
+	}
+	return ok
+}
+
+// objectSize checks minProperties and maxProperties.
+func (v *validator) objectSize(n *node, obj map[string]any, at *loc, quick bool) bool {
 	ok := true
 	if n.minProps > 0 && len(obj) < n.minProps {
 		v.report(at, "must have at least %d %s", n.minProps, plural(n.minProps, "property", "properties"))
@@ -426,10 +486,14 @@ func (v *validator) validateObject(n *node, obj map[string]any, at *loc, ann *an
 	}
 	if n.maxProps >= 0 && len(obj) > n.maxProps {
 		v.report(at, "must have at most %d %s", n.maxProps, plural(n.maxProps, "property", "properties"))
-		if ok = false; quick {
-			return false
-		}
+		ok = false
 	}
+	return ok
+}
+
+// objectRequired checks required and dependentRequired.
+func (v *validator) objectRequired(n *node, obj map[string]any, at *loc, quick bool) bool {
+	ok := true
 	if len(n.required) > 0 {
 		var missing []string
 		for _, r := range n.required {
@@ -462,64 +526,72 @@ func (v *validator) validateObject(n *node, obj map[string]any, at *loc, ann *an
 			}
 		}
 	}
-	for _, d := range n.depSchemas {
-		if _, has := obj[d.prop]; has && !v.validate(d.sch, obj, at, ann) {
+	return ok
+}
+
+// objectProperties checks properties, walking whichever side is smaller:
+// the schema's names or the object's keys.
+func (v *validator) objectProperties(n *node, obj map[string]any, at *loc, ann *annot, quick bool) bool {
+	if len(n.props) == 0 {
+		return true
+	}
+	ok := true
+	// one reports whether to go on after the property name.
+	one := func(name string, s *node, val any) bool {
+		if !v.validate(s, val, at.child(name), nil) {
 			if ok = false; quick {
 				return false
 			}
 		}
+		if ann != nil {
+			ann.prop(name)
+		}
+		return true
 	}
-	// properties: walk whichever side is smaller.
-	if len(n.props) > 0 {
-		if len(n.props) <= len(obj) {
-			for _, name := range n.propNames {
-				if val, has := obj[name]; has {
-					if !v.validate(n.props[name], val, at.child(name), nil) {
-						if ok = false; quick {
-							return false
-						}
-					}
-					if ann != nil {
-						ann.prop(name)
-					}
-				}
-			}
-		} else {
-			for _, name := range sortedKeys(obj) {
-				if s, has := n.props[name]; has {
-					if !v.validate(s, obj[name], at.child(name), nil) {
-						if ok = false; quick {
-							return false
-						}
-					}
-					if ann != nil {
-						ann.prop(name)
-					}
-				}
+	if len(n.props) <= len(obj) {
+		for _, name := range n.propNames {
+			if val, has := obj[name]; has && !one(name, n.props[name], val) {
+				return false
 			}
 		}
-	}
-	needKeys := len(n.patProps) > 0 || n.addProps != nil || n.propertyNms != nil || n.unevalProps != nil
-	if !needKeys {
 		return ok
 	}
-	keys := sortedKeys(obj)
-	if n.propertyNms != nil {
-		for _, k := range keys {
-			v.quiet++
-			good := v.validate(n.propertyNms, k, at, nil)
-			v.quiet--
-			if !good {
-				if v.aborted != "" {
-					return false
-				}
-				v.report(at, "invalid property name %s", quote(k))
-				if ok = false; quick {
-					return false
-				}
+	for _, name := range sortedKeys(obj) {
+		if s, has := n.props[name]; has && !one(name, s, obj[name]) {
+			return false
+		}
+	}
+	return ok
+}
+
+// propertyNames checks each key against propertyNames. Halt is true when
+// validation gave up altogether.
+func (v *validator) propertyNames(n *node, keys []string, at *loc, quick bool) (ok, halt bool) {
+	ok = true
+	if n.propertyNms == nil {
+		return ok, false
+	}
+	for _, k := range keys {
+		v.quiet++
+		good := v.validate(n.propertyNms, k, at, nil)
+		v.quiet--
+		if !good {
+			if v.aborted != "" {
+				return false, true
+			}
+			v.report(at, "invalid property name %s", quote(k))
+			if ok = false; quick {
+				return false, false
 			}
 		}
 	}
+	return ok, false
+}
+
+// otherProperties checks the keys that patternProperties and
+// additionalProperties apply to.
+func (v *validator) otherProperties(n *node, obj map[string]any, keys []string, at *loc, ann *annot, quick bool) bool {
+	ok := true
 	var extra []string
 	for _, k := range keys {
 		matched := false
@@ -561,35 +633,69 @@ func (v *validator) validateObject(n *node, obj map[string]any, at *loc, ann *an
 	if len(extra) > 0 {
 		v.report(at, "additional %s %s not allowed", plural(len(extra), "property", "properties"), joinQuoted(extra))
 	}
-	if n.unevalProps != nil && !ann.allProps {
-		var extra []string
-		for _, k := range keys {
-			if ann.props[k] {
-				continue
+	return ok
+}
+
+// unevaluatedProperties checks the keys no other subschema evaluated.
+func (v *validator) unevaluatedProperties(n *node, obj map[string]any, keys []string, at *loc, ann *annot, quick bool) bool {
+	if n.unevalProps == nil || ann.allProps {
+		return true
+	}
+	ok := true
+	var extra []string
+	for _, k := range keys {
+		if ann.props[k] {
+			continue
+		}
+		if n.unevalProps.always != nil && !*n.unevalProps.always {
+			extra = append(extra, k)
+			if ok = false; quick {
+				return false
 			}
-			if n.unevalProps.always != nil && !*n.unevalProps.always {
-				extra = append(extra, k)
-				if ok = false; quick {
-					return false
-				}
-				continue
-			}
-			if !v.validate(n.unevalProps, obj[k], at.child(k), nil) {
-				if ok = false; quick {
-					return false
-				}
+			continue
+		}
+		if !v.validate(n.unevalProps, obj[k], at.child(k), nil) {
+			if ok = false; quick {
+				return false
 			}
 		}
-		if len(extra) > 0 {
-			v.report(at, "%s %s not allowed", plural(len(extra), "property", "properties"), joinQuoted(extra))
-		}
-		ann.allProps = true
+	}
+	if len(extra) > 0 {
+		v.report(at, "%s %s not allowed", plural(len(extra), "property", "properties"), joinQuoted(extra))
+	}
+	ann.allProps = true
+	return ok
+}
+
+// validateArray checks the keywords of arrays, one group at a time.
+// Quick (inside not, if, contains…) stops at the first failure.
+func (v *validator) validateArray(n *node, arr []any, at *loc, ann *annot) bool {
+	quick := v.quiet > 0
+	ok := true
+	fail := func() bool {
+		ok = false
+		return quick
+	}
+	if !v.arraySize(n, arr, at, quick) && fail() {
+		return false
+	}
+	if !v.uniqueItems(n, arr, at) && fail() {
+		return false
+	}
+	if !v.arrayItems(n, arr, at, ann, quick) && fail() {
+		return false
+	}
+	if !v.arrayContains(n, arr, at, ann) && fail() {
+		return false
+	}
+	if !v.unevaluatedItems(n, arr, at, ann, quick) && fail() {
+		return false
 	}
 	return ok
 }
 
-func (v *validator) validateArray(n *node, arr []any, at *loc, ann *annot) bool {
-	quick := v.quiet > 0
+// arraySize checks minItems and maxItems.
+func (v *validator) arraySize(n *node, arr []any, at *loc, quick bool) bool {
 	ok := true
 	if len(arr) < n.minItems {
 		v.report(at, "must have at least %d %s", n.minItems, plural(n.minItems, "item", "items"))
@@ -599,26 +705,34 @@ func (v *validator) validateArray(n *node, arr []any, at *loc, ann *annot) bool 
 	}
 	if n.maxItems >= 0 && len(arr) > n.maxItems {
 		v.report(at, "must have at most %d %s", n.maxItems, plural(n.maxItems, "item", "items"))
-		if ok = false; quick {
+		ok = false
+	}
+	return ok
+}
+
+// uniqueItems reports the first two equal items.
+func (v *validator) uniqueItems(n *node, arr []any, at *loc) bool {
+	if !n.uniqueItems || len(arr) <= 1 {
+		return true
+	}
+	seen := make(map[string]int, len(arr))
+	var b strings.Builder
+	for i, e := range arr {
+		b.Reset()
+		canon(&b, e)
+		if j, dup := seen[b.String()]; dup {
+			v.report(at, "items at %d and %d are equal", j, i)
 			return false
 		}
+		seen[b.String()] = i
 	}
-	if n.uniqueItems && len(arr) > 1 {
-		seen := make(map[string]int, len(arr))
-		var b strings.Builder
-		for i, e := range arr {
-			b.Reset()
-			canon(&b, e)
-			if j, dup := seen[b.String()]; dup {
-				v.report(at, "items at %d and %d are equal", j, i)
-				if ok = false; quick {
-					return false
-				}
-				break
-			}
-			seen[b.String()] = i
-		}
-	}
+	return true
+}
+
+// arrayItems checks prefixItems and items (or items and additionalItems
+// before 2020-12).
+func (v *validator) arrayItems(n *node, arr []any, at *loc, ann *annot, quick bool) bool {
+	ok := true
 	for i, s := range n.prefix {
 		if i >= len(arr) {
 			break
@@ -632,82 +746,93 @@ func (v *validator) validateArray(n *node, arr []any, at *loc, ann *annot) bool 
 	if ann != nil {
 		ann.items = max(ann.items, min(len(n.prefix), len(arr)))
 	}
-	if n.rest != nil && len(arr) > len(n.prefix) {
-		if n.rest.always != nil && !*n.rest.always {
-			if len(n.prefix) == 0 {
-				v.report(at, "must be empty")
-			} else {
-				v.report(at, "must have at most %d %s", len(n.prefix), plural(len(n.prefix), "item", "items"))
-			}
-			if ok = false; quick {
-				return false
-			}
+	if n.rest == nil || len(arr) <= len(n.prefix) {
+		return ok
+	}
+	if n.rest.always != nil && !*n.rest.always {
+		if len(n.prefix) == 0 {
+			v.report(at, "must be empty")
 		} else {
-			for i := len(n.prefix); i < len(arr); i++ {
-				if !v.validate(n.rest, arr[i], at.child(strconv.Itoa(i)), nil) {
-					if ok = false; quick {
-						return false
-					}
-				}
-			}
+			v.report(at, "must have at most %d %s", len(n.prefix), plural(len(n.prefix), "item", "items"))
 		}
-		if ann != nil {
-			ann.allItems = true
+		if ok = false; quick {
+			return false
 		}
-	}
-	if n.contains != nil {
-		count := 0
-		v.quiet++
-		for i, e := range arr {
-			if v.validate(n.contains, e, at.child(strconv.Itoa(i)), nil) {
-				count++
-				if ann != nil {
-					ann.item(i)
-				}
-			}
-		}
-		v.quiet--
-		switch {
-		case count < n.minContains:
-			if count == 0 && n.minContains == 1 {
-				v.report(at, "no item matches the schema in 'contains'")
-			} else {
-				v.report(at, "must have at least %d %s matching 'contains', has %d", n.minContains, plural(n.minContains, "item", "items"), count)
-			}
-			if ok = false; quick {
-				return false
-			}
-		case n.maxContains >= 0 && count > n.maxContains:
-			v.report(at, "must have at most %d %s matching 'contains', has %d", n.maxContains, plural(n.maxContains, "item", "items"), count)
-			if ok = false; quick {
-				return false
-			}
-		}
-	}
-	if n.unevalItems != nil && !ann.allItems {
-		var bad []int
-		for i := ann.items; i < len(arr); i++ {
-			if ann.itemSet[i] {
-				continue
-			}
-			if n.unevalItems.always != nil && !*n.unevalItems.always {
-				bad = append(bad, i)
-				if ok = false; quick {
-					return false
-				}
-				continue
-			}
-			if !v.validate(n.unevalItems, arr[i], at.child(strconv.Itoa(i)), nil) {
+	} else {
+		for i := len(n.prefix); i < len(arr); i++ {
+			if !v.validate(n.rest, arr[i], at.child(strconv.Itoa(i)), nil) {
 				if ok = false; quick {
 					return false
 				}
 			}
 		}
-		if len(bad) > 0 {
-			v.report(at, "%s at %s not allowed", plural(len(bad), "item", "items"), joinInts(bad))
-		}
+	}
+	if ann != nil {
 		ann.allItems = true
 	}
+	return ok
+}
+
+// arrayContains counts the items matching contains against minContains
+// and maxContains.
+func (v *validator) arrayContains(n *node, arr []any, at *loc, ann *annot) bool {
+	if n.contains == nil {
+		return true
+	}
+	count := 0
+	v.quiet++
+	for i, e := range arr {
+		if v.validate(n.contains, e, at.child(strconv.Itoa(i)), nil) {
+			count++
+			if ann != nil {
+				ann.item(i)
+			}
+		}
+	}
+	v.quiet--
+	switch {
+	case count < n.minContains:
+		if count == 0 && n.minContains == 1 {
+			v.report(at, "no item matches the schema in 'contains'")
+		} else {
+			v.report(at, "must have at least %d %s matching 'contains', has %d", n.minContains, plural(n.minContains, "item", "items"), count)
+		}
+		return false
+	case n.maxContains >= 0 && count > n.maxContains:
+		v.report(at, "must have at most %d %s matching 'contains', has %d", n.maxContains, plural(n.maxContains, "item", "items"), count)
+		return false
+	}
+	return true
+}
+
+// unevaluatedItems checks the items no other subschema evaluated.
+func (v *validator) unevaluatedItems(n *node, arr []any, at *loc, ann *annot, quick bool) bool {
+	if n.unevalItems == nil || ann.allItems {
+		return true
+	}
+	ok := true
+	var bad []int
+	for i := ann.items; i < len(arr); i++ {
+		if ann.itemSet[i] {
+			continue
+		}
+		if n.unevalItems.always != nil && !*n.unevalItems.always {
+			bad = append(bad, i)
+			if ok = false; quick {
+				return false
+			}
+			continue
+		}
+		if !v.validate(n.unevalItems, arr[i], at.child(strconv.Itoa(i)), nil) {
+			if ok = false; quick {
+				return false
+			}
+		}
+	}
+	if len(bad) > 0 {
+		v.report(at, "%s at %s not allowed", plural(len(bad), "item", "items"), joinInts(bad))
+	}
+	ann.allItems = true
 	return ok
 }
 

@@ -261,86 +261,132 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 	if json.Unmarshal(raw, &created) != nil || created.Task == nil || created.Task.TaskID == "" {
 		return raw, nil
 	}
-	task := *created.Task
-	cancelTask := func() {
-		cctx, cancel := bounds.Cancel.Context(detached(ctx))
-		c.CancelTask(cctx, task.TaskID)
-		cancel()
+	tc := &taskCall{c: c, ctx: ctx, op: op, id: created.Task.TaskID, onStatus: onStatus}
+	task, err := tc.poll(*created.Task)
+	if err != nil {
+		return nil, err
 	}
-	spent := func(err error) bool {
-		var te *TimeoutError
-		return errors.As(err, &te) && te.Max
+	res, last, err := tc.awaitResult(task, opts)
+	return tc.settle(res, last, err)
+}
+
+// taskCall is one tool call run as a task (2025-11-25 tasks), from the
+// task's creation to its result.
+type taskCall struct {
+	c        *Client
+	ctx      context.Context
+	op       *operation
+	id       string
+	onStatus func(mcp.Task)
+}
+
+// cancel tells the server to cancel the task, even when ctx has ended.
+func (tc *taskCall) cancel() {
+	cctx, cancel := bounds.Cancel.Context(detached(tc.ctx))
+	tc.c.CancelTask(cctx, tc.id)
+	cancel()
+}
+
+func (tc *taskCall) report(t mcp.Task) {
+	if tc.onStatus != nil {
+		tc.onStatus(t)
 	}
-	report := func(t mcp.Task) {
-		if onStatus != nil {
-			onStatus(t)
-		}
-	}
+}
+
+// maxTimeUp reports whether err is the end of the maximum time.
+func maxTimeUp(err error) bool {
+	var te *TimeoutError
+	return errors.As(err, &te) && te.Max
+}
+
+// poll polls the task with tasks/get until it ends or needs input, and
+// returns that state. The user or the operation's clock ending the poll
+// cancel the task.
+func (tc *taskCall) poll(task mcp.Task) (mcp.Task, error) {
 	for {
-		report(task)
+		tc.report(task)
 		if taskDone[task.Status] || task.Status == "input_required" {
-			break
+			return task, nil
 		}
-		left := op.left()
+		left := tc.op.left()
 		if left <= 0 {
-			cancelTask()
-			return nil, op.spent("tools/call")
+			tc.cancel()
+			return task, tc.op.spent("tools/call")
 		}
-		if !bounds.Sleep(ctx, min(pollWait(task), left)) {
-			cancelTask()
-			return nil, ctx.Err()
+		if !bounds.Sleep(tc.ctx, min(pollWait(task), left)) {
+			tc.cancel()
+			return task, tc.ctx.Err()
 		}
-		t, err := c.GetTask(ctx, task.TaskID)
+		t, err := tc.c.GetTask(tc.ctx, tc.id)
 		if err != nil {
-			if ctx.Err() != nil || spent(err) {
-				cancelTask()
+			if tc.ctx.Err() != nil || maxTimeUp(err) {
+				tc.cancel()
 			}
-			return nil, err
+			return task, err
 		}
 		task = *t
 	}
-	// tasks/result carries the server's requests (input_required) on the
-	// way, through the Handler; tasks/get follows the states meanwhile.
+}
+
+// awaitResult fetches the result with tasks/result, which carries the
+// server's requests (input_required) on the way, through the Handler;
+// tasks/get follows the states meanwhile. It returns the last state that
+// poll saw.
+func (tc *taskCall) awaitResult(task mcp.Task, opts *CallOptions) (json.RawMessage, mcp.Task, error) {
 	done := make(chan struct{})
 	polled := make(chan struct{})
 	last := task
 	// The poll ends with the result: a tasks/get under way then is
 	// abandoned, not waited for.
-	pctx, pcancel := context.WithCancel(ctx)
+	pctx, pcancel := context.WithCancel(tc.ctx)
 	defer pcancel()
 	go func() {
 		defer close(polled)
-		for !taskDone[last.Status] {
-			wait := bounds.Clock{Name: "poll", D: pollWait(last)}.Timer()
-			select {
-			case <-done:
-				wait.Stop()
-				return
-			case <-wait.C:
-			}
-			t, err := c.GetTask(pctx, task.TaskID)
-			if err != nil {
-				return
-			}
-			if t.Status != last.Status || t.StatusMessage != last.StatusMessage {
-				report(*t)
-			}
-			last = *t
-		}
+		tc.follow(pctx, done, &last)
 	}()
-	res, err := c.TaskResult(ctx, task.TaskID, opts)
+	res, err := tc.c.TaskResult(tc.ctx, tc.id, opts)
 	close(done)
 	pcancel()
 	<-polled
-	if err != nil && (ctx.Err() != nil || spent(err)) && !taskDone[last.Status] {
-		cancelTask()
+	return res, last, err
+}
+
+// follow polls the task's states beside tasks/result until it ends or
+// done is closed, reporting each change; *last is the latest state.
+func (tc *taskCall) follow(ctx context.Context, done <-chan struct{}, last *mcp.Task) {
+	for !taskDone[last.Status] {
+		wait := bounds.Clock{Name: "poll", D: pollWait(*last)}.Timer()
+		select {
+		case <-done:
+			wait.Stop()
+			return
+		case <-wait.C:
+		}
+		t, err := tc.c.GetTask(ctx, tc.id)
+		if err != nil {
+			return
+		}
+		if t.Status != last.Status || t.StatusMessage != last.StatusMessage {
+			tc.report(*t)
+		}
+		*last = *t
 	}
-	if err != nil && ctx.Err() == nil && !spent(err) {
+}
+
+// settle ends the call once tasks/result answered: it cancels a task the
+// user or the clock gave up on, names a task cancelled elsewhere, and
+// reports the final state the poll may have missed.
+func (tc *taskCall) settle(res json.RawMessage, last mcp.Task, err error) (json.RawMessage, error) {
+	ctx := tc.ctx
+	if err != nil && (ctx.Err() != nil || maxTimeUp(err)) && !taskDone[last.Status] {
+		tc.cancel()
+	}
+	if err != nil && ctx.Err() == nil && !maxTimeUp(err) {
 		// A task cancelled elsewhere (another client, the server) has no
 		// result: say that, not the server's error about the result.
 		gctx, cancel := bounds.Cancel.Context(detached(ctx))
-		if t, gerr := c.GetTask(gctx, task.TaskID); gerr == nil && t.Status == "cancelled" {
-			err = &TaskError{TaskID: task.TaskID, Status: t.Status, Elsewhere: true, Note: t.StatusMessage}
+		if t, gerr := tc.c.GetTask(gctx, tc.id); gerr == nil && t.Status == "cancelled" {
+			err = &TaskError{TaskID: tc.id, Status: t.Status, Elsewhere: true, Note: t.StatusMessage}
 		}
 		cancel()
 	}
@@ -348,8 +394,8 @@ func (c *Client) CallToolAsTask(ctx context.Context, params mcp.CallToolParams, 
 		// The result came before the poll saw the end: one more look, for
 		// the final state.
 		gctx, cancel := bounds.Clock{Name: "last look", D: 500 * time.Millisecond}.Context(ctx)
-		if t, gerr := c.GetTask(gctx, task.TaskID); gerr == nil && (t.Status != last.Status || t.StatusMessage != last.StatusMessage) {
-			report(*t)
+		if t, gerr := tc.c.GetTask(gctx, tc.id); gerr == nil && (t.Status != last.Status || t.StatusMessage != last.StatusMessage) {
+			tc.report(*t)
 		}
 		cancel()
 	}

@@ -21,12 +21,13 @@ import (
 // reads them and never reads an answer: every Send blocks until its
 // context ends or the connection closes.
 type floodConn struct {
-	n      int
-	sent   int
-	closed chan struct{}
-	once   sync.Once
-	sends  atomic.Int64
-	taken  atomic.Int64 // requests the reader took
+	n       int
+	sent    int
+	closed  chan struct{}
+	once    sync.Once
+	drained chan struct{} // closed when the reader asks past the n-th request
+	sends   atomic.Int64
+	taken   atomic.Int64 // requests the reader took
 }
 
 func (c *floodConn) Send(ctx context.Context, frame []byte) error {
@@ -45,6 +46,10 @@ func (c *floodConn) Recv() (transport.Frame, error) {
 		c.taken.Store(int64(c.sent))
 		return transport.Frame{Data: fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, c.sent)}, nil
 	}
+	if c.sent == c.n {
+		c.sent++ // Recv is called from one goroutine: close drained once
+		close(c.drained)
+	}
 	<-c.closed
 	return transport.Frame{}, transport.ErrClosed
 }
@@ -62,8 +67,9 @@ func (c *floodConn) Close() error {
 // has been read (unbounded, it took 2.2 GB).
 func TestServerRequestFloodIsBounded(t *testing.T) {
 	const n = 300_000
-	conn := &floodConn{n: n, closed: make(chan struct{})}
+	conn := &floodConn{n: n, closed: make(chan struct{}), drained: make(chan struct{})}
 	var warnings, deafWarnings atomic.Int64
+	deaf := make(chan struct{})
 	var first atomic.Value
 	before := runtime.NumGoroutine()
 	c := session.New(conn, session.Options{WriteTimeout: 100 * time.Millisecond, OnWarning: func(w session.Warning) {
@@ -72,20 +78,23 @@ func TestServerRequestFloodIsBounded(t *testing.T) {
 				first.Store(w.Message)
 			}
 		}
-		if w.Kind == "unanswered" {
-			deafWarnings.Add(1)
+		if w.Kind == "unanswered" && deafWarnings.Add(1) == 1 {
+			close(deaf)
 		}
 	}})
 	defer c.Close()
-	// Wait for the reader to have taken every request.
-	deadline := time.Now().Add(60 * time.Second)
-	for conn.sentCount() < n && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	// Wait for the reader to have taken every request, and for the
+	// answers the server cannot take to have been dropped.
+	select {
+	case <-conn.drained:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the reader took %d of %d requests", conn.sentCount(), n)
 	}
-	if got := conn.sentCount(); got < n {
-		t.Fatalf("the reader took %d of %d requests", got, n)
+	select {
+	case <-deaf:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no warning about a server that reads nothing")
 	}
-	time.Sleep(100 * time.Millisecond)
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

@@ -705,55 +705,18 @@ func (c *Client) sendRequest(ctx context.Context, r *request) error {
 // starts while an older server request waits keeps its clocks.
 func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error) {
 	pc := r.pc
-	var timer <-chan time.Time
-	var t *time.Timer
-	if r.timeout > 0 {
-		t = time.NewTimer(r.timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	// The maximum total time: progress resets timer, never this one.
-	var maxTimer <-chan time.Time
-	var mt *time.Timer
-	maxLeft, maxFrom := r.maxLeft, time.Now()
-	if maxLeft > 0 {
-		mt = time.NewTimer(maxLeft)
-		defer mt.Stop()
-		maxTimer = mt.C
-	}
-	held := false
-	var heldFrom time.Time
+	clock := newCallClock(r.timeout, r.maxLeft)
 	defer func() {
-		if held {
-			// Answered, or ended, while a person answered: the operation
-			// does not count that time either.
-			r.op.hold(time.Since(heldFrom))
+		// Answered, or ended, while a person answered: the operation
+		// does not count that time either.
+		if held, was := clock.stop(); was {
+			r.op.hold(held)
 		}
 	}()
 	for {
 		nowHeld, changed := c.holdState(pc)
-		if nowHeld != held {
-			held = nowHeld
-			now := time.Now()
-			if held {
-				heldFrom = now
-				if t != nil {
-					t.Stop()
-				}
-				if mt != nil {
-					mt.Stop()
-					maxLeft -= now.Sub(maxFrom)
-				}
-			} else {
-				r.op.hold(now.Sub(heldFrom))
-				if t != nil {
-					t.Reset(r.timeout)
-				}
-				if mt != nil {
-					maxFrom = now
-					mt.Reset(maxLeft)
-				}
-			}
+		if held, resumed := clock.setHeld(nowHeld); resumed {
+			r.op.hold(held)
 		}
 		select {
 		case <-changed:
@@ -767,32 +730,17 @@ func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error)
 			}
 			return raw, err
 		case <-pc.activity:
-			if t != nil && !held {
-				t.Reset(r.timeout)
-			}
-		case <-timer:
-			if held {
+			clock.activity()
+		case <-clock.idle:
+			if clock.held {
 				continue
 			}
-			if m, ok := arrived(pc); ok {
-				// An answer that came with the clock is an answer.
-				return answer(r.method, m)
-			}
-			c.cancelRequest(r.id, fmt.Sprintf("timed out after %v", r.timeout))
-			return nil, &TimeoutError{Method: r.method, After: r.timeout}
-		case <-maxTimer:
-			if held {
+			return c.expired(r, false)
+		case <-clock.max:
+			if clock.held {
 				continue
 			}
-			if m, ok := arrived(pc); ok {
-				return answer(r.method, m)
-			}
-			maxTime := c.opts.MaxTime
-			if r.op.bounded() {
-				maxTime = r.op.max
-			}
-			c.cancelRequest(r.id, fmt.Sprintf("reached the maximum time of %v", maxTime))
-			return nil, &TimeoutError{Method: r.method, After: maxTime, Max: true}
+			return c.expired(r, true)
 		case <-ctx.Done():
 			c.cancelRequest(r.id, "cancelled by the user")
 			return nil, ctx.Err()
@@ -804,6 +752,107 @@ func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error)
 			return nil, &DisconnectedError{Method: r.method, Err: c.Err()}
 		}
 	}
+}
+
+// expired ends a request whose inactivity clock (or, atMax, whose
+// maximum time) ran out, unless its answer came with the clock.
+func (c *Client) expired(r *request, atMax bool) (json.RawMessage, error) {
+	if m, ok := arrived(r.pc); ok {
+		// An answer that came with the clock is an answer.
+		return answer(r.method, m)
+	}
+	if !atMax {
+		c.cancelRequest(r.id, fmt.Sprintf("timed out after %v", r.timeout))
+		return nil, &TimeoutError{Method: r.method, After: r.timeout}
+	}
+	maxTime := c.opts.MaxTime
+	if r.op.bounded() {
+		maxTime = r.op.max
+	}
+	c.cancelRequest(r.id, fmt.Sprintf("reached the maximum time of %v", maxTime))
+	return nil, &TimeoutError{Method: r.method, After: maxTime, Max: true}
+}
+
+// callClock owns the two clocks of one request: the inactivity clock
+// (timeout, started again by progress) and the maximum time (maxLeft,
+// which nothing starts again). While held, both stand still; on resume
+// the inactivity clock starts from zero, the maximum goes on from where
+// it stood. A zero duration is a clock that never fires (a nil channel).
+type callClock struct {
+	timeout time.Duration
+	t       *time.Timer
+	idle    <-chan time.Time // fires when timeout passes without activity
+
+	maxLeft time.Duration
+	maxFrom time.Time
+	mt      *time.Timer
+	max     <-chan time.Time // fires when the maximum time is used up
+
+	held     bool
+	heldFrom time.Time
+}
+
+func newCallClock(timeout, maxLeft time.Duration) *callClock {
+	k := &callClock{timeout: timeout, maxLeft: maxLeft, maxFrom: time.Now()}
+	if timeout > 0 {
+		k.t = time.NewTimer(timeout)
+		k.idle = k.t.C
+	}
+	if maxLeft > 0 {
+		k.mt = time.NewTimer(maxLeft)
+		k.max = k.mt.C
+	}
+	return k
+}
+
+// setHeld holds or resumes both clocks. When it resumes, it returns how
+// long they were held.
+func (k *callClock) setHeld(held bool) (time.Duration, bool) {
+	if held == k.held {
+		return 0, false
+	}
+	k.held = held
+	now := time.Now()
+	if held {
+		k.heldFrom = now
+		if k.t != nil {
+			k.t.Stop()
+		}
+		if k.mt != nil {
+			k.mt.Stop()
+			k.maxLeft -= now.Sub(k.maxFrom)
+		}
+		return 0, false
+	}
+	if k.t != nil {
+		k.t.Reset(k.timeout)
+	}
+	if k.mt != nil {
+		k.maxFrom = now
+		k.mt.Reset(k.maxLeft)
+	}
+	return now.Sub(k.heldFrom), true
+}
+
+// activity starts the inactivity clock again, unless it is held.
+func (k *callClock) activity() {
+	if k.t != nil && !k.held {
+		k.t.Reset(k.timeout)
+	}
+}
+
+// stop stops both clocks. When they were held, it returns for how long.
+func (k *callClock) stop() (time.Duration, bool) {
+	if k.t != nil {
+		k.t.Stop()
+	}
+	if k.mt != nil {
+		k.mt.Stop()
+	}
+	if k.held {
+		return time.Since(k.heldFrom), true
+	}
+	return 0, false
 }
 
 // arrived takes an answer already delivered, without waiting.

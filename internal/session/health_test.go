@@ -351,13 +351,14 @@ func TestHealthSessionLostThenRenewed(t *testing.T) {
 func TestCallInFlightIsNotSentAgain(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
+	reached := make(chan struct{}) // closed when the first slow call arrives
 	counting := func() http.Handler {
 		sdk := demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
 				body, _ := io.ReadAll(r.Body)
-				if strings.Contains(string(body), `"tools/call"`) && strings.Contains(string(body), `"slow"`) {
-					calls.Add(1)
+				if strings.Contains(string(body), `"tools/call"`) && strings.Contains(string(body), `"slow"`) && calls.Add(1) == 1 {
+					close(reached)
 				}
 				r.Body = io.NopCloser(bytes.NewReader(body))
 			}
@@ -372,9 +373,10 @@ func TestCallInFlightIsNotSentAgain(t *testing.T) {
 		_, err := p.c.CallTool(ctxT(t), "slow", json.RawMessage(`{"ms":60000}`), nil)
 		done <- err
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for calls.Load() == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-reached:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the slow call never reached the server")
 	}
 	srv.Stop()
 	srv.Handler = counting() // a new process, which knows no session

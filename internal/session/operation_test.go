@@ -63,6 +63,8 @@ func TestListingIsOneOperation(t *testing.T) {
 	n := 0
 	var mu sync.Mutex
 	conn := newAnswerConn(func(c *answerConn, m *mcp.Message) {
+		// The slowness is what is under test: each page takes 100ms, so
+		// only the operation's clock ends the listing.
 		time.Sleep(100 * time.Millisecond)
 		mu.Lock()
 		n++
@@ -84,15 +86,22 @@ func TestListingIsOneOperation(t *testing.T) {
 // A 2025-11-25 task's result in hand is not held back by a tasks/get the
 // poller sent meanwhile and the server does not answer.
 func TestLegacyTaskResultNotHeldByThePoll(t *testing.T) {
+	polled := make(chan struct{}) // closed at the poller's first tasks/get
+	var once sync.Once
 	conn := newAnswerConn(func(c *answerConn, m *mcp.Message) {
 		switch m.Method {
 		case "tools/call":
 			c.push(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"task":{"taskId":"t1","status":"input_required","pollInterval":200,"createdAt":"2025-01-01T00:00:00Z","lastUpdatedAt":"2025-01-01T00:00:00Z","ttl":null}}}`, m.ID))
 		case "tasks/result":
-			time.Sleep(500 * time.Millisecond)
+			// The result comes once a tasks/get is out, unanswered.
+			select {
+			case <-polled:
+			case <-c.closed:
+				return
+			}
 			c.push(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"done"}]}}`, m.ID))
 		case "tasks/get":
-			// never answered
+			once.Do(func() { close(polled) }) // and never answered
 		}
 	})
 	c := session.New(conn, session.Options{Force: true, Timeout: 4 * time.Second})
@@ -104,6 +113,6 @@ func TestLegacyTaskResultNotHeldByThePoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	if took > 3500*time.Millisecond {
-		t.Fatalf("the result came at 500ms, CallToolAsTask returned after %v (waiting on the poller's tasks/get)", took)
+		t.Fatalf("the result came after the first poll, CallToolAsTask returned after %v (waiting on the poller's tasks/get)", took)
 	}
 }

@@ -181,106 +181,145 @@ func (c *Client) FollowTask(ctx context.Context, raw json.RawMessage, onStatus f
 	if !ok {
 		return raw, nil
 	}
-	id := t.TaskID
 	ctx, op := c.operation(ctx)
-	poke := c.watchTask(id)
-	defer c.unwatchTask(id, poke)
-	cancelTask := func() {
-		cctx, cancel := bounds.Cancel.Context(detached(ctx))
-		c.Call(cctx, "tasks/cancel", mcp.TaskParams{TaskID: id}, nil, nil)
-		cancel()
-	}
-	// giveUp ends the follow on err, cancelling the task when the user
-	// or the operation's clock ended it.
-	giveUp := func(err error) (json.RawMessage, error) {
-		var te *TimeoutError
-		if ctx.Err() != nil || errors.As(err, &te) && te.Max {
-			cancelTask()
-		}
-		return nil, err
-	}
-	rounds := 0
-	var last mcp.Task
-	report := func(t *mcp.DetailedTask) {
-		s := t.Task()
-		if onStatus != nil && (s.Status != last.Status || s.StatusMessage != last.StatusMessage) {
-			onStatus(s)
-		}
-		last = s
-	}
-	answered := map[string]bool{}
+	f := &taskFollow{c: c, ctx: ctx, op: op, id: t.TaskID, onStatus: onStatus, answered: map[string]bool{}}
+	f.poke = c.watchTask(f.id)
+	defer c.unwatchTask(f.id, f.poke)
 	fetched := false // t came from tasks/get, not from the handle
-	var lastGet time.Time
 	for {
-		report(t)
+		f.report(t)
 		if !fetched && (t.Status == "completed" && len(t.Result) == 0 || t.Status == "failed" && t.Error == nil) {
 			// A handle says how the task stands, not what it gave: tasks/get
 			// has the result or the error.
-			next, _, err := c.GetTaskDetail(ctx, id)
+			next, _, err := c.GetTaskDetail(ctx, f.id)
 			if err != nil {
-				return giveUp(err)
+				return nil, f.giveUp(err)
 			}
 			t, fetched = next, true
 			continue
 		}
-		switch t.Status {
-		case "completed":
-			if len(t.Result) == 0 {
-				return nil, &RPCError{Method: "tasks/get", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "task " + id + " completed without a result"}}
-			}
-			return t.Result, nil
-		case "failed":
-			if t.Error == nil {
-				t.Error = &mcp.RPCError{Code: mcp.CodeInternalError, Message: "the task failed and gave no error"}
-			}
-			return nil, &TaskError{TaskID: id, Status: t.Status, Err: t.Error}
-		case "cancelled":
-			return nil, &TaskError{TaskID: id, Status: t.Status, Elsewhere: true, Note: t.StatusMessage}
-		case "input_required":
-			if asksAgain(t, answered) {
-				// A task asks for input in rounds, as a multi round-trip
-				// request does, and is given up on after as many.
-				if rounds == maxRounds {
-					cancelTask()
-					return nil, &TaskError{TaskID: id, Status: "input_required", Rounds: rounds}
-				}
-				rounds++
-			}
-			if err := c.AnswerTask(ctx, t, answered); err != nil {
-				return giveUp(err)
+		if ended, res, err := taskOutcome(t, f.id); ended {
+			return res, err
+		}
+		if t.Status == "input_required" {
+			if err := f.answer(t); err != nil {
+				return nil, err
 			}
 		}
-		left := op.left()
-		if left <= 0 {
-			return giveUp(op.spent("tools/call"))
+		if err := f.wait(t); err != nil {
+			return nil, f.giveUp(err)
 		}
-		wait := bounds.Clock{Name: "poll", D: min(pollWait(t.Task()), left)}.Timer()
-		select {
-		case <-ctx.Done():
-			wait.Stop()
-			return giveUp(ctx.Err())
-		case <-poke:
-			// A notification says the task changed: ask at once, but no
-			// more often than the floor of polling, however many come.
-			if since := time.Since(lastGet); since < pollFloor {
-				if !bounds.Sleep(ctx, pollFloor-since) {
-					wait.Stop()
-					return giveUp(ctx.Err())
-				}
-			}
-		case <-wait.C:
-		}
-		wait.Stop()
-		if op.left() <= 0 {
-			return giveUp(op.spent("tools/call"))
-		}
-		lastGet = time.Now()
-		next, _, err := c.GetTaskDetail(ctx, id)
+		next, _, err := c.GetTaskDetail(ctx, f.id)
 		if err != nil {
-			return giveUp(err)
+			return nil, f.giveUp(err)
 		}
 		t, fetched = next, true
 	}
+}
+
+// taskFollow is the following of one task of the tasks extension.
+type taskFollow struct {
+	c        *Client
+	ctx      context.Context
+	op       *operation
+	id       string
+	poke     chan struct{} // a notifications/tasks named the task
+	onStatus func(mcp.Task)
+	last     mcp.Task        // the last state reported
+	rounds   int             // of input asked for again
+	answered map[string]bool // the input keys answered
+	lastGet  time.Time       // of the last tasks/get after a wait
+}
+
+// taskOutcome is the result of task id once it ended, with ended true; a
+// task that goes on has none.
+func taskOutcome(t *mcp.DetailedTask, id string) (ended bool, res json.RawMessage, err error) {
+	switch t.Status {
+	case "completed":
+		if len(t.Result) == 0 {
+			return true, nil, &RPCError{Method: "tasks/get", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "task " + id + " completed without a result"}}
+		}
+		return true, t.Result, nil
+	case "failed":
+		if t.Error == nil {
+			t.Error = &mcp.RPCError{Code: mcp.CodeInternalError, Message: "the task failed and gave no error"}
+		}
+		return true, nil, &TaskError{TaskID: id, Status: t.Status, Err: t.Error}
+	case "cancelled":
+		return true, nil, &TaskError{TaskID: id, Status: t.Status, Elsewhere: true, Note: t.StatusMessage}
+	}
+	return false, nil, nil
+}
+
+// cancel tells the server to cancel the task, even when ctx has ended.
+func (f *taskFollow) cancel() {
+	cctx, cancel := bounds.Cancel.Context(detached(f.ctx))
+	f.c.Call(cctx, "tasks/cancel", mcp.TaskParams{TaskID: f.id}, nil, nil)
+	cancel()
+}
+
+// giveUp ends the follow on err, cancelling the task when the user or
+// the operation's clock ended it.
+func (f *taskFollow) giveUp(err error) error {
+	var te *TimeoutError
+	if f.ctx.Err() != nil || errors.As(err, &te) && te.Max {
+		f.cancel()
+	}
+	return err
+}
+
+// report tells onStatus of a state that differs from the last.
+func (f *taskFollow) report(t *mcp.DetailedTask) {
+	s := t.Task()
+	if f.onStatus != nil && (s.Status != f.last.Status || s.StatusMessage != f.last.StatusMessage) {
+		f.onStatus(s)
+	}
+	f.last = s
+}
+
+// answer gives the task the input it asks for. A task asks for input in
+// rounds, as a multi round-trip request does, and is given up on after
+// as many.
+func (f *taskFollow) answer(t *mcp.DetailedTask) error {
+	if asksAgain(t, f.answered) {
+		if f.rounds == maxRounds {
+			f.cancel()
+			return &TaskError{TaskID: f.id, Status: "input_required", Rounds: f.rounds}
+		}
+		f.rounds++
+	}
+	if err := f.c.AnswerTask(f.ctx, t, f.answered); err != nil {
+		return f.giveUp(err)
+	}
+	return nil
+}
+
+// wait waits until the task is to be polled again: its poll interval, or
+// a notification naming it, but no sooner than pollFloor after the last
+// tasks/get, however many come.
+func (f *taskFollow) wait(t *mcp.DetailedTask) error {
+	left := f.op.left()
+	if left <= 0 {
+		return f.op.spent("tools/call")
+	}
+	wait := bounds.Clock{Name: "poll", D: min(pollWait(t.Task()), left)}.Timer()
+	defer wait.Stop()
+	select {
+	case <-f.ctx.Done():
+		return f.ctx.Err()
+	case <-f.poke:
+		if since := time.Since(f.lastGet); since < pollFloor {
+			if !bounds.Sleep(f.ctx, pollFloor-since) {
+				return f.ctx.Err()
+			}
+		}
+	case <-wait.C:
+	}
+	if f.op.left() <= 0 {
+		return f.op.spent("tools/call")
+	}
+	f.lastGet = time.Now()
+	return nil
 }
 
 // watchTask returns a channel poked when a notifications/tasks names id.

@@ -431,55 +431,52 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer cancelReq()
 		h.untrack(out.ids)
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		resp.Body.Close()
-		h.emitErrorBody(body, meta, resp.Status)
-		if sid := req.Header.Get(HeaderSessionID); hadSession && sessionGone(resp.StatusCode, body) {
-			h.resetSessionIf(sid)
-			return &SessionExpiredError{Method: http.MethodPost, SessionID: sid, StatusCode: resp.StatusCode, Body: body}
-		}
-		return &HTTPError{Method: http.MethodPost, URL: h.opts.URL, StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: body}
+		return h.refused(req, resp, meta, hadSession)
 	}
+	return h.takeAnswer(reqCtx, cancelReq, resp, meta, out.ids)
+}
+
+// refused reads the body of an error status and returns its error: a
+// *SessionExpiredError when the session the POST named is gone.
+func (h *StreamableHTTP) refused(req *http.Request, resp *http.Response, meta *HTTPMeta, hadSession bool) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	h.emitErrorBody(body, meta, resp.Status)
+	if sid := req.Header.Get(HeaderSessionID); hadSession && sessionGone(resp.StatusCode, body) {
+		h.resetSessionIf(sid)
+		return &SessionExpiredError{Method: http.MethodPost, SessionID: sid, StatusCode: resp.StatusCode, Body: body}
+	}
+	return &HTTPError{Method: http.MethodPost, URL: h.opts.URL, StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: body}
+}
+
+// takeAnswer takes the answer to a POST the server accepted: an SSE
+// stream or a JSON body, read in the background and ended with
+// cancelReq, or nothing (202, or a frame without requests).
+func (h *StreamableHTTP) takeAnswer(reqCtx context.Context, cancelReq context.CancelFunc, resp *http.Response, meta *HTTPMeta, ids []string) error {
 	switch {
 	case isEventStream(resp.Header.Get("Content-Type")):
 		h.emit(Event{Kind: KindHTTP, HTTP: meta, Text: resp.Status + ": SSE stream opened"})
 		if !h.spawn(func() {
 			defer cancelReq()
-			h.readPostStream(reqCtx, resp, out.ids)
+			h.readPostStream(reqCtx, resp, ids)
 		}) {
 			resp.Body.Close()
 			cancelReq()
 			return ErrClosed
 		}
-	case resp.StatusCode == http.StatusAccepted || len(out.ids) == 0:
+	case resp.StatusCode == http.StatusAccepted || len(ids) == 0:
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
 		cancelReq()
-		h.untrack(out.ids)
+		h.untrack(ids)
 		h.emit(Event{Kind: KindHTTP, HTTP: meta, Text: resp.Status})
 	default:
 		// application/json, or a server that did not say: one message or batch.
 		if !h.spawn(func() {
-			defer h.untrack(out.ids)
+			defer h.untrack(ids)
 			defer cancelReq()
 			defer resp.Body.Close()
-			body, err := readAllLimited(resp.Body, h.opts.MaxFrameBytes)
-			if err != nil {
-				h.lostAccepted(out.ids, fmt.Errorf("reading response body: %w", err), meta)
-				return
-			}
-			if isBlank(body) {
-				h.lostAccepted(out.ids, fmt.Errorf("server answered %s with an empty body", resp.Status), meta)
-				return
-			}
-			ferr := checkFrame(body)
-			h.deliver(Frame{Data: body, Err: ferr}, meta)
-			if ferr != nil {
-				// The answer to these requests came, unreadable: they must not
-				// wait for another (a session that could read it anyway has
-				// already taken it, and ignores this).
-				h.lostAccepted(out.ids, fmt.Errorf("the answer to the POST could not be read: %w", ferr), meta)
-			}
+			h.readJSONAnswer(resp, meta, ids)
 		}) {
 			resp.Body.Close()
 			cancelReq()
@@ -487,6 +484,28 @@ func (h *StreamableHTTP) post(ctx context.Context, frame []byte, out outgoing) e
 		}
 	}
 	return nil
+}
+
+// readJSONAnswer delivers the one message or batch of a JSON answer; the
+// requests it cannot answer are lost.
+func (h *StreamableHTTP) readJSONAnswer(resp *http.Response, meta *HTTPMeta, ids []string) {
+	body, err := readAllLimited(resp.Body, h.opts.MaxFrameBytes)
+	if err != nil {
+		h.lostAccepted(ids, fmt.Errorf("reading response body: %w", err), meta)
+		return
+	}
+	if isBlank(body) {
+		h.lostAccepted(ids, fmt.Errorf("server answered %s with an empty body", resp.Status), meta)
+		return
+	}
+	ferr := checkFrame(body)
+	h.deliver(Frame{Data: body, Err: ferr}, meta)
+	if ferr != nil {
+		// The answer to these requests came, unreadable: they must not
+		// wait for another (a session that could read it anyway has
+		// already taken it, and ignores this).
+		h.lostAccepted(ids, fmt.Errorf("the answer to the POST could not be read: %w", ferr), meta)
+	}
 }
 
 func readAllLimited(r io.Reader, max int) ([]byte, error) {
@@ -757,53 +776,7 @@ func (h *StreamableHTTP) Listen() {
 			h.mu.Unlock()
 			stop()
 		}()
-		st := &streamState{retry: h.opts.DefaultRetry}
-		failures := 0
-		var lastErr error
-		for lctx.Err() == nil {
-			resp, err := h.get(lctx, st.lastID)
-			signal()
-			if err != nil {
-				if lctx.Err() != nil {
-					return
-				}
-				var he *HTTPError
-				var se *SessionExpiredError
-				switch {
-				case errors.As(err, &se):
-					h.emit(Event{Kind: KindLifecycle, Text: fmt.Sprintf("the GET stream was refused with HTTP %d: the server no longer knows session %s", se.StatusCode, se.SessionID)})
-					h.reportStream(false, err)
-					return
-				case errors.As(err, &he) && he.StatusCode/100 == 4:
-					h.emit(Event{Kind: KindLifecycle, Text: "the server offers no GET stream (" + he.Status + ")"})
-					h.reportStream(false, nil)
-					return
-				}
-				failures++
-				lastErr = err
-				h.reportStream(false, err)
-			} else {
-				h.reportStream(true, nil)
-				if progressed, _ := h.readStream(lctx, resp, st, func([]byte) {}); progressed {
-					failures = 0
-				} else {
-					failures++
-				}
-			}
-			if failures > h.opts.MaxResumes {
-				h.emit(Event{Kind: KindLifecycle, Text: "gave up on the GET stream"})
-				if lastErr == nil {
-					lastErr = errors.New("the stream closed at once each time")
-				}
-				h.reportStream(false, fmt.Errorf("gave up on the GET stream after %d attempts: %w", failures, lastErr))
-				return
-			}
-			delay := st.retry << min(failures, 5)
-			select {
-			case <-time.After(delay):
-			case <-lctx.Done():
-			}
-		}
+		h.keepListening(lctx, signal)
 	}) {
 		h.mu.Lock()
 		h.listening = false
@@ -815,6 +788,65 @@ func (h *StreamableHTTP) Listen() {
 	case <-time.After(ListenWait):
 		h.emit(Event{Kind: KindLifecycle, Text: fmt.Sprintf("the server has not answered the GET stream request after %v; going on", ListenWait)})
 	}
+}
+
+// keepListening opens the GET stream and opens it again, resuming from
+// the last event, until lctx ends, the server refuses it, or it failed
+// more than MaxResumes times in a row. answered is called after each GET.
+func (h *StreamableHTTP) keepListening(lctx context.Context, answered func()) {
+	st := &streamState{retry: h.opts.DefaultRetry}
+	failures := 0
+	var lastErr error
+	for lctx.Err() == nil {
+		resp, err := h.get(lctx, st.lastID)
+		answered()
+		if err != nil {
+			if lctx.Err() != nil || h.streamRefused(err) {
+				return
+			}
+			failures++
+			lastErr = err
+			h.reportStream(false, err)
+		} else {
+			h.reportStream(true, nil)
+			if progressed, _ := h.readStream(lctx, resp, st, func([]byte) {}); progressed {
+				failures = 0
+			} else {
+				failures++
+			}
+		}
+		if failures > h.opts.MaxResumes {
+			h.emit(Event{Kind: KindLifecycle, Text: "gave up on the GET stream"})
+			if lastErr == nil {
+				lastErr = errors.New("the stream closed at once each time")
+			}
+			h.reportStream(false, fmt.Errorf("gave up on the GET stream after %d attempts: %w", failures, lastErr))
+			return
+		}
+		delay := st.retry << min(failures, 5)
+		select {
+		case <-time.After(delay):
+		case <-lctx.Done():
+		}
+	}
+}
+
+// streamRefused reports, and tells, whether the GET failed for good: the
+// session is gone, or the server offers no GET stream (a 4xx).
+func (h *StreamableHTTP) streamRefused(err error) bool {
+	var he *HTTPError
+	var se *SessionExpiredError
+	switch {
+	case errors.As(err, &se):
+		h.emit(Event{Kind: KindLifecycle, Text: fmt.Sprintf("the GET stream was refused with HTTP %d: the server no longer knows session %s", se.StatusCode, se.SessionID)})
+		h.reportStream(false, err)
+		return true
+	case errors.As(err, &he) && he.StatusCode/100 == 4:
+		h.emit(Event{Kind: KindLifecycle, Text: "the server offers no GET stream (" + he.Status + ")"})
+		h.reportStream(false, nil)
+		return true
+	}
+	return false
 }
 
 // Recv returns the next frame from any of the connection's streams.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,15 +96,11 @@ func runHelper(mode string) int {
 		// Ignores stdin EOF and SIGTERM: only SIGKILL ends it.
 		signal.Ignore(syscall.SIGTERM)
 		out.WriteString(`{"ready":true}` + "\n")
-		for {
-			time.Sleep(time.Hour)
-		}
+		waitForever()
 	case "deaf":
 		// Ignores stdin EOF but dies of SIGTERM.
 		out.WriteString(`{"ready":true}` + "\n")
-		for {
-			time.Sleep(time.Hour)
-		}
+		waitForever()
 	case "orphan":
 		// Leaves behind a child that holds stdout and stderr open until its
 		// stdin closes.
@@ -285,4 +282,16 @@ func wait[T any](t *testing.T, what string, ch <-chan T) T {
 // errorContains reports whether err's text contains s.
 func errorContains(err error, s string) bool {
 	return err != nil && strings.Contains(err.Error(), s)
+}
+
+// waitForever blocks until the process is killed: on a read of a pipe
+// whose write end it holds, which the runtime does not take for a
+// deadlock.
+func waitForever() {
+	r, w, err := os.Pipe()
+	if err != nil {
+		panic(err)
+	}
+	r.Read(make([]byte, 1))
+	runtime.KeepAlive(w)
 }

@@ -115,100 +115,23 @@ func oneshot(args []string) error {
 	if *bin == "" {
 		return fmt.Errorf("oneshot: -bin is required")
 	}
-	p := func(name string) string { return filepath.Join(*bin, name) }
 	tmp, err := os.MkdirTemp("", "mcpibench")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-
-	server := func(mode string) []string { return []string{p("benchserver"), "-mode", mode} }
-	withServer := func(argv []string, mode string) []string {
-		return append(append(argv, "--"), server(mode)...)
-	}
-	inspect := func(mode string, toolArgs ...string) *contender {
-		if *inspector == "" {
-			return nil
-		}
-		argv := []string{*node, *inspector, "--cli", "--method", "tools/call", "--tool-name", "echo"}
-		if len(toolArgs) > 0 {
-			argv = append(append(argv, "--tool-arg"), toolArgs...)
-		}
-		return &contender{name: "inspector", argv: withServer(argv, mode)}
-	}
-	contains := func(want string, min int) func([]byte) error {
-		return func(out []byte) error {
-			if !bytes.Contains(out, []byte(want)) || len(out) < min {
-				return fmt.Errorf("output (%d bytes) lacks %q: %.200q", len(out), want, out)
-			}
-			return nil
-		}
-	}
-	trace := filepath.Join(tmp, "trace.jsonl")
+	k := &oneshotKit{bin: *bin, node: *node, inspector: *inspector}
 	// mcpis are the mcpi builds under test: label and binary.
-	mcpis := [][2]string{{"mcpi", p("mcpi")}}
+	k.mcpis = [][2]string{{"mcpi", k.p("mcpi")}}
 	if *other != "" {
 		label, path, ok := strings.Cut(*other, "=")
 		if !ok {
 			return fmt.Errorf("-other-mcpi: want LABEL=PATH")
 		}
-		mcpis = append(mcpis, [2]string{label, path})
+		k.mcpis = append(k.mcpis, [2]string{label, path})
 	}
-	mcpi := func(suffix string, argv func(bin string) []string, mode string) []*contender {
-		var cs []*contender
-		for _, m := range mcpis {
-			a := argv(m[1])
-			if mode != "" {
-				a = withServer(a, mode)
-			}
-			cs = append(cs, &contender{name: m[0] + suffix, argv: a})
-		}
-		return cs
-	}
-	all := []scenario{
-		{
-			name: "startup", what: "each program started with its help flag and nothing else to do: what starting it costs",
-			rounds: *n, base: "floor", expect: func([]byte) error { return nil },
-			players: compact(slices.Concat(
-				[]*contender{{name: "floor", argv: []string{p("floor"), "-h"}}},
-				mcpi("", func(bin string) []string { return []string{bin, "--help"} }, ""),
-				[]*contender{{name: "gosdk", argv: []string{p("sdkcall"), "-h"}}},
-			)...),
-		},
-		{
-			name: "echo", what: "one `tools/call` of echo against the demo server (official Go SDK), from process start to exit",
-			rounds: *n, base: "floor", expect: contains("hi", 0),
-			players: compact(slices.Concat(
-				[]*contender{{name: "floor", argv: withServer([]string{p("floor"), "-args", `{"text":"hi"}`}, "demo")}},
-				mcpi("", func(bin string) []string { return []string{bin, "call", "echo", "text=hi"} }, "demo"),
-				[]*contender{
-					{name: "gosdk", argv: withServer([]string{p("sdkcall"), "-args", `{"text":"hi"}`}, "demo")},
-					{name: "gosdk -list", argv: withServer([]string{p("sdkcall"), "-list", "-args", `{"text":"hi"}`}, "demo")},
-					inspect("demo", "text=hi"),
-				},
-			)...),
-		},
-		{
-			name: "flood", what: "one `tools/call` answered after 100,000 notifications/message",
-			rounds: *heavyN, base: "gosdk", expect: contains("ok", 0),
-			players: compact(slices.Concat(
-				[]*contender{{name: "floor", argv: withServer([]string{p("floor")}, "flood")}},
-				mcpi("", func(bin string) []string { return []string{bin, "call", "echo"} }, "flood"),
-				mcpi(" --record", func(bin string) []string { return []string{bin, "call", "echo", "--record", trace} }, "flood"),
-				[]*contender{{name: "gosdk", argv: withServer([]string{p("sdkcall")}, "flood")}, inspect("flood")},
-			)...),
-		},
-		{
-			name: "huge", what: "one `tools/call` answered with a 50 MB text on one line, printed to /dev/null",
-			rounds: *heavyN, base: "gosdk", expect: contains("xxxxxxxx", 50<<20),
-			players: compact(slices.Concat(
-				[]*contender{{name: "floor", argv: withServer([]string{p("floor")}, "huge")}},
-				mcpi("", func(bin string) []string { return []string{bin, "call", "echo"} }, "huge"),
-				[]*contender{{name: "gosdk", argv: withServer([]string{p("sdkcall"), "-unlimited"}, "huge")}, inspect("huge")},
-			)...),
-		},
-	}
-	all = append(all, sessionScenarios(p, *node, *mcpdo, tmp, *n)...)
+	all := k.scenarios(*n, *heavyN, filepath.Join(tmp, "trace.jsonl"))
+	all = append(all, sessionScenarios(k.p, *node, *mcpdo, tmp, *n)...)
 	// Ptrace requests must come from the thread that started the tracee.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -221,6 +144,105 @@ func oneshot(args []string) error {
 		}
 	}
 	return nil
+}
+
+// oneshotKit makes the command lines of the one-shot scenarios.
+type oneshotKit struct {
+	bin, node, inspector string
+	mcpis                [][2]string // the mcpi builds under test: label and binary
+}
+
+// p is the program name of the -bin directory.
+func (k *oneshotKit) p(name string) string { return filepath.Join(k.bin, name) }
+
+// withServer is argv followed by the bench server in mode.
+func (k *oneshotKit) withServer(argv []string, mode string) []string {
+	return append(append(argv, "--"), k.p("benchserver"), "-mode", mode)
+}
+
+// inspect is the Inspector calling echo, or nil without one.
+func (k *oneshotKit) inspect(mode string, toolArgs ...string) *contender {
+	if k.inspector == "" {
+		return nil
+	}
+	argv := []string{k.node, k.inspector, "--cli", "--method", "tools/call", "--tool-name", "echo"}
+	if len(toolArgs) > 0 {
+		argv = append(append(argv, "--tool-arg"), toolArgs...)
+	}
+	return &contender{name: "inspector", argv: k.withServer(argv, mode)}
+}
+
+// mcpi is one contender per mcpi build, named with suffix, running argv
+// (against the bench server in mode, unless mode is "").
+func (k *oneshotKit) mcpi(suffix string, argv func(bin string) []string, mode string) []*contender {
+	var cs []*contender
+	for _, m := range k.mcpis {
+		a := argv(m[1])
+		if mode != "" {
+			a = k.withServer(a, mode)
+		}
+		cs = append(cs, &contender{name: m[0] + suffix, argv: a})
+	}
+	return cs
+}
+
+// contains checks that a contender's output holds want and is at least
+// minLen bytes long.
+func contains(want string, minLen int) func([]byte) error {
+	return func(out []byte) error {
+		if !bytes.Contains(out, []byte(want)) || len(out) < minLen {
+			return fmt.Errorf("output (%d bytes) lacks %q: %.200q", len(out), want, out)
+		}
+		return nil
+	}
+}
+
+// scenarios are the one-shot scenarios: startup, echo, flood and huge.
+func (k *oneshotKit) scenarios(n, heavyN int, trace string) []scenario {
+	p, withServer, inspect, mcpi := k.p, k.withServer, k.inspect, k.mcpi
+	return []scenario{
+		{
+			name: "startup", what: "each program started with its help flag and nothing else to do: what starting it costs",
+			rounds: n, base: "floor", expect: func([]byte) error { return nil },
+			players: compact(slices.Concat(
+				[]*contender{{name: "floor", argv: []string{p("floor"), "-h"}}},
+				mcpi("", func(bin string) []string { return []string{bin, "--help"} }, ""),
+				[]*contender{{name: "gosdk", argv: []string{p("sdkcall"), "-h"}}},
+			)...),
+		},
+		{
+			name: "echo", what: "one `tools/call` of echo against the demo server (official Go SDK), from process start to exit",
+			rounds: n, base: "floor", expect: contains("hi", 0),
+			players: compact(slices.Concat(
+				[]*contender{{name: "floor", argv: withServer([]string{p("floor"), "-args", `{"text":"hi"}`}, "demo")}},
+				mcpi("", func(bin string) []string { return []string{bin, "call", "echo", "text=hi"} }, "demo"),
+				[]*contender{
+					{name: "gosdk", argv: withServer([]string{p("sdkcall"), "-args", `{"text":"hi"}`}, "demo")},
+					{name: "gosdk -list", argv: withServer([]string{p("sdkcall"), "-list", "-args", `{"text":"hi"}`}, "demo")},
+					inspect("demo", "text=hi"),
+				},
+			)...),
+		},
+		{
+			name: "flood", what: "one `tools/call` answered after 100,000 notifications/message",
+			rounds: heavyN, base: "gosdk", expect: contains("ok", 0),
+			players: compact(slices.Concat(
+				[]*contender{{name: "floor", argv: withServer([]string{p("floor")}, "flood")}},
+				mcpi("", func(bin string) []string { return []string{bin, "call", "echo"} }, "flood"),
+				mcpi(" --record", func(bin string) []string { return []string{bin, "call", "echo", "--record", trace} }, "flood"),
+				[]*contender{{name: "gosdk", argv: withServer([]string{p("sdkcall")}, "flood")}, inspect("flood")},
+			)...),
+		},
+		{
+			name: "huge", what: "one `tools/call` answered with a 50 MB text on one line, printed to /dev/null",
+			rounds: heavyN, base: "gosdk", expect: contains("xxxxxxxx", 50<<20),
+			players: compact(slices.Concat(
+				[]*contender{{name: "floor", argv: withServer([]string{p("floor")}, "huge")}},
+				mcpi("", func(bin string) []string { return []string{bin, "call", "echo"} }, "huge"),
+				[]*contender{{name: "gosdk", argv: withServer([]string{p("sdkcall"), "-unlimited"}, "huge")}, inspect("huge")},
+			)...),
+		},
+	}
 }
 
 func compact(cs ...*contender) []contender {
