@@ -27,7 +27,12 @@ const (
 	srcTemplates   = "MCP 2025-11-25 server/resources § Resource Templates (RFC 6570)"
 	srcPrompts     = "MCP 2025-11-25 server/prompts § Getting a Prompt"
 	srcPromptErr   = "MCP 2025-11-25 server/prompts § Error Handling"
-	srcToolSec     = "MCP 2025-11-25 server/tools § Security Considerations"
+	// The security rules' sources: the spec asks for a person who sees
+	// which tools a model is given (server/tools § User Interaction
+	// Model); what defeats that person is documented outside it.
+	srcHiddenText  = "MCP 2025-11-25 server/tools § User Interaction Model (a person sees which tools are exposed); Trojan Source, CVE-2021-42574 (bidi controls); Invariant Labs, MCP tool poisoning attacks (2025-04)"
+	srcDescSize    = "MCP 2025-11-25 server/tools § User Interaction Model (a person sees which tools are exposed); Invariant Labs, MCP tool poisoning attacks (2025-04)"
+	srcShadowing   = "MCP draft server/tools § Tool Names (names are unique per server; aggregating clients SHOULD disambiguate); Invariant Labs, MCP tool shadowing (2025-04)"
 	srcHostsDate   = "checked 2026-11-24"
 )
 
@@ -71,9 +76,9 @@ var (
 	ruleResourcesTemplate           = &Rule{ID: "resources/template", Severity: Error, Summary: "A resource template is a valid RFC 6570 URI template.", Source: srcTemplates}
 	rulePromptsGet                  = &Rule{ID: "prompts/get", Severity: Error, Summary: "Every listed prompt without required arguments can be got, and a prompt's messages have a role and content.", Source: srcPrompts}
 	rulePromptsGetWithArguments     = &Rule{ID: "prompts/get-with-arguments", Severity: Warning, Summary: "A prompt with required arguments can be got with values its completions offer (or made-up ones); when it cannot, the error is -32602.", Source: srcPromptErr}
-	ruleSecurityHiddenText          = &Rule{ID: "security/hidden-text", Severity: Error, Summary: "What a model reads (names, descriptions, schemas, prompts, instructions) holds no escape sequences, bidi controls, zero-width or Unicode tag characters: they hide instructions from the person approving the tool.", Source: srcToolSec}
-	ruleSecurityDescriptionSize     = &Rule{ID: "security/description-size", Severity: Warning, Summary: "A description stays under 4,096 characters: long ones crowd the model's context and hide instructions.", Source: srcToolSec}
-	ruleSecurityShadowing           = &Rule{ID: "security/shadowing", Severity: Info, Summary: "A tool does not take the name of a host's built-in tool: hosts rename one of the two, and a model may still take one for the other.", Source: srcToolSec}
+	ruleSecurityHiddenText          = &Rule{ID: "security/hidden-text", Severity: Error, Summary: "What a model reads (names, descriptions, schemas, prompts, instructions) holds no escape sequences, bidi controls, zero-width or Unicode tag characters: they hide instructions from the person approving the tool.", Source: srcHiddenText}
+	ruleSecurityDescriptionSize     = &Rule{ID: "security/description-size", Severity: Warning, Summary: "A description stays under 4,096 characters: long ones crowd the model's context and hide instructions.", Source: srcDescSize}
+	ruleSecurityShadowing           = &Rule{ID: "security/shadowing", Severity: Info, Summary: "A tool does not take the name of a host's built-in tool: hosts rename one of the two, and a model may still take one for the other.", Source: srcShadowing}
 	ruleHttpDnsRebinding            = &Rule{ID: "http/dns-rebinding", Severity: Error, Summary: "A request as a DNS-rebinding page sends it (Host and Origin naming another site) is refused with 403 Forbidden.", Source: srcHTTP + " (Security Warning); basic/security_best_practices § Local MCP Server Compromise"}
 	ruleHttpOrigin                  = &Rule{ID: "http/origin", Severity: Warning, Summary: "A request whose Origin header names another site is refused with 403 Forbidden, even when its Host is the server's.", Source: srcHTTP + " (Security Warning: servers MUST validate the Origin header)"}
 	ruleHttpUnknownSession          = &Rule{ID: "http/unknown-session", Severity: Warning, Summary: "A request with a session id the server does not know is answered 404 Not Found, so that the client starts a new session.", Source: srcHTTP + " § Session Management"}

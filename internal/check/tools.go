@@ -52,14 +52,22 @@ var (
 	maxDescription = 4096
 )
 
-// builtins are tool names that hosts give their own tools (Claude Code,
-// the agents most often pointed at MCP servers): a server tool with the
-// same name may be taken for the host's.
+// builtins are tool names that hosts give their own tools (the agents
+// most often pointed at MCP servers): a server tool with the same name may
+// be taken for the host's. Checked 2026-11-24 against Claude Code's tools
+// reference (code.claude.com/docs/en/settings, "Tools available to
+// Claude"), gemini-cli's packages/core/src/tools and Codex's tool specs.
+// VS Code's are left out: it names every MCP tool mcp_<server>_<tool>, and
+// its own are referenced as #name, apart from them.
 var builtins = map[string]string{
-	"Bash": "Claude Code", "Read": "Claude Code", "Write": "Claude Code", "Edit": "Claude Code", "Glob": "Claude Code",
-	"Grep": "Claude Code", "WebFetch": "Claude Code", "WebSearch": "Claude Code", "Task": "Claude Code", "TodoWrite": "Claude Code",
-	"NotebookEdit": "Claude Code", "shell": "Codex", "apply_patch": "Codex", "read_file": "gemini-cli", "write_file": "gemini-cli",
-	"run_shell_command": "gemini-cli", "web_fetch": "gemini-cli", "google_web_search": "gemini-cli",
+	"Bash": "Claude Code", "BashOutput": "Claude Code", "KillShell": "Claude Code", "Read": "Claude Code", "Write": "Claude Code",
+	"Edit": "Claude Code", "MultiEdit": "Claude Code", "Glob": "Claude Code", "Grep": "Claude Code", "LS": "Claude Code",
+	"WebFetch": "Claude Code", "WebSearch": "Claude Code", "Task": "Claude Code", "TodoWrite": "Claude Code",
+	"NotebookEdit": "Claude Code", "NotebookRead": "Claude Code", "ExitPlanMode": "Claude Code", "SlashCommand": "Claude Code", "Skill": "Claude Code",
+	"shell": "Codex", "apply_patch": "Codex", "update_plan": "Codex", "view_image": "Codex",
+	"read_file": "gemini-cli", "write_file": "gemini-cli", "replace": "gemini-cli", "run_shell_command": "gemini-cli",
+	"web_fetch": "gemini-cli", "google_web_search": "gemini-cli", "list_directory": "gemini-cli", "glob": "gemini-cli",
+	"search_file_content": "gemini-cli", "read_many_files": "gemini-cli", "save_memory": "gemini-cli", "write_todos": "gemini-cli",
 }
 
 func (r *run) tools() {

@@ -219,7 +219,7 @@ func TestStdioExitStatus(t *testing.T) {
 	if exit.ExitCode != 3 || exit.Signal != "" || strings.Join(exit.StderrTail, "|") != strings.Join(wantTail, "|") {
 		t.Errorf("exit = %+v, want status 3 and stderr %q", exit, wantTail)
 	}
-	if got := err.Error(); got != "server exited with status 3; last stderr: fatal: boom" {
+	if got := err.Error(); got != "server exited with status 3; stderr: fatal: boom" {
 		t.Errorf("error text = %q", got)
 	}
 	if got := s.StderrTail(); strings.Join(got, "|") != strings.Join(wantTail, "|") {

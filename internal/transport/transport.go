@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -174,10 +175,48 @@ func (e *ServerExitError) Error() string {
 	} else {
 		s = fmt.Sprintf("server exited with status %d", e.ExitCode)
 	}
-	if n := len(e.StderrTail); n > 0 {
-		s += "; last stderr: " + e.StderrTail[n-1]
+	if why := StderrWhy(e.StderrTail); why != "" {
+		s += "; stderr: " + why
 	}
 	return s
+}
+
+// errorLine finds the line of a server's stderr that says why it failed:
+// an error or exception (Node, Python, Go, Java, Rust), a traceback, npm's
+// ERR!, a missing module.
+var errorLine = regexp.MustCompile(`(?i)(^|\W)(\w*error\b|\w*exception\b|traceback|panic:|fatal|npm err!|cannot find module|no such file|not found|permission denied|refused)`)
+
+// StderrWhy picks, from the last lines a server wrote on stderr, those
+// that say why it ended: the last line that names an error, with the two
+// lines after it (a stack's first frames), rather than the last line,
+// which for Node is its version banner. Without such a line, the last
+// line; "" without any.
+func StderrWhy(tail []string) string {
+	at := -1
+	for i := len(tail) - 1; i >= 0; i-- {
+		if errorLine.MatchString(tail[i]) {
+			at = i
+			// A stack's first line names the error; go back to it from a
+			// frame that matched too.
+			for at > 0 && strings.HasPrefix(strings.TrimSpace(tail[at]), "at ") && errorLine.MatchString(tail[at-1]) {
+				at--
+			}
+			break
+		}
+	}
+	if at < 0 {
+		if n := len(tail); n > 0 {
+			return strings.TrimSpace(tail[n-1])
+		}
+		return ""
+	}
+	var lines []string
+	for i := at; i < len(tail) && len(lines) < 3; i++ {
+		if l := strings.TrimSpace(tail[i]); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, " | ")
 }
 
 // HTTPError is an HTTP answer that is not a success.

@@ -15,7 +15,7 @@ func TestServerExitErrorText(t *testing.T) {
 		want string
 	}{
 		{ServerExitError{ExitCode: 1}, "server exited with status 1"},
-		{ServerExitError{ExitCode: 2, StderrTail: []string{"a", "b"}}, "server exited with status 2; last stderr: b"},
+		{ServerExitError{ExitCode: 2, StderrTail: []string{"a", "b"}}, "server exited with status 2; stderr: b"},
 		{ServerExitError{ExitCode: -1, Signal: "killed"}, "server killed by signal killed"},
 	}
 	for _, tt := range tests {
