@@ -69,7 +69,7 @@ type Model struct {
 	// connection starts, for Reapply once it is up.
 	held   session.Held
 	rec    *recorder // the start/stop recording key
-	status status
+	status common.Notice
 
 	requests *requestsPane
 	composer *composer
@@ -434,7 +434,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.conn.up(msg.client)
 		if m.conn.dials > 1 {
-			m.status.set("reconnected: a new session, lists reloaded")
+			m.status.Set("reconnected: a new session, lists reloaded")
 		}
 		held := m.held
 		m.held = session.Held{}
@@ -453,11 +453,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.openModal(msg.req)
 		return m, nil
 	case common.Notice:
-		m.status.set(string(msg))
+		m.status = msg
 		return m, nil
 	case answeredMsg:
 		m.dropRequest(msg.req)
-		m.status.set(msg.notice)
+		m.status.Set("%s", msg.notice)
 		m.requests.answered++
 		if m.modal != nil && m.modal.req == msg.req {
 			m.modal = nil
@@ -467,9 +467,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openedMsg:
 		if m.modal != nil {
 			if msg.err != nil {
-				m.modal.notice = "✗ " + msg.err.Error()
+				m.modal.notice.Fail(msg.err)
 			} else {
-				m.modal.notice = "opened in the browser"
+				m.modal.notice.Set("opened in the browser")
 			}
 		}
 		return m, nil
@@ -477,7 +477,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.Gen != m.conn.gen {
 			return m, nil
 		}
-		m.status.set(reappliedNotice(msg.Reapplied))
+		m.status = reappliedNotice(msg.Reapplied)
 		return m, m.broadcast(msg)
 	case composedMsg:
 		_, cmd := m.composer.Update(msg, m.conn.client)
@@ -538,7 +538,7 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 	}
 	for _, r := range b.Gone {
 		if m.dropRequest(r) {
-			m.status.set(fmt.Sprintf("request #%d was withdrawn %s", r.ID, r.Why))
+			m.status.Set("request #%d was withdrawn %s", r.ID, r.Why)
 		}
 		delete(m.drafts, r)
 		if m.modal != nil && m.modal.req == r {
@@ -554,22 +554,24 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 
 // reappliedNotice says what a new connection was told again, and what
 // could not be.
-func reappliedNotice(r session.Reapplied) string {
+func reappliedNotice(r session.Reapplied) (n common.Notice) {
 	failed := r.Failed
 	r.Failed = nil
 	ok := r.Summary()
 	if len(failed) == 0 {
-		return "applied again to the new session: " + ok
+		n.Set("applied again to the new session: %s", ok)
+		return n
 	}
 	whats := slices.Sorted(maps.Keys(failed))
-	s := "✗ not applied again to the new session: " + whats[0] + " (" + failed[whats[0]].Error() + ")"
+	s := "not applied again to the new session: " + whats[0] + " (" + failed[whats[0]].Error() + ")"
 	if len(whats) > 1 {
 		s += fmt.Sprintf(" and %d more", len(whats)-1)
 	}
 	if ok != "" {
 		s += "; applied again: " + ok
 	}
-	return s
+	n.Failf("%s", s)
+	return n
 }
 
 // dropSession ends the requests of a session that is gone (the server
@@ -587,7 +589,7 @@ func (m *Model) dropSession(why string) {
 	m.queue = nil
 	clear(m.drafts)
 	m.modal = nil
-	m.status.set(common.Plural(n, "server request") + " dropped: " + why)
+	m.status.Set("%s dropped: %s", common.Plural(n, "server request"), why)
 }
 
 // dropRequest removes r from the queue; it reports whether it was there.
@@ -642,7 +644,7 @@ func (m *Model) losesWork() (loses, keep string) {
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
-	m.status.set("")
+	m.status.Clear()
 	armed := m.quitArmed
 	m.quitArmed = false
 	if key.Matches(msg, k.Quit) {
@@ -679,17 +681,19 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		// notice says what came of it.
 		rec, dir, t := m.rec, m.c.SaveDir, now()
 		return func() tea.Msg {
-			notice, err := rec.toggle(dir, t)
-			if err != nil {
-				return common.Notice("✗ recording: " + err.Error())
+			var n common.Notice
+			if said, err := rec.toggle(dir, t); err != nil {
+				n.Failf("recording: %v", err)
+			} else {
+				n.Set("%s", said)
 			}
-			return common.Notice(notice)
+			return n
 		}
 	case key.Matches(msg, k.Requests):
 		if m.modal == nil {
 			m.openNext()
 			if m.modal == nil {
-				m.status.set("no server request is waiting")
+				m.status.Set("no server request is waiting")
 			}
 		}
 		return nil
@@ -720,7 +724,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.modal != nil {
 		if key.Matches(msg, k.Later) {
 			m.setAside()
-			m.status.set("set aside: ctrl+o brings it back, with what you typed")
+			m.status.Set("set aside: ctrl+o brings it back, with what you typed")
 			return nil
 		}
 		return m.modal.Update(msg, m.opts.OpenURL)
@@ -766,7 +770,7 @@ func (m *Model) quit(armed bool) tea.Cmd {
 		if keep != "" {
 			n += "; " + keep
 		}
-		m.status.set(n)
+		m.status.Set("%s", n)
 		return nil
 	}
 	return tea.Quit
@@ -1035,7 +1039,7 @@ func (m *Model) statusView() string {
 		// of its directory as fits, cut from the start (half the line
 		// when a notice is next to it).
 		room := m.width - common.Width("● rec ")
-		if m.status.notice != "" {
+		if !m.status.Empty() {
 			room = m.width/2 - common.Width("● rec ")
 		}
 		path := common.Line(p)
@@ -1045,21 +1049,11 @@ func (m *Model) statusView() string {
 		left = st.Error.Render("● rec") + " " + path
 	}
 	line := left
-	if n := m.status.notice; n != "" {
-		style := st.Dim
-		if strings.HasPrefix(n, "✗") {
-			style = st.Error
-		}
+	if !m.status.Empty() {
 		if line != "" {
 			line += "  "
 		}
-		line += style.Render(common.Line(n))
+		line += m.status.View(st, m.width)
 	}
 	return common.Truncate(line, m.width)
 }
-
-// status is the one place a notice is kept: set it, it is sanitised when
-// drawn; the next key clears it.
-type status struct{ notice string }
-
-func (s *status) set(n string) { s.notice = n }

@@ -155,7 +155,7 @@ type modal struct {
 
 	reply      textarea.Model // sampling
 	form       *form.Model    // elicitation, form mode
-	notice     string
+	notice     common.Notice
 	infoOffset int
 
 	width, height int
@@ -221,7 +221,7 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 	k := m.c.Keys
 	kp, isKey := msg.(tea.KeyPressMsg)
 	if isKey {
-		m.notice = ""
+		m.notice.Clear()
 		switch {
 		case key.Matches(kp, k.PageUp):
 			m.infoOffset = max(0, m.infoOffset-3)
@@ -289,7 +289,7 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 func (m *modal) accept() tea.Cmd {
 	v, refused, err := m.form.Send()
 	if err != nil {
-		m.notice = "✗ " + err.Error()
+		m.notice.Fail(err)
 		return nil
 	}
 	if refused != nil {
@@ -403,10 +403,7 @@ func (m *modal) View() string {
 	case m.form != nil:
 		answer = append([]string{st.Dim.Render(common.Truncate("No request times out while you answer.", iw))}, strings.Split(m.form.View(), "\n")...)
 	}
-	notice := ""
-	if m.notice != "" {
-		notice = st.Error.Render(common.Line(m.notice))
-	}
+
 	// The request's description gets what the answer leaves, and at least
 	// a third of the box: the answer area gives up its blank lines, then
 	// scrolls, before the question is hidden.
@@ -429,7 +426,7 @@ func (m *modal) View() string {
 	for len(body) < ih-1 {
 		body = append(body, "")
 	}
-	body = append(body[:min(len(body), ih-1)], common.Truncate(notice, iw))
+	body = append(body[:min(len(body), ih-1)], m.notice.View(st, iw))
 	return st.Modal.Width(m.width).Height(m.height).Render(common.Fit(strings.Join(body, "\n"), iw, ih))
 }
 

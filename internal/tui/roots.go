@@ -30,7 +30,7 @@ type rootsPane struct {
 	cursor int
 	adding bool
 	input  textinput.Model
-	notice string
+	notice common.Notice
 
 	width, height int
 }
@@ -99,30 +99,30 @@ func (p *rootsPane) Update(msg tea.Msg) tea.Cmd {
 		p.roots = slices.Clone(msg.Roots)
 		p.store.set(p.roots)
 		p.cursor = max(0, min(p.cursor, len(p.roots)-1))
-		p.notice = fmt.Sprintf("the session's roots changed elsewhere: %d root(s)", len(p.roots))
+		p.notice.Set("the session's roots changed elsewhere: %d root(s)", len(p.roots))
 		return nil
 	case rootMsg:
 		if msg.err != nil {
-			p.notice = "✗ " + msg.err.Error()
+			p.notice.Fail(msg.err)
 			return nil
 		}
 		for i, r := range p.roots {
 			if r.URI == msg.root.URI {
 				p.cursor = i
-				p.notice = "already a root: " + msg.root.URI
+				p.notice.Set("already a root: %s", msg.root.URI)
 				return nil
 			}
 		}
 		p.roots = append(p.roots, msg.root)
 		p.cursor = len(p.roots) - 1
-		p.notice = "added " + msg.root.URI
+		p.notice.Set("added %s", msg.root.URI)
 		return p.changed()
 	case rootsNotifiedMsg:
 		if msg.err != nil {
 			if p.set != nil {
-				p.notice = "✗ " + msg.err.Error()
+				p.notice.Fail(msg.err)
 			} else {
-				p.notice = "✗ notifications/roots/list_changed: " + msg.err.Error()
+				p.notice.Failf("notifications/roots/list_changed: %v", msg.err)
 			}
 		}
 		return nil
@@ -156,14 +156,14 @@ func (p *rootsPane) Update(msg tea.Msg) tea.Cmd {
 			p.input, cmd = p.input.Update(msg)
 			return cmd
 		}
-		p.notice = ""
+		p.notice.Clear()
 		switch {
 		case key.Matches(msg, k.AddRoot):
 			p.adding = true
 			return p.input.Focus()
 		case key.Matches(msg, k.RemoveRoot):
 			if p.cursor >= 0 && p.cursor < len(p.roots) {
-				p.notice = "removed " + p.roots[p.cursor].URI
+				p.notice.Set("removed %s", p.roots[p.cursor].URI)
 				p.roots = append(p.roots[:p.cursor:p.cursor], p.roots[p.cursor+1:]...)
 				p.cursor = max(0, min(p.cursor, len(p.roots)-1))
 				return p.changed()
@@ -206,7 +206,7 @@ func (p *rootsPane) View() string {
 		}
 	}
 	body := common.Fit(strings.Join(lines, "\n"), p.width, max(1, p.height-1))
-	last := st.Dim.Render(common.Truncate(common.Line(p.notice), p.width))
+	last := p.notice.View(st, p.width)
 	if p.adding {
 		last = p.input.View()
 	}

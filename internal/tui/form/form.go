@@ -56,7 +56,7 @@ type Model struct {
 	sub        *Model
 	subField   *field
 	subIndex   int
-	itemNotice string
+	itemNotice common.Notice
 }
 
 // New builds a form over the object schema raw (empty means {}). A schema
@@ -530,7 +530,7 @@ func (m *Model) Send() (v map[string]any, refused []string, err error) {
 		// An item being edited goes into its list first.
 		m.saveItem()
 		if m.sub != nil {
-			return nil, []string{"the item being edited: " + m.itemNotice}, nil
+			return nil, []string{"the item being edited: " + m.itemNotice.Text()}, nil
 		}
 	}
 	v, err = m.Value()
@@ -548,8 +548,8 @@ func (m *Model) Send() (v map[string]any, refused []string, err error) {
 
 // Refusal is the notice of a refused send: how many problems, the key that
 // sends anyway (again, doing verb) and the first problem.
-func Refusal(problems []string, again, verb string) string {
-	s := fmt.Sprintf("✗ %s: press %s again to %s anyway", common.Plural(len(problems), "problem"), again, verb)
+func Refusal(problems []string, again, verb string) common.Notice {
+	s := fmt.Sprintf("%s: press %s again to %s anyway", common.Plural(len(problems), "problem"), again, verb)
 	if len(problems) > 0 {
 		s += " · " + problems[0]
 	}
@@ -558,7 +558,9 @@ func Refusal(problems []string, again, verb string) string {
 	} else if n > 1 {
 		s += fmt.Sprintf(" (%d more on the form)", n)
 	}
-	return s
+	var notice common.Notice
+	notice.Failf("%s", s)
+	return notice
 }
 
 // revalidate converts and validates the current value and attaches each

@@ -79,11 +79,13 @@ func (m *Model) openItem(f *field, index int) {
 	}
 	sub.SetSize(m.width, max(3, m.height-itemHeaderLines))
 	m.blurAll()
-	m.sub, m.subField, m.subIndex, m.itemNotice = sub, f, index, ""
+	m.sub, m.subField, m.subIndex = sub, f, index
+	m.itemNotice.Clear()
 }
 
 func (m *Model) closeItem() {
-	m.sub, m.subField, m.itemNotice = nil, nil, ""
+	m.sub, m.subField = nil, nil
+	m.itemNotice.Clear()
 	m.focusField(m.focus)
 }
 
@@ -94,7 +96,7 @@ func (m *Model) updateItem(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	if kp, ok := msg.(tea.KeyPressMsg); ok {
-		m.itemNotice = ""
+		m.itemNotice.Clear()
 		switch {
 		case key.Matches(kp, k.Back):
 			m.closeItem()
@@ -117,7 +119,7 @@ func (m *Model) saveItem() {
 	v, refused, err := m.sub.Send()
 	switch {
 	case err != nil:
-		m.itemNotice = "✗ " + err.Error()
+		m.itemNotice.Fail(err)
 		return
 	case refused != nil:
 		m.itemNotice = Refusal(refused, m.c.Keys.Submit.Help().Key, "save")
@@ -133,7 +135,8 @@ func (m *Model) saveItem() {
 	}
 	f.touched = true
 	ptr := f.pointer() + "/" + strconv.Itoa(m.subIndex)
-	m.sub, m.subField, m.itemNotice = nil, nil, ""
+	m.sub, m.subField = nil, nil
+	m.itemNotice.Clear()
 	m.flatten()
 	m.revalidate()
 	m.focusPointer(ptr)
@@ -193,8 +196,8 @@ func (m *Model) itemView() string {
 	title := st.LabelFocused.Render(common.Line(strings.Join(f.path, "."))+" › "+what) +
 		st.Dim.Render("  ("+m.c.Keys.Submit.Help().Key+": save · esc: discard)")
 	second := st.Dim.Render(common.Truncate(common.Line("each item: "+f.shape()), m.width))
-	if m.itemNotice != "" {
-		second = st.FieldError.Render(common.Truncate(common.Line(m.itemNotice), m.width))
+	if !m.itemNotice.Empty() {
+		second = m.itemNotice.View(st, m.width)
 	}
 	return common.Truncate(title, m.width) + "\n" + second + "\n" + m.sub.View()
 }

@@ -111,7 +111,7 @@ type Pane struct {
 	view     []int64          // seqs shown when filtering; nil shows all
 	list     common.Cursor
 	follow   bool
-	notice   string
+	notice   common.Notice
 
 	// open is the row shown in full (enter), nil in the list.
 	open   *Row
@@ -319,19 +319,19 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if msg.err != nil {
-			p.notice = "✗ " + common.Line(msg.err.Error())
+			p.notice.Fail(msg.err)
 		} else {
-			p.notice = "asked the server for " + string(msg.level) + " and above"
+			p.notice.Set("asked the server for %s and above", msg.level)
 			p.asked = msg.level
 		}
 		return nil
 	case common.ReappliedMsg:
 		if p.kind == KindLog && msg.Reapplied.LogLevel {
-			p.notice = "asked the new session for " + string(msg.Held.LogLevel) + " and above again"
+			p.notice.Set("asked the new session for %s and above again", msg.Held.LogLevel)
 		}
 		return nil
 	case tea.KeyPressMsg:
-		p.notice = ""
+		p.notice.Clear()
 		if p.open != nil {
 			return p.updateOpen(msg)
 		}
@@ -361,7 +361,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			p.setMinLevel(p.minLevel - 1)
 		case p.kind == KindLog && key.Matches(msg, k.SetLevel):
 			if p.client == nil {
-				p.notice = "✗ not connected"
+				p.notice.Failf("not connected")
 				return nil
 			}
 			client, ctx, level := p.client, p.c.Ctx, mcp.LoggingLevels[p.minLevel]
@@ -459,13 +459,10 @@ func (p *Pane) View() string {
 	case KindStderr:
 		head = "the server's standard error"
 	}
-	if p.notice != "" {
-		head = p.notice
-	}
 	if p.open != nil {
 		return p.openView()
 	}
-	b.WriteString(st.Dim.Render(common.Truncate(head, p.width)))
+	b.WriteString(p.notice.Over(st, head, p.width))
 	b.WriteByte('\n')
 	n := p.count()
 	rows := p.rows()

@@ -36,7 +36,7 @@ type Pane struct {
 
 	got     *got
 	running bool
-	notice  string
+	notice  common.Notice
 
 	width, height int
 }
@@ -140,7 +140,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.KeyPressMsg:
-		p.notice = ""
+		p.notice.Clear()
 		if p.editing {
 			return p.updateForm(msg)
 		}
@@ -211,7 +211,7 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	values, problem, cmd := p.form.Submit(msg)
-	if problem != "" {
+	if !problem.Empty() {
 		p.notice = problem
 		return cmd
 	}
@@ -224,7 +224,7 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 
 func (p *Pane) get(pr mcp.Prompt, args map[string]string) tea.Cmd {
 	if p.client == nil {
-		p.notice = "✗ not connected (ctrl+r reconnects)"
+		p.notice.Failf("not connected (ctrl+r reconnects)")
 		return nil
 	}
 	p.running = true
@@ -306,15 +306,12 @@ func (p *Pane) View() string {
 		}
 		top = append(top, st.Title.Render(common.Truncate(t, w)))
 		top = append(top, p.form.View())
-		if p.notice != "" {
-			top = append(top, st.Error.Render(common.Line(p.notice)))
+		if !p.notice.Empty() {
+			top = append(top, p.notice.View(st, w))
 		}
 	} else {
 		head := common.Plural(len(p.listed.Items), "prompt") + common.Incomplete(p.listed.LoadErr)
-		if p.notice != "" {
-			head = p.notice
-		}
-		top = append(top, st.Dim.Render(common.Truncate(head, w)))
+		top = append(top, p.notice.Over(st, head, w))
 		switch {
 		case p.client == nil && len(p.listed.Items) == 0:
 			top = append(top, st.Dim.Render("  Not connected."))

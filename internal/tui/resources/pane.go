@@ -42,7 +42,7 @@ type Pane struct {
 
 	read    *reading
 	reading bool
-	notice  string
+	notice  common.Notice
 
 	mode    view
 	dirs    []*dirLevel // the directories opened, the one shown last
@@ -103,9 +103,9 @@ func (p *Pane) reapplied(msg common.ReappliedMsg) tea.Cmd {
 	}
 	switch {
 	case len(lost) > 0:
-		p.notice = "✗ not subscribed again: " + common.Line(strings.Join(lost, ", ")) + " (the subscription ended with the old session)"
+		p.notice.Failf("not subscribed again: %s (the subscription ended with the old session)", strings.Join(lost, ", "))
 	case len(again) > 0:
-		p.notice = "subscribed again to " + common.Plural(len(again), "resource")
+		p.notice.Set("subscribed again to %s", common.Plural(len(again), "resource"))
 	}
 	if len(r.Listen) > 0 {
 		// The modern era holds subscriptions in the pane's stream.
@@ -161,9 +161,10 @@ func (p *Pane) setClient(client *session.Client, gen int) tea.Cmd {
 	p.client, p.gen = client, gen
 	// Until the new session is told them again (common.ReappliedMsg),
 	// the subscriptions of the old one are over.
-	p.notice, p.again = "", false
+	p.notice.Clear()
+	p.again = false
 	if n := len(p.subscribed); n > 0 {
-		p.notice = common.Plural(n, "subscription") + " ended with the old session"
+		p.notice.Set("%s ended with the old session", common.Plural(n, "subscription"))
 	}
 	p.subscribed, p.updated, p.wanted = map[string]bool{}, map[string]int{}, map[string]bool{}
 	p.history = map[string]*history{}
@@ -308,15 +309,15 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if msg.err != nil {
-			p.notice = "✗ " + common.Line(msg.err.Error())
+			p.notice.Fail(msg.err)
 			return nil
 		}
 		if msg.on {
 			p.subscribed[msg.uri] = true
-			p.notice = "subscribed to " + common.Line(msg.uri)
+			p.notice.Set("subscribed to %s", msg.uri)
 		} else {
 			delete(p.subscribed, msg.uri)
-			p.notice = "unsubscribed from " + common.Line(msg.uri)
+			p.notice.Set("unsubscribed from %s", msg.uri)
 		}
 	case listenMsg:
 		if msg.gen != p.gen || msg.subGen != p.subGen {
@@ -328,7 +329,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		again := p.again
 		p.again = false
 		if msg.err != nil {
-			p.notice = "✗ subscriptions/listen: " + common.Line(msg.err.Error())
+			p.notice.Failf("subscriptions/listen: %v", msg.err)
 			p.wanted = maps.Clone(p.subscribed)
 			return nil
 		}
@@ -340,14 +341,14 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		switch {
 		case msg.initial:
 		case again:
-			p.notice = "subscribed again to " + common.Plural(len(msg.uris), "resource") + " (subscriptions/listen)"
+			p.notice.Set("subscribed again to %s (subscriptions/listen)", common.Plural(len(msg.uris), "resource"))
 		case len(msg.uris) == 0:
-			p.notice = "no resource subscriptions left"
+			p.notice.Set("no resource subscriptions left")
 		default:
-			p.notice = "listening to " + common.Plural(len(msg.uris), "resource")
+			p.notice.Set("listening to %s", common.Plural(len(msg.uris), "resource"))
 		}
 	case tea.KeyPressMsg:
-		p.notice = ""
+		p.notice.Clear()
 		return p.updateKey(msg)
 	}
 	return nil
@@ -566,10 +567,7 @@ func (p *Pane) listLines(lw int) []string {
 		head += fmt.Sprintf(" · %d subscribed", n)
 	}
 	head += common.Incomplete(p.listed.LoadErr)
-	if p.notice != "" {
-		head = p.notice
-	}
-	left = append(left, st.Dim.Render(common.Truncate(head, lw)))
+	left = append(left, p.notice.Over(st, head, lw))
 	switch {
 	case p.client == nil && len(p.listed.Items) == 0:
 		left = append(left, st.Dim.Render("  Not connected."))

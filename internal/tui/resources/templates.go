@@ -30,7 +30,7 @@ type Templates struct {
 	editing  bool
 	read     *reading
 	reading  bool
-	notice   string
+	notice   common.Notice
 	complete bool // the server offers completions
 
 	width, height int
@@ -124,7 +124,7 @@ func (p *Templates) Update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.KeyPressMsg:
-		p.notice = ""
+		p.notice.Clear()
 		if p.editing {
 			return p.updateForm(msg)
 		}
@@ -193,7 +193,7 @@ func (p *Templates) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	values, problem, cmd := p.form.Submit(msg)
-	if problem != "" {
+	if !problem.Empty() {
 		p.notice = problem
 		return cmd
 	}
@@ -201,7 +201,7 @@ func (p *Templates) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	if p.client == nil {
-		p.notice = "✗ not connected (ctrl+r reconnects)"
+		p.notice.Failf("not connected (ctrl+r reconnects)")
 		return cmd
 	}
 	uri := Expand(p.formFor, values)
@@ -242,15 +242,12 @@ func (p *Templates) View() string {
 		top = append(top, st.Title.Render(common.Truncate("Read "+common.Line(p.formFor), w)))
 		top = append(top, st.Dim.Render(common.Truncate("→ "+common.Line(Expand(p.formFor, p.form.Values())), w)))
 		top = append(top, p.form.View())
-		if p.notice != "" {
-			top = append(top, st.Error.Render(common.Line(p.notice)))
+		if !p.notice.Empty() {
+			top = append(top, p.notice.View(st, w))
 		}
 	} else {
 		head := common.Plural(len(p.listed.Items), "template") + common.Incomplete(p.listed.LoadErr)
-		if p.notice != "" {
-			head = p.notice
-		}
-		top = append(top, st.Dim.Render(common.Truncate(head, w)))
+		top = append(top, p.notice.Over(st, head, w))
 		switch {
 		case p.client == nil && len(p.listed.Items) == 0:
 			top = append(top, st.Dim.Render("  Not connected."))

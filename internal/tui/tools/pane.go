@@ -53,7 +53,7 @@ type Pane struct {
 	mode     mode
 	forms    map[string]*form.Model // the form last opened of each tool
 	formTool mcp.Tool
-	notice   string
+	notice   common.Notice
 	// taskAnyway is set when alt+t was refused once for a tool or server
 	// without tasks: the next alt+t sends.
 	taskAnyway bool
@@ -263,7 +263,8 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		p.client, p.down = nil, false
 	case common.ConnectedMsg:
 		p.client, p.gen, p.down = msg.Client, msg.Gen, false
-		p.notice, p.forceNext, p.loadErr = "", false, nil
+		p.notice.Clear()
+		p.forceNext, p.loadErr = false, nil
 		return p.Reload()
 	case common.DisconnectedMsg:
 		p.client, p.down = nil, true
@@ -283,7 +284,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		if p.announce {
 			p.announce = false
 			if msg.err != nil {
-				cmd = common.Noticef("✗ tools/list: %v", msg.err)
+				cmd = common.Failuref("tools/list: %v", msg.err)
 			} else {
 				cmd = common.Noticef("%s listed", common.Plural(len(msg.tools), "tool"))
 			}
@@ -338,7 +339,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		p.ticking = false
 		return p.tick()
 	case tea.KeyPressMsg:
-		p.notice = ""
+		p.notice.Clear()
 		switch p.mode {
 		case modeForm:
 			return p.updateForm(msg)
@@ -406,7 +407,7 @@ func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Reload):
 		if p.client == nil {
-			return common.Noticef("✗ not connected (ctrl+r reconnects)")
+			return common.Failuref("not connected (ctrl+r reconnects)")
 		}
 		return p.reloadKey()
 	case key.Matches(msg, k.Back), key.Matches(msg, k.ClearFilter):
@@ -477,14 +478,14 @@ func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
 			// A debugger may send what the server does not offer, but not
 			// by surprise.
 			p.taskAnyway = true
-			p.notice = "✗ " + why + " · " + k(p.c.Keys.AsTask) + " again sends it as a task anyway"
+			p.notice.Failf("%s · %s again sends it as a task anyway", why, k(p.c.Keys.AsTask))
 			return nil
 		}
 	}
 	p.taskAnyway = false
 	args, refused, err := f.Send()
 	if err != nil {
-		p.notice = "✗ " + err.Error()
+		p.notice.Fail(err)
 		return nil
 	}
 	if refused != nil {
@@ -492,7 +493,7 @@ func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
 		return nil
 	}
 	if p.client == nil {
-		p.notice = "✗ not connected (ctrl+r reconnects)"
+		p.notice.Failf("not connected (ctrl+r reconnects)")
 		return nil
 	}
 	p.nextID++
@@ -577,7 +578,7 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		p.mode = modeList
 	case key.Matches(msg, k.Reload):
 		if p.client == nil {
-			return common.Noticef("✗ not connected (ctrl+r reconnects)")
+			return common.Failuref("not connected (ctrl+r reconnects)")
 		}
 		return p.reloadKey()
 	case key.Matches(msg, k.Edit):
@@ -600,7 +601,7 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if p.client == nil {
-			p.notice = "✗ not connected (ctrl+r reconnects)"
+			p.notice.Failf("not connected (ctrl+r reconnects)")
 			return nil
 		}
 		cmd, n := readLinks(p.c.Ctx, p.c, p.client, c)
@@ -819,11 +820,7 @@ func (p *Pane) formView() string {
 	if b := p.badges(&t, true); len(b) > 0 {
 		head += "  " + strings.Join(b, " ")
 	}
-	notice := ""
-	if p.notice != "" {
-		notice = st.Error.Render(common.Line(p.notice))
-	}
-	return common.Truncate(head, p.width) + "\n" + f.View() + "\n" + common.Truncate(notice, p.width)
+	return common.Truncate(head, p.width) + "\n" + f.View() + "\n" + p.notice.View(st, p.width)
 }
 
 func (p *Pane) statusLine(c *Call) string {

@@ -333,7 +333,7 @@ func (p *Pane) updateDetail(kp tea.KeyPressMsg) tea.Cmd {
 		e := p.store.Get(p.detailSeq)
 		switch {
 		case e == nil || e.Released:
-			return func() tea.Msg { return common.Notice("nothing copied: the data of this old row was released") }
+			return common.Noticef("nothing copied: the data of this old row was released")
 		case len(e.Data) > 0:
 			what := "the frame"
 			if e.Truncated {
