@@ -15,6 +15,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
 // maxUpdated bounds the URIs whose updates are counted.
@@ -507,11 +508,11 @@ func (p *Pane) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	switch p.mode {
 	case viewSubs:
-		return []key.Binding{withHelp(k.Open, "enter", "read"), withHelp(k.Subscribe, "u", "unsubscribe"), withHelp(k.Back, "esc", "resources"), k.DetailsDown, k.Up, k.Down}
+		return []key.Binding{keymap.WithHelp(k.Open, "enter", "read"), keymap.WithHelp(k.Subscribe, "u", "unsubscribe"), keymap.WithHelp(k.Back, "esc", "resources"), k.DetailsDown, k.Up, k.Down}
 	case viewDir:
-		return []key.Binding{withHelp(k.Open, "enter", "open/read"), withHelp(k.Back, "esc", "up"), k.Subscribe, k.Subscriptions, k.DetailsDown, k.Up, k.Down}
+		return []key.Binding{keymap.WithHelp(k.Open, "enter", "open/read"), keymap.WithHelp(k.Back, "esc", "up"), k.Subscribe, k.Subscriptions, k.DetailsDown, k.Up, k.Down}
 	}
-	return []key.Binding{withHelp(k.Open, "enter", "read"), k.Subscribe, k.Subscriptions, withHelp(k.Save, "s", "save blob"), k.DetailsDown, k.Up, k.Down}
+	return []key.Binding{keymap.WithHelp(k.Open, "enter", "read"), k.Subscribe, k.Subscriptions, keymap.WithHelp(k.Save, "s", "save blob"), k.DetailsDown, k.Up, k.Down}
 }
 
 // FullHelp is every key of the pane.
@@ -519,13 +520,8 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
 	return [][]key.Binding{
 		p.ShortHelp(),
-		{withHelp(k.Save, "s", "save blob"), k.Reload, k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
+		{keymap.WithHelp(k.Save, "s", "save blob"), k.Reload, k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
 	}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
 
 func (p *Pane) listWidth() int { return min(max(30, p.width*2/5), p.width) }
