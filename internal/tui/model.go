@@ -26,7 +26,9 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 	"github.com/mcpi-dev/mcpi/internal/tui/logs"
 	"github.com/mcpi-dev/mcpi/internal/tui/prompts"
+	"github.com/mcpi-dev/mcpi/internal/tui/requestspane"
 	"github.com/mcpi-dev/mcpi/internal/tui/resources"
+	"github.com/mcpi-dev/mcpi/internal/tui/rootspane"
 	"github.com/mcpi-dev/mcpi/internal/tui/skillspane"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
 	"github.com/mcpi-dev/mcpi/internal/tui/tools"
@@ -71,7 +73,6 @@ type Model struct {
 	rec    *recorder // the start/stop recording key
 	status common.Notice
 
-	requests *requestsPane
 	composer *composer
 	compose  bool // the composer is open
 	panes    []pane
@@ -123,7 +124,7 @@ func New(ctx context.Context, opts Options) *Model {
 		drafts: map[*common.Request]*modal{},
 		width:  opts.Width, height: opts.Height,
 	}
-	m.roots.set(opts.Roots)
+	m.roots.Set(opts.Roots)
 	m.rec = &recorder{target: opts.Target, header: opts.TraceHeader, opts: opts.TraceOptions}
 	if len(opts.TraceOptions.SecretValues) > 0 && !opts.TraceOptions.NoRedact {
 		m.redact = record.NewRedactor(opts.TraceOptions.SecretValues)
@@ -138,11 +139,10 @@ func New(ctx context.Context, opts Options) *Model {
 		OnRoots:        c.Inbox.SetRoots,
 		KeepAlive:      KeepAlive,
 	}
-	m.requests = &requestsPane{c: c, queue: &m.queue}
 	var client func() *session.Client = func() *session.Client { return m.conn.client }
 	m.panes = []pane{
 		tools.New(c), resources.New(c), resources.NewTemplates(c), prompts.New(c),
-		m.requests, newRootsPane(c, m.roots, client, opts.SetRoots),
+		requestspane.New(c, &m.queue), rootspane.New(c, m.roots, client, opts.SetRoots),
 		wire.New(c, wire.NewStore(opts.WireEntries, 0)),
 		logs.New(c, logs.KindLog), logs.New(c, logs.KindNotifications), logs.New(c, logs.KindStderr),
 		info.New(c, opts.Target), checkpane.New(c, opts.Check), skillspane.New(c),
@@ -449,8 +449,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.broadcast(common.DisconnectedMsg{Gen: m.conn.gen, Err: msg.err})
 	case *common.Batch:
 		return m, tea.Batch(m.handleBatch(msg), m.nextBatch())
-	case openMsg:
-		m.openModal(msg.req)
+	case common.OpenRequestMsg:
+		m.openModal(msg.Req)
 		return m, nil
 	case common.Notice:
 		m.status = msg
@@ -458,7 +458,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case answeredMsg:
 		m.dropRequest(msg.req)
 		m.status.Set("%s", msg.notice)
-		m.requests.answered++
 		if m.modal != nil && m.modal.req == msg.req {
 			m.modal = nil
 			m.openNext()
@@ -806,7 +805,7 @@ func (m *Model) keys() help.KeyMap {
 	if m.help.ShowAll {
 		helpKey.SetHelp(helpKey.Help().Key+"/esc", "close help")
 	}
-	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
+	global := []key.Binding{k.NextTab, keymap.WithHelp(k.Tabs[0], "alt+1…0", "pane"), keymap.WithHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
 	short := dedupe(nil, append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit))
 	var full [][]key.Binding
 	var seen []key.Binding

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
 // maxDepth bounds nested objects rendered as fields; deeper ones are JSON.
@@ -896,13 +897,13 @@ func (m *Model) ShortHelp() []key.Binding {
 		case kindBool:
 			out = append(out, k.Toggle)
 		case kindEnum:
-			out = append(out, withHelp(k.OptNext, "←/→", "choose"))
+			out = append(out, keymap.WithHelp(k.OptNext, "←/→", "choose"))
 		case kindMulti:
-			out = append(out, withHelp(k.OptNext, "←/→", "move"), withHelp(k.Toggle, "space", "select"))
+			out = append(out, keymap.WithHelp(k.OptNext, "←/→", "move"), keymap.WithHelp(k.Toggle, "space", "select"))
 		case kindItems:
-			out = append(out, withHelp(k.Open, "enter", "add item"))
+			out = append(out, keymap.WithHelp(k.Open, "enter", "add item"))
 		case kindItem:
-			out = append(out, withHelp(k.Open, "enter", "edit item"), k.DeleteItem)
+			out = append(out, keymap.WithHelp(k.Open, "enter", "edit item"), k.DeleteItem)
 		}
 		if f.nullable {
 			out = append(out, k.Null)
@@ -919,14 +920,9 @@ func (m *Model) FullHelp() [][]key.Binding {
 	}
 	return [][]key.Binding{
 		{k.Submit, k.NextField, k.PrevField, k.Back},
-		{k.Toggle, withHelp(k.OptNext, "←/→", "choose option"), k.Null, k.RawJSON},
-		{withHelp(k.Open, "enter", "add/edit item"), k.DeleteItem},
+		{k.Toggle, keymap.WithHelp(k.OptNext, "←/→", "choose option"), k.Null, k.RawJSON},
+		{keymap.WithHelp(k.Open, "enter", "add/edit item"), k.DeleteItem},
 	}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
 
 var _ help.KeyMap = (*Model)(nil)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
 // An array of objects is edited an item at a time: the field lists its
@@ -170,19 +171,19 @@ func (m *Model) itemHelp() []key.Binding {
 	if m.sub.EditingItem() {
 		return m.sub.ShortHelp()
 	}
-	out := []key.Binding{withHelp(k.Submit, k.Submit.Help().Key, "save item"), k.NextField}
+	out := []key.Binding{keymap.WithHelp(k.Submit, k.Submit.Help().Key, "save item"), k.NextField}
 	if m.sub.raw {
-		return append(out, k.RawJSON, withHelp(k.Back, "esc", "discard item"))
+		return append(out, k.RawJSON, keymap.WithHelp(k.Back, "esc", "discard item"))
 	}
 	if len(m.sub.flat) > 0 {
 		switch m.sub.flat[m.sub.focus].kind {
 		case kindItems:
-			out = append(out, withHelp(k.Open, "enter", "add item"))
+			out = append(out, keymap.WithHelp(k.Open, "enter", "add item"))
 		case kindItem:
-			out = append(out, withHelp(k.Open, "enter", "edit item"), k.DeleteItem)
+			out = append(out, keymap.WithHelp(k.Open, "enter", "edit item"), k.DeleteItem)
 		}
 	}
-	return append(out, k.RawJSON, withHelp(k.Back, "esc", "discard item"))
+	return append(out, k.RawJSON, keymap.WithHelp(k.Back, "esc", "discard item"))
 }
 
 // itemView is the sub-form under its title and the item's shape.

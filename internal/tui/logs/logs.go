@@ -18,6 +18,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
 
@@ -420,26 +421,21 @@ func (p *Pane) openLines() []string {
 func (p *Pane) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	if p.open != nil {
-		return []key.Binding{withHelp(k.Back, "esc", "back"), withHelp(k.Copy, "y", "copy"), k.Up, k.Down}
+		return []key.Binding{keymap.WithHelp(k.Back, "esc", "back"), keymap.WithHelp(k.Copy, "y", "copy"), k.Up, k.Down}
 	}
 	if p.kind == KindLog {
-		return []key.Binding{withHelp(k.Open, "enter", "open"), k.LevelUp, k.SetLevel, k.Follow, k.ClearBuffer, k.Up, k.Down}
+		return []key.Binding{keymap.WithHelp(k.Open, "enter", "open"), k.LevelUp, k.SetLevel, k.Follow, k.ClearBuffer, k.Up, k.Down}
 	}
-	return []key.Binding{withHelp(k.Open, "enter", "open"), k.Follow, k.ClearBuffer, k.Up, k.Down}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
+	return []key.Binding{keymap.WithHelp(k.Open, "enter", "open"), k.Follow, k.ClearBuffer, k.Up, k.Down}
 }
 
 // FullHelp is every key of the pane.
 func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
 	if p.open != nil {
-		return [][]key.Binding{{withHelp(k.Back, "esc", "back"), withHelp(k.Copy, "y", "copy")}, {k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}}
+		return [][]key.Binding{{keymap.WithHelp(k.Back, "esc", "back"), keymap.WithHelp(k.Copy, "y", "copy")}, {k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}}
 	}
-	out := [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {withHelp(k.Open, "enter", "open"), k.Follow, k.ClearBuffer}}
+	out := [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {keymap.WithHelp(k.Open, "enter", "open"), k.Follow, k.ClearBuffer}}
 	if p.kind == KindLog {
 		out[1] = append(out[1], k.LevelUp, k.SetLevel)
 	}

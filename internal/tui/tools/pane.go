@@ -23,6 +23,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/form"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
 type mode int
@@ -648,14 +649,14 @@ func (p *Pane) ShortHelp() []key.Binding {
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			out = append(out, k.Cancel, k.Edit)
 		} else {
-			out = append(out, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"))
+			out = append(out, keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Save, keymap.WithHelp(k.Copy, "y", "copy JSON"))
 			if c := p.calls[p.current]; c.hasLinks() {
 				out = append(out, k.ReadLinks)
 			}
 		}
-		return append(out, withHelp(k.PrevCall, "[/]", "other calls"), withHelp(k.Calls, "alt+l", "tools"), k.Down)
+		return append(out, keymap.WithHelp(k.PrevCall, "[/]", "other calls"), keymap.WithHelp(k.Calls, "alt+l", "tools"), k.Down)
 	}
-	return []key.Binding{withHelp(k.Open, "enter", "call"), withHelp(k.Up, "type", "filter"), k.Reload, k.Up, k.Down, k.DetailsDown, k.Calls}
+	return []key.Binding{keymap.WithHelp(k.Open, "enter", "call"), keymap.WithHelp(k.Up, "type", "filter"), k.Reload, k.Up, k.Down, k.DetailsDown, k.Calls}
 }
 
 // FullHelp is every key of the pane.
@@ -665,21 +666,16 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	case modeForm:
 		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
-		first := []key.Binding{withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, withHelp(k.Calls, "alt+l", "tools list"), k.Reload}
+		first := []key.Binding{keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Save, keymap.WithHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, keymap.WithHelp(k.Calls, "alt+l", "tools list"), k.Reload}
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
-			first = []key.Binding{k.Cancel, k.Edit, withHelp(k.Calls, "alt+l", "tools list")}
+			first = []key.Binding{k.Cancel, k.Edit, keymap.WithHelp(k.Calls, "alt+l", "tools list")}
 		}
 		return [][]key.Binding{first, {k.PrevCall, k.NextCall, k.Up, k.Down, k.PageUp, k.PageDown}}
 	}
 	return [][]key.Binding{
-		{withHelp(k.Open, "enter", "call"), withHelp(k.Up, "type", "filter"), k.ClearFilter, k.Reload, k.Calls},
+		{keymap.WithHelp(k.Open, "enter", "call"), keymap.WithHelp(k.Up, "type", "filter"), k.ClearFilter, k.Reload, k.Calls},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
 	}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
 
 // View renders the pane.

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
 // Pane is the wire pane.
@@ -493,15 +494,15 @@ func (p *Pane) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	switch {
 	case p.filtering:
-		return []key.Binding{withHelp(k.Open, "enter", "apply"), withHelp(k.Back, "esc", "clear")}
+		return []key.Binding{keymap.WithHelp(k.Open, "enter", "apply"), keymap.WithHelp(k.Back, "esc", "clear")}
 	case p.finding:
-		return []key.Binding{withHelp(k.Open, "enter", "keep"), withHelp(k.Back, "esc", "clear")}
+		return []key.Binding{keymap.WithHelp(k.Open, "enter", "keep"), keymap.WithHelp(k.Back, "esc", "clear")}
 	case p.detail && p.term != "":
-		return []key.Binding{k.FindNext, withHelp(k.Filter, "/", "find"), withHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), withHelp(k.Back, "esc", "clear search")}
+		return []key.Binding{k.FindNext, keymap.WithHelp(k.Filter, "/", "find"), keymap.WithHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, keymap.WithHelp(k.PrevCall, "[/]", "prev/next frame"), keymap.WithHelp(k.Back, "esc", "clear search")}
 	case p.detail:
-		return []key.Binding{withHelp(k.Filter, "/", "find"), withHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back}
+		return []key.Binding{keymap.WithHelp(k.Filter, "/", "find"), keymap.WithHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, keymap.WithHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back}
 	}
-	return []key.Binding{withHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Up, k.Down}
+	return []key.Binding{keymap.WithHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Up, k.Down}
 }
 
 // FullHelp is every key of the pane.
@@ -509,13 +510,8 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{withHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Back},
+		{keymap.WithHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Back},
 	}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
 
 // columns of a row.

@@ -1,4 +1,7 @@
-package tui
+// Package rootspane is the Roots pane: the roots offered to the server,
+// added (a directory or a file:// URI) and removed by the user, or changed
+// elsewhere (a live session's roots).
+package rootspane
 
 import (
 	"context"
@@ -14,14 +17,22 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/roots"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
-// rootsPane edits the roots offered to the server. roots/list is answered
+// Store holds the roots offered; the session's handler answers roots/list
+// from it, on the session's goroutines.
+type Store interface {
+	Get() []mcp.Root
+	Set([]mcp.Root)
+}
+
+// Pane edits the roots offered to the server. roots/list is answered
 // from them at once; each change tells the server with
 // notifications/roots/list_changed.
-type rootsPane struct {
+type Pane struct {
 	c      *common.Common
-	store  *rootStore
+	store  Store
 	client func() *session.Client
 	// set, when not nil, takes each change instead (Options.SetRoots).
 	set func(context.Context, []mcp.Root) error
@@ -35,20 +46,26 @@ type rootsPane struct {
 	width, height int
 }
 
-func newRootsPane(c *common.Common, store *rootStore, client func() *session.Client, set func(context.Context, []mcp.Root) error) *rootsPane {
+// New returns the roots pane. client is the session's client (nil when
+// there is none); set, when not nil, takes each change instead of telling
+// the client's server (Options.SetRoots).
+func New(c *common.Common, store Store, client func() *session.Client, set func(context.Context, []mcp.Root) error) *Pane {
 	in := textinput.New()
 	in.Prompt = "add root: "
 	in.Placeholder = "a directory or a file:// URI"
 	in.SetStyles(c.Styles.TextInput)
 	in.KeyMap.Paste.SetEnabled(false)
-	return &rootsPane{c: c, store: store, client: client, set: set, roots: store.get(), input: in}
+	return &Pane{c: c, store: store, client: client, set: set, roots: store.Get(), input: in}
 }
 
-func (p *rootsPane) Title() string { return fmt.Sprintf("Roots (%d)", len(p.roots)) }
+// Title names the pane in the tab bar, with the count of roots.
+func (p *Pane) Title() string { return fmt.Sprintf("Roots (%d)", len(p.roots)) }
 
-func (p *rootsPane) InputFocused() bool { return p.adding }
+// InputFocused reports whether a text input has the keys.
+func (p *Pane) InputFocused() bool { return p.adding }
 
-func (p *rootsPane) SetSize(w, h int) {
+// SetSize sets the pane's size.
+func (p *Pane) SetSize(w, h int) {
 	p.width, p.height = w, h
 	p.input.SetWidth(max(10, w-12))
 }
@@ -62,8 +79,8 @@ type rootMsg struct {
 // rootsNotifiedMsg reports notifications/roots/list_changed.
 type rootsNotifiedMsg struct{ err error }
 
-func (p *rootsPane) changed() tea.Cmd {
-	p.store.set(p.roots)
+func (p *Pane) changed() tea.Cmd {
+	p.store.Set(p.roots)
 	if p.set != nil {
 		set, ctx, roots := p.set, p.c.Ctx, append([]mcp.Root(nil), p.roots...)
 		return func() tea.Msg {
@@ -87,7 +104,8 @@ func (p *rootsPane) changed() tea.Cmd {
 	}
 }
 
-func (p *rootsPane) Update(msg tea.Msg) tea.Cmd {
+// Update handles messages for the pane.
+func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	k := p.c.Keys
 	switch msg := msg.(type) {
 	case common.RootsMsg:
@@ -97,7 +115,7 @@ func (p *rootsPane) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		p.roots = slices.Clone(msg.Roots)
-		p.store.set(p.roots)
+		p.store.Set(p.roots)
 		p.cursor = max(0, min(p.cursor, len(p.roots)-1))
 		p.notice.Set("the session's roots changed elsewhere: %d root(s)", len(p.roots))
 		return nil
@@ -177,17 +195,20 @@ func (p *rootsPane) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (p *rootsPane) ShortHelp() []key.Binding {
+// ShortHelp is the pane's help line.
+func (p *Pane) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	if p.adding {
-		return []key.Binding{withHelp(k.Open, "enter", "add"), withHelp(k.Back, "esc", "cancel")}
+		return []key.Binding{keymap.WithHelp(k.Open, "enter", "add"), keymap.WithHelp(k.Back, "esc", "cancel")}
 	}
 	return []key.Binding{k.AddRoot, k.RemoveRoot, k.Up, k.Down}
 }
 
-func (p *rootsPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+// FullHelp is every key of the pane.
+func (p *Pane) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
 
-func (p *rootsPane) View() string {
+// View renders the pane.
+func (p *Pane) View() string {
 	st := p.c.Styles
 	lines := []string{st.Dim.Render(common.Truncate("The roots offered to the server; roots/list is answered from this list at once.", p.width))}
 	if len(p.roots) == 0 {

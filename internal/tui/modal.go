@@ -16,137 +16,8 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/form"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
-
-// requestsPane lists the server requests waiting for the user.
-type requestsPane struct {
-	c      *common.Common
-	queue  *[]*common.Request
-	cursor int
-	width  int
-	height int
-	// answered counts the requests answered, for the pane's empty state.
-	answered int
-}
-
-func (p *requestsPane) Title() string {
-	if n := len(*p.queue); n > 0 {
-		return fmt.Sprintf("Requests (%d)", n)
-	}
-	return "Requests"
-}
-
-// ShortTitle is the title of the abbreviated tab labels.
-func (p *requestsPane) ShortTitle() string { return "Reqs" }
-
-func (p *requestsPane) InputFocused() bool { return false }
-
-func (p *requestsPane) SetSize(w, h int) { p.width, p.height = w, h }
-
-// openMsg asks the root to open the modal for a queued request.
-type openMsg struct{ req *common.Request }
-
-func (p *requestsPane) Update(msg tea.Msg) tea.Cmd {
-	kp, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return nil
-	}
-	k := p.c.Keys
-	n := len(*p.queue)
-	switch {
-	case key.Matches(kp, k.Up):
-		p.cursor--
-	case key.Matches(kp, k.Down):
-		p.cursor++
-	case key.Matches(kp, k.Open):
-		if p.cursor >= 0 && p.cursor < n {
-			r := (*p.queue)[p.cursor]
-			return func() tea.Msg { return openMsg{r} }
-		}
-	}
-	p.cursor = max(0, min(p.cursor, n-1))
-	return nil
-}
-
-func (p *requestsPane) ShortHelp() []key.Binding {
-	k := p.c.Keys
-	return []key.Binding{withHelp(k.Open, "enter", "answer"), k.Up, k.Down}
-}
-
-func (p *requestsPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
-
-func (p *requestsPane) View() string {
-	st := p.c.Styles
-	q := *p.queue
-	if len(q) == 0 {
-		msg := "No server request is waiting. Sampling and elicitation requests from the server queue here."
-		return strings.Join(common.Wrap(st.Dim.Render(msg), p.width), "\n")
-	}
-	var lines []string
-	for i, r := range q {
-		if i >= p.height {
-			break
-		}
-		line := fmt.Sprintf("#%d %s %s", r.ID, requestMethod(r), common.Line(requestSummary(r)))
-		line = common.Truncate(line, p.width-2)
-		if i == p.cursor {
-			lines = append(lines, st.Cursor.Render("›")+" "+st.Selected.Render(line))
-		} else {
-			lines = append(lines, "  "+line)
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-func requestMethod(r *common.Request) string {
-	if r.Kind == common.Sampling {
-		return "sampling/createMessage"
-	}
-	if r.Elicit != nil && r.Elicit.Mode == "url" {
-		return "elicitation/create (url)"
-	}
-	return "elicitation/create"
-}
-
-func requestSummary(r *common.Request) string {
-	switch {
-	case r.Sampling != nil:
-		for i := len(r.Sampling.Messages) - 1; i >= 0; i-- {
-			if t := contentText(r.Sampling.Messages[i].Content); t != "" {
-				return t
-			}
-		}
-	case r.Elicit != nil:
-		return r.Elicit.Message
-	}
-	return ""
-}
-
-// contentText is the text of a sampling message's content (one block or an
-// array of blocks); other blocks are named.
-func contentText(raw json.RawMessage) string {
-	var blocks []mcp.Content
-	if len(raw) > 0 && raw[0] == '[' {
-		_ = json.Unmarshal(raw, &blocks)
-	} else {
-		var b mcp.Content
-		if json.Unmarshal(raw, &b) == nil {
-			blocks = []mcp.Content{b}
-		}
-	}
-	var parts []string
-	for _, b := range blocks {
-		switch b.Type {
-		case "text":
-			parts = append(parts, b.Text)
-		case "image", "audio":
-			parts = append(parts, fmt.Sprintf("[%s %s]", b.Type, b.MimeType))
-		default:
-			parts = append(parts, "["+b.Type+"]")
-		}
-	}
-	return strings.Join(parts, "\n")
-}
 
 // modal answers one server request.
 type modal struct {
@@ -305,13 +176,13 @@ func (m *modal) ShortHelp() []key.Binding {
 	case m.req.Kind == common.Sampling:
 		return []key.Binding{k.Approve, k.Reject, k.Later}
 	case m.isURL():
-		return []key.Binding{k.OpenBrowser, withHelp(k.Approve, "ctrl+s", "accept"), withHelp(k.Reject, "ctrl+x", "decline"), k.CancelReq, k.Later}
+		return []key.Binding{k.OpenBrowser, keymap.WithHelp(k.Approve, "ctrl+s", "accept"), keymap.WithHelp(k.Reject, "ctrl+x", "decline"), k.CancelReq, k.Later}
 	}
-	return []key.Binding{withHelp(k.Approve, "ctrl+s", "accept"), withHelp(k.Reject, "ctrl+x", "decline"), k.CancelReq, k.NextField, k.Later}
+	return []key.Binding{keymap.WithHelp(k.Approve, "ctrl+s", "accept"), keymap.WithHelp(k.Reject, "ctrl+x", "decline"), k.CancelReq, k.NextField, k.Later}
 }
 
 func (m *modal) FullHelp() [][]key.Binding {
-	out := [][]key.Binding{m.ShortHelp(), {withHelp(m.c.Keys.PageDown, "pgup/pgdn", "scroll the request")}}
+	out := [][]key.Binding{m.ShortHelp(), {keymap.WithHelp(m.c.Keys.PageDown, "pgup/pgdn", "scroll the request")}}
 	if m.form != nil {
 		out = append(out, m.form.FullHelp()...)
 	}
@@ -331,7 +202,7 @@ func (m *modal) infoLines(w int) []string {
 			add(st.Dim.Render("system: ") + common.Block(s.SystemPrompt))
 		}
 		for _, msg := range s.Messages {
-			add(st.Title.Render(common.Line(msg.Role)+": ") + common.Block(contentText(msg.Content)))
+			add(st.Title.Render(common.Line(msg.Role)+": ") + common.Block(common.ContentText(msg.Content)))
 		}
 		meta := fmt.Sprintf("maxTokens %d", s.MaxTokens)
 		if s.Temperature != nil {
@@ -385,7 +256,7 @@ func (m *modal) infoLines(w int) []string {
 func (m *modal) View() string {
 	st := m.c.Styles
 	iw, ih := m.inner()
-	title := st.ModalTitle.Render(fmt.Sprintf("#%d %s", m.req.ID, requestMethod(m.req)))
+	title := st.ModalTitle.Render(fmt.Sprintf("#%d %s", m.req.ID, m.req.Method()))
 	switch {
 	case m.req.Kind == common.Sampling:
 		title += st.Dim.Render(" — the server asks for a model reply")
@@ -428,9 +299,4 @@ func (m *modal) View() string {
 	}
 	body = append(body[:min(len(body), ih-1)], m.notice.View(st, iw))
 	return st.Modal.Width(m.width).Height(m.height).Render(common.Fit(strings.Join(body, "\n"), iw, ih))
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
