@@ -17,6 +17,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
+	"github.com/mcpi-dev/mcpi/internal/tui/styles"
 )
 
 // Pane is the wire pane.
@@ -689,34 +690,8 @@ func (p *Pane) buildDetail() {
 	if e.Text != "" && e.Kind != KindFrame {
 		add(common.Line(e.Text))
 	}
-	if h := e.HTTP; h != nil {
-		s := "HTTP " + common.Line(h.Method) + " " + common.Line(screenRedactor.URL(h.URL))
-		if h.StatusCode != 0 {
-			s += fmt.Sprintf(" → %d", h.StatusCode)
-		}
-		add(s)
-		if h.SSEEventID != "" || h.SSEEvent != "" {
-			add(fmt.Sprintf("SSE event %q id %q", common.Line(h.SSEEvent), common.Line(h.SSEEventID)))
-		}
-		for _, hd := range []struct {
-			name string
-			h    http.Header
-		}{{"request headers", h.RequestHeader}, {"response headers", h.ResponseHeader}} {
-			if len(hd.h) == 0 {
-				continue
-			}
-			lines = append(lines, st.Dim.Render(hd.name+":"))
-			names := make([]string, 0, len(hd.h))
-			for n := range hd.h {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				for _, v := range hd.h[n] {
-					add("  " + common.Line(n) + ": " + common.Line(screenRedactor.HeaderValue(n, v)))
-				}
-			}
-		}
+	if e.HTTP != nil {
+		lines = append(lines, httpLines(st, e.HTTP, w)...)
 	}
 	switch {
 	case e.Released:
@@ -737,6 +712,41 @@ func (p *Pane) buildDetail() {
 	p.detailLines = lines
 	p.findMatches()
 	p.match = min(p.match, max(0, len(p.matches)-1))
+}
+
+// httpLines are an HTTP exchange's request line, status, SSE event and
+// headers, credentials redacted.
+func httpLines(st *styles.Styles, h *transport.HTTPMeta, w int) []string {
+	var lines []string
+	add := func(s string) { lines = append(lines, common.Wrap(s, w)...) }
+	s := "HTTP " + common.Line(h.Method) + " " + common.Line(screenRedactor.URL(h.URL))
+	if h.StatusCode != 0 {
+		s += fmt.Sprintf(" → %d", h.StatusCode)
+	}
+	add(s)
+	if h.SSEEventID != "" || h.SSEEvent != "" {
+		add(fmt.Sprintf("SSE event %q id %q", common.Line(h.SSEEvent), common.Line(h.SSEEventID)))
+	}
+	for _, hd := range []struct {
+		name string
+		h    http.Header
+	}{{"request headers", h.RequestHeader}, {"response headers", h.ResponseHeader}} {
+		if len(hd.h) == 0 {
+			continue
+		}
+		lines = append(lines, st.Dim.Render(hd.name+":"))
+		names := make([]string, 0, len(hd.h))
+		for n := range hd.h {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			for _, v := range hd.h[n] {
+				add("  " + common.Line(n) + ": " + common.Line(screenRedactor.HeaderValue(n, v)))
+			}
+		}
+	}
+	return lines
 }
 
 // screenRedactor hides credentials shown on screen (screenshots and screen
