@@ -291,7 +291,6 @@ func (p *Pane) addNotes(notes []session.Notification) {
 
 // Update handles keys and what arrives for the pane.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
-	k := p.c.Keys
 	switch msg := msg.(type) {
 	case common.ConnectedMsg:
 		p.client = msg.Client
@@ -303,17 +302,8 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		// Shown like any other, at their own times.
 		p.addNotes(msg.Notes)
 	case wire.EntriesMsg:
-		if p.kind != KindStderr {
-			return nil
-		}
-		var rows []Row
-		for i := range msg.Entries {
-			if e := &msg.Entries[i]; e.Kind == wire.KindStderr {
-				rows = append(rows, Row{Time: e.Time, Level: -1, Tag: "stderr", Text: string(e.Data)})
-			}
-		}
-		if len(rows) > 0 {
-			p.Add(rows)
+		if p.kind == KindStderr {
+			p.addStderr(msg.Entries)
 		}
 	case levelSetMsg:
 		if p.kind != KindLog {
@@ -325,49 +315,69 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			p.notice.Set("asked the server for %s and above", msg.level)
 			p.asked = msg.level
 		}
-		return nil
 	case common.ReappliedMsg:
 		if p.kind == KindLog && msg.Reapplied.LogLevel {
 			p.notice.Set("asked the new session for %s and above again", msg.Held.LogLevel)
 		}
-		return nil
 	case tea.KeyPressMsg:
 		p.notice.Clear()
 		if p.open != nil {
 			return p.updateOpen(msg)
 		}
-		n := p.count()
-		if p.list.Move(p.c, msg, n, p.rows()) {
-			p.follow = p.list.Pos >= n-1
+		return p.updateList(msg)
+	}
+	return nil
+}
+
+// addStderr adds the server's standard error lines among the wire's
+// entries.
+func (p *Pane) addStderr(entries []wire.Entry) {
+	var rows []Row
+	for i := range entries {
+		if e := &entries[i]; e.Kind == wire.KindStderr {
+			rows = append(rows, Row{Time: e.Time, Level: -1, Tag: "stderr", Text: string(e.Data)})
+		}
+	}
+	if len(rows) > 0 {
+		p.Add(rows)
+	}
+}
+
+// updateList handles the keys of the list: moving, opening a row,
+// following, clearing, and the log pane's level.
+func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	n := p.count()
+	if p.list.Move(p.c, msg, n, p.rows()) {
+		p.follow = p.list.Pos >= n-1
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Open):
+		if n > 0 {
+			if r := p.ring.Get(p.seqAt(p.list.Pos)); r != nil {
+				row := *r
+				p.open, p.scroll = &row, common.Scroll{}
+			}
+		}
+	case key.Matches(msg, k.Follow):
+		p.follow = !p.follow
+		p.clamp()
+	case key.Matches(msg, k.ClearBuffer):
+		p.ring.Clear()
+		p.view = nil
+		p.clamp()
+	case p.kind == KindLog && key.Matches(msg, k.LevelUp):
+		p.setMinLevel(p.minLevel + 1)
+	case p.kind == KindLog && key.Matches(msg, k.LevelDown):
+		p.setMinLevel(p.minLevel - 1)
+	case p.kind == KindLog && key.Matches(msg, k.SetLevel):
+		if p.client == nil {
+			p.notice.Failf("not connected")
 			return nil
 		}
-		switch {
-		case key.Matches(msg, k.Open):
-			if n > 0 {
-				if r := p.ring.Get(p.seqAt(p.list.Pos)); r != nil {
-					row := *r
-					p.open, p.scroll = &row, common.Scroll{}
-				}
-			}
-		case key.Matches(msg, k.Follow):
-			p.follow = !p.follow
-			p.clamp()
-		case key.Matches(msg, k.ClearBuffer):
-			p.ring.Clear()
-			p.view = nil
-			p.clamp()
-		case p.kind == KindLog && key.Matches(msg, k.LevelUp):
-			p.setMinLevel(p.minLevel + 1)
-		case p.kind == KindLog && key.Matches(msg, k.LevelDown):
-			p.setMinLevel(p.minLevel - 1)
-		case p.kind == KindLog && key.Matches(msg, k.SetLevel):
-			if p.client == nil {
-				p.notice.Failf("not connected")
-				return nil
-			}
-			client, ctx, level := p.client, p.c.Ctx, mcp.LoggingLevels[p.minLevel]
-			return func() tea.Msg { return levelSetMsg{level: level, err: client.SetLogLevel(ctx, level)} }
-		}
+		client, ctx, level := p.client, p.c.Ctx, mcp.LoggingLevels[p.minLevel]
+		return func() tea.Msg { return levelSetMsg{level: level, err: client.SetLogLevel(ctx, level)} }
 	}
 	return nil
 }

@@ -265,94 +265,114 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	case common.Loaded[mcp.Resource]:
-		var sel string
-		if r := p.selected(); r != nil {
-			sel = r.URI
-		}
-		if p.listed.Apply(msg, p.gen) {
-			// In the order people count: items/2 before items/10.
-			slices.SortStableFunc(p.listed.Items, func(a, b mcp.Resource) int {
-				switch {
-				case common.NaturalLess(a.URI, b.URI):
-					return -1
-				case common.NaturalLess(b.URI, a.URI):
-					return 1
-				}
-				return 0
-			})
-			// The cursor stays on the resource it was on.
-			for i := range p.listed.Items {
-				if p.listed.Items[i].URI == sel {
-					p.list.Pos = i
-				}
-			}
-			p.list.Clamp(len(p.listed.Items), p.rows())
-		}
+		p.loaded(msg)
 	case dirMsg:
 		p.dirLoaded(msg)
 	case readMsg:
-		// A read that was overtaken by another is dropped: its content must
-		// never show under another resource.
-		if msg.pane != "resources" || p.read == nil || p.read.uri != msg.uri {
-			return nil
-		}
-		p.reading = false
-		p.read = &reading{uri: msg.uri, result: msg.res, err: msg.err, lines: msg.lines}
-		if msg.err != nil {
-			p.read.result = nil
-		}
+		p.readDone(msg)
 	case savedMsg:
 		if msg.pane == "resources" && p.read != nil && p.read.uri == msg.uri {
 			p.read.saved, p.read.saveE = append(p.read.saved, msg.paths...), msg.err
 		}
 	case subMsg:
-		if msg.gen != p.gen {
-			return nil
-		}
-		if msg.err != nil {
-			p.notice.Fail(msg.err)
-			return nil
-		}
-		if msg.on {
-			p.subscribed[msg.uri] = true
-			p.notice.Set("subscribed to %s", msg.uri)
-		} else {
-			delete(p.subscribed, msg.uri)
-			p.notice.Set("unsubscribed from %s", msg.uri)
-		}
+		p.subscribedTo(msg)
 	case listenMsg:
-		if msg.gen != p.gen || msg.subGen != p.subGen {
-			if msg.sub != nil {
-				go msg.sub.Close()
-			}
-			return nil
-		}
-		again := p.again
-		p.again = false
-		if msg.err != nil {
-			p.notice.Failf("subscriptions/listen: %v", msg.err)
-			p.wanted = maps.Clone(p.subscribed)
-			return nil
-		}
-		p.sub = msg.sub
-		p.subscribed = map[string]bool{}
-		for _, u := range msg.uris {
-			p.subscribed[u] = true
-		}
-		switch {
-		case msg.initial:
-		case again:
-			p.notice.Set("subscribed again to %s (subscriptions/listen)", common.Plural(len(msg.uris), "resource"))
-		case len(msg.uris) == 0:
-			p.notice.Set("no resource subscriptions left")
-		default:
-			p.notice.Set("listening to %s", common.Plural(len(msg.uris), "resource"))
-		}
+		p.listening(msg)
 	case tea.KeyPressMsg:
 		p.notice.Clear()
 		return p.updateKey(msg)
 	}
 	return nil
+}
+
+// loaded takes a page of resources/list: sorted in the order people
+// count (items/2 before items/10), the cursor on the resource it was on.
+func (p *Pane) loaded(msg common.Loaded[mcp.Resource]) {
+	var sel string
+	if r := p.selected(); r != nil {
+		sel = r.URI
+	}
+	if !p.listed.Apply(msg, p.gen) {
+		return
+	}
+	slices.SortStableFunc(p.listed.Items, func(a, b mcp.Resource) int {
+		switch {
+		case common.NaturalLess(a.URI, b.URI):
+			return -1
+		case common.NaturalLess(b.URI, a.URI):
+			return 1
+		}
+		return 0
+	})
+	for i := range p.listed.Items {
+		if p.listed.Items[i].URI == sel {
+			p.list.Pos = i
+		}
+	}
+	p.list.Clamp(len(p.listed.Items), p.rows())
+}
+
+// readDone shows what a read returned. A read that was overtaken by
+// another is dropped: its content must never show under another resource.
+func (p *Pane) readDone(msg readMsg) {
+	if msg.pane != "resources" || p.read == nil || p.read.uri != msg.uri {
+		return
+	}
+	p.reading = false
+	p.read = &reading{uri: msg.uri, result: msg.res, err: msg.err, lines: msg.lines}
+	if msg.err != nil {
+		p.read.result = nil
+	}
+}
+
+// subscribedTo takes the answer of resources/subscribe or unsubscribe.
+func (p *Pane) subscribedTo(msg subMsg) {
+	if msg.gen != p.gen {
+		return
+	}
+	if msg.err != nil {
+		p.notice.Fail(msg.err)
+		return
+	}
+	if msg.on {
+		p.subscribed[msg.uri] = true
+		p.notice.Set("subscribed to %s", msg.uri)
+	} else {
+		delete(p.subscribed, msg.uri)
+		p.notice.Set("unsubscribed from %s", msg.uri)
+	}
+}
+
+// listening takes the opening of subscriptions/listen (the modern era's
+// one subscription): the resources it covers are the ones subscribed.
+func (p *Pane) listening(msg listenMsg) {
+	if msg.gen != p.gen || msg.subGen != p.subGen {
+		if msg.sub != nil {
+			go msg.sub.Close()
+		}
+		return
+	}
+	again := p.again
+	p.again = false
+	if msg.err != nil {
+		p.notice.Failf("subscriptions/listen: %v", msg.err)
+		p.wanted = maps.Clone(p.subscribed)
+		return
+	}
+	p.sub = msg.sub
+	p.subscribed = map[string]bool{}
+	for _, u := range msg.uris {
+		p.subscribed[u] = true
+	}
+	switch {
+	case msg.initial:
+	case again:
+		p.notice.Set("subscribed again to %s (subscriptions/listen)", common.Plural(len(msg.uris), "resource"))
+	case len(msg.uris) == 0:
+		p.notice.Set("no resource subscriptions left")
+	default:
+		p.notice.Set("listening to %s", common.Plural(len(msg.uris), "resource"))
+	}
 }
 
 func (p *Pane) updateKey(msg tea.KeyPressMsg) tea.Cmd {

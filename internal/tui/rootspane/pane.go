@@ -106,35 +106,11 @@ func (p *Pane) changed() tea.Cmd {
 
 // Update handles messages for the pane.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
-	k := p.c.Keys
 	switch msg := msg.(type) {
 	case common.RootsMsg:
-		// Changed elsewhere (a live session's roots): these are the roots
-		// now, and the server was told by whoever changed them.
-		if slices.Equal(msg.Roots, p.roots) {
-			return nil
-		}
-		p.roots = slices.Clone(msg.Roots)
-		p.store.Set(p.roots)
-		p.cursor = max(0, min(p.cursor, len(p.roots)-1))
-		p.notice.Set("the session's roots changed elsewhere: %d root(s)", len(p.roots))
-		return nil
+		p.changedElsewhere(msg.Roots)
 	case rootMsg:
-		if msg.err != nil {
-			p.notice.Fail(msg.err)
-			return nil
-		}
-		for i, r := range p.roots {
-			if r.URI == msg.root.URI {
-				p.cursor = i
-				p.notice.Set("already a root: %s", msg.root.URI)
-				return nil
-			}
-		}
-		p.roots = append(p.roots, msg.root)
-		p.cursor = len(p.roots) - 1
-		p.notice.Set("added %s", msg.root.URI)
-		return p.changed()
+		return p.add(msg)
 	case rootsNotifiedMsg:
 		if msg.err != nil {
 			if p.set != nil {
@@ -143,7 +119,6 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 				p.notice.Failf("notifications/roots/list_changed: %v", msg.err)
 			}
 		}
-		return nil
 	case tea.PasteMsg:
 		if p.adding {
 			var cmd tea.Cmd
@@ -152,45 +127,91 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		}
 	case tea.KeyPressMsg:
 		if p.adding {
-			switch {
-			case key.Matches(msg, k.Back):
-				p.adding = false
-				p.input.Blur()
-				return nil
-			case key.Matches(msg, k.Open):
-				p.adding = false
-				p.input.Blur()
-				s := strings.TrimSpace(p.input.Value())
-				p.input.SetValue("")
-				if s == "" {
-					return nil
-				}
-				return func() tea.Msg {
-					r, err := roots.Parse(s)
-					return rootMsg{root: r, err: err}
-				}
-			}
-			var cmd tea.Cmd
-			p.input, cmd = p.input.Update(msg)
-			return cmd
+			return p.updateInput(msg)
 		}
 		p.notice.Clear()
-		switch {
-		case key.Matches(msg, k.AddRoot):
-			p.adding = true
-			return p.input.Focus()
-		case key.Matches(msg, k.RemoveRoot):
-			if p.cursor >= 0 && p.cursor < len(p.roots) {
-				p.notice.Set("removed %s", p.roots[p.cursor].URI)
-				p.roots = append(p.roots[:p.cursor:p.cursor], p.roots[p.cursor+1:]...)
-				p.cursor = max(0, min(p.cursor, len(p.roots)-1))
-				return p.changed()
-			}
-		case key.Matches(msg, k.Up):
-			p.cursor = max(0, p.cursor-1)
-		case key.Matches(msg, k.Down):
-			p.cursor = min(len(p.roots)-1, p.cursor+1)
+		return p.updateList(msg)
+	}
+	return nil
+}
+
+// changedElsewhere takes the roots changed elsewhere (a live session's
+// roots): these are the roots now, and the server was told by whoever
+// changed them.
+func (p *Pane) changedElsewhere(roots []mcp.Root) {
+	if slices.Equal(roots, p.roots) {
+		return
+	}
+	p.roots = slices.Clone(roots)
+	p.store.Set(p.roots)
+	p.cursor = max(0, min(p.cursor, len(p.roots)-1))
+	p.notice.Set("the session's roots changed elsewhere: %d root(s)", len(p.roots))
+}
+
+// add adds the root the user typed, unless it is one already.
+func (p *Pane) add(msg rootMsg) tea.Cmd {
+	if msg.err != nil {
+		p.notice.Fail(msg.err)
+		return nil
+	}
+	for i, r := range p.roots {
+		if r.URI == msg.root.URI {
+			p.cursor = i
+			p.notice.Set("already a root: %s", msg.root.URI)
+			return nil
 		}
+	}
+	p.roots = append(p.roots, msg.root)
+	p.cursor = len(p.roots) - 1
+	p.notice.Set("added %s", msg.root.URI)
+	return p.changed()
+}
+
+// updateInput handles the keys of the root being typed: enter makes it a
+// root (off the UI goroutine), esc gives up.
+func (p *Pane) updateInput(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	switch {
+	case key.Matches(msg, k.Back):
+		p.adding = false
+		p.input.Blur()
+		return nil
+	case key.Matches(msg, k.Open):
+		p.adding = false
+		p.input.Blur()
+		s := strings.TrimSpace(p.input.Value())
+		p.input.SetValue("")
+		if s == "" {
+			return nil
+		}
+		return func() tea.Msg {
+			r, err := roots.Parse(s)
+			return rootMsg{root: r, err: err}
+		}
+	}
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(msg)
+	return cmd
+}
+
+// updateList handles the keys of the list: add, remove, move.
+func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	switch {
+	case key.Matches(msg, k.AddRoot):
+		p.adding = true
+		return p.input.Focus()
+	case key.Matches(msg, k.RemoveRoot):
+		if p.cursor >= 0 && p.cursor < len(p.roots) {
+			p.notice.Set("removed %s", p.roots[p.cursor].URI)
+			p.roots = append(p.roots[:p.cursor:p.cursor], p.roots[p.cursor+1:]...)
+			p.cursor = max(0, min(p.cursor, len(p.roots)-1))
+			return p.changed()
+		}
+	case key.Matches(msg, k.Up):
+		p.cursor = max(0, p.cursor-1)
+	case key.Matches(msg, k.Down):
+		p.cursor = min(len(p.roots)-1, p.cursor+1)
 	}
 	return nil
 }

@@ -276,52 +276,9 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case common.ProgressMsg:
 		p.progress(msg.ByCall)
 	case toolsMsg:
-		if msg.gen != p.gen {
-			return nil
-		}
-		p.loading = false
-		p.loadErr = msg.err
-		var cmd tea.Cmd
-		if p.announce {
-			p.announce = false
-			if msg.err != nil {
-				cmd = common.Failuref("tools/list: %v", msg.err)
-			} else {
-				cmd = common.Noticef("%s listed", common.Plural(len(msg.tools), "tool"))
-			}
-		}
-		if msg.err == nil || len(msg.tools) > 0 {
-			name := ""
-			if t := p.selected(); t != nil {
-				name = t.Name
-			}
-			p.tools = msg.tools
-			p.applyFilter()
-			for i, idx := range p.filtered {
-				if p.tools[idx].Name == name {
-					p.cursor = i
-				}
-			}
-			p.clampList()
-		}
-		return cmd
+		return p.listed(msg)
 	case callDoneMsg:
-		c := p.call(msg.id)
-		if c == nil {
-			return nil
-		}
-		c.End = msg.end
-		c.Raw, c.Result, c.Err = msg.raw, msg.result, msg.err
-		c.blocks, c.structd, c.OutputProblems = msg.blocks, msg.structd, msg.outputProblems
-		switch {
-		case errors.Is(msg.err, context.Canceled):
-			c.State = Cancelled
-		case msg.err != nil:
-			c.State = Failed
-		default:
-			c.State = Done
-		}
-		c.lines = nil
+		p.callDone(msg)
 		return nil
 	case linkReadMsg:
 		if c := p.call(msg.call); c != nil && c.links != nil {
@@ -349,14 +306,74 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		}
 		return p.updateList(msg)
 	case tea.PasteMsg:
-		if p.mode == modeForm {
-			_, cmd := p.forms[p.formTool.Name].Update(msg)
-			return cmd
+		return p.paste(msg)
+	}
+	return nil
+}
+
+// listed takes an answer of tools/list: the list, the cursor kept on the
+// tool it was on, and a notice when the user asked for the list.
+func (p *Pane) listed(msg toolsMsg) tea.Cmd {
+	if msg.gen != p.gen {
+		return nil
+	}
+	p.loading = false
+	p.loadErr = msg.err
+	var cmd tea.Cmd
+	if p.announce {
+		p.announce = false
+		if msg.err != nil {
+			cmd = common.Failuref("tools/list: %v", msg.err)
+		} else {
+			cmd = common.Noticef("%s listed", common.Plural(len(msg.tools), "tool"))
 		}
-		if p.mode == modeList {
-			p.filter += common.Line(msg.Content)
-			p.applyFilter()
+	}
+	if msg.err == nil || len(msg.tools) > 0 {
+		name := ""
+		if t := p.selected(); t != nil {
+			name = t.Name
 		}
+		p.tools = msg.tools
+		p.applyFilter()
+		for i, idx := range p.filtered {
+			if p.tools[idx].Name == name {
+				p.cursor = i
+			}
+		}
+		p.clampList()
+	}
+	return cmd
+}
+
+// callDone records how a call ended.
+func (p *Pane) callDone(msg callDoneMsg) {
+	c := p.call(msg.id)
+	if c == nil {
+		return
+	}
+	c.End = msg.end
+	c.Raw, c.Result, c.Err = msg.raw, msg.result, msg.err
+	c.blocks, c.structd, c.OutputProblems = msg.blocks, msg.structd, msg.outputProblems
+	switch {
+	case errors.Is(msg.err, context.Canceled):
+		c.State = Cancelled
+	case msg.err != nil:
+		c.State = Failed
+	default:
+		c.State = Done
+	}
+	c.lines = nil
+}
+
+// paste goes to the form, or to the list's filter.
+func (p *Pane) paste(msg tea.PasteMsg) tea.Cmd {
+	switch p.mode {
+	case modeForm:
+		_, cmd := p.forms[p.formTool.Name].Update(msg)
+		return cmd
+	case modeList:
+		p.filter += common.Line(msg.Content)
+		p.applyFilter()
 	}
 	return nil
 }
