@@ -80,6 +80,15 @@ type answeredMsg struct {
 // openedMsg reports the browser opener's outcome.
 type openedMsg struct{ err error }
 
+// opened says what came of opening the URL in the browser.
+func (m *modal) opened(err error) {
+	if err != nil {
+		m.notice.Fail(err)
+	} else {
+		m.notice.Set("opened in the browser")
+	}
+}
+
 func (m *modal) answer(rep common.Reply, notice string) tea.Cmd {
 	m.req.Answer(rep)
 	r := m.req

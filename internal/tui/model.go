@@ -420,26 +420,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// drawn on a clean screen.
 		return m, tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tea.ClearScreen() })
 	case dialedMsg:
-		if msg.gen != m.conn.gen {
-			if msg.client != nil {
-				c, conns := msg.client, m.conns
-				return m, func() tea.Msg { c.Close(); conns.remove(c); return nil }
-			}
-			return m, nil
-		}
-		if msg.err != nil {
-			m.conn.ended(msg.err)
-			m.dropSession("the connection ended")
-			return m, m.broadcast(common.DisconnectedMsg{Gen: msg.gen, Err: msg.err})
-		}
-		m.conn.up(msg.client)
-		if m.conn.dials > 1 {
-			m.status.Set("reconnected: a new session, lists reloaded")
-		}
-		held := m.held
-		m.held = session.Held{}
-		return m, tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: msg.client, Gen: msg.gen}), m.waitEnd(msg.client),
-			m.reapply(msg.client, msg.gen, held))
+		return m, m.dialed(msg)
 	case endedMsg:
 		if msg.client != m.conn.client {
 			return m, nil
@@ -456,20 +437,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status = msg
 		return m, nil
 	case answeredMsg:
-		m.dropRequest(msg.req)
-		m.status.Set("%s", msg.notice)
-		if m.modal != nil && m.modal.req == msg.req {
-			m.modal = nil
-			m.openNext()
-		}
+		m.answered(msg)
 		return m, nil
 	case openedMsg:
 		if m.modal != nil {
-			if msg.err != nil {
-				m.modal.notice.Fail(msg.err)
-			} else {
-				m.modal.notice.Set("opened in the browser")
-			}
+			m.modal.opened(msg.err)
 		}
 		return m, nil
 	case common.ReappliedMsg:
@@ -489,18 +461,59 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.PasteMsg:
-		if m.modal != nil {
-			return m, m.modal.Update(msg, m.opts.OpenURL)
-		}
-		if m.compose {
-			_, cmd := m.composer.Update(msg, m.conn.client)
-			return m, cmd
-		}
-		return m, m.activePane().Update(msg)
+		return m, m.paste(msg)
 	}
 	// Everything else belongs to a pane (results of its own Cmds); panes
 	// drop what is not theirs.
 	return m, m.broadcast(msg)
+}
+
+// dialed takes the outcome of a dial: a late one is closed, a failed one
+// ends the connection, a new session is broadcast and told again what
+// the panes asked of the old one.
+func (m *Model) dialed(msg dialedMsg) tea.Cmd {
+	if msg.gen != m.conn.gen {
+		if msg.client != nil {
+			c, conns := msg.client, m.conns
+			return func() tea.Msg { c.Close(); conns.remove(c); return nil }
+		}
+		return nil
+	}
+	if msg.err != nil {
+		m.conn.ended(msg.err)
+		m.dropSession("the connection ended")
+		return m.broadcast(common.DisconnectedMsg{Gen: msg.gen, Err: msg.err})
+	}
+	m.conn.up(msg.client)
+	if m.conn.dials > 1 {
+		m.status.Set("reconnected: a new session, lists reloaded")
+	}
+	held := m.held
+	m.held = session.Held{}
+	return tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: msg.client, Gen: msg.gen}), m.waitEnd(msg.client),
+		m.reapply(msg.client, msg.gen, held))
+}
+
+// answered forgets a request the user answered and opens the next one.
+func (m *Model) answered(msg answeredMsg) {
+	m.dropRequest(msg.req)
+	m.status.Set("%s", msg.notice)
+	if m.modal != nil && m.modal.req == msg.req {
+		m.modal = nil
+		m.openNext()
+	}
+}
+
+// paste goes to the modal, the composer or the pane in front.
+func (m *Model) paste(msg tea.PasteMsg) tea.Cmd {
+	if m.modal != nil {
+		return m.modal.Update(msg, m.opts.OpenURL)
+	}
+	if m.compose {
+		_, cmd := m.composer.Update(msg, m.conn.client)
+		return cmd
+	}
+	return m.activePane().Update(msg)
 }
 
 func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
@@ -667,58 +680,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.compose = true
 		return nil
 	}
-	inputFocused := m.modal != nil || m.activePane().InputFocused()
-	switch {
-	case key.Matches(msg, k.Reconnect):
-		return m.connect(m.conn.client)
-	case key.Matches(msg, k.Record):
-		now := time.Now
-		if m.opts.Now != nil {
-			now = m.opts.Now
-		}
-		// The trace's file is created or closed off the UI goroutine; the
-		// notice says what came of it.
-		rec, dir, t := m.rec, m.c.SaveDir, now()
-		return func() tea.Msg {
-			var n common.Notice
-			if said, err := rec.toggle(dir, t); err != nil {
-				n.Failf("recording: %v", err)
-			} else {
-				n.Set("%s", said)
-			}
-			return n
-		}
-	case key.Matches(msg, k.Requests):
-		if m.modal == nil {
-			m.openNext()
-			if m.modal == nil {
-				m.status.Set("no server request is waiting")
-			}
-		}
-		return nil
-	case key.Matches(msg, k.Help) && (!inputFocused || msg.String() != "?"):
-		// In a text field "?" is typed; f1 still toggles the help.
-		m.help.ShowAll = !m.help.ShowAll
-		m.resize()
-		return nil
-	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.NextTab):
-		m.show((m.active + 1) % len(m.panes))
-		return nil
-	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.PrevTab):
-		m.show((m.active + len(m.panes) - 1) % len(m.panes))
-		return nil
+	if cmd, ok := m.globalKey(msg); ok {
+		return cmd
 	}
-	for i, b := range k.Tabs {
-		if i < len(m.panes) && key.Matches(msg, b) {
-			m.goTo(i)
-			return nil
-		}
-	}
-	for i, b := range k.ExtraTabs() {
-		if len(k.Tabs)+i < len(m.panes) && key.Matches(msg, b) {
-			m.goTo(len(k.Tabs) + i)
-			return nil
-		}
+	if m.tabKey(msg) {
+		return nil
 	}
 	if m.modal != nil {
 		if key.Matches(msg, k.Later) {
@@ -729,6 +695,76 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.modal.Update(msg, m.opts.OpenURL)
 	}
 	return m.activePane().Update(msg)
+}
+
+// globalKey handles the keys that work everywhere: reconnect, record, the
+// requests, the help, the next and previous tab. ok reports the key was one.
+func (m *Model) globalKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
+	k := m.c.Keys
+	inputFocused := m.modal != nil || m.activePane().InputFocused()
+	switch {
+	case key.Matches(msg, k.Reconnect):
+		return m.connect(m.conn.client), true
+	case key.Matches(msg, k.Record):
+		return m.toggleRecording(), true
+	case key.Matches(msg, k.Requests):
+		if m.modal == nil {
+			m.openNext()
+			if m.modal == nil {
+				m.status.Set("no server request is waiting")
+			}
+		}
+		return nil, true
+	case key.Matches(msg, k.Help) && (!inputFocused || msg.String() != "?"):
+		// In a text field "?" is typed; f1 still toggles the help.
+		m.help.ShowAll = !m.help.ShowAll
+		m.resize()
+		return nil, true
+	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.NextTab):
+		m.show((m.active + 1) % len(m.panes))
+		return nil, true
+	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.PrevTab):
+		m.show((m.active + len(m.panes) - 1) % len(m.panes))
+		return nil, true
+	}
+	return nil, false
+}
+
+// tabKey goes to the pane of a tab's key (alt+1…0, then the extra tabs).
+func (m *Model) tabKey(msg tea.KeyPressMsg) bool {
+	k := m.c.Keys
+	for i, b := range k.Tabs {
+		if i < len(m.panes) && key.Matches(msg, b) {
+			m.goTo(i)
+			return true
+		}
+	}
+	for i, b := range k.ExtraTabs() {
+		if len(k.Tabs)+i < len(m.panes) && key.Matches(msg, b) {
+			m.goTo(len(k.Tabs) + i)
+			return true
+		}
+	}
+	return false
+}
+
+// toggleRecording starts or stops the recording. The trace's file is
+// created or closed off the UI goroutine; the notice says what came of it.
+func (m *Model) toggleRecording() tea.Cmd {
+	now := time.Now
+	if m.opts.Now != nil {
+		now = m.opts.Now
+	}
+	rec, dir, t := m.rec, m.c.SaveDir, now()
+	return func() tea.Msg {
+		var n common.Notice
+		if said, err := rec.toggle(dir, t); err != nil {
+			n.Failf("recording: %v", err)
+		} else {
+			n.Set("%s", said)
+		}
+		return n
+	}
 }
 
 // goTo shows pane i; a request on screen waits in the queue (ctrl+o brings
