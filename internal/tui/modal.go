@@ -74,7 +74,7 @@ func (m *modal) SetSize(w, h int) {
 // answeredMsg tells the root that the modal's request got its answer.
 type answeredMsg struct {
 	req    *common.Request
-	notice string
+	notice common.Notice
 }
 
 // openedMsg reports the browser opener's outcome.
@@ -89,10 +89,14 @@ func (m *modal) opened(err error) {
 	}
 }
 
-func (m *modal) answer(rep common.Reply, notice string) tea.Cmd {
+// answer gives the request its answer; said is what the status line says
+// of it.
+func (m *modal) answer(rep common.Reply, said string) tea.Cmd {
 	m.req.Answer(rep)
 	r := m.req
-	return func() tea.Msg { return answeredMsg{req: r, notice: notice} }
+	var n common.Notice
+	n.Set("%s", said)
+	return func() tea.Msg { return answeredMsg{req: r, notice: n} }
 }
 
 // Update handles keys; it returns a Cmd that reports the answer when the

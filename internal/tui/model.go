@@ -497,7 +497,7 @@ func (m *Model) dialed(msg dialedMsg) tea.Cmd {
 // answered forgets a request the user answered and opens the next one.
 func (m *Model) answered(msg answeredMsg) {
 	m.dropRequest(msg.req)
-	m.status.Set("%s", msg.notice)
+	m.status = msg.notice
 	if m.modal != nil && m.modal.req == msg.req {
 		m.modal = nil
 		m.openNext()
