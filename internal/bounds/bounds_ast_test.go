@@ -81,7 +81,7 @@ var allowedWaits = map[site]struct {
 	"internal/tui/checkpane/pane.go:Pane.start":                {1, "the check's progress lines: 16, the check waits for the pane"},
 	"internal/tui/common/inbox.go:Inbox.Next":                  {1, "the inbox's 15 ms coalescing pause"},
 	"internal/tui/composer.go:composer.send":                   {1, "a raw frame's answer: 30 s"},
-	"internal/tui/roots.go:rootsPane.changed":                  {2, "telling the server of new roots, under the default request timeout"},
+	"internal/tui/rootspane/pane.go:Pane.changed":              {2, "telling the server of new roots, under the default request timeout"},
 }
 
 // TestEveryWaitHasAClock parses every non-test Go file of the binary and

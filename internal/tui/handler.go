@@ -80,7 +80,7 @@ func (h *handler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.Elici
 
 // ListRoots answers from the roots pane without asking.
 func (h *handler) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
-	return &mcp.ListRootsResult{Roots: h.roots.get()}, nil
+	return &mcp.ListRootsResult{Roots: h.roots.Get()}, nil
 }
 
 // rootStore holds the roots the TUI offers; the roots pane writes them and
@@ -90,7 +90,8 @@ type rootStore struct {
 	roots []mcp.Root
 }
 
-func (s *rootStore) get() []mcp.Root {
+// Get returns the roots offered.
+func (s *rootStore) Get() []mcp.Root {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := slices.Clone(s.roots)
@@ -100,7 +101,8 @@ func (s *rootStore) get() []mcp.Root {
 	return out
 }
 
-func (s *rootStore) set(roots []mcp.Root) {
+// Set replaces the roots offered.
+func (s *rootStore) Set(roots []mcp.Root) {
 	s.mu.Lock()
 	s.roots = slices.Clone(roots)
 	s.mu.Unlock()

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -99,6 +100,10 @@ type probe struct {
 
 	maxUpdate atomic.Int64 // nanoseconds
 
+	// ticks counts the Info pane's once-a-second redraws; others every
+	// other message, so that a test can tell when nothing else happens.
+	ticks, others atomic.Int64
+
 	// unsafe is the first frame a pane drew with something in it that the
 	// screen sink had to make visible: a pane that forgot to sanitise.
 	unsafe string
@@ -117,6 +122,11 @@ func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		close(b.blocked)
 		<-b.release
 		return p, nil
+	}
+	if fmt.Sprintf("%T", msg) == "info.tickMsg" {
+		p.ticks.Add(1)
+	} else {
+		p.others.Add(1)
 	}
 	start := time.Now()
 	_, cmd := p.inner.Update(msg)
@@ -205,6 +215,21 @@ func (h *harness) waitFor(what string, cond func(screen string) bool) string {
 			h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
 		}
 	}
+}
+
+// waitQuiet waits until a whole second of the Info pane's clock passed
+// with no other message: the answers of the start are in, and what is
+// drawn next is drawn by the clock.
+func (h *harness) waitQuiet() {
+	h.t.Helper()
+	others, ticks := h.p.others.Load(), h.p.ticks.Load()
+	h.waitFor("a second with nothing but the clock", func(string) bool {
+		if o := h.p.others.Load(); o != others {
+			others, ticks = o, h.p.ticks.Load()
+			return false
+		}
+		return h.p.ticks.Load() >= ticks+2
+	})
 }
 
 // waitText waits until the screen shows every text.

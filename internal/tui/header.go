@@ -93,11 +93,11 @@ func (m *Model) health(ev session.HealthEvent) tea.Cmd {
 			note += " (" + ev.Note + ")"
 		}
 		m.dropSession("the server forgot the session that asked")
-		m.status.set(note)
+		m.status.Set("%s", note)
 		held := m.collectHeld()
 		return tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: l.client, Gen: l.gen}), m.reapply(l.client, l.gen, held))
 	case ev.Health == session.HealthUp && was == session.HealthUnreachable:
-		m.status.set("the server answers again")
+		m.status.Set("the server answers again")
 	}
 	return m.broadcast(common.HealthMsg{Event: ev})
 }

@@ -73,7 +73,7 @@ func TestInfoClockMoves(t *testing.T) {
 	h.waitAllLoaded()
 	h.press("alt+i")
 	h.waitText("connected for")
-	time.Sleep(300 * time.Millisecond) // the last answers are in
+	h.waitQuiet()
 	clk.add(10 * time.Second)
 	h.waitText("connected for 10.00s")
 }

@@ -26,7 +26,9 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 	"github.com/mcpi-dev/mcpi/internal/tui/logs"
 	"github.com/mcpi-dev/mcpi/internal/tui/prompts"
+	"github.com/mcpi-dev/mcpi/internal/tui/requestspane"
 	"github.com/mcpi-dev/mcpi/internal/tui/resources"
+	"github.com/mcpi-dev/mcpi/internal/tui/rootspane"
 	"github.com/mcpi-dev/mcpi/internal/tui/skillspane"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
 	"github.com/mcpi-dev/mcpi/internal/tui/tools"
@@ -69,9 +71,8 @@ type Model struct {
 	// connection starts, for Reapply once it is up.
 	held   session.Held
 	rec    *recorder // the start/stop recording key
-	status status
+	status common.Notice
 
-	requests *requestsPane
 	composer *composer
 	compose  bool // the composer is open
 	panes    []pane
@@ -123,7 +124,7 @@ func New(ctx context.Context, opts Options) *Model {
 		drafts: map[*common.Request]*modal{},
 		width:  opts.Width, height: opts.Height,
 	}
-	m.roots.set(opts.Roots)
+	m.roots.Set(opts.Roots)
 	m.rec = &recorder{target: opts.Target, header: opts.TraceHeader, opts: opts.TraceOptions}
 	if len(opts.TraceOptions.SecretValues) > 0 && !opts.TraceOptions.NoRedact {
 		m.redact = record.NewRedactor(opts.TraceOptions.SecretValues)
@@ -138,11 +139,10 @@ func New(ctx context.Context, opts Options) *Model {
 		OnRoots:        c.Inbox.SetRoots,
 		KeepAlive:      KeepAlive,
 	}
-	m.requests = &requestsPane{c: c, queue: &m.queue}
 	var client func() *session.Client = func() *session.Client { return m.conn.client }
 	m.panes = []pane{
 		tools.New(c), resources.New(c), resources.NewTemplates(c), prompts.New(c),
-		m.requests, newRootsPane(c, m.roots, client, opts.SetRoots),
+		requestspane.New(c, &m.queue), rootspane.New(c, m.roots, client, opts.SetRoots),
 		wire.New(c, wire.NewStore(opts.WireEntries, 0)),
 		logs.New(c, logs.KindLog), logs.New(c, logs.KindNotifications), logs.New(c, logs.KindStderr),
 		info.New(c, opts.Target), checkpane.New(c, opts.Check), skillspane.New(c),
@@ -420,26 +420,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// drawn on a clean screen.
 		return m, tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tea.ClearScreen() })
 	case dialedMsg:
-		if msg.gen != m.conn.gen {
-			if msg.client != nil {
-				c, conns := msg.client, m.conns
-				return m, func() tea.Msg { c.Close(); conns.remove(c); return nil }
-			}
-			return m, nil
-		}
-		if msg.err != nil {
-			m.conn.ended(msg.err)
-			m.dropSession("the connection ended")
-			return m, m.broadcast(common.DisconnectedMsg{Gen: msg.gen, Err: msg.err})
-		}
-		m.conn.up(msg.client)
-		if m.conn.dials > 1 {
-			m.status.set("reconnected: a new session, lists reloaded")
-		}
-		held := m.held
-		m.held = session.Held{}
-		return m, tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: msg.client, Gen: msg.gen}), m.waitEnd(msg.client),
-			m.reapply(msg.client, msg.gen, held))
+		return m, m.dialed(msg)
 	case endedMsg:
 		if msg.client != m.conn.client {
 			return m, nil
@@ -449,35 +430,25 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.broadcast(common.DisconnectedMsg{Gen: m.conn.gen, Err: msg.err})
 	case *common.Batch:
 		return m, tea.Batch(m.handleBatch(msg), m.nextBatch())
-	case openMsg:
-		m.openModal(msg.req)
+	case common.OpenRequestMsg:
+		m.openModal(msg.Req)
 		return m, nil
 	case common.Notice:
-		m.status.set(string(msg))
+		m.status = msg
 		return m, nil
 	case answeredMsg:
-		m.dropRequest(msg.req)
-		m.status.set(msg.notice)
-		m.requests.answered++
-		if m.modal != nil && m.modal.req == msg.req {
-			m.modal = nil
-			m.openNext()
-		}
+		m.answered(msg)
 		return m, nil
 	case openedMsg:
 		if m.modal != nil {
-			if msg.err != nil {
-				m.modal.notice = "✗ " + msg.err.Error()
-			} else {
-				m.modal.notice = "opened in the browser"
-			}
+			m.modal.opened(msg.err)
 		}
 		return m, nil
 	case common.ReappliedMsg:
 		if msg.Gen != m.conn.gen {
 			return m, nil
 		}
-		m.status.set(reappliedNotice(msg.Reapplied))
+		m.status = reappliedNotice(msg.Reapplied)
 		return m, m.broadcast(msg)
 	case composedMsg:
 		_, cmd := m.composer.Update(msg, m.conn.client)
@@ -490,18 +461,59 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.PasteMsg:
-		if m.modal != nil {
-			return m, m.modal.Update(msg, m.opts.OpenURL)
-		}
-		if m.compose {
-			_, cmd := m.composer.Update(msg, m.conn.client)
-			return m, cmd
-		}
-		return m, m.activePane().Update(msg)
+		return m, m.paste(msg)
 	}
 	// Everything else belongs to a pane (results of its own Cmds); panes
 	// drop what is not theirs.
 	return m, m.broadcast(msg)
+}
+
+// dialed takes the outcome of a dial: a late one is closed, a failed one
+// ends the connection, a new session is broadcast and told again what
+// the panes asked of the old one.
+func (m *Model) dialed(msg dialedMsg) tea.Cmd {
+	if msg.gen != m.conn.gen {
+		if msg.client != nil {
+			c, conns := msg.client, m.conns
+			return func() tea.Msg { c.Close(); conns.remove(c); return nil }
+		}
+		return nil
+	}
+	if msg.err != nil {
+		m.conn.ended(msg.err)
+		m.dropSession("the connection ended")
+		return m.broadcast(common.DisconnectedMsg{Gen: msg.gen, Err: msg.err})
+	}
+	m.conn.up(msg.client)
+	if m.conn.dials > 1 {
+		m.status.Set("reconnected: a new session, lists reloaded")
+	}
+	held := m.held
+	m.held = session.Held{}
+	return tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: msg.client, Gen: msg.gen}), m.waitEnd(msg.client),
+		m.reapply(msg.client, msg.gen, held))
+}
+
+// answered forgets a request the user answered and opens the next one.
+func (m *Model) answered(msg answeredMsg) {
+	m.dropRequest(msg.req)
+	m.status = msg.notice
+	if m.modal != nil && m.modal.req == msg.req {
+		m.modal = nil
+		m.openNext()
+	}
+}
+
+// paste goes to the modal, the composer or the pane in front.
+func (m *Model) paste(msg tea.PasteMsg) tea.Cmd {
+	if m.modal != nil {
+		return m.modal.Update(msg, m.opts.OpenURL)
+	}
+	if m.compose {
+		_, cmd := m.composer.Update(msg, m.conn.client)
+		return cmd
+	}
+	return m.activePane().Update(msg)
 }
 
 func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
@@ -538,7 +550,7 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 	}
 	for _, r := range b.Gone {
 		if m.dropRequest(r) {
-			m.status.set(fmt.Sprintf("request #%d was withdrawn %s", r.ID, r.Why))
+			m.status.Set("request #%d was withdrawn %s", r.ID, r.Why)
 		}
 		delete(m.drafts, r)
 		if m.modal != nil && m.modal.req == r {
@@ -554,22 +566,24 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 
 // reappliedNotice says what a new connection was told again, and what
 // could not be.
-func reappliedNotice(r session.Reapplied) string {
+func reappliedNotice(r session.Reapplied) (n common.Notice) {
 	failed := r.Failed
 	r.Failed = nil
 	ok := r.Summary()
 	if len(failed) == 0 {
-		return "applied again to the new session: " + ok
+		n.Set("applied again to the new session: %s", ok)
+		return n
 	}
 	whats := slices.Sorted(maps.Keys(failed))
-	s := "✗ not applied again to the new session: " + whats[0] + " (" + failed[whats[0]].Error() + ")"
+	s := "not applied again to the new session: " + whats[0] + " (" + failed[whats[0]].Error() + ")"
 	if len(whats) > 1 {
 		s += fmt.Sprintf(" and %d more", len(whats)-1)
 	}
 	if ok != "" {
 		s += "; applied again: " + ok
 	}
-	return s
+	n.Failf("%s", s)
+	return n
 }
 
 // dropSession ends the requests of a session that is gone (the server
@@ -587,7 +601,7 @@ func (m *Model) dropSession(why string) {
 	m.queue = nil
 	clear(m.drafts)
 	m.modal = nil
-	m.status.set(common.Plural(n, "server request") + " dropped: " + why)
+	m.status.Set("%s dropped: %s", common.Plural(n, "server request"), why)
 }
 
 // dropRequest removes r from the queue; it reports whether it was there.
@@ -642,7 +656,7 @@ func (m *Model) losesWork() (loses, keep string) {
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
-	m.status.set("")
+	m.status.Clear()
 	armed := m.quitArmed
 	m.quitArmed = false
 	if key.Matches(msg, k.Quit) {
@@ -666,66 +680,91 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.compose = true
 		return nil
 	}
-	inputFocused := m.modal != nil || m.activePane().InputFocused()
-	switch {
-	case key.Matches(msg, k.Reconnect):
-		return m.connect(m.conn.client)
-	case key.Matches(msg, k.Record):
-		now := time.Now
-		if m.opts.Now != nil {
-			now = m.opts.Now
-		}
-		// The trace's file is created or closed off the UI goroutine; the
-		// notice says what came of it.
-		rec, dir, t := m.rec, m.c.SaveDir, now()
-		return func() tea.Msg {
-			notice, err := rec.toggle(dir, t)
-			if err != nil {
-				return common.Notice("✗ recording: " + err.Error())
-			}
-			return common.Notice(notice)
-		}
-	case key.Matches(msg, k.Requests):
-		if m.modal == nil {
-			m.openNext()
-			if m.modal == nil {
-				m.status.set("no server request is waiting")
-			}
-		}
-		return nil
-	case key.Matches(msg, k.Help) && (!inputFocused || msg.String() != "?"):
-		// In a text field "?" is typed; f1 still toggles the help.
-		m.help.ShowAll = !m.help.ShowAll
-		m.resize()
-		return nil
-	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.NextTab):
-		m.show((m.active + 1) % len(m.panes))
-		return nil
-	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.PrevTab):
-		m.show((m.active + len(m.panes) - 1) % len(m.panes))
-		return nil
+	if cmd, ok := m.globalKey(msg); ok {
+		return cmd
 	}
-	for i, b := range k.Tabs {
-		if i < len(m.panes) && key.Matches(msg, b) {
-			m.goTo(i)
-			return nil
-		}
-	}
-	for i, b := range k.ExtraTabs() {
-		if len(k.Tabs)+i < len(m.panes) && key.Matches(msg, b) {
-			m.goTo(len(k.Tabs) + i)
-			return nil
-		}
+	if m.tabKey(msg) {
+		return nil
 	}
 	if m.modal != nil {
 		if key.Matches(msg, k.Later) {
 			m.setAside()
-			m.status.set("set aside: ctrl+o brings it back, with what you typed")
+			m.status.Set("set aside: ctrl+o brings it back, with what you typed")
 			return nil
 		}
 		return m.modal.Update(msg, m.opts.OpenURL)
 	}
 	return m.activePane().Update(msg)
+}
+
+// globalKey handles the keys that work everywhere: reconnect, record, the
+// requests, the help, the next and previous tab. ok reports the key was one.
+func (m *Model) globalKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
+	k := m.c.Keys
+	inputFocused := m.modal != nil || m.activePane().InputFocused()
+	switch {
+	case key.Matches(msg, k.Reconnect):
+		return m.connect(m.conn.client), true
+	case key.Matches(msg, k.Record):
+		return m.toggleRecording(), true
+	case key.Matches(msg, k.Requests):
+		if m.modal == nil {
+			m.openNext()
+			if m.modal == nil {
+				m.status.Set("no server request is waiting")
+			}
+		}
+		return nil, true
+	case key.Matches(msg, k.Help) && (!inputFocused || msg.String() != "?"):
+		// In a text field "?" is typed; f1 still toggles the help.
+		m.help.ShowAll = !m.help.ShowAll
+		m.resize()
+		return nil, true
+	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.NextTab):
+		m.show((m.active + 1) % len(m.panes))
+		return nil, true
+	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.PrevTab):
+		m.show((m.active + len(m.panes) - 1) % len(m.panes))
+		return nil, true
+	}
+	return nil, false
+}
+
+// tabKey goes to the pane of a tab's key (alt+1…0, then the extra tabs).
+func (m *Model) tabKey(msg tea.KeyPressMsg) bool {
+	k := m.c.Keys
+	for i, b := range k.Tabs {
+		if i < len(m.panes) && key.Matches(msg, b) {
+			m.goTo(i)
+			return true
+		}
+	}
+	for i, b := range k.ExtraTabs() {
+		if len(k.Tabs)+i < len(m.panes) && key.Matches(msg, b) {
+			m.goTo(len(k.Tabs) + i)
+			return true
+		}
+	}
+	return false
+}
+
+// toggleRecording starts or stops the recording. The trace's file is
+// created or closed off the UI goroutine; the notice says what came of it.
+func (m *Model) toggleRecording() tea.Cmd {
+	now := time.Now
+	if m.opts.Now != nil {
+		now = m.opts.Now
+	}
+	rec, dir, t := m.rec, m.c.SaveDir, now()
+	return func() tea.Msg {
+		var n common.Notice
+		if said, err := rec.toggle(dir, t); err != nil {
+			n.Failf("recording: %v", err)
+		} else {
+			n.Set("%s", said)
+		}
+		return n
+	}
 }
 
 // goTo shows pane i; a request on screen waits in the queue (ctrl+o brings
@@ -766,7 +805,7 @@ func (m *Model) quit(armed bool) tea.Cmd {
 		if keep != "" {
 			n += "; " + keep
 		}
-		m.status.set(n)
+		m.status.Set("%s", n)
 		return nil
 	}
 	return tea.Quit
@@ -802,7 +841,7 @@ func (m *Model) keys() help.KeyMap {
 	if m.help.ShowAll {
 		helpKey.SetHelp(helpKey.Help().Key+"/esc", "close help")
 	}
-	global := []key.Binding{k.NextTab, withHelp(k.Tabs[0], "alt+1…0", "pane"), withHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
+	global := []key.Binding{k.NextTab, keymap.WithHelp(k.Tabs[0], "alt+1…0", "pane"), keymap.WithHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
 	short := dedupe(nil, append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit))
 	var full [][]key.Binding
 	var seen []key.Binding
@@ -1035,7 +1074,7 @@ func (m *Model) statusView() string {
 		// of its directory as fits, cut from the start (half the line
 		// when a notice is next to it).
 		room := m.width - common.Width("● rec ")
-		if m.status.notice != "" {
+		if !m.status.Empty() {
 			room = m.width/2 - common.Width("● rec ")
 		}
 		path := common.Line(p)
@@ -1045,21 +1084,11 @@ func (m *Model) statusView() string {
 		left = st.Error.Render("● rec") + " " + path
 	}
 	line := left
-	if n := m.status.notice; n != "" {
-		style := st.Dim
-		if strings.HasPrefix(n, "✗") {
-			style = st.Error
-		}
+	if !m.status.Empty() {
 		if line != "" {
 			line += "  "
 		}
-		line += style.Render(common.Line(n))
+		line += m.status.View(st, m.width)
 	}
 	return common.Truncate(line, m.width)
 }
-
-// status is the one place a notice is kept: set it, it is sanitised when
-// drawn; the next key clears it.
-type status struct{ notice string }
-
-func (s *status) set(n string) { s.notice = n }

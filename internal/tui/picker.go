@@ -181,7 +181,7 @@ func (p *picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (p *picker) ShortHelp() []key.Binding {
 	k := p.c.Keys
-	return []key.Binding{withHelp(k.Open, "enter", "connect"), withHelp(k.Up, "type", "filter"), k.Up, k.Down, withHelp(k.Back, "esc", "leave")}
+	return []key.Binding{keymap.WithHelp(k.Open, "enter", "connect"), keymap.WithHelp(k.Up, "type", "filter"), k.Up, k.Down, keymap.WithHelp(k.Back, "esc", "leave")}
 }
 
 func (p *picker) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }

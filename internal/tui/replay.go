@@ -56,8 +56,8 @@ type ReplayModel struct {
 
 	ended   bool
 	feedErr error
-	// notice is shown in the header until the next key (common.Notice).
-	notice string
+	// notice is shown in the header until the next key.
+	notice common.Notice
 
 	width, height int
 }
@@ -133,9 +133,9 @@ func (m *ReplayModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.feedErr = msg.err
 		}
 	case common.Notice:
-		m.notice = string(msg)
+		m.notice = msg
 	case tea.KeyPressMsg:
-		m.notice = ""
+		m.notice.Clear()
 		k := m.c.Keys
 		if key.Matches(msg, k.Quit) || (!m.wire.InputFocused() && msg.Text == "q") {
 			return m, tea.Quit
@@ -172,8 +172,8 @@ func (m *ReplayModel) View() tea.View {
 	}
 	head := []string{st.HeaderTitle.Render("mcpi replay"), st.HeaderServer.Render(common.Line(m.opts.Title)),
 		fmt.Sprintf("%d events", m.wire.Store().Len()), state, st.HeaderDim.Render("read-only")}
-	if m.notice != "" {
-		head = append(head, st.Dim.Render(common.Line(m.notice)))
+	if !m.notice.Empty() {
+		head = append(head, m.notice.View(st, m.width))
 	}
 	var b strings.Builder
 	b.WriteString(common.Truncate(strings.Join(head, st.HeaderDim.Render(" · ")), m.width))

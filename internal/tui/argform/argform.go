@@ -112,15 +112,16 @@ func (m *Model) missing() []string {
 // Submit hands msg to the form. When the user asked to send and every
 // required field is filled in, values holds what to send; when a required
 // field is empty, problem says which.
-func (m *Model) Submit(msg tea.Msg) (values map[string]string, problem string, cmd tea.Cmd) {
+func (m *Model) Submit(msg tea.Msg) (values map[string]string, problem common.Notice, cmd tea.Cmd) {
 	submit, cmd := m.Update(msg)
 	if !submit {
-		return nil, "", cmd
+		return nil, problem, cmd
 	}
 	if missing := m.missing(); len(missing) > 0 {
-		return nil, "✗ fill in " + strings.Join(missing, ", "), cmd
+		problem.Failf("fill in %s", strings.Join(missing, ", "))
+		return nil, problem, cmd
 	}
-	return m.Values(), "", cmd
+	return m.Values(), problem, cmd
 }
 
 // SetValue sets a field's value.

@@ -1,10 +1,6 @@
 package common
 
 import (
-	"fmt"
-
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -74,10 +70,4 @@ func (m NotificationsMsg) Has(method string) bool {
 		}
 	}
 	return false
-}
-
-// Noticef returns a Cmd that shows a notice.
-func Noticef(format string, args ...any) tea.Cmd {
-	s := fmt.Sprintf(format, args...)
-	return func() tea.Msg { return Notice(s) }
 }

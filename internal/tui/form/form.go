@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
 // maxDepth bounds nested objects rendered as fields; deeper ones are JSON.
@@ -56,7 +57,7 @@ type Model struct {
 	sub        *Model
 	subField   *field
 	subIndex   int
-	itemNotice string
+	itemNotice common.Notice
 }
 
 // New builds a form over the object schema raw (empty means {}). A schema
@@ -372,42 +373,9 @@ func (f *field) value() (v any, present bool, err error) {
 	}
 	switch f.kind {
 	case kindText:
-		t := f.input.Value()
-		if t == "" {
-			return nil, false, nil
-		}
-		v, err := f.prop.Coerce(t)
-		if err != nil {
-			// What does not convert goes as the text typed: the send is
-			// refused once for it, and a send anyway sends what was typed.
-			return t, true, err
-		}
-		return v, true, nil
+		return f.textValue()
 	case kindList:
-		t := strings.TrimSpace(f.input.Value())
-		if t == "" {
-			return nil, false, nil
-		}
-		if strings.HasPrefix(t, "[") {
-			v, err := parseJSON(t)
-			if err != nil {
-				return nil, false, fmt.Errorf("not a JSON array: %v", err)
-			}
-			return v, true, nil
-		}
-		items := []any{}
-		for _, part := range strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == '\n' }) {
-			part = strings.TrimSpace(part)
-			if part == "" {
-				continue
-			}
-			x, err := f.item.Coerce(part)
-			if err != nil {
-				return nil, false, err
-			}
-			items = append(items, x)
-		}
-		return items, true, nil
+		return f.listValue()
 	case kindJSON:
 		t := strings.TrimSpace(f.input.Value())
 		if t == "" {
@@ -432,16 +400,7 @@ func (f *field) value() (v any, present bool, err error) {
 		}
 		return f.options[f.choice].value, true, nil
 	case kindMulti:
-		out := []any{}
-		for i, c := range f.chosen {
-			if c {
-				out = append(out, f.options[i].value)
-			}
-		}
-		if len(out) == 0 && !f.touched && !f.required && !f.prop.HasDefault {
-			return nil, false, nil
-		}
-		return out, true, nil
+		return f.multiValue()
 	case kindItems:
 		if f.hasOther {
 			return f.other, true, nil
@@ -451,23 +410,88 @@ func (f *field) value() (v any, present bool, err error) {
 		}
 		return append([]any{}, f.items...), true, nil
 	case kindObject:
-		obj := map[string]any{}
-		var firstErr error
-		for _, c := range f.children {
-			v, ok, err := c.value()
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			if ok {
-				obj[c.name] = v
-			}
-		}
-		if len(obj) == 0 && !f.required {
-			return nil, false, firstErr
-		}
-		return obj, true, firstErr
+		return f.objectValue()
 	}
 	return nil, false, nil
+}
+
+// textValue is a text field's value, converted to the property's type.
+func (f *field) textValue() (any, bool, error) {
+	t := f.input.Value()
+	if t == "" {
+		return nil, false, nil
+	}
+	v, err := f.prop.Coerce(t)
+	if err != nil {
+		// What does not convert goes as the text typed: the send is
+		// refused once for it, and a send anyway sends what was typed.
+		return t, true, err
+	}
+	return v, true, nil
+}
+
+// listValue is a list field's value: a JSON array as typed, or items
+// separated by commas or lines, each converted to the items' type.
+func (f *field) listValue() (any, bool, error) {
+	t := strings.TrimSpace(f.input.Value())
+	if t == "" {
+		return nil, false, nil
+	}
+	if strings.HasPrefix(t, "[") {
+		v, err := parseJSON(t)
+		if err != nil {
+			return nil, false, fmt.Errorf("not a JSON array: %v", err)
+		}
+		return v, true, nil
+	}
+	items := []any{}
+	for _, part := range strings.FieldsFunc(t, func(r rune) bool { return r == ',' || r == '\n' }) {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		x, err := f.item.Coerce(part)
+		if err != nil {
+			return nil, false, err
+		}
+		items = append(items, x)
+	}
+	return items, true, nil
+}
+
+// multiValue is the options chosen; left out when nothing was ever chosen
+// in an optional field without a default.
+func (f *field) multiValue() (any, bool, error) {
+	out := []any{}
+	for i, c := range f.chosen {
+		if c {
+			out = append(out, f.options[i].value)
+		}
+	}
+	if len(out) == 0 && !f.touched && !f.required && !f.prop.HasDefault {
+		return nil, false, nil
+	}
+	return out, true, nil
+}
+
+// objectValue is the object of the children's values, with the first
+// child's error; an optional object with nothing in it is left out.
+func (f *field) objectValue() (any, bool, error) {
+	obj := map[string]any{}
+	var firstErr error
+	for _, c := range f.children {
+		v, ok, err := c.value()
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		if ok {
+			obj[c.name] = v
+		}
+	}
+	if len(obj) == 0 && !f.required {
+		return nil, false, firstErr
+	}
+	return obj, true, firstErr
 }
 
 // Value returns the object the form holds. The error says which field does
@@ -530,7 +554,7 @@ func (m *Model) Send() (v map[string]any, refused []string, err error) {
 		// An item being edited goes into its list first.
 		m.saveItem()
 		if m.sub != nil {
-			return nil, []string{"the item being edited: " + m.itemNotice}, nil
+			return nil, []string{"the item being edited: " + m.itemNotice.Text()}, nil
 		}
 	}
 	v, err = m.Value()
@@ -548,8 +572,8 @@ func (m *Model) Send() (v map[string]any, refused []string, err error) {
 
 // Refusal is the notice of a refused send: how many problems, the key that
 // sends anyway (again, doing verb) and the first problem.
-func Refusal(problems []string, again, verb string) string {
-	s := fmt.Sprintf("✗ %s: press %s again to %s anyway", common.Plural(len(problems), "problem"), again, verb)
+func Refusal(problems []string, again, verb string) common.Notice {
+	s := fmt.Sprintf("%s: press %s again to %s anyway", common.Plural(len(problems), "problem"), again, verb)
 	if len(problems) > 0 {
 		s += " · " + problems[0]
 	}
@@ -558,7 +582,9 @@ func Refusal(problems []string, again, verb string) string {
 	} else if n > 1 {
 		s += fmt.Sprintf(" (%d more on the form)", n)
 	}
-	return s
+	var notice common.Notice
+	notice.Failf("%s", s)
+	return notice
 }
 
 // revalidate converts and validates the current value and attaches each
@@ -764,39 +790,8 @@ func (m *Model) update(msg tea.Msg) (submit bool, cmd tea.Cmd) {
 	f := m.flat[m.focus]
 	kp, isKey := msg.(tea.KeyPressMsg)
 	if isKey {
-		switch {
-		case f.kind == kindItems && !f.isNull && !f.hasOther && key.Matches(kp, k.Open):
-			m.openItem(f, -1)
-			return false, nil
-		case f.kind == kindItem && key.Matches(kp, k.Open):
-			m.openItem(f.parent, f.index)
-			return false, nil
-		case f.kind == kindItem && key.Matches(kp, k.DeleteItem):
-			m.deleteItem(f)
-			return false, nil
-		case key.Matches(kp, k.RawJSON):
-			m.ToggleRaw()
-			return false, nil
-		case key.Matches(kp, k.NextField):
-			m.move(1)
-			return false, nil
-		case key.Matches(kp, k.PrevField):
-			m.move(-1)
-			return false, nil
-		case key.Matches(kp, k.Open):
-			if m.atLast() {
-				return true, nil
-			}
-			m.move(1)
-			return false, nil
-		case key.Matches(kp, k.Null):
-			if f.nullable {
-				f.isNull = !f.isNull
-				f.touched = true
-				m.flatten()
-				m.revalidate()
-			}
-			return false, nil
+		if handled, submit := m.formKey(f, kp); handled {
+			return submit, nil
 		}
 	}
 	if f.isNull {
@@ -807,6 +802,50 @@ func (m *Model) update(msg tea.Msg) (submit bool, cmd tea.Cmd) {
 			return false, nil
 		}
 	}
+	cmd = m.editField(f, msg)
+	m.revalidate()
+	return false, cmd
+}
+
+// formKey handles the keys of the whole form on field f: items, the raw
+// editor, moving between fields, null. handled reports that the key was
+// one of them; submit that the form is to be sent.
+func (m *Model) formKey(f *field, kp tea.KeyPressMsg) (handled, submit bool) {
+	k := m.c.Keys
+	switch {
+	case f.kind == kindItems && !f.isNull && !f.hasOther && key.Matches(kp, k.Open):
+		m.openItem(f, -1)
+	case f.kind == kindItem && key.Matches(kp, k.Open):
+		m.openItem(f.parent, f.index)
+	case f.kind == kindItem && key.Matches(kp, k.DeleteItem):
+		m.deleteItem(f)
+	case key.Matches(kp, k.RawJSON):
+		m.ToggleRaw()
+	case key.Matches(kp, k.NextField):
+		m.move(1)
+	case key.Matches(kp, k.PrevField):
+		m.move(-1)
+	case key.Matches(kp, k.Open):
+		if m.atLast() {
+			return true, true
+		}
+		m.move(1)
+	case key.Matches(kp, k.Null):
+		if f.nullable {
+			f.isNull = !f.isNull
+			f.touched = true
+			m.flatten()
+			m.revalidate()
+		}
+	default:
+		return false, false
+	}
+	return true, false
+}
+
+// editField hands msg to the focused field f, by its kind.
+func (m *Model) editField(f *field, msg tea.Msg) (cmd tea.Cmd) {
+	kp, isKey := msg.(tea.KeyPressMsg)
 	switch f.kind {
 	case kindText, kindList, kindJSON:
 		before := f.input.Value()
@@ -815,57 +854,79 @@ func (m *Model) update(msg tea.Msg) (submit bool, cmd tea.Cmd) {
 			f.touched = true
 		}
 	case kindBool:
-		if isKey && (key.Matches(kp, k.Toggle) || key.Matches(kp, k.OptNext) || key.Matches(kp, k.OptPrev)) {
-			f.touched = true
-			switch f.boolState {
-			case boolUnset:
-				f.boolState = boolTrue
-			case boolTrue:
-				f.boolState = boolFalse
-			default:
-				f.boolState = boolTrue
-				if !f.required && !f.prop.HasDefault {
-					f.boolState = boolUnset
-				}
-			}
+		if isKey {
+			m.toggleBool(f, kp)
 		}
 	case kindEnum:
 		if isKey {
-			n := len(f.options)
-			lo := 0
-			if !f.required {
-				lo = -1 // an optional choice can be unset
-			}
-			switch {
-			case key.Matches(kp, k.OptNext), key.Matches(kp, k.Toggle):
-				f.choice++
-				if f.choice >= n {
-					f.choice = lo
-				}
-				f.touched = true
-			case key.Matches(kp, k.OptPrev):
-				f.choice--
-				if f.choice < lo {
-					f.choice = n - 1
-				}
-				f.touched = true
-			}
+			m.stepEnum(f, kp)
 		}
 	case kindMulti:
 		if isKey {
-			switch {
-			case key.Matches(kp, k.OptNext):
-				f.cursor = min(f.cursor+1, len(f.options)-1)
-			case key.Matches(kp, k.OptPrev):
-				f.cursor = max(f.cursor-1, 0)
-			case key.Matches(kp, k.Toggle):
-				f.chosen[f.cursor] = !f.chosen[f.cursor]
-				f.touched = true
-			}
+			m.stepMulti(f, kp)
 		}
 	}
-	m.revalidate()
-	return false, cmd
+	return cmd
+}
+
+// toggleBool goes unset → true → false → true…; an optional field without
+// a default comes back to unset after false.
+func (m *Model) toggleBool(f *field, kp tea.KeyPressMsg) {
+	k := m.c.Keys
+	if !key.Matches(kp, k.Toggle) && !key.Matches(kp, k.OptNext) && !key.Matches(kp, k.OptPrev) {
+		return
+	}
+	f.touched = true
+	switch f.boolState {
+	case boolUnset:
+		f.boolState = boolTrue
+	case boolTrue:
+		f.boolState = boolFalse
+	default:
+		f.boolState = boolTrue
+		if !f.required && !f.prop.HasDefault {
+			f.boolState = boolUnset
+		}
+	}
+}
+
+// stepEnum moves the choice round the options; an optional choice can be
+// unset.
+func (m *Model) stepEnum(f *field, kp tea.KeyPressMsg) {
+	k := m.c.Keys
+	n := len(f.options)
+	lo := 0
+	if !f.required {
+		lo = -1
+	}
+	switch {
+	case key.Matches(kp, k.OptNext), key.Matches(kp, k.Toggle):
+		f.choice++
+		if f.choice >= n {
+			f.choice = lo
+		}
+		f.touched = true
+	case key.Matches(kp, k.OptPrev):
+		f.choice--
+		if f.choice < lo {
+			f.choice = n - 1
+		}
+		f.touched = true
+	}
+}
+
+// stepMulti moves among the options of a multiple choice and toggles one.
+func (m *Model) stepMulti(f *field, kp tea.KeyPressMsg) {
+	k := m.c.Keys
+	switch {
+	case key.Matches(kp, k.OptNext):
+		f.cursor = min(f.cursor+1, len(f.options)-1)
+	case key.Matches(kp, k.OptPrev):
+		f.cursor = max(f.cursor-1, 0)
+	case key.Matches(kp, k.Toggle):
+		f.chosen[f.cursor] = !f.chosen[f.cursor]
+		f.touched = true
+	}
 }
 
 // Touched reports whether the user changed anything.
@@ -894,13 +955,13 @@ func (m *Model) ShortHelp() []key.Binding {
 		case kindBool:
 			out = append(out, k.Toggle)
 		case kindEnum:
-			out = append(out, withHelp(k.OptNext, "←/→", "choose"))
+			out = append(out, keymap.WithHelp(k.OptNext, "←/→", "choose"))
 		case kindMulti:
-			out = append(out, withHelp(k.OptNext, "←/→", "move"), withHelp(k.Toggle, "space", "select"))
+			out = append(out, keymap.WithHelp(k.OptNext, "←/→", "move"), keymap.WithHelp(k.Toggle, "space", "select"))
 		case kindItems:
-			out = append(out, withHelp(k.Open, "enter", "add item"))
+			out = append(out, keymap.WithHelp(k.Open, "enter", "add item"))
 		case kindItem:
-			out = append(out, withHelp(k.Open, "enter", "edit item"), k.DeleteItem)
+			out = append(out, keymap.WithHelp(k.Open, "enter", "edit item"), k.DeleteItem)
 		}
 		if f.nullable {
 			out = append(out, k.Null)
@@ -917,14 +978,9 @@ func (m *Model) FullHelp() [][]key.Binding {
 	}
 	return [][]key.Binding{
 		{k.Submit, k.NextField, k.PrevField, k.Back},
-		{k.Toggle, withHelp(k.OptNext, "←/→", "choose option"), k.Null, k.RawJSON},
-		{withHelp(k.Open, "enter", "add/edit item"), k.DeleteItem},
+		{k.Toggle, keymap.WithHelp(k.OptNext, "←/→", "choose option"), k.Null, k.RawJSON},
+		{keymap.WithHelp(k.Open, "enter", "add/edit item"), k.DeleteItem},
 	}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
 
 var _ help.KeyMap = (*Model)(nil)

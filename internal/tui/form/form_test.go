@@ -332,7 +332,7 @@ func TestSendRefusesOnce(t *testing.T) {
 }
 
 func TestRefusal(t *testing.T) {
-	got := Refusal([]string{"/mail: bad", "/n: required"}, "ctrl+s", "send")
+	got := Refusal([]string{"/mail: bad", "/n: required"}, "ctrl+s", "send").Text()
 	if want := "✗ 2 problems: press ctrl+s again to send anyway · /mail: bad (1 more on the form)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
 // An array of objects is edited an item at a time: the field lists its
@@ -79,11 +80,13 @@ func (m *Model) openItem(f *field, index int) {
 	}
 	sub.SetSize(m.width, max(3, m.height-itemHeaderLines))
 	m.blurAll()
-	m.sub, m.subField, m.subIndex, m.itemNotice = sub, f, index, ""
+	m.sub, m.subField, m.subIndex = sub, f, index
+	m.itemNotice.Clear()
 }
 
 func (m *Model) closeItem() {
-	m.sub, m.subField, m.itemNotice = nil, nil, ""
+	m.sub, m.subField = nil, nil
+	m.itemNotice.Clear()
 	m.focusField(m.focus)
 }
 
@@ -94,7 +97,7 @@ func (m *Model) updateItem(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	if kp, ok := msg.(tea.KeyPressMsg); ok {
-		m.itemNotice = ""
+		m.itemNotice.Clear()
 		switch {
 		case key.Matches(kp, k.Back):
 			m.closeItem()
@@ -117,7 +120,7 @@ func (m *Model) saveItem() {
 	v, refused, err := m.sub.Send()
 	switch {
 	case err != nil:
-		m.itemNotice = "✗ " + err.Error()
+		m.itemNotice.Fail(err)
 		return
 	case refused != nil:
 		m.itemNotice = Refusal(refused, m.c.Keys.Submit.Help().Key, "save")
@@ -133,7 +136,8 @@ func (m *Model) saveItem() {
 	}
 	f.touched = true
 	ptr := f.pointer() + "/" + strconv.Itoa(m.subIndex)
-	m.sub, m.subField, m.itemNotice = nil, nil, ""
+	m.sub, m.subField = nil, nil
+	m.itemNotice.Clear()
 	m.flatten()
 	m.revalidate()
 	m.focusPointer(ptr)
@@ -167,19 +171,19 @@ func (m *Model) itemHelp() []key.Binding {
 	if m.sub.EditingItem() {
 		return m.sub.ShortHelp()
 	}
-	out := []key.Binding{withHelp(k.Submit, k.Submit.Help().Key, "save item"), k.NextField}
+	out := []key.Binding{keymap.WithHelp(k.Submit, k.Submit.Help().Key, "save item"), k.NextField}
 	if m.sub.raw {
-		return append(out, k.RawJSON, withHelp(k.Back, "esc", "discard item"))
+		return append(out, k.RawJSON, keymap.WithHelp(k.Back, "esc", "discard item"))
 	}
 	if len(m.sub.flat) > 0 {
 		switch m.sub.flat[m.sub.focus].kind {
 		case kindItems:
-			out = append(out, withHelp(k.Open, "enter", "add item"))
+			out = append(out, keymap.WithHelp(k.Open, "enter", "add item"))
 		case kindItem:
-			out = append(out, withHelp(k.Open, "enter", "edit item"), k.DeleteItem)
+			out = append(out, keymap.WithHelp(k.Open, "enter", "edit item"), k.DeleteItem)
 		}
 	}
-	return append(out, k.RawJSON, withHelp(k.Back, "esc", "discard item"))
+	return append(out, k.RawJSON, keymap.WithHelp(k.Back, "esc", "discard item"))
 }
 
 // itemView is the sub-form under its title and the item's shape.
@@ -193,8 +197,8 @@ func (m *Model) itemView() string {
 	title := st.LabelFocused.Render(common.Line(strings.Join(f.path, "."))+" › "+what) +
 		st.Dim.Render("  ("+m.c.Keys.Submit.Help().Key+": save · esc: discard)")
 	second := st.Dim.Render(common.Truncate(common.Line("each item: "+f.shape()), m.width))
-	if m.itemNotice != "" {
-		second = st.FieldError.Render(common.Truncate(common.Line(m.itemNotice), m.width))
+	if !m.itemNotice.Empty() {
+		second = m.itemNotice.View(st, m.width)
 	}
 	return common.Truncate(title, m.width) + "\n" + second + "\n" + m.sub.View()
 }

@@ -153,81 +153,8 @@ func (m *Model) renderField(f *field, focused bool, lw, ww, hw int) []string {
 	if focused {
 		marker = st.Cursor.Render("›") + " "
 	}
-	name := common.Line(f.name)
-	labelStyle := st.Label
-	if focused {
-		labelStyle = st.LabelFocused
-	}
-	label := strings.Repeat("  ", f.depth) + labelStyle.Render(name)
-	if f.required {
-		label += st.Required.Render("*")
-	}
-	label = common.Pad(label, lw)
-
-	var widget string
-	switch {
-	case f.isNull:
-		widget = st.Dim.Render("∅ null")
-	case f.kind == kindObject:
-		widget = st.Dim.Render("{")
-		if f.nullable {
-			widget += st.Dim.Render("  (ctrl+n: null)")
-		}
-	case f.kind == kindText, f.kind == kindList, f.kind == kindJSON:
-		widget = f.input.View()
-	case f.kind == kindItems && f.hasOther:
-		widget = common.Line(valueText(f.other))
-	case f.kind == kindItems:
-		n := len(f.items)
-		switch {
-		case n == 0:
-			widget = st.Dim.Render("no items")
-		case n == 1:
-			widget = "1 item"
-		default:
-			widget = strconv.Itoa(n) + " items"
-		}
-		if focused {
-			widget += st.Dim.Render(" · enter: add one")
-		}
-	case f.kind == kindItem:
-		widget = common.Line(f.parent.summary(f.parent.items[f.index]))
-	case f.kind == kindBool:
-		switch f.boolState {
-		case boolTrue:
-			widget = "[x] true"
-		case boolFalse:
-			widget = "[ ] false"
-		default:
-			widget = st.Dim.Render("[-] unset")
-		}
-		if focused {
-			widget = st.ToggleFocused.Render(widget)
-		}
-	case f.kind == kindEnum:
-		label := st.Dim.Render("(unset)")
-		if f.choice >= 0 {
-			label = common.Line(f.options[f.choice].label)
-		}
-		widget = "‹ " + label + " ›"
-		if focused {
-			widget = st.ToggleFocused.Render("‹") + " " + label + " " + st.ToggleFocused.Render("›")
-		}
-	case f.kind == kindMulti:
-		var parts []string
-		for i, o := range f.options {
-			box := "[ ]"
-			if f.chosen[i] {
-				box = "[x]"
-			}
-			p := box + " " + common.Line(o.label)
-			if focused && i == f.cursor {
-				p = st.ToggleFocused.Render(p)
-			}
-			parts = append(parts, p)
-		}
-		widget = strings.Join(parts, " ")
-	}
+	label := m.fieldLabel(f, focused, lw)
+	widget := m.widget(f, focused)
 	if f.kind == kindItem {
 		// An item takes the type hint's room too.
 		return m.withProblem(f, []string{marker + label + " " + common.Truncate(widget, ww+hw)}, lw)
@@ -242,6 +169,112 @@ func (m *Model) renderField(f *field, focused bool, lw, ww, hw int) []string {
 		out = append(out, indent+st.Dim.Render(common.Truncate(common.Line("each item: "+f.shape()), max(4, m.width-len(indent)))))
 	}
 	return m.withProblem(f, out, lw)
+}
+
+// fieldLabel is the field's name, indented by its depth, starred when
+// required, padded to lw.
+func (m *Model) fieldLabel(f *field, focused bool, lw int) string {
+	st := m.c.Styles
+	labelStyle := st.Label
+	if focused {
+		labelStyle = st.LabelFocused
+	}
+	label := strings.Repeat("  ", f.depth) + labelStyle.Render(common.Line(f.name))
+	if f.required {
+		label += st.Required.Render("*")
+	}
+	return common.Pad(label, lw)
+}
+
+// widget is what the field holds, drawn by its kind.
+func (m *Model) widget(f *field, focused bool) string {
+	st := m.c.Styles
+	switch {
+	case f.isNull:
+		return st.Dim.Render("∅ null")
+	case f.kind == kindObject:
+		widget := st.Dim.Render("{")
+		if f.nullable {
+			widget += st.Dim.Render("  (ctrl+n: null)")
+		}
+		return widget
+	case f.kind == kindText, f.kind == kindList, f.kind == kindJSON:
+		return f.input.View()
+	case f.kind == kindItems && f.hasOther:
+		return common.Line(valueText(f.other))
+	case f.kind == kindItems:
+		return m.itemsWidget(f, focused)
+	case f.kind == kindItem:
+		return common.Line(f.parent.summary(f.parent.items[f.index]))
+	case f.kind == kindBool:
+		return m.boolWidget(f, focused)
+	case f.kind == kindEnum:
+		label := st.Dim.Render("(unset)")
+		if f.choice >= 0 {
+			label = common.Line(f.options[f.choice].label)
+		}
+		if focused {
+			return st.ToggleFocused.Render("‹") + " " + label + " " + st.ToggleFocused.Render("›")
+		}
+		return "‹ " + label + " ›"
+	case f.kind == kindMulti:
+		return m.multiWidget(f, focused)
+	}
+	return ""
+}
+
+// itemsWidget counts a list's items.
+func (m *Model) itemsWidget(f *field, focused bool) string {
+	st := m.c.Styles
+	var widget string
+	switch n := len(f.items); {
+	case n == 0:
+		widget = st.Dim.Render("no items")
+	case n == 1:
+		widget = "1 item"
+	default:
+		widget = strconv.Itoa(n) + " items"
+	}
+	if focused {
+		widget += st.Dim.Render(" · enter: add one")
+	}
+	return widget
+}
+
+// boolWidget is a check box of three states.
+func (m *Model) boolWidget(f *field, focused bool) string {
+	st := m.c.Styles
+	var widget string
+	switch f.boolState {
+	case boolTrue:
+		widget = "[x] true"
+	case boolFalse:
+		widget = "[ ] false"
+	default:
+		widget = st.Dim.Render("[-] unset")
+	}
+	if focused {
+		widget = st.ToggleFocused.Render(widget)
+	}
+	return widget
+}
+
+// multiWidget is a check box per option, the one under the cursor marked.
+func (m *Model) multiWidget(f *field, focused bool) string {
+	st := m.c.Styles
+	var parts []string
+	for i, o := range f.options {
+		box := "[ ]"
+		if f.chosen[i] {
+			box = "[x]"
+		}
+		p := box + " " + common.Line(o.label)
+		if focused && i == f.cursor {
+			p = st.ToggleFocused.Render(p)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " ")
 }
 
 // withProblem adds the field's problem line, if it shows one.

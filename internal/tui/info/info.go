@@ -13,9 +13,11 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/styles"
 )
 
 // Pane is the info pane.
@@ -131,83 +133,114 @@ func (p *Pane) View() string {
 
 // lines lays the pane out for its width.
 func (p *Pane) lines() []string {
-	st := p.c.Styles
-	w := max(20, p.width)
-	var out []string
-	section := func(title string) {
-		if len(out) > 0 {
-			out = append(out, "")
-		}
-		out = append(out, st.Title.Render(title))
+	sh := &sheet{st: p.c.Styles, w: max(20, p.width)}
+	p.connection(sh)
+	c := p.client
+	if c == nil {
+		return sh.out
 	}
-	// field is a label and a value, the value wrapped under itself.
-	const labelW = 16
-	field := func(label, value string) {
-		if value == "" {
-			return
-		}
-		lines := common.Wrap(value, max(10, w-labelW))
-		for i, l := range lines {
-			head := strings.Repeat(" ", labelW)
-			if i == 0 {
-				head = st.Dim.Render(common.Pad(label, labelW))
-			}
-			out = append(out, head+l)
-		}
+	p.session(sh, c)
+	ir := c.InitializeResult()
+	if ir == nil {
+		return sh.out
 	}
-	now := p.c.Now()
+	server(sh, ir)
+	capabilities(sh, c.InitializeResultRaw())
+	sh.section("Instructions")
+	if ir.Instructions == "" {
+		sh.out = append(sh.out, sh.st.Dim.Render("(the server gave none)"))
+	} else {
+		sh.out = append(sh.out, common.Wrap(common.Block(ir.Instructions), sh.w)...)
+	}
+	return sh.out
+}
 
-	section("Connection")
-	field("target", common.Line(p.target))
+// sheet is the pane's lines being laid out: sections of labelled fields.
+type sheet struct {
+	st  *styles.Styles
+	w   int
+	out []string
+}
+
+// labelW is the width of a field's label.
+const labelW = 16
+
+func (sh *sheet) section(title string) {
+	if len(sh.out) > 0 {
+		sh.out = append(sh.out, "")
+	}
+	sh.out = append(sh.out, sh.st.Title.Render(title))
+}
+
+// field is a label and a value, the value wrapped under itself; an empty
+// value is left out.
+func (sh *sheet) field(label, value string) {
+	if value == "" {
+		return
+	}
+	for i, l := range common.Wrap(value, max(10, sh.w-labelW)) {
+		head := strings.Repeat(" ", labelW)
+		if i == 0 {
+			head = sh.st.Dim.Render(common.Pad(label, labelW))
+		}
+		sh.out = append(sh.out, head+l)
+	}
+}
+
+// connection is the target and the state of the connection.
+func (p *Pane) connection(sh *sheet) {
+	st := sh.st
+	sh.section("Connection")
+	sh.field("target", common.Line(p.target))
 	state := p.state
 	if p.state == "connected" && p.health.Health != session.HealthUp {
 		state = p.health.Health.String()
 	}
-	field("state", state+st.Dim.Render(" for "+common.Duration(now.Sub(p.since))))
+	sh.field("state", state+st.Dim.Render(" for "+common.Duration(p.c.Now().Sub(p.since))))
 	if p.err != nil {
-		field("why", common.Line(p.err.Error()))
+		sh.field("why", common.Line(p.err.Error()))
 	}
 	if p.health.Err != nil {
-		field("last problem", common.Line(p.health.Err.Error())+st.Dim.Render(" at "+p.health.At.Format("15:04:05")))
+		sh.field("last problem", common.Line(p.health.Err.Error())+st.Dim.Render(" at "+p.health.At.Format("15:04:05")))
 	}
-	c := p.client
-	if c == nil {
-		return out
-	}
+}
+
+// session is how the session was made: the transport, its ids, the
+// revision and the era and why.
+func (p *Pane) session(sh *sheet, c *session.Client) {
 	conn := c.Conn()
 	if t, ok := conn.(transport.Namer); ok {
-		field("transport", common.Line(t.Name()))
+		sh.field("transport", common.Line(t.Name()))
 	}
 	if s, ok := conn.(transport.SessionIDer); ok {
 		id := s.SessionID()
 		if id == "" {
-			id = st.Dim.Render("(none: the server keeps no session)")
+			id = sh.st.Dim.Render("(none: the server keeps no session)")
 		} else {
 			id = common.Line(id)
 		}
-		field("session id", id)
+		sh.field("session id", id)
 	}
 	if p.sessions > 1 {
-		field("sessions", fmt.Sprintf("%d (the server forgot the session %s; mcpi started a new one each time)", p.sessions, common.Plural(p.sessions-1, "time")))
+		sh.field("sessions", fmt.Sprintf("%d (the server forgot the session %s; mcpi started a new one each time)", p.sessions, common.Plural(p.sessions-1, "time")))
 	}
 	if s, ok := conn.(transport.PIDer); ok {
-		field("process id", fmt.Sprint(s.Pid()))
+		sh.field("process id", fmt.Sprint(s.Pid()))
 	}
-	field("revision", common.Line(c.ProtocolVersion()))
-	field("era", common.Line(c.Era()))
-	field("era chosen", common.Line(c.EraReason()))
+	sh.field("revision", common.Line(c.ProtocolVersion()))
+	sh.field("era", common.Line(c.Era()))
+	sh.field("era chosen", common.Line(c.EraReason()))
+}
 
-	ir := c.InitializeResult()
-	if ir == nil {
-		return out
-	}
-	section("Server")
+// server is what the server said of itself.
+func server(sh *sheet, ir *mcp.InitializeResult) {
+	sh.section("Server")
 	si := ir.ServerInfo
-	field("name", common.Line(si.Name))
-	field("title", common.Line(si.Title))
-	field("version", common.Line(si.Version))
-	field("description", common.Line(si.Description))
-	field("website", common.Line(si.WebsiteURL))
+	sh.field("name", common.Line(si.Name))
+	sh.field("title", common.Line(si.Title))
+	sh.field("version", common.Line(si.Version))
+	sh.field("description", common.Line(si.Description))
+	sh.field("website", common.Line(si.WebsiteURL))
 	if n := len(si.Icons); n > 0 {
 		var srcs []string
 		for _, ic := range si.Icons {
@@ -217,25 +250,19 @@ func (p *Pane) lines() []string {
 			}
 			srcs = append(srcs, common.Line(s))
 		}
-		field("icons", strings.Join(srcs, ", "))
+		sh.field("icons", strings.Join(srcs, ", "))
 	}
+}
 
-	section("Capabilities")
+// capabilities are the capabilities declared, as the server sent them.
+func capabilities(sh *sheet, raw json.RawMessage) {
+	sh.section("Capabilities")
 	var caps struct {
 		Capabilities json.RawMessage `json:"capabilities"`
 	}
-	raw := c.InitializeResultRaw()
 	if json.Unmarshal(raw, &caps) == nil && len(caps.Capabilities) > 0 {
-		out = append(out, common.Wrap(common.PrettyJSON(caps.Capabilities, st), w)...)
+		sh.out = append(sh.out, common.Wrap(common.PrettyJSON(caps.Capabilities, sh.st), sh.w)...)
 	} else {
-		out = append(out, st.Dim.Render("(none declared)"))
+		sh.out = append(sh.out, sh.st.Dim.Render("(none declared)"))
 	}
-
-	section("Instructions")
-	if ir.Instructions == "" {
-		out = append(out, st.Dim.Render("(the server gave none)"))
-	} else {
-		out = append(out, common.Wrap(common.Block(ir.Instructions), w)...)
-	}
-	return out
 }

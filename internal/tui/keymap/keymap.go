@@ -191,3 +191,10 @@ func Default() *KeyMap {
 // ExtraTabs are the keys of the panes after the tenth, in order: their
 // letter after "alt+" labels their tab.
 func (k *KeyMap) ExtraTabs() []key.Binding { return []key.Binding{k.InfoTab, k.CheckTab, k.SkillsTab} }
+
+// WithHelp returns b with the help text a pane shows for it there ("enter",
+// "get"): the same key, said in the pane's words.
+func WithHelp(b key.Binding, keys, desc string) key.Binding {
+	b.SetHelp(keys, desc)
+	return b
+}

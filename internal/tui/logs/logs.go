@@ -18,6 +18,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
 
@@ -111,7 +112,7 @@ type Pane struct {
 	view     []int64          // seqs shown when filtering; nil shows all
 	list     common.Cursor
 	follow   bool
-	notice   string
+	notice   common.Notice
 
 	// open is the row shown in full (enter), nil in the list.
 	open   *Row
@@ -290,7 +291,6 @@ func (p *Pane) addNotes(notes []session.Notification) {
 
 // Update handles keys and what arrives for the pane.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
-	k := p.c.Keys
 	switch msg := msg.(type) {
 	case common.ConnectedMsg:
 		p.client = msg.Client
@@ -302,71 +302,82 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		// Shown like any other, at their own times.
 		p.addNotes(msg.Notes)
 	case wire.EntriesMsg:
-		if p.kind != KindStderr {
-			return nil
-		}
-		var rows []Row
-		for i := range msg.Entries {
-			if e := &msg.Entries[i]; e.Kind == wire.KindStderr {
-				rows = append(rows, Row{Time: e.Time, Level: -1, Tag: "stderr", Text: string(e.Data)})
-			}
-		}
-		if len(rows) > 0 {
-			p.Add(rows)
+		if p.kind == KindStderr {
+			p.addStderr(msg.Entries)
 		}
 	case levelSetMsg:
 		if p.kind != KindLog {
 			return nil
 		}
 		if msg.err != nil {
-			p.notice = "✗ " + common.Line(msg.err.Error())
+			p.notice.Fail(msg.err)
 		} else {
-			p.notice = "asked the server for " + string(msg.level) + " and above"
+			p.notice.Set("asked the server for %s and above", msg.level)
 			p.asked = msg.level
 		}
-		return nil
 	case common.ReappliedMsg:
 		if p.kind == KindLog && msg.Reapplied.LogLevel {
-			p.notice = "asked the new session for " + string(msg.Held.LogLevel) + " and above again"
+			p.notice.Set("asked the new session for %s and above again", msg.Held.LogLevel)
 		}
-		return nil
 	case tea.KeyPressMsg:
-		p.notice = ""
+		p.notice.Clear()
 		if p.open != nil {
 			return p.updateOpen(msg)
 		}
-		n := p.count()
-		if p.list.Move(p.c, msg, n, p.rows()) {
-			p.follow = p.list.Pos >= n-1
+		return p.updateList(msg)
+	}
+	return nil
+}
+
+// addStderr adds the server's standard error lines among the wire's
+// entries.
+func (p *Pane) addStderr(entries []wire.Entry) {
+	var rows []Row
+	for i := range entries {
+		if e := &entries[i]; e.Kind == wire.KindStderr {
+			rows = append(rows, Row{Time: e.Time, Level: -1, Tag: "stderr", Text: string(e.Data)})
+		}
+	}
+	if len(rows) > 0 {
+		p.Add(rows)
+	}
+}
+
+// updateList handles the keys of the list: moving, opening a row,
+// following, clearing, and the log pane's level.
+func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
+	k := p.c.Keys
+	n := p.count()
+	if p.list.Move(p.c, msg, n, p.rows()) {
+		p.follow = p.list.Pos >= n-1
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Open):
+		if n > 0 {
+			if r := p.ring.Get(p.seqAt(p.list.Pos)); r != nil {
+				row := *r
+				p.open, p.scroll = &row, common.Scroll{}
+			}
+		}
+	case key.Matches(msg, k.Follow):
+		p.follow = !p.follow
+		p.clamp()
+	case key.Matches(msg, k.ClearBuffer):
+		p.ring.Clear()
+		p.view = nil
+		p.clamp()
+	case p.kind == KindLog && key.Matches(msg, k.LevelUp):
+		p.setMinLevel(p.minLevel + 1)
+	case p.kind == KindLog && key.Matches(msg, k.LevelDown):
+		p.setMinLevel(p.minLevel - 1)
+	case p.kind == KindLog && key.Matches(msg, k.SetLevel):
+		if p.client == nil {
+			p.notice.Failf("not connected")
 			return nil
 		}
-		switch {
-		case key.Matches(msg, k.Open):
-			if n > 0 {
-				if r := p.ring.Get(p.seqAt(p.list.Pos)); r != nil {
-					row := *r
-					p.open, p.scroll = &row, common.Scroll{}
-				}
-			}
-		case key.Matches(msg, k.Follow):
-			p.follow = !p.follow
-			p.clamp()
-		case key.Matches(msg, k.ClearBuffer):
-			p.ring.Clear()
-			p.view = nil
-			p.clamp()
-		case p.kind == KindLog && key.Matches(msg, k.LevelUp):
-			p.setMinLevel(p.minLevel + 1)
-		case p.kind == KindLog && key.Matches(msg, k.LevelDown):
-			p.setMinLevel(p.minLevel - 1)
-		case p.kind == KindLog && key.Matches(msg, k.SetLevel):
-			if p.client == nil {
-				p.notice = "✗ not connected"
-				return nil
-			}
-			client, ctx, level := p.client, p.c.Ctx, mcp.LoggingLevels[p.minLevel]
-			return func() tea.Msg { return levelSetMsg{level: level, err: client.SetLogLevel(ctx, level)} }
-		}
+		client, ctx, level := p.client, p.c.Ctx, mcp.LoggingLevels[p.minLevel]
+		return func() tea.Msg { return levelSetMsg{level: level, err: client.SetLogLevel(ctx, level)} }
 	}
 	return nil
 }
@@ -420,26 +431,21 @@ func (p *Pane) openLines() []string {
 func (p *Pane) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	if p.open != nil {
-		return []key.Binding{withHelp(k.Back, "esc", "back"), withHelp(k.Copy, "y", "copy"), k.Up, k.Down}
+		return []key.Binding{keymap.WithHelp(k.Back, "esc", "back"), keymap.WithHelp(k.Copy, "y", "copy"), k.Up, k.Down}
 	}
 	if p.kind == KindLog {
-		return []key.Binding{withHelp(k.Open, "enter", "open"), k.LevelUp, k.SetLevel, k.Follow, k.ClearBuffer, k.Up, k.Down}
+		return []key.Binding{keymap.WithHelp(k.Open, "enter", "open"), k.LevelUp, k.SetLevel, k.Follow, k.ClearBuffer, k.Up, k.Down}
 	}
-	return []key.Binding{withHelp(k.Open, "enter", "open"), k.Follow, k.ClearBuffer, k.Up, k.Down}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
+	return []key.Binding{keymap.WithHelp(k.Open, "enter", "open"), k.Follow, k.ClearBuffer, k.Up, k.Down}
 }
 
 // FullHelp is every key of the pane.
 func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
 	if p.open != nil {
-		return [][]key.Binding{{withHelp(k.Back, "esc", "back"), withHelp(k.Copy, "y", "copy")}, {k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}}
+		return [][]key.Binding{{keymap.WithHelp(k.Back, "esc", "back"), keymap.WithHelp(k.Copy, "y", "copy")}, {k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}}
 	}
-	out := [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {withHelp(k.Open, "enter", "open"), k.Follow, k.ClearBuffer}}
+	out := [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {keymap.WithHelp(k.Open, "enter", "open"), k.Follow, k.ClearBuffer}}
 	if p.kind == KindLog {
 		out[1] = append(out[1], k.LevelUp, k.SetLevel)
 	}
@@ -459,13 +465,10 @@ func (p *Pane) View() string {
 	case KindStderr:
 		head = "the server's standard error"
 	}
-	if p.notice != "" {
-		head = p.notice
-	}
 	if p.open != nil {
 		return p.openView()
 	}
-	b.WriteString(st.Dim.Render(common.Truncate(head, p.width)))
+	b.WriteString(p.notice.Over(st, head, p.width))
 	b.WriteByte('\n')
 	n := p.count()
 	rows := p.rows()

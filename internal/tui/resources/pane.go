@@ -15,6 +15,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
 // maxUpdated bounds the URIs whose updates are counted.
@@ -42,7 +43,7 @@ type Pane struct {
 
 	read    *reading
 	reading bool
-	notice  string
+	notice  common.Notice
 
 	mode    view
 	dirs    []*dirLevel // the directories opened, the one shown last
@@ -103,9 +104,9 @@ func (p *Pane) reapplied(msg common.ReappliedMsg) tea.Cmd {
 	}
 	switch {
 	case len(lost) > 0:
-		p.notice = "✗ not subscribed again: " + common.Line(strings.Join(lost, ", ")) + " (the subscription ended with the old session)"
+		p.notice.Failf("not subscribed again: %s (the subscription ended with the old session)", strings.Join(lost, ", "))
 	case len(again) > 0:
-		p.notice = "subscribed again to " + common.Plural(len(again), "resource")
+		p.notice.Set("subscribed again to %s", common.Plural(len(again), "resource"))
 	}
 	if len(r.Listen) > 0 {
 		// The modern era holds subscriptions in the pane's stream.
@@ -161,9 +162,10 @@ func (p *Pane) setClient(client *session.Client, gen int) tea.Cmd {
 	p.client, p.gen = client, gen
 	// Until the new session is told them again (common.ReappliedMsg),
 	// the subscriptions of the old one are over.
-	p.notice, p.again = "", false
+	p.notice.Clear()
+	p.again = false
 	if n := len(p.subscribed); n > 0 {
-		p.notice = common.Plural(n, "subscription") + " ended with the old session"
+		p.notice.Set("%s ended with the old session", common.Plural(n, "subscription"))
 	}
 	p.subscribed, p.updated, p.wanted = map[string]bool{}, map[string]int{}, map[string]bool{}
 	p.history = map[string]*history{}
@@ -263,94 +265,114 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	case common.Loaded[mcp.Resource]:
-		var sel string
-		if r := p.selected(); r != nil {
-			sel = r.URI
-		}
-		if p.listed.Apply(msg, p.gen) {
-			// In the order people count: items/2 before items/10.
-			slices.SortStableFunc(p.listed.Items, func(a, b mcp.Resource) int {
-				switch {
-				case common.NaturalLess(a.URI, b.URI):
-					return -1
-				case common.NaturalLess(b.URI, a.URI):
-					return 1
-				}
-				return 0
-			})
-			// The cursor stays on the resource it was on.
-			for i := range p.listed.Items {
-				if p.listed.Items[i].URI == sel {
-					p.list.Pos = i
-				}
-			}
-			p.list.Clamp(len(p.listed.Items), p.rows())
-		}
+		p.loaded(msg)
 	case dirMsg:
 		p.dirLoaded(msg)
 	case readMsg:
-		// A read that was overtaken by another is dropped: its content must
-		// never show under another resource.
-		if msg.pane != "resources" || p.read == nil || p.read.uri != msg.uri {
-			return nil
-		}
-		p.reading = false
-		p.read = &reading{uri: msg.uri, result: msg.res, err: msg.err, lines: msg.lines}
-		if msg.err != nil {
-			p.read.result = nil
-		}
+		p.readDone(msg)
 	case savedMsg:
 		if msg.pane == "resources" && p.read != nil && p.read.uri == msg.uri {
 			p.read.saved, p.read.saveE = append(p.read.saved, msg.paths...), msg.err
 		}
 	case subMsg:
-		if msg.gen != p.gen {
-			return nil
-		}
-		if msg.err != nil {
-			p.notice = "✗ " + common.Line(msg.err.Error())
-			return nil
-		}
-		if msg.on {
-			p.subscribed[msg.uri] = true
-			p.notice = "subscribed to " + common.Line(msg.uri)
-		} else {
-			delete(p.subscribed, msg.uri)
-			p.notice = "unsubscribed from " + common.Line(msg.uri)
-		}
+		p.subscribedTo(msg)
 	case listenMsg:
-		if msg.gen != p.gen || msg.subGen != p.subGen {
-			if msg.sub != nil {
-				go msg.sub.Close()
-			}
-			return nil
-		}
-		again := p.again
-		p.again = false
-		if msg.err != nil {
-			p.notice = "✗ subscriptions/listen: " + common.Line(msg.err.Error())
-			p.wanted = maps.Clone(p.subscribed)
-			return nil
-		}
-		p.sub = msg.sub
-		p.subscribed = map[string]bool{}
-		for _, u := range msg.uris {
-			p.subscribed[u] = true
-		}
-		switch {
-		case msg.initial:
-		case again:
-			p.notice = "subscribed again to " + common.Plural(len(msg.uris), "resource") + " (subscriptions/listen)"
-		case len(msg.uris) == 0:
-			p.notice = "no resource subscriptions left"
-		default:
-			p.notice = "listening to " + common.Plural(len(msg.uris), "resource")
-		}
+		p.listening(msg)
 	case tea.KeyPressMsg:
-		p.notice = ""
+		p.notice.Clear()
 		return p.updateKey(msg)
 	}
 	return nil
+}
+
+// loaded takes a page of resources/list: sorted in the order people
+// count (items/2 before items/10), the cursor on the resource it was on.
+func (p *Pane) loaded(msg common.Loaded[mcp.Resource]) {
+	var sel string
+	if r := p.selected(); r != nil {
+		sel = r.URI
+	}
+	if !p.listed.Apply(msg, p.gen) {
+		return
+	}
+	slices.SortStableFunc(p.listed.Items, func(a, b mcp.Resource) int {
+		switch {
+		case common.NaturalLess(a.URI, b.URI):
+			return -1
+		case common.NaturalLess(b.URI, a.URI):
+			return 1
+		}
+		return 0
+	})
+	for i := range p.listed.Items {
+		if p.listed.Items[i].URI == sel {
+			p.list.Pos = i
+		}
+	}
+	p.list.Clamp(len(p.listed.Items), p.rows())
+}
+
+// readDone shows what a read returned. A read that was overtaken by
+// another is dropped: its content must never show under another resource.
+func (p *Pane) readDone(msg readMsg) {
+	if msg.pane != "resources" || p.read == nil || p.read.uri != msg.uri {
+		return
+	}
+	p.reading = false
+	p.read = &reading{uri: msg.uri, result: msg.res, err: msg.err, lines: msg.lines}
+	if msg.err != nil {
+		p.read.result = nil
+	}
+}
+
+// subscribedTo takes the answer of resources/subscribe or unsubscribe.
+func (p *Pane) subscribedTo(msg subMsg) {
+	if msg.gen != p.gen {
+		return
+	}
+	if msg.err != nil {
+		p.notice.Fail(msg.err)
+		return
+	}
+	if msg.on {
+		p.subscribed[msg.uri] = true
+		p.notice.Set("subscribed to %s", msg.uri)
+	} else {
+		delete(p.subscribed, msg.uri)
+		p.notice.Set("unsubscribed from %s", msg.uri)
+	}
+}
+
+// listening takes the opening of subscriptions/listen (the modern era's
+// one subscription): the resources it covers are the ones subscribed.
+func (p *Pane) listening(msg listenMsg) {
+	if msg.gen != p.gen || msg.subGen != p.subGen {
+		if msg.sub != nil {
+			go msg.sub.Close()
+		}
+		return
+	}
+	again := p.again
+	p.again = false
+	if msg.err != nil {
+		p.notice.Failf("subscriptions/listen: %v", msg.err)
+		p.wanted = maps.Clone(p.subscribed)
+		return
+	}
+	p.sub = msg.sub
+	p.subscribed = map[string]bool{}
+	for _, u := range msg.uris {
+		p.subscribed[u] = true
+	}
+	switch {
+	case msg.initial:
+	case again:
+		p.notice.Set("subscribed again to %s (subscriptions/listen)", common.Plural(len(msg.uris), "resource"))
+	case len(msg.uris) == 0:
+		p.notice.Set("no resource subscriptions left")
+	default:
+		p.notice.Set("listening to %s", common.Plural(len(msg.uris), "resource"))
+	}
 }
 
 func (p *Pane) updateKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -506,11 +528,11 @@ func (p *Pane) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	switch p.mode {
 	case viewSubs:
-		return []key.Binding{withHelp(k.Open, "enter", "read"), withHelp(k.Subscribe, "u", "unsubscribe"), withHelp(k.Back, "esc", "resources"), k.DetailsDown, k.Up, k.Down}
+		return []key.Binding{keymap.WithHelp(k.Open, "enter", "read"), keymap.WithHelp(k.Subscribe, "u", "unsubscribe"), keymap.WithHelp(k.Back, "esc", "resources"), k.DetailsDown, k.Up, k.Down}
 	case viewDir:
-		return []key.Binding{withHelp(k.Open, "enter", "open/read"), withHelp(k.Back, "esc", "up"), k.Subscribe, k.Subscriptions, k.DetailsDown, k.Up, k.Down}
+		return []key.Binding{keymap.WithHelp(k.Open, "enter", "open/read"), keymap.WithHelp(k.Back, "esc", "up"), k.Subscribe, k.Subscriptions, k.DetailsDown, k.Up, k.Down}
 	}
-	return []key.Binding{withHelp(k.Open, "enter", "read"), k.Subscribe, k.Subscriptions, withHelp(k.Save, "s", "save blob"), k.DetailsDown, k.Up, k.Down}
+	return []key.Binding{keymap.WithHelp(k.Open, "enter", "read"), k.Subscribe, k.Subscriptions, keymap.WithHelp(k.Save, "s", "save blob"), k.DetailsDown, k.Up, k.Down}
 }
 
 // FullHelp is every key of the pane.
@@ -518,13 +540,8 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
 	return [][]key.Binding{
 		p.ShortHelp(),
-		{withHelp(k.Save, "s", "save blob"), k.Reload, k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
+		{keymap.WithHelp(k.Save, "s", "save blob"), k.Reload, k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
 	}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
 
 func (p *Pane) listWidth() int { return min(max(30, p.width*2/5), p.width) }
@@ -566,10 +583,7 @@ func (p *Pane) listLines(lw int) []string {
 		head += fmt.Sprintf(" · %d subscribed", n)
 	}
 	head += common.Incomplete(p.listed.LoadErr)
-	if p.notice != "" {
-		head = p.notice
-	}
-	left = append(left, st.Dim.Render(common.Truncate(head, lw)))
+	left = append(left, p.notice.Over(st, head, lw))
 	switch {
 	case p.client == nil && len(p.listed.Items) == 0:
 		left = append(left, st.Dim.Render("  Not connected."))

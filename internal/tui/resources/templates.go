@@ -1,295 +1,147 @@
 package resources
 
 import (
+	"context"
 	"net/url"
 	"regexp"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/argform"
+	"github.com/mcpi-dev/mcpi/internal/tui/argpane"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
 // Templates is the resource templates pane.
-type Templates struct {
-	c      *common.Common
-	client *session.Client
-	gen    int
-
-	listed common.Listing[mcp.ResourceTemplate]
-	list   common.Cursor
-
-	form     *argform.Model
-	formFor  string // the template of the form
-	forms    map[string]*argform.Model
-	editing  bool
-	read     *reading
-	reading  bool
-	notice   string
-	complete bool // the server offers completions
-
-	width, height int
-}
+type Templates = argpane.Pane[mcp.ResourceTemplate]
 
 // NewTemplates returns the templates pane.
 func NewTemplates(c *common.Common) *Templates {
-	return &Templates{c: c, forms: map[string]*argform.Model{}}
+	return argpane.New[mcp.ResourceTemplate](c, &templates{c: c})
 }
 
-// Title names the pane in the tab bar.
-func (p *Templates) Title() string { return "Templates" }
+// templates is the resource templates: resources/templates/list, each
+// template's variables, and the last read of a filled-in template.
+type templates struct {
+	c       *common.Common
+	read    *reading
+	reading bool
+}
 
-// ShortTitle is the title of the abbreviated tab labels.
-func (p *Templates) ShortTitle() string { return "Tmpl" }
+func (s *templates) Words() argpane.Words {
+	return argpane.Words{Title: "Templates", ShortTitle: "Tmpl", Noun: "template",
+		NoneOffered: "The server offers no resources.", NoneListed: "The server lists no resource templates."}
+}
 
-// ShowList shows the list of templates (the pane's tab was chosen).
-func (p *Templates) ShowList() { p.editing = false }
+func (s *templates) Offered(c *session.Client) bool { return hasResources(c) }
 
-// InputFocused reports whether the variables form has the keys.
-func (p *Templates) InputFocused() bool { return p.editing }
+func (s *templates) List(ctx context.Context, c *session.Client) ([]mcp.ResourceTemplate, error) {
+	return c.AllResourceTemplates(ctx)
+}
 
-// Items returns the templates listed.
-func (p *Templates) Items() []mcp.ResourceTemplate { return p.listed.Items }
+// ListChanged: templates change with the resources.
+func (s *templates) ListChanged() string { return "notifications/resources/list_changed" }
 
-// SetSize sets the pane's size.
-func (p *Templates) SetSize(w, h int) {
-	p.width, p.height = w, h
-	for _, f := range p.forms {
-		f.SetWidth(w)
+func (s *templates) Key(t mcp.ResourceTemplate) string { return t.URITemplate }
+
+func (s *templates) Row(t mcp.ResourceTemplate) (name, desc string) {
+	desc = common.Line(t.Name)
+	if t.Description != "" {
+		desc += " — " + common.Line(t.Description)
 	}
-	p.list.Clamp(len(p.listed.Items), p.rows())
+	return common.Line(t.URITemplate), desc
 }
 
-func (p *Templates) rows() int { return max(1, p.height/2-1) }
-
-// setClient takes a new session and lists its templates.
-func (p *Templates) setClient(client *session.Client, gen int) tea.Cmd {
-	p.client, p.gen = client, gen
-	p.complete = false
-	if ir := client.InitializeResult(); ir != nil {
-		p.complete = len(ir.Capabilities.Completions) > 0
+// NameWidth: the URI template column is as wide as the longest one on
+// screen, up to two thirds of the width: the template is what is filled in.
+func (s *templates) NameWidth(names []string, w int) int {
+	nameW := 10
+	for _, n := range names {
+		nameW = max(nameW, common.Width(n))
 	}
-	p.forms = map[string]*argform.Model{}
-	p.form, p.editing = nil, false
-	return p.Reload()
+	return min(nameW, max(10, w*2/3))
 }
 
-// Reload lists the templates again, every page.
-func (p *Templates) Reload() tea.Cmd {
-	if p.client == nil || !hasResources(p.client) {
-		return nil
+// Fields are the template's variables, each required.
+func (s *templates) Fields(t mcp.ResourceTemplate) ([]argform.Field, bool) {
+	var fields []argform.Field
+	for _, v := range TemplateVars(t.URITemplate) {
+		fields = append(fields, argform.Field{Name: v, Required: true})
 	}
-	return p.listed.Fetch(p.c.Ctx, p.gen, p.client.AllResourceTemplates)
+	return fields, true
 }
 
-func (p *Templates) selected() *mcp.ResourceTemplate { return p.listed.At(p.list.Pos) }
+func (s *templates) Ref(t mcp.ResourceTemplate) mcp.CompleteReference {
+	return mcp.CompleteReference{Type: "ref/resource", URI: t.URITemplate}
+}
 
-// Update handles messages for the pane.
-func (p *Templates) Update(msg tea.Msg) tea.Cmd {
+// FormHead names the template and shows the URI it expands to so far.
+func (s *templates) FormHead(t mcp.ResourceTemplate, values map[string]string, w int) []string {
+	st := s.c.Styles
+	return []string{
+		st.Title.Render(common.Truncate("Read "+common.Line(t.URITemplate), w)),
+		st.Dim.Render(common.Truncate("→ "+common.Line(Expand(t.URITemplate, values)), w)),
+	}
+}
+
+func (s *templates) Invoke(client *session.Client, _ int, t mcp.ResourceTemplate, values map[string]string, w int) tea.Cmd {
+	uri := Expand(t.URITemplate, values)
+	s.reading = true
+	s.read = &reading{uri: uri}
+	return readCmd(s.c.Ctx, client, "templates", uri, s.c.Styles, w)
+}
+
+func (s *templates) Result(msg tea.Msg) bool {
 	switch msg := msg.(type) {
-	case common.ConnectingMsg, common.DisconnectedMsg:
-		p.client = nil
-		return nil
-	case common.ConnectedMsg:
-		return p.setClient(msg.Client, msg.Gen)
-	case common.NotificationsMsg:
-		// Templates change with the resources.
-		if msg.Has("notifications/resources/list_changed") {
-			return p.Reload()
-		}
-		return nil
-	case common.Loaded[mcp.ResourceTemplate]:
-		if p.listed.Apply(msg, p.gen) {
-			p.list.Clamp(len(p.listed.Items), p.rows())
-		}
-		return nil
 	case readMsg:
-		if msg.pane != "templates" || p.read == nil || p.read.uri != msg.uri {
-			return nil
+		if msg.pane != "templates" || s.read == nil || s.read.uri != msg.uri {
+			return true
 		}
-		p.reading = false
-		p.read = &reading{uri: msg.uri, result: msg.res, err: msg.err, lines: msg.lines}
+		s.reading = false
+		s.read = &reading{uri: msg.uri, result: msg.res, err: msg.err, lines: msg.lines}
 		if msg.err != nil {
-			p.read.result = nil
+			s.read.result = nil
 		}
-		return nil
+		return true
 	case savedMsg:
-		if msg.pane == "templates" && p.read != nil && p.read.uri == msg.uri {
-			p.read.saved, p.read.saveE = append(p.read.saved, msg.paths...), msg.err
+		if msg.pane == "templates" && s.read != nil && s.read.uri == msg.uri {
+			s.read.saved, s.read.saveE = append(s.read.saved, msg.paths...), msg.err
 		}
-		return nil
-	case tea.KeyPressMsg:
-		p.notice = ""
-		if p.editing {
-			return p.updateForm(msg)
-		}
-		return p.updateList(msg)
+		return true
 	}
-	// Completion answers and debounce ticks go to the form they belong to.
-	if p.form != nil {
-		_, cmd := p.form.Update(msg)
-		return cmd
-	}
-	return nil
+	return false
 }
 
-func (p *Templates) updateList(msg tea.KeyPressMsg) tea.Cmd {
-	k := p.c.Keys
-	if p.list.Move(p.c, msg, len(p.listed.Items), p.rows()) {
-		return nil
-	}
+func (s *templates) ResultKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := s.c.Keys
 	switch {
-	case key.Matches(msg, k.Open):
-		t := p.selected()
-		if t == nil {
-			return nil
-		}
-		f, ok := p.forms[t.URITemplate]
-		if !ok {
-			var fields []argform.Field
-			for _, v := range TemplateVars(t.URITemplate) {
-				fields = append(fields, argform.Field{Name: v, Required: true})
-			}
-			var complete argform.CompleteFunc
-			if p.complete {
-				complete = p.completer(t.URITemplate)
-			}
-			f = argform.New(p.c, fields, complete)
-			f.SetWidth(p.width)
-			p.forms[t.URITemplate] = f
-		}
-		p.form, p.formFor, p.editing = f, t.URITemplate, true
-		return f.Focus()
+	case s.read == nil:
 	case key.Matches(msg, k.Save):
-		if p.read != nil && p.read.result != nil {
-			return saveCmd(p.c.SaveDir, "templates", p.read)
+		if s.read.result != nil {
+			return saveCmd(s.c.SaveDir, "templates", s.read)
 		}
-	case key.Matches(msg, k.Reload):
-		return p.Reload()
 	case key.Matches(msg, k.DetailsUp):
-		if p.read != nil {
-			p.read.offset = max(0, p.read.offset-3)
-		}
+		s.read.offset = max(0, s.read.offset-3)
 	case key.Matches(msg, k.DetailsDown):
-		if p.read != nil {
-			p.read.offset += 3
-		}
+		s.read.offset += 3
 	}
 	return nil
 }
 
-func (p *Templates) completer(uriTemplate string) argform.CompleteFunc {
-	return argform.Completer(p.client, mcp.CompleteReference{Type: "ref/resource", URI: uriTemplate})
+func (s *templates) ResultView(w, h int) []string {
+	return viewReading(s.c.Styles, s.read, w, h, s.reading)
 }
 
-func (p *Templates) updateForm(msg tea.KeyPressMsg) tea.Cmd {
-	if key.Matches(msg, p.c.Keys.Back) {
-		p.editing = false
-		return nil
-	}
-	values, problem, cmd := p.form.Submit(msg)
-	if problem != "" {
-		p.notice = problem
-		return cmd
-	}
-	if values == nil {
-		return cmd
-	}
-	if p.client == nil {
-		p.notice = "✗ not connected (ctrl+r reconnects)"
-		return cmd
-	}
-	uri := Expand(p.formFor, values)
-	p.editing = false
-	p.reading = true
-	p.read = &reading{uri: uri}
-	return tea.Batch(cmd, readCmd(p.c.Ctx, p.client, "templates", uri, p.c.Styles, p.width))
-}
-
-// ShortHelp is the pane's help line.
-func (p *Templates) ShortHelp() []key.Binding {
-	if p.editing {
-		return p.form.ShortHelp()
-	}
-	k := p.c.Keys
-	return []key.Binding{withHelp(k.Open, "enter", "fill in"), withHelp(k.Save, "s", "save blob"), k.DetailsDown, k.Up, k.Down}
-}
-
-// FullHelp is every key of the pane.
-func (p *Templates) FullHelp() [][]key.Binding {
-	if p.editing {
-		return p.form.FullHelp()
-	}
-	k := p.c.Keys
-	return [][]key.Binding{
-		{withHelp(k.Open, "enter", "fill in"), withHelp(k.Save, "s", "save blob"), k.Reload},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
-	}
-}
-
-// View renders the pane: the list (or the form) on top, the reading below.
-func (p *Templates) View() string {
-	st := p.c.Styles
-	w := p.width
-	var top []string
-	topH := p.height / 2
-	if p.editing {
-		top = append(top, st.Title.Render(common.Truncate("Read "+common.Line(p.formFor), w)))
-		top = append(top, st.Dim.Render(common.Truncate("→ "+common.Line(Expand(p.formFor, p.form.Values())), w)))
-		top = append(top, p.form.View())
-		if p.notice != "" {
-			top = append(top, st.Error.Render(common.Line(p.notice)))
-		}
-	} else {
-		head := common.Plural(len(p.listed.Items), "template") + common.Incomplete(p.listed.LoadErr)
-		if p.notice != "" {
-			head = p.notice
-		}
-		top = append(top, st.Dim.Render(common.Truncate(head, w)))
-		switch {
-		case p.client == nil && len(p.listed.Items) == 0:
-			top = append(top, st.Dim.Render("  Not connected."))
-		case p.client != nil && !hasResources(p.client):
-			top = append(top, st.Dim.Render("  The server offers no resources."))
-		case p.listed.Loading:
-			top = append(top, st.Dim.Render("  Loading templates…"))
-		case p.listed.LoadErr != nil && len(p.listed.Items) == 0:
-			top = append(top, common.Wrap(st.Error.Render("✗ ")+common.Line(p.listed.LoadErr.Error()), w)...)
-		case len(p.listed.Items) == 0:
-			top = append(top, st.Dim.Render("  The server lists no resource templates."))
-		}
-		rows := p.rows()
-		// The URI template column is as wide as the longest one on screen,
-		// up to two thirds of the width: the template is what is filled in.
-		nameW := 10
-		for r := 0; r < rows && p.list.Offset+r < len(p.listed.Items); r++ {
-			nameW = max(nameW, common.Width(common.Line(p.listed.Items[p.list.Offset+r].URITemplate)))
-		}
-		nameW = min(nameW, max(10, w*2/3))
-		for r := 0; r < rows && p.list.Offset+r < len(p.listed.Items); r++ {
-			i := p.list.Offset + r
-			t := &p.listed.Items[i]
-			desc := common.Line(t.Name)
-			if t.Description != "" {
-				desc += " — " + common.Line(t.Description)
-			}
-			line := common.Pad(common.Line(t.URITemplate), nameW) + " " + st.Dim.Render(desc)
-			if i == p.list.Pos {
-				top = append(top, st.Cursor.Render("›")+" "+st.Selected.Render(common.Pad(common.Line(t.URITemplate), nameW))+" "+st.Dim.Render(desc))
-			} else {
-				top = append(top, "  "+line)
-			}
-		}
-	}
-	topView := common.Fit(strings.Join(top, "\n"), w, topH)
-	rule := st.Rule.Render(strings.Repeat("─", max(0, w)))
-	bottom := common.Fit(strings.Join(viewReading(st, p.read, w, p.height-topH-1, p.reading), "\n"), w, p.height-topH-1)
-	return lipgloss.JoinVertical(lipgloss.Left, topView, rule, bottom)
+func (s *templates) Help() ([]key.Binding, [][]key.Binding) {
+	k := s.c.Keys
+	fill, save := keymap.WithHelp(k.Open, "enter", "fill in"), keymap.WithHelp(k.Save, "s", "save blob")
+	return []key.Binding{fill, save, k.DetailsDown, k.Up, k.Down},
+		[][]key.Binding{{fill, save, k.Reload}, {k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown}}
 }
 
 var varExpr = regexp.MustCompile(`\{([+#./;?&]?)([^}]*)\}`)

@@ -194,10 +194,7 @@ func (p *Pane) dirLines(lw int) []string {
 	st := p.c.Styles
 	d := p.dirs[len(p.dirs)-1]
 	head := entries(len(d.items)) + " in " + common.Line(d.uri) + common.Incomplete(d.err)
-	if p.notice != "" {
-		head = p.notice
-	}
-	out := []string{st.Dim.Render(common.Truncate(head, lw))}
+	out := []string{p.notice.Over(st, head, lw)}
 	switch {
 	case d.loading:
 		return append(out, st.Dim.Render("  resources/directory/read…"))
@@ -245,10 +242,7 @@ func (p *Pane) subsLines(lw int) []string {
 		total += n
 	}
 	head := fmt.Sprintf("Subscriptions (%d) · ", len(p.subscribed)) + common.Plural(total, "update")
-	if p.notice != "" {
-		head = p.notice
-	}
-	out := []string{st.Dim.Render(common.Truncate(head, lw))}
+	out := []string{p.notice.Over(st, head, lw)}
 	if len(uris) == 0 {
 		return append(out, common.Wrap(st.Dim.Render("No subscriptions: u on a resource subscribes to its updates."), lw)...)
 	}

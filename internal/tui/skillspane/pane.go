@@ -434,46 +434,7 @@ func (p *Pane) detailLines() []string {
 	w := max(20, p.width)
 	out := []string{st.Title.Render(common.Line(skills.DisplayName(e))) + "  " + st.Dim.Render(common.Line(e.URI))}
 	out = append(out, common.Wrap(common.Line(skills.Description(e)), w)...)
-	fs, dynamic, err := skills.Manifest(e)
-	switch {
-	case err != nil:
-		out = append(out, st.Error.Render("manifest: ")+common.Line(err.Error()))
-	case dynamic:
-		out = append(out, st.Dim.Render(`files: "dynamic" (generated: no digests to verify against)`))
-	default:
-		v := p.verdicts[e.URI]
-		for _, f := range fs {
-			size := "?"
-			if f.Size != nil {
-				size = common.ByteSize(int(*f.Size))
-			}
-			mark, fv := st.Dim.Render("· "), v.of(f.URI)
-			switch {
-			case p.reading || (v != nil && v.running):
-				mark = st.Dim.Render("… ")
-			case fv == nil:
-			case !fv.OK():
-				mark = st.Error.Render("✗ ")
-			default:
-				mark = st.Title.Render("✓ ")
-			}
-			out = append(out, mark+st.Dim.Render("file ")+common.Truncate(common.Line(f.URI)+"  "+size, w-7))
-			// SKILL.md's checks are shown in full below.
-			if fv != nil && !fv.OK() && !p.reading && f.URI != e.URI {
-				for _, ch := range fv.Checks {
-					if ch.Status == skills.Failed {
-						for _, l := range common.Wrap(common.Line(ch.Name+": "+ch.Detail), max(10, w-7)) {
-							out = append(out, "       "+st.Error.Render(l))
-						}
-					}
-				}
-			}
-		}
-		if v != nil && !v.running && !p.reading {
-			_, text := skills.Summary(v.files, v.skipped)
-			out = append(out, st.Dim.Render("files verified: ")+text)
-		}
-	}
+	out = append(out, p.manifestLines(e, w)...)
 	out = append(out, "")
 	switch {
 	case p.reading:
@@ -483,6 +444,61 @@ func (p *Pane) detailLines() []string {
 	case p.loaded == nil:
 		return out
 	}
+	return append(out, p.loadedLines(w)...)
+}
+
+// manifestLines are the files the skill's entry lists, each marked with
+// its verification, and the summary of it.
+func (p *Pane) manifestLines(e mcp.SkillEntry, w int) []string {
+	st := p.c.Styles
+	fs, dynamic, err := skills.Manifest(e)
+	switch {
+	case err != nil:
+		return []string{st.Error.Render("manifest: ") + common.Line(err.Error())}
+	case dynamic:
+		return []string{st.Dim.Render(`files: "dynamic" (generated: no digests to verify against)`)}
+	}
+	var out []string
+	v := p.verdicts[e.URI]
+	for _, f := range fs {
+		size := "?"
+		if f.Size != nil {
+			size = common.ByteSize(int(*f.Size))
+		}
+		mark, fv := st.Dim.Render("· "), v.of(f.URI)
+		switch {
+		case p.reading || (v != nil && v.running):
+			mark = st.Dim.Render("… ")
+		case fv == nil:
+		case !fv.OK():
+			mark = st.Error.Render("✗ ")
+		default:
+			mark = st.Title.Render("✓ ")
+		}
+		out = append(out, mark+st.Dim.Render("file ")+common.Truncate(common.Line(f.URI)+"  "+size, w-7))
+		// SKILL.md's checks are shown in full below.
+		if fv != nil && !fv.OK() && !p.reading && f.URI != e.URI {
+			for _, ch := range fv.Checks {
+				if ch.Status == skills.Failed {
+					for _, l := range common.Wrap(common.Line(ch.Name+": "+ch.Detail), max(10, w-7)) {
+						out = append(out, "       "+st.Error.Render(l))
+					}
+				}
+			}
+		}
+	}
+	if v != nil && !v.running && !p.reading {
+		_, text := skills.Summary(v.files, v.skipped)
+		out = append(out, st.Dim.Render("files verified: ")+text)
+	}
+	return out
+}
+
+// loadedLines are the checks of the SKILL.md read, then its text when it
+// passed them.
+func (p *Pane) loadedLines(w int) []string {
+	st := p.c.Styles
+	var out []string
 	for _, ch := range p.loaded.Checks {
 		mark := st.Title.Render("✓ ")
 		switch ch.Status {

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/form"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
 type mode int
@@ -53,7 +54,7 @@ type Pane struct {
 	mode     mode
 	forms    map[string]*form.Model // the form last opened of each tool
 	formTool mcp.Tool
-	notice   string
+	notice   common.Notice
 	// taskAnyway is set when alt+t was refused once for a tool or server
 	// without tasks: the next alt+t sends.
 	taskAnyway bool
@@ -263,7 +264,8 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		p.client, p.down = nil, false
 	case common.ConnectedMsg:
 		p.client, p.gen, p.down = msg.Client, msg.Gen, false
-		p.notice, p.forceNext, p.loadErr = "", false, nil
+		p.notice.Clear()
+		p.forceNext, p.loadErr = false, nil
 		return p.Reload()
 	case common.DisconnectedMsg:
 		p.client, p.down = nil, true
@@ -274,52 +276,9 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case common.ProgressMsg:
 		p.progress(msg.ByCall)
 	case toolsMsg:
-		if msg.gen != p.gen {
-			return nil
-		}
-		p.loading = false
-		p.loadErr = msg.err
-		var cmd tea.Cmd
-		if p.announce {
-			p.announce = false
-			if msg.err != nil {
-				cmd = common.Noticef("✗ tools/list: %v", msg.err)
-			} else {
-				cmd = common.Noticef("%s listed", common.Plural(len(msg.tools), "tool"))
-			}
-		}
-		if msg.err == nil || len(msg.tools) > 0 {
-			name := ""
-			if t := p.selected(); t != nil {
-				name = t.Name
-			}
-			p.tools = msg.tools
-			p.applyFilter()
-			for i, idx := range p.filtered {
-				if p.tools[idx].Name == name {
-					p.cursor = i
-				}
-			}
-			p.clampList()
-		}
-		return cmd
+		return p.listed(msg)
 	case callDoneMsg:
-		c := p.call(msg.id)
-		if c == nil {
-			return nil
-		}
-		c.End = msg.end
-		c.Raw, c.Result, c.Err = msg.raw, msg.result, msg.err
-		c.blocks, c.structd, c.OutputProblems = msg.blocks, msg.structd, msg.outputProblems
-		switch {
-		case errors.Is(msg.err, context.Canceled):
-			c.State = Cancelled
-		case msg.err != nil:
-			c.State = Failed
-		default:
-			c.State = Done
-		}
-		c.lines = nil
+		p.callDone(msg)
 		return nil
 	case linkReadMsg:
 		if c := p.call(msg.call); c != nil && c.links != nil {
@@ -338,7 +297,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		p.ticking = false
 		return p.tick()
 	case tea.KeyPressMsg:
-		p.notice = ""
+		p.notice.Clear()
 		switch p.mode {
 		case modeForm:
 			return p.updateForm(msg)
@@ -347,14 +306,74 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		}
 		return p.updateList(msg)
 	case tea.PasteMsg:
-		if p.mode == modeForm {
-			_, cmd := p.forms[p.formTool.Name].Update(msg)
-			return cmd
+		return p.paste(msg)
+	}
+	return nil
+}
+
+// listed takes an answer of tools/list: the list, the cursor kept on the
+// tool it was on, and a notice when the user asked for the list.
+func (p *Pane) listed(msg toolsMsg) tea.Cmd {
+	if msg.gen != p.gen {
+		return nil
+	}
+	p.loading = false
+	p.loadErr = msg.err
+	var cmd tea.Cmd
+	if p.announce {
+		p.announce = false
+		if msg.err != nil {
+			cmd = common.Failuref("tools/list: %v", msg.err)
+		} else {
+			cmd = common.Noticef("%s listed", common.Plural(len(msg.tools), "tool"))
 		}
-		if p.mode == modeList {
-			p.filter += common.Line(msg.Content)
-			p.applyFilter()
+	}
+	if msg.err == nil || len(msg.tools) > 0 {
+		name := ""
+		if t := p.selected(); t != nil {
+			name = t.Name
 		}
+		p.tools = msg.tools
+		p.applyFilter()
+		for i, idx := range p.filtered {
+			if p.tools[idx].Name == name {
+				p.cursor = i
+			}
+		}
+		p.clampList()
+	}
+	return cmd
+}
+
+// callDone records how a call ended.
+func (p *Pane) callDone(msg callDoneMsg) {
+	c := p.call(msg.id)
+	if c == nil {
+		return
+	}
+	c.End = msg.end
+	c.Raw, c.Result, c.Err = msg.raw, msg.result, msg.err
+	c.blocks, c.structd, c.OutputProblems = msg.blocks, msg.structd, msg.outputProblems
+	switch {
+	case errors.Is(msg.err, context.Canceled):
+		c.State = Cancelled
+	case msg.err != nil:
+		c.State = Failed
+	default:
+		c.State = Done
+	}
+	c.lines = nil
+}
+
+// paste goes to the form, or to the list's filter.
+func (p *Pane) paste(msg tea.PasteMsg) tea.Cmd {
+	switch p.mode {
+	case modeForm:
+		_, cmd := p.forms[p.formTool.Name].Update(msg)
+		return cmd
+	case modeList:
+		p.filter += common.Line(msg.Content)
+		p.applyFilter()
 	}
 	return nil
 }
@@ -406,7 +425,7 @@ func (p *Pane) updateList(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Reload):
 		if p.client == nil {
-			return common.Noticef("✗ not connected (ctrl+r reconnects)")
+			return common.Failuref("not connected (ctrl+r reconnects)")
 		}
 		return p.reloadKey()
 	case key.Matches(msg, k.Back), key.Matches(msg, k.ClearFilter):
@@ -477,14 +496,14 @@ func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
 			// A debugger may send what the server does not offer, but not
 			// by surprise.
 			p.taskAnyway = true
-			p.notice = "✗ " + why + " · " + k(p.c.Keys.AsTask) + " again sends it as a task anyway"
+			p.notice.Failf("%s · %s again sends it as a task anyway", why, k(p.c.Keys.AsTask))
 			return nil
 		}
 	}
 	p.taskAnyway = false
 	args, refused, err := f.Send()
 	if err != nil {
-		p.notice = "✗ " + err.Error()
+		p.notice.Fail(err)
 		return nil
 	}
 	if refused != nil {
@@ -492,7 +511,7 @@ func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
 		return nil
 	}
 	if p.client == nil {
-		p.notice = "✗ not connected (ctrl+r reconnects)"
+		p.notice.Failf("not connected (ctrl+r reconnects)")
 		return nil
 	}
 	p.nextID++
@@ -577,7 +596,7 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		p.mode = modeList
 	case key.Matches(msg, k.Reload):
 		if p.client == nil {
-			return common.Noticef("✗ not connected (ctrl+r reconnects)")
+			return common.Failuref("not connected (ctrl+r reconnects)")
 		}
 		return p.reloadKey()
 	case key.Matches(msg, k.Edit):
@@ -600,7 +619,7 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if p.client == nil {
-			p.notice = "✗ not connected (ctrl+r reconnects)"
+			p.notice.Failf("not connected (ctrl+r reconnects)")
 			return nil
 		}
 		cmd, n := readLinks(p.c.Ctx, p.c, p.client, c)
@@ -647,14 +666,14 @@ func (p *Pane) ShortHelp() []key.Binding {
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			out = append(out, k.Cancel, k.Edit)
 		} else {
-			out = append(out, withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"))
+			out = append(out, keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Save, keymap.WithHelp(k.Copy, "y", "copy JSON"))
 			if c := p.calls[p.current]; c.hasLinks() {
 				out = append(out, k.ReadLinks)
 			}
 		}
-		return append(out, withHelp(k.PrevCall, "[/]", "other calls"), withHelp(k.Calls, "alt+l", "tools"), k.Down)
+		return append(out, keymap.WithHelp(k.PrevCall, "[/]", "other calls"), keymap.WithHelp(k.Calls, "alt+l", "tools"), k.Down)
 	}
-	return []key.Binding{withHelp(k.Open, "enter", "call"), withHelp(k.Up, "type", "filter"), k.Reload, k.Up, k.Down, k.DetailsDown, k.Calls}
+	return []key.Binding{keymap.WithHelp(k.Open, "enter", "call"), keymap.WithHelp(k.Up, "type", "filter"), k.Reload, k.Up, k.Down, k.DetailsDown, k.Calls}
 }
 
 // FullHelp is every key of the pane.
@@ -664,21 +683,16 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	case modeForm:
 		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
-		first := []key.Binding{withHelp(k.Back, "esc", "new form"), k.Edit, k.Save, withHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, withHelp(k.Calls, "alt+l", "tools list"), k.Reload}
+		first := []key.Binding{keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Save, keymap.WithHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, keymap.WithHelp(k.Calls, "alt+l", "tools list"), k.Reload}
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
-			first = []key.Binding{k.Cancel, k.Edit, withHelp(k.Calls, "alt+l", "tools list")}
+			first = []key.Binding{k.Cancel, k.Edit, keymap.WithHelp(k.Calls, "alt+l", "tools list")}
 		}
 		return [][]key.Binding{first, {k.PrevCall, k.NextCall, k.Up, k.Down, k.PageUp, k.PageDown}}
 	}
 	return [][]key.Binding{
-		{withHelp(k.Open, "enter", "call"), withHelp(k.Up, "type", "filter"), k.ClearFilter, k.Reload, k.Calls},
+		{keymap.WithHelp(k.Open, "enter", "call"), keymap.WithHelp(k.Up, "type", "filter"), k.ClearFilter, k.Reload, k.Calls},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.DetailsUp, k.DetailsDown},
 	}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
 
 // View renders the pane.
@@ -819,11 +833,7 @@ func (p *Pane) formView() string {
 	if b := p.badges(&t, true); len(b) > 0 {
 		head += "  " + strings.Join(b, " ")
 	}
-	notice := ""
-	if p.notice != "" {
-		notice = st.Error.Render(common.Line(p.notice))
-	}
-	return common.Truncate(head, p.width) + "\n" + f.View() + "\n" + common.Truncate(notice, p.width)
+	return common.Truncate(head, p.width) + "\n" + f.View() + "\n" + p.notice.View(st, p.width)
 }
 
 func (p *Pane) statusLine(c *Call) string {

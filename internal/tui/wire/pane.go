@@ -16,6 +16,8 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
+	"github.com/mcpi-dev/mcpi/internal/tui/styles"
 )
 
 // Pane is the wire pane.
@@ -333,7 +335,7 @@ func (p *Pane) updateDetail(kp tea.KeyPressMsg) tea.Cmd {
 		e := p.store.Get(p.detailSeq)
 		switch {
 		case e == nil || e.Released:
-			return func() tea.Msg { return common.Notice("nothing copied: the data of this old row was released") }
+			return common.Noticef("nothing copied: the data of this old row was released")
 		case len(e.Data) > 0:
 			what := "the frame"
 			if e.Truncated {
@@ -493,15 +495,15 @@ func (p *Pane) ShortHelp() []key.Binding {
 	k := p.c.Keys
 	switch {
 	case p.filtering:
-		return []key.Binding{withHelp(k.Open, "enter", "apply"), withHelp(k.Back, "esc", "clear")}
+		return []key.Binding{keymap.WithHelp(k.Open, "enter", "apply"), keymap.WithHelp(k.Back, "esc", "clear")}
 	case p.finding:
-		return []key.Binding{withHelp(k.Open, "enter", "keep"), withHelp(k.Back, "esc", "clear")}
+		return []key.Binding{keymap.WithHelp(k.Open, "enter", "keep"), keymap.WithHelp(k.Back, "esc", "clear")}
 	case p.detail && p.term != "":
-		return []key.Binding{k.FindNext, withHelp(k.Filter, "/", "find"), withHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), withHelp(k.Back, "esc", "clear search")}
+		return []key.Binding{k.FindNext, keymap.WithHelp(k.Filter, "/", "find"), keymap.WithHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, keymap.WithHelp(k.PrevCall, "[/]", "prev/next frame"), keymap.WithHelp(k.Back, "esc", "clear search")}
 	case p.detail:
-		return []key.Binding{withHelp(k.Filter, "/", "find"), withHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, withHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back}
+		return []key.Binding{keymap.WithHelp(k.Filter, "/", "find"), keymap.WithHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, keymap.WithHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back}
 	}
-	return []key.Binding{withHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Up, k.Down}
+	return []key.Binding{keymap.WithHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Up, k.Down}
 }
 
 // FullHelp is every key of the pane.
@@ -509,13 +511,8 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{withHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Back},
+		{keymap.WithHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Back},
 	}
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
 
 // columns of a row.
@@ -693,34 +690,8 @@ func (p *Pane) buildDetail() {
 	if e.Text != "" && e.Kind != KindFrame {
 		add(common.Line(e.Text))
 	}
-	if h := e.HTTP; h != nil {
-		s := "HTTP " + common.Line(h.Method) + " " + common.Line(screenRedactor.URL(h.URL))
-		if h.StatusCode != 0 {
-			s += fmt.Sprintf(" → %d", h.StatusCode)
-		}
-		add(s)
-		if h.SSEEventID != "" || h.SSEEvent != "" {
-			add(fmt.Sprintf("SSE event %q id %q", common.Line(h.SSEEvent), common.Line(h.SSEEventID)))
-		}
-		for _, hd := range []struct {
-			name string
-			h    http.Header
-		}{{"request headers", h.RequestHeader}, {"response headers", h.ResponseHeader}} {
-			if len(hd.h) == 0 {
-				continue
-			}
-			lines = append(lines, st.Dim.Render(hd.name+":"))
-			names := make([]string, 0, len(hd.h))
-			for n := range hd.h {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				for _, v := range hd.h[n] {
-					add("  " + common.Line(n) + ": " + common.Line(screenRedactor.HeaderValue(n, v)))
-				}
-			}
-		}
+	if e.HTTP != nil {
+		lines = append(lines, httpLines(st, e.HTTP, w)...)
 	}
 	switch {
 	case e.Released:
@@ -741,6 +712,41 @@ func (p *Pane) buildDetail() {
 	p.detailLines = lines
 	p.findMatches()
 	p.match = min(p.match, max(0, len(p.matches)-1))
+}
+
+// httpLines are an HTTP exchange's request line, status, SSE event and
+// headers, credentials redacted.
+func httpLines(st *styles.Styles, h *transport.HTTPMeta, w int) []string {
+	var lines []string
+	add := func(s string) { lines = append(lines, common.Wrap(s, w)...) }
+	s := "HTTP " + common.Line(h.Method) + " " + common.Line(screenRedactor.URL(h.URL))
+	if h.StatusCode != 0 {
+		s += fmt.Sprintf(" → %d", h.StatusCode)
+	}
+	add(s)
+	if h.SSEEventID != "" || h.SSEEvent != "" {
+		add(fmt.Sprintf("SSE event %q id %q", common.Line(h.SSEEvent), common.Line(h.SSEEventID)))
+	}
+	for _, hd := range []struct {
+		name string
+		h    http.Header
+	}{{"request headers", h.RequestHeader}, {"response headers", h.ResponseHeader}} {
+		if len(hd.h) == 0 {
+			continue
+		}
+		lines = append(lines, st.Dim.Render(hd.name+":"))
+		names := make([]string, 0, len(hd.h))
+		for n := range hd.h {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			for _, v := range hd.h[n] {
+				add("  " + common.Line(n) + ": " + common.Line(screenRedactor.HeaderValue(n, v)))
+			}
+		}
+	}
+	return lines
 }
 
 // screenRedactor hides credentials shown on screen (screenshots and screen

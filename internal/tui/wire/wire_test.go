@@ -349,7 +349,7 @@ func TestDetailCopy(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("no notice for a released row")
 	}
-	if n, ok := cmd().(common.Notice); !ok || !strings.Contains(string(n), "nothing copied") {
+	if n, ok := cmd().(common.Notice); !ok || !strings.Contains(n.Text(), "nothing copied") {
 		t.Errorf("notice %v", n)
 	}
 }

@@ -16,137 +16,8 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/form"
+	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
-
-// requestsPane lists the server requests waiting for the user.
-type requestsPane struct {
-	c      *common.Common
-	queue  *[]*common.Request
-	cursor int
-	width  int
-	height int
-	// answered counts the requests answered, for the pane's empty state.
-	answered int
-}
-
-func (p *requestsPane) Title() string {
-	if n := len(*p.queue); n > 0 {
-		return fmt.Sprintf("Requests (%d)", n)
-	}
-	return "Requests"
-}
-
-// ShortTitle is the title of the abbreviated tab labels.
-func (p *requestsPane) ShortTitle() string { return "Reqs" }
-
-func (p *requestsPane) InputFocused() bool { return false }
-
-func (p *requestsPane) SetSize(w, h int) { p.width, p.height = w, h }
-
-// openMsg asks the root to open the modal for a queued request.
-type openMsg struct{ req *common.Request }
-
-func (p *requestsPane) Update(msg tea.Msg) tea.Cmd {
-	kp, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return nil
-	}
-	k := p.c.Keys
-	n := len(*p.queue)
-	switch {
-	case key.Matches(kp, k.Up):
-		p.cursor--
-	case key.Matches(kp, k.Down):
-		p.cursor++
-	case key.Matches(kp, k.Open):
-		if p.cursor >= 0 && p.cursor < n {
-			r := (*p.queue)[p.cursor]
-			return func() tea.Msg { return openMsg{r} }
-		}
-	}
-	p.cursor = max(0, min(p.cursor, n-1))
-	return nil
-}
-
-func (p *requestsPane) ShortHelp() []key.Binding {
-	k := p.c.Keys
-	return []key.Binding{withHelp(k.Open, "enter", "answer"), k.Up, k.Down}
-}
-
-func (p *requestsPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
-
-func (p *requestsPane) View() string {
-	st := p.c.Styles
-	q := *p.queue
-	if len(q) == 0 {
-		msg := "No server request is waiting. Sampling and elicitation requests from the server queue here."
-		return strings.Join(common.Wrap(st.Dim.Render(msg), p.width), "\n")
-	}
-	var lines []string
-	for i, r := range q {
-		if i >= p.height {
-			break
-		}
-		line := fmt.Sprintf("#%d %s %s", r.ID, requestMethod(r), common.Line(requestSummary(r)))
-		line = common.Truncate(line, p.width-2)
-		if i == p.cursor {
-			lines = append(lines, st.Cursor.Render("›")+" "+st.Selected.Render(line))
-		} else {
-			lines = append(lines, "  "+line)
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-func requestMethod(r *common.Request) string {
-	if r.Kind == common.Sampling {
-		return "sampling/createMessage"
-	}
-	if r.Elicit != nil && r.Elicit.Mode == "url" {
-		return "elicitation/create (url)"
-	}
-	return "elicitation/create"
-}
-
-func requestSummary(r *common.Request) string {
-	switch {
-	case r.Sampling != nil:
-		for i := len(r.Sampling.Messages) - 1; i >= 0; i-- {
-			if t := contentText(r.Sampling.Messages[i].Content); t != "" {
-				return t
-			}
-		}
-	case r.Elicit != nil:
-		return r.Elicit.Message
-	}
-	return ""
-}
-
-// contentText is the text of a sampling message's content (one block or an
-// array of blocks); other blocks are named.
-func contentText(raw json.RawMessage) string {
-	var blocks []mcp.Content
-	if len(raw) > 0 && raw[0] == '[' {
-		_ = json.Unmarshal(raw, &blocks)
-	} else {
-		var b mcp.Content
-		if json.Unmarshal(raw, &b) == nil {
-			blocks = []mcp.Content{b}
-		}
-	}
-	var parts []string
-	for _, b := range blocks {
-		switch b.Type {
-		case "text":
-			parts = append(parts, b.Text)
-		case "image", "audio":
-			parts = append(parts, fmt.Sprintf("[%s %s]", b.Type, b.MimeType))
-		default:
-			parts = append(parts, "["+b.Type+"]")
-		}
-	}
-	return strings.Join(parts, "\n")
-}
 
 // modal answers one server request.
 type modal struct {
@@ -155,7 +26,7 @@ type modal struct {
 
 	reply      textarea.Model // sampling
 	form       *form.Model    // elicitation, form mode
-	notice     string
+	notice     common.Notice
 	infoOffset int
 
 	width, height int
@@ -203,16 +74,29 @@ func (m *modal) SetSize(w, h int) {
 // answeredMsg tells the root that the modal's request got its answer.
 type answeredMsg struct {
 	req    *common.Request
-	notice string
+	notice common.Notice
 }
 
 // openedMsg reports the browser opener's outcome.
 type openedMsg struct{ err error }
 
-func (m *modal) answer(rep common.Reply, notice string) tea.Cmd {
+// opened says what came of opening the URL in the browser.
+func (m *modal) opened(err error) {
+	if err != nil {
+		m.notice.Fail(err)
+	} else {
+		m.notice.Set("opened in the browser")
+	}
+}
+
+// answer gives the request its answer; said is what the status line says
+// of it.
+func (m *modal) answer(rep common.Reply, said string) tea.Cmd {
 	m.req.Answer(rep)
 	r := m.req
-	return func() tea.Msg { return answeredMsg{req: r, notice: notice} }
+	var n common.Notice
+	n.Set("%s", said)
+	return func() tea.Msg { return answeredMsg{req: r, notice: n} }
 }
 
 // Update handles keys; it returns a Cmd that reports the answer when the
@@ -221,7 +105,7 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 	k := m.c.Keys
 	kp, isKey := msg.(tea.KeyPressMsg)
 	if isKey {
-		m.notice = ""
+		m.notice.Clear()
 		switch {
 		case key.Matches(kp, k.PageUp):
 			m.infoOffset = max(0, m.infoOffset-3)
@@ -289,7 +173,7 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 func (m *modal) accept() tea.Cmd {
 	v, refused, err := m.form.Send()
 	if err != nil {
-		m.notice = "✗ " + err.Error()
+		m.notice.Fail(err)
 		return nil
 	}
 	if refused != nil {
@@ -305,13 +189,13 @@ func (m *modal) ShortHelp() []key.Binding {
 	case m.req.Kind == common.Sampling:
 		return []key.Binding{k.Approve, k.Reject, k.Later}
 	case m.isURL():
-		return []key.Binding{k.OpenBrowser, withHelp(k.Approve, "ctrl+s", "accept"), withHelp(k.Reject, "ctrl+x", "decline"), k.CancelReq, k.Later}
+		return []key.Binding{k.OpenBrowser, keymap.WithHelp(k.Approve, "ctrl+s", "accept"), keymap.WithHelp(k.Reject, "ctrl+x", "decline"), k.CancelReq, k.Later}
 	}
-	return []key.Binding{withHelp(k.Approve, "ctrl+s", "accept"), withHelp(k.Reject, "ctrl+x", "decline"), k.CancelReq, k.NextField, k.Later}
+	return []key.Binding{keymap.WithHelp(k.Approve, "ctrl+s", "accept"), keymap.WithHelp(k.Reject, "ctrl+x", "decline"), k.CancelReq, k.NextField, k.Later}
 }
 
 func (m *modal) FullHelp() [][]key.Binding {
-	out := [][]key.Binding{m.ShortHelp(), {withHelp(m.c.Keys.PageDown, "pgup/pgdn", "scroll the request")}}
+	out := [][]key.Binding{m.ShortHelp(), {keymap.WithHelp(m.c.Keys.PageDown, "pgup/pgdn", "scroll the request")}}
 	if m.form != nil {
 		out = append(out, m.form.FullHelp()...)
 	}
@@ -331,7 +215,7 @@ func (m *modal) infoLines(w int) []string {
 			add(st.Dim.Render("system: ") + common.Block(s.SystemPrompt))
 		}
 		for _, msg := range s.Messages {
-			add(st.Title.Render(common.Line(msg.Role)+": ") + common.Block(contentText(msg.Content)))
+			add(st.Title.Render(common.Line(msg.Role)+": ") + common.Block(common.ContentText(msg.Content)))
 		}
 		meta := fmt.Sprintf("maxTokens %d", s.MaxTokens)
 		if s.Temperature != nil {
@@ -385,7 +269,7 @@ func (m *modal) infoLines(w int) []string {
 func (m *modal) View() string {
 	st := m.c.Styles
 	iw, ih := m.inner()
-	title := st.ModalTitle.Render(fmt.Sprintf("#%d %s", m.req.ID, requestMethod(m.req)))
+	title := st.ModalTitle.Render(fmt.Sprintf("#%d %s", m.req.ID, m.req.Method()))
 	switch {
 	case m.req.Kind == common.Sampling:
 		title += st.Dim.Render(" — the server asks for a model reply")
@@ -403,10 +287,7 @@ func (m *modal) View() string {
 	case m.form != nil:
 		answer = append([]string{st.Dim.Render(common.Truncate("No request times out while you answer.", iw))}, strings.Split(m.form.View(), "\n")...)
 	}
-	notice := ""
-	if m.notice != "" {
-		notice = st.Error.Render(common.Line(m.notice))
-	}
+
 	// The request's description gets what the answer leaves, and at least
 	// a third of the box: the answer area gives up its blank lines, then
 	// scrolls, before the question is hidden.
@@ -429,11 +310,6 @@ func (m *modal) View() string {
 	for len(body) < ih-1 {
 		body = append(body, "")
 	}
-	body = append(body[:min(len(body), ih-1)], common.Truncate(notice, iw))
+	body = append(body[:min(len(body), ih-1)], m.notice.View(st, iw))
 	return st.Modal.Width(m.width).Height(m.height).Render(common.Fit(strings.Join(body, "\n"), iw, ih))
-}
-
-func withHelp(b key.Binding, keys, desc string) key.Binding {
-	b.SetHelp(keys, desc)
-	return b
 }
