@@ -30,10 +30,10 @@ const (
 	// The security rules' sources: the spec asks for a person who sees
 	// which tools a model is given (server/tools § User Interaction
 	// Model); what defeats that person is documented outside it.
-	srcHiddenText  = "MCP 2025-11-25 server/tools § User Interaction Model (a person sees which tools are exposed); Trojan Source, CVE-2021-42574 (bidi controls); Invariant Labs, MCP tool poisoning attacks (2025-04)"
-	srcDescSize    = "MCP 2025-11-25 server/tools § User Interaction Model (a person sees which tools are exposed); Invariant Labs, MCP tool poisoning attacks (2025-04)"
-	srcShadowing   = "MCP draft server/tools § Tool Names (names are unique per server; aggregating clients SHOULD disambiguate); Invariant Labs, MCP tool shadowing (2025-04)"
-	srcHostsDate   = "checked 2026-11-24"
+	srcHiddenText = "MCP 2025-11-25 server/tools § User Interaction Model (a person sees which tools are exposed); Trojan Source, CVE-2021-42574 (bidi controls); Invariant Labs, MCP tool poisoning attacks (2025-04)"
+	srcDescSize   = "MCP 2025-11-25 server/tools § User Interaction Model (a person sees which tools are exposed); Invariant Labs, MCP tool poisoning attacks (2025-04)"
+	srcShadowing  = "MCP draft server/tools § Tool Names (names are unique per server; aggregating clients SHOULD disambiguate); Invariant Labs, MCP tool shadowing (2025-04)"
+	srcHostsDate  = "checked 2026-11-24"
 )
 
 // The rules: each a handle that its checks pass, so that a rule named
