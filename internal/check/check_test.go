@@ -634,3 +634,19 @@ func TestServerInfoAtTheTopLevel(t *testing.T) {
 		t.Errorf("findings: %q", msgs)
 	}
 }
+
+// TestIdenticalFindingsAreGrouped: findings that say the same of several
+// subjects are one entry of the text report, naming them all; JSON keeps
+// each.
+func TestIdenticalFindingsAreGrouped(t *testing.T) {
+	rep := &Report{Findings: []Finding{
+		{Rule: "r/a", Severity: Warning, Subject: `tool "x"`, Message: "same", Source: "s"},
+		{Rule: "r/b", Severity: Warning, Subject: `tool "x"`, Message: "other", Source: "s"},
+		{Rule: "r/a", Severity: Warning, Subject: `tool "y"`, Message: "same", Source: "s"},
+	}}
+	var b bytes.Buffer
+	WriteText(&b, rep)
+	if !strings.Contains(b.String(), `r/a  2 tools ("x", "y"): same`) || strings.Count(b.String(), "r/a") != 1 || !strings.Contains(b.String(), "WARNINGS (3)") {
+		t.Errorf("not grouped:\n%s", b.String())
+	}
+}

@@ -22,11 +22,9 @@ func WriteText(w io.Writer, rep *Report) {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s (%d)\n", strings.ToUpper(sev.String())+"S", n)
-		for _, f := range rep.Findings {
-			if f.Severity != sev {
-				continue
-			}
-			fmt.Fprintf(w, "  %s  %s: %s\n", f.Rule, oneLine(f.Subject), oneLine(f.Message))
+		for _, g := range groupFindings(rep.Findings, sev) {
+			f := g[0]
+			fmt.Fprintf(w, "  %s  %s: %s\n", f.Rule, subjects(g), oneLine(f.Message))
 			fmt.Fprintf(w, "      %s\n", f.Source)
 			if len(f.Evidence) > 0 {
 				fmt.Fprintf(w, "      frame: %s\n", oneLine(clipText(string(f.Evidence), 300)))
@@ -140,4 +138,45 @@ func writeHosts(w io.Writer, rows []HostVerdict) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
+}
+
+// groupFindings returns the findings of severity sev in their order, those
+// that say the same (rule, message and evidence) of several subjects
+// together: five tools without "properties" are one entry naming five.
+func groupFindings(fs []Finding, sev Severity) [][]Finding {
+	var groups [][]Finding
+	at := map[string]int{}
+	for _, f := range fs {
+		if f.Severity != sev {
+			continue
+		}
+		key := f.Rule + "\x00" + f.Message + "\x00" + string(f.Evidence)
+		if i, ok := at[key]; ok {
+			groups[i] = append(groups[i], f)
+			continue
+		}
+		at[key] = len(groups)
+		groups = append(groups, []Finding{f})
+	}
+	return groups
+}
+
+// subjects names a group's subjects: one, or how many and which.
+func subjects(g []Finding) string {
+	if len(g) == 1 {
+		return oneLine(g[0].Subject)
+	}
+	names := make([]string, 0, len(g))
+	tools := true
+	for _, f := range g {
+		names = append(names, oneLine(f.Subject))
+		tools = tools && strings.HasPrefix(f.Subject, `tool "`)
+	}
+	if tools {
+		for i := range names {
+			names[i] = strings.TrimPrefix(names[i], "tool ")
+		}
+		return fmt.Sprintf("%d tools (%s)", len(g), clipText(strings.Join(names, ", "), 200))
+	}
+	return fmt.Sprintf("%d subjects (%s)", len(g), clipText(strings.Join(names, ", "), 200))
 }

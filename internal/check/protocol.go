@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -90,7 +91,11 @@ func (r *run) unknowns() {
 			case err == nil:
 				var ctr mcp.CallToolResult
 				if json.Unmarshal(res, &ctr) == nil && ctr.IsError {
-					r.report(ruleErrorsUnknownTool, "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with isError, not a JSON-RPC error (-32602)")
+					msg := "an unknown tool was answered with isError, not a JSON-RPC error (-32602)"
+					if len(ctr.Content) == 1 && tsSDKUnknownTool.MatchString(ctr.Content[0].Text) {
+						msg += "; this is the TypeScript SDK's McpServer default (@modelcontextprotocol/sdk through 1.32.2, typescript-sdk #1510): its servers answer so unless they handle tools/call themselves"
+					}
+					r.report(ruleErrorsUnknownTool, "tools/call mcpi-no-such-tool", res, "%s", msg)
 				} else {
 					r.report(ruleErrorsUnknownTool, "tools/call mcpi-no-such-tool", res, "an unknown tool was answered with a result")
 				}
@@ -332,3 +337,7 @@ func (r *run) learntNothing(err error, subject string, rule *Rule) bool {
 	r.report(ruleErrorsNoAnswer, subject, nil, "no usable answer: %s; %s could not be checked", bounds.Clip(err.Error()), rule.ID)
 	return true
 }
+
+// tsSDKUnknownTool is the text the TypeScript SDK's McpServer puts in the
+// isError result it gives an unknown tool.
+var tsSDKUnknownTool = regexp.MustCompile(`^MCP error -32602: Tool .* not found$`)

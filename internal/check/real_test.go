@@ -2,6 +2,7 @@ package check
 
 import (
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +48,9 @@ func TestRealServers(t *testing.T) {
 				}
 			}
 			for _, f := range rep.Findings {
+				if f.Rule == "errors/unknown-tool" && !strings.Contains(f.Message, "TypeScript SDK's McpServer default") {
+					t.Errorf("the unknown-tool finding does not say it is the TypeScript SDK's default: %s", f.Message)
+				}
 				if !want[f.Rule] {
 					t.Errorf("a finding docs/check.md does not explain: %s %s: %s", f.Rule, f.Subject, f.Message)
 				}
