@@ -80,8 +80,12 @@ type Report struct {
 	Rules    []Rule    `json:"rules"`
 	Findings []Finding `json:"findings"`
 	// Hosts is the host matrix: one row per host profile.
-	Hosts    []HostVerdict `json:"hosts"`
-	Duration float64       `json:"durationMs"`
+	Hosts []HostVerdict `json:"hosts"`
+	// Environment are the failures that lie in the server's environment
+	// (a service it needs refused, a credential is missing): the check
+	// could not check what they hid, and says so instead of a finding.
+	Environment []Environment `json:"environment,omitempty"`
+	Duration    float64       `json:"durationMs"`
 }
 
 // Count returns how many findings have severity s.
@@ -170,8 +174,10 @@ type run struct {
 	toolList    []mcp.Tool
 	toolsListed bool
 	resultChars map[string]int
-	// hosts is the host matrix.
+	// hosts is the host matrix; env the failures of the server's
+	// environment, which are no findings.
 	hosts []HostVerdict
+	env   []Environment
 }
 
 // Run checks the server behind c, which is connected and initialized.
@@ -208,6 +214,7 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 	sort.Slice(rep.Rules, func(i, j int) bool { return rep.Rules[i].ID < rep.Rules[j].ID })
 	rep.Findings = r.found
 	rep.Hosts = r.hosts
+	rep.Environment = r.env
 	if rep.Findings == nil {
 		rep.Findings = []Finding{}
 	}
@@ -239,6 +246,9 @@ func (r *run) report(rule *Rule, subject string, evidence any, format string, ar
 		}
 	default:
 		f.Evidence, _ = json.Marshal(e)
+	}
+	if r.divertEnvironment(f) {
+		return
 	}
 	r.found = append(r.found, f)
 }

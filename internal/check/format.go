@@ -31,6 +31,7 @@ func WriteText(w io.Writer, rep *Report) {
 			}
 		}
 	}
+	writeEnvironment(w, rep.Environment)
 	writeHosts(w, rep.Hosts)
 	fmt.Fprintf(w, "\n%d error(s), %d warning(s), %d note(s); %d rules checked in %.0f ms\n",
 		rep.Count(Error), rep.Count(Warning), rep.Count(Info), len(rep.Rules), rep.Duration)
@@ -179,4 +180,16 @@ func subjects(g []Finding) string {
 		return fmt.Sprintf("%d tools (%s)", len(g), clipText(strings.Join(names, ", "), 200))
 	}
 	return fmt.Sprintf("%d subjects (%s)", len(g), clipText(strings.Join(names, ", "), 200))
+}
+
+// writeEnvironment writes the failures of the server's environment: what
+// the check could not check, and why.
+func writeEnvironment(w io.Writer, env []Environment) {
+	if len(env) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nNOT CHECKED: THE SERVER'S ENVIRONMENT (%d)\n", len(env))
+	for _, e := range env {
+		fmt.Fprintf(w, "  %s: %s\n      %s: %s\n", oneLine(e.Subject), oneLine(e.Message), e.Why, environmentHint)
+	}
 }

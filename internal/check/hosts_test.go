@@ -77,3 +77,41 @@ func TestHostProfilesEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestBackendDownIsNoFinding: a server whose database is not running
+// fails its tools/list with an internal error naming the refused
+// connection: that is the environment's failure, said as such, not a
+// protocol finding (and the tools are unknown to every host).
+func TestBackendDownIsNoFinding(t *testing.T) {
+	t.Parallel()
+	rep := checkPeer(t, mcptest.HostsPrefix+mcptest.HostsBackendDown, Options{})
+	for _, f := range rep.Findings {
+		if f.Severity == Error {
+			t.Errorf("an error finding for the environment's failure: %s %s", f.Rule, f.Message)
+		}
+	}
+	if len(rep.Environment) != 1 || !strings.Contains(rep.Environment[0].Why, "refused the connection") || !strings.Contains(rep.Environment[0].Message, "ECONNREFUSED") {
+		t.Fatalf("environment: %+v", rep.Environment)
+	}
+	var text strings.Builder
+	WriteText(&text, rep)
+	if !strings.Contains(text.String(), "NOT CHECKED: THE SERVER'S ENVIRONMENT (1)") || !strings.Contains(text.String(), "check the server's configuration") {
+		t.Errorf("the text report:\n%s", text.String())
+	}
+}
+
+// TestEnvironmental: what looks like the environment's failure, and what
+// does not.
+func TestEnvironmental(t *testing.T) {
+	for _, s := range []string{"connect ECONNREFUSED 127.0.0.1:5432", "Error: OPENAI_API_KEY environment variable is not set", "Invalid API key provided",
+		"getaddrinfo ENOTFOUND api.example.com", "request failed with status code 401", "database \"app\" does not exist"} {
+		if _, ok := Environmental(s); !ok {
+			t.Errorf("%q is not taken for the environment's failure", s)
+		}
+	}
+	for _, s := range []string{"Tool x not found", "invalid params: missing field name", "MCP error -32602: Invalid arguments"} {
+		if why, ok := Environmental(s); ok {
+			t.Errorf("%q is taken for the environment's failure (%s)", s, why)
+		}
+	}
+}

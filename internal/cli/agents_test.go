@@ -41,7 +41,7 @@ func TestAgentsGuideCommands(t *testing.T) {
 	if named < 15 {
 		t.Errorf("only %d commands named", named)
 	}
-	for _, c := range []ExitCode{ExitOK, ExitToolError, ExitUsage, ExitConnect, ExitProtocol, ExitTimeout, ExitAuth, ExitVerify, ExitWaiting, ExitInterrupted} {
+	for _, c := range []ExitCode{ExitOK, ExitToolError, ExitUsage, ExitConnect, ExitProtocol, ExitTimeout, ExitAuth, ExitVerify, ExitWaiting, ExitEnvironment, ExitInterrupted} {
 		if !regexp.MustCompile(fmt.Sprintf(`(?m)^  %d +\S`, c)).MatchString(agentsGuide) {
 			t.Errorf("the guide lacks exit code %d", c)
 		}

@@ -104,6 +104,10 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	if n := rep.Count(check.Error); n > 0 {
 		return errSilent{code: ExitToolError, kind: KindCheckFailed, what: fmt.Sprintf("the check found %d error(s)", n)}
 	}
+	if n := len(rep.Environment); n > 0 {
+		// Never a pass: what the environment hid was not checked.
+		return errSilent{code: ExitEnvironment, kind: KindCheckEnvironment, what: fmt.Sprintf("%d check(s) could not be made: the server's environment failed (%s)", n, rep.Environment[0].Why)}
+	}
 	return nil
 }
 

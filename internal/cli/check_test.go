@@ -18,6 +18,13 @@ func TestCheckCommand(t *testing.T) {
 		{name: "json and sarif", args: with(broken, "check", "--json", "--sarif"), code: ExitUsage, stderr: []string{"give one"}},
 		{name: "call", args: with(peerArgs(mcptest.BrokenPrefix+"tools/call-result"), "check", "--call"), code: ExitToolError, stdout: []string{"tools/call-result", "structuredContent does not match"}},
 		{name: "no call without --call", args: with(peerArgs(mcptest.BrokenPrefix+"tools/call-result"), "check"), stdout: []string{"0 error(s)"}},
+		{name: "host matrix", args: with(clean, "check"), stdout: []string{"HOSTS", "OpenAI (function calling)", "accepted"}},
+		{name: "a named host rejects: exit 1", args: with(peerArgs(mcptest.HostsPrefix+"openai"), "check", "--host", "openai"), code: ExitToolError, stdout: []string{"ERRORS (1)", "hosts/openai/name-length", "* OpenAI (function calling)"}},
+		{name: "a host not named rejects: exit 0", args: with(peerArgs(mcptest.HostsPrefix+"openai"), "check", "--host", "anthropic"), stdout: []string{"WARNINGS", "hosts/openai/name-length", "0 error(s)"}},
+		{name: "a strict mode named: no error", args: with(peerArgs(mcptest.HostsPrefix+"openai-strict"), "check", "--host", "openai-strict"), stdout: []string{"needs rewriting for strict mode", "0 error(s)"}},
+		{name: "unknown host", args: with(clean, "check", "--host", "netscape"), code: ExitUsage, stderr: []string{`--host "netscape": no such host`}},
+		{name: "the environment failed: exit 9", args: with(peerArgs(mcptest.HostsPrefix+mcptest.HostsBackendDown), "check"), code: ExitEnvironment, stdout: []string{"NOT CHECKED: THE SERVER'S ENVIRONMENT (1)", "ECONNREFUSED"}},
+		{name: "the environment in json", args: with(peerArgs(mcptest.HostsPrefix+mcptest.HostsBackendDown), "check", "--json"), code: ExitEnvironment, jsonStdout: true, stdout: []string{`"environment":[`, `"why":"a service the server connects to refused the connection`}},
 		{name: "connect failure", args: with(peerArgs("hostile:"+mcptest.HostileStderrExit), "check"), code: ExitConnect},
 		{name: "poison is shown safely", args: with(peerArgs("hostile:"+mcptest.HostilePoison), "check"), code: ExitToolError, stdout: []string{"security/hidden-text", `\e]0;pwned`}, notStdout: []string{"\x1b"}},
 	} {

@@ -25,6 +25,7 @@ const (
 	ExitTimeout     ExitCode = 5   // a request got no answer in time
 	ExitAuth        ExitCode = 6   // authorization required or failed
 	ExitVerify      ExitCode = 7   // a skill's file is not what the server listed (size, digest, frontmatter)
+	ExitEnvironment ExitCode = 9   // mcpi check could not check what the server's environment hid
 	ExitInterrupted ExitCode = 130 // interrupted (Ctrl-C)
 )
 
@@ -113,6 +114,7 @@ const (
 	KindSessionEnded      = "session_ended"          // the live session the command ran in has ended
 	KindServerRequest     = "server_request_pending" // call --no-wait: the server asks something first
 	KindCheckFailed       = "check_failed"           // mcpi check found errors
+	KindCheckEnvironment  = "check_environment"      // mcpi check: the server's environment failed
 	KindReplayDiffers     = "replay_differs"         // replay --verify: the server's answers differ from the trace's
 	KindNothingVerified   = "nothing_verified"       // replay --verify: the trace has no answer to compare
 	KindListingIncomplete = "listing_incomplete"     // the server's cursors cut a listing short
@@ -122,7 +124,7 @@ const (
 // errorKinds are every kind errorKind may choose (docs/cli.md lists them).
 var errorKinds = []string{KindUsage, KindToolNotFound, KindToolError, KindProtocol, KindCapability,
 	KindUnreachable, KindDisconnected, KindTimeout, KindAuth, KindVerify, KindInterrupted,
-	KindTaskCancelled, KindSessionEnded, KindServerRequest, KindCheckFailed, KindReplayDiffers,
+	KindTaskCancelled, KindSessionEnded, KindServerRequest, KindCheckFailed, KindCheckEnvironment, KindReplayDiffers,
 	KindNothingVerified, KindListingIncomplete, KindError}
 
 // kindError gives an error its kind where the type alone does not say it.

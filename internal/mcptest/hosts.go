@@ -11,8 +11,13 @@ import (
 // HostsPrefix, then a host's id (internal/check/hosts), names a stdio
 // server (legacy era, 2025-11-25, tools only) whose tools break that host's
 // profile and no other rule of the host it is named after; "hosts:clean"
-// lists tools every host takes, strict modes included.
+// lists tools every host takes, strict modes included; HostsBackendDown
+// lists no tools: its tools/list fails as a server whose database is not
+// running does (-32603, "connect ECONNREFUSED 127.0.0.1:5432").
 const HostsPrefix = "hosts:"
+
+// HostsBackendDown is the mode of HostsPrefix whose backend is missing.
+const HostsBackendDown = "backend-down"
 
 // cleanTool is a tool every host takes.
 const cleanTool = `{"name":"get_weather","description":"The weather of a city.","inputSchema":{"type":"object","properties":{"city":{"type":"string","description":"A city."}},"required":["city"],"additionalProperties":false}}`
@@ -20,6 +25,7 @@ const cleanTool = `{"name":"get_weather","description":"The weather of a city.",
 // hostTools are, by host, tools that break its profile.
 var hostTools = map[string][]string{
 	"clean":            {cleanTool},
+	HostsBackendDown:   nil,
 	"openai":           {cleanTool, toolJSON("weather_"+strings.Repeat("x", 60), `{"type":"object","properties":{},"additionalProperties":false}`)},
 	"openai-strict":    {cleanTool, toolJSON("search", `{"type":"object","properties":{"q":{"type":"string"},"limit":{"type":"integer"}},"required":["q"],"additionalProperties":false}`)},
 	"anthropic":        {cleanTool, toolJSON("either", `{"type":"object","anyOf":[{"properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"string"}},"required":["b"]}]}`)},
@@ -70,6 +76,10 @@ func RunHosts(host string) {
 				result = map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tools": map[string]any{}},
 					"serverInfo": map[string]any{"name": "w", "version": "1"}}
 			case "tools/list":
+				if host == HostsBackendDown {
+					send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": "connect ECONNREFUSED 127.0.0.1:5432"}})
+					continue
+				}
 				result = map[string]any{"tools": list}
 			case "tools/call":
 				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32602, "message": "Unknown tool"}})

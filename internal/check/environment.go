@@ -1,0 +1,64 @@
+package check
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A failure that looks environmental (the server's database is not
+// running, its API key is missing or refused) says nothing of the server's
+// protocol: it is an outcome of its own, neither a finding nor a pass.
+
+// Environment is a failure of the server's environment, not its protocol.
+type Environment struct {
+	Subject string `json:"subject"`
+	Message string `json:"message"`
+	// Why is what in the message looks environmental.
+	Why string `json:"why"`
+}
+
+// environmental are the signs of a failure that lies in what the server
+// needs around it, each with what it means.
+var environmental = []struct {
+	re  *regexp.Regexp
+	why string
+}{
+	{regexp.MustCompile(`(?i)\b(ECONNREFUSED|connection refused|connect: refused)\b`), "a service the server connects to refused the connection (is it running?)"},
+	{regexp.MustCompile(`(?i)\b(ENOTFOUND|EAI_AGAIN|getaddrinfo|no such host|name resolution)\b`), "a host the server needs could not be resolved"},
+	{regexp.MustCompile(`(?i)\b(ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|network is unreachable)\b`), "the network the server needs is unreachable"},
+	{regexp.MustCompile(`(?i)\b(api[ _-]?key|access[ _-]?token|credentials?|secret)\b.{0,40}\b(missing|not set|not provided|required|invalid|expired|incorrect|rejected|unauthori[sz]ed)\b`), "a credential the server needs is missing or was refused"},
+	{regexp.MustCompile(`(?i)\b(missing|invalid|incorrect|expired)\b.{0,20}\b(api[ _-]?key|access[ _-]?token|credentials?)\b`), "a credential the server needs is missing or was refused"},
+	{regexp.MustCompile(`(?i)\b(401 unauthorized|403 forbidden|status code 40[13]|invalid_api_key|authentication failed)\b`), "a service the server calls refused its credentials"},
+	{regexp.MustCompile(`(?i)environment variable\b.{0,60}\b(not set|missing|required|undefined)\b|\b(is not set|must be set)\b`), "an environment variable the server needs is not set"},
+	{regexp.MustCompile(`(?i)\b(database|db|redis|postgres|mysql|mongo\w*)\b.{0,40}\b(not running|unavailable|refused|failed to connect|could not connect|does not exist)\b`), "a database the server needs is not available"},
+}
+
+// Environmental reports whether text (an error, a result's text, stderr)
+// looks like a failure of the server's environment, and why.
+func Environmental(text string) (string, bool) {
+	for _, e := range environmental {
+		if e.re.MatchString(text) {
+			return e.why, true
+		}
+	}
+	return "", false
+}
+
+// environmentHint is what a report of an environment failure says to do.
+const environmentHint = "check the server's configuration: its environment variables, credentials and the services it needs"
+
+// divertEnvironment takes a finding that is an error of the server's
+// environment out of the findings: an internal error that says a service
+// refused, a credential is missing… is no protocol defect.
+func (r *run) divertEnvironment(f Finding) bool {
+	if f.Severity != Error {
+		return false
+	}
+	text := f.Message + " " + string(f.Evidence)
+	why, ok := Environmental(text)
+	if !ok {
+		return false
+	}
+	r.env = append(r.env, Environment{Subject: f.Subject, Message: strings.TrimSpace(f.Message), Why: why})
+	return true
+}
