@@ -210,11 +210,15 @@ func StderrWhy(tail []string) string {
 		}
 		return ""
 	}
-	var lines []string
-	for i := at; i < len(tail) && len(lines) < 3; i++ {
-		if l := strings.TrimSpace(tail[i]); l != "" {
-			lines = append(lines, l)
+	// The error's line, and up to two lines of the stack under it (they
+	// are indented): not what follows the stack.
+	lines := []string{strings.TrimSpace(tail[at])}
+	for i := at + 1; i < len(tail) && len(lines) < 3; i++ {
+		l := tail[i]
+		if strings.TrimSpace(l) == "" || (!strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t")) {
+			break
 		}
+		lines = append(lines, strings.TrimSpace(l))
 	}
 	return strings.Join(lines, " | ")
 }
