@@ -21,7 +21,7 @@ type CheckOptions struct {
 }
 
 // NewCmdCheck returns `mcpi check TARGET`.
-func NewCmdCheck(f *Factory) *cobra.Command {
+func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "check TARGET",
@@ -40,6 +40,9 @@ func NewCmdCheck(f *Factory) *cobra.Command {
 			}
 			if opts.JSON && opts.SARIF {
 				return flagErrorf("--json and --sarif: give one")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
 			return checkRun(cmd.Context(), opts)
 		},

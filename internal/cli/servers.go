@@ -178,7 +178,7 @@ type ServersOptions struct {
 }
 
 // NewCmdServers returns `mcpi servers`.
-func NewCmdServers(f *Factory) *cobra.Command {
+func NewCmdServers(f *Factory, runF func(context.Context, *ServersOptions) error) *cobra.Command {
 	opts := &ServersOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "servers",
@@ -190,6 +190,9 @@ are searched, and the project files of the current directory and its parents.
 Use a name with --server NAME in any command.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return serversRun(cmd.Context(), opts)
 		},
 	}
