@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -33,13 +34,18 @@ type Factory struct {
 	// session's daemon; Slot is the command's place there (nil outside).
 	Held *daemon.Held
 	Slot *daemon.Slot
+	// HTTPTransport sends the HTTP requests of the commands that talk to a
+	// server, under mcpi's one HTTP client and its egress policy (nil: the
+	// network, through transport.DefaultHTTPTransport). A test sets one
+	// that answers in-process.
+	HTTPTransport http.RoundTripper
 }
 
 // conn returns the options of a command that talks to a server, with
 // what the factory holds for it.
 func (f *Factory) conn() ConnOptions {
 	return ConnOptions{IO: f.IO, Args: f.Args, held: f.Held, slot: f.Slot, runtimeDir: f.runtimeDir(),
-		Target: TargetOptions{inDaemon: f.Held != nil, stderrTTY: f.IO.StderrTTY}}
+		Target: TargetOptions{inDaemon: f.Held != nil, stderrTTY: f.IO.StderrTTY, httpTransport: f.HTTPTransport}}
 }
 
 // runtimeDir returns the directory of live sessions.

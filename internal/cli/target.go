@@ -59,6 +59,9 @@ type TargetOptions struct {
 	Auth AuthOptions
 
 	secrets []string // values that must not reach a trace
+	// httpTransport sends an HTTP target's requests (nil: the network);
+	// it is the Factory's HTTPTransport.
+	httpTransport http.RoundTripper
 	// shutdownGrace is how long a stdio server has to exit, after its stdin
 	// is closed and again after SIGTERM (0: the transport's default).
 	shutdownGrace time.Duration
@@ -191,20 +194,20 @@ func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
 	return nil
 }
 
-// roundTripper returns what sends the requests of an HTTP target: nil (the
-// transport's own) when the user authorizes with --bearer or an
-// Authorization header, else one that runs OAuth when the server asks for
-// it. The transport wraps it in its egress policy.
-func (a *AuthOptions) roundTripper(serverURL string, h http.Header, tap transport.Tap) http.RoundTripper {
+// roundTripper returns what sends the requests of an HTTP target: base
+// (nil: the transport's own) when the user authorizes with --bearer or an
+// Authorization header, else one that runs OAuth over base when the server
+// asks for it. The transport wraps it in its egress policy.
+func (a *AuthOptions) roundTripper(serverURL string, h http.Header, tap transport.Tap, base http.RoundTripper) http.RoundTripper {
 	if a.Bearer != "" {
 		h.Set("Authorization", "Bearer "+a.Bearer)
-		return nil
+		return base
 	}
 	if h.Get("Authorization") != "" {
-		return nil
+		return base
 	}
 	opts := auth.Options{
-		ServerURL: serverURL, Tap: tap, Out: a.out, Interactive: a.interactive,
+		ServerURL: serverURL, Base: base, Tap: tap, Out: a.out, Interactive: a.interactive,
 		Headless: a.Headless, NoBrowser: a.NoBrowser, RedirectPort: a.RedirectPort, Scopes: a.Scopes,
 		ClientID: a.ClientID, ClientSecret: a.ClientSecret, ClientMetadataURL: a.ClientMetadataURL, Issuer: a.Issuer,
 		ClientName: "mcpi", ClientVersion: Version,
@@ -379,7 +382,7 @@ func (o *TargetOptions) dial(ctx context.Context, tap transport.Tap) (transport.
 		return c, nil
 	}
 	h, _ := o.header()
-	rt := o.Auth.roundTripper(o.URL, h, tap)
+	rt := o.Auth.roundTripper(o.URL, h, tap, o.httpTransport)
 	c, err := transport.DialHTTP(ctx, transport.HTTPMode(o.Transport), transport.HTTPOptions{URL: o.URL, Header: h, Tap: tap, Base: rt,
 		AllowCrossOriginRedirect: o.AllowCrossOriginRedirect, RedirectHint: "--allow-cross-origin-redirect follows it, without credentials"})
 	if err != nil {
