@@ -117,17 +117,7 @@ func (o *ConnOptions) withHeld(ctx context.Context, fn func(*session.Client) err
 	if err := o.validate(); err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	say := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(o.IO.ErrOut, format+"\n", args...)
-	}
-	o.verbose = func(format string, args ...any) {
-		if o.Verbose {
-			say(format, args...)
-		}
-	}
+	say := o.sayer()
 	if o.slot != nil {
 		o.slot.SetAnswerer(&cliHandler{o: o, say: say})
 	}

@@ -285,10 +285,26 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 	if o.useSession(cmd, args) {
 		return args, o.checkSession(cmd)
 	}
-	// The TARGET comes last: when several arguments look like URLs (a
-	// resource URI may be one), the last is the server's.
+	rest, misspelt := o.takeServerURL(args)
+	if err := o.checkTarget(misspelt); err != nil {
+		return nil, err
+	}
+	if err := o.checkFlags(); err != nil {
+		return nil, err
+	}
+	if err := o.Auth.validate(o, cmd); err != nil {
+		return nil, err
+	}
+	return rest, nil
+}
+
+// takeServerURL takes the server's URL out of args, unless the target is
+// given otherwise, and returns the other arguments, and a word that looks
+// like a misspelt server URL. The TARGET comes last: when several
+// arguments look like URLs (a resource URI may be one), the last is the
+// server's.
+func (o *TargetOptions) takeServerURL(args []string) (rest []string, misspelt string) {
 	serverAt := -1
-	misspelt := ""
 	if o.URL == "" && o.Command == nil {
 		for i, a := range args {
 			switch httpLike(a) {
@@ -299,7 +315,6 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 			}
 		}
 	}
-	var rest []string
 	for i, a := range args {
 		if i == serverAt {
 			o.URL = a
@@ -307,54 +322,61 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 		}
 		rest = append(rest, a)
 	}
+	return rest, misspelt
+}
+
+// checkTarget checks that one target is given: a URL, a command or
+// --server.
+func (o *TargetOptions) checkTarget(misspelt string) error {
 	switch {
 	case o.Server != "" && (o.URL != "" || o.Command != nil):
-		return nil, flagErrorf("give either --server or a URL or a command after \"--\", not several")
+		return flagErrorf("give either --server or a URL or a command after \"--\", not several")
 	case o.URL != "" && o.Command != nil:
-		return nil, flagErrorf("give either a URL or a command after \"--\", not both")
+		return flagErrorf("give either a URL or a command after \"--\", not both")
 	case o.URL == "" && o.Command == nil && o.Server == "" && misspelt != "":
-		return nil, badServerURL(misspelt)
+		return badServerURL(misspelt)
 	case o.URL == "" && o.Command == nil && o.Server == "":
-		return nil, flagErrorf("no server given: add \"-- COMMAND [ARGS...]\" for a stdio server, a URL for an HTTP server, or --server NAME")
+		return flagErrorf("no server given: add \"-- COMMAND [ARGS...]\" for a stdio server, a URL for an HTTP server, or --server NAME")
 	case o.Config != "" && o.Server == "":
-		return nil, flagErrorf("--config needs --server NAME")
+		return flagErrorf("--config needs --server NAME")
 	}
 	if o.URL != "" && httpLike(o.URL) != urlHTTP {
-		return nil, badServerURL(o.URL)
+		return badServerURL(o.URL)
 	}
+	return nil
+}
+
+// checkFlags checks the connection's flags (and $MCPI_ERA) but the
+// authorization's.
+func (o *TargetOptions) checkFlags() error {
 	switch o.Transport {
 	case "auto", "http", "sse":
 	default:
-		return nil, flagErrorf("invalid --transport %q: want auto, http or sse", o.Transport)
+		return flagErrorf("invalid --transport %q: want auto, http or sse", o.Transport)
 	}
 	if o.Protocol != "" && !mcp.IsKnownRevision(o.Protocol) {
-		return nil, flagErrorf("unknown --protocol-version %q: mcpi speaks %s and %s", o.Protocol, strings.Join(mcp.LegacyRevisions, ", "), strings.Join(mcp.ModernRevisions, ", "))
+		return flagErrorf("unknown --protocol-version %q: mcpi speaks %s and %s", o.Protocol, strings.Join(mcp.LegacyRevisions, ", "), strings.Join(mcp.ModernRevisions, ", "))
 	}
 	switch e := os.Getenv("MCPI_ERA"); e {
 	case "", session.EraAuto, session.EraLegacy, session.EraModern:
 	default:
-		return nil, flagErrorf("invalid MCPI_ERA %q: want auto, legacy or modern", e)
+		return flagErrorf("invalid MCPI_ERA %q: want auto, legacy or modern", e)
 	}
 	switch o.Era {
 	case "", session.EraAuto, session.EraLegacy, session.EraModern:
 	default:
-		return nil, flagErrorf("invalid --era %q: want auto, legacy or modern", o.Era)
+		return flagErrorf("invalid --era %q: want auto, legacy or modern", o.Era)
 	}
 	if o.Protocol != "" && o.Era != "" && o.Era != session.EraAuto && (o.Era == session.EraModern) != mcp.IsModern(o.Protocol) {
-		return nil, flagErrorf("--protocol-version %s is not of the %s era", o.Protocol, o.Era)
+		return flagErrorf("--protocol-version %s is not of the %s era", o.Protocol, o.Era)
 	}
 	for _, e := range o.Env {
 		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
-			return nil, flagErrorf("invalid --env %q: want KEY=VALUE", e)
+			return flagErrorf("invalid --env %q: want KEY=VALUE", e)
 		}
 	}
-	if _, err := o.header(); err != nil {
-		return nil, err
-	}
-	if err := o.Auth.validate(o, cmd); err != nil {
-		return nil, err
-	}
-	return rest, nil
+	_, err := o.header()
+	return err
 }
 
 func (o *TargetOptions) header() (http.Header, error) {
