@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -34,7 +35,7 @@ type AuthListOptions struct {
 }
 
 // NewCmdAuthList returns `mcpi auth list`.
-func NewCmdAuthList(f *Factory, runF func(*AuthListOptions) error) *cobra.Command {
+func NewCmdAuthList(f *Factory, runF func(context.Context, *AuthListOptions) error) *cobra.Command {
 	opts := &AuthListOptions{IO: f.IO, Now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -42,9 +43,9 @@ func NewCmdAuthList(f *Factory, runF func(*AuthListOptions) error) *cobra.Comman
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
-				return runF(opts)
+				return runF(cmd.Context(), opts)
 			}
-			return authListRun(opts)
+			return authListRun(cmd.Context(), opts)
 		},
 	}
 	end := flagGroup(cmd, groupOutput)
@@ -75,7 +76,7 @@ func authStore() (*auth.Store, error) {
 	return auth.OpenStore(dir), nil
 }
 
-func authListRun(opts *AuthListOptions) error {
+func authListRun(_ context.Context, opts *AuthListOptions) error {
 	store, err := authStore()
 	if err != nil {
 		return err
@@ -138,7 +139,7 @@ type AuthLogoutOptions struct {
 }
 
 // NewCmdAuthLogout returns `mcpi auth logout`.
-func NewCmdAuthLogout(f *Factory, runF func(*AuthLogoutOptions) error) *cobra.Command {
+func NewCmdAuthLogout(f *Factory, runF func(context.Context, *AuthLogoutOptions) error) *cobra.Command {
 	opts := &AuthLogoutOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "logout (--issuer URL | --resource URL | --all)",
@@ -152,9 +153,9 @@ func NewCmdAuthLogout(f *Factory, runF func(*AuthLogoutOptions) error) *cobra.Co
 				return flagErrorf("say what to remove: --issuer URL, --resource URL (an MCP server's URL also matches), or --all")
 			}
 			if runF != nil {
-				return runF(opts)
+				return runF(cmd.Context(), opts)
 			}
-			return authLogoutRun(opts)
+			return authLogoutRun(cmd.Context(), opts)
 		},
 	}
 	f2 := cmd.Flags()
@@ -166,7 +167,7 @@ func NewCmdAuthLogout(f *Factory, runF func(*AuthLogoutOptions) error) *cobra.Co
 	return cmd
 }
 
-func authLogoutRun(opts *AuthLogoutOptions) error {
+func authLogoutRun(_ context.Context, opts *AuthLogoutOptions) error {
 	store, err := authStore()
 	if err != nil {
 		return err

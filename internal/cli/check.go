@@ -26,7 +26,7 @@ type CheckOptions struct {
 }
 
 // NewCmdCheck returns `mcpi check TARGET`.
-func NewCmdCheck(f *Factory) *cobra.Command {
+func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "check TARGET",
@@ -48,6 +48,9 @@ func NewCmdCheck(f *Factory) *cobra.Command {
 			}
 			if err := opts.validateHosts(); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
 			return checkRun(cmd.Context(), opts)
 		},

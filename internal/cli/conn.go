@@ -228,11 +228,35 @@ func (o *ConnOptions) open(ctx context.Context, hk connHooks) (*session.Client, 
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
+	say := o.sayer()
+	if err := o.resolveServer(ctx); err != nil {
+		return nil, err
+	}
+	o.Target.shutdownGrace = oneShotGrace
+	tap, err := o.connTap(hk)
+	if err != nil {
+		return nil, err
+	}
+	ch := &cliHandler{o: o, say: say, rootsAsked: make(chan struct{})}
+	c, err := o.Target.connect(ctx, o.sessionOptions(hk, ch, say), tap)
+	if err != nil {
+		return nil, err
+	}
+	o.noteSession(c)
+	if len(o.roots) > 0 && hk.handler == nil && c.Era() == session.EraLegacy {
+		o.awaitRoots(ctx, c, ch.rootsAsked)
+	}
+	return c, nil
+}
+
+// sayer returns how the command says a line on stderr, whatever
+// goroutine says it, and sets o.verbose, which says it with -v only.
+func (o *ConnOptions) sayer() func(format string, args ...any) {
 	errOut := o.IO.ErrOut
-	var printMu sync.Mutex
+	var mu sync.Mutex
 	say := func(format string, args ...any) {
-		printMu.Lock()
-		defer printMu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
 		fmt.Fprintf(errOut, format+"\n", args...)
 	}
 	o.verbose = func(format string, args ...any) {
@@ -240,10 +264,12 @@ func (o *ConnOptions) open(ctx context.Context, hk connHooks) (*session.Client, 
 			say(format, args...)
 		}
 	}
-	if err := o.resolveServer(ctx); err != nil {
-		return nil, err
-	}
-	o.Target.shutdownGrace = oneShotGrace
+	return say
+}
+
+// connTap is what sees the connection's events: the trace of --record
+// (started on the first connection), -v, and the hooks' tap.
+func (o *ConnOptions) connTap(hk connHooks) (transport.Tap, error) {
 	var taps []transport.Tap
 	if o.Record != "" {
 		// Once per command or session: a session's restarted server goes on
@@ -263,7 +289,12 @@ func (o *ConnOptions) open(ctx context.Context, hk connHooks) (*session.Client, 
 	if hk.tap != nil {
 		taps = append(taps, hk.tap)
 	}
-	ch := &cliHandler{o: o, say: say, rootsAsked: make(chan struct{})}
+	return transport.MultiTap(taps...), nil
+}
+
+// sessionOptions are the session's handler (the CLI's, ch, unless the
+// hooks have one), warnings and notifications.
+func (o *ConnOptions) sessionOptions(hk connHooks, ch *cliHandler, say func(format string, args ...any)) session.Options {
 	var handler session.Handler = ch
 	if hk.handler != nil {
 		handler = hk.handler
@@ -282,35 +313,31 @@ func (o *ConnOptions) open(ctx context.Context, hk connHooks) (*session.Client, 
 			if hk.notified != nil {
 				hk.notified(n)
 			}
-			if !o.Verbose || n.Method == "notifications/progress" {
-				// Only -v shows notifications (progress: the waiting
-				// command does); a flood of them must not each be
-				// formatted for nothing.
-				return
-			}
-			if n.Method == "notifications/message" {
-				o.verbose("server log: %s", oneLine(string(n.Params)))
-				return
-			}
-			if t, ok := taskNotification(n); ok {
-				o.verbose("task notification: %s", taskLine(t.Task()))
-				return
-			}
-			o.verbose("notification %s %s", sanitize(n.Method, false), oneLine(string(n.Params)))
+			o.showNotification(n)
 		},
 	}
 	if hk.client != nil {
 		sopts.ClientInfo = *hk.client
 	}
-	c, err := o.Target.connect(ctx, sopts, transport.MultiTap(taps...))
-	if err != nil {
-		return nil, err
+	return sopts
+}
+
+// showNotification shows a notification on stderr with -v.
+func (o *ConnOptions) showNotification(n session.Notification) {
+	if !o.Verbose || n.Method == "notifications/progress" {
+		// Only -v shows notifications (progress: the waiting command
+		// does); a flood of them must not each be formatted for nothing.
+		return
 	}
-	o.noteSession(c)
-	if len(o.roots) > 0 && hk.handler == nil && c.Era() == session.EraLegacy {
-		o.awaitRoots(ctx, c, ch.rootsAsked)
+	if n.Method == "notifications/message" {
+		o.verbose("server log: %s", oneLine(string(n.Params)))
+		return
 	}
-	return c, nil
+	if t, ok := taskNotification(n); ok {
+		o.verbose("task notification: %s", taskLine(t.Task()))
+		return
+	}
+	o.verbose("notification %s %s", sanitize(n.Method, false), oneLine(string(n.Params)))
 }
 
 // oneShotGrace is how long a one-shot command gives a stdio server to

@@ -25,7 +25,7 @@ type ProxyOptions struct {
 }
 
 // NewCmdProxy returns `mcpi proxy --record TRACE -- CMD`.
-func NewCmdProxy(f *Factory) *cobra.Command {
+func NewCmdProxy(f *Factory, runF func(context.Context, *ProxyOptions) error) *cobra.Command {
 	opts := &ProxyOptions{IO: f.IO, Args: f.Args}
 	cmd := &cobra.Command{
 		Use:   "proxy --record TRACE (-- CMD [ARGS...] | --listen ADDR --url UPSTREAM)",
@@ -42,26 +42,12 @@ loopback); requests and answers, SSE streams included, are forwarded unchanged
 as they flow, and recorded with their HTTP metadata.`,
 		Example: `  "command": "mcpi", "args": ["proxy", "--record", "/tmp/host.jsonl", "--", "npx", "-y", "@modelcontextprotocol/server-everything"]`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Record == "" {
-				return flagErrorf("--record TRACE is required")
+			if err := opts.parse(cmd, args); err != nil {
+				return err
 			}
-			if opts.Listen != "" || opts.URL != "" {
-				if opts.Listen == "" || opts.URL == "" {
-					return flagErrorf("--listen and --url go together")
-				}
-				if len(args) > 0 {
-					return flagErrorf("unexpected argument %q: an HTTP proxy runs no command", args[0])
-				}
-				return proxyHTTPRun(cmd.Context(), opts)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			dash := cmd.ArgsLenAtDash()
-			if dash < 0 || dash == len(args) {
-				return flagErrorf("give the server command after \"--\", or --listen and --url")
-			}
-			if dash > 0 {
-				return flagErrorf("unexpected argument %q", args[0])
-			}
-			opts.Command = args[dash:]
 			return proxyRun(cmd.Context(), opts)
 		},
 	}
@@ -81,7 +67,40 @@ as they flow, and recorded with their HTTP metadata.`,
 	return cmd
 }
 
+// parse checks the flags, and takes the server command after "--" (a
+// stdio proxy) or none (an HTTP proxy: --listen and --url).
+func (opts *ProxyOptions) parse(cmd *cobra.Command, args []string) error {
+	if opts.Record == "" {
+		return flagErrorf("--record TRACE is required")
+	}
+	if opts.Listen != "" || opts.URL != "" {
+		if opts.Listen == "" || opts.URL == "" {
+			return flagErrorf("--listen and --url go together")
+		}
+		if len(args) > 0 {
+			return flagErrorf("unexpected argument %q: an HTTP proxy runs no command", args[0])
+		}
+		return nil
+	}
+	dash := cmd.ArgsLenAtDash()
+	if dash < 0 || dash == len(args) {
+		return flagErrorf("give the server command after \"--\", or --listen and --url")
+	}
+	if dash > 0 {
+		return flagErrorf("unexpected argument %q", args[0])
+	}
+	opts.Command = args[dash:]
+	return nil
+}
+
 func proxyRun(ctx context.Context, opts *ProxyOptions) error {
+	if opts.Listen != "" {
+		return proxyHTTPRun(ctx, opts)
+	}
+	return proxyStdioRun(ctx, opts)
+}
+
+func proxyStdioRun(ctx context.Context, opts *ProxyOptions) error {
 	var secrets []string
 	for _, e := range opts.Env {
 		if k, v, ok := strings.Cut(e, "="); ok && record.IsSecretEnv(k, v) {

@@ -35,7 +35,7 @@ type ReplayOptions struct {
 }
 
 // NewCmdReplay returns `mcpi replay TRACE`.
-func NewCmdReplay(f *Factory) *cobra.Command {
+func NewCmdReplay(f *Factory, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
 	opts := &ReplayOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "replay TRACE [--serve [--http ADDR] | --verify TARGET]",
@@ -59,49 +59,22 @@ func NewCmdReplay(f *Factory) *cobra.Command {
   mcpi call add a=1 b=2 -- mcpi replay t.jsonl --serve
   mcpi replay t.jsonl --verify --ignore 'result._meta' -- ./my-server`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dash := cmd.ArgsLenAtDash()
-			pos := args
-			if dash >= 0 {
-				pos = args[:dash]
+			if err := opts.parse(cmd, args); err != nil {
+				return err
 			}
-			if len(pos) == 0 {
-				return flagErrorf("no trace file given")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			opts.Trace = pos[0]
-			switch {
-			case opts.Serve && opts.Verify:
-				return flagErrorf("give either --serve or --verify")
-			case opts.HTTP != "" && !opts.Serve:
-				return flagErrorf("--http needs --serve")
-			case len(opts.Ignore) > 0 && !opts.Verify:
-				return flagErrorf("--ignore needs --verify")
-			}
-			if err := replay.CheckIgnore(opts.Ignore); err != nil {
-				return &FlagError{Err: err}
-			}
-			if opts.Verify {
-				rest, err := opts.Target.parseTarget(cmd, args)
-				if err != nil {
-					return err
-				}
-				if len(rest) > 1 {
-					return flagErrorf("unexpected argument %q", rest[1])
-				}
-				return replayVerify(cmd.Context(), opts)
-			}
-			if len(args) > 1 {
-				return flagErrorf("unexpected argument %q (a TARGET goes with --verify)", args[1])
-			}
-			if opts.Serve {
-				return replayServe(cmd.Context(), opts)
-			}
-			if !opts.Print && opts.IO.StdinTTY && opts.IO.StdoutTTY {
-				return replayTUI(cmd.Context(), opts)
-			}
-			return replayPrint(cmd.Context(), opts)
+			return replayRun(cmd.Context(), opts)
 		},
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
+	addReplayFlags(cmd, opts)
+	return cmd
+}
+
+// addReplayFlags adds the flags of replay's own: what to do with the trace.
+func addReplayFlags(cmd *cobra.Command, opts *ReplayOptions) {
 	f2 := cmd.Flags()
 	end := flagGroup(cmd, groupServe)
 	f2.BoolVar(&opts.Serve, "serve", false, "serve the trace as a mock MCP server (stdio, or HTTP with --http)")
@@ -116,7 +89,59 @@ func NewCmdReplay(f *Factory) *cobra.Command {
 	f2.BoolVarP(&opts.Follow, "follow", "f", false, "keep reading a trace that is still being written, like tail -f")
 	f2.BoolVar(&opts.Mouse, "mouse", false, "in the TUI: the mouse wheel scrolls (the terminal no longer selects text)")
 	end()
-	return cmd
+}
+
+// parse takes the trace file, and with --verify the TARGET, and checks
+// that the flags go together.
+func (opts *ReplayOptions) parse(cmd *cobra.Command, args []string) error {
+	dash := cmd.ArgsLenAtDash()
+	pos := args
+	if dash >= 0 {
+		pos = args[:dash]
+	}
+	if len(pos) == 0 {
+		return flagErrorf("no trace file given")
+	}
+	opts.Trace = pos[0]
+	switch {
+	case opts.Serve && opts.Verify:
+		return flagErrorf("give either --serve or --verify")
+	case opts.HTTP != "" && !opts.Serve:
+		return flagErrorf("--http needs --serve")
+	case len(opts.Ignore) > 0 && !opts.Verify:
+		return flagErrorf("--ignore needs --verify")
+	}
+	if err := replay.CheckIgnore(opts.Ignore); err != nil {
+		return &FlagError{Err: err}
+	}
+	if !opts.Verify {
+		if len(args) > 1 {
+			return flagErrorf("unexpected argument %q (a TARGET goes with --verify)", args[1])
+		}
+		return nil
+	}
+	rest, err := opts.Target.parseTarget(cmd, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 1 {
+		return flagErrorf("unexpected argument %q", rest[1])
+	}
+	return nil
+}
+
+// replayRun verifies a server against the trace, serves the trace, or
+// shows it: in the TUI on a terminal, else as a printed timeline.
+func replayRun(ctx context.Context, opts *ReplayOptions) error {
+	switch {
+	case opts.Verify:
+		return replayVerify(ctx, opts)
+	case opts.Serve:
+		return replayServe(ctx, opts)
+	case !opts.Print && opts.IO.StdinTTY && opts.IO.StdoutTTY:
+		return replayTUI(ctx, opts)
+	}
+	return replayPrint(ctx, opts)
 }
 
 func loadTrace(ios *IOStreams, path string) (*replay.Trace, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -33,18 +34,18 @@ type Factory struct {
 	// session's daemon; Slot is the command's place there (nil outside).
 	Held *daemon.Held
 	Slot *daemon.Slot
+	// HTTPTransport sends the HTTP requests of the commands that talk to a
+	// server, under mcpi's one HTTP client and its egress policy (nil: the
+	// network, through transport.DefaultHTTPTransport). A test sets one
+	// that answers in-process.
+	HTTPTransport http.RoundTripper
 }
 
 // conn returns the options of a command that talks to a server, with
-// what the factory holds for it; connOptions the same, to fill in.
+// what the factory holds for it.
 func (f *Factory) conn() ConnOptions {
 	return ConnOptions{IO: f.IO, Args: f.Args, held: f.Held, slot: f.Slot, runtimeDir: f.runtimeDir(),
-		Target: TargetOptions{inDaemon: f.Held != nil, stderrTTY: f.IO.StderrTTY}}
-}
-
-func (f *Factory) connOptions() *ConnOptions {
-	o := f.conn()
-	return &o
+		Target: TargetOptions{inDaemon: f.Held != nil, stderrTTY: f.IO.StderrTTY, httpTransport: f.HTTPTransport}}
 }
 
 // runtimeDir returns the directory of live sessions.
@@ -80,29 +81,29 @@ func subcommands(f *Factory) []struct {
 		{"templates", list("templates")},
 		{"prompts", list("prompts")},
 		{"call", func() *cobra.Command { return NewCmdCall(f, nil) }},
-		{"read", func() *cobra.Command { return NewCmdRead(f) }},
-		{"prompt", func() *cobra.Command { return NewCmdPrompt(f) }},
-		{"complete", func() *cobra.Command { return NewCmdComplete(f) }},
-		{"ping", func() *cobra.Command { return NewCmdPing(f) }},
-		{"info", func() *cobra.Command { return NewCmdInfo(f) }},
-		{"pending", func() *cobra.Command { return NewCmdPending(f) }},
-		{"answer", func() *cobra.Command { return NewCmdAnswer(f) }},
-		{"result", func() *cobra.Command { return NewCmdResult(f) }},
-		{"tail", func() *cobra.Command { return NewCmdTail(f) }},
-		{"log-level", func() *cobra.Command { return NewCmdLogLevel(f) }},
-		{"subscribe", func() *cobra.Command { return NewCmdSubscribe(f) }},
-		{"roots", func() *cobra.Command { return NewCmdRoots(f) }},
-		{"completion", func() *cobra.Command { return NewCmdCompletion(f) }},
-		{"servers", func() *cobra.Command { return NewCmdServers(f) }},
+		{"read", func() *cobra.Command { return NewCmdRead(f, nil) }},
+		{"prompt", func() *cobra.Command { return NewCmdPrompt(f, nil) }},
+		{"complete", func() *cobra.Command { return NewCmdComplete(f, nil) }},
+		{"ping", func() *cobra.Command { return NewCmdPing(f, nil) }},
+		{"info", func() *cobra.Command { return NewCmdInfo(f, nil) }},
+		{"pending", func() *cobra.Command { return NewCmdPending(f, nil) }},
+		{"answer", func() *cobra.Command { return NewCmdAnswer(f, nil) }},
+		{"result", func() *cobra.Command { return NewCmdResult(f, nil) }},
+		{"tail", func() *cobra.Command { return NewCmdTail(f, nil) }},
+		{"log-level", func() *cobra.Command { return NewCmdLogLevel(f, nil) }},
+		{"subscribe", func() *cobra.Command { return NewCmdSubscribe(f, nil) }},
+		{"roots", func() *cobra.Command { return NewCmdRoots(f, nil) }},
+		{"completion", func() *cobra.Command { return NewCmdCompletion(f, nil) }},
+		{"servers", func() *cobra.Command { return NewCmdServers(f, nil) }},
 		{"auth", func() *cobra.Command { return NewCmdAuth(f) }},
-		{"replay", func() *cobra.Command { return NewCmdReplay(f) }},
-		{"proxy", func() *cobra.Command { return NewCmdProxy(f) }},
+		{"replay", func() *cobra.Command { return NewCmdReplay(f, nil) }},
+		{"proxy", func() *cobra.Command { return NewCmdProxy(f, nil) }},
 		{"trace", func() *cobra.Command { return NewCmdTrace(f) }},
-		{"check", func() *cobra.Command { return NewCmdCheck(f) }},
+		{"check", func() *cobra.Command { return NewCmdCheck(f, nil) }},
 		{"session", func() *cobra.Command { return NewCmdSession(f) }},
 		{"tasks", func() *cobra.Command { return NewCmdTasks(f) }},
-		{"skills", func() *cobra.Command { return NewCmdSkills(f) }},
-		{"skill", func() *cobra.Command { return NewCmdSkill(f) }},
+		{"skills", func() *cobra.Command { return NewCmdSkills(f, nil) }},
+		{"skill", func() *cobra.Command { return NewCmdSkill(f, nil) }},
 		{"agents", NewCmdAgents},
 	}
 }

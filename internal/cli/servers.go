@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -56,70 +57,77 @@ func (o *ConnOptions) resolveServer(ctx context.Context) error {
 	if s.Disabled {
 		fmt.Fprintf(o.IO.ErrOut, "warning: server %s is disabled in %s; using it anyway\n", sanitize(s.Name, false), s.Source)
 	}
-	inputs, err := parsePairs(t.Inputs, "--input")
+	resolved, err := o.resolveInputs(ctx, s)
 	if err != nil {
 		return err
+	}
+	o.verbose("using server %s from %s (%s)", sanitize(resolved.Name, false), resolved.Source, resolved.Format)
+	return t.useServer(resolved)
+}
+
+// resolveInputs resolves the entry's variables: ${input:...} from
+// --input, or asked on the terminal when there is one, and ${env:...}.
+func (o *ConnOptions) resolveInputs(ctx context.Context, s config.Server) (config.Server, error) {
+	inputs, err := parsePairs(o.Target.Inputs, "--input")
+	if err != nil {
+		return config.Server{}, err
 	}
 	wd, _ := os.Getwd()
 	resolved, err := s.Resolve(inputs, os.LookupEnv, wd)
 	var missing *config.MissingInputError
 	if errors.As(err, &missing) {
 		if !o.IO.StdinTTY || !o.IO.StderrTTY {
-			return flagErrorf("%v: pass --input %s=VALUE", err, missing.IDs[0])
+			return config.Server{}, flagErrorf("%v: pass --input %s=VALUE", err, missing.IDs[0])
 		}
 		for _, in := range missing.Inputs {
 			v, err := o.askInput(ctx, in)
 			if err != nil {
-				return err
+				return config.Server{}, err
 			}
 			inputs[in.ID] = v
 		}
 		resolved, err = s.Resolve(inputs, os.LookupEnv, wd)
 	}
 	if err != nil {
-		return &FlagError{Err: err}
+		return config.Server{}, &FlagError{Err: err}
 	}
-	o.verbose("using server %s from %s (%s)", sanitize(resolved.Name, false), resolved.Source, resolved.Format)
-	if resolved.URL != "" {
-		t.URL = resolved.URL
+	return resolved, nil
+}
+
+// useServer makes the resolved entry s the target: its URL, transport,
+// headers and OAuth settings, or its command and directory; its
+// environment, under the -e values, which win; its secrets.
+func (t *TargetOptions) useServer(s config.Server) error {
+	if s.URL != "" {
+		t.URL = s.URL
 		if t.Transport == "auto" || t.Transport == "" {
-			switch resolved.Transport {
+			switch s.Transport {
 			case config.TransportHTTP:
 				t.Transport = "http"
 			case config.TransportSSE:
 				t.Transport = "sse"
 			}
 		}
-		keys := make([]string, 0, len(resolved.Headers))
-		for k := range resolved.Headers {
-			keys = append(keys, k)
+		for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+			t.Headers = append([]string{k + ": " + s.Headers[k]}, t.Headers...)
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			t.Headers = append([]string{k + ": " + resolved.Headers[k]}, t.Headers...)
-		}
-		if resolved.OAuth != nil {
-			if err := t.Auth.fromConfig(resolved.OAuth, t); err != nil {
-				return &FlagError{Err: fmt.Errorf("server %s in %s: oauth: %w", sanitize(resolved.Name, false), resolved.Source, err)}
+		if s.OAuth != nil {
+			if err := t.Auth.fromConfig(s.OAuth, t); err != nil {
+				return &FlagError{Err: fmt.Errorf("server %s in %s: oauth: %w", sanitize(s.Name, false), s.Source, err)}
 			}
 		}
 	} else {
-		t.Command = append([]string{resolved.Command}, resolved.Args...)
+		t.Command = append([]string{s.Command}, s.Args...)
 		if t.Dir == "" {
-			t.Dir = resolved.Cwd
+			t.Dir = s.Cwd
 		}
 	}
-	keys := make([]string, 0, len(resolved.Env))
-	for k := range resolved.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var env []string
-	for _, k := range keys {
-		env = append(env, k+"="+resolved.Env[k])
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		env = append(env, k+"="+s.Env[k])
 	}
 	t.Env = append(env, t.Env...) // -e wins
-	t.secrets = append(t.secrets, secretValues(resolved)...)
+	t.secrets = append(t.secrets, secretValues(s)...)
 	return nil
 }
 
@@ -178,7 +186,7 @@ type ServersOptions struct {
 }
 
 // NewCmdServers returns `mcpi servers`.
-func NewCmdServers(f *Factory) *cobra.Command {
+func NewCmdServers(f *Factory, runF func(context.Context, *ServersOptions) error) *cobra.Command {
 	opts := &ServersOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "servers",
@@ -190,6 +198,9 @@ are searched, and the project files of the current directory and its parents.
 Use a name with --server NAME in any command.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
 			return serversRun(cmd.Context(), opts)
 		},
 	}

@@ -117,17 +117,7 @@ func (o *ConnOptions) withHeld(ctx context.Context, fn func(*session.Client) err
 	if err := o.validate(); err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	say := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(o.IO.ErrOut, format+"\n", args...)
-	}
-	o.verbose = func(format string, args ...any) {
-		if o.Verbose {
-			say(format, args...)
-		}
-	}
+	say := o.sayer()
 	if o.slot != nil {
 		o.slot.SetAnswerer(&cliHandler{o: o, say: say})
 	}
@@ -224,6 +214,8 @@ type SessionStartOptions struct {
 	ParkedCount int
 	ParkedBytes int64
 	LogBytes    int64
+	// Executable is the mcpi binary that runs the session's daemon.
+	Executable func() (string, error)
 }
 
 // NewCmdSession returns `mcpi session` and its subcommands.
@@ -239,13 +231,13 @@ the one-shot command, in milliseconds, with the server's state kept between
 commands. The session lives in a background mcpi reached through a Unix
 socket only this user can open.`,
 	}
-	cmd.AddCommand(NewCmdSessionStart(f, nil), newCmdSessionList(f), newCmdSessionShow(f), newCmdSessionStop(f), newCmdSessionDaemon(f))
+	cmd.AddCommand(NewCmdSessionStart(f, nil), NewCmdSessionList(f, nil), NewCmdSessionShow(f, nil), NewCmdSessionStop(f, nil), NewCmdSessionDaemon(f, nil))
 	return cmd
 }
 
 // NewCmdSessionStart returns `mcpi session start [NAME] TARGET`.
 func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOptions) error) *cobra.Command {
-	opts := &SessionStartOptions{ConnOptions: f.conn()}
+	opts := &SessionStartOptions{ConnOptions: f.conn(), Executable: f.Executable}
 	cmd := &cobra.Command{
 		Use:   "start [NAME] TARGET",
 		Short: "Connect to a server and hold the session in the background",
@@ -278,7 +270,7 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return sessionStartRun(cmd.Context(), f, opts)
+			return sessionStartRun(cmd.Context(), opts)
 		},
 	}
 	addTargetFlags(cmd, &opts.Target)
@@ -321,8 +313,8 @@ type startReport struct {
 	Message string `json:"message,omitempty"`
 }
 
-func sessionStartRun(ctx context.Context, f *Factory, opts *SessionStartOptions) error {
-	dir := f.runtimeDir()
+func sessionStartRun(ctx context.Context, opts *SessionStartOptions) error {
+	dir := opts.runtimeDir
 	if err := live.EnsureDir(dir); err != nil {
 		return err
 	}
@@ -339,35 +331,53 @@ func sessionStartRun(ctx context.Context, f *Factory, opts *SessionStartOptions)
 	}
 	// The daemon holds its own copy of the lock from its start on.
 	defer lock.Close()
-	exe, err := f.Executable()
+	cmd, reports, err := spawnDaemon(opts, dir, name, lock)
 	if err != nil {
 		return err
 	}
-	args := f.Args
+	defer reports.Close()
+	return awaitDaemon(ctx, opts.IO, cmd, reports, dir, name)
+}
+
+// spawnDaemon starts the daemon of session name, detached, its output
+// going to the session's log: it reads its configuration on stdin and
+// reports on the pipe returned.
+func spawnDaemon(opts *SessionStartOptions, dir, name string, lock *os.File) (*exec.Cmd, *os.File, error) {
+	exe, err := opts.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	args := opts.Args
 	if len(args) >= 2 && args[0] == "session" && args[1] == "start" {
 		args = args[2:]
 	}
 	cfg, _ := json.Marshal(daemonConfig{Args: args, Name: name, Dir: dir})
 	logf, err := os.OpenFile(live.LogPath(dir, name), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	defer logf.Close()
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer pr.Close()
+	defer pw.Close()
 	cmd := exec.Command(exe, "session", "daemon")
 	cmd.Stdin = bytes.NewReader(cfg)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.ExtraFiles = []*os.File{pw, lock}
 	live.Detach(cmd)
 	if err := cmd.Start(); err != nil {
-		pw.Close()
-		return fmt.Errorf("%w: starting the session's daemon: %v", errConnect, err)
+		pr.Close()
+		return nil, nil, fmt.Errorf("%w: starting the session's daemon: %v", errConnect, err)
 	}
-	pw.Close()
+	return cmd, pr, nil
+}
+
+// awaitDaemon relays what the daemon cmd reports on pr until it says
+// how connecting went: its stderr meanwhile, then the session's name, or
+// why it failed; interrupted, it kills the daemon.
+func awaitDaemon(ctx context.Context, ios *IOStreams, cmd *exec.Cmd, pr *os.File, dir, name string) error {
 	waited := make(chan struct{})
 	go func() { cmd.Wait(); close(waited) }()
 	reports := make(chan startReport)
@@ -389,14 +399,14 @@ func sessionStartRun(ctx context.Context, f *Factory, opts *SessionStartOptions)
 			case !ok:
 				return fmt.Errorf("%w: the session's daemon ended before it connected (see %s)", errConnect, live.LogPath(dir, name))
 			case len(r.Err) > 0:
-				opts.IO.ErrOut.Write(r.Err)
+				ios.ErrOut.Write(r.Err)
 			case r.Ready:
-				fmt.Fprintln(opts.IO.Out, name)
+				fmt.Fprintln(ios.Out, name)
 				return nil
 			case r.Fail != 0:
 				<-waited
 				live.Remove(dir, name)
-				fmt.Fprintln(opts.IO.ErrOut, r.Message)
+				fmt.Fprintln(ios.ErrOut, r.Message)
 				return errSilent{code: ExitCode(r.Fail), what: strings.TrimPrefix(r.Message, "mcpi: ")}
 			}
 		case <-ctx.Done():
@@ -496,14 +506,27 @@ func uniqueName(dir, base string, taken map[string]bool) string {
 	}
 }
 
-func newCmdSessionDaemon(f *Factory) *cobra.Command {
+// SessionDaemonOptions are the input of `mcpi session daemon`, which
+// reads the rest (a daemonConfig) on its standard input.
+type SessionDaemonOptions struct {
+	IO         *IOStreams
+	Executable func() (string, error)
+}
+
+// NewCmdSessionDaemon returns `mcpi session daemon`, the hidden command
+// session start runs to hold a session.
+func NewCmdSessionDaemon(f *Factory, runF func(context.Context, *SessionDaemonOptions) error) *cobra.Command {
+	opts := &SessionDaemonOptions{IO: f.IO, Executable: f.Executable}
 	return &cobra.Command{
 		Use:    "daemon",
 		Short:  "Hold a session for mcpi session start (reads its configuration on stdin)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sessionDaemonRun(cmd.Context(), f)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return sessionDaemonRun(cmd.Context(), opts)
 		},
 	}
 }
@@ -532,9 +555,9 @@ func (r reportWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func sessionDaemonRun(ctx context.Context, f *Factory) error {
+func sessionDaemonRun(ctx context.Context, opts *SessionDaemonOptions) error {
 	var cfg daemonConfig
-	if err := json.NewDecoder(f.IO.In).Decode(&cfg); err != nil {
+	if err := json.NewDecoder(opts.IO.In).Decode(&cfg); err != nil {
 		return fmt.Errorf("reading the configuration: %w", err)
 	}
 	report := os.NewFile(3, "report")
@@ -547,7 +570,7 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	defer lock.Close()
 	errOut := &switchWriter{w: reportWriter{enc}}
 	ios := NewIOStreams(bytes.NewReader(nil), io.Discard, errOut)
-	df := &Factory{IO: ios, Executable: f.Executable, Args: append([]string{"session", "start"}, cfg.Args...), RuntimeDir: cfg.Dir}
+	df := &Factory{IO: ios, Executable: opts.Executable, Args: append([]string{"session", "start"}, cfg.Args...), RuntimeDir: cfg.Dir}
 	fail := func(err error) error {
 		msg := "mcpi: " + oneLine(err.Error())
 		var fe *FlagError
@@ -562,8 +585,8 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 
 	// session start's own parsing, so that the daemon's options are
 	// exactly the ones start checked.
-	var opts *SessionStartOptions
-	start := NewCmdSessionStart(df, func(_ context.Context, o *SessionStartOptions) error { opts = o; return nil })
+	var so *SessionStartOptions
+	start := NewCmdSessionStart(df, func(_ context.Context, o *SessionStartOptions) error { so = o; return nil })
 	start.SetArgs(cfg.Args)
 	start.SetOut(io.Discard)
 	start.SetErr(io.Discard)
@@ -571,13 +594,13 @@ func sessionDaemonRun(ctx context.Context, f *Factory) error {
 	if err := start.ExecuteContext(ctx); err != nil {
 		return fail(err)
 	}
-	o := &opts.ConnOptions
-	run := &daemonRunner{executable: f.Executable, dir: cfg.Dir}
+	o := &so.ConnOptions
+	run := &daemonRunner{executable: opts.Executable, dir: cfg.Dir}
 	err := daemon.Serve(ctx, daemon.Config{
-		Name: cfg.Name, Dir: cfg.Dir, Target: targetText(o), Idle: opts.Idle, Restart: opts.Restart,
-		ParkedCount: opts.ParkedCount, ParkedBytes: opts.ParkedBytes, LogBytes: opts.LogBytes,
+		Name: cfg.Name, Dir: cfg.Dir, Target: targetText(o), Idle: so.Idle, Restart: so.Restart,
+		ParkedCount: so.ParkedCount, ParkedBytes: so.ParkedBytes, LogBytes: so.LogBytes,
 		Roots: o.roots, Secrets: o.secretValues(),
-		Say: errOut, Log: f.IO.ErrData(),
+		Say: errOut, Log: opts.IO.ErrData(),
 		Open: func(ctx context.Context, hk daemon.Hooks) (*session.Client, error) {
 			return o.open(ctx, connHooks{handler: hk.Handler, tap: hk.Tap, notified: hk.OnNotification, warned: hk.OnWarning})
 		},

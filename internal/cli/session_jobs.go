@@ -204,9 +204,15 @@ func printParkedDetail(w io.Writer, d daemon.Pending) {
 	}
 }
 
+// ResultOptions are the input of `mcpi result`.
+type ResultOptions struct {
+	ConnOptions
+	Job int
+}
+
 // NewCmdResult returns `mcpi result JOB`.
-func NewCmdResult(f *Factory) *cobra.Command {
-	o := f.connOptions()
+func NewCmdResult(f *Factory, runF func(context.Context, *ResultOptions) error) *cobra.Command {
+	opts := &ResultOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "result JOB --session NAME",
 		Short: "Wait for a call started with --no-wait and print its outcome",
@@ -218,31 +224,41 @@ and how to answer it, as call --no-wait did.`,
 		Example: "  mcpi call confirm --no-wait --session demo\n  mcpi answer 1 --elicit-field ok=true --session demo\n  mcpi result 1 --session demo",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var id int
-			if _, err := fmt.Sscanf(args[0], "%d", &id); err != nil || id <= 0 {
+			if _, err := fmt.Sscanf(args[0], "%d", &opts.Job); err != nil || opts.Job <= 0 {
 				return flagErrorf("give a job number, as call --no-wait printed it")
 			}
-			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
-				j := h.Jobs().Get(id)
-				if j == nil {
-					return flagErrorf("session %s has no job %d (a job is forgotten once its result was printed)", h.Name(), id)
-				}
-				code := awaitJob(cmd.Context(), h, j, o.IO, o.JSON, false)
-				// What was printed is the call's, or the waiting document:
-				// no error document follows it.
-				o.IO.jsonWritten.Store(true)
-				if code != ExitOK {
-					return errSilent{code: code, kind: jobKind(code), what: fmt.Sprintf("job %d ended with exit %d", id, code)}
-				}
-				return nil
-			})
+			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return resultRun(cmd.Context(), opts)
 		},
 	}
 	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON while the call waits (its own output is as the call printed it)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON while the call waits (its own output is as the call printed it)")
 	end()
-	addSessionFlag(cmd, o)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
+}
+
+func resultRun(ctx context.Context, opts *ResultOptions) error {
+	id := opts.Job
+	return opts.inSession(ctx, func(h *daemon.Held) error {
+		j := h.Jobs().Get(id)
+		if j == nil {
+			return flagErrorf("session %s has no job %d (a job is forgotten once its result was printed)", h.Name(), id)
+		}
+		code := awaitJob(ctx, h, j, opts.IO, opts.JSON, false)
+		// What was printed is the call's, or the waiting document:
+		// no error document follows it.
+		opts.IO.jsonWritten.Store(true)
+		if code != ExitOK {
+			return errSilent{code: code, kind: jobKind(code), what: fmt.Sprintf("job %d ended with exit %d", id, code)}
+		}
+		return nil
+	})
 }
 
 func jobKind(code ExitCode) string {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -74,145 +75,192 @@ func since(t time.Time) string {
 	return time.Since(t).Round(time.Second).String()
 }
 
-func newCmdSessionList(f *Factory) *cobra.Command {
-	var asJSON bool
+// SessionListOptions are the input of `mcpi session list`.
+type SessionListOptions struct {
+	IO         *IOStreams
+	RuntimeDir string
+	JSON       bool
+}
+
+// NewCmdSessionList returns `mcpi session list`.
+func NewCmdSessionList(f *Factory, runF func(context.Context, *SessionListOptions) error) *cobra.Command {
+	opts := &SessionListOptions{IO: f.IO, RuntimeDir: f.runtimeDir()}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the live sessions, and those that ended lately with why",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sts, err := sessionStatuses(f.runtimeDir())
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if asJSON {
-				return writeJSON(f.IO, nonNil(sts))
-			}
-			if len(sts) == 0 {
-				fmt.Fprintln(f.IO.ErrOut, "No sessions (mcpi session start starts one).")
-				return nil
-			}
-			tw := table(f.IO.Out, "NAME", "TARGET", "ERA", "STATE", "UPTIME", "PID", "NOTE")
-			for _, st := range sts {
-				up, note := since(st.Started), ""
-				if !st.Live() {
-					up = "-"
-					note = fmt.Sprintf("%s ago: %s", since(st.Ended), st.Reason)
-				}
-				row(tw, st.Name, st.Target, st.Era, st.State, up, fmt.Sprint(st.PID), note)
-			}
-			return tw.Flush()
+			return sessionListRun(cmd.Context(), opts)
 		},
 	}
 	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	end()
 	return cmd
 }
 
-func newCmdSessionShow(f *Factory) *cobra.Command {
-	var asJSON bool
+func sessionListRun(_ context.Context, opts *SessionListOptions) error {
+	sts, err := sessionStatuses(opts.RuntimeDir)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO, nonNil(sts))
+	}
+	if len(sts) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "No sessions (mcpi session start starts one).")
+		return nil
+	}
+	tw := table(opts.IO.Out, "NAME", "TARGET", "ERA", "STATE", "UPTIME", "PID", "NOTE")
+	for _, st := range sts {
+		up, note := since(st.Started), ""
+		if !st.Live() {
+			up = "-"
+			note = fmt.Sprintf("%s ago: %s", since(st.Ended), st.Reason)
+		}
+		row(tw, st.Name, st.Target, st.Era, st.State, up, fmt.Sprint(st.PID), note)
+	}
+	return tw.Flush()
+}
+
+// SessionShowOptions are the input of `mcpi session show`.
+type SessionShowOptions struct {
+	IO         *IOStreams
+	RuntimeDir string
+	Name       string
+	JSON       bool
+}
+
+// NewCmdSessionShow returns `mcpi session show [NAME]`.
+func NewCmdSessionShow(f *Factory, runF func(context.Context, *SessionShowOptions) error) *cobra.Command {
+	opts := &SessionShowOptions{IO: f.IO, RuntimeDir: f.runtimeDir()}
 	cmd := &cobra.Command{
 		Use:   "show [NAME]",
 		Short: "Show a session: server, revision, transport, counters, the tail of the server's stderr",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, err := sessionNameArg(args)
-			if err != nil {
+			var err error
+			if opts.Name, err = sessionNameArg(args); err != nil {
 				return err
 			}
-			st, err := sessionStatus(f.runtimeDir(), name)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if asJSON {
-				return writeJSON(f.IO, st)
-			}
-			w := f.IO.Out
-			line := func(k, v string) {
-				if v != "" {
-					fmt.Fprintf(w, "%-11s %s\n", k+":", oneLine(v))
-				}
-			}
-			line("Session", st.Name)
-			line("Target", st.Target)
-			line("State", st.State)
-			if !st.Live() {
-				line("Ended", fmt.Sprintf("%s ago: %s", since(st.Ended), st.Reason))
-			}
-			line("PID", fmt.Sprint(st.PID))
-			line("Started", st.Started.Format(time.RFC3339)+" ("+since(st.Started)+" ago)")
-			line("Server", strings.TrimSpace(st.ServerName+" "+st.ServerVersion))
-			line("Protocol", fmt.Sprintf("%s (%s era)", st.ProtocolVersion, st.Era))
-			line("Transport", st.Transport)
-			line("Session id", st.SessionID)
-			line("Commands", fmt.Sprintf("%d run, %d running, %d failed", st.Commands, st.Active, st.Failed))
-			if st.Restarts > 0 {
-				line("Restarts", fmt.Sprintf("%d, last %s", st.Restarts, st.LastRestart))
-			}
-			if !st.LastUsed.IsZero() {
-				line("Last used", since(st.LastUsed)+" ago")
-			}
-			line("Idle", st.Idle)
-			if len(st.StderrTail) > 0 {
-				fmt.Fprintln(w, "Server stderr (last lines):")
-				for _, l := range st.StderrTail {
-					fmt.Fprintf(w, "  %s\n", sanitize(l, false))
-				}
-			}
-			return nil
+			return sessionShowRun(cmd.Context(), opts)
 		},
 	}
 	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	end()
 	return cmd
+}
+
+func sessionShowRun(_ context.Context, opts *SessionShowOptions) error {
+	st, err := sessionStatus(opts.RuntimeDir, opts.Name)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO, st)
+	}
+	w := opts.IO.Out
+	line := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-11s %s\n", k+":", oneLine(v))
+		}
+	}
+	line("Session", st.Name)
+	line("Target", st.Target)
+	line("State", st.State)
+	if !st.Live() {
+		line("Ended", fmt.Sprintf("%s ago: %s", since(st.Ended), st.Reason))
+	}
+	line("PID", fmt.Sprint(st.PID))
+	line("Started", st.Started.Format(time.RFC3339)+" ("+since(st.Started)+" ago)")
+	line("Server", strings.TrimSpace(st.ServerName+" "+st.ServerVersion))
+	line("Protocol", fmt.Sprintf("%s (%s era)", st.ProtocolVersion, st.Era))
+	line("Transport", st.Transport)
+	line("Session id", st.SessionID)
+	line("Commands", fmt.Sprintf("%d run, %d running, %d failed", st.Commands, st.Active, st.Failed))
+	if st.Restarts > 0 {
+		line("Restarts", fmt.Sprintf("%d, last %s", st.Restarts, st.LastRestart))
+	}
+	if !st.LastUsed.IsZero() {
+		line("Last used", since(st.LastUsed)+" ago")
+	}
+	line("Idle", st.Idle)
+	if len(st.StderrTail) > 0 {
+		fmt.Fprintln(w, "Server stderr (last lines):")
+		for _, l := range st.StderrTail {
+			fmt.Fprintf(w, "  %s\n", sanitize(l, false))
+		}
+	}
+	return nil
 }
 
 // stopWait bounds how long session stop waits for the daemon to close the
 // server and leave its record.
 const stopWait = 10 * time.Second
 
-func newCmdSessionStop(f *Factory) *cobra.Command {
+// SessionStopOptions are the input of `mcpi session stop`.
+type SessionStopOptions struct {
+	IO         *IOStreams
+	RuntimeDir string
+	Name       string
+}
+
+// NewCmdSessionStop returns `mcpi session stop [NAME]`.
+func NewCmdSessionStop(f *Factory, runF func(context.Context, *SessionStopOptions) error) *cobra.Command {
+	opts := &SessionStopOptions{IO: f.IO, RuntimeDir: f.runtimeDir()}
 	return &cobra.Command{
 		Use:   "stop [NAME]",
 		Short: "End a session: close the server cleanly (or forget a session that ended)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, err := sessionNameArg(args)
-			if err != nil {
+			var err error
+			if opts.Name, err = sessionNameArg(args); err != nil {
 				return err
 			}
-			dir := f.runtimeDir()
-			if err := live.ValidName(name); err != nil {
+			if err := live.ValidName(opts.Name); err != nil {
 				return &FlagError{Err: err}
 			}
-			st, err := live.Ask(dir, name, live.OpStop)
-			if err != nil {
-				if !errors.Is(err, live.ErrNoDaemon) {
-					return sessionError(dir, name, err)
-				}
-				if _, rerr := live.ReadRecord(dir, name); rerr != nil {
-					return fmt.Errorf("%w: no session named %s", errConnect, name)
-				}
-				if !live.RemoveUnowned(dir, name) {
-					return fmt.Errorf("%w: session %s is starting (mcpi session list shows it once it runs)", errConnect, name)
-				}
-				fmt.Fprintf(f.IO.ErrOut, "session %s had ended; its record is removed\n", name)
-				return nil
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			// The daemon closes the server, then exits.
-			deadline := time.Now().Add(stopWait)
-			for time.Now().Before(deadline) && live.Alive(st.PID) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			// The daemon left its record (stopped): it stays listed for an
-			// hour, as every ended session does, so that a command of it
-			// can say why it ended; a second stop forgets it.
-			fmt.Fprintf(f.IO.ErrOut, "session %s stopped (pid %d, %d commands)\n", name, st.PID, st.Commands)
-			return nil
+			return sessionStopRun(cmd.Context(), opts)
 		},
 	}
+}
+
+func sessionStopRun(_ context.Context, opts *SessionStopOptions) error {
+	dir, name := opts.RuntimeDir, opts.Name
+	st, err := live.Ask(dir, name, live.OpStop)
+	if err != nil {
+		if !errors.Is(err, live.ErrNoDaemon) {
+			return sessionError(dir, name, err)
+		}
+		if _, rerr := live.ReadRecord(dir, name); rerr != nil {
+			return fmt.Errorf("%w: no session named %s", errConnect, name)
+		}
+		if !live.RemoveUnowned(dir, name) {
+			return fmt.Errorf("%w: session %s is starting (mcpi session list shows it once it runs)", errConnect, name)
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "session %s had ended; its record is removed\n", name)
+		return nil
+	}
+	// The daemon closes the server, then exits.
+	deadline := time.Now().Add(stopWait)
+	for time.Now().Before(deadline) && live.Alive(st.PID) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The daemon left its record (stopped): it stays listed for an
+	// hour, as every ended session does, so that a command of it
+	// can say why it ended; a second stop forgets it.
+	fmt.Fprintf(opts.IO.ErrOut, "session %s stopped (pid %d, %d commands)\n", name, st.PID, st.Commands)
+	return nil
 }
 
 // sessionNameArg is the session a command about one session names: its

@@ -18,12 +18,11 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
-// sessionOnly runs fn in the daemon holding the command's session, or
-// sends the command there; these commands have no meaning outside one.
-func sessionOnly(cmd *cobra.Command, o *ConnOptions, args []string, fn func(*daemon.Held) error) error {
-	ctx := cmd.Context()
-	if h := o.held; h != nil {
-		return withJSONError(o.IO, o.JSON, fn(h))
+// sessionOnly checks, outside a session's daemon, that a command that
+// has no meaning outside a live session was given one, and no server.
+func sessionOnly(cmd *cobra.Command, o *ConnOptions, args []string) error {
+	if o.held != nil {
+		return nil
 	}
 	if err := needsSession(cmd, args); err != nil {
 		return err
@@ -31,15 +30,26 @@ func sessionOnly(cmd *cobra.Command, o *ConnOptions, args []string, fn func(*dae
 	if !o.Target.useSession(cmd, nil) {
 		return flagErrorf("mcpi %s runs in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", strings.TrimPrefix(cmd.CommandPath(), "mcpi "), sessionEnv)
 	}
-	if err := o.Target.checkSession(cmd); err != nil {
-		return err
+	return o.Target.checkSession(cmd)
+}
+
+// inSession runs fn in the daemon holding the command's session, or sends
+// the command there.
+func (o *ConnOptions) inSession(ctx context.Context, fn func(*daemon.Held) error) error {
+	if h := o.held; h != nil {
+		return withJSONError(o.IO, o.JSON, fn(h))
 	}
 	return o.forward(ctx)
 }
 
+// PendingOptions are the input of `mcpi pending`.
+type PendingOptions struct {
+	ConnOptions
+}
+
 // NewCmdPending returns `mcpi pending`.
-func NewCmdPending(f *Factory) *cobra.Command {
-	o := f.connOptions()
+func NewCmdPending(f *Factory, runF func(context.Context, *PendingOptions) error) *cobra.Command {
+	opts := &PendingOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "pending --session NAME",
 		Short: "List the server requests waiting for an answer in a live session",
@@ -51,16 +61,26 @@ whose call it holds up says so on stderr, and mcpi answer answers it.`,
 		Example: "  mcpi pending --session demo\n  mcpi pending --session demo --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
-				return printPending(o, h.Board())
-			})
+			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return pendingRun(cmd.Context(), opts)
 		},
 	}
 	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	end()
-	addSessionFlag(cmd, o)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
+}
+
+func pendingRun(ctx context.Context, opts *PendingOptions) error {
+	return opts.inSession(ctx, func(h *daemon.Held) error {
+		return printPending(&opts.ConnOptions, h.Board())
+	})
 }
 
 // printPending prints the parked requests one at a time: the output is as
@@ -115,10 +135,19 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// AnswerOptions are the input of `mcpi answer`: the answer is the one
+// the embedded flags (--sampling-reply, --elicit, --elicit-field) give,
+// or Decline or Cancel.
+type AnswerOptions struct {
+	ConnOptions
+	ID      int
+	Decline bool
+	Cancel  bool
+}
+
 // NewCmdAnswer returns `mcpi answer ID`.
-func NewCmdAnswer(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	var decline, cancel bool
+func NewCmdAnswer(f *Factory, runF func(context.Context, *AnswerOptions) error) *cobra.Command {
+	opts := &AnswerOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "answer ID --session NAME",
 		Short: "Answer a server request waiting in a live session",
@@ -130,46 +159,65 @@ of the form's fields; --decline and --cancel refuse either (a refused
 sampling request gets the error "user rejected the request").`,
 		Example: "  mcpi answer 1 --sampling-reply 'Paris' --session demo\n  mcpi answer 2 --elicit-field name=Ada --session demo\n  mcpi answer 3 --decline --session demo",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return flagErrorf("give one ID (mcpi pending lists them)")
-			}
-			id, err := strconv.Atoi(strings.TrimPrefix(args[0], "#"))
-			if err != nil || id <= 0 {
-				return flagErrorf("invalid ID %q: want the number mcpi pending shows", args[0])
-			}
-			if err := o.validate(); err != nil {
+			if err := opts.parse(args); err != nil {
 				return err
 			}
-			given := 0
-			for _, b := range []bool{decline, cancel, o.SamplingReply != "", o.Elicit != ""} {
-				if b {
-					given++
-				}
+			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
+				return err
 			}
-			switch {
-			case given == 0:
-				return flagErrorf("give the answer: --sampling-reply, --elicit, --elicit-field, --decline or --cancel")
-			case given > 1:
-				return flagErrorf("give one answer: --sampling-reply, --elicit (with --elicit-field), --decline or --cancel")
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
-				return answerParked(cmd.Context(), o, h, id, decline, cancel)
-			})
+			return answerRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
 	end := flagGroup(cmd, groupArgs)
-	fl.StringVar(&o.SamplingReply, "sampling-reply", "", "answer a sampling request with this text, or @FILE holding a CreateMessageResult")
-	fl.StringVar(&o.Elicit, "elicit", "", "answer an elicitation: accept, decline or cancel")
-	fl.StringArrayVar(&o.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE (repeatable)")
-	fl.BoolVar(&decline, "decline", false, "decline the request")
-	fl.BoolVar(&cancel, "cancel", false, "cancel the request (an elicitation's cancel; sampling: as --decline)")
+	fl.StringVar(&opts.SamplingReply, "sampling-reply", "", "answer a sampling request with this text, or @FILE holding a CreateMessageResult")
+	fl.StringVar(&opts.Elicit, "elicit", "", "answer an elicitation: accept, decline or cancel")
+	fl.StringArrayVar(&opts.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE (repeatable)")
+	fl.BoolVar(&opts.Decline, "decline", false, "decline the request")
+	fl.BoolVar(&opts.Cancel, "cancel", false, "cancel the request (an elicitation's cancel; sampling: as --decline)")
 	end()
 	end = flagGroup(cmd, groupOutput)
-	fl.BoolVar(&o.JSON, "json", false, "print JSON")
+	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
 	end()
-	addSessionFlag(cmd, o)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
+}
+
+// parse reads the ID and checks that exactly one answer is given.
+func (opts *AnswerOptions) parse(args []string) error {
+	if len(args) != 1 {
+		return flagErrorf("give one ID (mcpi pending lists them)")
+	}
+	id, err := strconv.Atoi(strings.TrimPrefix(args[0], "#"))
+	if err != nil || id <= 0 {
+		return flagErrorf("invalid ID %q: want the number mcpi pending shows", args[0])
+	}
+	opts.ID = id
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	given := 0
+	for _, b := range []bool{opts.Decline, opts.Cancel, opts.SamplingReply != "", opts.Elicit != ""} {
+		if b {
+			given++
+		}
+	}
+	switch {
+	case given == 0:
+		return flagErrorf("give the answer: --sampling-reply, --elicit, --elicit-field, --decline or --cancel")
+	case given > 1:
+		return flagErrorf("give one answer: --sampling-reply, --elicit (with --elicit-field), --decline or --cancel")
+	}
+	return nil
+}
+
+func answerRun(ctx context.Context, opts *AnswerOptions) error {
+	return opts.inSession(ctx, func(h *daemon.Held) error {
+		return answerParked(ctx, &opts.ConnOptions, h, opts.ID, opts.Decline, opts.Cancel)
+	})
 }
 
 func answerParked(ctx context.Context, o *ConnOptions, h *daemon.Held, id int, decline, cancel bool) error {

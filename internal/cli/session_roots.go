@@ -15,10 +15,15 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
+// RootsOptions are the input of `mcpi roots`.
+type RootsOptions struct {
+	ConnOptions
+}
+
 // NewCmdRoots returns `mcpi roots [set|add|remove]`: a live session's
 // roots, which its server asks for with roots/list.
-func NewCmdRoots(f *Factory) *cobra.Command {
-	o := f.connOptions()
+func NewCmdRoots(f *Factory, runF func(context.Context, *RootsOptions) error) *cobra.Command {
+	opts := &RootsOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "roots --session NAME",
 		Short: "Show or change the roots a live session offers its server",
@@ -34,23 +39,42 @@ the command runs) or a file:// URI; paths must exist.`,
   mcpi roots remove file:///tmp/data --session demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
-				return printRoots(o, h.Roots())
-			})
+			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return rootsRun(cmd.Context(), opts)
 		},
 	}
 	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON: the roots as roots/list answers them")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: the roots as roots/list answers them")
 	end()
-	addSessionFlag(cmd, o)
-	cmd.AddCommand(newCmdRootsChange(f, "set", "Replace a live session's roots (none: no roots)"),
-		newCmdRootsChange(f, "add", "Add roots to a live session"),
-		newCmdRootsChange(f, "remove", "Remove roots from a live session"))
+	addSessionFlag(cmd, &opts.ConnOptions)
+	cmd.AddCommand(NewCmdRootsChange(f, "set", "Replace a live session's roots (none: no roots)", nil),
+		NewCmdRootsChange(f, "add", "Add roots to a live session", nil),
+		NewCmdRootsChange(f, "remove", "Remove roots from a live session", nil))
 	return markSessionOnly(cmd)
 }
 
-func newCmdRootsChange(f *Factory, op, short string) *cobra.Command {
-	o := f.connOptions()
+func rootsRun(ctx context.Context, opts *RootsOptions) error {
+	return opts.inSession(ctx, func(h *daemon.Held) error {
+		return printRoots(&opts.ConnOptions, h.Roots())
+	})
+}
+
+// RootsChangeOptions are the input of `mcpi roots set|add|remove`.
+type RootsChangeOptions struct {
+	ConnOptions
+	Op string // set, add or remove
+	// Entries are the roots: directories or file:// URIs.
+	Entries []string
+}
+
+// NewCmdRootsChange returns `mcpi roots set|add|remove [PATH|URI...]`.
+func NewCmdRootsChange(f *Factory, op, short string, runF func(context.Context, *RootsChangeOptions) error) *cobra.Command {
+	opts := &RootsChangeOptions{ConnOptions: f.conn(), Op: op}
 	cmd := &cobra.Command{
 		Use:   op + " [PATH|URI...] --session NAME",
 		Short: short,
@@ -58,30 +82,40 @@ func newCmdRootsChange(f *Factory, op, short string) *cobra.Command {
 			if op != "set" && len(args) == 0 {
 				return flagErrorf("give the roots to %s: directories or file:// URIs", op)
 			}
-			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
-				now := h.Roots()
-				next, err := changeRoots(op, now, args, o.IO.WorkDir())
-				if err != nil {
-					return &FlagError{Err: err}
-				}
-				h.SetRoots(next)
-				if err := h.Client().RootsChanged(cmd.Context()); err != nil {
-					return err
-				}
-				if h.Client().Era() == session.EraLegacy {
-					fmt.Fprintf(o.IO.ErrOut, "%s; the server was told (notifications/roots/list_changed).\n", rootsCount(len(next)))
-				} else {
-					fmt.Fprintf(o.IO.ErrOut, "%s; the server gets them when it next asks.\n", rootsCount(len(next)))
-				}
-				return printRoots(o, next)
-			})
+			opts.Entries = args
+			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return rootsChangeRun(cmd.Context(), opts)
 		},
 	}
 	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON: the roots as roots/list answers them")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: the roots as roots/list answers them")
 	end()
-	addSessionFlag(cmd, o)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
+}
+
+func rootsChangeRun(ctx context.Context, opts *RootsChangeOptions) error {
+	return opts.inSession(ctx, func(h *daemon.Held) error {
+		next, err := changeRoots(opts.Op, h.Roots(), opts.Entries, opts.IO.WorkDir())
+		if err != nil {
+			return &FlagError{Err: err}
+		}
+		h.SetRoots(next)
+		if err := h.Client().RootsChanged(ctx); err != nil {
+			return err
+		}
+		if h.Client().Era() == session.EraLegacy {
+			fmt.Fprintf(opts.IO.ErrOut, "%s; the server was told (notifications/roots/list_changed).\n", rootsCount(len(next)))
+		} else {
+			fmt.Fprintf(opts.IO.ErrOut, "%s; the server gets them when it next asks.\n", rootsCount(len(next)))
+		}
+		return printRoots(&opts.ConnOptions, next)
+	})
 }
 
 func rootsCount(n int) string {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -13,10 +14,16 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
 
+// TailOptions are the input of `mcpi tail`.
+type TailOptions struct {
+	ConnOptions
+	// Wire shows every frame too.
+	Wire bool
+}
+
 // NewCmdTail returns `mcpi tail`.
-func NewCmdTail(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	var wire bool
+func NewCmdTail(f *Factory, runF func(context.Context, *TailOptions) error) *cobra.Command {
+	opts := &TailOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "tail --session NAME",
 		Short: "Follow a live session's log messages, notifications and progress",
@@ -28,78 +35,116 @@ how many it missed.`,
 		Example: "  mcpi tail --session demo\n  mcpi tail --wire --json --session demo | jq .",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
-				ctx := cmd.Context()
-				if o.JSON {
-					o.IO.jsonStream.Store(true)
-				}
-				sub := h.Hub().Subscribe(wire)
-				defer h.Hub().Unsubscribe(sub)
-				dropped := func() error {
-					n := sub.Dropped()
-					if n == 0 {
-						return nil
-					}
-					if o.JSON {
-						return writeJSONLine(o.IO, daemon.TailEvent{Time: time.Now(), Kind: "dropped", Dropped: n})
-					}
-					_, err := fmt.Fprintf(o.IO.ErrOut, "mcpi: %d event(s) dropped: this tail read too slowly\n", n)
-					return err
-				}
-				ended := func(why string) error {
-					dropped()
-					fmt.Fprintf(o.IO.ErrOut, "mcpi: session %s ended: %s\n", h.Name(), why)
-					return nil
-				}
-				for {
-					select {
-					case <-sub.Ready():
-						for {
-							e, ok := sub.TryPop()
-							if !ok {
-								break
-							}
-							if err := dropped(); err != nil {
-								return err
-							}
-							var err error
-							if o.JSON {
-								err = writeJSONLine(o.IO, e)
-							} else {
-								_, err = fmt.Fprintln(o.IO.Out, tailText(e))
-							}
-							if err != nil {
-								return err
-							}
-						}
-					case <-h.Gone():
-						why := "the connection ended"
-						if err := h.Client().Err(); err != nil {
-							why = oneLine(err.Error())
-						}
-						return ended(why)
-					case <-h.Ended():
-						// Stopped, or its idle timeout passed.
-						return ended(h.End().Reason)
-					case <-ctx.Done():
-						if st := h.End(); st != nil {
-							// The daemon cancels what runs once the session
-							// ended: that is the session's end, not Ctrl-C.
-							return ended(st.Reason)
-						}
-						dropped()
-						return ctx.Err()
-					}
-				}
-			})
+			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return tailRun(cmd.Context(), opts)
 		},
 	}
 	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&wire, "wire", false, "show every frame sent and received, too")
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON Lines, one event per line")
+	cmd.Flags().BoolVar(&opts.Wire, "wire", false, "show every frame sent and received, too")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON Lines, one event per line")
 	end()
-	addSessionFlag(cmd, o)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
+}
+
+func tailRun(ctx context.Context, opts *TailOptions) error {
+	return opts.inSession(ctx, func(h *daemon.Held) error {
+		if opts.JSON {
+			opts.IO.jsonStream.Store(true)
+		}
+		sub := h.Hub().Subscribe(opts.Wire)
+		defer h.Hub().Unsubscribe(sub)
+		t := &tailer{o: &opts.ConnOptions, h: h, sub: sub}
+		return t.follow(ctx)
+	})
+}
+
+// tailer is a tail following a session: what it reads, and where from.
+type tailer struct {
+	o   *ConnOptions
+	h   *daemon.Held
+	sub *daemon.Tail
+}
+
+// follow prints the session's events as they come, until the session
+// ends or ctx does.
+func (t *tailer) follow(ctx context.Context) error {
+	h := t.h
+	for {
+		select {
+		case <-t.sub.Ready():
+			if err := t.drain(); err != nil {
+				return err
+			}
+		case <-h.Gone():
+			why := "the connection ended"
+			if err := h.Client().Err(); err != nil {
+				why = oneLine(err.Error())
+			}
+			return t.ended(why)
+		case <-h.Ended():
+			// Stopped, or its idle timeout passed.
+			return t.ended(h.End().Reason)
+		case <-ctx.Done():
+			if st := h.End(); st != nil {
+				// The daemon cancels what runs once the session
+				// ended: that is the session's end, not Ctrl-C.
+				return t.ended(st.Reason)
+			}
+			t.dropped()
+			return ctx.Err()
+		}
+	}
+}
+
+// drain prints the events that wait, each after the count of those
+// dropped before it.
+func (t *tailer) drain() error {
+	o := t.o
+	for {
+		e, ok := t.sub.TryPop()
+		if !ok {
+			return nil
+		}
+		if err := t.dropped(); err != nil {
+			return err
+		}
+		var err error
+		if o.JSON {
+			err = writeJSONLine(o.IO, e)
+		} else {
+			_, err = fmt.Fprintln(o.IO.Out, tailText(e))
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// dropped says how many events the tail missed, if any, since it last
+// said so.
+func (t *tailer) dropped() error {
+	n := t.sub.Dropped()
+	if n == 0 {
+		return nil
+	}
+	if t.o.JSON {
+		return writeJSONLine(t.o.IO, daemon.TailEvent{Time: time.Now(), Kind: "dropped", Dropped: n})
+	}
+	_, err := fmt.Fprintf(t.o.IO.ErrOut, "mcpi: %d event(s) dropped: this tail read too slowly\n", n)
+	return err
+}
+
+// ended says the session ended, and why.
+func (t *tailer) ended(why string) error {
+	t.dropped()
+	fmt.Fprintf(t.o.IO.ErrOut, "mcpi: session %s ended: %s\n", t.h.Name(), why)
+	return nil
 }
 
 // tailText is an event as one line of text.
@@ -147,9 +192,15 @@ func tailText(e daemon.TailEvent) string {
 	return fmt.Sprintf("%s %s %s", ts, oneLine(e.Method), oneLine(string(e.Params)))
 }
 
+// LogLevelOptions are the input of `mcpi log-level`.
+type LogLevelOptions struct {
+	ConnOptions
+	Level mcp.LoggingLevel
+}
+
 // NewCmdLogLevel returns `mcpi log-level LEVEL`.
-func NewCmdLogLevel(f *Factory) *cobra.Command {
-	o := f.connOptions()
+func NewCmdLogLevel(f *Factory, runF func(context.Context, *LogLevelOptions) error) *cobra.Command {
+	opts := &LogLevelOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "log-level LEVEL --session NAME",
 		Short: "Set the level of the log messages a live session's server sends",
@@ -162,27 +213,37 @@ level goes with every later request.`,
 			if len(args) != 1 {
 				return flagErrorf("give one LEVEL: %s", levelNames())
 			}
-			level := mcp.LoggingLevel(args[0])
-			if !slices.Contains(mcp.LoggingLevels, level) {
+			opts.Level = mcp.LoggingLevel(args[0])
+			if !slices.Contains(mcp.LoggingLevels, opts.Level) {
 				return flagErrorf("invalid LEVEL %q: want %s", args[0], levelNames())
 			}
-			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
-				if err := h.SetLogLevel(cmd.Context(), level); err != nil {
-					return err
-				}
-				if o.JSON {
-					return writeJSON(o.IO, map[string]any{"level": level})
-				}
-				fmt.Fprintf(o.IO.ErrOut, "Log level set to %s.\n", level)
-				return nil
-			})
+			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return logLevelRun(cmd.Context(), opts)
 		},
 	}
 	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	end()
-	addSessionFlag(cmd, o)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
+}
+
+func logLevelRun(ctx context.Context, opts *LogLevelOptions) error {
+	return opts.inSession(ctx, func(h *daemon.Held) error {
+		if err := h.SetLogLevel(ctx, opts.Level); err != nil {
+			return err
+		}
+		if opts.JSON {
+			return writeJSON(opts.IO, map[string]any{"level": opts.Level})
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "Log level set to %s.\n", opts.Level)
+		return nil
+	})
 }
 
 func levelNames() string {
@@ -193,10 +254,16 @@ func levelNames() string {
 	return strings.Join(names, ", ")
 }
 
+// SubscribeOptions are the input of `mcpi subscribe`.
+type SubscribeOptions struct {
+	ConnOptions
+	URI         string
+	Unsubscribe bool
+}
+
 // NewCmdSubscribe returns `mcpi subscribe URI`.
-func NewCmdSubscribe(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	var unsubscribe bool
+func NewCmdSubscribe(f *Factory, runF func(context.Context, *SubscribeOptions) error) *cobra.Command {
+	opts := &SubscribeOptions{ConnOptions: f.conn()}
 	cmd := &cobra.Command{
 		Use:   "subscribe URI --session NAME",
 		Short: "Subscribe a live session to a resource's updates (see mcpi tail)",
@@ -211,34 +278,44 @@ with each change (the new one acknowledged before the old one is closed).`,
 			if len(args) != 1 {
 				return flagErrorf("give one resource URI")
 			}
-			uri := args[0]
-			return sessionOnly(cmd, o, args, func(h *daemon.Held) error {
-				ctx := cmd.Context()
-				what := "Subscribed to"
-				if unsubscribe {
-					what = "Unsubscribed from"
-				}
-				note, err := h.Subscribe(ctx, uri, !unsubscribe)
-				if err == nil && note != "" {
-					fmt.Fprintln(o.IO.ErrOut, "warning: "+note)
-				}
-				if err != nil {
-					return err
-				}
-				if o.JSON {
-					return writeJSON(o.IO, map[string]any{"uri": uri, "subscribed": !unsubscribe})
-				}
-				fmt.Fprintf(o.IO.ErrOut, "%s %s.\n", what, sanitize(uri, false))
-				return nil
-			})
+			opts.URI = args[0]
+			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return subscribeRun(cmd.Context(), opts)
 		},
 	}
 	end := flagGroup(cmd, groupArgs)
-	cmd.Flags().BoolVar(&unsubscribe, "unsubscribe", false, "end the subscription instead")
+	cmd.Flags().BoolVar(&opts.Unsubscribe, "unsubscribe", false, "end the subscription instead")
 	end()
 	end = flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	end()
-	addSessionFlag(cmd, o)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
+}
+
+func subscribeRun(ctx context.Context, opts *SubscribeOptions) error {
+	uri, subscribe := opts.URI, !opts.Unsubscribe
+	return opts.inSession(ctx, func(h *daemon.Held) error {
+		what := "Subscribed to"
+		if !subscribe {
+			what = "Unsubscribed from"
+		}
+		note, err := h.Subscribe(ctx, uri, subscribe)
+		if err == nil && note != "" {
+			fmt.Fprintln(opts.IO.ErrOut, "warning: "+note)
+		}
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return writeJSON(opts.IO, map[string]any{"uri": uri, "subscribed": subscribe})
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "%s %s.\n", what, sanitize(uri, false))
+		return nil
+	})
 }

@@ -21,26 +21,52 @@ import (
 // one resources/read each, and checks each against the listing (size,
 // digest, and for SKILL.md the frontmatter) before anything of it is shown.
 
+// SkillsOptions are the input of `mcpi skills`.
+type SkillsOptions struct {
+	ConnOptions
+}
+
 // NewCmdSkills returns `mcpi skills TARGET`.
-func NewCmdSkills(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	return simpleCmd(o, "skills TARGET", "List the server's skills (skills/list, every page; no file is read)",
-		"  mcpi skills http://127.0.0.1:8080/mcp\n  mcpi skills --json -- ./my-server",
-		exactly(0, ""),
-		func(ctx context.Context, c *session.Client) error {
-			list, err := c.AllSkills(ctx)
-			if !listed(err) {
+func NewCmdSkills(f *Factory, runF func(context.Context, *SkillsOptions) error) *cobra.Command {
+	opts := &SkillsOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:     "skills TARGET",
+		Short:   "List the server's skills (skills/list, every page; no file is read)",
+		Example: "  mcpi skills http://127.0.0.1:8080/mcp\n  mcpi skills --json -- ./my-server",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if err != nil {
 				return err
 			}
-			if o.JSON {
-				return cut(writeJSON(o.IO, nonNil(list)), err)
+			if err := exactly(0, "")(rest); err != nil {
+				return err
 			}
-			tw := table(o.IO.Out, "NAME", "FILES", "URI", "DESCRIPTION")
-			for _, e := range list {
-				row(tw, skills.DisplayName(e), manifestSummary(e), e.URI, skills.Description(e))
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			return cut(tw.Flush(), err)
-		})
+			return skillsRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
+	return cmd
+}
+
+func skillsRun(ctx context.Context, opts *SkillsOptions) error {
+	return opts.with(ctx, func(c *session.Client) error {
+		list, err := c.AllSkills(ctx)
+		if !listed(err) {
+			return err
+		}
+		if opts.JSON {
+			return cut(writeJSON(opts.IO, nonNil(list)), err)
+		}
+		tw := table(opts.IO.Out, "NAME", "FILES", "URI", "DESCRIPTION")
+		for _, e := range list {
+			row(tw, skills.DisplayName(e), manifestSummary(e), e.URI, skills.Description(e))
+		}
+		return cut(tw.Flush(), err)
+	})
 }
 
 // manifestSummary is the FILES column: how many files the manifest lists,
@@ -70,30 +96,52 @@ type skillFile struct {
 	Blob     []byte  `json:"blob,omitempty"`
 }
 
+// SkillOptions are the input of `mcpi skill`.
+type SkillOptions struct {
+	ConnOptions
+	// Name is the skill's name or URI; Files the files to read after its
+	// SKILL.md.
+	Name  string
+	Files []string
+}
+
 // NewCmdSkill returns `mcpi skill NAME [FILE ...] TARGET`.
-func NewCmdSkill(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	var name string
-	var refs []string
-	cmd := simpleCmd(o, "skill NAME [FILE ...] TARGET", "Load a skill: read its SKILL.md (and FILEs), verified against the listing",
-		`  mcpi skill pdf-processing http://127.0.0.1:8080/mcp
+func NewCmdSkill(f *Factory, runF func(context.Context, *SkillOptions) error) *cobra.Command {
+	opts := &SkillOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:   "skill NAME [FILE ...] TARGET",
+		Short: "Load a skill: read its SKILL.md (and FILEs), verified against the listing",
+		Example: `  mcpi skill pdf-processing http://127.0.0.1:8080/mcp
   mcpi skill pdf-processing references/FORMS.md --session work
   mcpi skill skill://pdf-processing/SKILL.md --json -- ./my-server`,
-		func(rest []string) error {
-			if len(rest) == 0 {
-				return flagErrorf("missing the skill's name or URI")
-			}
-			name, refs = rest[0], rest[1:]
-			return nil
-		},
-		func(ctx context.Context, c *session.Client) error {
-			e, err := findSkill(ctx, c, name)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
 			if err != nil {
 				return err
 			}
-			return loadSkill(ctx, o, c, *e, refs)
-		})
+			if len(rest) == 0 {
+				return flagErrorf("missing the skill's name or URI")
+			}
+			opts.Name, opts.Files = rest[0], rest[1:]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return skillRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
+}
+
+func skillRun(ctx context.Context, opts *SkillOptions) error {
+	return opts.with(ctx, func(c *session.Client) error {
+		e, err := findSkill(ctx, c, opts.Name)
+		if err != nil {
+			return err
+		}
+		return loadSkill(ctx, &opts.ConnOptions, c, *e, opts.Files)
+	})
 }
 
 // findSkill finds the skill word names in skills/list (by URI, frontmatter

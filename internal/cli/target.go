@@ -59,6 +59,9 @@ type TargetOptions struct {
 	Auth AuthOptions
 
 	secrets []string // values that must not reach a trace
+	// httpTransport sends an HTTP target's requests (nil: the network);
+	// it is the Factory's HTTPTransport.
+	httpTransport http.RoundTripper
 	// shutdownGrace is how long a stdio server has to exit, after its stdin
 	// is closed and again after SIGTERM (0: the transport's default).
 	shutdownGrace time.Duration
@@ -191,20 +194,20 @@ func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
 	return nil
 }
 
-// roundTripper returns what sends the requests of an HTTP target: nil (the
-// transport's own) when the user authorizes with --bearer or an
-// Authorization header, else one that runs OAuth when the server asks for
-// it. The transport wraps it in its egress policy.
-func (a *AuthOptions) roundTripper(serverURL string, h http.Header, tap transport.Tap) http.RoundTripper {
+// roundTripper returns what sends the requests of an HTTP target: base
+// (nil: the transport's own) when the user authorizes with --bearer or an
+// Authorization header, else one that runs OAuth over base when the server
+// asks for it. The transport wraps it in its egress policy.
+func (a *AuthOptions) roundTripper(serverURL string, h http.Header, tap transport.Tap, base http.RoundTripper) http.RoundTripper {
 	if a.Bearer != "" {
 		h.Set("Authorization", "Bearer "+a.Bearer)
-		return nil
+		return base
 	}
 	if h.Get("Authorization") != "" {
-		return nil
+		return base
 	}
 	opts := auth.Options{
-		ServerURL: serverURL, Tap: tap, Out: a.out, Interactive: a.interactive,
+		ServerURL: serverURL, Base: base, Tap: tap, Out: a.out, Interactive: a.interactive,
 		Headless: a.Headless, NoBrowser: a.NoBrowser, RedirectPort: a.RedirectPort, Scopes: a.Scopes,
 		ClientID: a.ClientID, ClientSecret: a.ClientSecret, ClientMetadataURL: a.ClientMetadataURL, Issuer: a.Issuer,
 		ClientName: "mcpi", ClientVersion: Version,
@@ -282,10 +285,26 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 	if o.useSession(cmd, args) {
 		return args, o.checkSession(cmd)
 	}
-	// The TARGET comes last: when several arguments look like URLs (a
-	// resource URI may be one), the last is the server's.
+	rest, misspelt := o.takeServerURL(args)
+	if err := o.checkTarget(misspelt); err != nil {
+		return nil, err
+	}
+	if err := o.checkFlags(); err != nil {
+		return nil, err
+	}
+	if err := o.Auth.validate(o, cmd); err != nil {
+		return nil, err
+	}
+	return rest, nil
+}
+
+// takeServerURL takes the server's URL out of args, unless the target is
+// given otherwise, and returns the other arguments, and a word that looks
+// like a misspelt server URL. The TARGET comes last: when several
+// arguments look like URLs (a resource URI may be one), the last is the
+// server's.
+func (o *TargetOptions) takeServerURL(args []string) (rest []string, misspelt string) {
 	serverAt := -1
-	misspelt := ""
 	if o.URL == "" && o.Command == nil {
 		for i, a := range args {
 			switch httpLike(a) {
@@ -296,7 +315,6 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 			}
 		}
 	}
-	var rest []string
 	for i, a := range args {
 		if i == serverAt {
 			o.URL = a
@@ -304,54 +322,61 @@ func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string
 		}
 		rest = append(rest, a)
 	}
+	return rest, misspelt
+}
+
+// checkTarget checks that one target is given: a URL, a command or
+// --server.
+func (o *TargetOptions) checkTarget(misspelt string) error {
 	switch {
 	case o.Server != "" && (o.URL != "" || o.Command != nil):
-		return nil, flagErrorf("give either --server or a URL or a command after \"--\", not several")
+		return flagErrorf("give either --server or a URL or a command after \"--\", not several")
 	case o.URL != "" && o.Command != nil:
-		return nil, flagErrorf("give either a URL or a command after \"--\", not both")
+		return flagErrorf("give either a URL or a command after \"--\", not both")
 	case o.URL == "" && o.Command == nil && o.Server == "" && misspelt != "":
-		return nil, badServerURL(misspelt)
+		return badServerURL(misspelt)
 	case o.URL == "" && o.Command == nil && o.Server == "":
-		return nil, flagErrorf("no server given: add \"-- COMMAND [ARGS...]\" for a stdio server, a URL for an HTTP server, or --server NAME")
+		return flagErrorf("no server given: add \"-- COMMAND [ARGS...]\" for a stdio server, a URL for an HTTP server, or --server NAME")
 	case o.Config != "" && o.Server == "":
-		return nil, flagErrorf("--config needs --server NAME")
+		return flagErrorf("--config needs --server NAME")
 	}
 	if o.URL != "" && httpLike(o.URL) != urlHTTP {
-		return nil, badServerURL(o.URL)
+		return badServerURL(o.URL)
 	}
+	return nil
+}
+
+// checkFlags checks the connection's flags (and $MCPI_ERA) but the
+// authorization's.
+func (o *TargetOptions) checkFlags() error {
 	switch o.Transport {
 	case "auto", "http", "sse":
 	default:
-		return nil, flagErrorf("invalid --transport %q: want auto, http or sse", o.Transport)
+		return flagErrorf("invalid --transport %q: want auto, http or sse", o.Transport)
 	}
 	if o.Protocol != "" && !mcp.IsKnownRevision(o.Protocol) {
-		return nil, flagErrorf("unknown --protocol-version %q: mcpi speaks %s and %s", o.Protocol, strings.Join(mcp.LegacyRevisions, ", "), strings.Join(mcp.ModernRevisions, ", "))
+		return flagErrorf("unknown --protocol-version %q: mcpi speaks %s and %s", o.Protocol, strings.Join(mcp.LegacyRevisions, ", "), strings.Join(mcp.ModernRevisions, ", "))
 	}
 	switch e := os.Getenv("MCPI_ERA"); e {
 	case "", session.EraAuto, session.EraLegacy, session.EraModern:
 	default:
-		return nil, flagErrorf("invalid MCPI_ERA %q: want auto, legacy or modern", e)
+		return flagErrorf("invalid MCPI_ERA %q: want auto, legacy or modern", e)
 	}
 	switch o.Era {
 	case "", session.EraAuto, session.EraLegacy, session.EraModern:
 	default:
-		return nil, flagErrorf("invalid --era %q: want auto, legacy or modern", o.Era)
+		return flagErrorf("invalid --era %q: want auto, legacy or modern", o.Era)
 	}
 	if o.Protocol != "" && o.Era != "" && o.Era != session.EraAuto && (o.Era == session.EraModern) != mcp.IsModern(o.Protocol) {
-		return nil, flagErrorf("--protocol-version %s is not of the %s era", o.Protocol, o.Era)
+		return flagErrorf("--protocol-version %s is not of the %s era", o.Protocol, o.Era)
 	}
 	for _, e := range o.Env {
 		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
-			return nil, flagErrorf("invalid --env %q: want KEY=VALUE", e)
+			return flagErrorf("invalid --env %q: want KEY=VALUE", e)
 		}
 	}
-	if _, err := o.header(); err != nil {
-		return nil, err
-	}
-	if err := o.Auth.validate(o, cmd); err != nil {
-		return nil, err
-	}
-	return rest, nil
+	_, err := o.header()
+	return err
 }
 
 func (o *TargetOptions) header() (http.Header, error) {
@@ -379,7 +404,7 @@ func (o *TargetOptions) dial(ctx context.Context, tap transport.Tap) (transport.
 		return c, nil
 	}
 	h, _ := o.header()
-	rt := o.Auth.roundTripper(o.URL, h, tap)
+	rt := o.Auth.roundTripper(o.URL, h, tap, o.httpTransport)
 	c, err := transport.DialHTTP(ctx, transport.HTTPMode(o.Transport), transport.HTTPOptions{URL: o.URL, Header: h, Tap: tap, Base: rt,
 		AllowCrossOriginRedirect: o.AllowCrossOriginRedirect, RedirectHint: "--allow-cross-origin-redirect follows it, without credentials"})
 	if err != nil {

@@ -131,72 +131,131 @@ where mcpi call --task, or a tool that requires tasks, leaves its task behind.`,
   mcpi tasks result 3f1c... --session everything
   mcpi tasks update 3f1c... --elicit-field confirm=true --session modern`,
 	}
-	cmd.AddCommand(newCmdTasksList(f), newCmdTasksGet(f, "get", "Show a task's state"),
-		newCmdTasksGet(f, "cancel", "Cancel a task (tasks/cancel) and show its state"), newCmdTasksResult(f),
-		newCmdTasksUpdate(f))
+	cmd.AddCommand(NewCmdTasksList(f, nil), NewCmdTasksGet(f, "get", "Show a task's state", nil),
+		NewCmdTasksGet(f, "cancel", "Cancel a task (tasks/cancel) and show its state", nil), NewCmdTasksResult(f, nil),
+		NewCmdTasksUpdate(f, nil))
 	return cmd
 }
 
-func newCmdTasksList(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	return simpleCmd(o, "list TARGET", "List the server's tasks (every page)",
-		"  mcpi tasks list --session everything\n  mcpi tasks list --session everything --json",
-		exactly(0, ""),
-		func(ctx context.Context, c *session.Client) error {
-			if c.Era() == session.EraModern {
-				return &removedMethod{method: "tasks/list", instead: "a task is known by the id its call returned (mcpi call shows it on stderr): mcpi tasks get ID"}
-			}
-			tasks, err := c.AllTasks(ctx)
-			if !listed(err) {
-				return err
-			}
-			if o.JSON {
-				return cut(writeJSON(o.IO, nonNil(tasks)), err)
-			}
-			tw := table(o.IO.Out, "TASK ID", "STATUS", "UPDATED", "MESSAGE")
-			for _, t := range tasks {
-				updated := t.LastUpdatedAt
-				if updated == "" {
-					updated = t.CreatedAt
-				}
-				row(tw, t.TaskID, t.Status, updated, t.StatusMessage)
-			}
-			return cut(tw.Flush(), err)
-		})
+// TasksListOptions are the input of `mcpi tasks list`.
+type TasksListOptions struct {
+	ConnOptions
 }
 
-// newCmdTasksGet returns `mcpi tasks get ID` or `mcpi tasks cancel ID`:
-// both answer with the task.
-func newCmdTasksGet(f *Factory, verb, short string) *cobra.Command {
-	o := f.connOptions()
-	var id string
-	return simpleCmd(o, verb+" ID TARGET", short,
-		fmt.Sprintf("  mcpi tasks %s 3f1c... --session everything", verb),
-		func(rest []string) error {
-			if err := exactly(1, "the task ID")(rest); err != nil {
+// NewCmdTasksList returns `mcpi tasks list TARGET`.
+func NewCmdTasksList(f *Factory, runF func(context.Context, *TasksListOptions) error) *cobra.Command {
+	opts := &TasksListOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:     "list TARGET",
+		Short:   "List the server's tasks (every page)",
+		Example: "  mcpi tasks list --session everything\n  mcpi tasks list --session everything --json",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if err != nil {
 				return err
 			}
-			id = rest[0]
-			return nil
+			if err := exactly(0, "")(rest); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return tasksListRun(cmd.Context(), opts)
 		},
-		func(ctx context.Context, c *session.Client) error {
-			if c.Era() == session.EraModern {
-				return showTaskDetail(ctx, o, c, verb, id)
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
+	return cmd
+}
+
+func tasksListRun(ctx context.Context, opts *TasksListOptions) error {
+	return opts.with(ctx, func(c *session.Client) error {
+		if c.Era() == session.EraModern {
+			return &removedMethod{method: "tasks/list", instead: "a task is known by the id its call returned (mcpi call shows it on stderr): mcpi tasks get ID"}
+		}
+		tasks, err := c.AllTasks(ctx)
+		if !listed(err) {
+			return err
+		}
+		if opts.JSON {
+			return cut(writeJSON(opts.IO, nonNil(tasks)), err)
+		}
+		tw := table(opts.IO.Out, "TASK ID", "STATUS", "UPDATED", "MESSAGE")
+		for _, t := range tasks {
+			updated := t.LastUpdatedAt
+			if updated == "" {
+				updated = t.CreatedAt
 			}
-			var raw json.RawMessage
-			if err := c.Call(ctx, "tasks/"+verb, mcp.TaskParams{TaskID: id}, &raw, nil); err != nil {
+			row(tw, t.TaskID, t.Status, updated, t.StatusMessage)
+		}
+		return cut(tw.Flush(), err)
+	})
+}
+
+// TasksGetOptions are the input of `mcpi tasks get` and `mcpi tasks
+// cancel`.
+type TasksGetOptions struct {
+	ConnOptions
+	Verb string // get or cancel
+	ID   string
+}
+
+// taskID parses the one positional argument of a tasks verb: the task ID.
+func taskID(o *ConnOptions, cmd *cobra.Command, args []string) (string, error) {
+	rest, err := o.Target.parseTarget(cmd, args)
+	if err != nil {
+		return "", err
+	}
+	if err := exactly(1, "the task ID")(rest); err != nil {
+		return "", err
+	}
+	return rest[0], nil
+}
+
+// NewCmdTasksGet returns `mcpi tasks get ID` or `mcpi tasks cancel ID`:
+// both answer with the task.
+func NewCmdTasksGet(f *Factory, verb, short string, runF func(context.Context, *TasksGetOptions) error) *cobra.Command {
+	opts := &TasksGetOptions{ConnOptions: f.conn(), Verb: verb}
+	cmd := &cobra.Command{
+		Use:     verb + " ID TARGET",
+		Short:   short,
+		Example: fmt.Sprintf("  mcpi tasks %s 3f1c... --session everything", verb),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, err = taskID(&opts.ConnOptions, cmd, args); err != nil {
 				return err
 			}
-			if o.JSON {
-				return writeRawJSON(o.IO, raw)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			var t mcp.Task
-			if err := json.Unmarshal(raw, &t); err != nil {
-				return &session.RPCError{Method: "tasks/" + verb, RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "the result is not a task: " + err.Error()}}
-			}
-			printTask(o.IO, t)
-			return nil
-		})
+			return tasksGetRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
+	return cmd
+}
+
+func tasksGetRun(ctx context.Context, opts *TasksGetOptions) error {
+	verb, id := opts.Verb, opts.ID
+	return opts.with(ctx, func(c *session.Client) error {
+		if c.Era() == session.EraModern {
+			return showTaskDetail(ctx, &opts.ConnOptions, c, verb, id)
+		}
+		var raw json.RawMessage
+		if err := c.Call(ctx, "tasks/"+verb, mcp.TaskParams{TaskID: id}, &raw, nil); err != nil {
+			return err
+		}
+		if opts.JSON {
+			return writeRawJSON(opts.IO, raw)
+		}
+		var t mcp.Task
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return &session.RPCError{Method: "tasks/" + verb, RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "the result is not a task: " + err.Error()}}
+		}
+		printTask(opts.IO, t)
+		return nil
+	})
 }
 
 // printTask shows a task, one field a line.
@@ -224,34 +283,52 @@ func printTask(ios *IOStreams, t mcp.Task) {
 	tw.Flush()
 }
 
-func newCmdTasksResult(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	var id, save string
-	cmd := simpleCmd(o, "result ID TARGET", "Wait for a task's result (tasks/result) and print it as mcpi call does",
-		"  mcpi tasks result 3f1c... --session everything\n  mcpi tasks result 3f1c... --session everything --json",
-		func(rest []string) error {
-			if err := exactly(1, "the task ID")(rest); err != nil {
+// TasksResultOptions are the input of `mcpi tasks result`.
+type TasksResultOptions struct {
+	ConnOptions
+	ID   string
+	Save string
+}
+
+// NewCmdTasksResult returns `mcpi tasks result ID TARGET`.
+func NewCmdTasksResult(f *Factory, runF func(context.Context, *TasksResultOptions) error) *cobra.Command {
+	opts := &TasksResultOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:     "result ID TARGET",
+		Short:   "Wait for a task's result (tasks/result) and print it as mcpi call does",
+		Example: "  mcpi tasks result 3f1c... --session everything\n  mcpi tasks result 3f1c... --session everything --json",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, err = taskID(&opts.ConnOptions, cmd, args); err != nil {
 				return err
 			}
-			id = rest[0]
-			return nil
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return tasksResultRun(cmd.Context(), opts)
 		},
-		func(ctx context.Context, c *session.Client) error {
-			if c.Era() == session.EraModern {
-				return &removedMethod{method: "tasks/result", instead: "a completed task carries its result: mcpi tasks get ID prints it"}
-			}
-			progress, endProgress := progressReporter(o.IO, o.verbose)
-			raw, err := c.TaskResult(ctx, id, &session.CallOptions{OnProgress: progress})
-			endProgress()
-			if err != nil {
-				return err
-			}
-			return printToolResult(o.IO, o.JSON, save, nil, "task "+id, raw)
-		})
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().StringVar(&save, "save", "", "write images, audio and blobs of the result into this directory")
+	cmd.Flags().StringVar(&opts.Save, "save", "", "write images, audio and blobs of the result into this directory")
 	end()
 	return cmd
+}
+
+func tasksResultRun(ctx context.Context, opts *TasksResultOptions) error {
+	return opts.with(ctx, func(c *session.Client) error {
+		if c.Era() == session.EraModern {
+			return &removedMethod{method: "tasks/result", instead: "a completed task carries its result: mcpi tasks get ID prints it"}
+		}
+		progress, endProgress := progressReporter(opts.IO, opts.verbose)
+		raw, err := c.TaskResult(ctx, opts.ID, &session.CallOptions{OnProgress: progress})
+		endProgress()
+		if err != nil {
+			return err
+		}
+		return printToolResult(opts.IO, opts.JSON, opts.Save, nil, "task "+opts.ID, raw)
+	})
 }
 
 // removedMethod is a tasks verb the 2026-07-28 tasks extension removed.
@@ -321,57 +398,77 @@ func printInputRequests(ios *IOStreams, t *mcp.DetailedTask) {
 	}
 }
 
-// newCmdTasksUpdate returns `mcpi tasks update ID TARGET`: the input a
+// TasksUpdateOptions are the input of `mcpi tasks update`.
+type TasksUpdateOptions struct {
+	ConnOptions
+	ID string
+	// Responses are the inputResponses to send as they are (JSON, @FILE
+	// or -), instead of the answers of the flags.
+	Responses string
+}
+
+// NewCmdTasksUpdate returns `mcpi tasks update ID TARGET`: the input a
 // task of the tasks extension waits for, answered with the usual flags
 // (--elicit, --elicit-field, --sampling-reply, --root) or given whole
 // with --responses, sent with tasks/update; then the task as it is.
-func newCmdTasksUpdate(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	var id, responses string
-	cmd := simpleCmd(o, "update ID TARGET", "Answer the input a task waits for (tasks/update, 2026-07-28) and show the task",
-		"  mcpi tasks update 3f1c... --elicit-field confirm=true --session modern\n  mcpi tasks update 3f1c... --responses '{\"k1\":{\"action\":\"decline\"}}' --session modern",
-		func(rest []string) error {
-			if err := exactly(1, "the task ID")(rest); err != nil {
+func NewCmdTasksUpdate(f *Factory, runF func(context.Context, *TasksUpdateOptions) error) *cobra.Command {
+	opts := &TasksUpdateOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:     "update ID TARGET",
+		Short:   "Answer the input a task waits for (tasks/update, 2026-07-28) and show the task",
+		Example: "  mcpi tasks update 3f1c... --elicit-field confirm=true --session modern\n  mcpi tasks update 3f1c... --responses '{\"k1\":{\"action\":\"decline\"}}' --session modern",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.ID, err = taskID(&opts.ConnOptions, cmd, args); err != nil {
 				return err
 			}
-			id = rest[0]
-			o.readsStdin = responses == "-"
-			return nil
+			opts.readsStdin = opts.Responses == "-"
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return tasksUpdateRun(cmd.Context(), opts)
 		},
-		func(ctx context.Context, c *session.Client) error {
-			if c.Era() != session.EraModern {
-				return &session.VersionError{Method: "tasks/update", Needs: mcp.Rev20260728, Got: c.ProtocolVersion()}
-			}
-			if responses != "" {
-				data, err := readArg(responses, o.IO)
-				if err != nil {
-					return err
-				}
-				var r map[string]any
-				if err := json.Unmarshal(data, &r); err != nil {
-					return flagErrorf("--responses must be a JSON object of answers by input key: %v", err)
-				}
-				if err := c.UpdateTask(ctx, id, r); err != nil {
-					return err
-				}
-				return showTaskDetail(ctx, o, c, "get", id)
-			}
-			t, _, err := c.GetTaskDetail(ctx, id)
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
+	end := flagGroup(cmd, groupArgs)
+	cmd.Flags().StringVar(&opts.Responses, "responses", "", "send these inputResponses as they are (JSON, @FILE or -) instead of answering with the flags")
+	end()
+	return cmd
+}
+
+func tasksUpdateRun(ctx context.Context, opts *TasksUpdateOptions) error {
+	id := opts.ID
+	return opts.with(ctx, func(c *session.Client) error {
+		if c.Era() != session.EraModern {
+			return &session.VersionError{Method: "tasks/update", Needs: mcp.Rev20260728, Got: c.ProtocolVersion()}
+		}
+		if opts.Responses != "" {
+			data, err := readArg(opts.Responses, opts.IO)
 			if err != nil {
 				return err
 			}
-			if t.Status != "input_required" || len(t.InputRequests) == 0 {
-				return protocolError("tasks/get", fmt.Sprintf("task %s waits for no input (status %s): nothing to answer", id, t.Status))
+			var r map[string]any
+			if err := json.Unmarshal(data, &r); err != nil {
+				return flagErrorf("--responses must be a JSON object of answers by input key: %v", err)
 			}
-			if err := c.AnswerTask(ctx, t, map[string]bool{}); err != nil {
+			if err := c.UpdateTask(ctx, id, r); err != nil {
 				return err
 			}
-			return showTaskDetail(ctx, o, c, "get", id)
-		})
-	end := flagGroup(cmd, groupArgs)
-	cmd.Flags().StringVar(&responses, "responses", "", "send these inputResponses as they are (JSON, @FILE or -) instead of answering with the flags")
-	end()
-	return cmd
+			return showTaskDetail(ctx, &opts.ConnOptions, c, "get", id)
+		}
+		t, _, err := c.GetTaskDetail(ctx, id)
+		if err != nil {
+			return err
+		}
+		if t.Status != "input_required" || len(t.InputRequests) == 0 {
+			return protocolError("tasks/get", fmt.Sprintf("task %s waits for no input (status %s): nothing to answer", id, t.Status))
+		}
+		if err := c.AnswerTask(ctx, t, map[string]bool{}); err != nil {
+			return err
+		}
+		return showTaskDetail(ctx, &opts.ConnOptions, c, "get", id)
+	})
 }
 
 // taskNotification decodes a notifications/tasks (the tasks extension's

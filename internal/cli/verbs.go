@@ -18,30 +18,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
-// simpleCmd builds a command that parses a TARGET, checks its own
-// positional arguments and runs against a connected session.
-func simpleCmd(o *ConnOptions, use, short, example string, check func(rest []string) error, run func(ctx context.Context, c *session.Client) error) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:     use,
-		Short:   short,
-		Example: example,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := o.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
-			if err := check(rest); err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			return o.with(ctx, func(c *session.Client) error { return run(ctx, c) })
-		},
-	}
-	addConnFlags(cmd, o)
-	addSessionFlag(cmd, o)
-	return cmd
-}
-
 func exactly(n int, what string) func([]string) error {
 	return func(rest []string) error {
 		switch {
@@ -54,72 +30,99 @@ func exactly(n int, what string) func([]string) error {
 	}
 }
 
+// ReadOptions are the input of `mcpi read`.
+type ReadOptions struct {
+	ConnOptions
+	URI         string
+	Save        string
+	Raw         bool
+	RawTerminal bool
+	Dir         bool
+}
+
 // NewCmdRead returns `mcpi read URI TARGET`.
-func NewCmdRead(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	var uri, save string
-	var raw, rawTTY, dir bool
-	cmd := simpleCmd(o, "read URI TARGET", "Read a resource and print its contents",
-		"  mcpi read demo://text/hello -- mcpi demo-server\n  mcpi read demo://binary/logo.png --save out/ -- mcpi demo-server\n  mcpi read demo://binary/logo.png --raw -- mcpi demo-server > logo.png\n  mcpi read --dir skill://pdf-processing -- ./skills-server",
-		func(rest []string) error {
+func NewCmdRead(f *Factory, runF func(context.Context, *ReadOptions) error) *cobra.Command {
+	opts := &ReadOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:     "read URI TARGET",
+		Short:   "Read a resource and print its contents",
+		Example: "  mcpi read demo://text/hello -- mcpi demo-server\n  mcpi read demo://binary/logo.png --save out/ -- mcpi demo-server\n  mcpi read demo://binary/logo.png --raw -- mcpi demo-server > logo.png\n  mcpi read --dir skill://pdf-processing -- ./skills-server",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if err != nil {
+				return err
+			}
 			if err := exactly(1, "the resource URI")(rest); err != nil {
 				return err
 			}
-			uri = rest[0]
+			opts.URI = rest[0]
 			switch {
-			case dir && (raw || save != ""):
+			case opts.Dir && (opts.Raw || opts.Save != ""):
 				return flagErrorf("--dir lists a directory's children: it goes with neither --raw nor --save")
-			case raw && (o.JSON || save != ""):
+			case opts.Raw && (opts.JSON || opts.Save != ""):
 				return flagErrorf("--raw writes the contents as they are: it goes with neither --json nor --save")
-			case raw && o.IO.StdoutTTY && !rawTTY:
+			case opts.Raw && opts.IO.StdoutTTY && !opts.RawTerminal:
 				return flagErrorf("--raw would write the server's bytes to a terminal, which they could drive: redirect stdout to a file or a pipe, or add --raw-terminal")
-			case rawTTY && !raw:
+			case opts.RawTerminal && !opts.Raw:
 				return flagErrorf("--raw-terminal goes with --raw")
 			}
-			return nil
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return readRun(cmd.Context(), opts)
 		},
-		func(ctx context.Context, c *session.Client) error {
-			if dir {
-				return readDirectory(ctx, c, o, uri)
-			}
-			var result json.RawMessage
-			if err := c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: uri}, &result, nil); err != nil {
-				return err
-			}
-			if o.JSON {
-				return writeRawJSON(o.IO, result)
-			}
-			var r mcp.ReadResourceResult
-			if err := json.Unmarshal(result, &r); err != nil {
-				return protocolError("resources/read", "the result is not a ReadResourceResult: "+err.Error())
-			}
-			if raw {
-				return writeContentsRaw(o.IO, r.Contents)
-			}
-			p := &contentPrinter{out: o.IO.Out, errw: o.IO.ErrOut, dir: o.IO.Path(save)}
-			for i, rc := range r.Contents {
-				if len(r.Contents) == 1 && rc.Text != nil {
-					// One text resource prints as itself, ready for a pipe.
-					text := sanitize(*rc.Text, true)
-					fmt.Fprint(o.IO.Out, text)
-					if !strings.HasSuffix(text, "\n") {
-						fmt.Fprintln(o.IO.Out)
-					}
-					continue
-				}
-				if err := p.resource(i, rc, "[contents]"); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().StringVar(&save, "save", "", "write blob contents into this directory")
-	cmd.Flags().BoolVar(&raw, "raw", false, "write the contents' exact bytes to stdout (text as sent, blobs decoded), for a file or a pipe")
-	cmd.Flags().BoolVar(&rawTTY, "raw-terminal", false, "with --raw: write the bytes even when stdout is a terminal")
-	cmd.Flags().BoolVar(&dir, "dir", false, "list the direct children of a directory resource (resources/directory/read, every page)")
+	cmd.Flags().StringVar(&opts.Save, "save", "", "write blob contents into this directory")
+	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "write the contents' exact bytes to stdout (text as sent, blobs decoded), for a file or a pipe")
+	cmd.Flags().BoolVar(&opts.RawTerminal, "raw-terminal", false, "with --raw: write the bytes even when stdout is a terminal")
+	cmd.Flags().BoolVar(&opts.Dir, "dir", false, "list the direct children of a directory resource (resources/directory/read, every page)")
 	end()
 	return cmd
+}
+
+func readRun(ctx context.Context, opts *ReadOptions) error {
+	return opts.with(ctx, func(c *session.Client) error { return readResource(ctx, c, opts) })
+}
+
+// readResource prints the resource, its bytes (--raw), or a directory's
+// children (--dir).
+func readResource(ctx context.Context, c *session.Client, opts *ReadOptions) error {
+	if opts.Dir {
+		return readDirectory(ctx, c, &opts.ConnOptions, opts.URI)
+	}
+	var result json.RawMessage
+	if err := c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: opts.URI}, &result, nil); err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeRawJSON(opts.IO, result)
+	}
+	var r mcp.ReadResourceResult
+	if err := json.Unmarshal(result, &r); err != nil {
+		return protocolError("resources/read", "the result is not a ReadResourceResult: "+err.Error())
+	}
+	if opts.Raw {
+		return writeContentsRaw(opts.IO, r.Contents)
+	}
+	p := &contentPrinter{out: opts.IO.Out, errw: opts.IO.ErrOut, dir: opts.IO.Path(opts.Save)}
+	for i, rc := range r.Contents {
+		if len(r.Contents) == 1 && rc.Text != nil {
+			// One text resource prints as itself, ready for a pipe.
+			text := sanitize(*rc.Text, true)
+			fmt.Fprint(opts.IO.Out, text)
+			if !strings.HasSuffix(text, "\n") {
+				fmt.Fprintln(opts.IO.Out)
+			}
+			continue
+		}
+		if err := p.resource(i, rc, "[contents]"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readDirectory lists the direct children of the directory resource at
@@ -201,81 +204,120 @@ func parsePairs(pairs []string, what string) (map[string]string, error) {
 	return out, nil
 }
 
+// PromptOptions are the input of `mcpi prompt`.
+type PromptOptions struct {
+	ConnOptions
+	Name      string
+	Arguments map[string]string
+}
+
 // NewCmdPrompt returns `mcpi prompt NAME [KEY=VALUE ...] TARGET`.
-func NewCmdPrompt(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	var name string
-	var args map[string]string
-	return simpleCmd(o, "prompt NAME [KEY=VALUE ...] TARGET", "Get a prompt with its arguments filled in",
-		"  mcpi prompt greet name=Ada style=pirate -- mcpi demo-server",
-		func(rest []string) error {
-			if len(rest) == 0 {
-				return flagErrorf("missing the prompt name")
-			}
-			name = rest[0]
-			var err error
-			args, err = parsePairs(rest[1:], "argument")
-			return err
-		},
-		func(ctx context.Context, c *session.Client) error {
-			prompts, err := c.AllPrompts(ctx)
+func NewCmdPrompt(f *Factory, runF func(context.Context, *PromptOptions) error) *cobra.Command {
+	opts := &PromptOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:     "prompt NAME [KEY=VALUE ...] TARGET",
+		Short:   "Get a prompt with its arguments filled in",
+		Example: "  mcpi prompt greet name=Ada style=pirate -- mcpi demo-server",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
 			if err != nil {
 				return err
 			}
-			for _, p := range prompts {
-				if p.Name != name {
-					continue
-				}
-				var missing []string
-				for _, a := range p.Arguments {
-					if _, ok := args[a.Name]; a.Required && !ok {
-						missing = append(missing, a.Name)
-					}
-				}
-				if len(missing) > 0 && !o.Target.Force {
-					return flagErrorf("prompt %s needs argument(s) %s", name, strings.Join(missing, ", "))
-				}
+			if len(rest) == 0 {
+				return flagErrorf("missing the prompt name")
 			}
-			var raw json.RawMessage
-			if err := c.Call(ctx, "prompts/get", mcp.GetPromptParams{Name: name, Arguments: args}, &raw, nil); err != nil {
+			opts.Name = rest[0]
+			if opts.Arguments, err = parsePairs(rest[1:], "argument"); err != nil {
 				return err
 			}
-			if o.JSON {
-				return writeRawJSON(o.IO, raw)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			var r mcp.GetPromptResult
-			if err := json.Unmarshal(raw, &r); err != nil {
-				return protocolError("prompts/get", "the result is not a GetPromptResult: "+err.Error())
+			return promptRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
+	return cmd
+}
+
+func promptRun(ctx context.Context, opts *PromptOptions) error {
+	return opts.with(ctx, func(c *session.Client) error { return getPrompt(ctx, c, opts) })
+}
+
+// getPrompt checks the prompt's required arguments (unless --force), gets
+// it and prints its messages.
+func getPrompt(ctx context.Context, c *session.Client, opts *PromptOptions) error {
+	name, args := opts.Name, opts.Arguments
+	prompts, err := c.AllPrompts(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range prompts {
+		if p.Name != name {
+			continue
+		}
+		var missing []string
+		for _, a := range p.Arguments {
+			if _, ok := args[a.Name]; a.Required && !ok {
+				missing = append(missing, a.Name)
 			}
-			if r.Description != "" {
-				fmt.Fprintf(o.IO.Out, "# %s\n\n", oneLine(r.Description))
-			}
-			p := &contentPrinter{out: o.IO.Out, errw: o.IO.ErrOut}
-			for i, m := range r.Messages {
-				fmt.Fprintf(o.IO.Out, "[%s]\n", sanitize(m.Role, false))
-				if err := p.block(i, m.Content); err != nil {
-					return err
-				}
-				if i < len(r.Messages)-1 {
-					fmt.Fprintln(o.IO.Out)
-				}
-			}
-			return nil
-		})
+		}
+		if len(missing) > 0 && !opts.Target.Force {
+			return flagErrorf("prompt %s needs argument(s) %s", name, strings.Join(missing, ", "))
+		}
+	}
+	var raw json.RawMessage
+	if err := c.Call(ctx, "prompts/get", mcp.GetPromptParams{Name: name, Arguments: args}, &raw, nil); err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeRawJSON(opts.IO, raw)
+	}
+	var r mcp.GetPromptResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return protocolError("prompts/get", "the result is not a GetPromptResult: "+err.Error())
+	}
+	if r.Description != "" {
+		fmt.Fprintf(opts.IO.Out, "# %s\n\n", oneLine(r.Description))
+	}
+	p := &contentPrinter{out: opts.IO.Out, errw: opts.IO.ErrOut}
+	for i, m := range r.Messages {
+		fmt.Fprintf(opts.IO.Out, "[%s]\n", sanitize(m.Role, false))
+		if err := p.block(i, m.Content); err != nil {
+			return err
+		}
+		if i < len(r.Messages)-1 {
+			fmt.Fprintln(opts.IO.Out)
+		}
+	}
+	return nil
+}
+
+// CompleteOptions are the input of `mcpi complete`.
+type CompleteOptions struct {
+	ConnOptions
+	Prompt   string
+	Template string
+	// ContextPairs are the --context flags, parsed into Context.
+	ContextPairs []string
+	Argument     mcp.CompleteArgument
+	Context      map[string]string
 }
 
 // NewCmdComplete returns `mcpi complete`.
-func NewCmdComplete(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	var prompt, template string
-	var contextPairs []string
-	var arg mcp.CompleteArgument
-	var ctxArgs map[string]string
-	cmd := simpleCmd(o, "complete (--prompt NAME | --template URI_TEMPLATE) ARG=PARTIAL TARGET",
-		"Ask the server to complete an argument of a prompt or a resource template",
-		"  mcpi complete --prompt greet style=p -- mcpi demo-server\n  mcpi complete --template 'demo://greeting/{lang}/{name}' lang=f -- mcpi demo-server",
-		func(rest []string) error {
-			if (prompt == "") == (template == "") {
+func NewCmdComplete(f *Factory, runF func(context.Context, *CompleteOptions) error) *cobra.Command {
+	opts := &CompleteOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:     "complete (--prompt NAME | --template URI_TEMPLATE) ARG=PARTIAL TARGET",
+		Short:   "Ask the server to complete an argument of a prompt or a resource template",
+		Example: "  mcpi complete --prompt greet style=p -- mcpi demo-server\n  mcpi complete --template 'demo://greeting/{lang}/{name}' lang=f -- mcpi demo-server",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if err != nil {
+				return err
+			}
+			if (opts.Prompt == "") == (opts.Template == "") {
 				return flagErrorf("give exactly one of --prompt and --template")
 			}
 			if err := exactly(1, "the argument to complete, ARG=PARTIAL")(rest); err != nil {
@@ -286,129 +328,199 @@ func NewCmdComplete(f *Factory) *cobra.Command {
 				return err
 			}
 			for k, v := range pairs {
-				arg = mcp.CompleteArgument{Name: k, Value: v}
+				opts.Argument = mcp.CompleteArgument{Name: k, Value: v}
 			}
-			ctxArgs, err = parsePairs(contextPairs, "--context")
-			return err
+			if opts.Context, err = parsePairs(opts.ContextPairs, "--context"); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return completeRun(cmd.Context(), opts)
 		},
-		func(ctx context.Context, c *session.Client) error {
-			if err := checkCompletable(ctx, c, prompt, template, arg.Name, ctxArgs); err != nil {
-				return err
-			}
-			p := mcp.CompleteParams{Argument: arg}
-			if prompt != "" {
-				p.Ref = mcp.CompleteReference{Type: "ref/prompt", Name: prompt}
-			} else {
-				p.Ref = mcp.CompleteReference{Type: "ref/resource", URI: template}
-			}
-			if len(ctxArgs) > 0 {
-				p.Context = &mcp.CompleteContext{Arguments: ctxArgs}
-			}
-			r, err := c.Complete(ctx, p)
-			if err != nil {
-				return err
-			}
-			if o.JSON {
-				return writeJSON(o.IO, r.Completion)
-			}
-			for _, v := range r.Completion.Values {
-				fmt.Fprintln(o.IO.Out, sanitize(v, false))
-			}
-			if r.Completion.HasMore || (r.Completion.Total != nil && *r.Completion.Total > len(r.Completion.Values)) {
-				total := "more"
-				if r.Completion.Total != nil {
-					total = fmt.Sprint(*r.Completion.Total)
-				}
-				fmt.Fprintf(o.IO.ErrOut, "(%d shown of %s)\n", len(r.Completion.Values), total)
-			}
-			return nil
-		})
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	end := flagGroup(cmd, groupArgs)
-	cmd.Flags().StringVar(&prompt, "prompt", "", "complete an argument of this prompt")
-	cmd.Flags().StringVar(&template, "template", "", "complete a variable of this resource template")
-	cmd.Flags().StringArrayVar(&contextPairs, "context", nil, "an argument already chosen, KEY=VALUE (repeatable)")
+	cmd.Flags().StringVar(&opts.Prompt, "prompt", "", "complete an argument of this prompt")
+	cmd.Flags().StringVar(&opts.Template, "template", "", "complete a variable of this resource template")
+	cmd.Flags().StringArrayVar(&opts.ContextPairs, "context", nil, "an argument already chosen, KEY=VALUE (repeatable)")
 	end()
 	return cmd
 }
 
+func completeRun(ctx context.Context, opts *CompleteOptions) error {
+	return opts.with(ctx, func(c *session.Client) error { return completeArgument(ctx, c, opts) })
+}
+
+// completeArgument asks for the completions of the argument and prints
+// them, with how many more the server has.
+func completeArgument(ctx context.Context, c *session.Client, opts *CompleteOptions) error {
+	if err := checkCompletable(ctx, c, opts.Prompt, opts.Template, opts.Argument.Name, opts.Context); err != nil {
+		return err
+	}
+	p := mcp.CompleteParams{Argument: opts.Argument}
+	if opts.Prompt != "" {
+		p.Ref = mcp.CompleteReference{Type: "ref/prompt", Name: opts.Prompt}
+	} else {
+		p.Ref = mcp.CompleteReference{Type: "ref/resource", URI: opts.Template}
+	}
+	if len(opts.Context) > 0 {
+		p.Context = &mcp.CompleteContext{Arguments: opts.Context}
+	}
+	r, err := c.Complete(ctx, p)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO, r.Completion)
+	}
+	for _, v := range r.Completion.Values {
+		fmt.Fprintln(opts.IO.Out, sanitize(v, false))
+	}
+	if r.Completion.HasMore || (r.Completion.Total != nil && *r.Completion.Total > len(r.Completion.Values)) {
+		total := "more"
+		if r.Completion.Total != nil {
+			total = fmt.Sprint(*r.Completion.Total)
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "(%d shown of %s)\n", len(r.Completion.Values), total)
+	}
+	return nil
+}
+
+// PingOptions are the input of `mcpi ping`.
+type PingOptions struct {
+	ConnOptions
+}
+
 // NewCmdPing returns `mcpi ping TARGET`.
-func NewCmdPing(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	return simpleCmd(o, "ping TARGET", "Check that the server answers, and how fast",
-		"  mcpi ping -- mcpi demo-server",
-		exactly(0, ""),
-		func(ctx context.Context, c *session.Client) error {
-			start := time.Now()
-			if err := c.Ping(ctx); err != nil {
+func NewCmdPing(f *Factory, runF func(context.Context, *PingOptions) error) *cobra.Command {
+	opts := &PingOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:     "ping TARGET",
+		Short:   "Check that the server answers, and how fast",
+		Example: "  mcpi ping -- mcpi demo-server",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if err != nil {
 				return err
 			}
-			d := time.Since(start)
-			if o.JSON {
-				return writeJSON(o.IO, map[string]any{"ok": true, "ms": float64(d.Microseconds()) / 1000})
+			if err := exactly(0, "")(rest); err != nil {
+				return err
 			}
-			if c.Era() == session.EraModern {
-				fmt.Fprintf(o.IO.Out, "answered in %s (server/discover: the modern era has no ping)\n", d.Round(10*time.Microsecond))
-				return nil
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			fmt.Fprintf(o.IO.Out, "pong in %s\n", d.Round(10*time.Microsecond))
+			return pingRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
+	return cmd
+}
+
+func pingRun(ctx context.Context, opts *PingOptions) error {
+	return opts.with(ctx, func(c *session.Client) error {
+		start := time.Now()
+		if err := c.Ping(ctx); err != nil {
+			return err
+		}
+		d := time.Since(start)
+		if opts.JSON {
+			return writeJSON(opts.IO, map[string]any{"ok": true, "ms": float64(d.Microseconds()) / 1000})
+		}
+		if c.Era() == session.EraModern {
+			fmt.Fprintf(opts.IO.Out, "answered in %s (server/discover: the modern era has no ping)\n", d.Round(10*time.Microsecond))
 			return nil
-		})
+		}
+		fmt.Fprintf(opts.IO.Out, "pong in %s\n", d.Round(10*time.Microsecond))
+		return nil
+	})
+}
+
+// InfoOptions are the input of `mcpi info`.
+type InfoOptions struct {
+	ConnOptions
 }
 
 // NewCmdInfo returns `mcpi info TARGET`.
-func NewCmdInfo(f *Factory) *cobra.Command {
-	o := f.connOptions()
-	return simpleCmd(o, "info TARGET", "Show the negotiated revision, server info, capabilities and instructions",
-		"  mcpi info -- mcpi demo-server",
-		exactly(0, ""),
-		func(ctx context.Context, c *session.Client) error {
-			init := c.InitializeResult()
-			transportName := "?"
-			if n, ok := c.Conn().(transport.Namer); ok {
-				transportName = n.Name()
+func NewCmdInfo(f *Factory, runF func(context.Context, *InfoOptions) error) *cobra.Command {
+	opts := &InfoOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:     "info TARGET",
+		Short:   "Show the negotiated revision, server info, capabilities and instructions",
+		Example: "  mcpi info -- mcpi demo-server",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if err != nil {
+				return err
 			}
-			if o.JSON {
-				var raw map[string]json.RawMessage
-				json.Unmarshal(c.InitializeResultRaw(), &raw)
-				t, _ := json.Marshal(transportName)
-				raw["transport"] = t
-				raw["era"], _ = json.Marshal(c.Era())
-				raw["eraReason"], _ = json.Marshal(c.EraReason())
-				raw["protocolVersion"], _ = json.Marshal(c.ProtocolVersion())
-				b, _ := json.Marshal(raw)
-				return writeRawJSON(o.IO, b)
+			if err := exactly(0, "")(rest); err != nil {
+				return err
 			}
-			w := o.IO.Out
-			si := init.ServerInfo
-			fmt.Fprintf(w, "Server:     %s %s\n", oneLine(displayName(si.Title, si.Name)), oneLine(si.Version))
-			if si.Description != "" {
-				fmt.Fprintf(w, "            %s\n", oneLine(si.Description))
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if si.WebsiteURL != "" {
-				fmt.Fprintf(w, "Website:    %s\n", oneLine(si.WebsiteURL))
-			}
-			fmt.Fprintf(w, "Protocol:   %s (%s era; %s)\n", c.ProtocolVersion(), c.Era(), oneLine(c.EraReason()))
-			fmt.Fprintf(w, "Transport:  %s\n", transportName)
-			var cache mcp.Cache
-			if json.Unmarshal(c.InitializeResultRaw(), &cache) == nil && (cache.TTLMs != nil || cache.CacheScope != "") {
-				ttl := "none"
-				if cache.TTLMs != nil {
-					ttl = (time.Duration(*cache.TTLMs) * time.Millisecond).String()
-				}
-				fmt.Fprintf(w, "Cache:      ttl %s, scope %s\n", ttl, sanitize(cache.CacheScope, false))
-			}
-			fmt.Fprintf(w, "Capabilities:\n")
-			for _, line := range capabilityLines(c.InitializeResultRaw()) {
-				fmt.Fprintf(w, "  %s\n", line)
-			}
-			if init.Instructions != "" {
-				fmt.Fprintf(w, "Instructions:\n")
-				for _, l := range strings.Split(sanitize(init.Instructions, true), "\n") {
-					fmt.Fprintf(w, "  %s\n", l)
-				}
-			}
-			return nil
-		})
+			return infoRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
+	return cmd
+}
+
+func infoRun(ctx context.Context, opts *InfoOptions) error {
+	return opts.with(ctx, func(c *session.Client) error { return printInfo(c, &opts.ConnOptions) })
+}
+
+// printInfo shows what the handshake settled.
+func printInfo(c *session.Client, o *ConnOptions) error {
+	init := c.InitializeResult()
+	transportName := "?"
+	if n, ok := c.Conn().(transport.Namer); ok {
+		transportName = n.Name()
+	}
+	if o.JSON {
+		var raw map[string]json.RawMessage
+		json.Unmarshal(c.InitializeResultRaw(), &raw)
+		t, _ := json.Marshal(transportName)
+		raw["transport"] = t
+		raw["era"], _ = json.Marshal(c.Era())
+		raw["eraReason"], _ = json.Marshal(c.EraReason())
+		raw["protocolVersion"], _ = json.Marshal(c.ProtocolVersion())
+		b, _ := json.Marshal(raw)
+		return writeRawJSON(o.IO, b)
+	}
+	w := o.IO.Out
+	si := init.ServerInfo
+	fmt.Fprintf(w, "Server:     %s %s\n", oneLine(displayName(si.Title, si.Name)), oneLine(si.Version))
+	if si.Description != "" {
+		fmt.Fprintf(w, "            %s\n", oneLine(si.Description))
+	}
+	if si.WebsiteURL != "" {
+		fmt.Fprintf(w, "Website:    %s\n", oneLine(si.WebsiteURL))
+	}
+	fmt.Fprintf(w, "Protocol:   %s (%s era; %s)\n", c.ProtocolVersion(), c.Era(), oneLine(c.EraReason()))
+	fmt.Fprintf(w, "Transport:  %s\n", transportName)
+	var cache mcp.Cache
+	if json.Unmarshal(c.InitializeResultRaw(), &cache) == nil && (cache.TTLMs != nil || cache.CacheScope != "") {
+		ttl := "none"
+		if cache.TTLMs != nil {
+			ttl = (time.Duration(*cache.TTLMs) * time.Millisecond).String()
+		}
+		fmt.Fprintf(w, "Cache:      ttl %s, scope %s\n", ttl, sanitize(cache.CacheScope, false))
+	}
+	fmt.Fprintf(w, "Capabilities:\n")
+	for _, line := range capabilityLines(c.InitializeResultRaw()) {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	if init.Instructions != "" {
+		fmt.Fprintf(w, "Instructions:\n")
+		for _, l := range strings.Split(sanitize(init.Instructions, true), "\n") {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	return nil
 }
 
 // capabilityLines lists the server's capabilities as sent, one per line.
@@ -437,29 +549,46 @@ func capabilityLines(initRaw json.RawMessage) []string {
 	return out
 }
 
+// CompletionOptions are the input of `mcpi completion`.
+type CompletionOptions struct {
+	IO    *IOStreams
+	Shell string
+	// Root is the command tree the script completes.
+	Root *cobra.Command
+}
+
 // NewCmdCompletion returns `mcpi completion SHELL`.
-func NewCmdCompletion(f *Factory) *cobra.Command {
+func NewCmdCompletion(f *Factory, runF func(context.Context, *CompletionOptions) error) *cobra.Command {
+	opts := &CompletionOptions{IO: f.IO}
 	return &cobra.Command{
 		Use:       "completion bash|zsh|fish|powershell",
 		Short:     "Print a shell completion script",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root := cmd.Root()
-			out := f.IO.Out
-			switch args[0] {
-			case "bash":
-				return genBashCompletion(root, out)
-			case "zsh":
-				return root.GenZshCompletion(out)
-			case "fish":
-				return root.GenFishCompletion(out, true)
-			case "powershell":
-				return root.GenPowerShellCompletionWithDesc(out)
+			if !slices.Contains(cmd.ValidArgs, args[0]) {
+				return flagErrorf("unknown shell %q: want bash, zsh, fish or powershell", args[0])
 			}
-			return flagErrorf("unknown shell %q: want bash, zsh, fish or powershell", args[0])
+			opts.Shell, opts.Root = args[0], cmd.Root()
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return completionRun(cmd.Context(), opts)
 		},
 	}
+}
+
+func completionRun(_ context.Context, opts *CompletionOptions) error {
+	out := opts.IO.Out
+	switch opts.Shell {
+	case "bash":
+		return genBashCompletion(opts.Root, out)
+	case "zsh":
+		return opts.Root.GenZshCompletion(out)
+	case "fish":
+		return opts.Root.GenFishCompletion(out, true)
+	}
+	return opts.Root.GenPowerShellCompletionWithDesc(out)
 }
 
 // checkCompletable refuses, as a usage error, an argument that the prompt
