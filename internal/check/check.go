@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/check/hosts"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -330,4 +331,17 @@ func (r *run) noAnswerFor(err error, subject, rule string) bool {
 	}
 	r.report(ruleErrorsNoAnswer, subject, nil, "no answer within %v: JSON-RPC requires a response to every request, a result or an error%s", na.after, what)
 	return true
+}
+
+// HandshakeFailed is the report of a server whose handshake failed, so
+// that nothing else could be checked: its one finding says why, and every
+// host's verdict is unknown.
+func HandshakeFailed(err error, transport string) *Report {
+	rep := &Report{Transport: transport, Rules: []Rule{*ruleHandshakeCompletes}, Hosts: []HostVerdict{}}
+	rep.Findings = []Finding{{Rule: ruleHandshakeCompletes.ID, Severity: Error, Subject: "initialize",
+		Message: "the handshake failed, so nothing else could be checked: " + err.Error(), Source: ruleHandshakeCompletes.Source}}
+	for _, res := range hosts.Judge(nil, hosts.Env{}, false) {
+		rep.Hosts = append(rep.Hosts, HostVerdict{Host: res.Host.ID, Name: res.Host.Name, OptIn: res.Host.OptIn, Verdict: string(res.Verdict)})
+	}
+	return rep
 }

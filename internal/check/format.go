@@ -11,7 +11,11 @@ import (
 // each with its rule, source and evidence, then a summary line. w must be
 // a sink for human output: the subjects and messages quote the server.
 func WriteText(w io.Writer, rep *Report) {
-	fmt.Fprintf(w, "mcpi check: %s %s · %s (%s era)", orDash(rep.Server.Name), rep.Server.Version, rep.ProtocolVersion, rep.Era)
+	if rep.ProtocolVersion == "" {
+		fmt.Fprint(w, "mcpi check: the handshake did not complete")
+	} else {
+		fmt.Fprintf(w, "mcpi check: %s %s · %s (%s era)", orDash(rep.Server.Name), rep.Server.Version, rep.ProtocolVersion, rep.Era)
+	}
 	if rep.Transport != "" {
 		fmt.Fprintf(w, " · %s", rep.Transport)
 	}

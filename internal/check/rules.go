@@ -39,6 +39,7 @@ const (
 // The rules: each a handle that its checks pass, so that a rule named
 // wrong is a compile error, not a string that matches nothing.
 var (
+	ruleHandshakeCompletes          = &Rule{ID: "handshake/completes", Severity: Error, Summary: "The handshake completes: initialize (or server/discover) is answered with a revision that exists, which the client offered or the server supports, and a well-formed result.", Source: "MCP 2025-11-25 basic/lifecycle § Initialization, § Version Negotiation; MCP 2026-07-28 basic/versioning"}
 	ruleHandshakeUnknownVersion     = &Rule{ID: "handshake/unknown-version", Severity: Error, Summary: "Offered a revision that does not exist, a legacy server answers initialize with one it supports; a modern one refuses with -32022 listing data.supported.", Source: "MCP 2025-11-25 basic/lifecycle § Version Negotiation; MCP 2026-07-28 basic/versioning § Protocol Version Negotiation"}
 	ruleDualEraSameTools            = &Rule{ID: "dual-era/same-tools", Severity: Warning, Summary: "A server that speaks both eras lists the same tools in each.", Source: "MCP 2026-07-28 basic/versioning (dual-era implementations)"}
 	ruleHandshakeServerInfo         = &Rule{ID: "handshake/server-info", Severity: Warning, Summary: `serverInfo names the server and its version; in 2026-07-28 it is in the server/discover result's _meta["io.modelcontextprotocol/serverInfo"] (one at the top level is used, and reported where it was found).`, Source: srcLifecycle}
@@ -94,6 +95,7 @@ var (
 )
 
 var ruleList = []*Rule{
+	ruleHandshakeCompletes,
 	ruleHandshakeUnknownVersion,
 	ruleDualEraSameTools,
 	ruleHandshakeServerInfo,

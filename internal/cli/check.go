@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os/exec"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/check"
+	"github.com/mcpi-dev/mcpi/internal/check/doctor"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -73,6 +76,7 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 			obs.OnStderr()
 		}
 	})}
+	hk.connectFailed = func(err error) error { return opts.cannotConnect(ctx, err) }
 	var rep *check.Report
 	err := opts.withHooks(ctx, hk, func(c *session.Client) error {
 		copts := checkOptions(&opts.Target, c)
@@ -84,6 +88,11 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
+	return opts.report(rep)
+}
+
+// report prints a check's report and returns its exit.
+func (opts *CheckOptions) report(rep *check.Report) error {
 	switch {
 	case opts.SARIF:
 		var b bytes.Buffer
@@ -177,4 +186,66 @@ func (o *CheckOptions) validateHosts() error {
 	}
 	o.Hosts = out
 	return nil
+}
+
+// cannotConnect is mcpi check's answer to a server it could not connect
+// to: a handshake that failed is the report's one finding (exit 1); a
+// server that could not be reached gets the doctor's checklist, which says
+// at which step and what to do (exit 3, 5 or 6 as the failure was, or 9
+// when the server's environment is at fault). Never a bare "could not
+// connect".
+func (opts *CheckOptions) cannotConnect(ctx context.Context, err error) error {
+	if exitCodeFor(err) == ExitProtocol {
+		return opts.report(check.HandshakeFailed(err, ""))
+	}
+	t := &opts.Target
+	var rep doctor.Report
+	if t.URL != "" {
+		header, _ := t.header()
+		if t.Auth.Bearer != "" {
+			header.Set("Authorization", "Bearer "+t.Auth.Bearer)
+		}
+		rep = doctor.HTTP(ctx, t.URL, header, doctor.Net{Timeout: t.Timeout, HTTP: t.httpTransport},
+			func(context.Context) error { return err })
+	} else {
+		rep = doctor.Stdio(t.Command, exec.LookPath, err)
+	}
+	code, kind := exitCodeFor(err), errorKind(err)
+	if rep.Environment != "" {
+		code, kind = ExitEnvironment, KindCheckEnvironment
+	}
+	what := "mcpi check could not reach the server: " + oneLine(err.Error())
+	if opts.JSON || opts.SARIF {
+		doc := map[string]any{"error": map[string]any{"message": what, "kind": kind, "exitCode": int(code)}, "connection": rep}
+		b, merr := json.Marshal(doc)
+		if merr != nil {
+			return merr
+		}
+		if werr := writeRawJSON(opts.IO, b); werr != nil {
+			return werr
+		}
+	} else {
+		writeDoctor(opts.IO.Out, rep)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", what)
+	return errSilent{code: code, kind: kind, what: what}
+}
+
+// writeDoctor prints the doctor's checklist.
+func writeDoctor(w io.Writer, rep doctor.Report) {
+	fmt.Fprintf(w, "mcpi check could not reach %s. Step by step:\n", rep.Target)
+	marks := map[string]string{doctor.Passed: "ok  ", doctor.Failed: "FAIL", doctor.Skipped: "-   "}
+	for _, s := range rep.Steps {
+		line := fmt.Sprintf("  %s %s", marks[s.Status], s.Name)
+		if s.Detail != "" {
+			line += ": " + s.Detail
+		}
+		fmt.Fprintln(w, line)
+		if s.Fix != "" {
+			fmt.Fprintf(w, "       what to do: %s\n", s.Fix)
+		}
+	}
+	if rep.Environment != "" {
+		fmt.Fprintf(w, "This looks like the server's environment, not its protocol: %s. Check the server's configuration (its environment variables, credentials and the services it needs).\n", rep.Environment)
+	}
 }

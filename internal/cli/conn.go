@@ -103,6 +103,9 @@ type connHooks struct {
 	warned   func(session.Warning)      // takes the warnings instead of stderr (mcpi check, a session's daemon)
 	client   *mcp.Implementation        // who mcpi says it is (replay --verify: the recorded host)
 	caps     *mcp.ClientCapabilities    // what it declares (replay --verify: the recorded host's)
+	// connectFailed takes a failure to connect, and returns the command's
+	// error (mcpi check reports it its own way).
+	connectFailed func(err error) error
 }
 
 // with connects, runs fn, and closes the session and the trace, whatever
@@ -121,9 +124,12 @@ func (o *ConnOptions) withHooks(ctx context.Context, hk connHooks, fn func(*sess
 		return o.forward(ctx)
 	}
 	c, err := o.open(ctx, hk)
-	if err == nil {
+	switch {
+	case err == nil:
 		err = o.withAnswers(fn(c))
 		c.Close()
+	case hk.connectFailed != nil && !errors.As(err, new(*FlagError)):
+		err = hk.connectFailed(err)
 	}
 	if o.recorder != nil {
 		if cerr := o.recorder.Close(); cerr != nil {

@@ -72,6 +72,10 @@ type Net struct {
 	RootCAs *x509.CertPool
 	// Timeout bounds each step (0: 10 s).
 	Timeout time.Duration
+	// HTTP, when set, sends the HTTP steps' requests instead of the
+	// network (the DNS, TCP and TLS steps are then not taken): a command
+	// test's transport.
+	HTTP http.RoundTripper
 }
 
 func (n Net) lookup(ctx context.Context, host string) ([]string, error) {
@@ -206,34 +210,8 @@ func HTTP(ctx context.Context, rawURL string, header http.Header, n Net, handsha
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
 	addr := net.JoinHostPort(host, port)
-	c.step("DNS", func() (string, string, error) {
-		if net.ParseIP(host) != nil {
-			return host + " is an address", "", nil
-		}
-		ctx, cancel := n.clock().Context(ctx)
-		defer cancel()
-		addrs, err := n.lookup(ctx, host)
-		if err != nil {
-			return host, "check the host name, and that this machine's DNS can resolve it", err
-		}
-		return host + " is " + strings.Join(addrs, ", "), "", nil
-	})
-	var tcp net.Conn
-	c.step("TCP", func() (string, string, error) {
-		ctx, cancel := n.clock().Context(ctx)
-		defer cancel()
-		conn, err := n.dial(ctx, "tcp", addr)
-		if err != nil {
-			return addr, "is the server running, and listening on that port? a firewall or proxy between?", err
-		}
-		tcp = conn
-		return addr + " accepts connections", "", nil
-	})
-	if tcp != nil {
-		tcp.Close()
-	}
-	if u.Scheme == "https" {
-		c.step("TLS", func() (string, string, error) { return tlsStep(ctx, n, addr, host) })
+	if n.HTTP == nil {
+		c.network(ctx, n, u, host, addr)
 	}
 	var status int
 	var wwwAuth string
@@ -308,6 +286,9 @@ const initializeProbe = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":
 
 // client is the doctor's HTTP client, over its own dialer.
 func (n Net) client() *http.Client {
+	if n.HTTP != nil {
+		return transport.NewHTTPClient(n.HTTP, transport.EgressPolicy{})
+	}
 	base := &http.Transport{DialContext: n.dial, TLSClientConfig: &tls.Config{RootCAs: n.RootCAs, MinVersion: tls.VersionTLS12},
 		ResponseHeaderTimeout: n.timeout(), DisableKeepAlives: true}
 	return transport.NewHTTPClient(base, transport.EgressPolicy{})
@@ -376,4 +357,37 @@ func metadataStep(ctx context.Context, n Net, u *url.URL) (string, string, error
 		}
 	}
 	return strings.Join(tried, ", "), "the server asks for authorization but publishes no protected resource metadata (RFC 9728): give --bearer TOKEN", errors.New("not found")
+}
+
+// network runs the steps below HTTP: DNS, TCP and, for https, TLS.
+func (c *checklist) network(ctx context.Context, n Net, u *url.URL, host, addr string) {
+	c.step("DNS", func() (string, string, error) {
+		if net.ParseIP(host) != nil {
+			return host + " is an address", "", nil
+		}
+		ctx, cancel := n.clock().Context(ctx)
+		defer cancel()
+		addrs, err := n.lookup(ctx, host)
+		if err != nil {
+			return host, "check the host name, and that this machine's DNS can resolve it", err
+		}
+		return host + " is " + strings.Join(addrs, ", "), "", nil
+	})
+	var tcp net.Conn
+	c.step("TCP", func() (string, string, error) {
+		ctx, cancel := n.clock().Context(ctx)
+		defer cancel()
+		conn, err := n.dial(ctx, "tcp", addr)
+		if err != nil {
+			return addr, "is the server running, and listening on that port? a firewall or proxy between?", err
+		}
+		tcp = conn
+		return addr + " accepts connections", "", nil
+	})
+	if tcp != nil {
+		tcp.Close()
+	}
+	if u.Scheme == "https" {
+		c.step("TLS", func() (string, string, error) { return tlsStep(ctx, n, addr, host) })
+	}
 }
