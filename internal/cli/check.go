@@ -26,6 +26,10 @@ type CheckOptions struct {
 	// Hosts are the hosts the server must work with (--host): only their
 	// rejections are errors.
 	Hosts []string
+	// All checks every configured server (--all), or those of Target.Config.
+	All bool
+
+	obs *check.Observer // what the session saw while check ran
 }
 
 // NewCmdCheck returns `mcpi check TARGET`.
@@ -39,6 +43,15 @@ func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 			"unless --call is given, and then only tools annotated read-only. Exit 1 when it finds errors.",
 		Example: "  mcpi check -- npx -y @modelcontextprotocol/server-everything\n  mcpi check https://example.com/mcp --sarif > mcp.sarif",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.All {
+				if err := opts.checkAllFlags(cmd, args); err != nil {
+					return err
+				}
+				if runF != nil {
+					return runF(cmd.Context(), opts)
+				}
+				return checkAllRun(cmd.Context(), opts)
+			}
 			rest, err := opts.Target.parseTarget(cmd, args)
 			if err != nil {
 				return err
@@ -61,6 +74,7 @@ func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 	addConnFlags(cmd, &opts.ConnOptions)
 	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().BoolVar(&opts.Call, "call", false, "also call the tools annotated read-only, with arguments made from their input schemas")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "check every server configured on this machine (the files mcpi servers reads), or those of --config FILE, one at a time; never --call")
 	cmd.Flags().StringSliceVar(&opts.Hosts, "host", nil, "the hosts the server must work with (comma-separated: "+strings.Join(check.HostIDs(), ", ")+", or all): a rejection by one is an error")
 	end()
 	end = flagGroup(cmd, groupOutput)
@@ -70,25 +84,36 @@ func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 }
 
 func checkRun(ctx context.Context, opts *CheckOptions) error {
-	obs := &check.Observer{}
-	hk := connHooks{warned: obs.OnWarning, tap: transport.TapFunc(func(e transport.Event) {
-		if e.Kind == transport.KindStderr {
-			obs.OnStderr()
-		}
-	})}
+	hk, rep, err := opts.hooksFor(ctx)
 	hk.connectFailed = func(err error) error { return opts.cannotConnect(ctx, err) }
-	var rep *check.Report
-	err := opts.withHooks(ctx, hk, func(c *session.Client) error {
-		copts := checkOptions(&opts.Target, c)
-		copts.Call = opts.Call
-		copts.Hosts, copts.ServerName = opts.Hosts, opts.Target.Server
-		rep = check.Run(ctx, c, obs, copts)
+	err = opts.withHooks(ctx, hk, func(c *session.Client) error {
+		*rep = *opts.runChecks(ctx, c)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	return opts.report(rep)
+}
+
+// hooksFor returns the hooks of a check's connection, the report it will
+// fill, and an observer behind both.
+func (opts *CheckOptions) hooksFor(ctx context.Context) (connHooks, *check.Report, error) {
+	obs := &check.Observer{}
+	opts.obs = obs
+	return connHooks{warned: obs.OnWarning, tap: transport.TapFunc(func(e transport.Event) {
+		if e.Kind == transport.KindStderr {
+			obs.OnStderr()
+		}
+	})}, &check.Report{}, nil
+}
+
+// runChecks checks the server behind c.
+func (opts *CheckOptions) runChecks(ctx context.Context, c *session.Client) *check.Report {
+	copts := checkOptions(&opts.Target, c)
+	copts.Call = opts.Call
+	copts.Hosts, copts.ServerName = opts.Hosts, opts.Target.Server
+	return check.Run(ctx, c, opts.obs, copts)
 }
 
 // report prints a check's report and returns its exit.
@@ -195,8 +220,39 @@ func (o *CheckOptions) validateHosts() error {
 // when the server's environment is at fault). Never a bare "could not
 // connect".
 func (opts *CheckOptions) cannotConnect(ctx context.Context, err error) error {
+	d := opts.diagnose(ctx, err)
+	if d.handshake != nil {
+		return opts.report(d.handshake)
+	}
+	if opts.JSON || opts.SARIF {
+		doc := map[string]any{"error": map[string]any{"message": d.what, "kind": d.kind, "exitCode": int(d.code)}, "connection": d.doc}
+		b, merr := json.Marshal(doc)
+		if merr != nil {
+			return merr
+		}
+		if werr := writeRawJSON(opts.IO, b); werr != nil {
+			return werr
+		}
+	} else {
+		writeDoctor(opts.IO.Out, *d.doc)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", d.what)
+	return errSilent{code: d.code, kind: d.kind, what: d.what}
+}
+
+// diagnosis is what mcpi check makes of a failure to connect: a failed
+// handshake's report, or the doctor's checklist with the exit it calls for.
+type diagnosis struct {
+	handshake *check.Report
+	doc       *doctor.Report
+	code      ExitCode
+	kind      string
+	what      string
+}
+
+func (opts *CheckOptions) diagnose(ctx context.Context, err error) diagnosis {
 	if exitCodeFor(err) == ExitProtocol {
-		return opts.report(check.HandshakeFailed(err, ""))
+		return diagnosis{handshake: check.HandshakeFailed(err, ""), code: ExitToolError, kind: KindCheckFailed}
 	}
 	t := &opts.Target
 	var rep doctor.Report
@@ -210,25 +266,11 @@ func (opts *CheckOptions) cannotConnect(ctx context.Context, err error) error {
 	} else {
 		rep = doctor.Stdio(t.Command, exec.LookPath, err)
 	}
-	code, kind := exitCodeFor(err), errorKind(err)
+	d := diagnosis{doc: &rep, code: exitCodeFor(err), kind: errorKind(err), what: "mcpi check could not reach the server: " + oneLine(err.Error())}
 	if rep.Environment != "" {
-		code, kind = ExitEnvironment, KindCheckEnvironment
+		d.code, d.kind = ExitEnvironment, KindCheckEnvironment
 	}
-	what := "mcpi check could not reach the server: " + oneLine(err.Error())
-	if opts.JSON || opts.SARIF {
-		doc := map[string]any{"error": map[string]any{"message": what, "kind": kind, "exitCode": int(code)}, "connection": rep}
-		b, merr := json.Marshal(doc)
-		if merr != nil {
-			return merr
-		}
-		if werr := writeRawJSON(opts.IO, b); werr != nil {
-			return werr
-		}
-	} else {
-		writeDoctor(opts.IO.Out, rep)
-	}
-	fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", what)
-	return errSilent{code: code, kind: kind, what: what}
+	return d
 }
 
 // writeDoctor prints the doctor's checklist.

@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
@@ -44,6 +48,49 @@ func TestCheckCommand(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			checkCase(t, tc)
+		})
+	}
+}
+
+// TestCheckAll: check --all says what it will start before starting it,
+// checks each configured server one at a time, never shows a secret the
+// configuration holds, and ends with the server × host matrix; its exit
+// is the worst outcome (errors, then a server not reached).
+func TestCheckAll(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-live-0123456789abcdef"
+	peer := func(mode string) map[string]any {
+		return map[string]any{"command": os.Args[0], "args": []string{"-test.run=^$"}, "env": map[string]string{mcptest.PeerEnv: mode}}
+	}
+	cfg := map[string]any{"mcpServers": map[string]any{
+		"clean":      peer(mcptest.HostsPrefix + "clean"),
+		"long-names": peer(mcptest.HostsPrefix + "openai"),
+		"gone":       map[string]any{"command": "mcpi-no-such-server", "args": []string{"--token", secret}, "env": map[string]string{"GONE_API_KEY": secret}},
+		"off":        map[string]any{"command": "mcpi-no-such-server", "disabled": true},
+	}}
+	b, _ := json.Marshal(cfg)
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []cliCase{
+		{name: "matrix", args: []string{"check", "--all", "--config", file}, code: ExitConnect,
+			stdout:    []string{"SERVER", "openai-strict", "clean", "long-names", "REJECT", "gone", "unreachable", "off", "skipped", "disabled in"},
+			stderr:    []string{"4 server(s), one at a time:", "gone (" + file + "): mcpi-no-such-server --token"},
+			notStdout: []string{secret}, progress: true},
+		{name: "a named host rejects", args: []string{"check", "--all", "--config", file, "--host", "openai"}, code: ExitToolError, stdout: []string{"long-names"}, progress: true},
+		{name: "json", args: []string{"check", "--all", "--config", file, "--json"}, code: ExitConnect, jsonStdout: true,
+			stdout: []string{`"servers":[`, `"outcome":"checked"`, `"outcome":"unreachable"`, `"connection":{`}, notStdout: []string{secret}, progress: true},
+		{name: "no target with --all", args: []string{"check", "--all", "--", "x"}, code: ExitUsage, stderr: []string{"give no TARGET"}},
+		{name: "no --call with --all", args: []string{"check", "--all", "--call"}, code: ExitUsage, stderr: []string{"never calls tools"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checkCase(t, tc)
+			_, _, errOut := runCLI(t, "", tc.args...)
+			if strings.Contains(errOut, secret) {
+				t.Errorf("stderr shows the configuration's secret:\n%s", errOut)
+			}
 		})
 	}
 }
