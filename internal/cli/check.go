@@ -84,9 +84,9 @@ func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 }
 
 func checkRun(ctx context.Context, opts *CheckOptions) error {
-	hk, rep, err := opts.hooksFor(ctx)
+	hk, rep := opts.hooksFor()
 	hk.connectFailed = func(err error) error { return opts.cannotConnect(ctx, err) }
-	err = opts.withHooks(ctx, hk, func(c *session.Client) error {
+	err := opts.withHooks(ctx, hk, func(c *session.Client) error {
 		*rep = *opts.runChecks(ctx, c)
 		return nil
 	})
@@ -96,16 +96,16 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	return opts.report(rep)
 }
 
-// hooksFor returns the hooks of a check's connection, the report it will
-// fill, and an observer behind both.
-func (opts *CheckOptions) hooksFor(ctx context.Context) (connHooks, *check.Report, error) {
+// hooksFor returns the hooks of a check's connection and the report it
+// will fill, with the observer they share.
+func (opts *CheckOptions) hooksFor() (connHooks, *check.Report) {
 	obs := &check.Observer{}
 	opts.obs = obs
 	return connHooks{warned: obs.OnWarning, tap: transport.TapFunc(func(e transport.Event) {
 		if e.Kind == transport.KindStderr {
 			obs.OnStderr()
 		}
-	})}, &check.Report{}, nil
+	})}, &check.Report{}
 }
 
 // runChecks checks the server behind c.

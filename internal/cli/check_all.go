@@ -143,7 +143,7 @@ func (opts *CheckOptions) checkOne(ctx context.Context, s config.Server) serverC
 		Target: TargetOptions{Server: s.Name, Config: s.Source, Timeout: opts.Target.Timeout, MaxTime: opts.Target.MaxTime,
 			Transport: "auto", Era: opts.Target.Era, stderrTTY: false, httpTransport: opts.Target.httpTransport}},
 		Hosts: opts.Hosts}
-	hk, rep, _ := one.hooksFor(ctx)
+	hk, rep := one.hooksFor()
 	var diag *diagnosis
 	hk.connectFailed = func(err error) error {
 		d := one.diagnose(ctx, err)
