@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -28,7 +29,12 @@ func (c liveConn) Close() error { close(c.closed); return nil }
 // closed (its group's end takes up to twice the shutdown grace), before
 // the supervisor says a restart is under way, waits for the new server
 // as docs/cli.md promises, and does not fail at once.
+// In a synctest bubble: the supervisor's pauses take no time.
 func TestCommandDuringTheRestartWaits(t *testing.T) {
+	synctest.Test(t, commandDuringTheRestartWaits)
+}
+
+func commandDuringTheRestartWaits(t *testing.T) {
 	old := session.New(deadConn{}, session.Options{})
 	<-old.Done()
 	h := &Held{name: "t", swapped: make(chan struct{}), gone: make(chan struct{}), restartMax: 1}
@@ -56,4 +62,5 @@ func TestCommandDuringTheRestartWaits(t *testing.T) {
 	if c == old {
 		t.Fatal("the old client")
 	}
+	c.Close()
 }
