@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -650,5 +651,34 @@ func TestIdenticalFindingsAreGrouped(t *testing.T) {
 	WriteText(&b, rep)
 	if !strings.Contains(b.String(), `r/a  2 tools ("x", "y"): same`) || strings.Count(b.String(), "r/a") != 1 || !strings.Contains(b.String(), "WARNINGS (3)") {
 		t.Errorf("not grouped:\n%s", b.String())
+	}
+}
+
+// TestDualEraListingFailsInBoth: a dual-era server whose tools/list
+// fails the same way in both eras has no difference between its eras to
+// report (the failure is capabilities/declared-works's).
+func TestDualEraListingFailsInBoth(t *testing.T) {
+	t.Parallel()
+	h := demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraBoth})
+	failing := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &m) == nil && m.Method == "tools/list" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"fetch failed"}}`, m.ID)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	rep := checkModernHTTP(t, failing)
+	if len(findings(rep, "capabilities/declared-works")) == 0 {
+		t.Errorf("the failing tools/list is not reported")
+	}
+	if fs := findings(rep, "dual-era/same-tools"); len(fs) > 0 {
+		t.Errorf("a dual-era finding for a listing that fails in both eras: %s", fs[0].Message)
 	}
 }
