@@ -267,8 +267,46 @@ func (p *Pane) head() []string {
 			counts += st.Dim.Render(" · made on an earlier connection: ctrl+l runs again")
 		}
 		out = append(out, counts)
+		if hosts := hostsLine(r); hosts != "" {
+			out = append(out, common.Truncate(hosts, w))
+		}
 	}
 	return out
+}
+
+// hostsLine sums up the report's host matrix on one line: which hosts
+// reject the server, how many take it, whether a strict mode needs a
+// rewrite (mcpi check prints the matrix in full).
+func hostsLine(r *check.Report) string {
+	if len(r.Hosts) == 0 {
+		return ""
+	}
+	var rejected []string
+	accepted, rewrite, unknown := 0, 0, 0
+	for _, h := range r.Hosts {
+		switch h.Verdict {
+		case "rejected":
+			rejected = append(rejected, h.Host)
+		case "accepted":
+			accepted++
+		case "needs rewrite":
+			rewrite++
+		default:
+			unknown++
+		}
+	}
+	if unknown == len(r.Hosts) {
+		return "hosts: unknown (the tools could not be listed)"
+	}
+	line := "hosts: none rejects"
+	if len(rejected) > 0 {
+		line = "hosts: rejected by " + strings.Join(rejected, ", ")
+	}
+	line += fmt.Sprintf(" · %d accept", accepted)
+	if rewrite > 0 {
+		line += fmt.Sprintf(" · %d strict mode(s) need a rewrite", rewrite)
+	}
+	return line
 }
 
 // listRows is how many rows the findings have.
