@@ -26,8 +26,8 @@ var environmental = []struct {
 	{regexp.MustCompile(`(?i)\b(ECONNREFUSED|connection refused|connect: refused)\b`), "a service the server connects to refused the connection (is it running?)"},
 	{regexp.MustCompile(`(?i)\b(ENOTFOUND|EAI_AGAIN|getaddrinfo|no such host|name resolution)\b`), "a host the server needs could not be resolved"},
 	{regexp.MustCompile(`(?i)\b(ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|network is unreachable)\b`), "the network the server needs is unreachable"},
-	{regexp.MustCompile(`(?i)\b(api[ _-]?key|access[ _-]?token|credentials?|secret)\b.{0,40}\b(missing|not set|not provided|required|invalid|expired|incorrect|rejected|unauthori[sz]ed)\b`), "a credential the server needs is missing or was refused"},
-	{regexp.MustCompile(`(?i)\b(missing|invalid|incorrect|expired)\b.{0,20}\b(api[ _-]?key|access[ _-]?token|credentials?)\b`), "a credential the server needs is missing or was refused"},
+	{regexp.MustCompile(`(?i)\b(api[ _-]?key|access[ _-]?token|credentials?|secret)\b[^.]{0,40}[^.\w](missing|not set|not provided|required|invalid|expired|incorrect|rejected|unauthori[sz]ed)\b`), "a credential the server needs is missing or was refused"},
+	{regexp.MustCompile(`(?i)(^|[^.\w])(missing|invalid|incorrect|expired)\b.{0,20}\b(api[ _-]?key|access[ _-]?token|credentials?)\b`), "a credential the server needs is missing or was refused"},
 	{regexp.MustCompile(`(?i)\b(401 unauthorized|403 forbidden|status code 40[13]|invalid_api_key|authentication failed)\b`), "a service the server calls refused its credentials"},
 	{regexp.MustCompile(`(?i)environment variable\b.{0,60}\b(not set|missing|required|undefined)\b|\b(is not set|must be set)\b`), "an environment variable the server needs is not set"},
 	{regexp.MustCompile(`(?i)\b(database|db|redis|postgres|mysql|mongo\w*)\b.{0,40}\b(not running|unavailable|refused|failed to connect|could not connect|does not exist)\b`), "a database the server needs is not available"},
@@ -47,15 +47,23 @@ func Environmental(text string) (string, bool) {
 // environmentHint is what a report of an environment failure says to do.
 const environmentHint = "check the server's configuration: its environment variables, credentials and the services it needs"
 
+// serverFailures are the rules whose findings carry what the server said
+// when a request it should have answered failed: only there can the
+// failure be its environment's. (Rules on the transport, the framing or
+// the shapes of answers never are.)
+var serverFailures = map[string]bool{
+	ruleCapabilitiesDeclaredWorks.ID: true, ruleResourcesReadable.ID: true, rulePromptsGet.ID: true,
+	ruleToolsCallResult.ID: true, ruleCompletionAnswers.ID: true,
+}
+
 // divertEnvironment takes a finding that is an error of the server's
 // environment out of the findings: an internal error that says a service
 // refused, a credential is missing… is no protocol defect.
 func (r *run) divertEnvironment(f Finding) bool {
-	if f.Severity != Error {
+	if f.Severity != Error || !serverFailures[f.Rule] {
 		return false
 	}
-	text := f.Message + " " + string(f.Evidence)
-	why, ok := Environmental(text)
+	why, ok := Environmental(f.Message)
 	if !ok {
 		return false
 	}

@@ -109,7 +109,8 @@ func TestEnvironmental(t *testing.T) {
 			t.Errorf("%q is not taken for the environment's failure", s)
 		}
 	}
-	for _, s := range []string{"Tool x not found", "invalid params: missing field name", "MCP error -32602: Invalid arguments"} {
+	for _, s := range []string{"Tool x not found", "invalid params: missing field name", "MCP error -32602: Invalid arguments",
+		"clients refuse to send their messages, and credentials, there http://mcpi-other.invalid/"} {
 		if why, ok := Environmental(s); ok {
 			t.Errorf("%q is taken for the environment's failure (%s)", s, why)
 		}

@@ -21,7 +21,8 @@ const maxInstructions = 8 << 10
 func (r *run) handshake() {
 	init := r.c.InitializeResult()
 	raw := r.c.InitializeResultRaw()
-	r.check(ruleHandshakeServerInfo, ruleHandshakeInstructionsSize, ruleSecurityHiddenText)
+	// The session is connected: its handshake completed.
+	r.check(ruleHandshakeCompletes, ruleHandshakeServerInfo, ruleHandshakeInstructionsSize, ruleSecurityHiddenText)
 	if init == nil {
 		return
 	}
