@@ -25,7 +25,9 @@ func WriteText(w io.Writer, rep *Report) {
 		if n == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s (%d)\n", strings.ToUpper(sev.String())+"S", n)
+		// The groups are named as the summary line counts them: errors,
+		// warnings, notes.
+		fmt.Fprintf(w, "\n%s (%d)\n", map[Severity]string{Error: "ERRORS", Warning: "WARNINGS", Info: "NOTES"}[sev], n)
 		for _, g := range groupFindings(rep.Findings, sev) {
 			f := g[0]
 			fmt.Fprintf(w, "  %s  %s: %s\n", f.Rule, subjects(g), oneLine(f.Message))

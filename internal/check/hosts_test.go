@@ -116,3 +116,22 @@ func TestEnvironmental(t *testing.T) {
 		}
 	}
 }
+
+// TestHostsHeavy: what a hostile server gives a linter to chew on (5,000
+// tools, a schema 2,000 objects deep, one 100,000 properties wide) is
+// judged, not choked on: the counts are found, the strict mode's size
+// limit too, and every host has its verdict.
+func TestHostsHeavy(t *testing.T) {
+	t.Parallel()
+	rep := checkPeer(t, mcptest.HostsPrefix+mcptest.HostsHeavy, Options{Hosts: []string{"openai-strict"}})
+	for _, want := range []string{"hosts/openai/max-tools", "hosts/vscode/max-tools", "hosts/windsurf/max-tools", "hosts/openai-strict/size"} {
+		if len(findings(rep, want)) == 0 {
+			t.Errorf("no %s finding", want)
+		}
+	}
+	for _, h := range rep.Hosts {
+		if h.Verdict == "unknown" {
+			t.Errorf("%s: unknown", h.Host)
+		}
+	}
+}

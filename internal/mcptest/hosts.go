@@ -16,8 +16,14 @@ import (
 // running does (-32603, "connect ECONNREFUSED 127.0.0.1:5432").
 const HostsPrefix = "hosts:"
 
-// HostsBackendDown is the mode of HostsPrefix whose backend is missing.
-const HostsBackendDown = "backend-down"
+// HostsBackendDown is the mode of HostsPrefix whose backend is missing;
+// HostsHeavy's tools are what a hostile server gives a linter to chew on:
+// 5,000 tools, one schema nested 2,000 objects deep, one 100,000
+// properties wide (about 5 MB).
+const (
+	HostsBackendDown = "backend-down"
+	HostsHeavy       = "heavy"
+)
 
 // cleanTool is a tool every host takes.
 const cleanTool = `{"name":"get_weather","description":"The weather of a city.","inputSchema":{"type":"object","properties":{"city":{"type":"string","description":"A city."}},"required":["city"],"additionalProperties":false}}`
@@ -26,6 +32,7 @@ const cleanTool = `{"name":"get_weather","description":"The weather of a city.",
 var hostTools = map[string][]string{
 	"clean":            {cleanTool},
 	HostsBackendDown:   nil,
+	HostsHeavy:         nil, // heavyTools(), made when served
 	"openai":           {cleanTool, toolJSON("weather_"+strings.Repeat("x", 60), `{"type":"object","properties":{},"additionalProperties":false}`)},
 	"openai-strict":    {cleanTool, toolJSON("search", `{"type":"object","properties":{"q":{"type":"string"},"limit":{"type":"integer"}},"required":["q"],"additionalProperties":false}`)},
 	"anthropic":        {cleanTool, toolJSON("either", `{"type":"object","anyOf":[{"properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"string"}},"required":["b"]}]}`)},
@@ -53,6 +60,9 @@ func manyTools(n int) []string {
 // RunHosts serves the tools of host on stdin and stdout until stdin ends.
 func RunHosts(host string) {
 	tools, ok := hostTools[host]
+	if host == HostsHeavy {
+		tools = heavyTools()
+	}
 	if !ok {
 		fmt.Fprintf(os.Stderr, "no tools for host %q\n", host)
 		os.Exit(2)
@@ -96,4 +106,23 @@ func RunHosts(host string) {
 			return
 		}
 	}
+}
+
+// heavyTools are HostsHeavy's tools.
+func heavyTools() []string {
+	tools := manyTools(5000)
+	deep := `{"type":"string"}`
+	for range 2000 { // 4,000 levels of JSON: encoding/json takes at most 10,000
+		deep = `{"type":"object","properties":{"k":` + deep + `}}`
+	}
+	var wide strings.Builder
+	wide.WriteString(`{"type":"object","properties":{`)
+	for i := range 100000 {
+		if i > 0 {
+			wide.WriteByte(',')
+		}
+		fmt.Fprintf(&wide, `"p%06d":{"type":"string","description":"a property of a very wide tool"}`, i)
+	}
+	wide.WriteString(`}}`)
+	return append(tools, toolJSON("deep", deep), toolJSON("wide", wide.String()))
 }
