@@ -79,6 +79,7 @@ var fixtures = map[string]fixture{
 	"claude-code/name":            {bad: []Tool{tool(strings.Repeat("a", 115), clean.String()), tool("a.b", clean.String())}, good: []Tool{tool(strings.Repeat("a", 114), clean.String())}, env: env},
 	"claude-code/name-64":         {bad: []Tool{tool(strings.Repeat("a", 51), clean.String())}, good: []Tool{tool(strings.Repeat("a", 50), clean.String())}, env: env},
 	"claude-code/result-size":     {bad: []Tool{withResult(clean, 100004)}, good: []Tool{withResult(clean, 100000), clean}},
+	"claude-code/result-warn":     {bad: []Tool{withResult(clean, 40004)}, good: []Tool{withResult(clean, 40000), withResult(clean, 100004), clean}},
 	"claude-code/root-object":     {bad: []Tool{tool("t", `{"properties":{}}`)}, good: []Tool{clean}},
 	"claude-code/root-combinator": {bad: []Tool{tool("t", `{"type":"object","anyOf":[{"required":["a"]}]}`)}, good: []Tool{clean}},
 	"claude-code/valid-2020-12":   {bad: []Tool{tool("t", `{"type":"object","required":"a"}`)}, good: []Tool{clean}},

@@ -545,7 +545,15 @@ func claudeCode() *Host {
 			Source: src("anthropics/claude-code #20830")}, anthropicName, 128, effective),
 		nameRule(&Rule{ID: "claude-code/name-64", Summary: "With tool search, mcp__server__tool has at most 64 characters (tool_reference.tool_name).", Effect: Warn, Confidence: Reported,
 			Source: src("anthropics/claude-code #20830, #21492")}, nil, 64, effective),
-		{ID: "claude-code/result-size", Summary: "A tool result over 10,000 tokens is warned about, over 25,000 (MAX_MCP_OUTPUT_TOKENS) cut; about 4 characters a token.", Effect: Truncate, Confidence: Documented,
+		{ID: "claude-code/result-warn", Summary: "A tool result over 10,000 tokens is warned about; about 4 characters a token.", Effect: Warn, Confidence: Documented,
+			Source: src("code.claude.com/docs/en/mcp, output limits"),
+			tool: func(t *Tool, env Env) []Problem {
+				if tokens := t.ResultChars / 4; tokens > 10000 && tokens <= 25000 {
+					return []Problem{{Message: fmt.Sprintf("the result of the call had %d characters (about %d tokens, more than 10,000)", t.ResultChars, tokens)}}
+				}
+				return nil
+			}},
+		{ID: "claude-code/result-size", Summary: "A tool result over 25,000 tokens (MAX_MCP_OUTPUT_TOKENS) is cut; about 4 characters a token.", Effect: Truncate, Confidence: Documented,
 			Source: src("code.claude.com/docs/en/mcp, output limits"), Fix: "paginate or filter the result, or declare _meta[\"anthropic/maxResultSizeChars\"]",
 			tool: func(t *Tool, env Env) []Problem {
 				tokens := t.ResultChars / 4
