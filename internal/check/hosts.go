@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpi-dev/mcpi/internal/check/hosts"
 )
@@ -81,16 +82,49 @@ func (r *run) hostMatrix() []HostVerdict {
 			if !slices.Contains(row.Rules, p.Rule.ID) {
 				row.Rules = append(row.Rules, p.Rule.ID)
 			}
-			// A strict mode is a profile a client opts into: its rewrites
-			// are the matrix's row, and findings only when --host names it.
-			if h.OptIn && !named {
-				continue
+		}
+		// A strict mode is a profile a client opts into: its rewrites are
+		// the matrix's row, and findings only when --host names it.
+		if !h.OptIn || named {
+			for _, g := range groupProblems(res.Problems) {
+				r.hostFinding(h, g, named)
 			}
-			r.hostFinding(h, p, named)
 		}
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// groupProblems makes one problem of a rule's problems in one tool (a
+// schema shared by its properties may break a rule in a thousand places):
+// the first, saying how many more places and where.
+func groupProblems(ps []hosts.Problem) []hosts.Problem {
+	var out []hosts.Problem
+	at := map[string]int{}
+	more := map[int][]string{}
+	for _, p := range ps {
+		key := p.Rule.ID + "\x00" + p.Tool
+		if i, ok := at[key]; ok {
+			more[i] = append(more[i], p.Pointer)
+			continue
+		}
+		at[key] = len(out)
+		out = append(out, p)
+	}
+	for i, ptrs := range more {
+		shown := ptrs[:min(3, len(ptrs))]
+		for j, p := range shown {
+			if p == "" {
+				shown[j] = "the root"
+			}
+		}
+		msg := fmt.Sprintf(" (and %d more place(s) in this tool: %s", len(ptrs), strings.Join(shown, ", "))
+		if len(ptrs) > len(shown) {
+			msg += ", …"
+		}
+		out[i].Message += msg + ")"
+	}
+	return out
 }
 
 // hostFinding reports one host problem: what the host would do, and the

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -133,5 +134,20 @@ func TestHostsHeavy(t *testing.T) {
 		if h.Verdict == "unknown" {
 			t.Errorf("%s: unknown", h.Host)
 		}
+	}
+}
+
+// TestHostProblemsOfOneToolAreOne: a rule broken in many places of one
+// tool (a shared schema) is one finding saying how many more and where.
+func TestHostProblemsOfOneToolAreOne(t *testing.T) {
+	rule := hosts.Profile("gemini").Rules[0]
+	var ps []hosts.Problem
+	for i := range 5 {
+		ps = append(ps, hosts.Problem{Rule: rule, Tool: "a", Pointer: fmt.Sprintf("/p%d", i), Message: "bad"})
+	}
+	ps = append(ps, hosts.Problem{Rule: rule, Tool: "b", Pointer: "/q", Message: "bad"})
+	g := groupProblems(ps)
+	if len(g) != 2 || g[0].Message != "bad (and 4 more place(s) in this tool: /p1, /p2, /p3, …)" || g[1].Message != "bad" {
+		t.Errorf("grouped: %+v", g)
 	}
 }

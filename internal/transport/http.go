@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -376,7 +379,11 @@ func (h *StreamableHTTP) Send(ctx context.Context, frame []byte) error {
 	}
 	if !h.spawn(func() {
 		if err := h.post(h.ctx, frame, out); err != nil && h.ctx.Err() == nil {
-			h.lost(out.ids, err, nil)
+			if mayHaveArrived(err) {
+				h.lostAccepted(out.ids, err, nil)
+			} else {
+				h.lost(out.ids, err, nil)
+			}
 		}
 	}) {
 		return ErrClosed
@@ -938,3 +945,19 @@ var DefaultHTTPTransport = sync.OnceValue(func() http.RoundTripper {
 	t.DisableCompression = true
 	return t
 })
+
+// mayHaveArrived reports whether a POST that failed without an answer may
+// have reached the server: the connection closed (or was reset) after the
+// request was written. (Go's transport sends again by itself a request it
+// knows it wrote nothing of; a dial that failed reached nothing.)
+func mayHaveArrived(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return false
+	}
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return false
+	}
+	return errors.Is(ue.Err, io.EOF) || errors.Is(ue.Err, io.ErrUnexpectedEOF) || errors.Is(ue.Err, syscall.ECONNRESET)
+}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -1064,5 +1067,43 @@ func TestIsEventStream(t *testing.T) {
 		if got := isEventStream(ct); got != want {
 			t.Errorf("isEventStream(%q) = %v", ct, got)
 		}
+	}
+}
+
+// TestPostClosedAfterTheRequestMayHaveArrived: a server that reads a
+// request and closes the connection without answering may have run it:
+// the lost frame says so (never to be sent again); a server nobody listens
+// on got nothing.
+func TestPostClosedAfterTheRequestMayHaveArrived(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}))
+	defer srv.Close()
+	h := newStreamable(t, HTTPOptions{URL: srv.URL})
+	if err := h.Send(context.Background(), []byte(listReq)); err != nil {
+		t.Fatal(err)
+	}
+	f := recvFrame(t, h)
+	var accepted *AcceptedLostError
+	if f.LostID != "2" || !errors.As(f.Err, &accepted) {
+		t.Errorf("a request the server read, unanswered: %+v, want it lost and taken", f)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nobody listens there now
+	h = newStreamable(t, HTTPOptions{URL: "http://" + addr + "/mcp"})
+	if err := h.Send(context.Background(), []byte(listReq)); err != nil {
+		t.Fatal(err)
+	}
+	f = recvFrame(t, h)
+	if f.LostID != "2" || errors.As(f.Err, &accepted) {
+		t.Errorf("a request nobody received: %+v, want it lost and not taken", f)
 	}
 }

@@ -74,7 +74,9 @@ func Spawn(opts StdioOptions) (*Stdio, error) {
 		return nil, errors.New("no command to run")
 	}
 	if opts.StderrTail <= 0 {
-		opts.StderrTail = 20
+		// A Node stack trace is a dozen lines under the line that says
+		// why, and its version banner after it.
+		opts.StderrTail = 40
 	}
 	if opts.MaxFrameBytes <= 0 {
 		opts.MaxFrameBytes = 1 << 30

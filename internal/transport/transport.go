@@ -51,7 +51,8 @@ type Frame struct {
 }
 
 // AcceptedLostError is the Err of a lost Frame whose request the server
-// took (it answered the POST with a status) before its answer was lost: the
+// took (it answered the POST with a status), or may have (the connection
+// closed after the request was written), before its answer was lost: the
 // server may have run it, so it must not be sent again.
 type AcceptedLostError struct{ Err error }
 
@@ -186,6 +187,14 @@ func (e *ServerExitError) Error() string {
 // ERR!, a missing module.
 var errorLine = regexp.MustCompile(`(?i)(^|\W)(\w*error\b|\w*exception\b|traceback|panic:|fatal|npm err!|cannot find module|no such file|not found|permission denied|refused)`)
 
+// stackFrame reports whether line is a frame of a stack trace (Node's
+// "    at f (file:1:2)", Python's "  File ...", Go's "\tfile.go:12").
+func stackFrame(line string) bool {
+	t := strings.TrimSpace(line)
+	return (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")) &&
+		(strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "File ") || strings.Contains(t, ".go:"))
+}
+
 // StderrWhy picks, from the last lines a server wrote on stderr, those
 // that say why it ended: the last line that names an error, with the two
 // lines after it (a stack's first frames), rather than the last line,
@@ -196,9 +205,9 @@ func StderrWhy(tail []string) string {
 	for i := len(tail) - 1; i >= 0; i-- {
 		if errorLine.MatchString(tail[i]) {
 			at = i
-			// A stack's first line names the error; go back to it from a
-			// frame that matched too.
-			for at > 0 && strings.HasPrefix(strings.TrimSpace(tail[at]), "at ") && errorLine.MatchString(tail[at-1]) {
+			// A frame of a stack (a function named …Error matches too):
+			// the line that says why is the one above the frames.
+			for at > 0 && stackFrame(tail[at]) {
 				at--
 			}
 			break

@@ -17,6 +17,11 @@ func TestStderrWhy(t *testing.T) {
 		{[]string{"starting", "listening on stdio"}, "listening on stdio"},
 		{[]string{"npm ERR! code E404", "npm ERR! 404 Not Found - GET https://registry.npmjs.org/nosuch"}, "npm ERR! 404 Not Found - GET https://registry.npmjs.org/nosuch"},
 		{nil, ""},
+		// A frame of a function named ...Error is no reason: the line above
+		// the frames is.
+		{[]string{`{"level":"fatal","message":"Authentication failed - check your Slack tokens"}`, "Error: Command failed: slack-mcp-server --transport stdio",
+			"    at checkExecSyncError (node:child_process:890:11)", "    at Object.execFileSync (node:child_process:926:15)", "", "Node.js v20.20.2"},
+			"Error: Command failed: slack-mcp-server --transport stdio | at checkExecSyncError (node:child_process:890:11) | at Object.execFileSync (node:child_process:926:15)"},
 	}
 	for _, tt := range tests {
 		if got := StderrWhy(tt.tail); got != tt.want {

@@ -387,6 +387,9 @@ func gemini() *Host {
 			Source: src("Vertex FunctionDeclaration reference; google-gemini/gemini-cli #6704")}, geminiName, 64, nil),
 		nodeRule(&Rule{ID: "gemini/parameter-name", Summary: "A parameter name starts with a letter or _ and has at most 64 of a-z A-Z 0-9 _.", Effect: RejectRequest, Confidence: Documented,
 			Source: src("Vertex v1beta1 FunctionDeclaration, parameters")}, func(n node) string {
+			if n.ptr != "" {
+				return "" // the documented limit is on the function's parameters
+			}
 			props, _ := n.m["properties"].(map[string]any)
 			var bad []string
 			for _, k := range sortedKeys(props) {
@@ -485,16 +488,24 @@ func vsCode() *Host {
 			}
 			return ""
 		}),
-		rootRule(&Rule{ID: "vscode/schema-draft-07", Summary: "inputSchema validates against the draft-07 meta-schema; a tool that does not is dropped.", Effect: DropTool, Confidence: Observed,
-			Source: src("microsoft/vscode mcpServer.ts; metoro-io/mcp-golang #119"), Fix: "leave out $schema, or name draft-07"}, func(t *Tool) string {
+		rootRule(&Rule{ID: "vscode/schema-draft-07", Summary: "inputSchema is a valid JSON Schema (VS Code validates it against the draft-07 meta-schema); a tool whose schema is not is dropped.", Effect: DropTool, Confidence: Observed,
+			Source: src("microsoft/vscode mcpServer.ts")}, func(t *Tool) string {
 			if t.Schema == nil {
 				return rootNotObject(t)
 			}
-			if d, ok := t.Schema["$schema"].(string); ok && (strings.Contains(d, "2020-12") || strings.Contains(d, "2019-09")) {
-				return "the inputSchema's $schema is " + quote(d) + ", whose meta-schema VS Code's validator does not support"
-			}
 			if _, err := schema.Compile(t.Raw); err != nil {
 				return "the inputSchema is not a valid JSON Schema: " + err.Error()
+			}
+			return ""
+		}),
+		// 2025's VS Code dropped a tool for a 2020-12 $schema alone; the
+		// 2026 reports (microsoft/vscode #318984) are of $dynamicRef and
+		// unevaluatedProperties, and Microsoft's own servers declare
+		// 2020-12: not held against a server.
+		rootRule(&Rule{ID: "vscode/schema-2020-12", Summary: "Older VS Code versions drop a tool whose $schema names 2020-12 or 2019-09 (\"uses meta-schema features ($dynamicRef) that are not yet supported\").", Effect: DropTool, Confidence: Unverified,
+			Source: src("metoro-io/mcp-golang #119 (2025); microsoft/vscode #318984"), Fix: "leave out $schema, or name draft-07"}, func(t *Tool) string {
+			if d, ok := t.Schema["$schema"].(string); ok && (strings.Contains(d, "2020-12") || strings.Contains(d, "2019-09")) {
+				return "the inputSchema's $schema is " + quote(d)
 			}
 			return ""
 		}),
