@@ -2,12 +2,14 @@
 # Host-compatibility study: installs each MCP server of scripts/compat-sample.tsv (pinned)
 # from npm into a cache directory, runs `mcpi check --json` against it over stdio with dummy
 # credentials, one at a time, and prints the per-host summary (scripts/compat-summary.py).
-# Not part of CI: it needs the npm registry and takes about half an hour.
+# Not part of CI: it needs the npm registry and takes about half an hour. @azure-devops/mcp
+# builds keytar, which needs libsecret's headers (Debian: apt-get install libsecret-1-dev).
 #
 #   scripts/compat-study.sh [--force] [--dir DIR] [--only PKG] [--timeout SECONDS] [--markdown]
 #
 # --dir      cache directory (default .cache/compat): DIR/pkgs/NAME holds each install,
-#            DIR/reports/NAME.{json,stderr,exit} each report, DIR/work/NAME each scratch dir
+#            DIR/reports/NAME.{json,stderr,exit} each report, NAME.trace.jsonl the wire (with
+#            the tools/list answer), DIR/work/NAME each scratch dir
 # --force    reinstall and check again even what is already there
 # --only     one package of the sample (repeatable)
 # --timeout  bound of one check, whole (default 120)
@@ -116,7 +118,8 @@ while IFS=$'\t' read -r -u 3 pkg version downloads command envs note; do
 	# HOME is a directory of the study's own, so that no server reads the user's credentials
 	# and mcpi remembers no era from an earlier run
 	HOME=$dir/home timeout -k 10 "$limit" "$mcpi" check --json --timeout 30s --max-time 60s \
-		--cwd "$work" "${args[@]}" -- "${argv[@]}" > "$report.json" 2> "$report.stderr" || rc=$?
+		--record "$report.trace.jsonl" --cwd "$work" "${args[@]}" -- "${argv[@]}" \
+		> "$report.json" 2> "$report.stderr" || rc=$?
 	echo "$rc" > "$report.exit"
 	echo "  exit $rc" >&2
 done 3< "$root/scripts/compat-sample.tsv"

@@ -21,6 +21,14 @@ EXIT_NAMES = {
 }
 
 
+# host rules whose effect is not a rejection (docs/check.md, "Hosts"): a row lists them
+# beside the rule that rejected it, and they are counted apart
+NOT_REJECTING = {
+    "vscode/name-charset": "warns", "vscode/name-length": "cuts", "vscode/description": "warns",
+    "cursor/max-tools": "warns", "claude-code/name-64": "warns", "claude-code/result-size": "cuts",
+}
+
+
 def slug(pkg):
     return pkg.lstrip("@").replace("/", "__")
 
@@ -60,6 +68,28 @@ def why_not(report, stderr):
     return one_line(lines[-1] if lines else "no output")
 
 
+def tools_of(trace):
+    """The tools a server listed, by name, from the tools/list answers in its trace."""
+    tools = {}
+    for line in (trace or "").splitlines():
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        msg = ev.get("msg")
+        if msg is None and isinstance(ev.get("data"), str):
+            try:
+                msg = json.loads(ev["data"])
+            except ValueError:
+                msg = None
+        result = (msg or {}).get("result") if isinstance(msg, dict) else None
+        if isinstance(result, dict) and isinstance(result.get("tools"), list):
+            for t in result["tools"]:
+                if isinstance(t, dict) and isinstance(t.get("name"), str):
+                    tools.setdefault(t["name"], t)
+    return tools
+
+
 def load(sample, reports):
     out = []
     for row in sample:
@@ -80,7 +110,8 @@ def load(sample, reports):
                 report = None
         hosts = (report or {}).get("hosts") or []
         checked = any(h.get("verdict") != "unknown" for h in hosts)
-        out.append(dict(row, code=code, report=report, stderr=read(".stderr"), checked=checked, hosts=hosts))
+        out.append(dict(row, code=code, report=report, stderr=read(".stderr"), checked=checked, hosts=hosts,
+                        tools=tools_of(read(".trace.jsonl"))))
     return out
 
 
@@ -132,14 +163,14 @@ def main():
         p("|---|---|---|")
         for h in host_ids:
             for r, k in rules[h].most_common():
-                p("| %s | `%s` | %d |" % (names[h], r, k))
+                p("| %s | `%s`%s | %d |" % (names[h], r, " (%s only)" % NOT_REJECTING[r] if r in NOT_REJECTING else "", k))
         p()
-        p("| package | version | " + " | ".join(host_ids) + " |")
-        p("|---|---|" + "---|" * len(host_ids))
+        p("| package | version | tools | " + " | ".join(host_ids) + " |")
+        p("|---|---|---|" + "---|" * len(host_ids))
         short = {"accepted": "ok", "rejected": "**rejected**", "needs rewrite": "rewrite", "unknown": "?"}
         for s in checked:
             v = {h["host"]: h["verdict"] for h in s["hosts"]}
-            p("| `%s` | %s | %s |" % (s["pkg"], s["version"], " | ".join(short.get(v.get(h), "?") for h in host_ids)))
+            p("| `%s` | %s | %d | %s |" % (s["pkg"], s["version"], len(s["tools"]), " | ".join(short.get(v.get(h), "?") for h in host_ids)))
         p()
         p("| package | exit | why |")
         p("|---|---|---|")
@@ -155,7 +186,8 @@ def main():
     p()
     for h in host_ids:
         if rules[h]:
-            p("%s: %s" % (names[h], ", ".join("%s %d" % rk for rk in rules[h].most_common())))
+            p("%s: %s" % (names[h], ", ".join("%s%s %d" % (r, " (%s only)" % NOT_REJECTING[r] if r in NOT_REJECTING else "", k)
+                                              for r, k in rules[h].most_common())))
     p()
     p("did not start and list their tools without a network (%d):" % len(failed))
     for s in failed:
