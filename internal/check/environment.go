@@ -25,7 +25,9 @@ var environmental = []struct {
 }{
 	{regexp.MustCompile(`(?i)\b(ECONNREFUSED|connection refused|connect: refused)\b`), "a service the server connects to refused the connection (is it running?)"},
 	{regexp.MustCompile(`(?i)\b(ENOTFOUND|EAI_AGAIN|getaddrinfo|no such host|name resolution)\b`), "a host the server needs could not be resolved"},
-	{regexp.MustCompile(`(?i)\b(ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|network is unreachable)\b`), "the network the server needs is unreachable"},
+	{regexp.MustCompile(`(?i)\b(ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|network is unreachable|fetch failed)\b`), "the network the server needs is unreachable"},
+	{regexp.MustCompile(`(?i)\b(credentials?|config(uration)?|keys?|tokens?)\b[^\n]{0,40}\b(ENOENT|no such file)`), "a file the server needs (its credentials or configuration) is not there"},
+	{regexp.MustCompile(`(?i)\b(cannot|could not|unable to) find (a |the )?config(uration)? file\b`), "a file the server needs (its credentials or configuration) is not there"},
 	{regexp.MustCompile(`(?i)\b(api[ _-]?key|access[ _-]?token|credentials?|secret)\b[^.]{0,40}[^.\w](missing|not set|not provided|required|invalid|expired|incorrect|rejected|unauthori[sz]ed)\b`), "a credential the server needs is missing or was refused"},
 	{regexp.MustCompile(`(?i)(^|[^.\w])(missing|invalid|incorrect|expired)\b.{0,20}\b(api[ _-]?key|access[ _-]?token|credentials?)\b`), "a credential the server needs is missing or was refused"},
 	{regexp.MustCompile(`(?i)\b(401 unauthorized|403 forbidden|status code 40[13]|invalid_api_key|authentication failed)\b`), "a service the server calls refused its credentials"},

@@ -105,7 +105,9 @@ func TestBackendDownIsNoFinding(t *testing.T) {
 // does not.
 func TestEnvironmental(t *testing.T) {
 	for _, s := range []string{"connect ECONNREFUSED 127.0.0.1:5432", "Error: OPENAI_API_KEY environment variable is not set", "Invalid API key provided",
-		"getaddrinfo ENOTFOUND api.example.com", "request failed with status code 401", "database \"app\" does not exist"} {
+		"getaddrinfo ENOTFOUND api.example.com", "request failed with status code 401", "database \"app\" does not exist",
+		"tools/list: server error: fetch failed (code -32603)", "Error loading credentials: Error: ENOENT: no such file or directory, copyfile '/tmp/x'",
+		"Cannot find config file `panda.config.{ts,js,mjs,mts}`"} {
 		if _, ok := Environmental(s); !ok {
 			t.Errorf("%q is not taken for the environment's failure", s)
 		}
