@@ -682,3 +682,14 @@ func TestDualEraListingFailsInBoth(t *testing.T) {
 		t.Errorf("a dual-era finding for a listing that fails in both eras: %s", fs[0].Message)
 	}
 }
+
+// TestSecuritySourcesHoldTheRules: the security rules cite sources that
+// hold them; server/tools § Security Considerations speaks of none of
+// hidden text, description size or shadowing.
+func TestSecuritySourcesHoldTheRules(t *testing.T) {
+	for _, r := range ruleList {
+		if strings.HasPrefix(r.ID, "security/") && (strings.Contains(r.Source, "Security Considerations") || !strings.Contains(r.Source, "Invariant Labs")) {
+			t.Errorf("%s cites %q", r.ID, r.Source)
+		}
+	}
+}
