@@ -118,6 +118,7 @@ const (
 	KindReplayDiffers     = "replay_differs"         // replay --verify: the server's answers differ from the trace's
 	KindNothingVerified   = "nothing_verified"       // replay --verify: the trace has no answer to compare
 	KindListingIncomplete = "listing_incomplete"     // the server's cursors cut a listing short
+	KindSurfaceBreaks     = "breaking_change"        // mcpi diff found a change --fail-on fails on
 	KindError             = "error"                  // anything else
 )
 
@@ -125,7 +126,7 @@ const (
 var errorKinds = []string{KindUsage, KindToolNotFound, KindToolError, KindProtocol, KindCapability,
 	KindUnreachable, KindDisconnected, KindTimeout, KindAuth, KindVerify, KindInterrupted,
 	KindTaskCancelled, KindSessionEnded, KindServerRequest, KindCheckFailed, KindCheckEnvironment, KindReplayDiffers,
-	KindNothingVerified, KindListingIncomplete, KindError}
+	KindNothingVerified, KindListingIncomplete, KindSurfaceBreaks, KindError}
 
 // kindError gives an error its kind where the type alone does not say it.
 type kindError struct {

@@ -100,6 +100,19 @@ func writeJSONLine(ios *IOStreams, v any) error {
 	return err
 }
 
+// writeDocument prints a document whose bytes are part of what it says (a
+// snapshot, byte-identical when nothing changed): as they are on a pipe,
+// through the sink on a terminal; unsafe characters escaped either way.
+func writeDocument(ios *IOStreams, b []byte) error {
+	b = escapeUnsafe(b)
+	if ios.StdoutTTY {
+		_, err := ios.Out.Write(b)
+		return err
+	}
+	_, err := ios.Data().Write(b)
+	return err
+}
+
 // writeJSON marshals v and prints it like writeRawJSON.
 func writeJSON(ios *IOStreams, v any) error {
 	b, err := json.Marshal(v)

@@ -100,6 +100,8 @@ func subcommands(f *Factory) []struct {
 		{"proxy", func() *cobra.Command { return NewCmdProxy(f, nil) }},
 		{"trace", func() *cobra.Command { return NewCmdTrace(f) }},
 		{"check", func() *cobra.Command { return NewCmdCheck(f, nil) }},
+		{"snapshot", func() *cobra.Command { return NewCmdSnapshot(f, nil) }},
+		{"diff", func() *cobra.Command { return NewCmdDiff(f, nil) }},
 		{"session", func() *cobra.Command { return NewCmdSession(f) }},
 		{"tasks", func() *cobra.Command { return NewCmdTasks(f) }},
 		{"skills", func() *cobra.Command { return NewCmdSkills(f, nil) }},

@@ -41,6 +41,7 @@ var (
 		"internal/tui":          {"internal/cli", "internal/live"},
 		"internal/daemon":       {"internal/cli", "internal/tui"},
 		"internal/check/doctor": {"internal/cli", "internal/tui"},
+		"internal/surface":      {"internal/cli", "internal/tui", "internal/live", "internal/daemon"},
 	}
 	// testOnly packages are imported by tests alone.
 	testOnly = []string{"internal/mcptest", "internal/auth/authtest"}
@@ -49,6 +50,7 @@ var (
 		"internal/session":   {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/transport": {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/check":     {"github.com/spf13/cobra", "charm.land/"},
+		"internal/surface":   {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 	}
 )
 

@@ -299,8 +299,8 @@ func (c *Client) modernRevision(o *callOptions) (string, bool) {
 	return "", false
 }
 
-// requestMeta is the _meta every modern request carries.
-func (c *Client) requestMeta(rev string) mcp.Meta {
+// modernCapabilities are the capabilities every modern request declares.
+func (c *Client) modernCapabilities() mcp.ClientCapabilities {
 	caps := c.capabilities()
 	if caps.Roots != nil {
 		caps.Roots = &mcp.RootsCapability{} // listChanged is legacy
@@ -310,6 +310,23 @@ func (c *Client) requestMeta(rev string) mcp.Meta {
 		// creates, and loads and verifies skills.
 		caps.Extensions = map[string]json.RawMessage{mcp.TasksExtension: json.RawMessage(`{}`), mcp.SkillsExtension: json.RawMessage(`{}`)}
 	}
+	return caps
+}
+
+// DeclaredCapabilities returns what the client declares to the server in
+// its era: in initialize, or in every modern request's _meta. Servers may
+// list differently for different clients (an extension's tools only to
+// the clients that declare it), so a snapshot of the server keeps them.
+func (c *Client) DeclaredCapabilities() mcp.ClientCapabilities {
+	if c.Era() == EraModern {
+		return c.modernCapabilities()
+	}
+	return c.capabilities()
+}
+
+// requestMeta is the _meta every modern request carries.
+func (c *Client) requestMeta(rev string) mcp.Meta {
+	caps := c.modernCapabilities()
 	m := mcp.Meta{
 		mcp.MetaProtocolVersion:    rev,
 		mcp.MetaClientCapabilities: caps,

@@ -1,0 +1,403 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/surface"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// SnapshotOptions are the input of `mcpi snapshot`.
+type SnapshotOptions struct {
+	ConnOptions
+	// Output is the file to write (-o); "" writes to stdout.
+	Output string
+	// Ignore are JSON pointers left out of the snapshot.
+	Ignore []string
+}
+
+// NewCmdSnapshot returns `mcpi snapshot TARGET`.
+func NewCmdSnapshot(f *Factory, runF func(context.Context, *SnapshotOptions) error) *cobra.Command {
+	opts := &SnapshotOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:   "snapshot TARGET",
+		Short: "Write the server's surface (tools, resources, prompts, capabilities) as one deterministic JSON document",
+		Long: "Snapshot lists everything the server shows a client (server info, revision and era, capabilities,\n" +
+			"instructions, the client capabilities mcpi declared, every page of tools, resources, templates and\n" +
+			"prompts; the other era's too when the server speaks both) and writes it as one JSON document with\n" +
+			"sorted keys: two snapshots of an unchanged server are the same bytes. Commit it beside the server's\n" +
+			"code and compare it with mcpi diff.",
+		Example: "  mcpi snapshot -o surface.json -- ./server\n  mcpi snapshot https://example.com/mcp --ignore /serverInfo/version",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if err != nil {
+				return err
+			}
+			if err := exactly(0, "")(rest); err != nil {
+				return err
+			}
+			if err := (&surface.Snapshot{}).Ignore(opts.Ignore); err != nil {
+				return flagErrorf("invalid --ignore: %v", err)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return snapshotRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	end := flagGroup(cmd, groupOutput)
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the snapshot to this file instead of stdout")
+	cmd.Flags().StringArrayVar(&opts.Ignore, "ignore", nil, "leave out what this JSON pointer names, in every era (e.g. /serverInfo/version; * matches every member; repeatable)")
+	end()
+	return cmd
+}
+
+func snapshotRun(ctx context.Context, opts *SnapshotOptions) error {
+	return opts.with(ctx, func(c *session.Client) error {
+		snap, err := takeSurface(ctx, &opts.ConnOptions, c, opts.Ignore)
+		if err != nil {
+			return err
+		}
+		b, err := surface.Marshal(snap)
+		if err != nil {
+			return err
+		}
+		b = escapeUnsafe(b)
+		if opts.Output != "" {
+			if err := os.WriteFile(opts.IO.Path(opts.Output), b, 0o644); err != nil {
+				return &FlagError{Err: fmt.Errorf("-o: %w", err)}
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "%s: %s\n", opts.Output, surfaceSummary(snap))
+			return nil
+		}
+		return writeDocument(opts.IO, b)
+	})
+}
+
+// takeSurface lists the surface of the server behind c, the other era's
+// on a second connection.
+func takeSurface(ctx context.Context, o *ConnOptions, c *session.Client, ignore []string) (*surface.Snapshot, error) {
+	return surface.Take(ctx, c, surface.Options{
+		Dial:       func(ctx context.Context) (transport.Conn, error) { return o.Target.dial(ctx, nil) },
+		Timeout:    o.Target.Timeout,
+		ClientInfo: mcp.Implementation{Name: "mcpi", Version: Version},
+		Ignore:     ignore,
+	})
+}
+
+// surfaceSummary counts what a snapshot holds.
+func surfaceSummary(s *surface.Snapshot) string {
+	count := func(l []surface.Entry) string {
+		if l == nil {
+			return "?"
+		}
+		return fmt.Sprint(len(l))
+	}
+	eras := s.Era
+	if s.OtherEra != nil {
+		eras += " and " + s.OtherEra.Era
+	}
+	return fmt.Sprintf("%s tools, %s resources, %s templates, %s prompts (%s era)", count(s.Tools), count(s.Resources), count(s.Templates), count(s.Prompts), eras)
+}
+
+// DiffOptions are the input of `mcpi diff`.
+type DiffOptions struct {
+	ConnOptions
+	// Old is a snapshot file or trace; New one too, or "" when NEW is the
+	// target.
+	Old, New string
+	// FailOn is what makes the exit 1: breaking, possibly or any.
+	FailOn   string
+	Markdown bool
+}
+
+// NewCmdDiff returns `mcpi diff OLD NEW`.
+func NewCmdDiff(f *Factory, runF func(context.Context, *DiffOptions) error) *cobra.Command {
+	opts := &DiffOptions{ConnOptions: f.conn()}
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "Show what changed between two versions of a server, breaking changes first",
+		Long: "Diff compares two surfaces of a server and classifies every change as breaking, possibly breaking,\n" +
+			"non-breaking or changed, with the JSON pointer of what changed. OLD and NEW are each a snapshot file\n" +
+			"(mcpi snapshot) or a trace (--record, proxy); NEW may instead be a server: a URL, --server NAME, or\n" +
+			"a command after \"--\". Exit 1 when a change is breaking (see --fail-on).",
+		Example: "  mcpi diff surface.json -- ./server\n  mcpi diff surface.json -- ./server --markdown > comment.md\n  mcpi diff old.json new.json --fail-on possibly",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files := args
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				files = args[:dash]
+			}
+			toServer := len(files) != len(args) || opts.Target.Server != "" || len(files) == 2 && httpLike(files[1]) == urlHTTP
+			if toServer {
+				rest, err := opts.Target.parseTarget(cmd, args)
+				if err != nil {
+					return err
+				}
+				if len(rest) != 1 {
+					return flagErrorf("give OLD (a snapshot file or trace) and then the server, e.g. mcpi diff surface.json -- ./server")
+				}
+				opts.Old = rest[0]
+			} else {
+				if len(files) != 2 {
+					return flagErrorf("give OLD and NEW: snapshot files or traces, or OLD and a server (a URL, --server NAME or -- COMMAND)")
+				}
+				opts.Old, opts.New = files[0], files[1]
+			}
+			switch opts.FailOn {
+			case "breaking", "possibly", "any":
+			default:
+				return flagErrorf("invalid --fail-on %q: want breaking, possibly or any", opts.FailOn)
+			}
+			if opts.JSON && opts.Markdown {
+				return flagErrorf("--json and --markdown: give one")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return diffRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	end := flagGroup(cmd, groupArgs)
+	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "breaking", "exit 1 on a breaking change (breaking), a possibly breaking one too (possibly), or any change (any)")
+	end()
+	end = flagGroup(cmd, groupOutput)
+	cmd.Flags().BoolVar(&opts.Markdown, "markdown", false, "print Markdown, for a pull-request comment")
+	end()
+	return cmd
+}
+
+func diffRun(ctx context.Context, opts *DiffOptions) error {
+	old, err := readSurface(opts.IO, "OLD", opts.Old)
+	if err != nil {
+		return withJSONError(opts.IO, opts.JSON, err)
+	}
+	var new *surface.Snapshot
+	if opts.New != "" {
+		if new, err = readSurface(opts.IO, "NEW", opts.New); err != nil {
+			return withJSONError(opts.IO, opts.JSON, err)
+		}
+	} else {
+		err := opts.with(ctx, func(c *session.Client) error {
+			var err error
+			new, err = takeSurface(ctx, &opts.ConnOptions, c, old.Ignored)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	changes := surface.Diff(old, new)
+	notes := surface.NotCompared(old, new)
+	switch {
+	case opts.JSON:
+		if changes == nil {
+			changes = []surface.Change{}
+		}
+		if err := writeJSON(opts.IO, map[string]any{"changes": changes, "counts": countClasses(changes), "notCompared": notes}); err != nil {
+			return err
+		}
+	case opts.Markdown:
+		writeDiffMarkdown(opts.IO.Out, changes, notes)
+	default:
+		writeDiffText(opts.IO.Out, changes, notes)
+	}
+	failing := 0
+	for _, c := range changes {
+		switch {
+		case opts.FailOn == "any",
+			c.Class == surface.Breaking,
+			opts.FailOn == "possibly" && c.Class == surface.PossiblyBreaking:
+			failing++
+		}
+	}
+	if failing > 0 {
+		what := map[string]string{"breaking": "breaking", "possibly": "breaking or possibly breaking", "any": ""}[opts.FailOn]
+		return errSilent{code: ExitToolError, kind: KindSurfaceBreaks, what: fmt.Sprintf("%d %s change(s)", failing, what)}
+	}
+	return nil
+}
+
+// readSurface reads a snapshot file or a trace; a file that is neither
+// is a usage error.
+func readSurface(ios *IOStreams, which, path string) (*surface.Snapshot, error) {
+	f, err := os.Open(ios.Path(path))
+	if err != nil {
+		return nil, &FlagError{Err: fmt.Errorf("%s: %w", which, err)}
+	}
+	defer f.Close()
+	s, err := surface.Read(f)
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("%w: it ends too soon", surface.ErrNotSnapshot)
+		}
+		return nil, &FlagError{Err: fmt.Errorf("%s %s: %w", which, path, err)}
+	}
+	return s, nil
+}
+
+// countClasses counts the changes of each class.
+func countClasses(cs []surface.Change) map[surface.Class]int {
+	m := map[surface.Class]int{}
+	for _, c := range surface.Classes {
+		m[c] = 0
+	}
+	for _, c := range cs {
+		m[c.Class]++
+	}
+	return m
+}
+
+var classTitles = map[surface.Class]string{
+	surface.Breaking: "Breaking", surface.PossiblyBreaking: "Possibly breaking",
+	surface.NonBreaking: "Non-breaking", surface.Changed: "Changed",
+}
+
+func countLine(cs []surface.Change) string {
+	n := countClasses(cs)
+	return fmt.Sprintf("%d change(s): %d breaking, %d possibly breaking, %d non-breaking, %d changed",
+		len(cs), n[surface.Breaking], n[surface.PossiblyBreaking], n[surface.NonBreaking], n[surface.Changed])
+}
+
+// shown is a value of a change as a person reads it: one line, clipped.
+func shown(v any) string {
+	s, ok := v.(string)
+	if !ok {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return ""
+		}
+		s = string(b)
+	}
+	s = oneLine(s)
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200]) + "…"
+	}
+	return s
+}
+
+// writeDiffText prints the changes grouped by class, each with its
+// pointer.
+func writeDiffText(w io.Writer, cs []surface.Change, notes []string) {
+	if len(cs) == 0 {
+		fmt.Fprintln(w, "no changes")
+	} else {
+		fmt.Fprintln(w, countLine(cs))
+	}
+	for _, class := range surface.Classes {
+		var of []surface.Change
+		for _, c := range cs {
+			if c.Class == class {
+				of = append(of, c)
+			}
+		}
+		if len(of) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%d)\n", classTitles[class], len(of))
+		for _, c := range of {
+			fmt.Fprintf(w, "  %s: %s\n    %s  [%s]\n", oneLine(c.Subject), oneLine(c.Message), oneLine(c.Pointer), c.Kind)
+			if c.Class == surface.Changed && (c.Old != nil || c.New != nil) {
+				fmt.Fprintf(w, "    was: %s\n    now: %s\n", shown(c.Old), shown(c.New))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "not compared: %s\n", n)
+	}
+}
+
+// writeDiffMarkdown prints the changes for a pull-request comment: what
+// the server says is escaped, so that a name or a description renders as
+// text and never as markup.
+func writeDiffMarkdown(w io.Writer, cs []surface.Change, notes []string) {
+	n := countClasses(cs)
+	fmt.Fprintf(w, "### mcpi diff: ")
+	switch {
+	case n[surface.Breaking] > 0:
+		fmt.Fprintf(w, "%d breaking change(s)\n\n", n[surface.Breaking])
+	case len(cs) == 0:
+		fmt.Fprintf(w, "no changes\n")
+	default:
+		fmt.Fprintf(w, "nothing breaking\n\n")
+	}
+	if len(cs) > 0 {
+		fmt.Fprintf(w, "%s\n", countLine(cs))
+	}
+	for _, class := range surface.Classes {
+		if n[class] == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n#### %s (%d)\n\n", classTitles[class], n[class])
+		for _, c := range cs {
+			if c.Class != class {
+				continue
+			}
+			fmt.Fprintf(w, "- **%s**: %s %s `%s`\n", mdEscape(oneLine(c.Subject)), mdEscape(oneLine(c.Message)), mdCode(oneLine(c.Pointer)), c.Kind)
+			if c.Class == surface.Changed && (c.Old != nil || c.New != nil) {
+				fmt.Fprintf(w, "  - was: %s\n  - now: %s\n", mdEscape(shown(c.Old)), mdEscape(shown(c.New)))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, note := range notes {
+			fmt.Fprintf(w, "_Not compared: %s_\n", mdEscape(note))
+		}
+	}
+}
+
+// mdEscape makes text render as itself in Markdown (GitHub's included):
+// punctuation that could start markup is backslash-escaped, and <, >, &
+// become entities, so no HTML a server wrote reaches the page.
+func mdEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '`', '*', '_', '{', '}', '[', ']', '(', ')', '#', '+', '-', '!', '|', '~', '@':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mdCode is s as a Markdown code span, whatever backticks it holds.
+func mdCode(s string) string {
+	run, longest := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
