@@ -10,6 +10,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/skills"
+	"github.com/mcpi-dev/mcpi/internal/surface"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -85,6 +86,8 @@ func exitCodeFor(err error) ExitCode {
 		return ExitConnect
 	case errors.As(err, new(*session.RPCError)), errors.As(err, new(*mcp.RPCError)), errors.Is(err, session.ErrVersion), errors.Is(err, session.ErrMalformed),
 		errors.Is(err, session.ErrCapability), errors.Is(err, session.ErrTooManyRounds), errors.Is(err, session.ErrTruncated):
+		return ExitProtocol
+	case errors.Is(err, surface.ErrChanging):
 		return ExitProtocol
 	case errors.As(err, &he), errors.Is(err, errConnect):
 		return ExitConnect
@@ -165,7 +168,7 @@ func errorKind(err error) string {
 		return KindTaskCancelled
 	case errors.Is(err, session.ErrCapability):
 		return KindCapability
-	case errors.Is(err, session.ErrTruncated):
+	case errors.Is(err, session.ErrTruncated), errors.Is(err, surface.ErrChanging):
 		return KindListingIncomplete
 	}
 	switch exitCodeFor(err) {

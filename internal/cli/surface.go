@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -64,8 +65,9 @@ func NewCmdSnapshot(f *Factory, runF func(context.Context, *SnapshotOptions) err
 }
 
 func snapshotRun(ctx context.Context, opts *SnapshotOptions) error {
-	return opts.with(ctx, func(c *session.Client) error {
-		snap, err := takeSurface(ctx, &opts.ConnOptions, c, opts.Ignore)
+	var lc listChanges
+	return opts.withHooks(ctx, lc.hooks(), func(c *session.Client) error {
+		snap, err := takeSurface(ctx, &opts.ConnOptions, c, opts.Ignore, lc.n.Load)
 		if err != nil {
 			return err
 		}
@@ -87,8 +89,9 @@ func snapshotRun(ctx context.Context, opts *SnapshotOptions) error {
 
 // takeSurface lists the surface of the server behind c, the other era's
 // on a second connection.
-func takeSurface(ctx context.Context, o *ConnOptions, c *session.Client, ignore []string) (*surface.Snapshot, error) {
+func takeSurface(ctx context.Context, o *ConnOptions, c *session.Client, ignore []string, changes func() int64) (*surface.Snapshot, error) {
 	return surface.Take(ctx, c, surface.Options{
+		Changes:    changes,
 		Dial:       func(ctx context.Context) (transport.Conn, error) { return o.Target.dial(ctx, nil) },
 		Timeout:    o.Target.Timeout,
 		ClientInfo: mcp.Implementation{Name: "mcpi", Version: Version},
@@ -189,9 +192,10 @@ func diffRun(ctx context.Context, opts *DiffOptions) error {
 			return withJSONError(opts.IO, opts.JSON, err)
 		}
 	} else {
-		err := opts.with(ctx, func(c *session.Client) error {
+		var lc listChanges
+		err := opts.withHooks(ctx, lc.hooks(), func(c *session.Client) error {
 			var err error
-			new, err = takeSurface(ctx, &opts.ConnOptions, c, old.Ignored)
+			new, err = takeSurface(ctx, &opts.ConnOptions, c, old.Ignored, lc.n.Load)
 			return err
 		})
 		if err != nil {
@@ -400,4 +404,16 @@ func mdCode(s string) string {
 		return fence + " " + s + " " + fence
 	}
 	return fence + s + fence
+}
+
+// listChanges counts the list_changed notifications of a connection, for
+// a snapshot to list again what changed while it was listed.
+type listChanges struct{ n atomic.Int64 }
+
+func (l *listChanges) hooks() connHooks {
+	return connHooks{notified: func(n session.Notification) {
+		if strings.HasSuffix(n.Method, "/list_changed") {
+			l.n.Add(1)
+		}
+	}}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/surface"
 )
 
@@ -231,5 +232,22 @@ func TestDiffTrace(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "", "diff", snap, trace)
 	if code != ExitOK || !strings.HasPrefix(stdout, "no changes\n") || !strings.Contains(stdout, "not compared: prompts: NEW does not hold them") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestSnapshotOfAChangingServer: a list that changes while it is
+// listed is listed again; a server whose lists never stand still gets
+// no snapshot, but an error saying so (exit 4, listing_incomplete).
+func TestSnapshotOfAChangingServer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []cliCase{
+		{name: "changes once", args: with(peerArgs(mcptest.HostsPrefix+mcptest.HostsChangingOnce), "snapshot"), stdout: []string{`"name": "get_weather"`}},
+		{name: "churns", args: with(peerArgs(mcptest.HostsPrefix+mcptest.HostsChurning), "snapshot", "--json"), code: ExitProtocol,
+			stdout: []string{`"kind":"listing_incomplete"`, "changed while they were listed, 3 times"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checkCase(t, tc)
+		})
 	}
 }

@@ -23,6 +23,11 @@ const HostsPrefix = "hosts:"
 const (
 	HostsBackendDown = "backend-down"
 	HostsHeavy       = "heavy"
+	// HostsChangingOnce says its tools changed (notifications/tools/
+	// list_changed) while the first tools/list was under way;
+	// HostsChurning says so during every one.
+	HostsChangingOnce = "changing-once"
+	HostsChurning     = "churning"
 )
 
 // cleanTool is a tool every host takes.
@@ -33,6 +38,8 @@ var hostTools = map[string][]string{
 	"clean":            {cleanTool},
 	HostsBackendDown:   nil,
 	HostsHeavy:         nil, // heavyTools(), made when served
+	HostsChangingOnce:  {cleanTool},
+	HostsChurning:      {cleanTool},
 	"openai":           {cleanTool, toolJSON("weather_"+strings.Repeat("x", 60), `{"type":"object","properties":{},"additionalProperties":false}`)},
 	"openai-strict":    {cleanTool, toolJSON("search", `{"type":"object","properties":{"q":{"type":"string"},"limit":{"type":"integer"}},"required":["q"],"additionalProperties":false}`)},
 	"anthropic":        {cleanTool, toolJSON("either", `{"type":"object","anyOf":[{"properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"string"}},"required":["b"]}]}`)},
@@ -76,6 +83,7 @@ func RunHosts(host string) {
 		out.Flush()
 	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	lists := 0
 	for {
 		line, err := in.ReadBytes('\n')
 		var m hostileMsg
@@ -86,6 +94,10 @@ func RunHosts(host string) {
 				result = map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tools": map[string]any{}},
 					"serverInfo": map[string]any{"name": "w", "version": "1"}}
 			case "tools/list":
+				if host == HostsChurning || host == HostsChangingOnce && lists == 0 {
+					send(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+				}
+				lists++
 				if host == HostsBackendDown {
 					send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": "connect ECONNREFUSED 127.0.0.1:5432"}})
 					continue

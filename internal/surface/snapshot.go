@@ -76,7 +76,19 @@ type Options struct {
 	// Ignore are JSON pointers, relative to a surface, left out of it
 	// ("*" matches every member or element).
 	Ignore []string
+	// Changes counts the list_changed notifications the session has had
+	// (nil: none are heard): a surface listed while one came is listed
+	// again, at most ListAttempts times.
+	Changes func() int64
 }
+
+// ListAttempts bounds how often a surface is listed again because the
+// server said a list changed while it was being listed.
+const ListAttempts = 3
+
+// ErrChanging says the server's lists kept changing while they were
+// listed: a snapshot needs a server at rest.
+var ErrChanging = errors.New("the server's lists changed while they were listed")
 
 // Take lists the surface of the server behind c, every page of every
 // list, under the client's page bound; with opts.Dial, the other era's
@@ -85,7 +97,7 @@ func Take(ctx context.Context, c *session.Client, opts Options) (*Snapshot, erro
 	if err := checkPointers(opts.Ignore); err != nil {
 		return nil, err
 	}
-	s, err := surfaceOf(ctx, c)
+	s, err := steadySurface(ctx, c, opts.Changes)
 	if err != nil {
 		return nil, err
 	}
@@ -425,4 +437,20 @@ func remove(v any, toks []string) any {
 		x[i] = remove(x[i], rest)
 	}
 	return v
+}
+
+// steadySurface lists c's surface until no list_changed came while it
+// was listed, at most ListAttempts times.
+func steadySurface(ctx context.Context, c *session.Client, changes func() int64) (*Surface, error) {
+	if changes == nil {
+		return surfaceOf(ctx, c)
+	}
+	for range ListAttempts {
+		before := changes()
+		s, err := surfaceOf(ctx, c)
+		if err != nil || changes() == before {
+			return s, err
+		}
+	}
+	return nil, fmt.Errorf("%w, %d times: a snapshot needs a server at rest", ErrChanging, ListAttempts)
 }
