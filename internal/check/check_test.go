@@ -669,7 +669,7 @@ func TestDualEraListingFailsInBoth(t *testing.T) {
 		}
 		if json.Unmarshal(body, &m) == nil && m.Method == "tools/list" {
 			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"fetch failed"}}`, m.ID)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"tools are not ready"}}`, m.ID)
 			return
 		}
 		h.ServeHTTP(w, r)
