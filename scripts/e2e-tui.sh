@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end test of the TUI: drives the real mcpi binary in tmux against
-# `mcpi demo` and @modelcontextprotocol/server-everything, and checks what
+# `mcpi demo`, @modelcontextprotocol/server-everything and a shell script
+# server (--watch), and checks what
 # the screen shows (capture-pane, polled in a bounded loop).
 #
 #   scripts/e2e-tui.sh              build ./cmd/mcpi and run every scenario
@@ -428,6 +429,41 @@ else
 	echo "FAIL live: session start failed:"
 	sed 's/^/     | /' "$TMP/live.err"
 fi
+
+# The edit-reload loop: a script server whose tools come from a file the
+# test edits (no compiler needed); --watch restarts it and shows the diff.
+cat >"$TMP/toolsfile.sh" <<'SERVER'
+#!/bin/sh
+while IFS= read -r line; do
+	id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+	[ -n "$id" ] || continue
+	case $line in
+	*'"method":"initialize"'*)
+		printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"toolsfile","version":"1"}}}\n' "$id" ;;
+	*'"method":"tools/list"'*)
+		printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":%s}}\n' "$id" "$(tr -d '\n' <"$TOOLS")" ;;
+	*'"method":"ping"'*)
+		printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id" ;;
+	*)
+		printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}\n' "$id" ;;
+	esac
+done
+SERVER
+printf '%s\n' '[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},' \
+	'{"name":"fetch","inputSchema":{"type":"object","properties":{"url":{"type":"string"}}}}]' >"$TMP/tools.json"
+open watch env TOOLS="$TMP/tools.json" "$BIN" connect --watch "$TMP/tools.json" -- sh "$TMP/toolsfile.sh"
+check "connects to the script server" "● connected" "fetch"
+keys Enter
+check "opens the form of echo" "Call echo"
+typ "kept across the restart"
+check "the value is typed" "kept across the restart"
+printf '%s\n' '[{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"},' \
+	'"loud":{"type":"boolean"}},"required":["loud"]}}]' >"$TMP/tools.json"
+check "the server restarted, the diff shown" "Diff · restarted: tools.json changed" "2 changes, 2 breaking" "/tools/fetch"
+shot watch-diff
+keys Escape
+check "the typed value is kept" "kept across the restart"
+keys C-c
 
 echo "$PASS passed, $FAIL failed ($((SECONDS - START))s)"
 [ "$FAIL" = 0 ]

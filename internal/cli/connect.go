@@ -24,6 +24,10 @@ type ConnectOptions struct {
 	NoColor bool
 	// Mouse turns the mouse on in the TUI.
 	Mouse bool
+	// Watch are the paths whose change restarts the stdio server
+	// (--watch); WatchRun the build run first (--watch-run).
+	Watch    []string
+	WatchRun string
 	// Pick is set when no TARGET was given: a picker over the configured
 	// servers chooses one.
 	Pick bool
@@ -54,6 +58,9 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 				if err := t.checkSession(cmd); err != nil {
 					return err
 				}
+				if err := opts.checkWatch(); err != nil {
+					return err
+				}
 				if runF != nil {
 					return runF(cmd.Context(), opts)
 				}
@@ -75,6 +82,9 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 			if len(rest) > 0 {
 				return flagErrorf("unexpected argument %q", rest[0])
 			}
+			if err := opts.checkWatch(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -92,6 +102,10 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	fl.StringVar(&opts.Save, "save", "", "directory where the s key saves images, audio and blobs (default: the working directory)")
 	fl.BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
 	fl.BoolVar(&opts.Mouse, "mouse", false, mouseUsage)
+	end()
+	end = flagGroup(cmd, groupConnection)
+	fl.StringArrayVar(&opts.Watch, "watch", nil, "restart the stdio server when a file under PATH changes (a file or a directory tree; repeatable): the Diff view shows what moved")
+	fl.StringVar(&opts.WatchRun, "watch-run", "", "with --watch: run this command (sh -c, in the server's directory) before each restart; when it fails the old server keeps running and its output is shown")
 	end()
 	end = flagGroup(cmd, groupSession)
 	fl.StringVar(&opts.Target.Session, "session", "", "open the TUI on the live session NAME (see mcpi session start): watch what its commands do and answer its server's requests; default: $"+sessionEnv+" when no TARGET is given")
@@ -126,12 +140,19 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	if err := o.resolveServer(ctx); err != nil {
 		return err
 	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	reloads, err := opts.startWatch(ctx)
+	if err != nil {
+		return err
+	}
 	if o.Record != "" {
 		if err := o.startRecording(); err != nil {
 			return err
 		}
 	}
-	err := tui.Run(ctx, tui.Options{
+	err = tui.Run(ctx, tui.Options{
+		Reloads: reloads,
 		Dial:    o.tuiDial,
 		Target:  targetLabel(&o.Target),
 		NoColor: noColor,

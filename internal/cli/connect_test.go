@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
@@ -177,5 +179,85 @@ func TestTUITraceHeader(t *testing.T) {
 	o = &ConnOptions{Target: TargetOptions{URL: "http://127.0.0.1:1/mcp", Transport: "sse"}}
 	if h := o.traceHeader(); h.Target.Transport != record.TransportSSE || h.Target.URL == "" {
 		t.Errorf("header %+v", h)
+	}
+}
+
+func TestConnectWatchFlags(t *testing.T) {
+	got, err := parseArgs(NewCmdConnect, []string{"--watch", "src", "--watch", "tools.json", "--watch-run", "go build ./...", "--", "./server"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Watch, []string{"src", "tools.json"}) || got.WatchRun != "go build ./..." {
+		t.Errorf("options %+v", got)
+	}
+	for _, argv := range [][]string{
+		{"--watch", "src", "http://127.0.0.1:8080/mcp"},
+		{"--watch", "src", "--session", "dev"},
+		{"--watch-run", "make", "--", "./server"},
+	} {
+		_, err := parseArgs(NewCmdConnect, argv)
+		var fe *FlagError
+		if !errors.As(err, &fe) {
+			t.Errorf("%q: err %v, want a usage error", argv, err)
+		}
+	}
+}
+
+func TestConnectWatchRun(t *testing.T) {
+	dir := t.TempDir()
+	out, err := runBuild(t.Context(), "pwd; echo oops >&2; exit 3", dir)
+	if err == nil || !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("err = %v, want the exit status", err)
+	}
+	if !strings.Contains(out, dir) || !strings.Contains(out, "oops") {
+		t.Errorf("output %q: want the directory and stderr", out)
+	}
+	out, err = runBuild(t.Context(), "head -c 400000 /dev/zero | tr '\\0' x", dir)
+	if err != nil || len(out) > watchRunBytes+100 || !strings.Contains(out, "more not kept") {
+		t.Errorf("err %v, %d bytes kept: want at most %d and the rest counted", err, len(out), watchRunBytes)
+	}
+}
+
+// TestConnectWatchReloads: a change under --watch runs the build and
+// hands the TUI one Reload; a failed build says so.
+func TestConnectWatchReloads(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "tools.json")
+	if err := os.WriteFile(f, []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := parseArgs(NewCmdConnect, []string{"--watch", f, "--watch-run", "cat tools.json; test -s ok", "--cwd", dir, "--", "./server"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reloads, err := got.startWatch(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := func() tui.Reload {
+		t.Helper()
+		select {
+		case r := <-reloads:
+			return r
+		case <-time.After(10 * time.Second):
+			t.Fatal("no reload")
+		}
+		return tui.Reload{}
+	}
+	if err := os.WriteFile(f, []byte(`["v2"]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := next()
+	if r.Err == nil || !strings.Contains(r.Output, `["v2"]`) || len(r.Changed) != 1 || r.Changed[0] != f {
+		t.Errorf("reload %+v: want the build failed, its output, the file", r)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ok"), []byte("y"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, []byte(`["v3"]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := next(); r.Err != nil || !strings.Contains(r.Output, `["v3"]`) {
+		t.Errorf("reload %+v: want the build passed", r)
 	}
 }

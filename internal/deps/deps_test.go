@@ -30,6 +30,7 @@ var (
 		"internal/roots":       {"internal/mcp", "internal/safetext"},
 		"internal/specschema":  {"internal/schema"},
 		"internal/check/hosts": {"internal/schema"},
+		"internal/watch":       {"internal/bounds"},
 		"cmd/mcpi":             {"internal/cli"},
 	}
 	forbidden = map[string][]string{

@@ -26,6 +26,10 @@ import (
 // TestMain lets the test binary serve as the demo server over stdio when
 // re-executed with MCPI_TEST_PEER=demo, as `mcpi demo` runs it.
 func TestMain(m *testing.M) {
+	if f, ok := strings.CutPrefix(os.Getenv(mcptest.PeerEnv), toolsFilePeer); ok {
+		runToolsFile(f)
+		os.Exit(0)
+	}
 	switch os.Getenv(mcptest.PeerEnv) {
 	case "":
 		os.Exit(m.Run())

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/surface"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/checkpane"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
@@ -88,6 +89,16 @@ type Model struct {
 
 	roots *rootStore
 	help  help.Model
+
+	// surface is the server's surface at the last start or list_changed
+	// (with --watch), what the next one is diffed against; diff is the
+	// last diff, shown while showDiff; reloadWhy says what restarted the
+	// server, for the next diff's title.
+	surface    *surface.Snapshot
+	surfaceGen int
+	diff       *diffView
+	showDiff   bool
+	reloadWhy  string
 
 	width, height int
 }
@@ -310,7 +321,7 @@ func (m *Model) prepare(b *common.Batch) {
 
 // Init starts the connection and the inbox.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.connect(nil), m.nextBatch())
+	return tea.Batch(m.connect(nil), m.nextBatch(), m.waitReload())
 }
 
 // State returns the connection state and why it is down.
@@ -384,6 +395,9 @@ func (m *Model) resize() {
 		d.SetSize(m.width, h)
 	}
 	m.composer.SetSize(m.width, h)
+	if m.diff != nil {
+		m.diff.SetSize(m.width, h)
+	}
 }
 
 // broadcast hands msg to every pane, their Cmds run together.
@@ -450,6 +464,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.status = reappliedNotice(msg.Reapplied)
 		return m, m.broadcast(msg)
+	case reloadMsg:
+		return m, m.reload(msg.r)
+	case surfaceMsg:
+		m.surfaced(msg)
+		return m, nil
 	case composedMsg:
 		_, cmd := m.composer.Update(msg, m.conn.client)
 		return m, cmd
@@ -490,8 +509,17 @@ func (m *Model) dialed(msg dialedMsg) tea.Cmd {
 	}
 	held := m.held
 	m.held = session.Held{}
+	var snap tea.Cmd
+	if m.watching() {
+		why := m.reloadWhy
+		if why == "" {
+			why = "reconnected"
+		}
+		m.reloadWhy = ""
+		snap = m.takeSurface(msg.client, msg.gen, why)
+	}
 	return tea.Batch(m.broadcastInOrder(common.ConnectedMsg{Client: msg.client, Gen: msg.gen}), m.waitEnd(msg.client),
-		m.reapply(msg.client, msg.gen, held))
+		m.reapply(msg.client, msg.gen, held), snap)
 }
 
 // answered forgets a request the user answered and opens the next one.
@@ -531,7 +559,11 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 		cmds = append(cmds, m.broadcast(common.RootsMsg{Roots: b.Roots}))
 	}
 	if len(b.Notifications) > 0 {
-		cmds = append(cmds, m.broadcast(common.NotificationsMsg{Notes: b.Notifications}))
+		nm := common.NotificationsMsg{Notes: b.Notifications}
+		if m.watching() && m.conn.client != nil && m.surface != nil && listChanged(nm) {
+			cmds = append(cmds, m.takeSurface(m.conn.client, m.conn.gen, "the server's lists changed"))
+		}
+		cmds = append(cmds, m.broadcast(nm))
 	}
 	if len(b.Progress) > 0 {
 		cmds = append(cmds, m.broadcast(common.ProgressMsg{ByCall: b.Progress}))
@@ -676,6 +708,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return cmd
 	}
+	if m.showDiff && m.modal == nil && !m.compose && m.diffKey(msg) {
+		return nil
+	}
 	if m.modal == nil && key.Matches(msg, k.Composer) {
 		m.compose = true
 		return nil
@@ -707,6 +742,9 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		return m.connect(m.conn.client), true
 	case key.Matches(msg, k.Record):
 		return m.toggleRecording(), true
+	case key.Matches(msg, k.Diff):
+		m.toggleDiff()
+		return nil, true
 	case key.Matches(msg, k.Requests):
 		if m.modal == nil {
 			m.openNext()
@@ -771,6 +809,7 @@ func (m *Model) toggleRecording() tea.Cmd {
 // it back).
 func (m *Model) goTo(i int) {
 	m.show(i)
+	m.showDiff = false
 	m.setAside()
 	m.compose = false
 }
@@ -827,6 +866,9 @@ func (m *Model) keys() help.KeyMap {
 	if m.compose {
 		local = m.composer
 	}
+	if m.showDiff && m.diff != nil && !m.compose {
+		local = m.diff
+	}
 	if m.modal != nil {
 		local = m.modal
 	}
@@ -841,7 +883,7 @@ func (m *Model) keys() help.KeyMap {
 	if m.help.ShowAll {
 		helpKey.SetHelp(helpKey.Help().Key+"/esc", "close help")
 	}
-	global := []key.Binding{k.NextTab, keymap.WithHelp(k.Tabs[0], "alt+1…0", "pane"), keymap.WithHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.Composer, k.Record, k.Reconnect, k.Requests, helpKey, quit}
+	global := []key.Binding{k.NextTab, keymap.WithHelp(k.Tabs[0], "alt+1…0", "pane"), keymap.WithHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.Composer, k.Record, k.Reconnect, k.Requests, k.Diff, helpKey, quit}
 	short := dedupe(nil, append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit))
 	var full [][]key.Binding
 	var seen []key.Binding
@@ -1048,6 +1090,8 @@ func (m *Model) View() tea.View {
 		b.WriteString(common.Fit(m.modal.View(), m.width, h))
 	case m.compose:
 		b.WriteString(common.Fit(m.composer.View(), m.width, h))
+	case m.showDiff && m.diff != nil:
+		b.WriteString(common.Fit(m.diff.View(), m.width, h))
 	default:
 		b.WriteString(common.Fit(m.activePane().View(), m.width, h))
 	}

@@ -101,6 +101,25 @@ type Options struct {
 	// Mouse turns the mouse on: the wheel scrolls, a click on a tab opens
 	// it. Off by default, so that the terminal still selects text.
 	Mouse bool
+	// Reloads, when set, says that watched files changed (mcpi connect
+	// --watch): the TUI restarts the server the way ctrl+r does, unless
+	// the build failed, and shows what moved in the Diff view.
+	Reloads <-chan Reload
+}
+
+// Reload is what the watch loop of mcpi connect --watch tells the TUI: the
+// files that changed, and what came of the build run before a restart.
+type Reload struct {
+	// Changed are the first paths that changed; Count the events in all.
+	Changed []string
+	Count   int
+	// Output is the build's output (bounded), Err its failure: then the
+	// old server keeps running.
+	Output string
+	Err    error
+	// Warning, alone, says something could not be watched; nothing is
+	// restarted.
+	Warning string
 }
 
 // Run runs the TUI until the user quits or ctx ends.

@@ -18,6 +18,7 @@ type KeyMap struct {
 	CheckTab  key.Binding   // the check pane, the twelfth
 	SkillsTab key.Binding   // the skills pane, the thirteenth
 	Requests  key.Binding   // open the oldest waiting server request
+	Diff      key.Binding   // the Diff view: what moved at the last restart
 
 	// Lists.
 	Up       key.Binding
@@ -113,6 +114,7 @@ func Default() *KeyMap {
 		InfoTab:   key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "info")),
 		CheckTab:  key.NewBinding(key.WithKeys("alt+k"), key.WithHelp("alt+k", "check")),
 		SkillsTab: key.NewBinding(key.WithKeys("alt+s"), key.WithHelp("alt+s", "skills")),
+		Diff:      key.NewBinding(key.WithKeys("alt+d"), key.WithHelp("alt+d", "diff")),
 
 		Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "down")),

@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// toolsFilePeer is the prefix of a peer whose tools/list answers the JSON
+// array of the file named after it: a server a test changes by editing a
+// file, as a person edits a server's code.
+const toolsFilePeer = "toolsfile:"
+
+// runToolsFile serves tools from the file at path over stdio, with the
+// least of MCP: initialize, tools/list, ping.
+func runToolsFile(path string) {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	out := json.NewEncoder(os.Stdout)
+	for in.Scan() {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &msg) != nil || msg.ID == nil || msg.Method == "" {
+			continue
+		}
+		resp := map[string]any{"jsonrpc": "2.0", "id": msg.ID}
+		switch msg.Method {
+		case "initialize":
+			resp["result"] = map[string]any{
+				"protocolVersion": msg.Params.ProtocolVersion,
+				"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}},
+				"serverInfo":      map[string]any{"name": "toolsfile", "version": "1"},
+			}
+		case "tools/list":
+			b, err := os.ReadFile(path)
+			var tools json.RawMessage
+			if err == nil && json.Unmarshal(b, &tools) == nil {
+				resp["result"] = map[string]any{"tools": tools}
+			} else {
+				resp["error"] = map[string]any{"code": -32603, "message": "the tools file cannot be read"}
+			}
+		case "ping":
+			resp["result"] = map[string]any{}
+		default:
+			resp["error"] = map[string]any{"code": -32601, "message": "method not found"}
+		}
+		_ = out.Encode(resp)
+	}
+}
+
+const toolsV1 = `[
+ {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+ {"name": "fetch", "inputSchema": {"type": "object", "properties": {"url": {"type": "string"}}}}
+]`
+
+// toolsV2 drops fetch and makes echo require a new property.
+const toolsV2 = `[
+ {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}, "loud": {"type": "boolean"}}, "required": ["loud"]}}
+]`
+
+// TestWatchReload: a Reload restarts the server, the Diff view lists what
+// moved with its classes and pointers, the notice sums it up, and the form
+// being typed in is kept; a failed build leaves the server running and
+// puts its output in the Stderr pane.
+func TestWatchReload(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(file, []byte(toolsV1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reloads := make(chan Reload, 1)
+	dials := 0
+	h := start(t, 110, 30, func(o *Options) {
+		o.Reloads = reloads
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			dials++
+			return dialPeer(ctx, hk, toolsFilePeer+file)
+		}
+	})
+	h.waitText("echo", "fetch", "(2/2)")
+	h.waitModel("the start's surface listed", func(m *Model) bool { return m.surface != nil })
+	h.press("enter")
+	h.waitText("text")
+	h.typeText("hello")
+	h.waitText("hello")
+
+	// A build that fails: the old server keeps running.
+	reloads <- Reload{Changed: []string{file}, Count: 1, Err: errors.New("exit status 1"),
+		Output: "\nserver.go:3:2: undefined: x\nmore detail\n"}
+	h.waitText("build failed: server.go:3:2: undefined: x; the server keeps running")
+
+	if err := os.WriteFile(file, []byte(toolsV2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reloads <- Reload{Changed: []string{file}, Count: 3}
+	s := h.waitText("Diff · restarted: tools.json changed", "2 changes, 2 breaking")
+	for _, want := range []string{"breaking", "/tools/fetch", "/tools/echo/inputSchema/properties/loud"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the Diff view lacks %q:\n%s", want, s)
+		}
+	}
+	// The view closes; the form and what was typed are still there.
+	h.press("esc")
+	h.waitText("hello")
+	h.press("alt+d")
+	h.waitText("Diff · restarted")
+	h.press("alt+0")
+	h.waitText("build: server.go:3:2: undefined: x", "build: more detail")
+
+	// A restart that changes nothing says so.
+	reloads <- Reload{Changed: []string{file}, Count: 1}
+	h.waitText("restarted: tools.json changed: no change")
+	m := h.final()
+	if m.diff == nil || len(m.diff.changes) != 0 {
+		t.Errorf("the last diff is not the empty one")
+	}
+}
+
+// waitModel waits until cond holds of the model, checked while the event
+// loop is held.
+func (h *harness) waitModel(what string, cond func(*Model) bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		block := blockMsg{blocked: make(chan struct{}), release: make(chan struct{})}
+		go h.tm.Send(block)
+		<-block.blocked
+		ok := cond(h.m)
+		close(block.release)
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
