@@ -630,3 +630,22 @@ func TestMouse(t *testing.T) {
 		}
 	})
 }
+
+// TestRerunACall: r in a call's result sends it again, with its
+// arguments, as a new call (after --watch restarted the server, the same
+// call against the new code).
+func TestRerunACall(t *testing.T) {
+	h := start(t, 100, 30)
+	h.waitText(toolsLoaded)
+	h.waitAllLoaded()
+	h.typeText("echo")
+	h.press("enter")
+	h.typeText("again and again")
+	h.press("ctrl+s")
+	h.waitText("✓ done", "call #1")
+	h.press("r")
+	s := h.waitText("call #2", "[2/2]", "✓ done")
+	if !strings.Contains(s, "again and again") {
+		t.Errorf("the call sent again lost its arguments:\n%s", s)
+	}
+}

@@ -56,6 +56,9 @@ type KeyMap struct {
 	PrevCall key.Binding
 	NextCall key.Binding
 	Edit     key.Binding
+	// Rerun sends the shown call again, as it was, to the server as it is
+	// now (after a restart, a reconnect).
+	Rerun key.Binding
 	// ReadLinks reads the resources a result links to, in place.
 	ReadLinks key.Binding
 
@@ -147,6 +150,7 @@ func Default() *KeyMap {
 		PrevCall:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous call")),
 		NextCall:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next call")),
 		Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit arguments")),
+		Rerun:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "call again")),
 		ReadLinks: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "read links")),
 
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),

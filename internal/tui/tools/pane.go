@@ -528,6 +528,27 @@ func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
 
 func k(b key.Binding) string { return b.Help().Key }
 
+// rerun sends call c again, with its arguments, to the server as it is
+// now: after --watch restarted it, the same call against the new code.
+func (p *Pane) rerun(c *Call) tea.Cmd {
+	if p.client == nil {
+		p.notice.Failf("not connected (ctrl+r reconnects)")
+		return nil
+	}
+	t, ok := p.toolByName(c.Tool.Name)
+	if !ok {
+		p.notice.Failf("the server does not list %s now", c.Tool.Name)
+		return nil
+	}
+	p.nextID++
+	ctx, cancel := context.WithCancel(p.c.Ctx)
+	again := &Call{ID: p.nextID, Tool: t, Args: c.Args, AsTask: c.AsTask, Start: p.c.Now(), State: Running, cancel: cancel}
+	p.calls = append(p.calls, again)
+	p.current = len(p.calls) - 1
+	p.mode = modeResult
+	return tea.Batch(callCmd(ctx, p.c, p.client, again), p.tick())
+}
+
 // reloadKey lists the tools again; on a server without the tools
 // capability it sends tools/list anyway.
 func (p *Pane) reloadKey() tea.Cmd {
@@ -599,6 +620,8 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 			return common.Failuref("not connected (ctrl+r reconnects)")
 		}
 		return p.reloadKey()
+	case key.Matches(msg, k.Rerun) && c.State != Running:
+		return p.rerun(c)
 	case key.Matches(msg, k.Edit):
 		t := c.Tool
 		if lt, ok := p.toolByName(t.Name); ok {
@@ -666,7 +689,7 @@ func (p *Pane) ShortHelp() []key.Binding {
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			out = append(out, k.Cancel, k.Edit)
 		} else {
-			out = append(out, keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Save, keymap.WithHelp(k.Copy, "y", "copy JSON"))
+			out = append(out, keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Rerun, k.Save, keymap.WithHelp(k.Copy, "y", "copy JSON"))
 			if c := p.calls[p.current]; c.hasLinks() {
 				out = append(out, k.ReadLinks)
 			}
@@ -683,7 +706,7 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	case modeForm:
 		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
-		first := []key.Binding{keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Save, keymap.WithHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, keymap.WithHelp(k.Calls, "alt+l", "tools list"), k.Reload}
+		first := []key.Binding{keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Rerun, k.Save, keymap.WithHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, keymap.WithHelp(k.Calls, "alt+l", "tools list"), k.Reload}
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			first = []key.Binding{k.Cancel, k.Edit, keymap.WithHelp(k.Calls, "alt+l", "tools list")}
 		}
