@@ -111,9 +111,10 @@ func TestWatchReload(t *testing.T) {
 			t.Errorf("the Diff view lacks %q:\n%s", want, s)
 		}
 	}
-	// The view closes; the form and what was typed are still there.
+	// The view closes; the form and what was typed are still there, and
+	// the form follows the new schema: its new field is there.
 	h.press("esc")
-	h.waitText("hello")
+	h.waitText("hello", "loud")
 	h.press("alt+d")
 	h.waitText("Diff · restarted")
 	h.press("alt+0")

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -333,6 +334,7 @@ func (p *Pane) listed(msg toolsMsg) tea.Cmd {
 		if t := p.selected(); t != nil {
 			name = t.Name
 		}
+		p.followSchemas(msg.tools)
 		p.tools = msg.tools
 		p.applyFilter()
 		for i, idx := range p.filtered {
@@ -343,6 +345,38 @@ func (p *Pane) listed(msg toolsMsg) tea.Cmd {
 		p.clampList()
 	}
 	return cmd
+}
+
+// followSchemas rebuilds the forms of the tools whose inputSchema changed
+// (a server restarted with new code, a list_changed): the new fields
+// appear, those gone go, and what was typed in the fields that remain is
+// kept.
+func (p *Pane) followSchemas(tools []mcp.Tool) {
+	for _, t := range tools {
+		f := p.forms[t.Name]
+		old, ok := p.toolByName(t.Name)
+		if f == nil || !ok || sameJSON(old.InputSchema, t.InputSchema) {
+			continue
+		}
+		values, _ := f.Value() // what was typed, even where it does not convert
+		nf := form.New(p.c, t.InputSchema)
+		nf.SetSize(p.width, max(1, p.height-2))
+		nf.SetValues(values)
+		p.forms[t.Name] = nf
+		if p.formTool.Name == t.Name {
+			p.formTool = t
+		}
+	}
+}
+
+// sameJSON reports whether two JSON documents say the same, whatever
+// their spacing and key order.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // callDone records how a call ended.
