@@ -133,7 +133,9 @@ func TestWatchReload(t *testing.T) {
 // loop is held.
 func (h *harness) waitModel(what string, cond func(*Model) bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.After(30 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		block := blockMsg{blocked: make(chan struct{}), release: make(chan struct{})}
 		go h.tm.Send(block)
@@ -143,9 +145,10 @@ func (h *harness) waitModel(what string, cond func(*Model) bool) {
 		if ok {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-tick.C:
+		case <-deadline:
 			h.t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
