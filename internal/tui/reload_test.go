@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,11 +21,14 @@ import (
 const toolsFilePeer = "toolsfile:"
 
 // runToolsFile serves tools from the file at path over stdio, with the
-// least of MCP: initialize, tools/list, ping.
+// least of MCP: initialize, tools/list, ping, and tools/call, which says
+// (notifications/tools/list_changed) that the tools changed when the
+// file holds other tools than it listed last.
 func runToolsFile(path string) {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(nil, 1<<20)
 	out := json.NewEncoder(os.Stdout)
+	var listed []byte
 	for in.Scan() {
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
@@ -44,8 +48,14 @@ func runToolsFile(path string) {
 				"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}},
 				"serverInfo":      map[string]any{"name": "toolsfile", "version": "1"},
 			}
+		case "tools/call":
+			if b, err := os.ReadFile(path); err == nil && !bytes.Equal(b, listed) {
+				_ = out.Encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+			}
+			resp["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": "called"}}}
 		case "tools/list":
 			b, err := os.ReadFile(path)
+			listed = b
 			var tools json.RawMessage
 			if err == nil && json.Unmarshal(b, &tools) == nil {
 				resp["result"] = map[string]any{"tools": tools}
@@ -150,5 +160,32 @@ func (h *harness) waitModel(what string, cond func(*Model) bool) {
 		case <-deadline:
 			h.t.Fatalf("timed out waiting for %s", what)
 		}
+	}
+}
+
+// TestListChangedShowsTheDiff: with --watch, a server that says its tools
+// changed (no restart) gets its surface listed again, and the Diff view
+// shows what moved.
+func TestListChangedShowsTheDiff(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(file, []byte(toolsV1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, 110, 30, func(o *Options) {
+		o.Reloads = make(chan Reload)
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			return dialPeer(ctx, hk, toolsFilePeer+file)
+		}
+	})
+	h.waitText("echo", "fetch", "(2/2)")
+	h.waitModel("the start's surface listed", func(m *Model) bool { return m.surface != nil })
+	if err := os.WriteFile(file, []byte(toolsV2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A call makes the server look at its file, and say it changed.
+	h.press("enter", "ctrl+s")
+	s := h.waitText("the server's lists changed · 2 changes, 2 breaking")
+	if !strings.Contains(s, "/tools/fetch") {
+		t.Errorf("the Diff view lacks the removed tool:\n%s", s)
 	}
 }
