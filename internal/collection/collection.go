@@ -1,0 +1,467 @@
+// Package collection reads the collections of `mcpi test`: files of steps
+// (a tool call, a prompt, a resource read, a raw JSON-RPC request), each
+// with the answers to give the server while it runs, expectations on its
+// result and values to capture for the steps after it.
+//
+// # Why YAML
+//
+// A collection is written by a person and read in review, so the format is
+// YAML rather than JSON or a format of mcpi's own:
+//
+//   - comments: a step says why it expects what it expects, and a disabled
+//     step stays in the file, commented out;
+//   - multi-line strings: an expected text or a prompt's argument of several
+//     lines is written as it reads (`|`), without escapes;
+//   - ubiquity: every editor highlights it, every CI system's own files are
+//     in it (GitHub Actions, GitLab CI), JSON is valid YAML, and the
+//     arguments of a call are written as the JSON objects they are.
+//
+// A plain-text format in Hurl's spirit reads well for HTTP, whose requests
+// are text; an MCP request is a JSON object, which YAML writes without a
+// grammar of its own to learn.
+//
+// # Bounds
+//
+// A collection can come from anywhere (a pull request), so reading one is
+// bounded: a file over MaxFileSize is refused before it is parsed, and so is
+// a document whose aliases would expand past MaxNodes nodes (a "billion
+// laughs" YAML bomb is refused in the time it takes to count its nodes once,
+// each anchor's size computed once).
+package collection
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxFileSize is the size of the largest collection file read.
+const MaxFileSize = 1 << 20
+
+// MaxNodes is the largest number of YAML nodes a collection may have once
+// its aliases are expanded.
+const MaxNodes = 100_000
+
+// File is a collection: its server, when it names one, and its steps.
+type File struct {
+	// Path is where the file was read from (for messages).
+	Path string `yaml:"-"`
+	// Server is the server the file names; nil when it takes the TARGET
+	// from the command line.
+	Server *Server `yaml:"server"`
+	Steps  []Step  `yaml:"steps"`
+}
+
+// Server names the server of a collection: exactly one of its fields.
+type Server struct {
+	// Command is a stdio server's command line.
+	Command []string `yaml:"command"`
+	// URL is a Streamable HTTP (or legacy SSE) server's endpoint.
+	URL string `yaml:"url"`
+	// Config is the name of a server in an mcpServers configuration file.
+	Config string `yaml:"config"`
+}
+
+// The kinds of step.
+const (
+	KindCall    = "call"
+	KindPrompt  = "prompt"
+	KindRead    = "read"
+	KindRequest = "request"
+)
+
+// Step is one request of a collection, its answers, expectations and
+// captures.
+type Step struct {
+	Name string `yaml:"name"`
+	// Exactly one of Call (a tool's name), Prompt (a prompt's name), Read
+	// (a resource's URI) and Request (a JSON-RPC method) is set.
+	Call    string `yaml:"call"`
+	Prompt  string `yaml:"prompt"`
+	Read    string `yaml:"read"`
+	Request string `yaml:"request"`
+	// Args are a tool's arguments (any JSON) or a prompt's (strings).
+	Args map[string]any `yaml:"args"`
+	// Params are a raw request's params.
+	Params  any               `yaml:"params"`
+	Answers *Answers          `yaml:"answers"`
+	Expect  Expect            `yaml:"expect"`
+	Capture map[string]string `yaml:"capture"`
+	// Line is the step's line in its file.
+	Line int `yaml:"-"`
+}
+
+// Answers are what mcpi answers the server's requests with while a step
+// runs.
+type Answers struct {
+	// Sampling is the text of the reply to sampling/createMessage.
+	Sampling string `yaml:"sampling"`
+	// Elicit is the action of the answer to elicitation/create: accept,
+	// decline or cancel; Fields the content of an accepted one.
+	Elicit string         `yaml:"elicit"`
+	Fields map[string]any `yaml:"fields"`
+}
+
+// Expect are the expectations on a step's result; the zero value expects
+// only that the request got a result.
+type Expect struct {
+	IsError      *bool       `yaml:"isError"`
+	Text         *Match      `yaml:"text"`
+	Path         PathExpects `yaml:"path"`
+	OutputSchema bool        `yaml:"outputSchema"`
+	Count        *int        `yaml:"count"`
+	MaxDuration  Duration    `yaml:"maxDuration"`
+}
+
+// Match is how a value is expected: equal to a value, containing a text, or
+// matching a regular expression (RE2 syntax); any of them that is set must
+// hold.
+type Match struct {
+	Equals   any    `yaml:"equals"`
+	Contains string `yaml:"contains"`
+	Matches  string `yaml:"matches"`
+	// set records which were written (equals: null is an expectation).
+	hasEquals bool
+}
+
+// UnmarshalYAML reads a Match, remembering whether equals was written.
+func (m *Match) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: want a mapping of equals, contains or matches", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "equals":
+			m.hasEquals = true
+			if err := v.Decode(&m.Equals); err != nil {
+				return err
+			}
+		case "contains":
+			if err := v.Decode(&m.Contains); err != nil {
+				return err
+			}
+		case "matches":
+			if err := v.Decode(&m.Matches); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("line %d: unknown expectation %q (want equals, contains or matches)", k.Line, k.Value)
+		}
+	}
+	return nil
+}
+
+// HasEquals reports whether equals was given.
+func (m *Match) HasEquals() bool { return m.hasEquals }
+
+// PathExpect is an expectation on the value at a path of the result.
+type PathExpect struct {
+	Path  string
+	Match Match
+}
+
+// PathExpects are the expectations of `path:`, in the file's order.
+type PathExpects []PathExpect
+
+// UnmarshalYAML reads a mapping of paths to matches, keeping its order.
+func (p *PathExpects) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: path: want a mapping of paths to {equals, matches, contains}", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		var m Match
+		if err := n.Content[i+1].Decode(&m); err != nil {
+			return err
+		}
+		*p = append(*p, PathExpect{Path: n.Content[i].Value, Match: m})
+	}
+	return nil
+}
+
+// Duration is a time.Duration written as Go writes one ("200ms", "1.5s").
+type Duration time.Duration
+
+// UnmarshalYAML reads a duration.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || v < 0 {
+		return fmt.Errorf("line %d: %q is not a duration (like 200ms or 1.5s)", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Kind is the kind of the step: KindCall, KindPrompt, KindRead or
+// KindRequest.
+func (s *Step) Kind() string {
+	switch {
+	case s.Call != "":
+		return KindCall
+	case s.Prompt != "":
+		return KindPrompt
+	case s.Read != "":
+		return KindRead
+	}
+	return KindRequest
+}
+
+// Title is the step's name, else what it does ("call echo").
+func (s *Step) Title() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	switch s.Kind() {
+	case KindCall:
+		return "call " + s.Call
+	case KindPrompt:
+		return "prompt " + s.Prompt
+	case KindRead:
+		return "read " + s.Read
+	}
+	return "request " + s.Request
+}
+
+// ReadFile reads and parses the collection at path.
+func ReadFile(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c.Path = path
+	return c, nil
+}
+
+// ErrTooLarge is the error of a file over MaxFileSize.
+var ErrTooLarge = fmt.Errorf("the collection is larger than %d bytes", MaxFileSize)
+
+// Parse parses a collection.
+func Parse(data []byte) (*File, error) {
+	if len(data) > MaxFileSize {
+		return nil, ErrTooLarge
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("the collection is empty")
+		}
+		return nil, err
+	}
+	if n := expanded(&doc, map[*yaml.Node]int{}, 0); n > MaxNodes {
+		return nil, fmt.Errorf("the collection expands to more than %d YAML nodes (its aliases repeat too much)", MaxNodes)
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: a collection is a mapping with server and steps", root.Line)
+	}
+	if err := knownKeys(root, "server", "steps"); err != nil {
+		return nil, err
+	}
+	var f File
+	if err := root.Decode(&f); err != nil {
+		return nil, err
+	}
+	if steps := field(root, "steps"); steps != nil && steps.Kind == yaml.SequenceNode {
+		for i, n := range steps.Content {
+			if i < len(f.Steps) {
+				f.Steps[i].Line = n.Line
+				if err := knownKeys(n, "name", "call", "prompt", "read", "request", "args", "params", "answers", "expect", "capture"); err != nil {
+					return nil, err
+				}
+				if e := field(n, "expect"); e != nil {
+					if err := knownKeys(e, "isError", "text", "path", "outputSchema", "count", "maxDuration"); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// expanded counts the nodes of n with its aliases expanded, each anchor's
+// count computed once, and stops counting past MaxNodes.
+func expanded(n *yaml.Node, memo map[*yaml.Node]int, depth int) int {
+	if n == nil {
+		return 0
+	}
+	if c, ok := memo[n]; ok {
+		return c
+	}
+	if depth > 1000 {
+		return MaxNodes + 1
+	}
+	memo[n] = MaxNodes + 1 // an alias to an ancestor is a cycle: too large
+	count := 1
+	if n.Kind == yaml.AliasNode {
+		count += expanded(n.Alias, memo, depth+1)
+	}
+	for _, c := range n.Content {
+		count += expanded(c, memo, depth+1)
+		if count > MaxNodes {
+			break
+		}
+	}
+	memo[n] = count
+	return count
+}
+
+func field(n *yaml.Node, key string) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// knownKeys refuses a key of the mapping n that is not one of keys: a
+// misspelt expectation must not pass by expecting nothing.
+func knownKeys(n *yaml.Node, keys ...string) error {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		found := false
+		for _, want := range keys {
+			if k.Value == want {
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("line %d: unknown key %q (want one of %s)", k.Line, k.Value, strings.Join(keys, ", "))
+		}
+	}
+	return nil
+}
+
+func (f *File) check() error {
+	if s := f.Server; s != nil {
+		n := 0
+		for _, set := range []bool{len(s.Command) > 0, s.URL != "", s.Config != ""} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return errors.New("server: give exactly one of command, url and config")
+		}
+	}
+	if len(f.Steps) == 0 {
+		return errors.New("the collection has no steps")
+	}
+	for i := range f.Steps {
+		if err := f.Steps[i].check(); err != nil {
+			return fmt.Errorf("line %d: step %d: %w", f.Steps[i].Line, i+1, err)
+		}
+	}
+	return nil
+}
+
+func (s *Step) check() error {
+	n := 0
+	for _, v := range []string{s.Call, s.Prompt, s.Read, s.Request} {
+		if v != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return errors.New("give exactly one of call, prompt, read and request")
+	}
+	if s.Args != nil && s.Kind() != KindCall && s.Kind() != KindPrompt {
+		return errors.New("args: go with call or prompt (a request takes params)")
+	}
+	if s.Params != nil && s.Kind() != KindRequest {
+		return errors.New("params: go with request (a call or a prompt takes args)")
+	}
+	if s.Params != nil {
+		if _, err := json.Marshal(s.Params); err != nil {
+			return fmt.Errorf("params: %v", err)
+		}
+	}
+	if a := s.Answers; a != nil {
+		switch a.Elicit {
+		case "", "accept", "decline", "cancel":
+		default:
+			return fmt.Errorf("answers: elicit is accept, decline or cancel, not %q", a.Elicit)
+		}
+		if a.Fields != nil && a.Elicit != "accept" {
+			return errors.New("answers: fields go with elicit: accept")
+		}
+	}
+	e := &s.Expect
+	if e.OutputSchema && s.Kind() != KindCall {
+		return errors.New("expect: outputSchema goes with call")
+	}
+	for _, m := range append([]*Match{e.Text}, pathMatches(e.Path)...) {
+		if m == nil {
+			continue
+		}
+		if m.Matches != "" {
+			if _, err := compile(m.Matches); err != nil {
+				return fmt.Errorf("expect: matches: %v", err)
+			}
+		}
+	}
+	for name, path := range s.Capture {
+		if !validName(name) {
+			return fmt.Errorf("capture: %q is not a name (letters, digits and _)", name)
+		}
+		if _, err := splitPath(path); err != nil {
+			return fmt.Errorf("capture %s: %v", name, err)
+		}
+	}
+	for _, p := range e.Path {
+		if _, err := splitPath(p.Path); err != nil {
+			return fmt.Errorf("expect: path %q: %v", p.Path, err)
+		}
+	}
+	return nil
+}
+
+func pathMatches(ps PathExpects) []*Match {
+	out := make([]*Match, len(ps))
+	for i := range ps {
+		out[i] = &ps[i].Match
+	}
+	return out
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
