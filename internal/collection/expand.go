@@ -165,3 +165,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// Expand returns the server with `${NAME}` replaced in its command, URL and
+// configuration name.
+func (s *Server) Expand(v Vars) (*Server, error) {
+	e := expander{vars: v}
+	out := &Server{URL: e.str(s.URL), Config: e.str(s.Config)}
+	for _, a := range s.Command {
+		out.Command = append(out.Command, e.str(a))
+	}
+	if len(e.missing) > 0 {
+		return nil, fmt.Errorf("server: no value for %s in the environment", strings.Join(e.missing, ", "))
+	}
+	return out, nil
+}
