@@ -59,19 +59,22 @@ func Evaluate(s *Step, r Result, d time.Duration) []Failure {
 		return append(out, Failure{Path: "", Expected: "a JSON result", Message: "the result is not JSON: " + err.Error()})
 	}
 	obj, _ := result.(map[string]any)
+	// A call that does not say isError expects none: a tool that failed
+	// never passes a step by default.
+	wantError := false
 	if e.IsError != nil {
-		got, _ := obj["isError"].(bool)
-		if got != *e.IsError {
-			out = append(out, fail("isError", strconv.FormatBool(*e.IsError), strconv.FormatBool(got),
-				"isError: expected %t, got %t%s", *e.IsError, got, errorText(s, obj, got)))
-		}
+		wantError = *e.IsError
+	}
+	if got, _ := obj["isError"].(bool); got != wantError && (e.IsError != nil || s.Kind() == KindCall) {
+		out = append(out, fail("isError", strconv.FormatBool(wantError), strconv.FormatBool(got),
+			"isError: expected %t, got %t%s", wantError, got, errorText(s, obj, got)))
 	}
 	if e.Text != nil {
 		out = append(out, match("text", e.Text, Text(s.Kind(), result))...)
 	}
 	for _, p := range e.Path {
 		toks, _ := splitPath(p.Path)
-		v, ok := lookup(result, toks)
+		v, ok := schema.Lookup(result, toks)
 		if !ok {
 			out = append(out, Failure{Path: p.Path, Expected: describe(&p.Match), Actual: "nothing",
 				Message: fmt.Sprintf("%s: expected %s, but the result has nothing there", p.Path, describe(&p.Match))})
@@ -280,11 +283,7 @@ func splitPath(p string) ([]string, error) {
 		return nil, nil
 	}
 	if strings.HasPrefix(p, "/") {
-		toks := strings.Split(p[1:], "/")
-		for i, t := range toks {
-			toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-		}
-		return toks, nil
+		return schema.SplitPointer(p)
 	}
 	var toks []string
 	for _, seg := range strings.Split(p, ".") {
@@ -316,28 +315,6 @@ func splitPath(p string) ([]string, error) {
 	return toks, nil
 }
 
-// lookup is the value at toks in v.
-func lookup(v any, toks []string) (any, bool) {
-	for _, t := range toks {
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[t]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
-
 // Capture takes the step's captures from its result: each name's value, or
 // a failure for a path the result has nothing at.
 func Capture(s *Step, raw json.RawMessage) (map[string]any, []Failure) {
@@ -353,7 +330,7 @@ func Capture(s *Step, raw json.RawMessage) (map[string]any, []Failure) {
 	for _, name := range sortedKeys(s.Capture) {
 		path := s.Capture[name]
 		toks, _ := splitPath(path)
-		v, ok := lookup(result, toks)
+		v, ok := schema.Lookup(result, toks)
 		if !ok {
 			fails = append(fails, Failure{Path: path, Expected: "a value to capture as " + name, Actual: "nothing",
 				Message: fmt.Sprintf("capture %s: the result has nothing at %s", name, path)})

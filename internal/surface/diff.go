@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/schema"
 )
 
 // Class says what a change does to the clients of a server.
@@ -204,7 +206,7 @@ func (d *differ) surface(o, n *Surface, prefix, label string) {
 		for _, k := range unionKeys(o.ServerInfo, n.ServerInfo) {
 			ov, nv := o.ServerInfo[k], n.ServerInfo[k]
 			if !equal(ov, nv) {
-				d.add(Change{Class: Changed, Kind: "server-info-changed", Subject: "server info" + label, Pointer: prefix + "/serverInfo/" + escapeToken(k),
+				d.add(Change{Class: Changed, Kind: "server-info-changed", Subject: "server info" + label, Pointer: prefix + "/serverInfo/" + schema.EscapeToken(k),
 					Message: fmt.Sprintf("serverInfo.%s changed", k), Old: ov, New: nv})
 			}
 		}
@@ -240,7 +242,7 @@ func (d *differ) capabilities(o, n map[string]any, ptr, path, label string) {
 	for _, k := range unionKeys(o, n) {
 		ov, oOK := o[k]
 		nv, nOK := n[k]
-		p, name := ptr+"/"+escapeToken(k), path+"."+k
+		p, name := ptr+"/"+schema.EscapeToken(k), path+"."+k
 		switch {
 		case oOK && declared(ov) && (!nOK || !declared(nv)):
 			d.add(Change{Class: Breaking, Kind: "capability-removed", Subject: "capability " + strings.TrimPrefix(name, "capabilities.") + label, Pointer: p,
@@ -318,11 +320,11 @@ func (d *differ) entries(k entryKind, o, n []Entry, prefix, label string) {
 		if renamed != "" {
 			msg = fmt.Sprintf("%s %s was removed, and %s was added with the same shape: a rename? Clients that use %s fail", k.noun, key, renamed, key)
 		}
-		d.add(Change{Class: Breaking, Kind: k.noun + "-removed", Subject: k.noun + " " + key + label, Pointer: prefix + "/" + k.list + "/" + escapeToken(key),
+		d.add(Change{Class: Breaking, Kind: k.noun + "-removed", Subject: k.noun + " " + key + label, Pointer: prefix + "/" + k.list + "/" + schema.EscapeToken(key),
 			Message: msg, Old: key, New: nilIfEmpty(renamed)})
 	}
 	for _, key := range added {
-		d.add(Change{Class: NonBreaking, Kind: k.noun + "-added", Subject: k.noun + " " + key + label, Pointer: prefix + "/" + k.list + "/" + escapeToken(key),
+		d.add(Change{Class: NonBreaking, Kind: k.noun + "-added", Subject: k.noun + " " + key + label, Pointer: prefix + "/" + k.list + "/" + schema.EscapeToken(key),
 			Message: fmt.Sprintf("%s %s was added", k.noun, key), New: key})
 	}
 	compared := map[string]bool{}
@@ -334,7 +336,7 @@ func (d *differ) entries(k entryKind, o, n []Entry, prefix, label string) {
 		}
 		compared[key] = true
 		e = om[key]
-		ptr := prefix + "/" + k.list + "/" + escapeToken(key)
+		ptr := prefix + "/" + k.list + "/" + schema.EscapeToken(key)
 		subject := k.noun + " " + key + label
 		switch k.noun {
 		case kindTool.noun:
@@ -373,7 +375,7 @@ func (d *differ) textual(o, n Entry, ptr, subject, noun string, fields ...string
 			continue
 		}
 		kind := noun + "-" + strings.ToLower(strings.TrimPrefix(f, "_")) + "-changed"
-		d.add(Change{Class: Changed, Kind: kind, Subject: subject, Pointer: ptr + "/" + escapeToken(f),
+		d.add(Change{Class: Changed, Kind: kind, Subject: subject, Pointer: ptr + "/" + schema.EscapeToken(f),
 			Message: fmt.Sprintf("the %s changed", strings.TrimPrefix(f, "_")), Old: ov, New: nv})
 	}
 }
@@ -406,7 +408,7 @@ func (d *differ) tool(o, n Entry, ptr, subject string) {
 			continue
 		}
 		if !equal(o[k], n[k]) {
-			d.add(Change{Class: Changed, Kind: "tool-field-changed", Subject: subject, Pointer: ptr + "/" + escapeToken(k),
+			d.add(Change{Class: Changed, Kind: "tool-field-changed", Subject: subject, Pointer: ptr + "/" + schema.EscapeToken(k),
 				Message: fmt.Sprintf("%s changed", k), Old: o[k], New: n[k]})
 		}
 	}
@@ -436,7 +438,7 @@ func (d *differ) annotations(o, n map[string]any, ptr, subject string) {
 			continue
 		}
 		if !equal(o[k], n[k]) {
-			d.add(Change{Class: Changed, Kind: "tool-annotation-changed", Subject: subject, Pointer: ptr + "/" + escapeToken(k),
+			d.add(Change{Class: Changed, Kind: "tool-annotation-changed", Subject: subject, Pointer: ptr + "/" + schema.EscapeToken(k),
 				Message: fmt.Sprintf("annotation %s changed", k), Old: o[k], New: n[k]})
 		}
 	}
@@ -462,7 +464,7 @@ func (d *differ) prompt(o, n Entry, ptr, subject string) {
 	on, om := args(o)
 	nn, nm := args(n)
 	for _, name := range on {
-		p := ptr + "/arguments/" + escapeToken(name)
+		p := ptr + "/arguments/" + schema.EscapeToken(name)
 		if nm[name] == nil {
 			d.add(Change{Class: PossiblyBreaking, Kind: "prompt-argument-removed", Subject: subject, Pointer: p,
 				Message: fmt.Sprintf("argument %s was removed: a client that still sends it may be refused or ignored", name), Old: name})
@@ -483,7 +485,7 @@ func (d *differ) prompt(o, n Entry, ptr, subject string) {
 		if om[name] != nil {
 			continue
 		}
-		p := ptr + "/arguments/" + escapeToken(name)
+		p := ptr + "/arguments/" + schema.EscapeToken(name)
 		if nm[name]["required"] == true {
 			d.add(Change{Class: Breaking, Kind: "prompt-argument-required-added", Subject: subject, Pointer: p,
 				Message: fmt.Sprintf("argument %s was added, required: clients that do not send it fail", name), New: name})
@@ -506,7 +508,7 @@ func (d *differ) resource(k entryKind, o, n Entry, ptr, subject string) {
 			continue
 		}
 		if !equal(o[f], n[f]) {
-			d.add(Change{Class: Changed, Kind: k.noun + "-field-changed", Subject: subject, Pointer: ptr + "/" + escapeToken(f),
+			d.add(Change{Class: Changed, Kind: k.noun + "-field-changed", Subject: subject, Pointer: ptr + "/" + schema.EscapeToken(f),
 				Message: fmt.Sprintf("%s changed", f), Old: o[f], New: n[f]})
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/schema"
 )
 
 // A schema is compared by meaning, not as text: local $refs resolved
@@ -94,29 +96,11 @@ func lookup(root any, frag string) (any, bool) {
 	if f, err := url.PathUnescape(frag); err == nil {
 		frag = f
 	}
-	toks, err := splitPointer(frag)
+	toks, err := schema.SplitPointer(frag)
 	if err != nil {
 		return nil, false
 	}
-	v := root
-	for _, t := range toks {
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[t]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
+	return schema.Lookup(root, toks)
 }
 
 // asSchema makes a boolean or absent schema an object: true and absent
@@ -199,7 +183,7 @@ func (s *schemaCmp) compare(o, n any, ptr string, depth int) {
 		if handledKeywords[k] || skippedKeywords[k] || equalUnder(ov, nv) {
 			continue
 		}
-		p := ptr + "/" + escapeToken(k)
+		p := ptr + "/" + schema.EscapeToken(k)
 		switch {
 		case annotationKeywords[k] || strings.HasPrefix(k, "x-"):
 			kind := "schema-annotation-changed"
@@ -415,7 +399,7 @@ func (s *schemaCmp) properties(om, nm map[string]any, ptr string, depth int) {
 	op, nprops := asMap(om["properties"]), asMap(nm["properties"])
 	oreq, nreq := requiredSet(om), requiredSet(nm)
 	for _, name := range unionKeys(op, nprops) {
-		p := ptr + "/properties/" + escapeToken(name)
+		p := ptr + "/properties/" + schema.EscapeToken(name)
 		ov, inOld := op[name]
 		nv, inNew := nprops[name]
 		switch {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -353,7 +354,7 @@ func (sf *Surface) ignore(ps []string) error {
 		return err
 	}
 	for _, p := range ps {
-		toks, _ := splitPointer(p)
+		toks, _ := schema.SplitPointer(p)
 		v = remove(v, toks)
 	}
 	var out Surface
@@ -367,7 +368,7 @@ func (sf *Surface) ignore(ps []string) error {
 // checkPointers checks --ignore's pointers.
 func checkPointers(ps []string) error {
 	for _, p := range ps {
-		toks, err := splitPointer(p)
+		toks, err := schema.SplitPointer(p)
 		if err != nil {
 			return err
 		}
@@ -376,26 +377,6 @@ func checkPointers(ps []string) error {
 		}
 	}
 	return nil
-}
-
-// splitPointer splits an RFC 6901 JSON pointer into its unescaped tokens.
-func splitPointer(p string) ([]string, error) {
-	if p == "" {
-		return nil, nil
-	}
-	if !strings.HasPrefix(p, "/") {
-		return nil, fmt.Errorf("%q is not a JSON pointer: it must start with \"/\" (e.g. /serverInfo/version)", p)
-	}
-	toks := strings.Split(p[1:], "/")
-	for i, t := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-	}
-	return toks, nil
-}
-
-// escapeToken escapes one token of a JSON pointer.
-func escapeToken(t string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }
 
 // remove returns v without what toks point at; "*" matches every member

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/schema"
 )
 
 // node is one subschema of an inputSchema, with where it is.
@@ -44,7 +45,7 @@ func walk(root map[string]any, fn func(n node)) {
 			sub, _ := m[k].(map[string]any)
 			for _, name := range sortedKeys(sub) {
 				if s, ok := sub[name].(map[string]any); ok {
-					visit(s, ptr+"/"+k+"/"+escape(name), depth, k == "properties")
+					visit(s, ptr+"/"+k+"/"+schema.EscapeToken(name), depth, k == "properties")
 				}
 			}
 		}
@@ -76,21 +77,7 @@ func walk(root map[string]any, fn func(n node)) {
 }
 
 // types returns a node's types: its "type" as a list.
-func types(m map[string]any) []string {
-	switch t := m["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, x := range t {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
+func types(m map[string]any) []string { return schema.DeclaredTypes(m) }
 
 func hasType(m map[string]any, t string) bool {
 	for _, x := range types(m) {
@@ -118,11 +105,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// escape makes a name a JSON pointer token.
-func escape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // at names a place in the inputSchema for a message.

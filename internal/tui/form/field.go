@@ -158,21 +158,7 @@ func optionsOf(raw map[string]any) []option {
 }
 
 // typesOf reads the "type" keyword of a schema.
-func typesOf(raw map[string]any) []string {
-	switch t := raw["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, x := range t {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
+func typesOf(raw map[string]any) []string { return schema.DeclaredTypes(raw) }
 
 // valueText is how a value reads in a form: strings as they are, anything
 // else as JSON.

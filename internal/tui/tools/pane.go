@@ -354,8 +354,11 @@ func (p *Pane) listed(msg toolsMsg) tea.Cmd {
 func (p *Pane) followSchemas(tools []mcp.Tool) {
 	for _, t := range tools {
 		f := p.forms[t.Name]
+		if f == nil {
+			continue // only the tools whose form was opened: no search per listed tool
+		}
 		old, ok := p.toolByName(t.Name)
-		if f == nil || !ok || sameJSON(old.InputSchema, t.InputSchema) {
+		if !ok || sameJSON(old.InputSchema, t.InputSchema) {
 			continue
 		}
 		values, _ := f.Value() // what was typed, even where it does not convert
