@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/check"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -77,6 +78,10 @@ func flagValues(c *cobra.Command, name string) []string {
 		return []string{mcp.ElicitAccept, mcp.ElicitDecline, mcp.ElicitCancel}
 	case "log-level":
 		return logLevels()
+	case "host":
+		return append(check.HostIDs(), "all")
+	case "fail-on":
+		return []string{"breaking", "possibly", "any"}
 	}
 	return nil
 }

@@ -46,6 +46,8 @@ func TestCompleteClosedSets(t *testing.T) {
 		{[]string{"tools", "--era=m"}, []string{"auto", "legacy", "modern"}}, // the shell keeps those that match
 		{[]string{"demo-server", "--era", ""}, []string{"legacy", "modern", "both"}},
 		{[]string{"info", "--transport", ""}, []string{"auto", "http", "sse"}},
+		{[]string{"check", "--host", ""}, []string{"openai", "openai-strict", "anthropic", "anthropic-strict", "gemini", "vscode", "cursor", "windsurf", "claude-desktop", "claude-code", "all"}},
+		{[]string{"diff", "--fail-on", ""}, []string{"breaking", "possibly", "any"}},
 		{[]string{"call", "--protocol-version", ""}, []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2026-07-28"}},
 		{[]string{"session", "start", "--grant", ""}, []string{"authorization_code", "client_credentials", "jwt-bearer", "id-jag"}},
 		{[]string{"call", "--elicit", ""}, []string{"accept", "decline", "cancel"}},
