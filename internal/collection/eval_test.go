@@ -128,3 +128,15 @@ func TestFailureClipsLongValues(t *testing.T) {
 		t.Fatalf("failure: %d bytes", len(fails[0].Actual))
 	}
 }
+
+// TestCallFailsOnIsErrorByDefault: a call step that says nothing of
+// isError does not pass when the tool failed.
+func TestCallFailsOnIsErrorByDefault(t *testing.T) {
+	s := &Step{Call: "t"}
+	if fs := Evaluate(s, Result{Raw: json.RawMessage(`{"content":[],"isError":true}`)}, 0); len(fs) != 1 || fs[0].Path != "isError" {
+		t.Errorf("failures: %+v", fs)
+	}
+	if fs := Evaluate(s, Result{Raw: json.RawMessage(`{"content":[]}`)}, 0); len(fs) != 0 {
+		t.Errorf("failures of a result that did not fail: %+v", fs)
+	}
+}
