@@ -4,10 +4,10 @@
 #
 #   1. one-shot tool calls, each a process of its own, against the same
 #      stdio server: the floor (a minimal client), `mcpi call`, a Go SDK
-#      client and the official Inspector CLI (internal/bench/cmd/mcpibench);
+#      client and the official Inspector CLI (internal/perf/cmd/mcpibench);
 #      then calls against a connection held open, over stdio and Streamable
 #      HTTP: `mcpi call --session` against the Inspector's mcpdo;
-#   2. the `go test -bench` suite of internal/bench (round trips per second
+#   2. the `go test -bench` suite of internal/perf (round trips per second
 #      over stdio and Streamable HTTP, one at a time and 32 at once; a flood
 #      of 100,000 notifications; a 50 MB result), mcpi against the Go SDK
 #      client, each contender in a test process of its own, in rounds whose
@@ -61,9 +61,9 @@ echo "building..." >&2
 export CGO_ENABLED=0
 go build -o "$bin/mcpi" ./cmd/mcpi
 for c in floor sdkcall benchserver mcpibench; do
-  go build -o "$bin/$c" "./internal/bench/cmd/$c"
+  go build -o "$bin/$c" "./internal/perf/cmd/$c"
 done
-go test -c -o "$bin/bench.test" ./internal/bench
+go test -c -o "$bin/bench.test" ./internal/perf
 
 inspector_flags=()
 node=.cache/npm/node_modules/.bin/node
@@ -104,7 +104,7 @@ if [ "$ONLY" != oneshot ]; then
       echo "go test -bench $pattern: round $((r + 1))/$rounds" >&2
       for i in $(seq 0 $((${#cs[@]} - 1))); do
         c=${cs[$(((r + i) % ${#cs[@]}))]}
-        (cd internal/bench && "$bin/bench.test" -test.run '^$' -test.bench "$pattern/^$c\$" \
+        (cd internal/perf && "$bin/bench.test" -test.run '^$' -test.bench "$pattern/^$c\$" \
           -test.benchtime "$benchtime" -test.count 1 -test.benchmem) >>"$raw"
       done
     done

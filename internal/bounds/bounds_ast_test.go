@@ -100,7 +100,7 @@ func TestEveryWaitHasAClock(t *testing.T) {
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			switch rel {
-			case ".git", ".cache", "testdata", "node_modules", "internal/bounds", "internal/mcptest", "internal/bench", "internal/auth/authtest":
+			case ".git", ".cache", "testdata", "node_modules", "internal/bounds", "internal/mcptest", "internal/perf", "internal/auth/authtest":
 				return filepath.SkipDir
 			}
 			if strings.HasSuffix(rel, "/testdata") {

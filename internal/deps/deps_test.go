@@ -90,7 +90,7 @@ func TestImportRules(t *testing.T) {
 		t.Fatalf("only %d packages listed", len(pkgs))
 	}
 	for _, p := range pkgs {
-		if within(p.ImportPath, "internal/bench") || within(p.ImportPath, "internal/deps") {
+		if within(p.ImportPath, "internal/perf") || within(p.ImportPath, "internal/deps") {
 			continue
 		}
 		for _, imp := range p.Imports {
@@ -145,7 +145,7 @@ func TestEveryPackageIsInTheArchitecture(t *testing.T) {
 	}
 	for _, p := range listPackages(t) {
 		if strings.Count(p.ImportPath, "/") > 1 && !strings.HasPrefix(p.ImportPath, "internal/tui/") && !strings.HasPrefix(p.ImportPath, "internal/auth/") {
-			continue // a package's own commands (internal/bench/cmd/...)
+			continue // a package's own commands (internal/perf/cmd/...)
 		}
 		last := p.ImportPath[strings.LastIndex(p.ImportPath, "/")+1:]
 		if strings.HasPrefix(p.ImportPath, "internal/tui/") && strings.Contains(string(doc), "`"+last+"`") {

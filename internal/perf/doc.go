@@ -1,4 +1,4 @@
-// Package bench measures mcpi against its peers: the minimal client that
+// Package perf measures mcpi against its peers: the minimal client that
 // only spawns, initializes and calls (the floor), a client built on the
 // official Go SDK, and the official Inspector CLI. Every number it reports
 // is a ratio to a peer measured in the same run, the contenders taking
@@ -11,4 +11,4 @@
 // binary; nothing outside this package imports it.
 //
 // docs/performance.md says what is measured, how, and what came out.
-package bench
+package perf

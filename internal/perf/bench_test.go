@@ -1,4 +1,4 @@
-package bench_test
+package perf_test
 
 // The benchmarks run mcpi's session (internal/session over
 // internal/transport, what every mcpi command uses) and a client built on
@@ -34,9 +34,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpi-dev/mcpi/internal/bench"
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/perf"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -72,7 +72,7 @@ func mcpiStdio(b *testing.B, mode string, opts session.Options, tap transport.Ta
 	b.Helper()
 	conn, err := transport.Spawn(transport.StdioOptions{
 		Command: os.Args[0],
-		Env:     []string{bench.PeerEnv + "=" + mode},
+		Env:     []string{perf.PeerEnv + "=" + mode},
 		Tap:     tap,
 	})
 	if err != nil {
@@ -147,7 +147,7 @@ func (s *sdkConn) Close() {
 func sdkStdio(b *testing.B, mode string, copts *sdk.ClientOptions, sopts *sdk.ClientSessionOptions, unlimited bool, log io.Writer) *sdkConn {
 	b.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), bench.PeerEnv+"="+mode)
+	cmd.Env = append(os.Environ(), perf.PeerEnv+"="+mode)
 	var t sdk.Transport = &sdk.CommandTransport{Command: cmd}
 	owned := false
 	if unlimited {
@@ -292,7 +292,7 @@ var eras = []string{session.EraModern, session.EraLegacy}
 func stdioContenders(era string, workers int) []contender {
 	return []contender{
 		{"mcpi", func(b *testing.B) {
-			c := mcpiStdio(b, bench.ModeDemo, mcpiOptions(era), nil)
+			c := mcpiStdio(b, perf.ModeDemo, mcpiOptions(era), nil)
 			defer c.Close()
 			if got := c.Era(); got != era {
 				b.Fatalf("era %s, want %s", got, era)
@@ -300,7 +300,7 @@ func stdioContenders(era string, workers int) []contender {
 			runCalls(b, workers, mcpiEcho(c))
 		}},
 		{"gosdk", func(b *testing.B) {
-			cs := sdkStdio(b, bench.ModeDemo, nil, sdkSessionOptions(era), false, nil)
+			cs := sdkStdio(b, perf.ModeDemo, nil, sdkSessionOptions(era), false, nil)
 			defer cs.Close()
 			runCalls(b, workers, sdkEcho(cs))
 		}},
@@ -370,7 +370,7 @@ func BenchmarkCallConcurrent32(b *testing.B) {
 // --- a flood of notifications -------------------------------------------------
 
 // floodCounter counts notifications/message and signals each time another
-// bench.FloodCount of them arrived.
+// perf.FloodCount of them arrived.
 type floodCounter struct {
 	n       atomic.Int64
 	reached chan struct{}
@@ -379,12 +379,12 @@ type floodCounter struct {
 func newFloodCounter() *floodCounter { return &floodCounter{reached: make(chan struct{}, 1)} }
 
 func (f *floodCounter) inc() {
-	if f.n.Add(1)%bench.FloodCount == 0 {
+	if f.n.Add(1)%perf.FloodCount == 0 {
 		f.reached <- struct{}{}
 	}
 }
 
-// runFlood times b.N tools/call that each bring bench.FloodCount
+// runFlood times b.N tools/call that each bring perf.FloodCount
 // notifications before their answer; an operation ends once the answer and
 // every notification have been handled.
 func runFlood(b *testing.B, call caller, f *floodCounter) {
@@ -405,7 +405,7 @@ func runFlood(b *testing.B, call caller, f *floodCounter) {
 	}
 	b.StopTimer()
 	peak.report(b)
-	b.ReportMetric(float64(b.N)*bench.FloodCount/b.Elapsed().Seconds(), "notifications/s")
+	b.ReportMetric(float64(b.N)*perf.FloodCount/b.Elapsed().Seconds(), "notifications/s")
 }
 
 func okCall(name string, call func(context.Context) (string, error)) caller {
@@ -476,7 +476,7 @@ func BenchmarkFlood100k(b *testing.B) {
 				}
 				tap = w
 			}
-			c := mcpiStdio(b, bench.ModeFlood, opts, tap)
+			c := mcpiStdio(b, perf.ModeFlood, opts, tap)
 			runFlood(b, okCall("mcpi", mcpiText(c)), f)
 			c.Close()
 			if w != nil {
@@ -505,7 +505,7 @@ func BenchmarkFlood100k(b *testing.B) {
 				buf = bufio.NewWriterSize(file, 64<<10)
 				log = buf
 			}
-			cs := sdkStdio(b, bench.ModeFlood, copts, nil, false, log)
+			cs := sdkStdio(b, perf.ModeFlood, copts, nil, false, log)
 			runFlood(b, okCall("gosdk", sdkText(cs)), f)
 			cs.Close()
 			if file != nil {
@@ -528,7 +528,7 @@ func hugeCall(b *testing.B, text func(context.Context) (string, error)) {
 	b.Helper()
 	ctx := context.Background()
 	b.ReportAllocs()
-	b.SetBytes(bench.HugeSize)
+	b.SetBytes(perf.HugeSize)
 	peak := startHeapPeak()
 	b.ResetTimer()
 	for range b.N {
@@ -536,8 +536,8 @@ func hugeCall(b *testing.B, text func(context.Context) (string, error)) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(t) != bench.HugeSize {
-			b.Fatalf("text of %d bytes, want %d", len(t), bench.HugeSize)
+		if len(t) != perf.HugeSize {
+			b.Fatalf("text of %d bytes, want %d", len(t), perf.HugeSize)
 		}
 	}
 	b.StopTimer()
@@ -550,12 +550,12 @@ func hugeCall(b *testing.B, text func(context.Context) (string, error)) {
 func BenchmarkHuge50MB(b *testing.B) {
 	runContenders(b,
 		contender{"mcpi", func(b *testing.B) {
-			c := mcpiStdio(b, bench.ModeHuge, mcpiOptions(""), nil)
+			c := mcpiStdio(b, perf.ModeHuge, mcpiOptions(""), nil)
 			defer c.Close()
 			hugeCall(b, mcpiText(c))
 		}},
 		contender{"gosdk", func(b *testing.B) {
-			cs := sdkStdio(b, bench.ModeHuge, nil, nil, true, nil)
+			cs := sdkStdio(b, perf.ModeHuge, nil, nil, true, nil)
 			defer cs.Close()
 			hugeCall(b, sdkText(cs))
 		}},
@@ -570,7 +570,7 @@ func TestSDKCommandTransportLineCap(t *testing.T) {
 		t.Skip("spawns a server that writes 50 MB")
 	}
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), bench.PeerEnv+"="+bench.ModeHuge)
+	cmd.Env = append(os.Environ(), perf.PeerEnv+"="+perf.ModeHuge)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 100 * time.Millisecond}, nil)

@@ -12,13 +12,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/mcpi-dev/mcpi/internal/bench"
+	"github.com/mcpi-dev/mcpi/internal/perf"
 )
 
 func main() {
-	mode := flag.String("mode", bench.ModeDemo, "what to serve: demo, demo-legacy, flood or huge")
+	mode := flag.String("mode", perf.ModeDemo, "what to serve: demo, demo-legacy, flood or huge")
 	flag.Parse()
-	if err := bench.ServeStdio(*mode); err != nil {
+	if err := perf.ServeStdio(*mode); err != nil {
 		fmt.Fprintln(os.Stderr, "benchserver:", err)
 		os.Exit(1)
 	}

@@ -1,4 +1,4 @@
-package bench_test
+package perf_test
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpi-dev/mcpi/internal/bench"
 	"github.com/mcpi-dev/mcpi/internal/live"
+	"github.com/mcpi-dev/mcpi/internal/perf"
 )
 
 // mcpiSession starts a live session (mcpi session start, this test binary
@@ -53,5 +53,5 @@ func mcpiSession(b *testing.B, era string, target ...string) caller {
 
 // stdioTarget runs this test binary as the demo server.
 func stdioTarget() []string {
-	return []string{"-e", bench.PeerEnv + "=" + bench.ModeDemo, "--", os.Args[0]}
+	return []string{"-e", perf.PeerEnv + "=" + perf.ModeDemo, "--", os.Args[0]}
 }
