@@ -82,6 +82,8 @@ func flagValues(c *cobra.Command, name string) []string {
 		return append(check.HostIDs(), "all")
 	case "fail-on":
 		return []string{"breaking", "possibly", "any"}
+	case "connections":
+		return []string{connectionsOne, connectionsPerWorker}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 // flag of every command is in one (TestEveryFlagInAGroup walks the tree).
 var flagGroups = []struct{ id, title string }{
 	{groupArgs, "Arguments and answers"},
+	{groupLoad, "Load"},
 	{groupOutput, "Output"},
 	{groupSession, "Live session"},
 	{groupServe, "Serving"},
@@ -25,6 +26,8 @@ const (
 	// groupArgs: what the command sends (its arguments) and how the
 	// server's requests are answered (roots, sampling, elicitation).
 	groupArgs = "args"
+	// groupLoad: how much load mcpi bench makes, and how fast.
+	groupLoad = "load"
 	// groupOutput: what is printed, saved and recorded.
 	groupOutput = "output"
 	// groupSession: live sessions (--session, a session's own settings).

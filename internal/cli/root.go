@@ -86,6 +86,7 @@ func subcommands(f *Factory) []struct {
 		{"complete", func() *cobra.Command { return NewCmdComplete(f, nil) }},
 		{"ping", func() *cobra.Command { return NewCmdPing(f, nil) }},
 		{"test", func() *cobra.Command { return NewCmdTest(f, nil) }},
+		{"bench", func() *cobra.Command { return NewCmdBench(f, nil) }},
 		{"info", func() *cobra.Command { return NewCmdInfo(f, nil) }},
 		{"pending", func() *cobra.Command { return NewCmdPending(f, nil) }},
 		{"answer", func() *cobra.Command { return NewCmdAnswer(f, nil) }},

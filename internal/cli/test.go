@@ -40,22 +40,11 @@ func NewCmdTest(f *Factory, runF func(context.Context, *TestOptions) error) *cob
 			"Exits 1 when a step fails. The format: docs/test.md.",
 		Example: "  mcpi test smoke.yaml\n  mcpi test smoke.yaml -- mcpi demo-server\n  mcpi test --json *.yaml https://example.com/mcp",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files := args
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				files = args[:dash]
+			files, cliTarget, err := opts.Target.parseCollectionTarget(cmd, args)
+			if err != nil {
+				return err
 			}
-			opts.cliTarget = cmd.ArgsLenAtDash() >= 0 || opts.Target.Server != ""
-			for _, a := range files {
-				if httpLike(a) != urlNot {
-					opts.cliTarget = true
-				}
-			}
-			if opts.cliTarget {
-				var err error
-				if files, err = opts.Target.parseTarget(cmd, args); err != nil {
-					return err
-				}
-			}
+			opts.cliTarget = cliTarget
 			if len(files) == 0 {
 				return flagErrorf("missing the collection FILE")
 			}
@@ -81,6 +70,8 @@ type testStep struct {
 	OK         bool                 `json:"ok"`
 	DurationMS float64              `json:"durationMs"`
 	Failures   []collection.Failure `json:"failures,omitempty"`
+	// rpcErr is the server's JSON-RPC error, when the request got one.
+	rpcErr error
 }
 
 // testFile is the report of one collection.
@@ -184,14 +175,41 @@ func (opts *TestOptions) fileTarget(file *collection.File) error {
 	if opts.cliTarget {
 		return nil
 	}
+	return opts.Target.fromCollection(file, opts.env)
+}
+
+// parseCollectionTarget parses the arguments of a command that takes
+// collection files and, optionally, a TARGET that overrides the server
+// each file names: it returns the other arguments and whether a TARGET
+// was given.
+func (t *TargetOptions) parseCollectionTarget(cmd *cobra.Command, args []string) (rest []string, cliTarget bool, err error) {
+	rest = args
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		rest = args[:dash]
+	}
+	cliTarget = cmd.ArgsLenAtDash() >= 0 || t.Server != "" || t.URL != ""
+	for _, a := range rest {
+		if httpLike(a) != urlNot {
+			cliTarget = true
+		}
+	}
+	if cliTarget {
+		if rest, err = t.parseTarget(cmd, args); err != nil {
+			return nil, false, err
+		}
+	}
+	return rest, cliTarget, nil
+}
+
+// fromCollection sets the target to the server a collection file names.
+func (t *TargetOptions) fromCollection(file *collection.File, env func(string) (string, bool)) error {
 	if file.Server == nil {
 		return flagErrorf("%s names no server (server:) and no TARGET was given", file.Path)
 	}
-	s, err := file.Server.Expand(collection.Vars{Env: opts.env})
+	s, err := file.Server.Expand(collection.Vars{Env: env})
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("%s: %w", file.Path, err)}
 	}
-	t := &opts.Target
 	t.Command, t.URL, t.Server = s.Command, s.URL, s.Config
 	if err := t.checkTarget(""); err != nil {
 		return err
@@ -253,6 +271,7 @@ func (r *stepRunner) run(ctx context.Context, written *collection.Step) (testSte
 		return r.ended(rep, res.Err)
 	}
 	rep.Failures = append(rep.Failures, collection.Evaluate(s, res, d)...)
+	rep.rpcErr = res.Err
 	if res.Err == nil {
 		captured, fails := collection.Capture(s, res.Raw)
 		rep.Failures = append(rep.Failures, fails...)

@@ -31,6 +31,7 @@ var (
 		"internal/specschema":  {"internal/schema"},
 		"internal/check/hosts": {"internal/schema"},
 		"internal/watch":       {"internal/bounds"},
+		"internal/load":        {"internal/bounds"},
 		"internal/collection":  {"internal/schema"},
 		"cmd/mcpi":             {"internal/cli"},
 	}

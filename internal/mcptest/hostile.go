@@ -250,6 +250,7 @@ var peerRunners = []struct {
 	{ModernBrokenPrefix, RunModernBroken},
 	{SkillsPrefix, RunSkills},
 	{BoundsPrefix, RunBounds},
+	{LoadPrefix, RunLoad},
 	{SessionPrefix, RunHostileSession},
 	{ListsPrefix, RunLists},
 	{HostsPrefix, RunHosts},

@@ -1,0 +1,393 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/collection"
+	"github.com/mcpi-dev/mcpi/internal/load"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// BenchOptions are the input of `mcpi bench`.
+type BenchOptions struct {
+	CallOptions
+	// Collection is the collection file whose steps make one iteration
+	// (instead of one call of Tool).
+	Collection string
+	cliTarget  bool
+
+	Concurrency int
+	Count       int64
+	Duration    time.Duration
+	Rate        float64
+	// Connections is "one" (every worker shares one connection) or
+	// "per-worker".
+	Connections string
+	// MaxErrors is the share of failed iterations (0 to 1) past which the
+	// command exits 1.
+	MaxErrors float64
+
+	env   func(string) (string, bool)
+	clock load.Clock
+}
+
+// The values of --connections.
+const (
+	connectionsOne       = "one"
+	connectionsPerWorker = "per-worker"
+)
+
+// NewCmdBench returns `mcpi bench TOOL [KEY=VALUE...] [TARGET]` and
+// `mcpi bench FILE.yaml [TARGET]`.
+func NewCmdBench(f *Factory, runF func(context.Context, *BenchOptions) error) *cobra.Command {
+	opts := &BenchOptions{CallOptions: CallOptions{ConnOptions: f.conn()}, env: os.LookupEnv}
+	var maxErrors string
+	cmd := &cobra.Command{
+		Use:   "bench TOOL [KEY=VALUE | KEY:=JSON ...] [TARGET] | bench FILE.yaml [TARGET]",
+		Short: "Put a server under load: one tool call or a collection, again and again",
+		Long: `Call a tool (or run a collection's steps, docs/test.md) again and again from -c
+workers, -n times or for -d, and report the calls per second, the errors by kind
+and the latency's percentiles from a fixed-memory histogram.
+
+Without --rate each worker starts its next call when its last one ends. With
+--rate the calls start at that constant rate, and each one's latency is
+measured from when it should have started: a server that stalls makes the
+calls scheduled meanwhile late, and the percentiles show it.
+
+Exits 1 when the share of failed calls passes --max-errors (default 0: any).`,
+		Example: `  mcpi bench echo message=hi -n 10000 -c 16 -- mcpi demo-server
+  mcpi bench add a=1 b=2 -d 30s --rate 500 http://127.0.0.1:8080/mcp
+  mcpi bench smoke.yaml -c 8 --connections per-worker -d 1m --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, cliTarget, err := opts.Target.parseCollectionTarget(cmd, args)
+			if err != nil {
+				return err
+			}
+			if len(rest) == 0 {
+				return flagErrorf("give the TOOL to call, or a collection FILE.yaml")
+			}
+			if isCollectionFile(rest[0]) {
+				if len(rest) > 1 {
+					return flagErrorf("a collection takes no arguments: %q", rest[1])
+				}
+				if opts.Args != "" {
+					return flagErrorf("--args is for a TOOL, not a collection")
+				}
+				opts.Collection, opts.cliTarget = rest[0], cliTarget
+			} else {
+				if !cliTarget {
+					if rest, err = opts.Target.parseTarget(cmd, args); err != nil {
+						return err
+					}
+				}
+				opts.Tool, opts.Pairs = rest[0], rest[1:]
+				if opts.Args != "" && len(opts.Pairs) > 0 {
+					return flagErrorf("give arguments either as KEY=VALUE pairs or with --args, not both")
+				}
+				for _, p := range opts.Pairs {
+					if k, _, ok := strings.Cut(p, "="); !ok || strings.TrimSuffix(k, ":") == "" {
+						return flagErrorf("invalid argument %q: want KEY=VALUE or KEY:=JSON", p)
+					}
+				}
+			}
+			if err := opts.checkLoad(maxErrors); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return benchRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	fs := cmd.Flags()
+	// A trace of a load run would grow with every call: refused (checkLoad).
+	_ = fs.MarkHidden("record")
+	_ = fs.MarkHidden("no-redact")
+	end := flagGroup(cmd, groupArgs)
+	fs.StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
+	fs.BoolVar(&opts.NoValidate, "no-validate", false, "send the arguments even when they do not match the inputSchema")
+	end()
+	end = flagGroup(cmd, groupLoad)
+	fs.IntVarP(&opts.Concurrency, "concurrency", "c", 10, "workers calling at once")
+	fs.Int64VarP(&opts.Count, "count", "n", 0, "calls (iterations of a collection) to make; without -n and -d: 1000")
+	fs.DurationVarP(&opts.Duration, "duration", "d", 0, "start calls for this long (with -n: whichever ends first)")
+	fs.Float64Var(&opts.Rate, "rate", 0, "start this many calls a second, latency measured from each one's scheduled start (0: each worker as fast as it goes)")
+	fs.StringVar(&opts.Connections, "connections", connectionsOne, "one (shared by the workers) or per-worker (a connection, a server process or HTTP session, each)")
+	fs.StringVar(&maxErrors, "max-errors", "0", "the share of failed calls allowed before exit 1: a percentage (0.5%) or a fraction (0.005)")
+	end()
+	return cmd
+}
+
+// isCollectionFile says whether a first argument names a collection.
+func isCollectionFile(a string) bool {
+	return strings.HasSuffix(a, ".yaml") || strings.HasSuffix(a, ".yml")
+}
+
+// checkLoad checks the load flags.
+func (opts *BenchOptions) checkLoad(maxErrors string) error {
+	if opts.Concurrency < 1 || opts.Concurrency > 10_000 {
+		return flagErrorf("-c %d: give 1 to 10000 workers", opts.Concurrency)
+	}
+	if opts.Count < 0 || opts.Duration < 0 || opts.Rate < 0 {
+		return flagErrorf("-n, -d and --rate cannot be negative")
+	}
+	if opts.Count == 0 && opts.Duration == 0 {
+		opts.Count = 1000
+	}
+	switch opts.Connections {
+	case connectionsOne, connectionsPerWorker:
+	default:
+		return flagErrorf("invalid --connections %q: want one or per-worker", opts.Connections)
+	}
+	if opts.Connections == connectionsPerWorker && opts.Concurrency > 256 {
+		return flagErrorf("--connections per-worker opens a connection per worker: at most 256 (-c %d)", opts.Concurrency)
+	}
+	if opts.Record != "" {
+		return flagErrorf("--record is not for load (its trace would grow with every call): record one call with mcpi call or mcpi test")
+	}
+	v, err := parseShare(maxErrors)
+	if err != nil {
+		return flagErrorf("invalid --max-errors %q: %v", maxErrors, err)
+	}
+	opts.MaxErrors = v
+	return nil
+}
+
+// parseShare reads "0.5%" as 0.005 and "0.005" as itself.
+func parseShare(s string) (float64, error) {
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil {
+		return 0, errors.New("want a percentage (1%) or a fraction (0.01)")
+	}
+	if pct {
+		v /= 100
+	}
+	if v < 0 || v > 1 {
+		return 0, errors.New("want 0% to 100%")
+	}
+	return v, nil
+}
+
+// benchConn is one connection of the run, with what it heard.
+type benchConn struct {
+	c *session.Client
+	h *testHandler // a collection's answers
+}
+
+// benchRun connects, builds the iteration, runs the load and reports.
+func benchRun(ctx context.Context, opts *BenchOptions) error {
+	var file *collection.File
+	if opts.Collection != "" {
+		var err error
+		if file, err = collection.ReadFile(opts.IO.Path(opts.Collection)); err != nil {
+			return &FlagError{Err: err}
+		}
+		if !opts.cliTarget {
+			if err := opts.Target.fromCollection(file, opts.env); err != nil {
+				return err
+			}
+		}
+		if opts.Connections == connectionsOne && opts.Concurrency > 1 && answersAny(file) {
+			return flagErrorf("%s answers the server's requests (answers:): with more than one worker, give --connections per-worker, so that each answer goes to the worker whose step was asked", opts.Collection)
+		}
+	}
+	heard := &benchHeard{}
+	o := &opts.ConnOptions
+	o.roots = nil
+	hooks := func() (connHooks, *testHandler) {
+		h := &testHandler{fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}}
+		hk := connHooks{notified: heard.notified, warned: heard.warned}
+		if file != nil {
+			hk.handler = h
+		}
+		return hk, h
+	}
+	hk, h := hooks()
+	return o.withHooks(ctx, hk, func(first *session.Client) error {
+		conns := []benchConn{{c: first, h: h}}
+		defer func() {
+			for _, bc := range conns[1:] {
+				bc.c.Close()
+			}
+		}()
+		if opts.Connections == connectionsPerWorker {
+			for len(conns) < opts.Concurrency {
+				hk, h := hooks()
+				o.roots = nil
+				c, err := o.open(ctx, hk)
+				if err != nil {
+					return fmt.Errorf("connection %d of %d: %w", len(conns)+1, opts.Concurrency, err)
+				}
+				conns = append(conns, benchConn{c: c, h: h})
+			}
+		}
+		var steps []load.Step
+		var err error
+		if file != nil {
+			steps = collectionSteps(opts, file, conns)
+		} else if steps, err = toolSteps(ctx, opts, conns); err != nil {
+			return err
+		}
+		return runLoad(ctx, opts, steps, heard)
+	})
+}
+
+func answersAny(file *collection.File) bool {
+	for _, s := range file.Steps {
+		if s.Answers != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// toolSteps is the iteration of one tool call: its arguments coerced and
+// checked once, as mcpi call does.
+func toolSteps(ctx context.Context, opts *BenchOptions, conns []benchConn) ([]load.Step, error) {
+	tool, err := opts.findTool(ctx, conns[0].c, opts.Tool)
+	if err != nil {
+		return nil, err
+	}
+	args, err := opts.arguments(tool)
+	if err != nil {
+		return nil, err
+	}
+	params := mcp.CallToolParams{Name: opts.Tool, Arguments: args}
+	do := func(ctx context.Context, worker int) load.Outcome {
+		c := conns[worker%len(conns)].c
+		raw, err := c.CallToolRaw(ctx, params, nil)
+		if err != nil {
+			return outcomeOf(c, err)
+		}
+		var res struct {
+			IsError bool          `json:"isError"`
+			Content []mcp.Content `json:"content"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return load.Outcome{Kind: load.RPC, Code: mcp.CodeInvalidParams, Message: "the result is not a CallToolResult: " + err.Error()}
+		}
+		if res.IsError {
+			return load.Outcome{Kind: load.ToolError, Message: contentText(res.Content)}
+		}
+		return load.Outcome{}
+	}
+	return []load.Step{{Name: "call " + opts.Tool, Do: do}}, nil
+}
+
+// contentText is a result's text blocks, for an error's example.
+func contentText(blocks []mcp.Content) string {
+	var b strings.Builder
+	for _, c := range blocks {
+		if c.Type == "text" {
+			b.WriteString(c.Text)
+			if b.Len() > bounds.MaxText {
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// collectionSteps is the iteration of a collection: its steps in order,
+// each worker with its own captures.
+func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchConn) []load.Step {
+	runners := make([]*stepRunner, opts.Concurrency)
+	for w := range runners {
+		bc := conns[w%len(conns)]
+		runners[w] = &stepRunner{c: bc.c, h: bc.h, vars: collection.Vars{Captures: map[string]any{}, Env: opts.env}}
+	}
+	steps := make([]load.Step, len(file.Steps))
+	for i := range file.Steps {
+		written := &file.Steps[i]
+		steps[i] = load.Step{Name: written.Title(), Do: func(ctx context.Context, worker int) load.Outcome {
+			r := runners[worker]
+			if i == 0 {
+				clear(r.vars.Captures)
+			}
+			rep, err := r.run(ctx, written)
+			if err != nil {
+				return outcomeOf(r.c, err)
+			}
+			return stepOutcome(rep)
+		}}
+	}
+	return steps
+}
+
+// stepOutcome classifies a collection step's report.
+func stepOutcome(rep testStep) load.Outcome {
+	var re *session.RPCError
+	if errors.As(rep.rpcErr, &re) {
+		return load.Outcome{Kind: load.RPC, Code: re.Code, Message: re.Error()}
+	}
+	if rep.OK {
+		return load.Outcome{}
+	}
+	kind := load.Expectation
+	for _, f := range rep.Failures {
+		if f.Path == "isError" {
+			kind = load.ToolError
+		}
+	}
+	return load.Outcome{Kind: kind, Message: rep.Failures[0].Message}
+}
+
+// outcomeOf classifies a failed request; a connection that is gone ends
+// the run (every later call on it would fail at once).
+func outcomeOf(c *session.Client, err error) load.Outcome {
+	var re *session.RPCError
+	switch {
+	case errors.As(err, &re):
+		return load.Outcome{Kind: load.RPC, Code: re.Code, Message: re.Error()}
+	case exitCodeFor(err) == ExitTimeout:
+		return load.Outcome{Kind: load.Timeout, Message: err.Error()}
+	}
+	select {
+	case <-c.Done():
+		return load.Outcome{Kind: load.Transport, Message: err.Error(), Fatal: err}
+	default:
+	}
+	return load.Outcome{Kind: load.Transport, Message: err.Error()}
+}
+
+// benchHeard counts what the server sent besides answers: notifications,
+// and the warnings about its frames, each kind said once at the end.
+type benchHeard struct {
+	notifications atomic.Int64
+	mu            sync.Mutex
+	warnings      map[string]int64
+	order         []string
+}
+
+func (b *benchHeard) notified(session.Notification) { b.notifications.Add(1) }
+
+func (b *benchHeard) warned(w session.Warning) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.warnings == nil {
+		b.warnings = map[string]int64{}
+	}
+	k := bounds.Clip(oneLine(w.Message))
+	if _, ok := b.warnings[k]; !ok && len(b.warnings) >= load.MaxKinds {
+		k = "other warnings"
+	}
+	if _, ok := b.warnings[k]; !ok {
+		b.order = append(b.order, k)
+	}
+	b.warnings[k]++
+}
