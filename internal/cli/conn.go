@@ -54,6 +54,9 @@ type ConnOptions struct {
 	// it once the server has been told.
 	answerMu  sync.Mutex
 	answerErr error
+	// answerer answers the server's requests for the command in a live
+	// session, instead of the flags (mcpi test's scripted answers).
+	answerer daemon.Answerer
 }
 
 // answerFailed records an answer the flags could not give.
@@ -118,6 +121,9 @@ func (o *ConnOptions) with(ctx context.Context, fn func(*session.Client) error) 
 // live session has the session's).
 func (o *ConnOptions) withHooks(ctx context.Context, hk connHooks, fn func(*session.Client) error) error {
 	if o.held != nil {
+		if a, ok := hk.handler.(daemon.Answerer); ok {
+			o.answerer = a
+		}
 		return withJSONError(o.IO, o.JSON, o.withHeld(ctx, fn))
 	}
 	if o.Target.Session != "" {

@@ -119,7 +119,11 @@ func (o *ConnOptions) withHeld(ctx context.Context, fn func(*session.Client) err
 	}
 	say := o.sayer()
 	if o.slot != nil {
-		o.slot.SetAnswerer(&cliHandler{o: o, say: say})
+		var a daemon.Answerer = &cliHandler{o: o, say: say}
+		if o.answerer != nil {
+			a = o.answerer
+		}
+		o.slot.SetAnswerer(a)
 	}
 	c, err := h.Current(ctx)
 	if note := h.RestartNote(); note != "" {

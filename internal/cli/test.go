@@ -5,14 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
+	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/roots"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -22,34 +27,51 @@ type TestOptions struct {
 	ConnOptions
 	// Files are the collections, in the order given.
 	Files []string
-	// cliTarget says the TARGET was given on the command line, and so
-	// overrides the server each file names.
+	// JUnit is the JUnit XML report's path; TAP prints TAP instead of the
+	// text report; Update rewrites the snapshots that changed.
+	JUnit  string
+	TAP    bool
+	Update bool
+	// cliTarget says the TARGET was given on the command line (or a live
+	// session), and so overrides the server each file names.
 	cliTarget bool
 	// env looks up ${NAME} outside the captures (the environment).
 	env func(string) (string, bool)
+	// now is the clock of the reports' timestamps.
+	now func() time.Time
 }
 
 // NewCmdTest returns `mcpi test FILE... [TARGET]`.
 func NewCmdTest(f *Factory, runF func(context.Context, *TestOptions) error) *cobra.Command {
-	opts := &TestOptions{ConnOptions: f.conn(), env: os.LookupEnv}
+	opts := &TestOptions{ConnOptions: f.conn(), env: os.LookupEnv, now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "test FILE... [TARGET]",
 		Short: "Run collections of calls with expectations, for CI",
 		Long: "Run each collection file's steps in order on one connection, check each step's expectations, and print one line per step.\n" +
-			"The server is the one the file names (server:), or the TARGET given on the command line, which overrides it.\n" +
+			"The server is the one the file names (server:), or the TARGET given on the command line (or --session), which overrides it.\n" +
 			"Exits 1 when a step fails. The format: docs/test.md.",
-		Example: "  mcpi test smoke.yaml\n  mcpi test smoke.yaml -- mcpi demo-server\n  mcpi test --json *.yaml https://example.com/mcp",
+		Example: "  mcpi test smoke.yaml\n  mcpi test smoke.yaml -- mcpi demo-server\n  mcpi test --junit report.xml *.yaml https://example.com/mcp\n  mcpi test --update smoke.yaml",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files, cliTarget, err := opts.Target.parseCollectionTarget(cmd, args)
+			var files []string
+			var err error
+			if cmd.Flags().Changed("session") || opts.Target.inDaemon {
+				// The session's server, whatever the files name.
+				files, err = opts.Target.parseTarget(cmd, args)
+				opts.cliTarget = true
+			} else {
+				files, opts.cliTarget, err = opts.Target.parseCollectionTarget(cmd, args)
+			}
 			if err != nil {
 				return err
 			}
-			opts.cliTarget = cliTarget
 			if len(files) == 0 {
 				return flagErrorf("missing the collection FILE")
 			}
 			if opts.Record != "" && len(files) > 1 {
 				return flagErrorf("--record writes one trace: give one FILE with it")
+			}
+			if opts.TAP && opts.JSON {
+				return flagErrorf("give --tap or --json, not both: each is the whole of stdout")
 			}
 			opts.Files = files
 			if runF != nil {
@@ -59,6 +81,12 @@ func NewCmdTest(f *Factory, runF func(context.Context, *TestOptions) error) *cob
 		},
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
+	end := flagGroup(cmd, groupOutput)
+	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report (the Ant junit schema that Jenkins and GitLab read) to this file")
+	cmd.Flags().BoolVar(&opts.TAP, "tap", false, "print TAP (version 13) instead of the text report")
+	cmd.Flags().BoolVar(&opts.Update, "update", false, "rewrite the snapshot expectations that changed from the actual results, keeping the rest of each file, and show what changed")
+	end()
 	return cmd
 }
 
@@ -70,8 +98,12 @@ type testStep struct {
 	OK         bool                 `json:"ok"`
 	DurationMS float64              `json:"durationMs"`
 	Failures   []collection.Failure `json:"failures,omitempty"`
+	// Updated says --update wrote this step's new snapshot.
+	Updated bool `json:"updated,omitempty"`
 	// rpcErr is the server's JSON-RPC error, when the request got one.
 	rpcErr error
+	// text is the result's text, for a step with a snapshot.
+	text *string
 }
 
 // testFile is the report of one collection.
@@ -82,21 +114,23 @@ type testFile struct {
 	// Error is why the file could not run to its end (its server could
 	// not be reached, or went away).
 	Error string `json:"error,omitempty"`
+	// Updated counts the snapshots --update wrote.
+	Updated int `json:"updated,omitempty"`
+	// started is when the file began, for the JUnit report.
+	started time.Time
+	elapsed time.Duration
 }
 
 func testRun(ctx context.Context, opts *TestOptions) error {
+	if opts.held == nil && opts.Target.Session != "" {
+		// The whole command runs in the session's daemon.
+		return opts.forward(ctx)
+	}
 	var reports []testFile
 	var firstErr error
-	passed, failed := 0, 0
+	out := newTestOutput(opts)
 	for _, path := range opts.Files {
-		rep, err := runCollection(ctx, opts, path)
-		for _, s := range rep.Steps {
-			if s.OK {
-				passed++
-			} else {
-				failed++
-			}
-		}
+		rep, err := runCollection(ctx, opts, path, out)
 		reports = append(reports, rep)
 		if err != nil {
 			var fe *FlagError
@@ -106,22 +140,32 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 			if firstErr == nil {
 				firstErr = err
 			}
-			if !opts.JSON {
-				fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s: %s\n", path, oneLine(err.Error()))
+			if !opts.JSON && !opts.TAP {
+				fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s: %s\n", path, oneLine(rep.Error))
 			}
 		}
 	}
-	if opts.JSON {
-		doc := map[string]any{"ok": failed == 0 && firstErr == nil, "passed": passed, "failed": failed, "files": reports}
-		if err := writeJSON(opts.IO, doc); err != nil {
-			return err
+	passed, failed := 0, 0
+	for _, r := range reports {
+		for _, s := range r.Steps {
+			if s.OK {
+				passed++
+			} else {
+				failed++
+			}
 		}
-	} else {
-		fmt.Fprintf(opts.IO.Out, "%d passed, %d failed\n", passed, failed)
+	}
+	if opts.JUnit != "" {
+		if err := writeJUnit(opts.IO.Path(opts.JUnit), reports); err != nil {
+			return fmt.Errorf("--junit: %w", err)
+		}
+	}
+	if err := out.end(reports, passed, failed, firstErr); err != nil {
+		return err
 	}
 	switch {
 	case firstErr != nil:
-		return errSilent{code: exitCodeFor(firstErr), what: firstErr.Error()}
+		return errSilent{code: exitCodeFor(firstErr), what: oneLine(reports[len(reports)-1].Error)}
 	case failed > 0:
 		return errSilent{code: ExitToolError, what: fmt.Sprintf("%d step(s) failed", failed)}
 	}
@@ -130,28 +174,31 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 
 // runCollection runs one file's steps on one connection; its error is
 // why the file could not run to its end.
-func runCollection(ctx context.Context, opts *TestOptions, path string) (testFile, error) {
-	rep := testFile{File: path, Steps: []testStep{}}
-	file, err := collection.ReadFile(opts.IO.Path(path))
+func runCollection(ctx context.Context, opts *TestOptions, path string, out *testOutput) (testFile, error) {
+	rep := testFile{File: path, Steps: []testStep{}, started: opts.now()}
+	defer func() { rep.elapsed = opts.now().Sub(rep.started) }()
+	full := opts.IO.Path(path)
+	data, file, err := readCollection(full)
 	if err != nil {
 		return rep, &FlagError{Err: err}
 	}
+	file.Path = path
 	if err := opts.fileTarget(file); err != nil {
 		return rep, err
 	}
-	if !opts.JSON {
-		fmt.Fprintln(opts.IO.Out, sanitize(path, false))
-	}
+	red := opts.secretsOf(file)
+	out.file(path)
 	o := &opts.ConnOptions
 	o.roots = nil
-	h := &testHandler{fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}}
+	h := &testHandler{fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}, workDir: o.IO.WorkDir()}
 	err = o.withHooks(ctx, connHooks{handler: h}, func(c *session.Client) error {
 		r := &stepRunner{c: c, vars: collection.Vars{Captures: map[string]any{}, Env: opts.env}, h: h}
 		for i := range file.Steps {
 			s, err := r.run(ctx, &file.Steps[i])
 			rep.Steps = append(rep.Steps, s)
-			if !opts.JSON {
-				printStep(opts.IO, s)
+			if !opts.Update {
+				// With --update a step's verdict waits for the update.
+				out.step(path, red.step(s))
 			}
 			if err != nil {
 				return err
@@ -159,14 +206,148 @@ func runCollection(ctx context.Context, opts *TestOptions, path string) (testFil
 		}
 		return nil
 	})
+	if err == nil && opts.Update {
+		n, uerr := updateSnapshots(opts, full, data, file, rep.Steps, red)
+		if uerr != nil {
+			return rep, uerr
+		}
+		rep.Updated = n
+	}
+	for i := range rep.Steps {
+		rep.Steps[i] = red.step(rep.Steps[i])
+		if opts.Update {
+			out.step(path, rep.Steps[i])
+		}
+	}
 	rep.OK = err == nil
 	for _, s := range rep.Steps {
 		rep.OK = rep.OK && s.OK
 	}
 	if err != nil {
-		rep.Error = err.Error()
+		rep.Error = red.text(err.Error())
 	}
 	return rep, err
+}
+
+// readCollection reads a collection file, keeping its text for --update.
+func readCollection(path string) ([]byte, *collection.File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, collection.MaxFileSize+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	file, err := collection.Parse(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, file, nil
+}
+
+// updateSnapshots writes the snapshots that changed into the file (in
+// place, atomically) and says what changed; it marks those steps passed
+// when the snapshot was their only failure.
+func updateSnapshots(opts *TestOptions, path string, data []byte, file *collection.File, steps []testStep, red secrets) (int, error) {
+	texts := map[int]string{}
+	for i := range steps {
+		s := &steps[i]
+		if s.text == nil || !snapshotFailed(s.Failures) {
+			continue
+		}
+		if red.holds(*s.text) {
+			s.Failures = append(s.Failures, collection.Failure{Path: "snapshot",
+				Message: "snapshot: the result's text holds a secret of the environment: not written into the file"})
+			continue
+		}
+		texts[i] = *s.text
+	}
+	if len(texts) == 0 {
+		return 0, nil
+	}
+	out, err := collection.Update(data, file, texts)
+	if err != nil {
+		return 0, &FlagError{Err: fmt.Errorf("--update: %s: %w", file.Path, err)}
+	}
+	if err := writeFileAtomic(path, out); err != nil {
+		return 0, fmt.Errorf("--update: %w", err)
+	}
+	for i := range texts {
+		s := &steps[i]
+		old := file.Steps[i].Expect.Snapshot
+		fmt.Fprintf(opts.IO.ErrOut, "%s:%d: snapshot of %s updated\n", file.Path, file.Steps[i].Line, sanitize(s.Name, false))
+		for _, l := range snapshotDiff(old, texts[i]) {
+			fmt.Fprintf(opts.IO.ErrOut, "    %s\n", l)
+		}
+		var rest []collection.Failure
+		for _, f := range s.Failures {
+			if f.Path != "snapshot" {
+				rest = append(rest, f)
+			}
+		}
+		s.Failures, s.Updated, s.OK = rest, true, len(rest) == 0
+	}
+	return len(texts), nil
+}
+
+func snapshotFailed(fs []collection.Failure) bool {
+	for _, f := range fs {
+		if f.Path == "snapshot" {
+			return true
+		}
+	}
+	return false
+}
+
+// snapshotDiff shows the lines that went (-) and came (+), at most 20.
+func snapshotDiff(old *string, now string) []string {
+	var before []string
+	if old != nil {
+		before = strings.Split(*old, "\n")
+	}
+	after := strings.Split(now, "\n")
+	common := 0
+	for common < len(before) && common < len(after) && before[common] == after[common] {
+		common++
+	}
+	var out []string
+	for _, l := range before[common:] {
+		out = append(out, "- "+oneLine(l))
+	}
+	for _, l := range after[common:] {
+		out = append(out, "+ "+oneLine(l))
+	}
+	if len(out) > 20 {
+		out = append(out[:20], fmt.Sprintf("… %d more line(s)", len(out)-20))
+	}
+	return out
+}
+
+// writeFileAtomic replaces path's content, keeping its mode.
+func writeFileAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcpi-update-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // fileTarget sets the target to the server the file names, unless the
@@ -261,6 +442,13 @@ func (r *stepRunner) run(ctx context.Context, written *collection.Step) (testSte
 		res.OutputSchema = schema
 	}
 	r.h.begin(s.Answers)
+	if s.Answers != nil && s.Answers.Roots != nil {
+		// A legacy server asks for the roots when told they changed.
+		if err := r.c.Notify(ctx, "notifications/roots/list_changed", nil); err != nil {
+			r.h.end()
+			return r.ended(rep, err)
+		}
+	}
 	start := time.Now()
 	res.Raw, res.Err = r.send(ctx, s)
 	d := time.Since(start)
@@ -270,9 +458,21 @@ func (r *stepRunner) run(ctx context.Context, written *collection.Step) (testSte
 		// The connection failed: the file ends here.
 		return r.ended(rep, res.Err)
 	}
+	var re *session.RPCError
+	if errors.As(res.Err, &re) {
+		code := re.Code
+		res.RPCCode, res.RPCMessage = &code, re.Message
+	}
 	rep.Failures = append(rep.Failures, collection.Evaluate(s, res, d)...)
 	rep.rpcErr = res.Err
 	if res.Err == nil {
+		if s.Expect.HasSnapshot {
+			var v any
+			if json.Unmarshal(res.Raw, &v) == nil {
+				t := collection.Text(s.Kind(), v)
+				rep.text = &t
+			}
+		}
 		captured, fails := collection.Capture(s, res.Raw)
 		rep.Failures = append(rep.Failures, fails...)
 		for k, v := range captured {
@@ -324,6 +524,19 @@ func (r *stepRunner) send(ctx context.Context, s *collection.Step) (json.RawMess
 		err := r.c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: s.Read}, &raw, nil)
 		return raw, err
 	}
+	if c := s.Complete; c != nil {
+		p := mcp.CompleteParams{Argument: mcp.CompleteArgument{Name: c.Argument, Value: c.Value}}
+		if c.Prompt != "" {
+			p.Ref = mcp.CompleteReference{Type: "ref/prompt", Name: c.Prompt}
+		} else {
+			p.Ref = mcp.CompleteReference{Type: "ref/resource", URI: c.Template}
+		}
+		if len(c.Context) > 0 {
+			p.Context = &mcp.CompleteContext{Arguments: c.Context}
+		}
+		err := r.c.Call(ctx, "completion/complete", p, &raw, nil)
+		return raw, err
+	}
 	params := s.Params
 	if params == nil {
 		params = struct{}{}
@@ -353,6 +566,8 @@ func (r *stepRunner) outputSchema(ctx context.Context, name string) (json.RawMes
 // refusal); what a step's answers could not give is one of its failures.
 type testHandler struct {
 	fallback *cliHandler
+	// workDir is where a step's relative roots are.
+	workDir string
 
 	mu       sync.Mutex
 	answers  *collection.Answers
@@ -426,9 +641,46 @@ func (h *testHandler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.E
 	return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: values}, nil
 }
 
-// ListRoots answers as the CLI does, with --root.
+// ListRoots answers with the step's roots, else as the CLI does, with
+// --root.
 func (h *testHandler) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
-	return h.fallback.ListRoots(ctx)
+	a := h.current()
+	if a == nil || a.Roots == nil {
+		return h.fallback.ListRoots(ctx)
+	}
+	out := &mcp.ListRootsResult{Roots: []mcp.Root{}}
+	for _, r := range a.Roots {
+		root, err := roots.ParseIn(r, h.workDir)
+		if err != nil {
+			h.problem(collection.Failure{Path: "answers.roots", Expected: "a directory or a file:// URI", Actual: oneLine(r),
+				Message: "answers: roots: " + oneLine(err.Error())})
+			continue
+		}
+		out.Roots = append(out.Roots, root)
+	}
+	return out, nil
 }
 
-var _ session.Handler = (*testHandler)(nil)
+// Answers reports whether the step under way, or the flags, answer
+// requests of kind: in a live session, the daemon gives a server's
+// request to the command that answers it.
+func (h *testHandler) Answers(kind daemon.Kind) bool {
+	if a := h.current(); a != nil {
+		switch kind {
+		case daemon.KindSampling:
+			if a.Sampling != "" {
+				return true
+			}
+		case daemon.KindElicit:
+			if a.Elicit != "" {
+				return true
+			}
+		}
+	}
+	return h.fallback.Answers(kind)
+}
+
+// Say writes a line on the command's stderr.
+func (h *testHandler) Say(format string, args ...any) { h.fallback.Say(format, args...) }
+
+var _ daemon.Answerer = (*testHandler)(nil)

@@ -58,16 +58,24 @@ steps:
   - call: elicit
     answers: {elicit: decline}
     expect: {text: {contains: decline}}
+  - complete: {prompt: greet, argument: style, value: ""}
+    expect: {text: {equals: "casual\nformal\npirate"}, count: 3}
+  - call: no_such_tool
+    expect: {error: {code: -32602, message: {contains: no_such_tool}}}
+  - call: list_roots
+    answers: {roots: ["${MCPI_TEST_ROOT}"]}
+    expect: {text: {contains: "1 root(s)"}}
 `
 
 func TestTestPasses(t *testing.T) {
 	t.Setenv("MCPI_TEST_HOME", "/h")
+	t.Setenv("MCPI_TEST_ROOT", t.TempDir())
 	path := writeCollection(t, passing)
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path)...)
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"ok   call add (", "ok   echo what add said", "ok   prompt greet", "ok   read demo://text/hello", "ok   request tools/list", "ok   call sample", "9 passed, 0 failed"} {
+	for _, want := range []string{"ok   call add (", "ok   echo what add said", "ok   prompt greet", "ok   read demo://text/hello", "ok   request tools/list", "ok   call sample", "ok   complete prompt greet style", "ok   call no_such_tool", "ok   call list_roots", "12 passed, 0 failed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
@@ -103,6 +111,15 @@ const failing = `steps:
   - call: echo
     args: {text: still runs}
     expect: {text: {equals: still runs}}
+  - complete: {prompt: greet, argument: style, value: ""}
+    expect: {count: 2}
+  - call: no_such_tool
+    expect: {error: {code: -32601}}
+  - call: echo
+    args: {text: hi}
+    expect: {error: {message: {contains: unknown}}}
+  - call: list_roots
+    answers: {roots: [/nonexistent/mcpi/root]}
 `
 
 func TestTestFails(t *testing.T) {
@@ -122,7 +139,9 @@ func TestTestFails(t *testing.T) {
 		"answers: the fields do not fit the form",
 		"no value for never_captured",
 		"more than maxDuration 1ns", "FAIL call echo (",
-		"ok   call echo", "1 passed, 10 failed",
+		"ok   call echo", "count of completion.values: expected 2, got 3",
+		"error.code: expected -32601, got -32602", "expected a JSON-RPC error, got a result",
+		"answers: roots:", "1 passed, 14 failed",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)

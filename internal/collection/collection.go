@@ -57,6 +57,9 @@ type File struct {
 	// from the command line.
 	Server *Server `yaml:"server"`
 	Steps  []Step  `yaml:"steps"`
+	// Refs are the names the file's `${NAME}`s refer to, in the order
+	// they first appear: captures or environment variables.
+	Refs []string `yaml:"-"`
 }
 
 // Server names the server of a collection: exactly one of its fields.
@@ -71,10 +74,11 @@ type Server struct {
 
 // The kinds of step.
 const (
-	KindCall    = "call"
-	KindPrompt  = "prompt"
-	KindRead    = "read"
-	KindRequest = "request"
+	KindCall     = "call"
+	KindPrompt   = "prompt"
+	KindRead     = "read"
+	KindRequest  = "request"
+	KindComplete = "complete"
 )
 
 // Step is one request of a collection, its answers, expectations and
@@ -82,11 +86,13 @@ const (
 type Step struct {
 	Name string `yaml:"name"`
 	// Exactly one of Call (a tool's name), Prompt (a prompt's name), Read
-	// (a resource's URI) and Request (a JSON-RPC method) is set.
-	Call    string `yaml:"call"`
-	Prompt  string `yaml:"prompt"`
-	Read    string `yaml:"read"`
-	Request string `yaml:"request"`
+	// (a resource's URI), Request (a JSON-RPC method) and Complete (a
+	// completion/complete) is set.
+	Call     string      `yaml:"call"`
+	Prompt   string      `yaml:"prompt"`
+	Read     string      `yaml:"read"`
+	Request  string      `yaml:"request"`
+	Complete *Completion `yaml:"complete"`
 	// Args are a tool's arguments (any JSON) or a prompt's (strings).
 	Args map[string]any `yaml:"args"`
 	// Params are a raw request's params.
@@ -96,6 +102,20 @@ type Step struct {
 	Capture map[string]string `yaml:"capture"`
 	// Line is the step's line in its file.
 	Line int `yaml:"-"`
+	// SnapshotKey is the `snapshot:` key of the step's expectations, when
+	// it has one, and SnapshotValue its value: where --update writes.
+	SnapshotKey, SnapshotValue *yaml.Node `yaml:"-"`
+}
+
+// Completion is a completion/complete step: an argument of a prompt, or a
+// variable of a resource template, and what has been typed of it.
+type Completion struct {
+	Prompt   string `yaml:"prompt"`
+	Template string `yaml:"template"`
+	Argument string `yaml:"argument"`
+	Value    string `yaml:"value"`
+	// Context are the arguments already chosen (2025-06-18 and later).
+	Context map[string]string `yaml:"context"`
 }
 
 // Answers are what mcpi answers the server's requests with while a step
@@ -107,17 +127,33 @@ type Answers struct {
 	// decline or cancel; Fields the content of an accepted one.
 	Elicit string         `yaml:"elicit"`
 	Fields map[string]any `yaml:"fields"`
+	// Roots answer roots/list: directories or file:// URIs.
+	Roots []string `yaml:"roots"`
 }
 
 // Expect are the expectations on a step's result; the zero value expects
 // only that the request got a result.
 type Expect struct {
-	IsError      *bool       `yaml:"isError"`
-	Text         *Match      `yaml:"text"`
-	Path         PathExpects `yaml:"path"`
-	OutputSchema bool        `yaml:"outputSchema"`
-	Count        *int        `yaml:"count"`
-	MaxDuration  Duration    `yaml:"maxDuration"`
+	// Error expects the request to fail with a JSON-RPC error; without it
+	// a request that fails fails its step.
+	Error        *ErrorExpect `yaml:"error"`
+	IsError      *bool        `yaml:"isError"`
+	Text         *Match       `yaml:"text"`
+	Path         PathExpects  `yaml:"path"`
+	OutputSchema bool         `yaml:"outputSchema"`
+	Count        *int         `yaml:"count"`
+	MaxDuration  Duration     `yaml:"maxDuration"`
+	// Snapshot is the result's text as it was when --update wrote it (or
+	// a person did); HasSnapshot says the key is there, even empty.
+	Snapshot    *string `yaml:"snapshot"`
+	HasSnapshot bool    `yaml:"-"`
+}
+
+// ErrorExpect is the JSON-RPC error a step expects: its code, its message,
+// or both.
+type ErrorExpect struct {
+	Code    *int   `yaml:"code"`
+	Message *Match `yaml:"message"`
 }
 
 // Match is how a value is expected: equal to a value, containing a text, or
@@ -209,6 +245,8 @@ func (s *Step) Kind() string {
 		return KindPrompt
 	case s.Read != "":
 		return KindRead
+	case s.Complete != nil:
+		return KindComplete
 	}
 	return KindRequest
 }
@@ -225,6 +263,12 @@ func (s *Step) Title() string {
 		return "prompt " + s.Prompt
 	case KindRead:
 		return "read " + s.Read
+	case KindComplete:
+		c := s.Complete
+		if c.Prompt != "" {
+			return "complete prompt " + c.Prompt + " " + c.Argument
+		}
+		return "complete template " + c.Template + " " + c.Argument
 	}
 	return "request " + s.Request
 }
@@ -285,12 +329,32 @@ func Parse(data []byte) (*File, error) {
 		for i, n := range steps.Content {
 			if i < len(f.Steps) {
 				f.Steps[i].Line = n.Line
-				if err := knownKeys(n, "name", "call", "prompt", "read", "request", "args", "params", "answers", "expect", "capture"); err != nil {
+				if err := knownKeys(n, "name", "call", "prompt", "read", "request", "complete", "args", "params", "answers", "expect", "capture"); err != nil {
 					return nil, err
 				}
+				for _, sub := range []struct {
+					key  string
+					keys []string
+				}{
+					{"expect", []string{"error", "isError", "text", "path", "outputSchema", "count", "maxDuration", "snapshot"}},
+					{"answers", []string{"sampling", "elicit", "fields", "roots"}},
+					{"complete", []string{"prompt", "template", "argument", "value", "context"}},
+				} {
+					if e := field(n, sub.key); e != nil {
+						if err := knownKeys(e, sub.keys...); err != nil {
+							return nil, err
+						}
+					}
+				}
 				if e := field(n, "expect"); e != nil {
-					if err := knownKeys(e, "isError", "text", "path", "outputSchema", "count", "maxDuration"); err != nil {
-						return nil, err
+					if errNode := field(e, "error"); errNode != nil {
+						if err := knownKeys(errNode, "code", "message"); err != nil {
+							return nil, err
+						}
+					}
+					if k, v := fieldKV(e, "snapshot"); k != nil {
+						f.Steps[i].SnapshotKey, f.Steps[i].SnapshotValue = k, v
+						f.Steps[i].Expect.HasSnapshot = true
 					}
 				}
 			}
@@ -299,7 +363,31 @@ func Parse(data []byte) (*File, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
+	f.Refs = refs(string(data))
 	return &f, nil
+}
+
+// refs returns the names of the `${NAME}`s of a text (not `$${`), each
+// once.
+func refs(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for {
+		i := strings.Index(text, "${")
+		if i < 0 {
+			return out
+		}
+		end := strings.IndexByte(text[i:], '}')
+		if end < 0 {
+			return out
+		}
+		name := text[i+2 : i+end]
+		if (i == 0 || text[i-1] != '$') && validName(name) && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+		text = text[i+2:]
+	}
 }
 
 // expanded counts the nodes of n with its aliases expanded, each anchor's
@@ -330,15 +418,21 @@ func expanded(n *yaml.Node, memo map[*yaml.Node]int, depth int) int {
 }
 
 func field(n *yaml.Node, key string) *yaml.Node {
+	_, v := fieldKV(n, key)
+	return v
+}
+
+// fieldKV returns the key and value nodes of key in the mapping n.
+func fieldKV(n *yaml.Node, key string) (k, v *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
-		return nil
+		return nil, nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			return n.Content[i+1]
+			return n.Content[i], n.Content[i+1]
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // knownKeys refuses a key of the mapping n that is not one of keys: a
@@ -392,8 +486,19 @@ func (s *Step) check() error {
 			n++
 		}
 	}
+	if s.Complete != nil {
+		n++
+	}
 	if n != 1 {
-		return errors.New("give exactly one of call, prompt, read and request")
+		return errors.New("give exactly one of call, prompt, read, complete and request")
+	}
+	if c := s.Complete; c != nil {
+		if (c.Prompt == "") == (c.Template == "") {
+			return errors.New("complete: give exactly one of prompt and template")
+		}
+		if c.Argument == "" {
+			return errors.New("complete: give the argument to complete")
+		}
 	}
 	if s.Args != nil && s.Kind() != KindCall && s.Kind() != KindPrompt {
 		return errors.New("args: go with call or prompt (a request takes params)")
@@ -415,12 +520,27 @@ func (s *Step) check() error {
 		if a.Fields != nil && a.Elicit != "accept" {
 			return errors.New("answers: fields go with elicit: accept")
 		}
+		for _, r := range a.Roots {
+			if r == "" {
+				return errors.New("answers: roots: an empty root")
+			}
+		}
 	}
 	e := &s.Expect
 	if e.OutputSchema && s.Kind() != KindCall {
 		return errors.New("expect: outputSchema goes with call")
 	}
-	for _, m := range append([]*Match{e.Text}, pathMatches(e.Path)...) {
+	if e.Error != nil && e.Error.Code == nil && e.Error.Message == nil {
+		return errors.New("expect: error: give its code, its message, or both")
+	}
+	if e.Error != nil && (e.IsError != nil || e.Text != nil || len(e.Path) > 0 || e.OutputSchema || e.Count != nil || e.HasSnapshot) {
+		return errors.New("expect: error: a step that expects a JSON-RPC error has no result to expect anything of")
+	}
+	var errMsg *Match
+	if e.Error != nil {
+		errMsg = e.Error.Message
+	}
+	for _, m := range append([]*Match{e.Text, errMsg}, pathMatches(e.Path)...) {
 		if m == nil {
 			continue
 		}

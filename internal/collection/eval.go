@@ -20,6 +20,9 @@ type Result struct {
 	Raw          json.RawMessage
 	Err          error
 	OutputSchema json.RawMessage
+	// RPCCode and RPCMessage are Err's when it is a JSON-RPC error.
+	RPCCode    *int
+	RPCMessage string
 }
 
 // Failure is an expectation that did not hold: where in the result
@@ -49,6 +52,9 @@ func Evaluate(s *Step, r Result, d time.Duration) []Failure {
 	if e.MaxDuration > 0 && d > time.Duration(e.MaxDuration) {
 		out = append(out, fail("duration", time.Duration(e.MaxDuration).String(), d.Round(time.Microsecond).String(),
 			"took %s, more than maxDuration %s", d.Round(time.Microsecond), time.Duration(e.MaxDuration)))
+	}
+	if e.Error != nil {
+		return append(out, expectError(e.Error, r)...)
 	}
 	if r.Err != nil {
 		return append(out, Failure{Path: "error", Expected: "a result", Actual: clip(r.Err.Error()),
@@ -85,6 +91,17 @@ func Evaluate(s *Step, r Result, d time.Duration) []Failure {
 	if e.OutputSchema {
 		out = append(out, checkOutput(r.OutputSchema, obj)...)
 	}
+	if e.HasSnapshot {
+		got := Text(s.Kind(), result)
+		switch {
+		case e.Snapshot == nil:
+			out = append(out, Failure{Path: "snapshot", Expected: "a snapshot", Actual: showText(got, true),
+				Message: "snapshot: the file has none yet (mcpi test --update writes it)"})
+		case *e.Snapshot != got:
+			out = append(out, fail("snapshot", showText(*e.Snapshot, true), showText(got, true),
+				"snapshot: the result's text changed%s (mcpi test --update takes the new one)", firstDiff(*e.Snapshot, got)))
+		}
+	}
 	if e.Count != nil {
 		n, what := count(s.Kind(), obj)
 		if n != *e.Count {
@@ -93,6 +110,45 @@ func Evaluate(s *Step, r Result, d time.Duration) []Failure {
 		}
 	}
 	return out
+}
+
+// expectError checks a JSON-RPC error the step expects.
+func expectError(want *ErrorExpect, r Result) []Failure {
+	if r.Err == nil {
+		return []Failure{{Path: "error", Expected: "a JSON-RPC error" + codeText(want.Code), Actual: "a result",
+			Message: "expected a JSON-RPC error" + codeText(want.Code) + ", got a result"}}
+	}
+	if r.RPCCode == nil {
+		return []Failure{{Path: "error", Expected: "a JSON-RPC error" + codeText(want.Code), Actual: clip(r.Err.Error()),
+			Message: "expected a JSON-RPC error" + codeText(want.Code) + ", the request failed otherwise: " + clip(r.Err.Error())}}
+	}
+	var out []Failure
+	if want.Code != nil && *want.Code != *r.RPCCode {
+		out = append(out, fail("error.code", strconv.Itoa(*want.Code), strconv.Itoa(*r.RPCCode),
+			"error.code: expected %d, got %d (%s)", *want.Code, *r.RPCCode, clip(r.RPCMessage)))
+	}
+	if want.Message != nil {
+		out = append(out, match("error.message", want.Message, r.RPCMessage)...)
+	}
+	return out
+}
+
+func codeText(code *int) string {
+	if code == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (code %d)", *code)
+}
+
+// firstDiff says where two texts first differ: " at line 3".
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return fmt.Sprintf(" at line %d", i+1)
+		}
+	}
+	return fmt.Sprintf(" at line %d", min(len(al), len(bl))+1)
 }
 
 func fail(path, expected, actual, format string, args ...any) Failure {
@@ -158,6 +214,14 @@ func Text(kind string, result any) string {
 		texts(obj["messages"], "content")
 	case KindRead:
 		texts(obj["contents"], "")
+	case KindComplete:
+		c, _ := obj["completion"].(map[string]any)
+		values, _ := c["values"].([]any)
+		for _, v := range values {
+			if t, ok := v.(string); ok {
+				parts = append(parts, t)
+			}
+		}
 	default:
 		b, _ := json.Marshal(result)
 		return string(b)
@@ -173,6 +237,10 @@ func count(kind string, obj map[string]any) (int, string) {
 		member = "messages"
 	case KindRead:
 		member = "contents"
+	case KindComplete:
+		c, _ := obj["completion"].(map[string]any)
+		values, _ := c["values"].([]any)
+		return len(values), "completion.values"
 	}
 	items, _ := obj[member].([]any)
 	return len(items), member

