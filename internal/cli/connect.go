@@ -13,6 +13,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui"
+	"github.com/mcpi-dev/mcpi/internal/tui/tools"
 )
 
 // ConnectOptions are the flags of `mcpi connect`.
@@ -20,6 +21,8 @@ type ConnectOptions struct {
 	ConnOptions
 	// Save is where the TUI saves images, audio and blobs.
 	Save string
+	// Collection is the collection file the t key saves calls into.
+	Collection string
 	// NoColor forces the colourless styles (NO_COLOR does too).
 	NoColor bool
 	// Mouse turns the mouse on in the TUI.
@@ -100,6 +103,7 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
 	fl.StringVar(&opts.Save, "save", "", "directory where the s key saves images, audio and blobs (default: the working directory)")
+	fl.StringVar(&opts.Collection, "collection", "", "the collection file the t key saves a call into as a test step (default: "+tools.DefaultCollection+" in the working directory)")
 	fl.BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
 	fl.BoolVar(&opts.Mouse, "mouse", false, mouseUsage)
 	end()
@@ -158,8 +162,10 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		NoColor: noColor,
 		Roots:   o.roots,
 		SaveDir: opts.Save,
-		Mouse:   opts.Mouse,
-		Check:   checkFunc(o.Target),
+		// The t key's file, where the command was typed.
+		Collection: o.IO.Path(collectionOr(opts.Collection)),
+		Mouse:      opts.Mouse,
+		Check:      checkFunc(o.Target),
 		// alt+r writes what --record would.
 		TraceHeader:  o.traceHeader(),
 		TraceOptions: o.traceOptions(),
@@ -258,4 +264,12 @@ func targetLabel(t *TargetOptions) string {
 		return t.URL
 	}
 	return ""
+}
+
+// collectionOr is the collection file the TUI saves calls into.
+func collectionOr(path string) string {
+	if path == "" {
+		return tools.DefaultCollection
+	}
+	return path
 }

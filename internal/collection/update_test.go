@@ -108,3 +108,43 @@ func TestUpdateTextsThatAreNoBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestAppend: a saved call becomes the collection's last step, in a new
+// file or after the others (their comments and layout kept), and reads
+// back as saved; a file it cannot append to is refused.
+func TestAppend(t *testing.T) {
+	s := Saved{Call: "echo", Args: map[string]any{"text": "hi: there", "n": 2, "deep": map[string]any{"list": []any{1, "two"}}},
+		Answers: &Answers{Sampling: "four", Elicit: "accept", Fields: map[string]any{"name": "Bob"}},
+		Text:    "line one\nline: two\n"}
+	out, err := Append(nil, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), NewFileHeader+"  - call: echo\n") {
+		t.Errorf("new file:\n%s", out)
+	}
+	f, err := Parse(out)
+	if err != nil || len(f.Steps) != 1 || f.Steps[0].Answers.Sampling != "four" || f.Steps[0].Answers.Fields["name"] != "Bob" || *f.Steps[0].Expect.IsError {
+		t.Fatalf("%v %+v\n%s", err, f, out)
+	}
+	const existing = "# mine\nserver: {command: [srv]}\nsteps:\n    - call: a   # first\n\n    - call: b\n"
+	out, err = Append([]byte(existing), Saved{Call: "c", IsError: true, Text: "boom"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), existing) || !strings.HasSuffix(string(out), "    - call: c\n      expect:\n        isError: true\n        snapshot: boom\n") {
+		t.Errorf("appended:\n%s", out)
+	}
+	for _, bad := range []string{
+		"steps: [{call: a}]\n",
+		"steps:\n  - call: a\nserver: {command: [srv]}\n",
+		"steps:\n  - {call: a, nope: 1}\n",
+	} {
+		if _, err := Append([]byte(bad), Saved{Call: "c"}); err == nil {
+			t.Errorf("%q: appended", bad)
+		}
+	}
+	if _, err := Append(nil, Saved{Call: "c", Text: strings.Repeat("x", MaxFileSize)}); err == nil {
+		t.Error("a result larger than a collection was saved")
+	}
+}

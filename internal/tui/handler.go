@@ -29,6 +29,8 @@ type handler struct {
 	// session is the live session attached to (Options.Session), whose
 	// daemon's own word is marked.
 	session string
+	// answers keeps what the person answered, for a call saved as a step.
+	answers *common.AnswerLog
 }
 
 var _ session.Handler = (*handler)(nil)
@@ -50,6 +52,9 @@ func (h *handler) ask(ctx context.Context, kind common.RequestKind, fill func(*c
 		}
 		h.inbox.Withdraw(r)
 		return common.Reply{}, err
+	}
+	if h.answers != nil && rep.Err == nil {
+		h.answers.Add(common.Answered{At: h.now(), Kind: kind, Reply: rep})
 	}
 	return rep, nil
 }

@@ -125,6 +125,9 @@ func New(ctx context.Context, opts Options) *Model {
 		Inbox:   common.NewInbox(),
 		SaveDir: opts.SaveDir,
 		Ctx:     ctx,
+
+		Collection: opts.Collection,
+		Answers:    &common.AnswerLog{},
 	}
 	m := &Model{
 		c: c, opts: opts, ctx: ctx, cancel: cancel,
@@ -141,7 +144,7 @@ func New(ctx context.Context, opts Options) *Model {
 		m.redact = record.NewRedactor(opts.TraceOptions.SecretValues)
 	}
 	m.hooks = Hooks{
-		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now, session: opts.Session},
+		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now, session: opts.Session, answers: c.Answers},
 		Tap:            transport.MultiTap(c.Inbox, m.rec),
 		OnNotification: func(n session.Notification) { notified(c.Inbox, opts.Session, n) },
 		OnWarning:      c.Inbox.Warn,

@@ -81,6 +81,9 @@ type Options struct {
 	Session string
 	// SaveDir is where binary content is saved ("" = the working directory).
 	SaveDir string
+	// Collection is the collection file the t key saves a call into, as a
+	// step ("" = DefaultCollection in the working directory).
+	Collection string
 	// Now is the clock (default time.Now); tests stop it.
 	Now func() time.Time
 	// OpenURL opens a URL in a browser (default: xdg-open, open or start).

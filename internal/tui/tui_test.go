@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -647,5 +648,56 @@ func TestRerunACall(t *testing.T) {
 	s := h.waitText("call #2", "[2/2]", "✓ done")
 	if !strings.Contains(s, "again and again") {
 		t.Errorf("the call sent again lost its arguments:\n%s", s)
+	}
+}
+
+// TestSaveCallAsStep: t in a call's result saves it as a step of the
+// collection file (made when there is none): its arguments, the answer the
+// person gave while it ran, and its result as the expectation; mcpi test
+// reads the file back as written.
+func TestSaveCallAsStep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "calls.yaml")
+	h := start(t, 100, 30, func(o *Options) { o.Collection = path })
+	h.waitText(toolsLoaded)
+	h.typeText("echo")
+	h.press("enter")
+	h.typeText("saved: text")
+	h.press("ctrl+s")
+	h.waitText("✓ done", "call #1")
+	h.press("t")
+	h.waitText("call #1 saved as step 1 of", "calls.yaml")
+
+	h.press("alt+l", "ctrl+u")
+	h.typeText("sample")
+	h.press("enter")
+	h.typeText("2+2?")
+	h.press("ctrl+s")
+	h.waitText("sampling/createMessage")
+	h.typeText("four")
+	h.press("ctrl+s")
+	h.waitText("✓ done", "call #2")
+	h.press("t")
+	h.waitText("call #2 saved as step 2 of")
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := collection.Parse(data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if len(f.Steps) != 2 {
+		t.Fatalf("%d steps:\n%s", len(f.Steps), data)
+	}
+	echo, sample := f.Steps[0], f.Steps[1]
+	if echo.Call != "echo" || echo.Args["text"] != "saved: text" || *echo.Expect.IsError || echo.Expect.Snapshot == nil || !strings.Contains(*echo.Expect.Snapshot, "saved: text") {
+		t.Errorf("step 1 %+v\n%s", echo, data)
+	}
+	if sample.Call != "sample" || sample.Answers == nil || sample.Answers.Sampling != "four" || !strings.Contains(*sample.Expect.Snapshot, "four") {
+		t.Errorf("step 2 %+v\n%s", sample, data)
+	}
+	if !strings.HasPrefix(string(data), collection.NewFileHeader) {
+		t.Errorf("the new file has no header:\n%s", data)
 	}
 }

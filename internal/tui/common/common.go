@@ -23,6 +23,10 @@ type Common struct {
 	Inbox *Inbox
 	// SaveDir is where binary content is saved ("" = the working directory).
 	SaveDir string
+	// Collection is the collection file a call is saved into as a step
+	// (the t key); Answers the answers given, for the step's answers.
+	Collection string
+	Answers    *AnswerLog
 	// Ctx lives as long as the program; session calls derive from it.
 	Ctx context.Context
 }

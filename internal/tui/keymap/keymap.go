@@ -61,6 +61,8 @@ type KeyMap struct {
 	Rerun key.Binding
 	// ReadLinks reads the resources a result links to, in place.
 	ReadLinks key.Binding
+	// SaveStep saves the call on screen as a step of a collection file.
+	SaveStep key.Binding
 
 	// Wire pane.
 	Filter   key.Binding
@@ -152,6 +154,7 @@ func Default() *KeyMap {
 		Edit:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit arguments")),
 		Rerun:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "call again")),
 		ReadLinks: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "read links")),
+		SaveStep:  key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "save as a test step")),
 
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Follow: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow tail")),

@@ -287,6 +287,11 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			c.lines = nil
 		}
 		return nil
+	case stepSavedMsg:
+		if msg.err != nil {
+			return common.Failuref("%s", msg.notice())
+		}
+		return common.Noticef("%s", msg.notice())
 	case savedMsg:
 		if c := p.call(msg.id); c != nil {
 			c.Saved = append(c.Saved, msg.paths...)
@@ -674,6 +679,16 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		if c.Result != nil {
 			return saveCmd(p.c.SaveDir, c)
 		}
+	case key.Matches(msg, k.SaveStep) && c.State != Running:
+		var answered []common.Answered
+		if p.c.Answers != nil {
+			answered = p.c.Answers.Between(c.Start, c.End)
+		}
+		s, err := c.step(answered)
+		if err != nil {
+			return common.Failuref("call #%d is not saved as a step: %v", c.ID, err)
+		}
+		return saveStepCmd(p.c.Collection, c.ID, s)
 	case key.Matches(msg, k.ReadLinks):
 		if c.Result == nil {
 			return nil
@@ -726,7 +741,7 @@ func (p *Pane) ShortHelp() []key.Binding {
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			out = append(out, k.Cancel, k.Edit)
 		} else {
-			out = append(out, keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Rerun, k.Save, keymap.WithHelp(k.Copy, "y", "copy JSON"))
+			out = append(out, keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Rerun, k.Save, k.SaveStep, keymap.WithHelp(k.Copy, "y", "copy JSON"))
 			if c := p.calls[p.current]; c.hasLinks() {
 				out = append(out, k.ReadLinks)
 			}
@@ -743,7 +758,7 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	case modeForm:
 		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
-		first := []key.Binding{keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Rerun, k.Save, keymap.WithHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, keymap.WithHelp(k.Calls, "alt+l", "tools list"), k.Reload}
+		first := []key.Binding{keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Rerun, k.Save, k.SaveStep, keymap.WithHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, keymap.WithHelp(k.Calls, "alt+l", "tools list"), k.Reload}
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			first = []key.Binding{k.Cancel, k.Edit, keymap.WithHelp(k.Calls, "alt+l", "tools list")}
 		}

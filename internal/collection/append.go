@@ -1,0 +1,151 @@
+package collection
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Saved is a call a person made, as a step of a collection: the tool and
+// its arguments, the answers given to what the server asked while it ran,
+// and the result as its expectation (isError, and its text as a snapshot).
+type Saved struct {
+	Name    string
+	Call    string
+	Args    map[string]any
+	Answers *Answers
+	IsError bool
+	Text    string
+}
+
+// savedStep is how a Saved step is written, keys in this order.
+type savedStep struct {
+	Name    string         `yaml:"name,omitempty"`
+	Call    string         `yaml:"call"`
+	Args    map[string]any `yaml:"args,omitempty"`
+	Answers *savedAnswers  `yaml:"answers,omitempty"`
+	Expect  savedExpect    `yaml:"expect"`
+}
+
+type savedAnswers struct {
+	Sampling string         `yaml:"sampling,omitempty"`
+	Elicit   string         `yaml:"elicit,omitempty"`
+	Fields   map[string]any `yaml:"fields,omitempty"`
+	Roots    []string       `yaml:"roots,omitempty"`
+}
+
+type savedExpect struct {
+	IsError  bool   `yaml:"isError"`
+	Snapshot string `yaml:"snapshot"`
+}
+
+// NewFileHeader begins a collection file that Append creates.
+const NewFileHeader = "# Calls saved from mcpi connect: run them with\n#   mcpi test FILE -- SERVER\n# (docs/test.md). Each step expects the result it had when it was saved.\nsteps:\n"
+
+// Append returns the collection data with s added as its last step, the
+// rest of the file unchanged; empty data begins a new file. The file must
+// end with its steps as a block list (steps: on a line of its own, each
+// step "- " on its own line), so that the step is appended where it reads.
+// The result is parsed again and must have the new step last: otherwise
+// nothing is to be written.
+func Append(data []byte, s Saved) ([]byte, error) {
+	var before *File
+	indent := "  "
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte(NewFileHeader)
+	} else {
+		f, err := Parse(data)
+		if err != nil {
+			return nil, err
+		}
+		before = f
+		if indent, err = stepsIndent(data); err != nil {
+			return nil, err
+		}
+	}
+	item := savedStep{Name: s.Name, Call: s.Call, Args: s.Args, Expect: savedExpect{IsError: s.IsError, Snapshot: s.Text}}
+	if a := s.Answers; a != nil && (a.Sampling != "" || a.Elicit != "" || a.Roots != nil) {
+		item.Answers = &savedAnswers{Sampling: a.Sampling, Elicit: a.Elicit, Fields: a.Fields, Roots: a.Roots}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(item); err != nil {
+		return nil, err
+	}
+	enc.Close()
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	var b bytes.Buffer
+	b.Write(data)
+	if !bytes.HasSuffix(data, []byte("\n")) {
+		b.WriteByte('\n')
+	}
+	for i, l := range lines {
+		prefix := indent + "  "
+		if i == 0 {
+			prefix = indent + "- "
+		}
+		if l == "" {
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString(prefix + l + "\n")
+	}
+	out := b.Bytes()
+	if len(out) > MaxFileSize {
+		return nil, fmt.Errorf("the collection would be larger than %d bytes (the largest mcpi test reads): the result is too large to keep as a snapshot", MaxFileSize)
+	}
+	after, err := Parse(out)
+	if err != nil {
+		return nil, fmt.Errorf("the collection with the new step does not parse (nothing written): %w", err)
+	}
+	n := 0
+	if before != nil {
+		n = len(before.Steps)
+	}
+	last := after.Steps[len(after.Steps)-1]
+	if len(after.Steps) != n+1 || last.Call != s.Call || last.Expect.Snapshot == nil || *last.Expect.Snapshot != s.Text || !sameArgs(last.Args, s.Args) {
+		return nil, errors.New("the new step does not read back as the collection's last (nothing written): keep steps: last in the file, as a block list")
+	}
+	return out, nil
+}
+
+// stepsIndent returns the indentation of the items of the file's steps
+// list, which must be its last top-level key and a block sequence.
+func stepsIndent(data []byte) (string, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return "", err
+	}
+	root := doc.Content[0]
+	if len(root.Content) < 2 || root.Content[len(root.Content)-2].Value != "steps" {
+		return "", errors.New("steps: is not the file's last key: a step saved at its end would not be one of them")
+	}
+	steps := root.Content[len(root.Content)-1]
+	if steps.Kind != yaml.SequenceNode || steps.Style&yaml.FlowStyle != 0 || len(steps.Content) == 0 {
+		return "", errors.New("steps: is not a block list (\"- \" items on lines of their own)")
+	}
+	lines := strings.Split(string(data), "\n")
+	first := steps.Content[0]
+	if first.Line-1 >= len(lines) {
+		return "", errors.New("steps: cannot find its first item")
+	}
+	l := lines[first.Line-1]
+	dash := strings.LastIndex(l[:min(len(l), max(first.Column-1, 0))], "-")
+	if dash < 0 || strings.TrimSpace(l[:dash]) != "" {
+		return "", errors.New("steps: its first item does not begin a line")
+	}
+	return l[:dash], nil
+}
+
+// sameArgs compares arguments as JSON reads them.
+func sameArgs(a, b map[string]any) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	return reflect.DeepEqual(normalize(a), normalize(b))
+}

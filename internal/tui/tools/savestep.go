@@ -1,0 +1,148 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/collection"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+)
+
+// DefaultCollection is the collection file the t key saves calls into
+// when mcpi connect is given no --collection: in the working directory.
+const DefaultCollection = "mcpi-collection.yaml"
+
+// step is the call as a step of a collection: its arguments, the answers
+// the person gave while it ran, and its result as the expectation.
+func (c *Call) step(answered []common.Answered) (collection.Saved, error) {
+	if c.Result == nil || len(c.Raw) == 0 {
+		return collection.Saved{}, errors.New("the call has no result to expect")
+	}
+	var v any
+	if err := json.Unmarshal(c.Raw, &v); err != nil {
+		return collection.Saved{}, err
+	}
+	s := collection.Saved{Call: c.Tool.Name, Args: c.Args, IsError: c.Result.IsError, Text: collection.Text(collection.KindCall, v)}
+	for _, a := range answered {
+		if s.Answers == nil {
+			s.Answers = &collection.Answers{}
+		}
+		switch {
+		case a.Kind == common.Sampling && a.Reply.Sampling != nil:
+			if t := samplingText(a.Reply.Sampling); t != "" {
+				s.Answers.Sampling = t
+			}
+		case a.Kind == common.Elicitation && a.Reply.Elicit != nil:
+			s.Answers.Elicit = a.Reply.Elicit.Action
+			s.Answers.Fields = nil
+			if a.Reply.Elicit.Action == mcp.ElicitAccept && len(a.Reply.Elicit.Content) > 0 {
+				s.Answers.Fields = a.Reply.Elicit.Content
+			}
+		}
+	}
+	return s, nil
+}
+
+// samplingText is the text of a sampling reply (what a step's
+// answers.sampling gives back).
+func samplingText(r *mcp.CreateMessageResult) string {
+	var one struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(r.Content, &one) == nil && one.Type == "text" {
+		return one.Text
+	}
+	return ""
+}
+
+// stepSavedMsg says how saving a call as a step went.
+type stepSavedMsg struct {
+	id   int
+	path string
+	n    int
+	err  error
+}
+
+// saveStepCmd appends the call, as a step, to the collection file (made
+// when there is none), off the UI goroutine.
+func saveStepCmd(path string, id int, s collection.Saved) tea.Cmd {
+	if path == "" {
+		path = DefaultCollection
+	}
+	return func() tea.Msg {
+		abs, err := filepath.Abs(path)
+		if err == nil {
+			path = abs
+		}
+		data, err := readSmall(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return stepSavedMsg{id: id, path: path, err: err}
+		}
+		out, err := collection.Append(data, s)
+		if err != nil {
+			return stepSavedMsg{id: id, path: path, err: err}
+		}
+		if err := writeAtomic(path, out); err != nil {
+			return stepSavedMsg{id: id, path: path, err: err}
+		}
+		f, err := collection.Parse(out)
+		n := 0
+		if err == nil {
+			n = len(f.Steps)
+		}
+		return stepSavedMsg{id: id, path: path, n: n}
+	}
+}
+
+// readSmall reads a collection file, refusing one larger than a
+// collection may be (it would not be read back).
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, collection.MaxFileSize+1))
+	if err == nil && len(b) > collection.MaxFileSize {
+		err = collection.ErrTooLarge
+	}
+	return b, err
+}
+
+// writeAtomic replaces path's content, keeping its mode.
+func writeAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcpi-collection-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func (m stepSavedMsg) notice() string {
+	if m.err != nil {
+		return fmt.Sprintf("call #%d not saved as a step of %s: %v", m.id, m.path, m.err)
+	}
+	return fmt.Sprintf("call #%d saved as step %d of %s (mcpi test %s -- SERVER runs it)", m.id, m.n, m.path, filepath.Base(m.path))
+}
