@@ -544,13 +544,23 @@ func TestAttachedClientSeesThePast(t *testing.T) {
 	defer cancel()
 	dir := liveDir(t)
 	startSession(t, dir, "past", peerArgs("demo:legacy")...)
-	// The server says a list changed a moment after the change: the calls
-	// after it give it time to be in the past.
+	// The server says a list changed a moment after the change (the Go
+	// SDK waits 10 ms for more changes): a first client, attached while
+	// the commands run, sees it come, so that it is in the past when the
+	// client under test attaches.
+	wctx, wcancel := context.WithCancel(ctx)
+	seen := &noteLog{}
+	watcher := attachClient(t, wctx, dir, "past", tui.Hooks{Handler: &replyHandler{}, OnNotification: seen.add})
 	for _, args := range [][]string{{"call", "toggle_tool"}, {"log-level", "debug"}, {"tools"}, {"call", "log"}} {
 		if code, out, errOut := runLive(t, dir, nil, append(args, "--session", "past")...); code != ExitOK {
 			t.Fatalf("%v: exit %d, %q, %q", args, code, out, errOut)
 		}
 	}
+	seen.waitFor(t, "tools/list_changed, live", func(n session.Notification) bool {
+		return n.Method == "notifications/tools/list_changed"
+	})
+	watcher.Close()
+	wcancel()
 	attached := time.Now()
 	past, live := &noteLog{}, &noteLog{}
 	attachClient(t, ctx, dir, "past", tui.Hooks{Handler: &replyHandler{}, OnPast: past.add, OnNotification: live.add})

@@ -25,6 +25,10 @@ const (
 	ModeFlood = "flood"
 	// ModeHuge answers each tools/call with a HugeSize text on one line.
 	ModeHuge = "huge"
+	// ModeFast answers each tools/call with "ok" at once, written with the
+	// answers to the other requests it has read (one write a batch): a
+	// server that is not the bottleneck of a load generator.
+	ModeFast = "fast"
 )
 
 // FloodCount is how many notifications ModeFlood sends before each answer.
@@ -49,10 +53,10 @@ func ServeStdio(mode string) error {
 		return demoserver.RunStdio(context.Background(), demoserver.Options{Era: demoserver.EraBoth})
 	case ModeDemoLegacy:
 		return demoserver.RunStdio(context.Background(), demoserver.Options{Era: demoserver.EraLegacy})
-	case ModeFlood, ModeHuge:
+	case ModeFlood, ModeHuge, ModeFast:
 		return serveRaw(mode, os.Stdin, os.Stdout)
 	}
-	return fmt.Errorf("unknown server mode %q (want %s, %s, %s or %s)", mode, ModeDemo, ModeDemoLegacy, ModeFlood, ModeHuge)
+	return fmt.Errorf("unknown server mode %q (want %s, %s, %s, %s or %s)", mode, ModeDemo, ModeDemoLegacy, ModeFlood, ModeHuge, ModeFast)
 }
 
 var (
@@ -91,7 +95,8 @@ type rawMsg struct {
 	} `json:"params"`
 }
 
-// serveRaw is a hand-written legacy-era server for the flood and huge modes.
+// serveRaw is a hand-written legacy-era server for the flood, huge and
+// fast modes.
 func serveRaw(mode string, stdin io.Reader, stdout io.Writer) error {
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	in := bufio.NewReaderSize(stdin, 64<<10)
@@ -124,6 +129,8 @@ func serveRaw(mode string, stdin io.Reader, stdout io.Writer) error {
 				case ModeFlood:
 					out.Write(flood())
 					reply(m.ID, `{"content":[{"type":"text","text":"ok"}]}`)
+				case ModeFast:
+					reply(m.ID, `{"content":[{"type":"text","text":"ok"}]}`)
 				case ModeHuge:
 					out.WriteString(`{"jsonrpc":"2.0","id":`)
 					out.Write(m.ID)
@@ -134,6 +141,9 @@ func serveRaw(mode string, stdin io.Reader, stdout io.Writer) error {
 				out.WriteString(`{"jsonrpc":"2.0","id":`)
 				out.Write(m.ID)
 				out.WriteString(`,"error":{"code":-32601,"message":"method not found"}}` + "\n")
+			}
+			if mode == ModeFast && in.Buffered() > 0 {
+				continue // more requests read: answer them in one write
 			}
 			if ferr := out.Flush(); ferr != nil {
 				return ferr

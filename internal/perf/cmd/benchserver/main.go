@@ -4,7 +4,7 @@
 // that the server starts as fast as a small Go program does and the
 // clients' differences are not lost in its start-up.
 //
-// Usage: benchserver [-mode demo|demo-legacy|flood|huge]
+// Usage: benchserver [-mode demo|demo-legacy|flood|huge|fast]
 package main
 
 import (
@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", perf.ModeDemo, "what to serve: demo, demo-legacy, flood or huge")
+	mode := flag.String("mode", perf.ModeDemo, "what to serve: demo, demo-legacy, flood, huge or fast")
 	flag.Parse()
 	if err := perf.ServeStdio(*mode); err != nil {
 		fmt.Fprintln(os.Stderr, "benchserver:", err)
