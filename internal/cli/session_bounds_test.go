@@ -12,6 +12,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
 // sessionBudget returns the named budget of a session's status (mcpi
@@ -32,6 +33,18 @@ func sessionBudget(t *testing.T, dir, name, budget string) (bounds.Usage, bool) 
 		}
 	}
 	return bounds.Usage{}, false
+}
+
+// TestSessionStatusShowsRefusalsBudget: the queue of the session client's
+// refusals to server requests is one of the budgets session show prints.
+func TestSessionStatusShowsRefusalsBudget(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "refusals", peerArgs("demo")...)
+	u, ok := sessionBudget(t, dir, "refusals", session.RefusalsBudget)
+	if !ok || u.MaxCount != 4096 || u.MaxBytes != 1<<20 {
+		t.Errorf("the refusals' budget in session show --json: %+v (found: %v)", u, ok)
+	}
 }
 
 // TestSessionParkedRequestsHaveABudget: a server that floods a session

@@ -177,9 +177,10 @@ type Client struct {
 	// goroutine that writes them (started on the first).
 	serving     int
 	refusals    *bounds.Queue[[]byte]
-	refusalRoom chan struct{} // poked when a refusal leaves the queue
-	deaf        atomic.Bool   // the server read nothing for a write clock
-	dropped     atomic.Int64  // refusals dropped while it was deaf
+	refusalsBud *bounds.Budget // the refusals' budget, made with the client
+	refusalRoom chan struct{}  // poked when a refusal leaves the queue
+	deaf        atomic.Bool    // the server read nothing for a write clock
+	dropped     atomic.Int64   // refusals dropped while it was deaf
 	refuseOnce  sync.Once
 	floodWarned bool
 	// answering counts the server requests the Handler is answering.
@@ -258,7 +259,8 @@ func New(conn transport.Conn, opts Options) *Client {
 		inbound:  make(map[string]context.CancelCauseFunc),
 		done:     make(chan struct{}),
 
-		lastIdle: time.Now(),
+		refusalsBud: bounds.NewBudget(RefusalsBudget, refusalCount, refusalBytes),
+		lastIdle:    time.Now(),
 	}
 	go c.readLoop()
 	if opts.KeepAlive > 0 && c.httpConn() != nil {
