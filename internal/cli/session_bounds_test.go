@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/live"
@@ -44,6 +45,34 @@ func TestSessionStatusShowsRefusalsBudget(t *testing.T) {
 	u, ok := sessionBudget(t, dir, "refusals", session.RefusalsBudget)
 	if !ok || u.MaxCount != 4096 || u.MaxBytes != 1<<20 {
 		t.Errorf("the refusals' budget in session show --json: %+v (found: %v)", u, ok)
+	}
+}
+
+// TestSessionCallEndsWhenAnswersFillThePipe: a server that sends
+// requests and stops reading gets its answers piled up in the pipe; a call
+// in the session after that still ends within the session's --timeout and
+// --max-time (exit 5), it does not hang on its write.
+func TestSessionCallEndsWhenAnswersFillThePipe(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "deaf", append([]string{"--timeout", "1s", "--max-time", "2s"},
+		peerArgs(mcptest.SessionPeer(mcptest.SessionStopsReading, 5000, 0))...)...)
+	if code, out, errOut := runLive(t, dir, nil, "call", "fill", "--session", "deaf"); code != ExitOK {
+		t.Fatalf("fill: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// The answers reach the pipe over a moment: call until a call's write
+	// is the one that blocks, each call within the session's clocks.
+	unread := false
+	for i := 0; i < 5 && !unread; i++ {
+		start := time.Now()
+		code, _, errOut := runLive(t, dir, nil, "call", "echo", "--session", "deaf")
+		if took := time.Since(start); code != ExitTimeout || took > 20*time.Second {
+			t.Fatalf("call %d: exit %d after %v (want %d within the session's clocks), stderr %q", i+1, code, took, ExitTimeout, errOut)
+		}
+		unread = strings.Contains(errOut, "did not read the request")
+	}
+	if !unread {
+		t.Errorf("no call found the pipe full")
 	}
 }
 
