@@ -244,6 +244,58 @@ func TestSessionStopIsNoInterrupt(t *testing.T) {
 	}
 }
 
+// TestStoppedSessionStaysListed: after mcpi session stop, the session
+// stays listed as stopped, with the reason, and session show works, for
+// the hour ended sessions are kept (live.KeepEnded); past it, it is gone.
+func TestStoppedSessionStaysListed(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "kept", peerArgs("demo")...)
+	if code, _, errOut := runLive(t, dir, nil, "session", "stop", "kept"); code != 0 {
+		t.Fatalf("stop: exit %d, stderr %q", code, errOut)
+	}
+	const reason = "stopped by mcpi session stop"
+	listed := func() (bool, string) {
+		t.Helper()
+		code, out, errOut := runLive(t, dir, nil, "session", "list")
+		if code != 0 {
+			t.Fatalf("session list: exit %d, stderr %q", code, errOut)
+		}
+		return strings.Contains(out, "kept"), out
+	}
+	if ok, out := listed(); !ok || !strings.Contains(out, "stopped") || !strings.Contains(out, reason) {
+		t.Errorf("session list after stop:\n%s", out)
+	}
+	code, out, errOut := runLive(t, dir, nil, "session", "show", "kept", "--json")
+	var st live.Status
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.State != live.StateStopped || st.Reason != reason {
+		t.Errorf("session show after stop: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, out, errOut := runLive(t, dir, nil, "session", "show", "kept"); code != 0 || !strings.Contains(out, "stopped") {
+		t.Errorf("session show (text) after stop: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// Within the hour it is kept; past it, list forgets it.
+	age := func(d time.Duration) {
+		t.Helper()
+		rec, err := live.ReadRecord(dir, "kept")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Ended = time.Now().Add(-d)
+		if err := live.WriteRecord(dir, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	age(live.KeepEnded - time.Minute)
+	if ok, out := listed(); !ok {
+		t.Errorf("a session stopped %v ago is not listed:\n%s", live.KeepEnded-time.Minute, out)
+	}
+	age(live.KeepEnded + time.Minute)
+	if ok, out := listed(); ok {
+		t.Errorf("a session stopped %v ago is still listed:\n%s", live.KeepEnded+time.Minute, out)
+	}
+}
+
 // TestWriteJSONArray: an array printed one element at a time reads back
 // as the whole array would, for a program and on a terminal.
 func TestWriteJSONArray(t *testing.T) {
