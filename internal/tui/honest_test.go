@@ -206,7 +206,11 @@ func TestRecordingPathInFull(t *testing.T) {
 
 	h2 := start(t, 80, 24, func(o *Options) { o.SaveDir = "" })
 	h2.waitText(toolsLoaded)
-	h2.press("alt+r", "down")
+	// alt+r starts the recording in the background: its notice comes
+	// when it started, and the next key clears it.
+	h2.press("alt+r")
+	h2.waitText("● rec ", "recording started")
+	h2.press("down")
 	s := h2.waitFor("the path alone", func(s string) bool {
 		return strings.Contains(s, "● rec ") && !strings.Contains(s, "recording started")
 	})
