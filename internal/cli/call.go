@@ -98,7 +98,9 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 // one), then returns err for the message on stderr and the exit code.
 func withJSONError(ios *IOStreams, asJSON bool, err error) error {
 	if err != nil && asJSON && !ios.jsonWritten.Load() && !ios.jsonStream.Load() {
-		writeJSON(ios, jsonError(err))
+		if b, merr := json.Marshal(jsonError(err)); merr == nil {
+			writeJSONDocument(ios, b)
+		}
 	}
 	return err
 }

@@ -66,6 +66,11 @@ func (o *ConnOptions) answerFailed(err error) {
 	if o.answerErr == nil {
 		o.answerErr = &FlagError{Err: err}
 	}
+	if o.JSON && o.IO != nil {
+		// The command fails with this error: with --json, its error
+		// object is the one document, not the result that follows.
+		o.IO.jsonFailed.Store(true)
+	}
 }
 
 // withAnswers returns the command's error, or the answer the flags could

@@ -37,6 +37,10 @@ type IOStreams struct {
 	// jsonStream says stdout is a stream of JSON Lines (tail --json): an
 	// interrupt or an error ends it, and is no document of it.
 	jsonStream atomic.Bool
+	// jsonFailed says the command failed before its JSON document (an
+	// answer its flags could not give): the document is not printed, the
+	// error object is, so that stdout holds one document.
+	jsonFailed atomic.Bool
 
 	StdinTTY  bool
 	StdoutTTY bool

@@ -26,6 +26,16 @@ import (
 // coloured when colour is on, through the sink. Otherwise, for a program:
 // one line, through Data.
 func writeRawJSON(ios *IOStreams, raw []byte) error {
+	if ios.jsonFailed.Load() {
+		// The error object takes the document's place (withJSONError).
+		return nil
+	}
+	return writeJSONDocument(ios, raw)
+}
+
+// writeJSONDocument is writeRawJSON for any document, the error object
+// included.
+func writeJSONDocument(ios *IOStreams, raw []byte) error {
 	ios.jsonWritten.Store(true)
 	raw = escapeUnsafe(raw)
 	if ios.StdoutTTY {
@@ -126,6 +136,9 @@ func writeJSON(ios *IOStreams, v any) error {
 // element at a time: the array is never built whole (mcpi pending --json
 // of many large requests).
 func writeJSONArray(ios *IOStreams, n int, elem func(i int) any) error {
+	if ios.jsonFailed.Load() {
+		return nil
+	}
 	ios.jsonWritten.Store(true)
 	if n == 0 {
 		return writeRawJSON(ios, []byte("[]"))

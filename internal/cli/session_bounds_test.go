@@ -8,10 +8,12 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
 // sessionBudget returns the named budget of a session's status (mcpi
@@ -32,6 +34,46 @@ func sessionBudget(t *testing.T, dir, name, budget string) (bounds.Usage, bool) 
 		}
 	}
 	return bounds.Usage{}, false
+}
+
+// TestSessionStatusShowsRefusalsBudget: the queue of the session client's
+// refusals to server requests is one of the budgets session show prints.
+func TestSessionStatusShowsRefusalsBudget(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "refusals", peerArgs("demo")...)
+	u, ok := sessionBudget(t, dir, "refusals", session.RefusalsBudget)
+	if !ok || u.MaxCount != 4096 || u.MaxBytes != 1<<20 {
+		t.Errorf("the refusals' budget in session show --json: %+v (found: %v)", u, ok)
+	}
+}
+
+// TestSessionCallEndsWhenAnswersFillThePipe: a server that sends
+// requests and stops reading gets its answers piled up in the pipe; a call
+// in the session after that still ends within the session's --timeout and
+// --max-time (exit 5), it does not hang on its write.
+func TestSessionCallEndsWhenAnswersFillThePipe(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "deaf", append([]string{"--timeout", "1s", "--max-time", "2s"},
+		peerArgs(mcptest.SessionPeer(mcptest.SessionStopsReading, 5000, 0))...)...)
+	if code, out, errOut := runLive(t, dir, nil, "call", "fill", "--session", "deaf"); code != ExitOK {
+		t.Fatalf("fill: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// The answers reach the pipe over a moment: call until a call's write
+	// is the one that blocks, each call within the session's clocks.
+	unread := false
+	for i := 0; i < 5 && !unread; i++ {
+		start := time.Now()
+		code, _, errOut := runLive(t, dir, nil, "call", "echo", "--session", "deaf")
+		if took := time.Since(start); code != ExitTimeout || took > 20*time.Second {
+			t.Fatalf("call %d: exit %d after %v (want %d within the session's clocks), stderr %q", i+1, code, took, ExitTimeout, errOut)
+		}
+		unread = strings.Contains(errOut, "did not read the request")
+	}
+	if !unread {
+		t.Errorf("no call found the pipe full")
+	}
 }
 
 // TestSessionParkedRequestsHaveABudget: a server that floods a session
@@ -199,6 +241,58 @@ func TestSessionStopIsNoInterrupt(t *testing.T) {
 	}
 	if code := call.wait(t); code != ExitConnect || !strings.Contains(call.errOut.String(), "session stopped has ended (stopped): stopped by mcpi session stop") {
 		t.Errorf("call: exit %d, stderr %q", code, call.errOut)
+	}
+}
+
+// TestStoppedSessionStaysListed: after mcpi session stop, the session
+// stays listed as stopped, with the reason, and session show works, for
+// the hour ended sessions are kept (live.KeepEnded); past it, it is gone.
+func TestStoppedSessionStaysListed(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "kept", peerArgs("demo")...)
+	if code, _, errOut := runLive(t, dir, nil, "session", "stop", "kept"); code != 0 {
+		t.Fatalf("stop: exit %d, stderr %q", code, errOut)
+	}
+	const reason = "stopped by mcpi session stop"
+	listed := func() (bool, string) {
+		t.Helper()
+		code, out, errOut := runLive(t, dir, nil, "session", "list")
+		if code != 0 {
+			t.Fatalf("session list: exit %d, stderr %q", code, errOut)
+		}
+		return strings.Contains(out, "kept"), out
+	}
+	if ok, out := listed(); !ok || !strings.Contains(out, "stopped") || !strings.Contains(out, reason) {
+		t.Errorf("session list after stop:\n%s", out)
+	}
+	code, out, errOut := runLive(t, dir, nil, "session", "show", "kept", "--json")
+	var st live.Status
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.State != live.StateStopped || st.Reason != reason {
+		t.Errorf("session show after stop: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, out, errOut := runLive(t, dir, nil, "session", "show", "kept"); code != 0 || !strings.Contains(out, "stopped") {
+		t.Errorf("session show (text) after stop: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// Within the hour it is kept; past it, list forgets it.
+	age := func(d time.Duration) {
+		t.Helper()
+		rec, err := live.ReadRecord(dir, "kept")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Ended = time.Now().Add(-d)
+		if err := live.WriteRecord(dir, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	age(live.KeepEnded - time.Minute)
+	if ok, out := listed(); !ok {
+		t.Errorf("a session stopped %v ago is not listed:\n%s", live.KeepEnded-time.Minute, out)
+	}
+	age(live.KeepEnded + time.Minute)
+	if ok, out := listed(); ok {
+		t.Errorf("a session stopped %v ago is still listed:\n%s", live.KeepEnded+time.Minute, out)
 	}
 }
 

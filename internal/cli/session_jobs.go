@@ -78,7 +78,7 @@ func awaitJob(ctx context.Context, h *daemon.Held, j *daemon.Job, cios *IOStream
 		select {
 		case <-j.Done:
 			// Ended: what it printed, whatever is parked meanwhile.
-			j.Out.Replay(cios.Out, cios.ErrOut)
+			j.Replay(cios.Out, cios.ErrOut)
 			h.Jobs().Remove(j)
 			return ExitCode(j.Code)
 		default:
@@ -89,7 +89,7 @@ func awaitJob(ctx context.Context, h *daemon.Held, j *daemon.Job, cios *IOStream
 		}
 		select {
 		case <-j.Done:
-			j.Out.Replay(cios.Out, cios.ErrOut)
+			j.Replay(cios.Out, cios.ErrOut)
 			h.Jobs().Remove(j)
 			return ExitCode(j.Code)
 		case <-j.Parked:

@@ -460,6 +460,10 @@ func TestCallNoWait(t *testing.T) {
 	}
 	if code, out, errOut := in("result", "1"); code != ExitOK || !strings.Contains(out, "Ada") || !strings.Contains(out, `"content":[`) {
 		t.Errorf("result: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	} else if strings.Contains(errOut, "waiting for server request #1") || strings.Contains(errOut, "answer it with") {
+		// The request was answered: the call's line that said it waited
+		// is not replayed.
+		t.Errorf("result after the answer still says the request waits:\n%s", errOut)
 	}
 	if code, _, errOut := in("result", "1"); code != ExitUsage || !strings.Contains(errOut, "has no job 1") {
 		t.Errorf("result of a job already fetched: exit %d, %s", code, errOut)

@@ -177,7 +177,7 @@ func (d *Dispatcher) park(ctx context.Context, p *Parked) (any, error) {
 	}
 	for _, s := range told {
 		if h := s.Answerer(); h != nil {
-			h.Say("waiting for server request #%d (%s): answer it with `mcpi answer %d --session %s`", p.ID, p.Method, p.ID, d.name)
+			h.Say("%s%s): answer it with `mcpi answer %d --session %s`", WaitingLine(p.ID), p.Method, p.ID, d.name)
 		}
 		if s.onPark != nil {
 			s.onPark()
@@ -185,12 +185,23 @@ func (d *Dispatcher) park(ctx context.Context, p *Parked) (any, error) {
 	}
 	select {
 	case a := <-p.answer:
+		for _, s := range told {
+			if s.onAnswered != nil {
+				s.onAnswered(p.ID)
+			}
+		}
 		return a.result, a.err
 	case <-ctx.Done():
 		// Withdrawn by the server (notifications/cancelled), or the
 		// command or the session ended.
 		return nil, ctx.Err()
 	}
+}
+
+// WaitingLine is how the line that tells a command a server request of
+// its call waits (and how to answer it) begins.
+func WaitingLine(id int) string {
+	return fmt.Sprintf("waiting for server request #%d (", id)
 }
 
 // refuseParked answers a request the board has no room for with a

@@ -155,6 +155,7 @@ func (h *Held) Status() live.Status {
 	st.Budgets = append(st.Budgets, h.disp.board.budget.Usage(), h.log.budget.Usage())
 	st.Budgets = append(st.Budgets, h.hub.Usage()...)
 	st.Budgets = append(st.Budgets, h.jobs.budget.Usage())
+	st.Budgets = append(st.Budgets, c.Usage()...)
 	h.stateMu.Lock()
 	if r := h.restarts; r.Count > 0 {
 		st.Restarts = r.Count

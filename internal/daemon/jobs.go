@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"sync"
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
@@ -135,6 +137,11 @@ type Job struct {
 	Done   chan struct{}
 	Code   int
 	Cancel context.CancelFunc
+
+	// answered holds the ids of the call's parked requests that were
+	// answered: the lines that said they waited are stale.
+	answeredMu sync.Mutex
+	answered   map[int]bool
 }
 
 // NewJob returns the job of the call args, its output held within the
@@ -147,7 +154,70 @@ func (t *Jobs) NewJob(args []string) *Job {
 		default:
 		}
 	})
+	j.Slot.onAnswered = func(id int) {
+		j.answeredMu.Lock()
+		defer j.answeredMu.Unlock()
+		if j.answered == nil {
+			j.answered = map[int]bool{}
+		}
+		j.answered[id] = true
+	}
 	return j
+}
+
+// Replay writes the call's output to the command's streams, without the
+// lines that said a server request waited for an answer it has had: mcpi
+// result after mcpi answer does not ask for the answer again.
+func (j *Job) Replay(out, errOut io.Writer) {
+	j.answeredMu.Lock()
+	answered := maps.Clone(j.answered)
+	j.answeredMu.Unlock()
+	if len(answered) == 0 {
+		j.Out.Replay(out, errOut)
+		return
+	}
+	f := &lineFilter{w: errOut, drop: func(line []byte) bool {
+		for id := range answered {
+			if bytes.Contains(line, []byte(WaitingLine(id))) {
+				return true
+			}
+		}
+		return false
+	}}
+	j.Out.Replay(out, f)
+	f.flush()
+}
+
+// lineFilter writes to w the lines drop does not refuse.
+type lineFilter struct {
+	w    io.Writer
+	drop func(line []byte) bool
+	part []byte
+}
+
+func (f *lineFilter) Write(p []byte) (int, error) {
+	f.part = append(f.part, p...)
+	for {
+		i := bytes.IndexByte(f.part, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := f.part[:i+1]
+		if !f.drop(line) {
+			if _, err := f.w.Write(line); err != nil {
+				return len(p), err
+			}
+		}
+		f.part = f.part[i+1:]
+	}
+}
+
+// flush writes a last line without its newline.
+func (f *lineFilter) flush() {
+	if len(f.part) > 0 && !f.drop(f.part) {
+		f.w.Write(f.part)
+	}
+	f.part = nil
 }
 
 // Waiting returns the parked requests the job's call waits on: none once

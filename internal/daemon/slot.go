@@ -37,6 +37,9 @@ type Slot struct {
 	// onPark, when set (a call --no-wait), is called when a server request
 	// the command may be waiting on is parked.
 	onPark func()
+	// onAnswered, when set (a call --no-wait), is called with the id of a
+	// parked request of the command once it was answered.
+	onAnswered func(id int)
 }
 
 // NewSlot returns the slot of the command line args; onPark, when not nil,

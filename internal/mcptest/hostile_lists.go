@@ -19,7 +19,9 @@ import (
 //   - BoundsEndlessCursor gives a new nextCursor with every page of every
 //     list (tools, resources, templates, prompts, skills), forever;
 //   - BoundsCyclingCursor gives cursor "a", then "b", then "a" again: its
-//     lists go round in a circle.
+//     lists go round in a circle;
+//   - BoundsCyclingNoTools is BoundsCyclingCursor on a server that
+//     declares no tools capability (a tools/list is answered anyway).
 //
 // Every page of BoundsEndlessCursor and BoundsCyclingCursor has one item,
 // named after the page ("t1", "t2"...).
@@ -30,6 +32,7 @@ const (
 	BoundsSilentUnknowns = "silent-unknowns"
 	BoundsEndlessCursor  = "endless-cursor"
 	BoundsCyclingCursor  = "cycling-cursor"
+	BoundsCyclingNoTools = "cycling-cursor-no-tools"
 )
 
 // RunLists serves one mode of ListsPrefix on stdin and stdout until stdin
@@ -56,7 +59,7 @@ func RunLists(mode string) {
 		switch mode {
 		case BoundsEndlessCursor:
 			return n, fmt.Sprintf("p%d", n+1)
-		case BoundsCyclingCursor:
+		case BoundsCyclingCursor, BoundsCyclingNoTools:
 			switch cursor {
 			case "":
 				return 1, "a"
@@ -89,9 +92,12 @@ func RunLists(mode string) {
 			}
 			switch m.Method {
 			case "initialize":
-				reply(m.ID, map[string]any{"protocolVersion": "2025-11-25",
-					"capabilities": map[string]any{"tools": map[string]any{}, "resources": map[string]any{}, "prompts": map[string]any{},
-						"extensions": map[string]any{"io.modelcontextprotocol/skills": map[string]any{}}},
+				caps := map[string]any{"tools": map[string]any{}, "resources": map[string]any{}, "prompts": map[string]any{},
+					"extensions": map[string]any{"io.modelcontextprotocol/skills": map[string]any{}}}
+				if mode == BoundsCyclingNoTools {
+					delete(caps, "tools")
+				}
+				reply(m.ID, map[string]any{"protocolVersion": "2025-11-25", "capabilities": caps,
 					"serverInfo": map[string]any{"name": "bounds-" + mode, "version": "1"}})
 			case "ping":
 				reply(m.ID, map[string]any{})

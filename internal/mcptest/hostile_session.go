@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // SessionPrefix names the hostile servers of a live session: PeerEnv
@@ -24,6 +25,10 @@ const (
 	// stdout when tools/call "junk" comes, then answers it: each line is a
 	// bad frame the session warns about.
 	SessionJunkStdout = "junk-stdout"
+	// SessionStopsReading answers tools/call "fill", then sends N pings
+	// and never reads its stdin again: mcpi's answers to its pings fill
+	// the pipe, and every later write blocks. It exits after a minute.
+	SessionStopsReading = "stops-reading"
 )
 
 // SessionPeer returns the PeerEnv value of a hostile session server.
@@ -88,6 +93,8 @@ func RunHostileSession(spec string) {
 				reply(m.ID, map[string]any{"tools": []any{
 					map[string]any{"name": "flood", "inputSchema": map[string]any{"type": "object"}},
 					map[string]any{"name": "junk", "inputSchema": map[string]any{"type": "object"}},
+					map[string]any{"name": "fill", "inputSchema": map[string]any{"type": "object"}},
+					map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}},
 				}})
 			case m.Method == "tools/call":
 				var p struct {
@@ -104,6 +111,13 @@ func RunHostileSession(spec string) {
 							"message": msg, "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
 						}})
 					}
+				case p.Name == "fill" && mode == SessionStopsReading:
+					reply(m.ID, text("filling"))
+					for i := range n {
+						send(map[string]any{"jsonrpc": "2.0", "id": 7000 + i, "method": "ping"})
+					}
+					time.Sleep(time.Minute)
+					os.Exit(0)
 				case p.Name == "junk" && mode == SessionJunkStdout:
 					junk := strings.Repeat("x", size) + "\n"
 					for range n {

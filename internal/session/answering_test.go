@@ -194,3 +194,56 @@ func TestMaxTimeExtendedByTheAnswer(t *testing.T) {
 		t.Errorf("reached the maximum after %v, want %v", took, want)
 	}
 }
+
+// slowReadConn is a server that reads a tools/call slowly (its write takes
+// read) and never answers it.
+type slowReadConn struct {
+	read   time.Duration
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (c *slowReadConn) Send(ctx context.Context, frame []byte) error {
+	msgs, _, err := mcp.DecodeFrame(frame)
+	if err != nil || len(msgs) != 1 || msgs[0].Method != "tools/call" {
+		return nil
+	}
+	select {
+	case <-time.After(c.read):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *slowReadConn) Recv() (transport.Frame, error) {
+	<-c.closed
+	return transport.Frame{}, transport.ErrClosed
+}
+
+func (c *slowReadConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+// The maximum time bounds the whole request, its write included: a server
+// that takes most of it to read the request does not get a whole maximum
+// time more to answer.
+func TestMaxTimeCountsTheWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const maxTime, read = 10 * time.Second, 8 * time.Second
+		conn := &slowReadConn{read: read, closed: make(chan struct{})}
+		c := session.New(conn, session.Options{Timeout: time.Minute, MaxTime: maxTime, Force: true})
+		defer c.Close()
+		start := time.Now()
+		_, err := c.CallTool(context.Background(), "slow", nil, nil)
+		took := time.Since(start)
+		var te *session.TimeoutError
+		if !errors.As(err, &te) || !te.Max {
+			t.Fatalf("err = %v, want the maximum time reached", err)
+		}
+		if took != maxTime {
+			t.Errorf("the call ended after %v, want %v (the write's %v included)", took, maxTime, read)
+		}
+	})
+}

@@ -177,9 +177,10 @@ type Client struct {
 	// goroutine that writes them (started on the first).
 	serving     int
 	refusals    *bounds.Queue[[]byte]
-	refusalRoom chan struct{} // poked when a refusal leaves the queue
-	deaf        atomic.Bool   // the server read nothing for a write clock
-	dropped     atomic.Int64  // refusals dropped while it was deaf
+	refusalsBud *bounds.Budget // the refusals' budget, made with the client
+	refusalRoom chan struct{}  // poked when a refusal leaves the queue
+	deaf        atomic.Bool    // the server read nothing for a write clock
+	dropped     atomic.Int64   // refusals dropped while it was deaf
 	refuseOnce  sync.Once
 	floodWarned bool
 	// answering counts the server requests the Handler is answering.
@@ -258,7 +259,8 @@ func New(conn transport.Conn, opts Options) *Client {
 		inbound:  make(map[string]context.CancelCauseFunc),
 		done:     make(chan struct{}),
 
-		lastIdle: time.Now(),
+		refusalsBud: bounds.NewBudget(RefusalsBudget, refusalCount, refusalBytes),
+		lastIdle:    time.Now(),
 	}
 	go c.readLoop()
 	if opts.KeepAlive > 0 && c.httpConn() != nil {
@@ -581,8 +583,10 @@ type request struct {
 	timeout time.Duration
 	maxLeft time.Duration
 	op      *operation
-	// The write is bounded by the first of the two clocks.
+	// The write is bounded by the first of the two clocks; written is
+	// when it began, so that the maximum time counts the write too.
 	writeClock bounds.Clock
+	written    time.Time
 	sendCtx    context.Context
 	cancelSend context.CancelFunc
 	// gen is the session the request went in; retried says it was sent
@@ -642,6 +646,7 @@ func (c *Client) newRequest(ctx context.Context, method string, params any, o *c
 		}
 	}
 	r.writeClock = bounds.Clock{Name: "request", D: firstBound(r.timeout, r.maxLeft)}
+	r.written = time.Now()
 	r.sendCtx, r.cancelSend = r.writeClock.Context(ctx)
 	if h := o.header; len(h) > 0 {
 		r.sendCtx = transport.WithHeader(r.sendCtx, h)
@@ -702,10 +707,17 @@ func (c *Client) sendRequest(ctx context.Context, r *request) error {
 // Handler answers a server request that arrived during this one, both
 // clocks stand still: the inactivity clock starts again from zero
 // afterwards, the maximum goes on from where it stood. A request that
-// starts while an older server request waits keeps its clocks.
+// starts while an older server request waits keeps its clocks. The
+// maximum time bounds the whole request: the time its write took is
+// spent of it already.
 func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error) {
 	pc := r.pc
-	clock := newCallClock(r.timeout, r.maxLeft)
+	maxLeft := r.maxLeft
+	if maxLeft > 0 {
+		// A clock of zero never fires: one spent fires at once.
+		maxLeft = max(maxLeft-time.Since(r.written), time.Nanosecond)
+	}
+	clock := newCallClock(r.timeout, maxLeft)
 	defer func() {
 		// Answered, or ended, while a person answered: the operation
 		// does not count that time either.

@@ -276,7 +276,7 @@ func (c *Client) refuse(m *mcp.Message) {
 		return
 	}
 	c.refuseOnce.Do(func() {
-		c.refusals = bounds.NewQueue[[]byte](bounds.NewBudget("refusals", refusalCount, refusalBytes))
+		c.refusals = bounds.NewQueue[[]byte](c.refusalsBud)
 		c.refusalRoom = make(chan struct{}, 1)
 		go c.writeRefusals()
 	})
@@ -373,6 +373,16 @@ const (
 	refusalCount = 4096
 	refusalBytes = 1 << 20
 )
+
+// RefusalsBudget names the budget of the error answers to the server's
+// requests beyond MaxServerRequests that wait to be written.
+const RefusalsBudget = "refusals of server requests"
+
+// Usage reports the client's own budgets (the refusals waiting to be
+// written to the server), for a status.
+func (c *Client) Usage() []bounds.Usage {
+	return []bounds.Usage{c.refusalsBud.Usage()}
+}
 
 func toRPCError(err error) *mcp.RPCError {
 	var re *mcp.RPCError

@@ -52,6 +52,9 @@ func TestMain(m *testing.M) {
 	case mcptest.TasksPeer:
 		mcptest.RunTasks()
 		os.Exit(0)
+	case mcptest.ListsPrefix + mcptest.BoundsCyclingNoTools:
+		mcptest.RunLists(mcptest.BoundsCyclingNoTools)
+		os.Exit(0)
 	case "demo-legacy":
 		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: demoserver.EraLegacy}); err != nil {
 			os.Exit(1)

@@ -150,6 +150,21 @@ func TestToolsWithoutCapability(t *testing.T) {
 	h.waitText("tools/list")
 }
 
+// The forced listing (ctrl+l on a server without the tools capability)
+// follows the session's one pagination rule: a server whose cursors go
+// round in a circle gets a listing said to be incomplete, not passed off
+// as the whole list.
+func TestForcedToolsListingTruncatedIsSaid(t *testing.T) {
+	h := start(t, 120, 24, func(o *Options) {
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			return dialPeerWith(ctx, hk, mcptest.ListsPrefix+mcptest.BoundsCyclingNoTools, func(so *session.Options) { so.Era = session.EraLegacy })
+		}
+	})
+	h.waitText("tools/list was not", "ctrl+l sends it anyway")
+	h.press("ctrl+l")
+	h.waitText("incomplete", "repeated cursor")
+}
+
 // A request written raw from the composer is answered without a warning
 // about an unknown id; ctrl+u clears the field, so the next frame is
 // not glued onto the last.
@@ -191,7 +206,11 @@ func TestRecordingPathInFull(t *testing.T) {
 
 	h2 := start(t, 80, 24, func(o *Options) { o.SaveDir = "" })
 	h2.waitText(toolsLoaded)
-	h2.press("alt+r", "down")
+	// alt+r starts the recording in the background: its notice comes
+	// when it started, and the next key clears it.
+	h2.press("alt+r")
+	h2.waitText("● rec ", "recording started")
+	h2.press("down")
 	s := h2.waitFor("the path alone", func(s string) bool {
 		return strings.Contains(s, "● rec ") && !strings.Contains(s, "recording started")
 	})

@@ -130,30 +130,22 @@ func (p *Pane) noCapability() bool {
 	return ir != nil && ir.Capabilities.Tools == nil
 }
 
-// maxForcedPages bounds the pages of a forced tools/list.
-const maxForcedPages = 100
-
-// forcedTools lists the tools of a server that did not declare them,
-// every page (up to maxForcedPages), with the capability check off.
+// forcedTools lists the tools of a server that did not declare them, with
+// the capability check off, under the session's one pagination rule
+// (session.Paginate): a listing cut short comes with a
+// *session.TruncatedError, which the pane says.
 func forcedTools(ctx context.Context, c *session.Client) ([]mcp.Tool, error) {
-	var all []mcp.Tool
-	cursor := ""
-	for range maxForcedPages {
+	return session.Paginate(c.Operation(ctx), "tools/list", c.MaxPages(), func(ctx context.Context, cursor string) ([]mcp.Tool, string, error) {
 		var params any
 		if cursor != "" {
-			params = map[string]string{"cursor": cursor}
+			params = mcp.PaginatedParams{Cursor: cursor}
 		}
 		var r mcp.ListToolsResult
 		if err := c.Call(ctx, "tools/list", params, &r, &session.CallOptions{Force: true}); err != nil {
-			return all, err
+			return nil, "", err
 		}
-		all = append(all, r.Tools...)
-		if r.NextCursor == "" || r.NextCursor == cursor {
-			break
-		}
-		cursor = r.NextCursor
-	}
-	return all, nil
+		return r.Tools, r.NextCursor, nil
+	})
 }
 
 // Running is how many calls are running.
