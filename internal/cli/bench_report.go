@@ -162,7 +162,7 @@ func printBench(ios *IOStreams, d benchDoc, perStep bool) {
 	if d.Rate > 0 {
 		fmt.Fprintf(out, "  rate     asked %s/s, kept %s/s", rate(d.Rate), rate(d.Achieved))
 		if d.Late > 0 {
-			fmt.Fprintf(out, "; %s started late (their latency counts the wait)", count(d.Late))
+			fmt.Fprintf(out, ", %s late (latency counts the wait)", count(d.Late))
 		}
 		fmt.Fprintln(out)
 	}
@@ -189,7 +189,7 @@ func printBench(ios *IOStreams, d benchDoc, perStep bool) {
 
 func latencyLine(l benchLatency) string {
 	f := func(v float64) string { return ms(time.Duration(v * 1e6)) }
-	return fmt.Sprintf("min %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", f(l.Min), f(l.P50), f(l.P90), f(l.P99), f(l.P999), f(l.Max))
+	return fmt.Sprintf("min %s p50 %s p90 %s p99 %s p99.9 %s max %s", f(l.Min), f(l.P50), f(l.P90), f(l.P99), f(l.P999), f(l.Max))
 }
 
 // ms prints a latency in milliseconds, with the digits it deserves.

@@ -125,7 +125,7 @@ func (h *cliHandler) CreateMessage(ctx context.Context, req *mcp.CreateMessagePa
 
 func textReply(text string) *mcp.CreateMessageResult {
 	content, _ := json.Marshal(map[string]string{"type": "text", "text": text})
-	return &mcp.CreateMessageResult{Role: "assistant", Content: content, Model: "mcpi", StopReason: "endTurn"}
+	return &mcp.CreateMessageResult{Role: "assistant", Content: content, Model: mcp.ReplyModel, StopReason: "endTurn"}
 }
 
 func readSamplingFile(ios *IOStreams, path string) (*mcp.CreateMessageResult, error) {

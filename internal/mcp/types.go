@@ -280,6 +280,11 @@ type CreateMessageParams struct {
 	Meta             json.RawMessage   `json:"_meta,omitempty"`
 }
 
+// ReplyModel is the model a sampling reply that a person gives (in the
+// TUI, with --sampling-reply, or a collection's answers) names: one name,
+// so that a call saved from the TUI gets the same reply from mcpi test.
+const ReplyModel = "mcpi-user"
+
 // CreateMessageResult answers sampling/createMessage.
 type CreateMessageResult struct {
 	Role       string          `json:"role"`

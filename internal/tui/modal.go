@@ -122,7 +122,7 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 			case key.Matches(kp, k.Approve):
 				content, _ := json.Marshal(map[string]string{"type": "text", "text": m.reply.Value()})
 				return m.answer(common.Reply{Sampling: &mcp.CreateMessageResult{
-					Role: "assistant", Content: content, Model: "mcpi-user", StopReason: "endTurn",
+					Role: "assistant", Content: content, Model: mcp.ReplyModel, StopReason: "endTurn",
 				}}, "sampling reply sent")
 			case key.Matches(kp, k.Reject):
 				return m.answer(common.Reply{Err: session.ErrRejected}, "sampling request rejected")
@@ -282,7 +282,7 @@ func (m *modal) View() string {
 	var answer []string
 	switch {
 	case m.req.Kind == common.Sampling:
-		answer = append(answer, st.Dim.Render(common.Truncate(`Reply (as model "mcpi-user"; no request times out while you answer):`, iw)))
+		answer = append(answer, st.Dim.Render(common.Truncate(`Reply (as model "`+mcp.ReplyModel+`"; no request times out while you answer):`, iw)))
 		answer = append(answer, strings.Split(m.reply.View(), "\n")...)
 	case m.form != nil:
 		answer = append([]string{st.Dim.Render(common.Truncate("No request times out while you answer.", iw))}, strings.Split(m.form.View(), "\n")...)

@@ -90,6 +90,9 @@ func saveStepCmd(path string, id int, s collection.Saved) tea.Cmd {
 		if err != nil {
 			return stepSavedMsg{id: id, path: path, err: err}
 		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return stepSavedMsg{id: id, path: path, err: err}
+		}
 		if err := writeAtomic(path, out); err != nil {
 			return stepSavedMsg{id: id, path: path, err: err}
 		}
@@ -144,5 +147,5 @@ func (m stepSavedMsg) notice() string {
 	if m.err != nil {
 		return fmt.Sprintf("call #%d not saved as a step of %s: %v", m.id, m.path, m.err)
 	}
-	return fmt.Sprintf("call #%d saved as step %d of %s (mcpi test %s -- SERVER runs it)", m.id, m.n, m.path, filepath.Base(m.path))
+	return fmt.Sprintf("call #%d saved as step %d of %s", m.id, m.n, m.path)
 }
