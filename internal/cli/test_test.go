@@ -51,7 +51,8 @@ steps:
   - call: sample
     args: {prompt: "What is 2+2?"}
     answers: {sampling: "four"}
-    expect: {text: {contains: four}}
+    # the model the TUI's replies name too: a call saved there replays here
+    expect: {text: {matches: 'four[\s\S]*model "mcpi-user"'}}
   - call: elicit
     answers: {elicit: accept, fields: {name: Bob, age: 7}}
     expect: {text: {matches: '"name": "Bob"'}}

@@ -694,7 +694,7 @@ func TestSaveCallAsStep(t *testing.T) {
 	if echo.Call != "echo" || echo.Args["text"] != "saved: text" || *echo.Expect.IsError || echo.Expect.Snapshot == nil || !strings.Contains(*echo.Expect.Snapshot, "saved: text") {
 		t.Errorf("step 1 %+v\n%s", echo, data)
 	}
-	if sample.Call != "sample" || sample.Answers == nil || sample.Answers.Sampling != "four" || !strings.Contains(*sample.Expect.Snapshot, "four") {
+	if sample.Call != "sample" || sample.Answers == nil || sample.Answers.Sampling != "four" || !strings.Contains(*sample.Expect.Snapshot, `four`+"\n"+`(model "`+mcp.ReplyModel+`"`) {
 		t.Errorf("step 2 %+v\n%s", sample, data)
 	}
 	if !strings.HasPrefix(string(data), collection.NewFileHeader) {
