@@ -131,7 +131,8 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err == nil {
+	_, err = tmp.Write(data)
+	if err == nil {
 		err = tmp.Chmod(mode)
 	}
 	if cerr := tmp.Close(); err == nil {
