@@ -67,9 +67,17 @@ func Append(data []byte, s Saved) ([]byte, error) {
 			return nil, err
 		}
 	}
-	item := savedStep{Name: s.Name, Call: s.Call, Args: s.Args, Expect: savedExpect{IsError: s.IsError, Snapshot: s.Text}}
+	// What was sent is written as it was: a "${" in it is a literal one
+	// (mcpi test would read a variable there).
+	args, _ := literal(s.Args).(map[string]any)
+	item := savedStep{Name: s.Name, Call: s.Call, Args: args, Expect: savedExpect{IsError: s.IsError, Snapshot: s.Text}}
 	if a := s.Answers; a != nil && (a.Sampling != "" || a.Elicit != "" || a.Roots != nil) {
-		item.Answers = &savedAnswers{Sampling: a.Sampling, Elicit: a.Elicit, Fields: a.Fields, Roots: a.Roots}
+		fields, _ := literal(a.Fields).(map[string]any)
+		var rs []string
+		for _, r := range a.Roots {
+			rs = append(rs, literal(r).(string))
+		}
+		item.Answers = &savedAnswers{Sampling: literal(a.Sampling).(string), Elicit: a.Elicit, Fields: fields, Roots: rs}
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -108,7 +116,8 @@ func Append(data []byte, s Saved) ([]byte, error) {
 		n = len(before.Steps)
 	}
 	last := after.Steps[len(after.Steps)-1]
-	if len(after.Steps) != n+1 || last.Call != s.Call || last.Expect.Snapshot == nil || *last.Expect.Snapshot != s.Text || !sameArgs(last.Args, s.Args) {
+	back, err := last.Expand(Vars{})
+	if err != nil || len(after.Steps) != n+1 || last.Call != s.Call || last.Expect.Snapshot == nil || *last.Expect.Snapshot != s.Text || !sameArgs(back.Args, s.Args) {
 		return nil, errors.New("the new step does not read back as the collection's last (nothing written): keep steps: last in the file, as a block list")
 	}
 	return out, nil
@@ -140,6 +149,31 @@ func stepsIndent(data []byte) (string, error) {
 		return "", errors.New("steps: its first item does not begin a line")
 	}
 	return l[:dash], nil
+}
+
+// literal returns v with every "${" in its strings written "$${", which
+// a step reads back as the "${" it was.
+func literal(v any) any {
+	switch x := v.(type) {
+	case string:
+		return strings.ReplaceAll(x, "${", "$${")
+	case map[string]any:
+		if x == nil {
+			return x
+		}
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			out[k] = literal(val)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, val := range x {
+			out[i] = literal(val)
+		}
+		return out
+	}
+	return v
 }
 
 // sameArgs compares arguments as JSON reads them.

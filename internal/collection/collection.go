@@ -273,14 +273,24 @@ func (s *Step) Title() string {
 	return "request " + s.Request
 }
 
-// ReadFile reads and parses the collection at path.
-func ReadFile(path string) (*File, error) {
+// ReadData reads the text of the collection at path: at most MaxFileSize
+// bytes, a larger file refused before it is all read.
+func ReadData(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err == nil && len(data) > MaxFileSize {
+		err = ErrTooLarge
+	}
+	return data, err
+}
+
+// ReadFile reads and parses the collection at path.
+func ReadFile(path string) (*File, error) {
+	data, err := ReadData(path)
 	if err != nil {
 		return nil, err
 	}
@@ -353,8 +363,12 @@ func Parse(data []byte) (*File, error) {
 						}
 					}
 					if k, v := fieldKV(e, "snapshot"); k != nil {
-						f.Steps[i].SnapshotKey, f.Steps[i].SnapshotValue = k, v
 						f.Steps[i].Expect.HasSnapshot = true
+						if raw := rawField(n, "expect"); n.Kind != yaml.AliasNode && raw != nil && raw.Kind != yaml.AliasNode && ownKey(e, "snapshot") {
+							// Written here, not through an alias or a
+							// merge: where --update may write.
+							f.Steps[i].SnapshotKey, f.Steps[i].SnapshotValue = k, v
+						}
 					}
 				}
 			}
@@ -422,27 +436,97 @@ func field(n *yaml.Node, key string) *yaml.Node {
 	return v
 }
 
-// fieldKV returns the key and value nodes of key in the mapping n.
+// fieldKV returns the key and value nodes of key in the mapping n (an
+// alias followed, merged mappings (<<) searched after n's own keys).
 func fieldKV(n *yaml.Node, key string) (k, v *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
 		return nil, nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			return n.Content[i], n.Content[i+1]
+			return n.Content[i], resolve(n.Content[i+1])
+		}
+	}
+	for _, m := range merged(n) {
+		if k, v := fieldKV(m, key); k != nil {
+			return k, v
 		}
 	}
 	return nil, nil
 }
 
-// knownKeys refuses a key of the mapping n that is not one of keys: a
-// misspelt expectation must not pass by expecting nothing.
-func knownKeys(n *yaml.Node, keys ...string) error {
+// rawField is the value of key in the mapping n as written: an alias
+// not followed.
+func rawField(n *yaml.Node, key string) *yaml.Node {
 	if n.Kind != yaml.MappingNode {
 		return nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// ownKey reports whether key is written in the mapping n itself.
+func ownKey(n *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve follows an alias to the node it names.
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// merged returns the mappings merged into n with <<.
+func merged(n *yaml.Node) []*yaml.Node {
+	var out []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value != "<<" || n.Content[i].Tag == "!!str" && n.Content[i].Style != 0 {
+			continue
+		}
+		v := resolve(n.Content[i+1])
+		switch v.Kind {
+		case yaml.MappingNode:
+			out = append(out, v)
+		case yaml.SequenceNode:
+			for _, c := range v.Content {
+				if c = resolve(c); c.Kind == yaml.MappingNode {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// knownKeys refuses a key of the mapping n that is not one of keys: a
+// misspelt expectation must not pass by expecting nothing.
+func knownKeys(n *yaml.Node, keys ...string) error {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for _, m := range merged(n) {
+		if err := knownKeys(m, keys...); err != nil {
+			return err
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
+		if k.Value == "<<" {
+			continue
+		}
 		found := false
 		for _, want := range keys {
 			if k.Value == want {

@@ -23,6 +23,10 @@ type Result struct {
 	// RPCCode and RPCMessage are Err's when it is a JSON-RPC error.
 	RPCCode    *int
 	RPCMessage string
+	// Redact hides what no report may show (the environment's secrets)
+	// in the failures, before they are cut to their length: a secret is
+	// never cut in two and half shown.
+	Redact func(string) string
 }
 
 // Failure is an expectation that did not hold: where in the result
@@ -40,13 +44,38 @@ func (f Failure) String() string { return f.Message }
 // MaxCapture is the size of the largest value a step captures, as JSON.
 const MaxCapture = 64 << 10
 
-// maxShown is how much of a value a failure shows.
-const maxShown = 300
+// maxShown is how much of a value a failure shows, and maxMessage how
+// long its message may be; values are first cut at preClip, so that a
+// 100 MB result is not copied whole into a message.
+const (
+	maxShown   = 300
+	maxMessage = 1000
+	preClip    = 1 << 20
+)
 
 // Evaluate checks the step's expectations against its result, which took
 // d, and returns the ones that failed, in the order they are written; nil
 // when all hold.
 func Evaluate(s *Step, r Result, d time.Duration) []Failure {
+	return finish(evaluate(s, r, d), r.Redact)
+}
+
+// finish redacts the failures, then cuts them to their lengths.
+func finish(fs []Failure, redact func(string) string) []Failure {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	for i := range fs {
+		f := &fs[i]
+		f.Path = cutTo(redact(f.Path), maxShown)
+		f.Expected = cutTo(redact(f.Expected), maxShown)
+		f.Actual = cutTo(redact(f.Actual), maxShown)
+		f.Message = cutTo(redact(f.Message), maxMessage)
+	}
+	return fs
+}
+
+func evaluate(s *Step, r Result, d time.Duration) []Failure {
 	var out []Failure
 	e := &s.Expect
 	if e.MaxDuration > 0 && d > time.Duration(e.MaxDuration) {
@@ -91,7 +120,7 @@ func Evaluate(s *Step, r Result, d time.Duration) []Failure {
 	if e.OutputSchema {
 		out = append(out, checkOutput(r.OutputSchema, obj)...)
 	}
-	if e.HasSnapshot {
+	if e.HasSnapshot || e.Snapshot != nil {
 		got := Text(s.Kind(), result)
 		switch {
 		case e.Snapshot == nil:
@@ -332,11 +361,15 @@ func showText(s string, quoted bool) string {
 	return clip(s)
 }
 
-func clip(s string) string {
-	if len(s) <= maxShown {
+// clip cuts a value quoted in a failure at preClip; finish cuts it to
+// what is shown once the secrets are out of it.
+func clip(s string) string { return cutTo(s, preClip) }
+
+func cutTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := maxShown
+	cut := n
 	for cut > 0 && s[cut]&0xC0 == 0x80 {
 		cut--
 	}

@@ -28,6 +28,9 @@ func Update(data []byte, f *File, texts map[int]string) ([]byte, error) {
 		}
 		s := &f.Steps[i]
 		if s.SnapshotKey == nil {
+			if s.Expect.HasSnapshot {
+				return nil, fmt.Errorf("step %d (line %d): its snapshot comes from an alias or a merge (<<): write snapshot: in the step itself for --update", i+1, s.Line)
+			}
 			return nil, fmt.Errorf("step %d (line %d) has no snapshot to update", i+1, s.Line)
 		}
 		k := s.SnapshotKey

@@ -148,3 +148,64 @@ func TestAppend(t *testing.T) {
 		t.Error("a result larger than a collection was saved")
 	}
 }
+
+// TestSnapshotThroughAnAlias: a snapshot an alias or a merge brings is
+// checked like one written in the step; --update refuses to write it.
+func TestSnapshotThroughAnAlias(t *testing.T) {
+	const file = "base: &e {snapshot: old}\nsteps:\n  - call: a\n    expect: *e\n  - call: b\n    expect:\n      <<: *e\n      count: 1\n  - call: c\n    expect:\n      <<: {texxt: {equals: x}}\n"
+	_, err := Parse([]byte(file))
+	if err == nil || !strings.Contains(err.Error(), `unknown key "base"`) {
+		t.Fatalf("err %v", err)
+	}
+	const ok = "steps:\n  - call: a\n    expect: &e {snapshot: old}\n  - call: b\n    expect: *e\n  - call: c\n    expect:\n      <<: *e\n      count: 1\n"
+	f, err := Parse([]byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := []byte(`{"content":[{"type":"text","text":"new"}]}`)
+	for i := range f.Steps {
+		fails := Evaluate(&f.Steps[i], Result{Raw: raw}, 0)
+		if len(fails) == 0 || fails[0].Path != "snapshot" {
+			t.Errorf("step %d: %+v", i, fails)
+		}
+	}
+	if _, err := Update([]byte(ok), f, map[int]string{1: "new"}); err == nil || !strings.Contains(err.Error(), "alias or a merge") {
+		t.Errorf("update through an alias: %v", err)
+	}
+	bad := "steps:\n  - call: c\n    expect:\n      <<: {texxt: {equals: x}}\n"
+	if _, err := Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), "texxt") {
+		t.Errorf("a misspelt key in a merge: %v", err)
+	}
+}
+
+// TestRedactBeforeCut: a secret in a long value is hidden before the value
+// is cut, never half shown.
+func TestRedactBeforeCut(t *testing.T) {
+	secret := "sk-0123456789abcdef"
+	text := strings.Repeat("x", maxShown-5) + secret + strings.Repeat("y", 50)
+	s := &Step{Call: "echo", Expect: Expect{Text: &Match{Contains: "zzz"}}}
+	raw := []byte(`{"content":[{"type":"text","text":"` + text + `"}]}`)
+	fails := Evaluate(s, Result{Raw: raw, Redact: func(v string) string { return strings.ReplaceAll(v, secret, "[redacted]") }}, 0)
+	for _, f := range fails {
+		for _, v := range []string{f.Actual, f.Message} {
+			if strings.Contains(v, "sk-0") {
+				t.Errorf("part of the secret is shown: %q", v)
+			}
+		}
+	}
+}
+
+// TestAppendKeepsDollarBraces: "${" in a saved call's arguments is what was
+// sent, and reads back so.
+func TestAppendKeepsDollarBraces(t *testing.T) {
+	s := Saved{Call: "echo", Args: map[string]any{"text": "cost ${HOME} and $${x}"}, Answers: &Answers{Sampling: "${not a var}"}}
+	out, err := Append(nil, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Parse(out)
+	e, err := f.Steps[0].Expand(Vars{Env: func(string) (string, bool) { return "EXPANDED", true }})
+	if err != nil || e.Args["text"] != "cost ${HOME} and $${x}" || e.Answers.Sampling != "${not a var}" {
+		t.Errorf("%v %+v\n%s", err, e, out)
+	}
+}

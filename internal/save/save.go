@@ -101,3 +101,37 @@ func New(dir, base, ext string, data []byte) (string, error) {
 	}
 	return "", fmt.Errorf("%s: 10,000 files of that name already", filepath.Join(dir, base+ext))
 }
+
+// Replace writes data as the new content of the file at path, all at once
+// (a file beside it, renamed over it): a reader sees the old content or
+// the new, never half. The file keeps its mode (0644 for a new one); a
+// symbolic link is followed, so that the file it names is replaced and
+// the link stays. The directory is made when missing.
+func Replace(path string, data []byte) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
