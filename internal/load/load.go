@@ -69,6 +69,9 @@ const (
 	Transport Kind = "transport"
 	// Expectation: a collection step's expectation did not hold.
 	Expectation Kind = "expectation"
+	// Invalid: the server answered with a result that is not what the
+	// request asks for (a tool call's result that is no CallToolResult).
+	Invalid Kind = "invalid result"
 )
 
 // Outcome is what one step came to. The zero value is a success.
@@ -269,6 +272,10 @@ type Result struct {
 	// workers could not keep the rate: their latency includes the wait).
 	Rate float64
 	Late int64
+	// Kept is the rate the run kept: the iterations started over the time
+	// from the run's start to the last one's actual start, plus one
+	// interval (the calls' own latency does not count against it).
+	Kept float64
 	// Interrupted says the run was ended early (its context); Aborted is
 	// why a step ended it (Outcome.Fatal).
 	Interrupted bool
@@ -310,6 +317,7 @@ type run struct {
 	failed    atomic.Int64
 	calls     atomic.Int64
 	late      atomic.Int64
+	lastBegin atomic.Int64 // the latest actual start, ns after start
 
 	cancel  context.CancelCauseFunc
 	aborted atomic.Pointer[error]
@@ -390,8 +398,15 @@ func (r *run) work(ctx context.Context, worker int) {
 			if !r.clock.SleepUntil(ctx, intended) {
 				return
 			}
-			if r.clock.Now().Sub(intended) > r.interval {
+			now := r.clock.Now()
+			if now.Sub(intended) > r.interval {
 				r.late.Add(1)
+			}
+			for at := int64(now.Sub(r.start)); ; {
+				old := r.lastBegin.Load()
+				if at <= old || r.lastBegin.CompareAndSwap(old, at) {
+					break
+				}
 			}
 			begin = intended
 		} else if r.cfg.Duration > 0 && begin.Sub(r.start) >= r.cfg.Duration {
@@ -440,8 +455,14 @@ func (r *run) progress(ctx context.Context, done chan struct{}) {
 	if every <= 0 {
 		every = time.Second
 	}
-	for r.clock.SleepUntil(ctx, r.clock.Now().Add(every)) {
+	// Ticks are counted from the run's start; one missed (a slow
+	// terminal) is skipped, not made up for.
+	next := r.start.Add(every)
+	for r.clock.SleepUntil(ctx, next) {
 		r.cfg.Progress(r.snapshot())
+		for now := r.clock.Now(); !next.After(now); {
+			next = next.Add(every)
+		}
 	}
 }
 
@@ -482,6 +503,9 @@ func (r *run) result(ctx context.Context) *Result {
 	res.Started = r.started.Load()
 	if res.Elapsed > 0 {
 		res.Throughput = float64(res.Calls) / res.Elapsed.Seconds()
+	}
+	if r.interval > 0 && res.Started > 0 {
+		res.Kept = float64(res.Started) / (time.Duration(r.lastBegin.Load()) + r.interval).Seconds()
 	}
 	for i, s := range r.steps {
 		res.Steps = append(res.Steps, StepResult{Name: s.Name, Errors: r.stepErr[i].Load(), Latency: r.perStep[i].latency()})

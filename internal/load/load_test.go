@@ -252,42 +252,83 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// steppedClock is time that only the steps move: a sleep waits for them
+// (the progress loop's sleeps do not move time for the calls).
+type steppedClock struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	now  time.Time
+}
+
+func newSteppedClock() *steppedClock {
+	c := &steppedClock{now: time.Unix(1_700_000_000, 0)}
+	c.cond = sync.NewCond(&c.mu)
+	return c
+}
+
+func (c *steppedClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *steppedClock) SleepUntil(ctx context.Context, t time.Time) bool {
+	stop := context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.now.Before(t) && ctx.Err() == nil {
+		c.cond.Wait()
+	}
+	return ctx.Err() == nil
+}
+
+func (c *steppedClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.cond.Broadcast()
+	c.mu.Unlock()
+}
+
 // TestProgress: progress is reported while the run lasts, with what
 // completed so far.
 func TestProgress(t *testing.T) {
-	clock := newFakeClock()
+	clock := newSteppedClock()
 	var snaps []Snapshot
 	var mu sync.Mutex
-	release := make(chan struct{})
+	reported := make(chan struct{})
 	var once sync.Once
+	var n int
 	step := Step{Name: "call", Do: func(context.Context, int) Outcome {
 		clock.advance(100 * time.Millisecond)
-		mu.Lock()
-		enough := len(snaps) >= 3
-		mu.Unlock()
-		if enough {
-			once.Do(func() { close(release) })
+		if n++; n == 20 {
+			// Two seconds in: the progress of the first was reported.
+			<-reported
 		}
 		return Outcome{}
 	}}
-	cfg := Config{Workers: 1, Count: 1 << 40, Clock: clock, ProgressEvery: time.Second, Progress: func(s Snapshot) {
+	cfg := Config{Workers: 1, Count: 50, Clock: clock, ProgressEvery: time.Second, Progress: func(s Snapshot) {
 		mu.Lock()
 		snaps = append(snaps, s)
 		mu.Unlock()
+		once.Do(func() { close(reported) })
 	}}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { <-release; cancel() }()
-	if _, err := Run(ctx, cfg, []Step{step}); err != nil {
+	if _, err := Run(context.Background(), cfg, []Step{step}); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(snaps) < 3 {
-		t.Fatalf("%d snapshots", len(snaps))
+	if len(snaps) == 0 {
+		t.Fatal("no snapshot in 5 s of calls")
 	}
-	last := snaps[len(snaps)-1]
-	if last.Completed == 0 || !near(last.P50, 100*time.Millisecond) {
-		t.Errorf("last snapshot %+v", last)
+	for i, s := range snaps {
+		if s.Completed == 0 || !near(s.P50, 100*time.Millisecond) || s.Elapsed < time.Duration(i+1)*time.Second {
+			t.Errorf("snapshot %d: %+v", i, s)
+		}
 	}
 }
 
@@ -340,5 +381,28 @@ func TestFatalEndsTheRun(t *testing.T) {
 	}
 	if res.Completed > 110 || res.ByKind[0].Kind != "transport" || res.Errors < 1 || res.Errors > 4 {
 		t.Errorf("completed %d, errors %d %+v", res.Completed, res.Errors, res.ByKind)
+	}
+}
+
+// TestRateKeptIsTheSchedules: a run that keeps its schedule keeps its
+// rate, however long the last calls take to answer.
+func TestRateKeptIsTheSchedules(t *testing.T) {
+	clock := newFakeClock()
+	var n atomic.Int64
+	step := Step{Name: "call", Do: func(context.Context, int) Outcome {
+		if n.Add(1) == 100 {
+			clock.advance(200 * time.Millisecond) // the last call is slow
+		}
+		return Outcome{}
+	}}
+	res, err := Run(context.Background(), Config{Workers: 1, Count: 100, Rate: 100, Clock: clock}, []Step{step})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kept < 99.9 || res.Kept > 100.1 {
+		t.Errorf("kept %.2f/s, want 100/s", res.Kept)
+	}
+	if res.Elapsed < 1100*time.Millisecond {
+		t.Errorf("elapsed %v: the last call's time is not in it", res.Elapsed)
 	}
 }
