@@ -106,6 +106,11 @@ func TestSessionParkedRequestsHaveABudget(t *testing.T) {
 			t.Errorf("pending #%d: a summary of %d bytes (at most %d and a note), a message of %d (want %d in full)", p.ID, len(p.Summary), bounds.MaxText, len(p.Message), size)
 		}
 	}
+	// The warning reaches the command's stderr through the session's
+	// socket: a moment after the budget counts the refusals.
+	eventually(t, "the command is warned of the refusals", func() bool {
+		return strings.Contains(call.errOut.String(), "mcpi refused server request")
+	})
 	if got := strings.Count(call.errOut.String(), "mcpi refused server request"); got != 1 {
 		t.Errorf("the command was warned %d times of the refusals, want once:\n%s", got, call.errOut)
 	}
