@@ -192,14 +192,18 @@ type benchConn struct {
 // benchRun connects, builds the iteration, runs the load and reports.
 func benchRun(ctx context.Context, opts *BenchOptions) error {
 	var file *collection.File
+	var red secrets
 	if opts.Collection != "" {
 		var err error
 		if file, err = collection.ReadFile(opts.IO.Path(opts.Collection)); err != nil {
 			return &FlagError{Err: err}
 		}
+		// The environment's secrets the file uses: never in the report.
+		red = fileSecrets(file, opts.env)
+		opts.Target.secrets = append(opts.Target.secrets, red.values...)
 		if !opts.cliTarget {
 			if err := opts.Target.fromCollection(file, opts.env); err != nil {
-				return err
+				return errors.New(red.text(err.Error()))
 			}
 		}
 		if opts.Connections == connectionsOne && opts.Concurrency > 1 && answersAny(file) {
@@ -239,7 +243,7 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 		var steps []load.Step
 		var err error
 		if file != nil {
-			steps = collectionSteps(opts, file, conns)
+			steps = collectionSteps(opts, file, conns, red)
 		} else if steps, err = toolSteps(ctx, opts, conns); err != nil {
 			return err
 		}
@@ -279,7 +283,7 @@ func toolSteps(ctx context.Context, opts *BenchOptions, conns []benchConn) ([]lo
 			Content []mcp.Content `json:"content"`
 		}
 		if err := json.Unmarshal(raw, &res); err != nil {
-			return load.Outcome{Kind: load.RPC, Code: mcp.CodeInvalidParams, Message: "the result is not a CallToolResult: " + err.Error()}
+			return load.Outcome{Kind: load.Invalid, Message: "the result is not a CallToolResult: " + err.Error()}
 		}
 		if res.IsError {
 			return load.Outcome{Kind: load.ToolError, Message: contentText(res.Content)}
@@ -305,11 +309,11 @@ func contentText(blocks []mcp.Content) string {
 
 // collectionSteps is the iteration of a collection: its steps in order,
 // each worker with its own captures.
-func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchConn) []load.Step {
+func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchConn, red secrets) []load.Step {
 	runners := make([]*stepRunner, opts.Concurrency)
 	for w := range runners {
 		bc := conns[w%len(conns)]
-		runners[w] = &stepRunner{c: bc.c, h: bc.h, vars: collection.Vars{Captures: map[string]any{}, Env: opts.env}}
+		runners[w] = &stepRunner{c: bc.c, h: bc.h, vars: collection.Vars{Captures: map[string]any{}, Env: opts.env}, redact: red.text}
 	}
 	steps := make([]load.Step, len(file.Steps))
 	for i := range file.Steps {
@@ -320,10 +324,14 @@ func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchCon
 				clear(r.vars.Captures)
 			}
 			rep, err := r.run(ctx, written)
+			var out load.Outcome
 			if err != nil {
-				return outcomeOf(r.c, err)
+				out = outcomeOf(r.c, err)
+			} else {
+				out = stepOutcome(red.step(rep))
 			}
-			return stepOutcome(rep)
+			out.Message = red.text(out.Message)
+			return out
 		}}
 	}
 	return steps
@@ -331,12 +339,13 @@ func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchCon
 
 // stepOutcome classifies a collection step's report.
 func stepOutcome(rep testStep) load.Outcome {
+	if rep.OK {
+		// An error the step expected is a pass.
+		return load.Outcome{}
+	}
 	var re *session.RPCError
 	if errors.As(rep.rpcErr, &re) {
 		return load.Outcome{Kind: load.RPC, Code: re.Code, Message: re.Error()}
-	}
-	if rep.OK {
-		return load.Outcome{}
 	}
 	kind := load.Expectation
 	for _, f := range rep.Failures {

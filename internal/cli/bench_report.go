@@ -123,8 +123,8 @@ func benchDocument(opts *BenchOptions, res *load.Result, heard *benchHeard) benc
 	if opts.Collection != "" {
 		d.What = opts.Collection
 	}
-	if res.Rate > 0 && res.Elapsed > 0 {
-		d.Achieved = math.Round(float64(res.Completed)/res.Elapsed.Seconds()*10) / 10
+	if res.Rate > 0 {
+		d.Achieved = math.Round(res.Kept*10) / 10
 	}
 	for _, k := range res.ByKind {
 		d.ErrorsByKind = append(d.ErrorsByKind, benchKind{Kind: k.Kind, Count: k.Count, Example: k.Example})

@@ -143,6 +143,10 @@ func TestBenchCollection(t *testing.T) {
   - call: echo
     args: {text: "never reached"}
 `)
+	expected := writeCollection(t, "steps:\n  - call: no_such_tool\n    expect: {error: {code: -32602}}\n")
+	if code, d, errOut := benchJSON(t, with(peerArgs("demo"), expected, "-n", "10", "-c", "2")...); code != ExitOK || d.Errors != 0 || d.Completed != 10 {
+		t.Errorf("an expected error counted as a failure: exit %d, %+v, %s", code, kinds(d), errOut)
+	}
 	code, d, errOut := benchJSON(t, with(peerArgs("demo"), path, "-n", "50", "-c", "3", "--max-errors", "100%")...)
 	if code != ExitOK || d.Completed != 50 || d.Failed != 50 {
 		t.Fatalf("exit %d, completed %d, failed %d; stderr %q", code, d.Completed, d.Failed, errOut)

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/roots"
+	"github.com/mcpi-dev/mcpi/internal/save"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -128,21 +127,23 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 	}
 	var reports []testFile
 	var firstErr error
+	firstAt := -1
 	out := newTestOutput(opts)
 	for _, path := range opts.Files {
 		rep, err := runCollection(ctx, opts, path, out)
 		reports = append(reports, rep)
-		if err != nil {
-			var fe *FlagError
-			if errors.As(err, &fe) || errors.Is(err, context.Canceled) {
-				return err
-			}
-			if firstErr == nil {
-				firstErr = err
-			}
-			if !opts.JSON && !opts.TAP {
-				fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s: %s\n", path, oneLine(rep.Error))
-			}
+		if err == nil {
+			continue
+		}
+		if firstErr == nil {
+			firstErr, firstAt = err, len(reports)-1
+		}
+		if errors.Is(err, context.Canceled) {
+			// What ran is reported, the rest is not run.
+			break
+		}
+		if !opts.JSON && !opts.TAP {
+			fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s: %s\n", path, oneLine(rep.Error))
 		}
 	}
 	passed, failed := 0, 0
@@ -165,7 +166,7 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 	}
 	switch {
 	case firstErr != nil:
-		return errSilent{code: exitCodeFor(firstErr), what: oneLine(reports[len(reports)-1].Error)}
+		return errSilent{code: exitCodeFor(firstErr), what: oneLine(reports[firstAt].Error), kind: errorKind(firstErr)}
 	case failed > 0:
 		return errSilent{code: ExitToolError, what: fmt.Sprintf("%d step(s) failed", failed)}
 	}
@@ -174,25 +175,31 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 
 // runCollection runs one file's steps on one connection; its error is
 // why the file could not run to its end.
-func runCollection(ctx context.Context, opts *TestOptions, path string, out *testOutput) (testFile, error) {
-	rep := testFile{File: path, Steps: []testStep{}, started: opts.now()}
-	defer func() { rep.elapsed = opts.now().Sub(rep.started) }()
+func runCollection(ctx context.Context, opts *TestOptions, path string, out *testOutput) (rep testFile, err error) {
+	rep = testFile{File: path, Steps: []testStep{}, started: opts.now()}
+	var red secrets
+	defer func() {
+		rep.elapsed = opts.now().Sub(rep.started)
+		if err != nil {
+			rep.Error = red.text(err.Error())
+		}
+	}()
 	full := opts.IO.Path(path)
 	data, file, err := readCollection(full)
 	if err != nil {
 		return rep, &FlagError{Err: err}
 	}
 	file.Path = path
+	red = opts.secretsOf(file)
 	if err := opts.fileTarget(file); err != nil {
 		return rep, err
 	}
-	red := opts.secretsOf(file)
 	out.file(path)
 	o := &opts.ConnOptions
 	o.roots = nil
 	h := &testHandler{fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}, workDir: o.IO.WorkDir()}
 	err = o.withHooks(ctx, connHooks{handler: h}, func(c *session.Client) error {
-		r := &stepRunner{c: c, vars: collection.Vars{Captures: map[string]any{}, Env: opts.env}, h: h}
+		r := &stepRunner{c: c, vars: collection.Vars{Captures: map[string]any{}, Env: opts.env}, h: h, redact: red.text}
 		for i := range file.Steps {
 			s, err := r.run(ctx, &file.Steps[i])
 			rep.Steps = append(rep.Steps, s)
@@ -207,11 +214,9 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *tes
 		return nil
 	})
 	if err == nil && opts.Update {
-		n, uerr := updateSnapshots(opts, full, data, file, rep.Steps, red)
-		if uerr != nil {
-			return rep, uerr
-		}
-		rep.Updated = n
+		// A snapshot that cannot be written is the file's error; its
+		// steps are still reported.
+		rep.Updated, err = updateSnapshots(opts, full, data, file, rep.Steps, red)
 	}
 	for i := range rep.Steps {
 		rep.Steps[i] = red.step(rep.Steps[i])
@@ -223,20 +228,12 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *tes
 	for _, s := range rep.Steps {
 		rep.OK = rep.OK && s.OK
 	}
-	if err != nil {
-		rep.Error = red.text(err.Error())
-	}
 	return rep, err
 }
 
 // readCollection reads a collection file, keeping its text for --update.
 func readCollection(path string) ([]byte, *collection.File, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, collection.MaxFileSize+1))
+	data, err := collection.ReadData(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -271,8 +268,8 @@ func updateSnapshots(opts *TestOptions, path string, data []byte, file *collecti
 	if err != nil {
 		return 0, &FlagError{Err: fmt.Errorf("--update: %s: %w", file.Path, err)}
 	}
-	if err := writeFileAtomic(path, out); err != nil {
-		return 0, fmt.Errorf("--update: %w", err)
+	if err := save.Replace(path, out); err != nil {
+		return 0, &FlagError{Err: fmt.Errorf("--update: %s: %w", file.Path, err)}
 	}
 	for i := range texts {
 		s := &steps[i]
@@ -323,31 +320,6 @@ func snapshotDiff(old *string, now string) []string {
 		out = append(out[:20], fmt.Sprintf("… %d more line(s)", len(out)-20))
 	}
 	return out
-}
-
-// writeFileAtomic replaces path's content, keeping its mode.
-func writeFileAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcpi-update-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // fileTarget sets the target to the server the file names, unless the
@@ -417,10 +389,12 @@ func printStep(ios *IOStreams, s testStep) {
 // stepRunner runs the steps of one file: their captures and the tools'
 // output schemas live as long as its connection.
 type stepRunner struct {
-	c     *session.Client
-	vars  collection.Vars
-	h     *testHandler
-	tools map[string]json.RawMessage // name -> outputSchema, once listed
+	// redact hides the environment's secrets in the failures.
+	redact func(string) string
+	c      *session.Client
+	vars   collection.Vars
+	h      *testHandler
+	tools  map[string]json.RawMessage // name -> outputSchema, once listed
 }
 
 // run runs one step and reports it; the error is one that ends the file
@@ -450,6 +424,7 @@ func (r *stepRunner) run(ctx context.Context, written *collection.Step) (testSte
 		}
 	}
 	start := time.Now()
+	res.Redact = r.redact
 	res.Raw, res.Err = r.send(ctx, s)
 	d := time.Since(start)
 	rep.DurationMS = float64(d.Microseconds()) / 1000

@@ -1,15 +1,17 @@
 package cli
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
-	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/save"
 )
 
 // secrets are the values of the environment a collection refers to
@@ -23,25 +25,48 @@ const redacted = "[redacted]"
 // secretsOf finds the file's secrets and has the connection's trace and
 // -v output hide them too.
 func (opts *TestOptions) secretsOf(file *collection.File) secrets {
-	var s secrets
-	for _, name := range file.Refs {
-		if v, ok := opts.env(name); ok && v != "" && record.IsSecretEnv(name, v) {
-			s.values = append(s.values, v)
-		}
-	}
+	s := fileSecrets(file, opts.env)
 	opts.Target.secrets = append(opts.Target.secrets, s.values...)
 	return s
 }
 
-func (s secrets) text(t string) string {
+// fileSecrets are the secrets of the environment a collection refers to.
+func fileSecrets(file *collection.File, env func(string) (string, bool)) secrets {
+	var s secrets
+	for _, name := range file.Refs {
+		if v, ok := env(name); ok && v != "" && record.IsSecretEnv(name, v) {
+			s.values = append(s.values, v)
+		}
+	}
+	return s
+}
+
+// forms are the ways a secret may be written in a report: as it is, and
+// quoted as JSON and as Go quotes it (a failure shows a string value so).
+func (s secrets) forms() []string {
+	var out []string
 	for _, v := range s.values {
+		out = append(out, v)
+		j, _ := json.Marshal(v)
+		q := strconv.Quote(v)
+		for _, f := range []string{string(j[1 : len(j)-1]), q[1 : len(q)-1]} {
+			if f != v {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+func (s secrets) text(t string) string {
+	for _, v := range s.forms() {
 		t = strings.ReplaceAll(t, v, redacted)
 	}
 	return t
 }
 
 func (s secrets) holds(t string) bool {
-	for _, v := range s.values {
+	for _, v := range s.forms() {
 		if strings.Contains(t, v) {
 			return true
 		}
@@ -276,8 +301,5 @@ func writeJUnit(path string, reports []testFile) error {
 		return err
 	}
 	b = append([]byte(xml.Header), append(b, '\n')...)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return writeFileAtomic(path, b)
+	return save.Replace(path, b)
 }

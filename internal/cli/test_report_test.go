@@ -52,6 +52,7 @@ type junitDoc struct {
 		Tests    int    `xml:"tests,attr"`
 		Failures int    `xml:"failures,attr"`
 		Errors   int    `xml:"errors,attr"`
+		Time     string `xml:"time,attr"`
 		Cases    []struct {
 			Name    string `xml:"name,attr"`
 			Failure *struct {
@@ -99,6 +100,11 @@ func TestJUnitValidates(t *testing.T) {
 	}
 	validateJUnit(t, report)
 	d := readJUnit(t, report)
+	for _, suite := range d.Suites {
+		if suite.Time == "" || strings.Trim(suite.Time, "0.") == "" {
+			t.Errorf("suite %s took no time: %q", suite.Name, suite.Time)
+		}
+	}
 	if len(d.Suites) != 2 || d.Suites[0].Tests != 12 || d.Suites[0].Failures != 0 || d.Suites[1].Tests != 16 || d.Suites[1].Failures != 15 || d.Suites[1].Errors != 0 {
 		t.Fatalf("suites %+v", d.Suites)
 	}
@@ -211,8 +217,11 @@ steps:
 // into the file.
 func TestSecretsStayOut(t *testing.T) {
 	const secret = "sk-live-0123456789abcdef"
+	const quoted = `pa"ss\word-0123456789`
 	t.Setenv("MCPI_TEST_API_TOKEN", secret)
+	t.Setenv("MCPI_TEST_PASSWORD", quoted)
 	dir := t.TempDir()
+	// The last step puts the secret across the 300 bytes a failure shows.
 	path := writeCollection(t, `steps:
   - name: "send ${MCPI_TEST_API_TOKEN}"
     call: echo
@@ -222,6 +231,12 @@ func TestSecretsStayOut(t *testing.T) {
     args: {text: "${MCPI_TEST_API_TOKEN}"}
     expect:
       snapshot:
+  - call: echo
+    args: {text: "${MCPI_TEST_PASSWORD}"}
+    expect: {text: {equals: "nope"}}
+  - call: echo
+    args: {text: "`+strings.Repeat("x", 290)+`${MCPI_TEST_API_TOKEN}"}
+    expect: {text: {equals: "nope"}}
 `)
 	trace := filepath.Join(dir, "t.jsonl")
 	report := filepath.Join(dir, "j.xml")
@@ -235,8 +250,10 @@ func TestSecretsStayOut(t *testing.T) {
 		if code != ExitToolError {
 			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errOut)
 		}
-		if strings.Contains(out+errOut, secret) {
-			t.Errorf("%v: the secret reached the report:\n%s\n%s", args, out, errOut)
+		for _, leak := range []string{secret[:6], "0123456789", `pa\"ss`, `pa"ss`} {
+			if strings.Contains(out+errOut, leak) {
+				t.Errorf("%v: the secret reached the report (%q):\n%s\n%s", args, leak, out, errOut)
+			}
 		}
 		if !strings.Contains(out, redacted) {
 			t.Errorf("%v: no %s in the report:\n%s", args, redacted, out)
@@ -244,9 +261,31 @@ func TestSecretsStayOut(t *testing.T) {
 	}
 	for _, f := range []string{trace, report, path} {
 		b, _ := os.ReadFile(f)
-		if strings.Contains(string(b), secret) {
+		if strings.Contains(string(b), secret) || strings.Contains(string(b), "0123456789") {
 			t.Errorf("%s holds the secret:\n%s", f, b)
 		}
+	}
+	// mcpi bench on the collection: its report's examples neither.
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "bench", path, "-n", "3", "-c", "1", "--json")...)
+	if code != ExitToolError || strings.Contains(out+errOut, "0123456789") || !strings.Contains(out, redacted) {
+		t.Errorf("bench: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestUpdateRefusedIsReported: a snapshot --update cannot write is the
+// file's error (exit 2), and its steps are still reported.
+func TestUpdateRefusedIsReported(t *testing.T) {
+	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n    expect: {snapshot: old, count: 1}\n")
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", "--update", "--json", path)...)
+	var doc struct {
+		Files []testFile
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitUsage || len(doc.Files) != 1 || len(doc.Files[0].Steps) != 1 || !strings.Contains(doc.Files[0].Error, "flow") {
+		t.Errorf("exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), "snapshot: old") {
+		t.Errorf("the file changed:\n%s", b)
 	}
 }
 

@@ -664,8 +664,8 @@ func TestSaveCallAsStep(t *testing.T) {
 	h.typeText("saved: text")
 	h.press("ctrl+s")
 	h.waitText("✓ done", "call #1")
-	h.press("t")
-	h.waitText("call #1 saved as step 1 of", "calls.yaml")
+	h.press("t", "t")
+	h.waitText("call #1 saved as step 2 of", "calls.yaml")
 
 	h.press("alt+l", "ctrl+u")
 	h.typeText("sample")
@@ -677,7 +677,7 @@ func TestSaveCallAsStep(t *testing.T) {
 	h.press("ctrl+s")
 	h.waitText("✓ done", "call #2")
 	h.press("t")
-	h.waitText("call #2 saved as step 2 of")
+	h.waitText("call #2 saved as step 3 of")
 
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -687,10 +687,10 @@ func TestSaveCallAsStep(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if len(f.Steps) != 2 {
-		t.Fatalf("%d steps:\n%s", len(f.Steps), data)
+	if len(f.Steps) != 3 {
+		t.Fatalf("%d steps (two quick t make two):\n%s", len(f.Steps), data)
 	}
-	echo, sample := f.Steps[0], f.Steps[1]
+	echo, sample := f.Steps[0], f.Steps[2]
 	if echo.Call != "echo" || echo.Args["text"] != "saved: text" || *echo.Expect.IsError || echo.Expect.Snapshot == nil || !strings.Contains(*echo.Expect.Snapshot, "saved: text") {
 		t.Errorf("step 1 %+v\n%s", echo, data)
 	}

@@ -630,6 +630,23 @@ func taskSupport(t mcp.Tool) string {
 	return common.Line(t.Execution.TaskSupport)
 }
 
+// overlapped reports whether another call ran while c did.
+func (p *Pane) overlapped(c *Call) bool {
+	for _, o := range p.calls {
+		if o == c {
+			continue
+		}
+		end := o.End
+		if o.State == Running {
+			end = p.c.Now()
+		}
+		if o.Start.Before(c.End) && end.After(c.Start) {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 	k := p.c.Keys
 	if len(p.calls) == 0 {
@@ -676,11 +693,17 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		if p.c.Answers != nil {
 			answered = p.c.Answers.Between(c.Start, c.End)
 		}
+		note := ""
+		if len(answered) > 0 && p.overlapped(c) {
+			// Which call an answer was for is not known: none is kept.
+			note = fmt.Sprintf(" (without the %s given while other calls ran: add them to its answers:)", common.Plural(len(answered), "answer"))
+			answered = nil
+		}
 		s, err := c.step(answered)
 		if err != nil {
 			return common.Failuref("call #%d is not saved as a step: %v", c.ID, err)
 		}
-		return saveStepCmd(p.c.Collection, c.ID, s)
+		return saveStepCmd(p.c.Collection, c.ID, s, note)
 	case key.Matches(msg, k.ReadLinks):
 		if c.Result == nil {
 			return nil

@@ -4,14 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/save"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
 
@@ -68,21 +69,27 @@ type stepSavedMsg struct {
 	id   int
 	path string
 	n    int
+	note string
 	err  error
 }
 
+// saveMu makes saves one at a time: two quick presses of t each append
+// their step, neither over the other's.
+var saveMu sync.Mutex
+
 // saveStepCmd appends the call, as a step, to the collection file (made
 // when there is none), off the UI goroutine.
-func saveStepCmd(path string, id int, s collection.Saved) tea.Cmd {
+func saveStepCmd(path string, id int, s collection.Saved, note string) tea.Cmd {
 	if path == "" {
 		path = DefaultCollection
 	}
 	return func() tea.Msg {
-		abs, err := filepath.Abs(path)
-		if err == nil {
+		saveMu.Lock()
+		defer saveMu.Unlock()
+		if abs, err := filepath.Abs(path); err == nil {
 			path = abs
 		}
-		data, err := readSmall(path)
+		data, err := collection.ReadData(path)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return stepSavedMsg{id: id, path: path, err: err}
 		}
@@ -90,63 +97,20 @@ func saveStepCmd(path string, id int, s collection.Saved) tea.Cmd {
 		if err != nil {
 			return stepSavedMsg{id: id, path: path, err: err}
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := save.Replace(path, out); err != nil {
 			return stepSavedMsg{id: id, path: path, err: err}
 		}
-		if err := writeAtomic(path, out); err != nil {
-			return stepSavedMsg{id: id, path: path, err: err}
-		}
-		f, err := collection.Parse(out)
 		n := 0
-		if err == nil {
+		if f, err := collection.Parse(out); err == nil {
 			n = len(f.Steps)
 		}
-		return stepSavedMsg{id: id, path: path, n: n}
+		return stepSavedMsg{id: id, path: path, n: n, note: note}
 	}
-}
-
-// readSmall reads a collection file, refusing one larger than a
-// collection may be (it would not be read back).
-func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, collection.MaxFileSize+1))
-	if err == nil && len(b) > collection.MaxFileSize {
-		err = collection.ErrTooLarge
-	}
-	return b, err
-}
-
-// writeAtomic replaces path's content, keeping its mode.
-func writeAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcpi-collection-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func (m stepSavedMsg) notice() string {
 	if m.err != nil {
 		return fmt.Sprintf("call #%d not saved as a step of %s: %v", m.id, m.path, m.err)
 	}
-	return fmt.Sprintf("call #%d saved as step %d of %s", m.id, m.n, m.path)
+	return fmt.Sprintf("call #%d saved as step %d of %s%s", m.id, m.n, m.path, m.note)
 }
