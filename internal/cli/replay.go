@@ -32,6 +32,10 @@ type ReplayOptions struct {
 	Print  bool
 	Follow bool
 	Mouse  bool
+	// Filter shows only what matches (the search language of the Wire
+	// pane); filter is it parsed.
+	Filter string
+	filter *frameFilter
 }
 
 // NewCmdReplay returns `mcpi replay TRACE`.
@@ -88,6 +92,7 @@ func addReplayFlags(cmd *cobra.Command, opts *ReplayOptions) {
 	f2.BoolVar(&opts.Print, "print", false, "print the timeline instead of opening the TUI (the default when not on a terminal)")
 	f2.BoolVarP(&opts.Follow, "follow", "f", false, "keep reading a trace that is still being written, like tail -f")
 	f2.BoolVar(&opts.Mouse, "mouse", false, "in the TUI: the mouse wheel scrolls (the terminal no longer selects text)")
+	f2.StringVar(&opts.Filter, "filter", "", `show only what matches, e.g. "method:tools/call status:error dur:>500ms" (the Wire pane's search language, docs/cli.md)`)
 	end()
 }
 
@@ -110,6 +115,12 @@ func (opts *ReplayOptions) parse(cmd *cobra.Command, args []string) error {
 		return flagErrorf("--http needs --serve")
 	case len(opts.Ignore) > 0 && !opts.Verify:
 		return flagErrorf("--ignore needs --verify")
+	case opts.Filter != "" && (opts.Serve || opts.Verify):
+		return flagErrorf("--filter goes with showing the trace, not --serve or --verify")
+	}
+	var err error
+	if opts.filter, err = newFrameFilter(opts.Filter); err != nil {
+		return err
 	}
 	if err := replay.CheckIgnore(opts.Ignore); err != nil {
 		return &FlagError{Err: err}
@@ -258,7 +269,7 @@ func replayTUI(ctx context.Context, opts *ReplayOptions) error {
 	if h := r.Header(); h.Target.Transport != "" {
 		title += " (" + h.Target.Transport + ")"
 	}
-	err = tui.RunReplay(ctx, tui.ReplayOptions{Title: title, Feed: feed, NoColor: !opts.IO.Color, Mouse: opts.Mouse})
+	err = tui.RunReplay(ctx, tui.ReplayOptions{Title: title, Filter: opts.Filter, Feed: feed, NoColor: !opts.IO.Color, Mouse: opts.Mouse})
 	if ctx.Err() != nil {
 		return errSilent{code: ExitOK}
 	}
@@ -284,7 +295,15 @@ func replayPrint(ctx context.Context, opts *ReplayOptions) error {
 			}
 		}
 	}
-	err = printTimeline(opts.IO.Out, opts.IO.ErrOut, opts.Trace, r, wait)
+	if opts.filter.needsAnswers() && !opts.Follow {
+		// status: asks which requests were ever answered: read the
+		// trace once for that.
+		if first, err := record.Open(opts.Trace); err == nil {
+			opts.filter.learnAnswers(first)
+			first.Close()
+		}
+	}
+	err = printTimeline(opts.IO.Out, opts.IO.ErrOut, opts.Trace, r, wait, opts.filter)
 	if ctx.Err() != nil {
 		return errSilent{code: ExitOK}
 	}
@@ -299,7 +318,7 @@ type sentRequest struct {
 // printTimeline prints every event of r. At the end of the data it returns,
 // unless wait is set: then it waits for more (a trace still being written)
 // for as long as wait says.
-func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func() bool) error {
+func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func() bool, filter *frameFilter) error {
 	h := r.Header()
 	fmt.Fprintf(w, "trace of mcpi %s, %s, %s", sanitize(h.Mcpi, false), h.Created.Format(time.RFC3339), h.Target.Transport)
 	if len(h.Target.Command) > 0 {
@@ -335,6 +354,12 @@ func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func()
 		if start.IsZero() {
 			start = ev.Time
 		}
+		out := w
+		if filter != nil && !filter.recordEvent(ev) {
+			// Described all the same: the answers after it keep their
+			// latencies.
+			out = io.Discard
+		}
 		at := fmt.Sprintf("%+9.3fs", ev.Time.Sub(start).Seconds())
 		arrow := "→"
 		if ev.Dir == transport.Incoming {
@@ -344,28 +369,28 @@ func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func()
 		case record.TypeFrame:
 			msgs, _, derr := mcp.DecodeFrame(ev.Msg)
 			if derr != nil {
-				fmt.Fprintf(w, "%s %s frame %s\n", at, arrow, byteSize(ev.Size))
+				fmt.Fprintf(out, "%s %s frame %s\n", at, arrow, byteSize(ev.Size))
 				continue
 			}
 			for _, m := range msgs {
-				fmt.Fprintf(w, "%s %s %s  %s\n", at, arrow, describe(m, ev, pending), byteSize(ev.Size))
+				fmt.Fprintf(out, "%s %s %s  %s\n", at, arrow, describe(m, ev, pending), byteSize(ev.Size))
 			}
 		case record.TypeBadFrame:
-			fmt.Fprintf(w, "%s %s BAD FRAME (%s): %s\n", at, arrow, oneLine(ev.Error), quoteData(ev.Data))
+			fmt.Fprintf(out, "%s %s BAD FRAME (%s): %s\n", at, arrow, oneLine(ev.Error), quoteData(ev.Data))
 		case record.TypeStderr:
-			fmt.Fprintf(w, "%s   stderr: %s\n", at, sanitize(ev.Line, false))
+			fmt.Fprintf(out, "%s   stderr: %s\n", at, sanitize(ev.Line, false))
 		case record.TypeLifecycle:
 			msg := ev.Text
 			if ev.Error != "" {
 				msg += ": " + ev.Error
 			}
-			fmt.Fprintf(w, "%s   %s\n", at, oneLine(msg))
+			fmt.Fprintf(out, "%s   %s\n", at, oneLine(msg))
 		case record.TypeHTTP:
 			if ev.HTTP != nil {
-				fmt.Fprintf(w, "%s   http %s %s → %s\n", at, ev.HTTP.Method, oneLine(ev.HTTP.URL), oneLine(ev.Text))
+				fmt.Fprintf(out, "%s   http %s %s → %s\n", at, ev.HTTP.Method, oneLine(ev.HTTP.URL), oneLine(ev.Text))
 			}
 		case record.TypeNote:
-			fmt.Fprintf(w, "%s   note %s: %s\n", at, sanitize(ev.Kind, false), truncate(oneLine(string(ev.Data)), 160))
+			fmt.Fprintf(out, "%s   note %s: %s\n", at, sanitize(ev.Kind, false), truncate(oneLine(string(ev.Data)), 160))
 		}
 	}
 }

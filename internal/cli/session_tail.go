@@ -19,6 +19,9 @@ type TailOptions struct {
 	ConnOptions
 	// Wire shows every frame too.
 	Wire bool
+	// Filter shows only what matches (the Wire pane's search language).
+	Filter string
+	filter *frameFilter
 }
 
 // NewCmdTail returns `mcpi tail`.
@@ -38,6 +41,10 @@ how many it missed.`,
 			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
 				return err
 			}
+			var err error
+			if opts.filter, err = newFrameFilter(opts.Filter); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -47,6 +54,7 @@ how many it missed.`,
 	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.Wire, "wire", false, "show every frame sent and received, too")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON Lines, one event per line")
+	cmd.Flags().StringVar(&opts.Filter, "filter", "", `show only what matches, e.g. "kind:log text:error" or "method:tools/call dur:>1s" (the Wire pane's search language, docs/cli.md)`)
 	end()
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
@@ -59,16 +67,17 @@ func tailRun(ctx context.Context, opts *TailOptions) error {
 		}
 		sub := h.Hub().Subscribe(opts.Wire)
 		defer h.Hub().Unsubscribe(sub)
-		t := &tailer{o: &opts.ConnOptions, h: h, sub: sub}
+		t := &tailer{o: &opts.ConnOptions, h: h, sub: sub, filter: opts.filter}
 		return t.follow(ctx)
 	})
 }
 
 // tailer is a tail following a session: what it reads, and where from.
 type tailer struct {
-	o   *ConnOptions
-	h   *daemon.Held
-	sub *daemon.Tail
+	o      *ConnOptions
+	h      *daemon.Held
+	sub    *daemon.Tail
+	filter *frameFilter
 }
 
 // follow prints the session's events as they come, until the session
@@ -113,6 +122,9 @@ func (t *tailer) drain() error {
 		}
 		if err := t.dropped(); err != nil {
 			return err
+		}
+		if t.filter != nil && !t.filter.tail(e) {
+			continue
 		}
 		var err error
 		if o.JSON {

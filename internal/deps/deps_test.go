@@ -32,6 +32,7 @@ var (
 		"internal/check/hosts": {"internal/schema"},
 		"internal/watch":       {"internal/bounds"},
 		"internal/load":        {"internal/bounds"},
+		"internal/query":       {},
 		"internal/collection":  {"internal/schema"},
 		"cmd/mcpi":             {"internal/cli"},
 	}

@@ -25,6 +25,9 @@ import (
 type ReplayOptions struct {
 	// Title names the trace in the header.
 	Title string
+	// Filter is the Wire pane's filter to begin with (mcpi replay
+	// --filter).
+	Filter string
 	// Feed reads the trace and hands each event to tap; it runs on a
 	// goroutine of its own until it returns or ctx ends (a --follow feed
 	// keeps waiting for more).
@@ -78,6 +81,9 @@ func NewReplay(ctx context.Context, opts ReplayOptions) *ReplayModel {
 	m := &ReplayModel{c: c, opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		parser: wire.NewParser(), width: opts.Width, height: opts.Height}
 	m.wire = wire.New(c, wire.NewStore(opts.WireEntries, 0))
+	if opts.Filter != "" {
+		m.wire.SetFilter(opts.Filter)
+	}
 	m.help = help.New()
 	m.help.Styles = c.Styles.Help
 	return m

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/mcpi-dev/mcpi/internal/query"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
@@ -25,7 +26,10 @@ type Pane struct {
 	c     *common.Common
 	store *Store
 
-	query     Query
+	query query.Query
+	// queryErr is why the filter typed does not parse (the last good
+	// query stays applied).
+	queryErr  error
 	filter    textinput.Model
 	filtering bool
 	// view holds the sequence numbers that match the query, ascending;
@@ -58,7 +62,7 @@ type Pane struct {
 func New(c *common.Common, store *Store) *Pane {
 	in := textinput.New()
 	in.Prompt = "/"
-	in.Placeholder = "method:tools/ kind:bad > < -term …"
+	in.Placeholder = "method:tools/call status:error dur:>500ms -term … (tab completes)"
 	in.SetStyles(c.Styles.TextInput)
 	in.KeyMap.Paste.SetEnabled(false)
 	find := textinput.New()
@@ -112,7 +116,7 @@ type EntriesMsg struct {
 func (p *Pane) Append(entries []Entry) {
 	for i := range entries {
 		seq := p.store.Append(entries[i])
-		if !p.query.Empty() && p.query.Match(p.store.Get(seq)) {
+		if !p.query.Empty() && p.filtered(p.store.Get(seq)) {
 			p.view = append(p.view, seq)
 		}
 	}
@@ -201,12 +205,17 @@ func (p *Pane) moveTo(i int) {
 }
 
 func (p *Pane) setQuery(s string) {
-	p.query = ParseQuery(s)
+	q, err := query.Parse(s)
+	p.queryErr = err
+	if err != nil {
+		return
+	}
+	p.query = q
 	p.view = nil
 	if !p.query.Empty() {
 		p.view = make([]int64, 0, 256)
 		for seq := p.store.First(); seq < p.store.Next(); seq++ {
-			if p.query.Match(p.store.Get(seq)) {
+			if p.filtered(p.store.Get(seq)) {
 				p.view = append(p.view, seq)
 			}
 		}
@@ -239,6 +248,9 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			case key.Matches(kp, k.Open), key.Matches(kp, k.Up), key.Matches(kp, k.Down):
 				p.filtering = false
 				p.filter.Blur()
+				return nil
+			case kp.String() == "tab":
+				p.completeFilter()
 				return nil
 			}
 		}
@@ -561,6 +573,12 @@ func (p *Pane) View() string {
 func (p *Pane) status() string {
 	st := p.c.Styles
 	if p.filtering {
+		if p.queryErr != nil {
+			return p.filter.View() + "  " + st.Error.Render("✗ "+common.Line(p.queryErr.Error()))
+		}
+		if c := query.Complete(p.filter.Value()); len(c) > 1 {
+			return p.filter.View() + "  " + st.Dim.Render("tab: "+common.Line(strings.Join(completedWords(c), " ")))
+		}
 		return p.filter.View()
 	}
 	var parts []string
@@ -790,4 +808,48 @@ func (p *Pane) detailView() string {
 	}
 	b.WriteString(p.c.Styles.Dim.Render(common.Truncate(pos, p.width)))
 	return b.String()
+}
+
+// filtered reports whether e matches the filter.
+func (p *Pane) filtered(e *Entry) bool {
+	if e == nil {
+		return false
+	}
+	r := e.Record()
+	return p.query.Match(&r)
+}
+
+// completeFilter completes the filter's last word: a field name, or a
+// value of status:, dir: or kind:, as far as the choices agree.
+func (p *Pane) completeFilter() {
+	c := query.Complete(p.filter.Value())
+	if len(c) == 0 {
+		return
+	}
+	prefix := c[0]
+	for _, x := range c[1:] {
+		for !strings.HasPrefix(x, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	if len(prefix) > len(p.filter.Value()) {
+		p.filter.SetValue(prefix)
+		p.filter.CursorEnd()
+		p.setQuery(prefix)
+	}
+}
+
+// completedWords are the last words of completions, to show as choices.
+func completedWords(c []string) []string {
+	out := make([]string, len(c))
+	for i, x := range c {
+		out[i] = x[strings.LastIndexAny(x, " ")+1:]
+	}
+	return out
+}
+
+// SetFilter applies a filter as if it had been typed after /.
+func (p *Pane) SetFilter(s string) {
+	p.filter.SetValue(s)
+	p.setQuery(s)
 }

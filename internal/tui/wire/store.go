@@ -71,6 +71,10 @@ type Entry struct {
 	HasLatency    bool
 	RPCError      bool
 	InputRequired bool
+	// ToolError marks a result with isError; Answered a request whose
+	// answer the store has seen (for status:pending).
+	ToolError bool
+	Answered  bool
 	// Truncated and Released: see Data.
 	Truncated bool
 	Released  bool
@@ -213,6 +217,17 @@ func (p *Parser) inputRequired(result member) bool {
 	return len(result) <= maxHeadObject && json.Unmarshal(result, &v) == nil && p.str(v.ResultType) == mcp.ResultInputRequired
 }
 
+// toolError reports whether a result says isError: true.
+func toolError(result member) bool {
+	if len(result) == 0 || result[0] != '{' || !bytes.Contains(result, []byte(`"isError"`)) {
+		return false
+	}
+	var v struct {
+		IsError bool `json:"isError"`
+	}
+	return len(result) <= maxHeadObject && json.Unmarshal(result, &v) == nil && v.IsError
+}
+
 // Event parses one tap event.
 func (p *Parser) Event(e transport.Event) Entry {
 	en := Entry{Time: e.Time, Dir: e.Dir, Size: len(e.Data), Err: e.Err, Text: e.Text, HTTP: e.HTTP}
@@ -296,6 +311,7 @@ func (p *Parser) frame(en *Entry, data []byte) {
 	case h.Result != nil:
 		en.Method = "response"
 		en.InputRequired = p.inputRequired(h.Result)
+		en.ToolError = toolError(h.Result)
 	}
 }
 
@@ -360,6 +376,10 @@ type Store struct {
 	// Dropped counts events lost before they reached the store (the inbox
 	// drops the oldest when the UI falls far behind).
 	Dropped int
+	// open maps the requests not answered yet (direction and id) to their
+	// entries, so that an answer marks its request Answered; bounded by
+	// maxOpen.
+	open map[string]int64
 }
 
 // NewStore returns a store of at most max entries and budget bytes of data
@@ -371,7 +391,32 @@ func NewStore(max, budget int) *Store {
 	if budget <= 0 {
 		budget = MaxTotalBytes
 	}
-	return &Store{max: max, budget: budget}
+	return &Store{max: max, budget: budget, open: map[string]int64{}}
+}
+
+// noteAnswer remembers a request, or marks the request an answer answers.
+func (s *Store) noteAnswer(e *Entry) {
+	if e.Kind != KindFrame || e.ID == "" {
+		return
+	}
+	dir, other := "o", "i"
+	if e.Dir == transport.Incoming {
+		dir, other = "i", "o"
+	}
+	switch e.Method {
+	case "response", "error":
+		if seq, ok := s.open[other+e.ID]; ok {
+			delete(s.open, other+e.ID)
+			if r := s.Get(seq); r != nil {
+				r.Answered = true
+			}
+		}
+	default:
+		if len(s.open) >= maxOpen {
+			clear(s.open)
+		}
+		s.open[dir+e.ID] = e.Seq
+	}
 }
 
 // Append adds an entry and returns its sequence number.
@@ -387,6 +432,7 @@ func (s *Store) Append(e Entry) int64 {
 		s.first = s.next - int64(s.max)
 	}
 	s.bytes += len(e.Data)
+	s.noteAnswer(s.at(e.Seq))
 	if s.release < s.first {
 		s.release = s.first
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/mcpi-dev/mcpi/internal/query"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
@@ -123,28 +124,40 @@ func TestQuery(t *testing.T) {
 		{Kind: KindBadFrame, Dir: transport.Incoming, Method: "bad frame", Data: []byte("garbage")},
 		{Kind: KindStderr, Dir: transport.Incoming, Data: []byte("panic: oops")},
 		{Kind: KindFrame, Dir: transport.Incoming, Method: "response", Answers: "tools/call", Name: "Echo", ID: "3"},
+		{Kind: KindFrame, Dir: transport.Incoming, Method: "response", Answers: "tools/call", Name: "slow", ID: "4", ToolError: true, Latency: 2 * time.Second, HasLatency: true, Size: 500},
 	}
 	tests := []struct {
 		q    string
 		want string
 	}{
-		{"", "01234"},
+		{"", "012345"},
 		{">", "0"},
-		{"<", "1234"},
-		{"dir:in -kind:stderr", "124"},
-		{"method:tools/", "04"},
+		{"<", "12345"},
+		{"dir:in -kind:stderr", "1245"},
+		{"method:tools/", "045"},
 		{"method:echo", "04"},
-		{"-method:progress", "0234"},
+		{"-method:progress", "02345"},
 		{"kind:bad", "2"},
 		{"echo", "04"},
 		{"panic", "3"},
 		{"id:3", "04"},
+		// The search language's fields the entries carry.
+		{"tool:echo", "04"},
+		{"status:error", "25"},
+		{"status:ok", "4"},
+		{"status:pending", "0"},
+		{"dur:>1s", "5"},
+		{"size:>100", "5"},
 	}
 	for _, tt := range tests {
-		q := ParseQuery(tt.q)
+		q, err := query.Parse(tt.q)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.q, err)
+		}
 		var got string
 		for i := range es {
-			if q.Match(&es[i]) {
+			r := es[i].Record()
+			if q.Match(&r) {
 				got += fmt.Sprint(i)
 			}
 		}
@@ -351,5 +364,69 @@ func TestDetailCopy(t *testing.T) {
 	}
 	if n, ok := cmd().(common.Notice); !ok || !strings.Contains(n.Text(), "nothing copied") {
 		t.Errorf("notice %v", n)
+	}
+}
+
+// TestStoreMarksAnswered: a request is pending until the store sees its
+// answer, which goes the other way.
+func TestStoreMarksAnswered(t *testing.T) {
+	s := NewStore(10, 1000)
+	req := s.Append(Entry{Kind: KindFrame, Dir: transport.Outgoing, Method: "tools/call", ID: "1"})
+	other := s.Append(Entry{Kind: KindFrame, Dir: transport.Outgoing, Method: "ping", ID: "2"})
+	s.Append(Entry{Kind: KindFrame, Dir: transport.Outgoing, Method: "response", ID: "2"}) // same way: no answer
+	s.Append(Entry{Kind: KindFrame, Dir: transport.Incoming, Method: "response", ID: "1"})
+	if !s.Get(req).Answered || s.Get(other).Answered {
+		t.Errorf("answered: request 1 %v, ping 2 %v", s.Get(req).Answered, s.Get(other).Answered)
+	}
+}
+
+// TestFilterLanguage: the pane's filter is the search language: tab
+// completes a field and a value, a query that does not parse says why and
+// keeps the last good one, status:error and dur: select their rows.
+func TestFilterLanguage(t *testing.T) {
+	p := New(testCommon(), NewStore(0, 0))
+	p.SetSize(120, 14)
+	parser := NewParser()
+	p.Append([]Entry{
+		parser.Event(frame(transport.Outgoing, 0, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)),
+		parser.Event(frame(transport.Incoming, 2*time.Second, `{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[]}}`)),
+		parser.Event(frame(transport.Outgoing, 3*time.Second, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)),
+		parser.Event(frame(transport.Incoming, 3*time.Second+time.Millisecond, `{"jsonrpc":"2.0","id":2,"result":{}}`)),
+		parser.Event(frame(transport.Outgoing, 4*time.Second, `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///x"}}`)),
+	})
+	typeIn := func(s string) {
+		for _, r := range s {
+			p.Update(press(string(r)))
+		}
+	}
+	p.Update(press("/"))
+	typeIn("sta")
+	p.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+	typeIn("e")
+	p.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+	if v := p.filter.Value(); v != "status:error" {
+		t.Fatalf("tab completed to %q", v)
+	}
+	p.Update(press("enter"))
+	if s := ansi.Strip(p.View()); !strings.Contains(s, "1/1 of 5") || !strings.Contains(s, "slow") {
+		t.Errorf("status:error:\n%s", s)
+	}
+	p.SetFilter("status:pending")
+	if s := ansi.Strip(p.View()); !strings.Contains(s, "1/1 of 5") || !strings.Contains(s, "file:///x") {
+		t.Errorf("status:pending:\n%s", s)
+	}
+	p.SetFilter("dur:>1s")
+	if s := ansi.Strip(p.View()); !strings.Contains(s, "1/1 of 5") {
+		t.Errorf("dur:>1s:\n%s", s)
+	}
+	// A query that does not parse is said while it is typed (the rows
+	// are those of the last text that did parse).
+	p.Update(press("esc"))
+	p.Update(press("/"))
+	typeIn("dur:>1s")
+	p.Update(press(" "))
+	typeIn(`text:"open`)
+	if s := ansi.Strip(p.View()); !strings.Contains(s, "✗ a double quote is not closed") {
+		t.Errorf("no error shown:\n%s", s)
 	}
 }

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/daemon"
+	"github.com/mcpi-dev/mcpi/internal/query"
+	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui/wire"
+)
+
+// frameFilter is a --filter of replay and tail: the search language of
+// the Wire pane (internal/query), matched against what the wire pane's
+// parser makes of each event, so that a query means the same everywhere.
+type frameFilter struct {
+	q query.Query
+	p *wire.Parser
+	// answered holds, for a trace read twice, the requests answered
+	// anywhere in it (direction and id key): status:pending is then the
+	// requests never answered. Without it, a request is pending until its
+	// answer has been seen.
+	answered map[string]bool
+}
+
+// maxAnswered bounds the answered requests a trace's first reading keeps.
+const maxAnswered = 1_000_000
+
+// newFrameFilter parses a --filter; nil for an empty one.
+func newFrameFilter(expr string) (*frameFilter, error) {
+	if strings.TrimSpace(expr) == "" {
+		return nil, nil
+	}
+	q, err := query.Parse(expr)
+	if err != nil {
+		return nil, flagErrorf("--filter: %v", err)
+	}
+	return &frameFilter{q: q, p: wire.NewParser()}, nil
+}
+
+// needsAnswers says the filter asks which requests were answered.
+func (f *frameFilter) needsAnswers() bool { return f != nil && f.q.Uses("status") }
+
+// learnAnswers reads a trace once for the requests answered in it.
+func (f *frameFilter) learnAnswers(r *record.Reader) {
+	f.answered = map[string]bool{}
+	p := wire.NewParser()
+	for len(f.answered) < maxAnswered {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) || (err != nil && !errors.As(err, new(*record.CorruptError))) {
+			return
+		}
+		if err != nil {
+			continue
+		}
+		te, ok := ev.TransportEvent()
+		if !ok {
+			continue
+		}
+		en := p.Event(te)
+		if en.Kind == wire.KindFrame && en.ID != "" && (en.Method == "response" || en.Method == "error") {
+			f.answered[otherWay(en.Dir)+en.ID] = true
+		}
+	}
+}
+
+func otherWay(d transport.Direction) string {
+	if d == transport.Incoming {
+		return "o"
+	}
+	return "i"
+}
+
+func thisWay(d transport.Direction) string {
+	if d == transport.Incoming {
+		return "i"
+	}
+	return "o"
+}
+
+// event reports whether a trace's or session's event matches. Every event
+// goes through the parser, matched or not, so that answers keep their
+// latencies.
+func (f *frameFilter) event(te transport.Event) bool {
+	en := f.p.Event(te)
+	if f.answered != nil && en.Kind == wire.KindFrame && en.ID != "" {
+		en.Answered = f.answered[thisWay(en.Dir)+en.ID]
+	}
+	r := en.Record()
+	return f.q.Match(&r)
+}
+
+// recordEvent reports whether a trace's event matches; a note matches
+// only an empty query.
+func (f *frameFilter) recordEvent(ev record.Event) bool {
+	te, ok := ev.TransportEvent()
+	if !ok {
+		return f.q.Empty()
+	}
+	return f.event(te)
+}
+
+// tail reports whether a tail's event matches: a frame as the wire pane
+// sees it, a notification (a log message: kind log) as one from the
+// server.
+func (f *frameFilter) tail(e daemon.TailEvent) bool {
+	switch e.Kind {
+	case "frame":
+		dir := transport.Outgoing
+		if e.Dir == "recv" {
+			dir = transport.Incoming
+		}
+		return f.event(transport.Event{Kind: transport.KindFrame, Time: e.Time, Dir: dir, Data: e.Frame})
+	case "notification":
+		kind := "notification"
+		if e.Method == "notifications/message" {
+			kind = "log"
+		}
+		r := query.Record{Kind: kind, In: true, Method: e.Method, Size: len(e.Params), Data: e.Params}
+		return f.q.Match(&r)
+	}
+	return true
+}

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReplayFilter: replay --filter prints what the query matches, with
+// the latencies of answers whose requests it hides; status:pending is
+// the requests the whole trace never answers; a bad query is a usage
+// error.
+func TestReplayFilter(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.jsonl")
+	path := writeCollection(t, `steps:
+  - call: echo
+    args: {text: hello}
+  - call: fail
+    expect: {isError: true}
+  - call: add
+    args: {a: 1, b: 2}
+`)
+	if code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path, "--record", trace)...); code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	replay := func(filter string) string {
+		t.Helper()
+		code, out, errOut := runCLI(t, "", "replay", trace, "--print", "--filter", filter)
+		if code != ExitOK {
+			t.Fatalf("--filter %q: exit %d, %s", filter, code, errOut)
+		}
+		return out
+	}
+	out := replay("tool:fail")
+	if !strings.Contains(out, "tools/call fail") || !strings.Contains(out, "result of tools/call (") || strings.Contains(out, "tools/call echo") || strings.Contains(out, "tools/list") {
+		t.Errorf("tool:fail:\n%s", out)
+	}
+	out = replay("method:tools/call status:error")
+	if n := strings.Count(out, "\n"); n != 2 || !strings.Contains(out, "result of tools/call") {
+		t.Errorf("status:error prints %d lines:\n%s", n, out)
+	}
+	out = replay("> method:tools/call -tool:echo")
+	if !strings.Contains(out, "tools/call fail") || !strings.Contains(out, "tools/call add") || strings.Contains(out, "←") {
+		t.Errorf("> -tool:echo:\n%s", out)
+	}
+	if out = replay("status:pending"); strings.Count(out, "\n") != 1 {
+		t.Errorf("every request of the trace was answered; status:pending printed:\n%s", out)
+	}
+	if out = replay(`text:"Hello"`); !strings.Contains(out, "tools/call echo") {
+		t.Errorf("text:Hello:\n%s", out)
+	}
+	code, _, errOut := runCLI(t, "", "replay", trace, "--print", "--filter", "dur:>soon")
+	if code != ExitUsage || !strings.Contains(errOut, "--filter: dur:>soon: want a comparison and a duration") {
+		t.Errorf("a bad query: exit %d, %q", code, errOut)
+	}
+}
+
+// TestTailFilter: tail --filter follows only what matches, frames and
+// log messages alike.
+func TestTailFilter(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "flt", peerArgs("demo")...)
+	if code, _, errOut := runLive(t, dir, nil, "log-level", "debug", "--session", "flt"); code != 0 {
+		t.Fatalf("log-level: exit %d, %s", code, errOut)
+	}
+	adds := startLive(t, dir, "tail", "--wire", "--filter", "tool:add", "--session", "flt")
+	logs := startLive(t, dir, "tail", "--filter", "kind:log text:marker", "--session", "flt")
+	ok := poll(10*time.Second, func() bool {
+		for _, args := range [][]string{{"call", "echo", "text=echo-call"}, {"call", "add", "a=1", "b=2"}, {"call", "log", "message=marker"}, {"call", "log", "message=other"}} {
+			if code, _, errOut := runLive(t, dir, nil, append(args, "--session", "flt")...); code != 0 {
+				t.Fatalf("%v: exit %d, %s", args, code, errOut)
+			}
+		}
+		return strings.Contains(adds.out.String(), `"name":"add"`) && strings.Contains(logs.out.String(), "marker")
+	})
+	if !ok {
+		t.Fatalf("the tails did not see the add call and the marker log:\n%s\n%s\n%s\n%s", adds.out, adds.errOut, logs.out, logs.errOut)
+	}
+	if out := adds.out.String(); strings.Contains(out, "echo-call") || strings.Contains(out, "notifications/message") {
+		t.Errorf("tail tool:add shows more:\n%s", out)
+	}
+	if out := logs.out.String(); strings.Contains(out, "other") || strings.Contains(out, "tools/call") {
+		t.Errorf("tail kind:log text:marker shows more:\n%s", out)
+	}
+}
