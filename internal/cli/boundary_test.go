@@ -27,7 +27,7 @@ func TestOutputBoundary(t *testing.T) {
 		"internal/cli/output.go":  "writeRawJSON: JSON for a program (not a terminal), every unsafe rune already \\u-escaped",
 		"internal/cli/proxy.go":   "the host's stdout carries the protocol",
 		"internal/cli/replay.go":  "replay --serve: stdout carries the protocol",
-		"internal/cli/trace.go":   "trace export: a HAR file",
+		"internal/cli/trace.go":   "trace export: a HAR file, OTLP/JSON",
 		"internal/cli/verbs.go":   "read --raw: a resource's bytes, refused on a terminal without --raw-terminal",
 		"internal/cli/session.go": "--session: the bytes the daemon's own Out and ErrOut sinks wrote (and its exact machine output), sent back as they are; the daemon's log, which only its sinks write",
 	}
@@ -120,6 +120,7 @@ func TestPathBoundary(t *testing.T) {
 		"replay.go:replayTUI":      "replay runs in no session",
 		"replay.go:replayPrint":    "replay runs in no session",
 		"trace.go:traceExportRun":  "trace runs in no session",
+		"trace.go:write":           "trace runs in no session",
 		"output.go:save":           "the printer's dir went through Path where the printer was made",
 		"session.go:spawnDaemon":   "the session's log in the runtime directory",
 		"conn.go:startRecording":   "--record belongs to the connection: no command in a session takes it, and session start's daemon runs where start was typed",

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
 // TestReplayFilter: replay --filter prints what the query matches, with
@@ -84,5 +86,43 @@ func TestTailFilter(t *testing.T) {
 	}
 	if out := logs.out.String(); strings.Contains(out, "other") || strings.Contains(out, "tools/call") {
 		t.Errorf("tail kind:log text:marker shows more:\n%s", out)
+	}
+}
+
+// TestTraceExportOTLP: a recorded session exports as OTLP/JSON that the
+// collector's pdata reads back: a tools/call span under the session span.
+func TestTraceExportOTLP(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.jsonl")
+	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "call", "echo", "text=hi", "--record", trace)...); code != ExitOK {
+		t.Fatalf("call: exit %d, %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, "", "trace", "export", "--otlp", trace)
+	if code != ExitOK {
+		t.Fatalf("export: exit %d, %s", code, errOut)
+	}
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(out))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	var root, call ptrace.Span
+	for i := range spans.Len() {
+		switch s := spans.At(i); s.Name() {
+		case "mcp session":
+			root = s
+		case "tools/call echo":
+			call = s
+		}
+	}
+	if root.Name() == "" || call.Name() == "" || call.ParentSpanID() != root.SpanID() {
+		t.Fatalf("no tools/call echo span under the session:\n%s", out)
+	}
+	if v, _ := call.Attributes().Get("gen_ai.tool.name"); v.AsString() != "echo" {
+		t.Errorf("attributes %v", call.Attributes().AsRaw())
+	}
+	code, _, errOut = runCLI(t, "", "trace", "export", "--otlp", "--har", trace)
+	if code != ExitUsage || !strings.Contains(errOut, "--har or --otlp") {
+		t.Errorf("both formats: exit %d, %s", code, errOut)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/otlp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 )
 
@@ -26,6 +27,8 @@ type TraceExportOptions struct {
 	IO    *IOStreams
 	Trace string
 	HAR   bool
+	// OTLP writes the spans as OTLP/JSON.
+	OTLP bool
 	// Output is the file to write ("" or "-": stdout).
 	Output string
 }
@@ -34,12 +37,12 @@ type TraceExportOptions struct {
 func NewCmdTraceExport(f *Factory, runF func(context.Context, *TraceExportOptions) error) *cobra.Command {
 	opts := &TraceExportOptions{IO: f.IO}
 	cmd := &cobra.Command{
-		Use:   "export --har TRACE [-o FILE]",
-		Short: "Export the HTTP exchanges of a trace as a HAR (HTTP Archive 1.2)",
+		Use:   "export (--har | --otlp) TRACE [-o FILE]",
+		Short: "Export a trace: its HTTP exchanges as a HAR (HTTP Archive 1.2), or its requests as OpenTelemetry spans (OTLP/JSON)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !opts.HAR {
-				return flagErrorf("say which format: --har")
+			if opts.HAR == opts.OTLP {
+				return flagErrorf("say which format: --har or --otlp")
 			}
 			opts.Trace = args[0]
 			if runF != nil {
@@ -50,6 +53,7 @@ func NewCmdTraceExport(f *Factory, runF func(context.Context, *TraceExportOption
 	}
 	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.HAR, "har", false, "write a HAR file")
+	cmd.Flags().BoolVar(&opts.OTLP, "otlp", false, "write the requests and notifications as OpenTelemetry spans, OTLP/JSON (the MCP semantic conventions)")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to this file instead of stdout")
 	end()
 	return cmd
@@ -61,6 +65,9 @@ func traceExportRun(_ context.Context, opts *TraceExportOptions) error {
 		return &FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
 	}
 	defer r.Close()
+	if opts.OTLP {
+		return exportOTLP(opts, r)
+	}
 	h, err := record.ToHAR(r, Version)
 	if err != nil {
 		return err
@@ -75,10 +82,33 @@ func traceExportRun(_ context.Context, opts *TraceExportOptions) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	return opts.write(append(b, '\n'))
+}
+
+// write writes the export to -o, or stdout.
+func (opts *TraceExportOptions) write(b []byte) error {
 	if opts.Output == "" || opts.Output == "-" {
-		_, err = opts.IO.Data().Write(b)
+		_, err := opts.IO.Data().Write(b)
 		return err
 	}
 	return os.WriteFile(opts.Output, b, 0o600)
+}
+
+// exportOTLP writes the trace's spans as OTLP/JSON.
+func exportOTLP(opts *TraceExportOptions, r *record.Reader) error {
+	td, st, err := otlp.FromTrace(r, Version)
+	if err != nil {
+		return err
+	}
+	if st.Dropped > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s has more than %d requests and notifications: the %d after them are left out\n", opts.Trace, otlp.MaxSpans, st.Dropped)
+	}
+	if st.Unanswered > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "note: %d request(s) have no answer in the trace: their spans end where it does, with an error status\n", st.Unanswered)
+	}
+	b, err := otlp.JSON(td)
+	if err != nil {
+		return err
+	}
+	return opts.write(append(b, '\n'))
 }

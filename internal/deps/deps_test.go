@@ -33,6 +33,7 @@ var (
 		"internal/watch":       {"internal/bounds"},
 		"internal/load":        {"internal/bounds"},
 		"internal/query":       {},
+		"internal/otlp":        {"internal/mcp", "internal/record", "internal/transport", "internal/bounds", "internal/safetext"},
 		"internal/collection":  {"internal/schema"},
 		"cmd/mcpi":             {"internal/cli"},
 	}
