@@ -573,13 +573,23 @@ func (p *Pane) View() string {
 func (p *Pane) status() string {
 	st := p.c.Styles
 	if p.filtering {
+		// What is said beside the filter takes its room from the input:
+		// the error of a query that does not parse, else the choices tab
+		// would complete to.
+		hint := ""
 		if p.queryErr != nil {
-			return p.filter.View() + "  " + st.Error.Render("✗ "+common.Line(p.queryErr.Error()))
+			hint = st.Error.Render("✗ " + common.Line(p.queryErr.Error()))
+		} else if c := query.Complete(p.filter.Value()); len(c) > 1 {
+			hint = st.Dim.Render("tab: " + common.Line(strings.Join(completedWords(c), " ")))
 		}
-		if c := query.Complete(p.filter.Value()); len(c) > 1 {
-			return p.filter.View() + "  " + st.Dim.Render("tab: "+common.Line(strings.Join(completedWords(c), " ")))
+		if hint == "" {
+			p.filter.SetWidth(max(10, p.width-2))
+			return p.filter.View()
 		}
-		return p.filter.View()
+		room := max(10, p.width-2-ansi.StringWidth(hint)-2)
+		room = max(room, min(p.width-2, ansi.StringWidth(p.filter.Value())+2))
+		p.filter.SetWidth(room)
+		return common.Truncate(p.filter.View()+"  "+hint, p.width)
 	}
 	var parts []string
 	n := p.count()
