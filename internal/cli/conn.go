@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/roots"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/tracectx"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -57,6 +59,32 @@ type ConnOptions struct {
 	// answerer answers the server's requests for the command in a live
 	// session, instead of the flags (mcpi test's scripted answers).
 	answerer daemon.Answerer
+
+	// traceOnce reads the trace context of the environment once: trace
+	// is it, traceWhy why one given is not used.
+	traceOnce sync.Once
+	trace     *tracectx.Context
+	traceWhy  string
+}
+
+// traceContext is the W3C trace context mcpi's requests go on from:
+// TRACEPARENT (and TRACESTATE) in the environment, as a CI job's tracing
+// sets them. Unset, the requests carry none; malformed or oversized, it
+// is not used, and the first connection says why.
+func (o *ConnOptions) traceContext() *tracectx.Context {
+	o.traceOnce.Do(func() {
+		tp, ok := os.LookupEnv("TRACEPARENT")
+		if !ok || tp == "" {
+			return
+		}
+		c, err := tracectx.Parse(tp, os.Getenv("TRACESTATE"))
+		if err != nil {
+			o.traceWhy = "TRACEPARENT is not used: " + err.Error()
+			return
+		}
+		o.trace = &c
+	})
+	return o.trace
 }
 
 // answerFailed records an answer the flags could not give.
@@ -175,6 +203,9 @@ func (o *ConnOptions) traceHeader() record.Header {
 	t := o.Target
 	h := record.Header{Mcpi: Version, ProtocolVersion: t.Protocol, Args: o.Args,
 		Target: record.Target{Command: t.Command, URL: t.URL, Server: t.Server, Config: t.Config}}
+	if tc := o.traceContext(); tc != nil {
+		h.TraceParent = tc.TraceParent()
+	}
 	switch {
 	case t.Command != nil:
 		h.Target.Transport = record.TransportStdio
@@ -249,6 +280,10 @@ func (o *ConnOptions) open(ctx context.Context, hk connHooks) (*session.Client, 
 	if err := o.resolveServer(ctx); err != nil {
 		return nil, err
 	}
+	if o.traceContext(); o.traceWhy != "" {
+		say("warning: %s", oneLine(o.traceWhy))
+		o.traceWhy = ""
+	}
 	o.Target.shutdownGrace = oneShotGrace
 	tap, err := o.connTap(hk)
 	if err != nil {
@@ -319,6 +354,7 @@ func (o *ConnOptions) sessionOptions(hk connHooks, ch *cliHandler, say func(form
 	sopts := session.Options{
 		Handler:      handler,
 		Capabilities: hk.caps,
+		TraceContext: o.traceContext(),
 		OnWarning: func(w session.Warning) {
 			if hk.warned != nil {
 				hk.warned(w)

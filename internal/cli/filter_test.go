@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
 // TestReplayFilter: replay --filter prints what the query matches, with
@@ -124,5 +127,60 @@ func TestTraceExportOTLP(t *testing.T) {
 	code, _, errOut = runCLI(t, "", "trace", "export", "--otlp", "--har", trace)
 	if code != ExitUsage || !strings.Contains(errOut, "--har or --otlp") {
 		t.Errorf("both formats: exit %d, %s", code, errOut)
+	}
+}
+
+// TestTraceContext: with TRACEPARENT set, each request carries a child of
+// it in params._meta, and the OTLP export of the session's trace makes
+// the call's span the parent the server read (the server's spans join
+// mcpi's trace) and the session a child of the environment's span.
+// Without it, or with one that is malformed or 10 KB long, the frames are
+// those sent without tracing, with a warning for the bad ones.
+func TestTraceContext(t *testing.T) {
+	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.jsonl")
+	peer := peerArgs(mcptest.LoadPrefix + mcptest.LoadTraceParent)
+	t.Setenv("TRACEPARENT", parent)
+	t.Setenv("TRACESTATE", "mcpi=1")
+	code, out, errOut := runCLI(t, "", with(peer, "call", "t", "--record", trace)...)
+	if code != ExitOK || !strings.HasPrefix(out, "00-4bf92f3577b34da6a3ce929d0e0e4736-") || strings.Contains(out, "00f067aa0ba902b7") {
+		t.Fatalf("the server read %q (exit %d, %s)", out, code, errOut)
+	}
+	seen := strings.TrimSpace(out)
+	code, doc, errOut := runCLI(t, "", "trace", "export", "--otlp", trace)
+	if code != ExitOK {
+		t.Fatalf("export: %d %s", code, errOut)
+	}
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	var root, call ptrace.Span
+	for i := range spans.Len() {
+		switch s := spans.At(i); s.Name() {
+		case "mcp session":
+			root = s
+		case "tools/call t":
+			call = s
+		}
+	}
+	if root.TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" || root.ParentSpanID().String() != "00f067aa0ba902b7" {
+		t.Errorf("session span: trace %s parent %s", root.TraceID(), root.ParentSpanID())
+	}
+	if want := "00-" + call.TraceID().String() + "-" + call.SpanID().String() + "-01"; want != seen {
+		t.Errorf("the call's span is %s, the server was given %s", want, seen)
+	}
+	for _, bad := range []string{"garbage", "00-" + strings.Repeat("a", 10<<10)} {
+		t.Setenv("TRACEPARENT", bad)
+		code, out, errOut := runCLI(t, "", with(peer, "call", "t")...)
+		if code != ExitOK || strings.TrimSpace(out) != "none" || !strings.Contains(errOut, "TRACEPARENT is not used") || len(errOut) > 600 {
+			t.Errorf("TRACEPARENT %.20q: exit %d, the server read %q, stderr %q", bad, code, out, errOut)
+		}
+	}
+	os.Unsetenv("TRACEPARENT")
+	if code, out, _ := runCLI(t, "", with(peer, "call", "t")...); code != ExitOK || strings.TrimSpace(out) != "none" {
+		t.Errorf("without TRACEPARENT the server read %q", out)
 	}
 }

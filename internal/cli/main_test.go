@@ -18,6 +18,10 @@ func TestMain(m *testing.M) {
 		// A live session's daemon, started by session start from a test.
 		os.Exit(int(Main()))
 	}
+	// A CI job's trace context would put _meta.traceparent in every frame
+	// the tests look at: TestTraceContext sets its own.
+	os.Unsetenv("TRACEPARENT")
+	os.Unsetenv("TRACESTATE")
 	// In-process commands detect the era every time (tests in parallel must
 	// not see each other's memory), and remember it in a cache of their own.
 	cache, err := os.MkdirTemp("", "mcpi-cache-")

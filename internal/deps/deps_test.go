@@ -25,7 +25,7 @@ var (
 		"internal/safetext":    {"internal/bounds"},
 		"internal/skills":      {"internal/mcp", "internal/bounds"},
 		"internal/transport":   {"internal/mcp", "internal/bounds"},
-		"internal/session":     {"internal/mcp", "internal/bounds", "internal/transport"},
+		"internal/session":     {"internal/mcp", "internal/bounds", "internal/transport", "internal/tracectx"},
 		"internal/live":        {"internal/bounds"},
 		"internal/roots":       {"internal/mcp", "internal/safetext"},
 		"internal/specschema":  {"internal/schema"},
@@ -33,7 +33,8 @@ var (
 		"internal/watch":       {"internal/bounds"},
 		"internal/load":        {"internal/bounds"},
 		"internal/query":       {},
-		"internal/otlp":        {"internal/mcp", "internal/record", "internal/transport", "internal/bounds", "internal/safetext"},
+		"internal/tracectx":    {},
+		"internal/otlp":        {"internal/mcp", "internal/record", "internal/transport", "internal/bounds", "internal/safetext", "internal/tracectx"},
 		"internal/collection":  {"internal/schema"},
 		"cmd/mcpi":             {"internal/cli"},
 	}

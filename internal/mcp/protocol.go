@@ -143,6 +143,14 @@ type Meta map[string]any
 // ProgressToken is the _meta key that asks for progress notifications.
 const ProgressTokenKey = "progressToken"
 
+// The _meta keys of W3C Trace Context that the specification reserves for
+// a request's trace (SEP-414).
+const (
+	MetaTraceParent = "traceparent"
+	MetaTraceState  = "tracestate"
+	MetaBaggage     = "baggage"
+)
+
 // ProgressParams is the payload of notifications/progress.
 type ProgressParams struct {
 	ProgressToken json.RawMessage `json:"progressToken"`

@@ -33,6 +33,10 @@ const (
 	LoadStops = "stops"
 	// LoadExits answers the first K calls, then exits.
 	LoadExits = "exits"
+	// LoadTraceParent answers each call with the traceparent of its
+	// params._meta ("none" without one): what a server that joins the
+	// client's trace reads.
+	LoadTraceParent = "traceparent"
 )
 
 // RunLoad serves one load mode on stdin and stdout; on stdin's end it
@@ -121,6 +125,19 @@ func RunLoad(spec string) {
 						fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"nobody-%d","progress":%d}}`, n, i))
 				}
 				send(append(frames, answer(m.ID, n))...)
+				continue
+			case LoadTraceParent:
+				var p struct {
+					Meta struct {
+						TraceParent string `json:"traceparent"`
+					} `json:"_meta"`
+				}
+				json.Unmarshal(m.Params, &p)
+				tp := p.Meta.TraceParent
+				if tp == "" {
+					tp = "none"
+				}
+				send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%q}]}}`, m.ID, tp))
 				continue
 			case LoadOutOfOrder:
 				bmu.Lock()

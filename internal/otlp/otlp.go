@@ -32,6 +32,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/tracectx"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -68,6 +69,10 @@ type exporter struct {
 	revision string // mcp.protocol.version
 	network  string // network.transport
 	last     time.Time
+	// propagated says the requests carried the trace's context: a
+	// request's span has the span id its _meta.traceparent gave the
+	// server, so that the server's spans are its children.
+	propagated bool
 }
 
 // FromTrace reads a trace to its end and returns its spans. version is
@@ -85,6 +90,13 @@ func FromTrace(r *record.Reader, version string) (ptrace.Traces, Stats, error) {
 	e := &exporter{spans: ss.Spans(), open: map[string]pending{}, revision: h.ProtocolVersion}
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s %s %v", h.Created.Format(time.RFC3339Nano), h.Target.Transport, h.Args))
 	copy(e.traceID[:], sum[:16])
+	var parent pcommon.SpanID
+	if tc, err := tracectx.Parse(h.TraceParent, ""); err == nil {
+		// The session went on from a trace of its own (TRACEPARENT): its
+		// spans are that trace's, the session's a child of its span.
+		e.traceID, parent = pcommon.TraceID(tc.TraceID), pcommon.SpanID(tc.SpanID)
+		e.propagated = true
+	}
 	switch h.Target.Transport {
 	case record.TransportStdio:
 		e.network = "pipe"
@@ -95,6 +107,9 @@ func FromTrace(r *record.Reader, version string) (ptrace.Traces, Stats, error) {
 	e.root = e.spans.AppendEmpty()
 	e.root.SetTraceID(e.traceID)
 	e.root.SetSpanID(e.nextID())
+	if !parent.IsEmpty() {
+		e.root.SetParentSpanID(parent)
+	}
 	e.root.SetName("mcp session")
 	e.root.SetKind(ptrace.SpanKindInternal)
 	e.root.SetStartTimestamp(pcommon.NewTimestampFromTime(h.Created))
@@ -224,6 +239,17 @@ func (e *exporter) newSpan(ev *record.Event, m *mcp.Message) (ptrace.Span, bool)
 	s := e.spans.AppendEmpty()
 	s.SetTraceID(e.traceID)
 	s.SetSpanID(e.nextID())
+	if e.propagated && ev.Dir == transport.Outgoing {
+		var meta struct {
+			Meta struct {
+				TraceParent string `json:"traceparent"`
+			} `json:"_meta"`
+		}
+		json.Unmarshal(m.Params, &meta)
+		if tc, err := tracectx.Parse(meta.Meta.TraceParent, ""); err == nil && pcommon.TraceID(tc.TraceID) == e.traceID {
+			s.SetSpanID(pcommon.SpanID(tc.SpanID))
+		}
+	}
 	s.SetParentSpanID(e.root.SpanID())
 	// mcpi's requests and notifications are the client's; the server's
 	// are received (a server span, as the conventions have it).

@@ -72,6 +72,10 @@ type Header struct {
 	// Args is the mcpi command line that recorded the trace, without the
 	// program name, redacted like the rest.
 	Args []string `json:"args,omitempty"`
+	// TraceParent is the W3C traceparent the session's requests went on
+	// from (TRACEPARENT in mcpi's environment), when there was one: their
+	// spans are its children.
+	TraceParent string `json:"traceparent,omitempty"`
 	// Host is where the trace was recorded. The Writer fills it in when empty.
 	Host Host `json:"host"`
 	// Redacted says whether secrets were removed. The Writer sets it from

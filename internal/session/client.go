@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/tracectx"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -109,6 +110,11 @@ type Options struct {
 	// There is no keepalive over stdio, where the end of the process ends
 	// the client (Done). 0 means off.
 	KeepAlive time.Duration
+	// TraceContext, when set, is the trace mcpi's requests belong to: each
+	// carries a child of it in params._meta (traceparent, and tracestate
+	// when there is one: SEP-414), so that a server's spans join the
+	// trace. Nil sends the requests as they are.
+	TraceContext *tracectx.Context
 }
 
 // Eras.
@@ -614,6 +620,16 @@ func (c *Client) newRequest(ctx context.Context, method string, params any, o *c
 	}
 	if rev, modern := c.modernRevision(o); modern {
 		meta = mergeMeta(meta, c.requestMeta(rev))
+	}
+	if tc := c.opts.TraceContext; tc != nil {
+		if _, given := meta[mcp.MetaTraceParent]; !given {
+			child := tc.Child()
+			tm := mcp.Meta{mcp.MetaTraceParent: child.TraceParent()}
+			if child.State != "" {
+				tm[mcp.MetaTraceState] = child.State
+			}
+			meta = mergeMeta(meta, tm)
+		}
 	}
 	if o.onID != nil {
 		o.onID(r.id)
