@@ -65,8 +65,10 @@ type KeyMap struct {
 	SaveStep key.Binding
 
 	// Wire pane.
-	Filter   key.Binding
-	Follow   key.Binding
+	Filter key.Binding
+	Follow key.Binding
+	// Latency shows the wire's latencies by method.
+	Latency  key.Binding
 	FindNext key.Binding // the next match of the search in a frame's detail
 	FindPrev key.Binding
 	Copy     key.Binding // a frame or a result to the clipboard
@@ -156,8 +158,9 @@ func Default() *KeyMap {
 		ReadLinks: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "read links")),
 		SaveStep:  key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "save as a test step")),
 
-		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Follow: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow tail")),
+		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow tail")),
+		Latency: key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "latency by method")),
 
 		FindNext: key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/previous match")),
 		FindPrev: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),

@@ -32,6 +32,8 @@ type Pane struct {
 	queryErr  error
 	filter    textinput.Model
 	filtering bool
+	// latency shows the latencies by method instead of the frames.
+	latency bool
 	// view holds the sequence numbers that match the query, ascending;
 	// unused (nil) when the query is empty and every entry shows.
 	view []int64
@@ -267,8 +269,16 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	if p.detail {
 		return p.updateDetail(kp)
 	}
+	if p.latency {
+		if key.Matches(kp, k.Latency) || key.Matches(kp, k.Back) {
+			p.latency = false
+		}
+		return nil
+	}
 	i := p.index(p.cursor)
 	switch {
+	case key.Matches(kp, k.Latency):
+		p.latency = true
 	case key.Matches(kp, k.Filter):
 		p.filtering = true
 		return p.filter.Focus()
@@ -515,7 +525,10 @@ func (p *Pane) ShortHelp() []key.Binding {
 	case p.detail:
 		return []key.Binding{keymap.WithHelp(k.Filter, "/", "find"), keymap.WithHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, keymap.WithHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back}
 	}
-	return []key.Binding{keymap.WithHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Up, k.Down}
+	if p.latency {
+		return []key.Binding{keymap.WithHelp(k.Latency, "L", "frames"), keymap.WithHelp(k.Back, "esc", "frames")}
+	}
+	return []key.Binding{keymap.WithHelp(k.Open, "enter", "details"), k.Filter, k.Latency, k.Follow, k.Up, k.Down}
 }
 
 // FullHelp is every key of the pane.
@@ -523,7 +536,7 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{keymap.WithHelp(k.Open, "enter", "details"), k.Filter, k.Follow, k.Back},
+		{keymap.WithHelp(k.Open, "enter", "details"), k.Filter, k.Latency, k.Follow, k.Back},
 	}
 }
 
@@ -541,6 +554,9 @@ const (
 func (p *Pane) View() string {
 	if p.detail {
 		return p.detailView()
+	}
+	if p.latency {
+		return p.latencyView()
 	}
 	st := p.c.Styles
 	var b strings.Builder

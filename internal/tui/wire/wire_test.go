@@ -430,3 +430,63 @@ func TestFilterLanguage(t *testing.T) {
 		t.Errorf("no error shown:\n%s", s)
 	}
 }
+
+// TestLatencyView: L sums the answers up by method and by tool, the
+// slowest p99 first, with errors counted and a distribution; the filter
+// applies; L goes back to the frames.
+func TestLatencyView(t *testing.T) {
+	p := New(testCommon(), NewStore(0, 0))
+	p.SetSize(110, 16)
+	parser := NewParser()
+	var es []Entry
+	at := time.Duration(0)
+	add := func(method, name string, lat time.Duration, result string) {
+		id := len(es) + 1
+		params := "{}"
+		if name != "" {
+			params = fmt.Sprintf(`{"name":%q}`, name)
+		}
+		es = append(es, parser.Event(frame(transport.Outgoing, at, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))))
+		es = append(es, parser.Event(frame(transport.Incoming, at+lat, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,%s}`, id, result))))
+		at += time.Second
+	}
+	for i := range 100 {
+		add("tools/call", "search", time.Duration(i+1)*10*time.Millisecond, `"result":{"content":[]}`)
+		add("ping", "", time.Millisecond, `"result":{}`)
+	}
+	add("tools/call", "fail", 5*time.Millisecond, `"result":{"isError":true,"content":[]}`)
+	add("prompts/get", "greet", 2*time.Millisecond, `"error":{"code":-32602,"message":"no"}`)
+	p.Append(es)
+	rows := p.Latencies()
+	if len(rows) != 4 || rows[0].Name != "tools/call search" || rows[0].Count != 100 || rows[0].P50 != 500*time.Millisecond || rows[0].P99 != 990*time.Millisecond || rows[0].Max != time.Second {
+		t.Fatalf("rows %+v", rows)
+	}
+	for _, r := range rows {
+		if r.Name == "tools/call fail" && r.Errors != 1 || r.Name == "prompts/get" && r.Errors != 1 || r.Name == "ping" && (r.Errors != 0 || r.Count != 100) {
+			t.Errorf("row %+v", r)
+		}
+	}
+	p.Update(press("L"))
+	s := ansi.Strip(p.View())
+	for _, want := range []string{"Latency by method: 202 answers", "tools/call search", "500ms", "990ms", "1s", "ping", "prompts/get", "tools/call fail"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the view lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Index(s, "tools/call search") > strings.Index(s, "ping") {
+		t.Errorf("the slowest is not first:\n%s", s)
+	}
+	p.Update(press("L"))
+	p.SetFilter("tool:search")
+	p.Update(press("L"))
+	if rows := p.Latencies(); len(rows) != 1 || rows[0].Name != "tools/call search" {
+		t.Errorf("filtered rows %+v", rows)
+	}
+	if s := ansi.Strip(p.View()); !strings.Contains(s, "100 answers matching tool:search") {
+		t.Errorf("filtered view:\n%s", s)
+	}
+	p.Update(press("esc"))
+	if s := ansi.Strip(p.View()); !strings.Contains(s, "TIME") {
+		t.Errorf("esc does not go back to the frames:\n%s", s)
+	}
+}
