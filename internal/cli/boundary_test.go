@@ -119,6 +119,7 @@ func TestPathBoundary(t *testing.T) {
 		"proxy.go:proxyHTTPRun":    "proxy runs in no session",
 		"replay.go:replayTUI":      "replay runs in no session",
 		"replay.go:replayPrint":    "replay runs in no session",
+		"filter.go:replayLatency":  "replay runs in no session",
 		"trace.go:traceExportRun":  "trace runs in no session",
 		"trace.go:write":           "trace runs in no session",
 		"output.go:save":           "the printer's dir went through Path where the printer was made",

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/query"
@@ -122,4 +124,70 @@ func (f *frameFilter) tail(e daemon.TailEvent) bool {
 		return f.q.Match(&r)
 	}
 	return true
+}
+
+// replayLatency prints a trace's latencies by method (and by tool): the
+// Wire pane's L, for scripts.
+func replayLatency(opts *ReplayOptions) error {
+	r, err := record.Open(opts.Trace)
+	if err != nil {
+		return &FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
+	}
+	defer r.Close()
+	// The store keeps the last wire.MaxEntries rows: a longer trace is
+	// summed up over its end, and says so.
+	store := wire.NewStore(0, 0)
+	parser := wire.NewParser()
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) || errors.Is(err, record.ErrTruncated) {
+			break
+		}
+		if errors.As(err, new(*record.CorruptError)) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if te, ok := ev.TransportEvent(); ok {
+			store.Append(parser.Event(te))
+		}
+	}
+	keep := func(*wire.Entry) bool { return true }
+	if f := opts.filter; f != nil {
+		keep = func(e *wire.Entry) bool {
+			rec := e.Record()
+			return f.q.Match(&rec)
+		}
+	}
+	rows := wire.Latencies(store, keep)
+	if store.First() > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s has more than %d rows: these are the latencies of its last %d\n", opts.Trace, wire.MaxEntries, wire.MaxEntries)
+	}
+	if opts.JSON {
+		type row struct {
+			Method string  `json:"method"`
+			Count  int     `json:"count"`
+			Errors int     `json:"errors"`
+			P50    float64 `json:"p50Ms"`
+			P90    float64 `json:"p90Ms"`
+			P99    float64 `json:"p99Ms"`
+			Max    float64 `json:"maxMs"`
+		}
+		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+		out := []row{}
+		for _, r := range rows {
+			out = append(out, row{r.Name, r.Count, r.Errors, ms(r.P50), ms(r.P90), ms(r.P99), ms(r.Max)})
+		}
+		return writeJSON(opts.IO, out)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "no answer with a latency in the trace")
+		return nil
+	}
+	tw := table(opts.IO.Out, "METHOD", "COUNT", "ERRORS", "P50", "P90", "P99", "MAX")
+	for _, r := range rows {
+		row(tw, r.Name, fmt.Sprint(r.Count), fmt.Sprint(r.Errors), r.P50.String(), r.P90.String(), r.P99.String(), r.Max.String())
+	}
+	return tw.Flush()
 }

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -182,5 +184,32 @@ func TestTraceContext(t *testing.T) {
 	os.Unsetenv("TRACEPARENT")
 	if code, out, _ := runCLI(t, "", with(peer, "call", "t")...); code != ExitOK || strings.TrimSpace(out) != "none" {
 		t.Errorf("without TRACEPARENT the server read %q", out)
+	}
+}
+
+// TestReplayLatency: replay --latency sums a trace up by method and by
+// tool, with --filter and --json.
+func TestReplayLatency(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.jsonl")
+	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: a}\n  - call: echo\n    args: {text: b}\n  - call: fail\n    expect: {isError: true}\n")
+	if code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path, "--record", trace)...); code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := runCLI(t, "", "replay", trace, "--latency")
+	if code != ExitOK || !strings.Contains(out, "METHOD") || !regexp.MustCompile(`tools/call echo\s+2\s+0\s`).MatchString(out) || !regexp.MustCompile(`tools/call fail\s+1\s+1\s`).MatchString(out) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "", "replay", trace, "--latency", "--json", "--filter", "tool:echo")
+	var rows []struct {
+		Method string
+		Count  int
+		P50Ms  float64
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || code != ExitOK || len(rows) != 1 || rows[0].Method != "tools/call echo" || rows[0].Count != 2 || rows[0].P50Ms <= 0 {
+		t.Errorf("exit %d, %v, %s", code, err, out)
+	}
+	if code, _, errOut := runCLI(t, "", "replay", trace, "--latency", "--follow"); code != ExitUsage || !strings.Contains(errOut, "--latency sums up a trace") {
+		t.Errorf("--latency --follow: exit %d, %s", code, errOut)
 	}
 }

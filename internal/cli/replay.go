@@ -36,6 +36,8 @@ type ReplayOptions struct {
 	// pane); filter is it parsed.
 	Filter string
 	filter *frameFilter
+	// Latency prints the latencies by method instead of the timeline.
+	Latency bool
 }
 
 // NewCmdReplay returns `mcpi replay TRACE`.
@@ -92,6 +94,7 @@ func addReplayFlags(cmd *cobra.Command, opts *ReplayOptions) {
 	f2.BoolVar(&opts.Print, "print", false, "print the timeline instead of opening the TUI (the default when not on a terminal)")
 	f2.BoolVarP(&opts.Follow, "follow", "f", false, "keep reading a trace that is still being written, like tail -f")
 	f2.BoolVar(&opts.Mouse, "mouse", false, "in the TUI: the mouse wheel scrolls (the terminal no longer selects text)")
+	f2.BoolVar(&opts.Latency, "latency", false, "print the latencies by method (and by tool): count, errors, p50, p90, p99, max; with --filter, of what matches")
 	f2.StringVar(&opts.Filter, "filter", "", `show only what matches, e.g. "method:tools/call status:error dur:>500ms" (the Wire pane's search language, docs/cli.md)`)
 	end()
 }
@@ -117,6 +120,8 @@ func (opts *ReplayOptions) parse(cmd *cobra.Command, args []string) error {
 		return flagErrorf("--ignore needs --verify")
 	case opts.Filter != "" && (opts.Serve || opts.Verify):
 		return flagErrorf("--filter goes with showing the trace, not --serve or --verify")
+	case opts.Latency && (opts.Serve || opts.Verify || opts.Follow):
+		return flagErrorf("--latency sums up a trace: not with --serve, --verify or --follow")
 	}
 	var err error
 	if opts.filter, err = newFrameFilter(opts.Filter); err != nil {
@@ -149,6 +154,8 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 		return replayVerify(ctx, opts)
 	case opts.Serve:
 		return replayServe(ctx, opts)
+	case opts.Latency:
+		return replayLatency(opts)
 	case !opts.Print && opts.IO.StdinTTY && opts.IO.StdoutTTY:
 		return replayTUI(ctx, opts)
 	}

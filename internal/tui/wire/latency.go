@@ -30,11 +30,17 @@ const distBuckets = 8
 // Latencies sums up the answers with a latency that match the filter, per
 // method (and per tool), the slowest p99 first.
 func (p *Pane) Latencies() []LatencyRow {
+	return Latencies(p.store, func(e *Entry) bool { return p.query.Empty() || p.filtered(e) })
+}
+
+// Latencies sums up the answers of the store that keep says, per method
+// (and per tool), the slowest p99 first.
+func Latencies(s *Store, keep func(*Entry) bool) []LatencyRow {
 	by := map[string][]time.Duration{}
 	errs := map[string]int{}
-	for seq := p.store.First(); seq < p.store.Next(); seq++ {
-		e := p.store.Get(seq)
-		if e == nil || !e.HasLatency || (!p.query.Empty() && !p.filtered(e)) {
+	for seq := s.First(); seq < s.Next(); seq++ {
+		e := s.Get(seq)
+		if e == nil || !e.HasLatency || !keep(e) {
 			continue
 		}
 		name := e.Answers
