@@ -102,6 +102,7 @@ type benchDoc struct {
 	CallsPerSecond float64      `json:"callsPerSecond"`
 	Achieved       float64      `json:"achievedRate,omitempty"`
 	Late           int64        `json:"late,omitempty"`
+	Unstarted      int64        `json:"unstarted,omitempty"`
 	LatencyMS      benchLatency `json:"latencyMs"`
 	Steps          []benchStep  `json:"steps"`
 	Notifications  int64        `json:"notifications"`
@@ -116,7 +117,7 @@ func benchDocument(opts *BenchOptions, res *load.Result, heard *benchHeard) benc
 		ErrorRate: res.ErrorRate(), MaxErrors: opts.MaxErrors, ErrorsByKind: []benchKind{},
 		ElapsedMS:      math.Round(float64(res.Elapsed)/1e3) / 1e3,
 		CallsPerSecond: math.Round(res.Throughput*10) / 10,
-		Late:           res.Late, LatencyMS: latencyMS(res.Latency),
+		Late:           res.Late, Unstarted: res.Unstarted, LatencyMS: latencyMS(res.Latency),
 		Notifications: heard.notifications.Load(), Interrupted: res.Interrupted,
 	}
 	d.What = "call " + opts.Tool
@@ -156,6 +157,9 @@ func printBench(ios *IOStreams, d benchDoc, perStep bool) {
 		unit = "iterations"
 	}
 	fmt.Fprintf(out, "  %s %s in %s: %s calls/s\n", count(d.Completed), unit, time.Duration(d.ElapsedMS*1e6).Round(time.Millisecond), rate(d.CallsPerSecond))
+	if d.Interrupted {
+		fmt.Fprintln(out, "  interrupted: what follows is what ran until then")
+	}
 	if d.Started > d.Completed {
 		fmt.Fprintf(out, "  %s cut off by the end of the run (not counted)\n", count(d.Started-d.Completed))
 	}
@@ -165,6 +169,9 @@ func printBench(ios *IOStreams, d benchDoc, perStep bool) {
 			fmt.Fprintf(out, ", %s late (latency counts the wait)", count(d.Late))
 		}
 		fmt.Fprintln(out)
+		if d.Unstarted > 0 {
+			fmt.Fprintf(out, "  rate not kept: %s scheduled calls not started when -d ended (more -c, or the server is too slow for this rate)\n", count(d.Unstarted))
+		}
 	}
 	fmt.Fprintf(out, "  latency  %s\n", latencyLine(d.LatencyMS))
 	fmt.Fprintf(out, "  errors   %s (%s)\n", count(d.Errors), pct(d.ErrorRate))
@@ -180,9 +187,15 @@ func printBench(ios *IOStreams, d benchDoc, perStep bool) {
 		for _, s := range d.Steps {
 			w = max(w, len([]rune(s.Name)))
 		}
-		w = min(w, 40)
+		w = min(w, 22)
+		f := func(v float64) string { return ms(time.Duration(v * 1e6)) }
 		for _, s := range d.Steps {
-			fmt.Fprintf(out, "    %-*s %8s calls %6s errors  %s\n", w, sanitize(clipRunes(s.Name, w), false), count(s.Calls), count(s.Errors), latencyLine(s.LatencyMS))
+			name := sanitize(clipRunes(s.Name, w), false)
+			if s.Calls == 0 {
+				fmt.Fprintf(out, "    %-*s not run: an earlier step failed every time\n", w, name)
+				continue
+			}
+			fmt.Fprintf(out, "    %-*s %7s calls %5s err  p50 %s p99 %s max %s\n", w, name, count(s.Calls), count(s.Errors), f(s.LatencyMS.P50), f(s.LatencyMS.P99), f(s.LatencyMS.Max))
 		}
 	}
 }

@@ -161,6 +161,10 @@ func TestBenchCollection(t *testing.T) {
 	if k := kinds(d); k["expectation"] != 50 {
 		t.Errorf("errors %v", k)
 	}
+	code, out, _ := runCLI(t, "", with(peerArgs("demo"), "bench", path, "-n", "4", "-c", "1", "--max-errors", "100%")...)
+	if code != ExitOK || !strings.Contains(out, "not run: an earlier step failed every time") || !strings.Contains(out, "by step") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
 	// A collection that answers the server's requests needs a connection
 	// per worker when workers share one.
 	asks := writeCollection(t, "steps:\n  - call: sample\n    args: {prompt: \"2+2?\"}\n    answers: {sampling: four}\n    expect: {text: {contains: four}}\n")

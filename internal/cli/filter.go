@@ -187,7 +187,7 @@ func replayLatency(opts *ReplayOptions) error {
 	}
 	tw := table(opts.IO.Out, "METHOD", "COUNT", "ERRORS", "P50", "P90", "P99", "MAX")
 	for _, r := range rows {
-		row(tw, r.Name, fmt.Sprint(r.Count), fmt.Sprint(r.Errors), r.P50.String(), r.P90.String(), r.P99.String(), r.Max.String())
+		row(tw, r.Name, fmt.Sprint(r.Count), fmt.Sprint(r.Errors), wire.FormatLatency(r.P50), wire.FormatLatency(r.P90), wire.FormatLatency(r.P99), wire.FormatLatency(r.Max))
 	}
 	return tw.Flush()
 }

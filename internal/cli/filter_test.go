@@ -174,6 +174,21 @@ func TestTraceContext(t *testing.T) {
 	if want := "00-" + call.TraceID().String() + "-" + call.SpanID().String() + "-01"; want != seen {
 		t.Errorf("the call's span is %s, the server was given %s", want, seen)
 	}
+	// A second command under the same TRACEPARENT joins the same trace
+	// with spans of its own.
+	trace2 := filepath.Join(dir, "t2.jsonl")
+	if code, _, errOut := runCLI(t, "", with(peer, "call", "t", "--record", trace2)...); code != ExitOK {
+		t.Fatalf("second call: %d %s", code, errOut)
+	}
+	_, doc2, _ := runCLI(t, "", "trace", "export", "--otlp", trace2)
+	td2, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(doc2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root2 := td2.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	if root2.TraceID() != root.TraceID() || root2.SpanID() == root.SpanID() {
+		t.Errorf("two sessions under one TRACEPARENT: trace %s/%s, span %s/%s", root.TraceID(), root2.TraceID(), root.SpanID(), root2.SpanID())
+	}
 	for _, bad := range []string{"garbage", "00-" + strings.Repeat("a", 10<<10)} {
 		t.Setenv("TRACEPARENT", bad)
 		code, out, errOut := runCLI(t, "", with(peer, "call", "t")...)

@@ -239,7 +239,8 @@ func readCollection(path string) ([]byte, *collection.File, error) {
 	}
 	file, err := collection.Parse(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		// The report names the file.
+		return nil, nil, err
 	}
 	return data, file, nil
 }

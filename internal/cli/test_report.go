@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +20,7 @@ import (
 // trace shows them.
 type secrets struct{ values []string }
 
-const redacted = "[redacted]"
+const redacted = record.Redacted
 
 // secretsOf finds the file's secrets and has the connection's trace and
 // -v output hide them too.
@@ -45,16 +45,22 @@ func fileSecrets(file *collection.File, env func(string) (string, bool)) secrets
 // quoted as JSON and as Go quotes it (a failure shows a string value so).
 func (s secrets) forms() []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, v := range s.values {
-		out = append(out, v)
-		j, _ := json.Marshal(v)
-		q := strconv.Quote(v)
-		for _, f := range []string{string(j[1 : len(j)-1]), q[1 : len(q)-1]} {
-			if f != v {
-				out = append(out, f)
+		// JSON escapes it once or twice (a tool's JSON text in a JSON
+		// string); a failure then quotes that as Go does.
+		for _, f := range record.JSONForms(v) {
+			q := strconv.Quote(f)
+			for _, g := range []string{f, q[1 : len(q)-1]} {
+				if !seen[g] {
+					seen[g] = true
+					out = append(out, g)
+				}
 			}
 		}
 	}
+	// The longest first: a form that contains another goes first.
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
 }
 
@@ -175,12 +181,25 @@ func (t *testOutput) end(reports []testFile, passed, failed int, firstErr error)
 		for _, r := range reports {
 			if r.Error != "" {
 				t.n++
-				fmt.Fprintf(ios.Out, "not ok %d - %s: could not run to its end\n  ---\n  message: %s\n  ...\n", t.n, oneLine(r.File), yamlString(r.Error))
+				what := "could not run"
+				if len(r.Steps) > 0 {
+					what = "stopped before its end"
+				}
+				fmt.Fprintf(ios.Out, "not ok %d - %s: %s\n  ---\n  message: %s\n  ...\n", t.n, oneLine(r.File), what, yamlString(r.Error))
 			}
 		}
 		fmt.Fprintf(ios.Out, "1..%d\n", t.n)
 	default:
 		line := fmt.Sprintf("%d passed, %d failed", passed, failed)
+		notRun := 0
+		for _, r := range reports {
+			if r.Error != "" {
+				notRun++
+			}
+		}
+		if notRun > 0 {
+			line += fmt.Sprintf(", %d file(s) could not run to their end (stderr says why)", notRun)
+		}
 		if t.opts.Update {
 			line += fmt.Sprintf(", %d snapshot(s) updated", updated)
 		}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -326,5 +327,19 @@ steps:
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || !doc.OK || doc.Passed != 3 {
 		t.Fatalf("exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+}
+
+// TestSecretForms: a secret is hidden as written, JSON-escaped once or
+// twice, and as Go quotes each.
+func TestSecretForms(t *testing.T) {
+	const v = `hunter2"very\secret`
+	s := secrets{values: []string{v}}
+	inner, _ := json.Marshal(map[string]string{"SECRET_TOKEN": v})
+	outer, _ := json.Marshal(string(inner))
+	for _, text := range []string{v, string(inner), string(outer), strconv.Quote(string(inner)), strconv.Quote(v)} {
+		if got := s.text(text); strings.Contains(got, "hunter2") {
+			t.Errorf("%s shows as %s", text, got)
+		}
 	}
 }

@@ -141,7 +141,7 @@ func TestTestFails(t *testing.T) {
 		"no value for never_captured",
 		"more than maxDuration 1ns", "FAIL call echo (",
 		"ok   call echo", "count of completion.values: expected 2, got 3",
-		"error.code: expected -32601, got -32602", "expected a JSON-RPC error, got a result",
+		"error.code: expected -32601, got -32602", `expected a JSON-RPC error, got a result: {"content":`,
 		"answers: roots:", "1 passed, 14 failed",
 	} {
 		if !strings.Contains(out, want) {
@@ -236,5 +236,20 @@ func TestTestArgs(t *testing.T) {
 		if strings.Join(got.Files, " ") != strings.Join(tt.files, " ") || got.cliTarget != tt.target {
 			t.Errorf("%v: files %v target %v", tt.args, got.Files, got.cliTarget)
 		}
+	}
+}
+
+// TestTestBadFileAmongGood: a file that cannot be parsed is said once,
+// named once, and the summary says a file did not run; the good file
+// still runs.
+func TestTestBadFileAmongGood(t *testing.T) {
+	bad := writeCollection(t, "steps:\n  - call: echo\n    expct: {}\n")
+	good := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n")
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", bad, good)...)
+	if code != ExitUsage || !strings.Contains(out, "1 passed, 0 failed, 1 file(s) could not run to their end") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	if strings.Count(errOut, bad) != 1 || !strings.Contains(errOut, `unknown key "expct"`) {
+		t.Errorf("stderr %q", errOut)
 	}
 }

@@ -144,8 +144,9 @@ func evaluate(s *Step, r Result, d time.Duration) []Failure {
 // expectError checks a JSON-RPC error the step expects.
 func expectError(want *ErrorExpect, r Result) []Failure {
 	if r.Err == nil {
-		return []Failure{{Path: "error", Expected: "a JSON-RPC error" + codeText(want.Code), Actual: "a result",
-			Message: "expected a JSON-RPC error" + codeText(want.Code) + ", got a result"}}
+		got := "a result: " + resultSummary(r.Raw)
+		return []Failure{{Path: "error", Expected: "a JSON-RPC error" + codeText(want.Code), Actual: clip(got),
+			Message: "expected a JSON-RPC error" + codeText(want.Code) + ", got " + clip(got)}}
 	}
 	if r.RPCCode == nil {
 		return []Failure{{Path: "error", Expected: "a JSON-RPC error" + codeText(want.Code), Actual: clip(r.Err.Error()),
@@ -160,6 +161,21 @@ func expectError(want *ErrorExpect, r Result) []Failure {
 		out = append(out, match("error.message", want.Message, r.RPCMessage)...)
 	}
 	return out
+}
+
+// resultSummary says what came back instead of an error: a tool's
+// isError result by its text, another by its JSON.
+func resultSummary(raw json.RawMessage) string {
+	v, err := decode(raw)
+	if err != nil {
+		return string(raw)
+	}
+	if obj, ok := v.(map[string]any); ok {
+		if isErr, _ := obj["isError"].(bool); isErr {
+			return "isError: " + strconv.Quote(Text(KindCall, obj))
+		}
+	}
+	return show(v)
 }
 
 func codeText(code *int) string {

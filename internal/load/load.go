@@ -272,6 +272,9 @@ type Result struct {
 	// workers could not keep the rate: their latency includes the wait).
 	Rate float64
 	Late int64
+	// Unstarted counts the calls of a --rate schedule that were never
+	// started: the duration was over before a worker was free for them.
+	Unstarted int64
 	// Kept is the rate the run kept: the iterations started over the time
 	// from the run's start to the last one's actual start, plus one
 	// interval (the calls' own latency does not count against it).
@@ -318,6 +321,7 @@ type run struct {
 	calls     atomic.Int64
 	late      atomic.Int64
 	lastBegin atomic.Int64 // the latest actual start, ns after start
+	unstarted atomic.Int64
 
 	cancel  context.CancelCauseFunc
 	aborted atomic.Pointer[error]
@@ -394,6 +398,13 @@ func (r *run) work(ctx context.Context, worker int) {
 			intended := r.start.Add(time.Duration(i) * r.interval)
 			if r.cfg.Duration > 0 && intended.Sub(r.start) >= r.cfg.Duration {
 				return
+			}
+			if r.cfg.Duration > 0 && begin.Sub(r.start) >= r.cfg.Duration {
+				// The run's time is up with calls of its schedule not
+				// started: the workers could not keep the rate. They are
+				// counted, not started late for ever.
+				r.unstarted.Add(1)
+				continue
 			}
 			if !r.clock.SleepUntil(ctx, intended) {
 				return
@@ -495,6 +506,7 @@ func (r *run) result(ctx context.Context) *Result {
 		Latency:     r.total.latency(),
 		Rate:        r.cfg.Rate,
 		Late:        r.late.Load(),
+		Unstarted:   r.unstarted.Load(),
 		Interrupted: ctx.Err() != nil,
 	}
 	if a := r.aborted.Load(); a != nil {

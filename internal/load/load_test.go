@@ -406,3 +406,19 @@ func TestRateKeptIsTheSchedules(t *testing.T) {
 		t.Errorf("elapsed %v: the last call's time is not in it", res.Elapsed)
 	}
 }
+
+// TestRateNotKeptEndsOnTime: at a rate the workers cannot keep, a run of
+// a duration ends when the duration does; the calls of the schedule not
+// started are counted, not started late.
+func TestRateNotKeptEndsOnTime(t *testing.T) {
+	clock := newFakeClock()
+	step := Step{Name: "call", Do: func(context.Context, int) Outcome { clock.advance(10 * time.Millisecond); return Outcome{} }}
+	// 1,000 a second for 1 s, one worker, 10 ms a call: 100 fit.
+	res, err := Run(context.Background(), Config{Workers: 1, Duration: time.Second, Rate: 1000, Clock: clock}, []Step{step})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Elapsed > time.Second+10*time.Millisecond || res.Started != 100 || res.Unstarted != 900 {
+		t.Errorf("elapsed %v, started %d, unstarted %d; want 1s, 100, 900", res.Elapsed, res.Started, res.Unstarted)
+	}
+}

@@ -61,6 +61,7 @@ type pending struct {
 type exporter struct {
 	spans    ptrace.SpanSlice
 	traceID  pcommon.TraceID
+	seed     [16]byte
 	root     ptrace.Span
 	seq      uint64
 	open     map[string]pending
@@ -90,6 +91,9 @@ func FromTrace(r *record.Reader, version string) (ptrace.Traces, Stats, error) {
 	e := &exporter{spans: ss.Spans(), open: map[string]pending{}, revision: h.ProtocolVersion}
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s %s %v", h.Created.Format(time.RFC3339Nano), h.Target.Transport, h.Args))
 	copy(e.traceID[:], sum[:16])
+	// Span ids come from the trace's own header, not its trace id: two
+	// recordings under one TRACEPARENT share the trace, never a span id.
+	copy(e.seed[:], sum[16:32])
 	var parent pcommon.SpanID
 	if tc, err := tracectx.Parse(h.TraceParent, ""); err == nil {
 		// The session went on from a trace of its own (TRACEPARENT): its
@@ -140,9 +144,9 @@ func FromTrace(r *record.Reader, version string) (ptrace.Traces, Stats, error) {
 
 func (e *exporter) nextID() pcommon.SpanID {
 	e.seq++
-	var b [16]byte
-	copy(b[:8], e.traceID[:8])
-	binary.BigEndian.PutUint64(b[8:], e.seq)
+	var b [24]byte
+	copy(b[:16], e.seed[:])
+	binary.BigEndian.PutUint64(b[16:], e.seq)
 	sum := sha256.Sum256(b[:])
 	var id pcommon.SpanID
 	copy(id[:], sum[:8])

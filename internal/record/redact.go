@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -36,6 +37,22 @@ type Redactor struct {
 	escaped []string
 }
 
+// JSONForms returns s and the forms it takes inside JSON strings: escaped
+// once, and twice (JSON text inside a JSON string); each form once.
+func JSONForms(s string) []string {
+	out := []string{s}
+	for f := s; len(out) < 3; {
+		b, _ := json.Marshal(f)
+		next := string(b[1 : len(b)-1])
+		if next == f {
+			break
+		}
+		out = append(out, next)
+		f = next
+	}
+	return out
+}
+
 // NewRedactor returns a Redactor that also replaces each of secrets
 // (values shorter than MinSecretLen are ignored).
 func NewRedactor(secrets []string) *Redactor {
@@ -47,6 +64,16 @@ func NewRedactor(secrets []string) *Redactor {
 		}
 		seen[s] = true
 		r.secrets = append(r.secrets, []byte(s))
+		// A secret with a quote or a backslash is written escaped in a
+		// JSON string, and twice escaped in JSON text inside one (a tool
+		// that returns its environment as JSON text): each form is a
+		// secret too.
+		for _, f := range JSONForms(s)[1:] {
+			if !seen[f] {
+				seen[f] = true
+				r.secrets = append(r.secrets, []byte(f))
+			}
+		}
 		for _, e := range []string{url.QueryEscape(s), url.PathEscape(s)} {
 			if e != s && !seen[e] {
 				seen[e] = true

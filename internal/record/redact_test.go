@@ -200,3 +200,20 @@ func FuzzRedactJSON(f *testing.F) {
 		walk(v)
 	})
 }
+
+// TestSecretInJSONTextInJSON: a secret with a quote and a backslash is
+// redacted where JSON escapes it once (a frame's string) and twice (JSON
+// text a tool returns inside a frame's string).
+func TestSecretInJSONTextInJSON(t *testing.T) {
+	const secret = `hunter2"very\secret`
+	r := NewRedactor([]string{secret})
+	inner, _ := json.Marshal(map[string]string{"SECRET_TOKEN": secret})
+	frame, _ := json.Marshal(map[string]any{"result": map[string]any{"content": []any{map[string]string{"type": "text", "text": string(inner)}}}, "raw": secret})
+	out, changed := r.JSON(frame)
+	if !changed || bytes.Contains(out, []byte("hunter2")) || !json.Valid(out) {
+		t.Errorf("changed %v: %s", changed, out)
+	}
+	if got := r.String("stderr: " + string(inner)); strings.Contains(got, "hunter2") {
+		t.Errorf("a stderr line keeps it: %s", got)
+	}
+}

@@ -152,7 +152,7 @@ func (p *Pane) latencyView() string {
 			errs = "·"
 		}
 		line := fmt.Sprintf("  %-*s %6d %5s %8s %8s %8s %8s  %s", nameW, common.TruncateMiddle(common.Line(r.Name), nameW), r.Count, errs,
-			fmtLatency(r.P50), fmtLatency(r.P90), fmtLatency(r.P99), fmtLatency(r.Max), sparkline(r.Dist))
+			FormatLatency(r.P50), FormatLatency(r.P90), FormatLatency(r.P99), FormatLatency(r.Max), sparkline(r.Dist))
 		if r.Errors > 0 {
 			line = st.Error.Render(common.Truncate(line, p.width))
 		}
@@ -166,8 +166,8 @@ func (p *Pane) latencyView() string {
 	return b.String()
 }
 
-// fmtLatency prints a latency with the digits it deserves.
-func fmtLatency(d time.Duration) string {
+// FormatLatency prints a latency with the digits it deserves (1.47ms).
+func FormatLatency(d time.Duration) string {
 	switch {
 	case d >= 10*time.Second:
 		return d.Round(time.Second).String()

@@ -247,9 +247,19 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 				p.filter.SetValue("")
 				p.setQuery("")
 				return nil
+			case key.Matches(kp, k.Open) && p.queryErr != nil:
+				// A query that does not parse is not applied: it stays
+				// open, saying why, until it is fixed or cleared.
+				return nil
 			case key.Matches(kp, k.Open), key.Matches(kp, k.Up), key.Matches(kp, k.Down):
 				p.filtering = false
 				p.filter.Blur()
+				if p.queryErr != nil {
+					// Leaving with arrows: the text shown is the query
+					// applied.
+					p.filter.SetValue(p.query.String())
+					p.queryErr = nil
+				}
 				return nil
 			case kp.String() == "tab":
 				p.completeFilter()
@@ -593,10 +603,11 @@ func (p *Pane) status() string {
 		// the error of a query that does not parse, else the choices tab
 		// would complete to.
 		hint := ""
-		if p.queryErr != nil {
-			hint = st.Error.Render("✗ " + common.Line(p.queryErr.Error()))
-		} else if c := query.Complete(p.filter.Value()); len(c) > 1 {
+		if c := query.Complete(p.filter.Value()); len(c) > 1 {
+			// The choices first: status: wants a value, and shows them.
 			hint = st.Dim.Render("tab: " + common.Line(strings.Join(completedWords(c), " ")))
+		} else if p.queryErr != nil {
+			hint = st.Error.Render("✗ " + common.Line(p.queryErr.Error()))
 		}
 		if hint == "" {
 			p.filter.SetWidth(max(10, p.width-2))
@@ -616,7 +627,7 @@ func (p *Pane) status() string {
 	if p.query.Empty() {
 		parts = append(parts, fmt.Sprintf("%d/%d", pos, n))
 	} else {
-		parts = append(parts, fmt.Sprintf("%d/%d of %d", pos, n, p.store.Len()), "filter: "+common.Line(p.filter.Value()))
+		parts = append(parts, fmt.Sprintf("%d/%d of %d", pos, n, p.store.Len()), "filter: "+common.Line(p.query.String()))
 	}
 	if p.follow {
 		parts = append(parts, "following")

@@ -429,6 +429,18 @@ func TestFilterLanguage(t *testing.T) {
 	if s := ansi.Strip(p.View()); !strings.Contains(s, "✗ a double quote is not closed") {
 		t.Errorf("no error shown:\n%s", s)
 	}
+	// enter does not apply it: the filter stays open until it is fixed.
+	p.Update(press("enter"))
+	if !p.InputFocused() {
+		t.Error("a query that does not parse was applied")
+	}
+	p.Update(press("esc"))
+	// Tab on a field that wants a value shows its values.
+	p.Update(press("/"))
+	typeIn("status:")
+	if s := ansi.Strip(p.View()); !strings.Contains(s, "tab: status:ok status:error status:pending") {
+		t.Errorf("the values of status: are not shown:\n%s", s)
+	}
 }
 
 // TestLatencyView: L sums the answers up by method and by tool, the
