@@ -93,14 +93,8 @@ Exits 1 when the share of failed calls passes --max-errors (default 0: any).`,
 						return err
 					}
 				}
-				opts.Tool, opts.Pairs = rest[0], rest[1:]
-				if opts.Args != "" && len(opts.Pairs) > 0 {
-					return flagErrorf("give arguments either as KEY=VALUE pairs or with --args, not both")
-				}
-				for _, p := range opts.Pairs {
-					if k, _, ok := strings.Cut(p, "="); !ok || strings.TrimSuffix(k, ":") == "" {
-						return flagErrorf("invalid argument %q: want KEY=VALUE or KEY:=JSON", p)
-					}
+				if err := opts.takeToolArgs(rest); err != nil {
+					return err
 				}
 			}
 			if err := opts.checkLoad(maxErrors); err != nil {

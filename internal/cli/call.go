@@ -54,14 +54,8 @@ Arguments are validated against the inputSchema before sending.`,
 			if len(rest) == 0 {
 				return flagErrorf("no tool name given")
 			}
-			opts.Tool, opts.Pairs = rest[0], rest[1:]
-			if opts.Args != "" && len(opts.Pairs) > 0 {
-				return flagErrorf("give arguments either as KEY=VALUE pairs or with --args, not both")
-			}
-			for _, p := range opts.Pairs {
-				if k, _, ok := strings.Cut(p, "="); !ok || strings.TrimSuffix(k, ":") == "" {
-					return flagErrorf("invalid argument %q: want KEY=VALUE or KEY:=JSON", p)
-				}
+			if err := opts.takeToolArgs(rest); err != nil {
+				return err
 			}
 			opts.readsStdin = opts.Args == "-"
 			if opts.NoWait && opts.Target.Session == "" {
@@ -87,6 +81,21 @@ Arguments are validated against the inputSchema before sending.`,
 	cmd.Flags().BoolVar(&opts.Task, "task", false, "run the tool as a task (2025-11-25 tasks); a tool whose execution.taskSupport is required always runs as one")
 	end()
 	return cmd
+}
+
+// takeToolArgs takes the tool's name and its KEY=VALUE pairs from the
+// arguments (mcpi call, mcpi bench).
+func (opts *CallOptions) takeToolArgs(rest []string) error {
+	opts.Tool, opts.Pairs = rest[0], rest[1:]
+	if opts.Args != "" && len(opts.Pairs) > 0 {
+		return flagErrorf("give arguments either as KEY=VALUE pairs or with --args, not both")
+	}
+	for _, p := range opts.Pairs {
+		if k, _, ok := strings.Cut(p, "="); !ok || strings.TrimSuffix(k, ":") == "" {
+			return flagErrorf("invalid argument %q: want KEY=VALUE or KEY:=JSON", p)
+		}
+	}
+	return nil
 }
 
 func callRun(ctx context.Context, opts *CallOptions) error {

@@ -106,20 +106,8 @@ func TestTraceExportOTLP(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("export: exit %d, %s", code, errOut)
 	}
-	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(out))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
-	var root, call ptrace.Span
-	for i := range spans.Len() {
-		switch s := spans.At(i); s.Name() {
-		case "mcp session":
-			root = s
-		case "tools/call echo":
-			call = s
-		}
-	}
+	spans := otlpSpans(t, out)
+	root, call := spans["mcp session"], spans["tools/call echo"]
 	if root.Name() == "" || call.Name() == "" || call.ParentSpanID() != root.SpanID() {
 		t.Fatalf("no tools/call echo span under the session:\n%s", out)
 	}
@@ -154,20 +142,8 @@ func TestTraceContext(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("export: %d %s", code, errOut)
 	}
-	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
-	var root, call ptrace.Span
-	for i := range spans.Len() {
-		switch s := spans.At(i); s.Name() {
-		case "mcp session":
-			root = s
-		case "tools/call t":
-			call = s
-		}
-	}
+	spans := otlpSpans(t, doc)
+	root, call := spans["mcp session"], spans["tools/call t"]
 	if root.TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" || root.ParentSpanID().String() != "00f067aa0ba902b7" {
 		t.Errorf("session span: trace %s parent %s", root.TraceID(), root.ParentSpanID())
 	}
@@ -181,11 +157,7 @@ func TestTraceContext(t *testing.T) {
 		t.Fatalf("second call: %d %s", code, errOut)
 	}
 	_, doc2, _ := runCLI(t, "", "trace", "export", "--otlp", trace2)
-	td2, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(doc2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root2 := td2.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	root2 := otlpSpans(t, doc2)["mcp session"]
 	if root2.TraceID() != root.TraceID() || root2.SpanID() == root.SpanID() {
 		t.Errorf("two sessions under one TRACEPARENT: trace %s/%s, span %s/%s", root.TraceID(), root2.TraceID(), root.SpanID(), root2.SpanID())
 	}
@@ -227,4 +199,19 @@ func TestReplayLatency(t *testing.T) {
 	if code, _, errOut := runCLI(t, "", "replay", trace, "--latency", "--follow"); code != ExitUsage || !strings.Contains(errOut, "--latency sums up a trace") {
 		t.Errorf("--latency --follow: exit %d, %s", code, errOut)
 	}
+}
+
+// otlpSpans reads an OTLP/JSON export back with pdata: its spans by name.
+func otlpSpans(t *testing.T, doc string) map[string]ptrace.Span {
+	t.Helper()
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces([]byte(doc))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	out := map[string]ptrace.Span{}
+	spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	for i := range spans.Len() {
+		out[spans.At(i).Name()] = spans.At(i)
+	}
+	return out
 }
