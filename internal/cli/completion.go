@@ -20,6 +20,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/check"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/query"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
@@ -110,6 +111,12 @@ func flagCompletion(f *Factory, c *cobra.Command, name string) cobra.CompletionF
 	case name == "server" && c.Flags().Lookup("config") != nil:
 		return func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return serverNames(cmd.Flags().Lookup("config").Value.String()), cobra.ShellCompDirectiveNoFileComp
+		}
+	case name == "filter":
+		// The search language: a field's name, or a value of status:,
+		// dir: and kind:, in the word being typed.
+		return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return query.Complete(toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 		}
 	case c.Name() == "complete" && name == "prompt":
 		return sessionList(f, "prompts", "name")

@@ -54,6 +54,7 @@ func TestCompleteClosedSets(t *testing.T) {
 		{[]string{"answer", "--elicit", "d"}, []string{"accept", "decline", "cancel"}},
 		{[]string{"log-level", ""}, []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}},
 		{[]string{"completion", ""}, []string{"bash", "zsh", "fish", "powershell"}},
+		{[]string{"bench", "--connections", ""}, []string{"one", "per-worker"}},
 	} {
 		got, directive := completions(t, dir, tc.args...)
 		if !slices.Equal(got, tc.want) {
@@ -61,6 +62,25 @@ func TestCompleteClosedSets(t *testing.T) {
 		}
 		if tc.args[0] != "completion" && directive != ":36" {
 			t.Errorf("__complete %q: directive %s, want :36 (no files, in this order)", tc.args, directive)
+		}
+	}
+}
+
+// TestCompleteFilter: --filter completes the search language's fields and
+// closed values.
+func TestCompleteFilter(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"replay", "t.jsonl", "--filter", "st"}, []string{"status:"}},
+		{[]string{"tail", "--filter", "kind:l"}, []string{"kind:lifecycle", "kind:log"}},
+	} {
+		got, directive := completions(t, dir, tc.args...)
+		if !slices.Equal(got, tc.want) || directive != ":6" {
+			t.Errorf("__complete %q: %q %s, want %q :6 (no files, no space)", tc.args, got, directive, tc.want)
 		}
 	}
 }
