@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -49,23 +48,16 @@ func (f *frameFilter) needsAnswers() bool { return f != nil && f.q.Uses("status"
 func (f *frameFilter) learnAnswers(r *record.Reader) {
 	f.answered = map[string]bool{}
 	p := wire.NewParser()
-	for len(f.answered) < maxAnswered {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) || (err != nil && !errors.As(err, new(*record.CorruptError))) {
-			return
-		}
-		if err != nil {
-			continue
-		}
+	r.Each(func(ev record.Event) {
 		te, ok := ev.TransportEvent()
-		if !ok {
-			continue
+		if !ok || len(f.answered) >= maxAnswered {
+			return
 		}
 		en := p.Event(te)
 		if en.Kind == wire.KindFrame && en.ID != "" && (en.Method == "response" || en.Method == "error") {
 			f.answered[otherWay(en.Dir)+en.ID] = true
 		}
-	}
+	})
 }
 
 func otherWay(d transport.Direction) string {
@@ -138,20 +130,13 @@ func replayLatency(opts *ReplayOptions) error {
 	// summed up over its end, and says so.
 	store := wire.NewStore(0, 0)
 	parser := wire.NewParser()
-	for {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) || errors.Is(err, record.ErrTruncated) {
-			break
-		}
-		if errors.As(err, new(*record.CorruptError)) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
+	err = r.Each(func(ev record.Event) {
 		if te, ok := ev.TransportEvent(); ok {
 			store.Append(parser.Event(te))
 		}
+	})
+	if err != nil && !errors.Is(err, record.ErrTruncated) {
+		return err
 	}
 	keep := func(*wire.Entry) bool { return true }
 	if f := opts.filter; f != nil {

@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -124,22 +123,13 @@ func FromTrace(r *record.Reader, version string) (ptrace.Traces, Stats, error) {
 		ra.PutStr("mcpi.target.url", t.URL)
 	}
 	e.last = h.Created
-	for {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) || errors.Is(err, record.ErrTruncated) {
-			break
-		}
-		var ce *record.CorruptError
-		if errors.As(err, &ce) {
-			continue
-		}
-		if err != nil {
-			return td, e.stats, err
-		}
-		e.event(&ev)
+	// A trace that ends inside an event is exported up to there.
+	err := r.Each(func(ev record.Event) { e.event(&ev) })
+	if errors.Is(err, record.ErrTruncated) {
+		err = nil
 	}
 	e.finish()
-	return td, e.stats, nil
+	return td, e.stats, err
 }
 
 func (e *exporter) nextID() pcommon.SpanID {

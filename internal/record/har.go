@@ -1,8 +1,6 @@
 package record
 
 import (
-	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -127,22 +125,10 @@ func ToHAR(r *Reader, creatorVersion string) (*HAR, error) {
 // the trace early; corrupt lines are skipped.
 func readExchanges(r *Reader) (byEx map[uint64]*harExchange, order []uint64, damage error) {
 	byEx = map[uint64]*harExchange{}
-	for {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			var ce *CorruptError
-			if errors.As(err, &ce) {
-				continue
-			}
-			damage = err
-			break
-		}
+	damage = r.Each(func(ev Event) {
 		h := ev.HTTP
 		if h == nil || h.Exchange == 0 {
-			continue
+			return
 		}
 		x := byEx[h.Exchange]
 		if x == nil {
@@ -153,7 +139,7 @@ func readExchanges(r *Reader) (byEx map[uint64]*harExchange, order []uint64, dam
 			order = append(order, h.Exchange)
 		}
 		x.add(ev)
-	}
+	})
 	return byEx, order, damage
 }
 

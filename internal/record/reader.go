@@ -84,6 +84,8 @@ type Reader struct {
 	// the end of the data); a lone line ending that follows belongs to it.
 	noEOL   bool
 	skipped int
+	// corrupt counts the damaged lines Each skipped.
+	corrupt int
 }
 
 // readBufSize is the bufio buffer's size. A line that fits is decoded in
@@ -227,6 +229,29 @@ func (r *Reader) Next() (Event, error) {
 		return ev, nil
 	}
 }
+
+// Each hands every event of the rest of the trace to fn, in order,
+// skipping damaged lines (each a *CorruptError, counted in Corrupt). It
+// returns what ended the trace early: nil at its end, a *TruncatedError
+// when it ends inside an event, or an error reading it.
+func (r *Reader) Each(fn func(Event)) error {
+	for {
+		ev, err := r.Next()
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case errors.As(err, new(*CorruptError)):
+			r.corrupt++
+			continue
+		case err != nil:
+			return err
+		}
+		fn(ev)
+	}
+}
+
+// Corrupt counts the damaged lines Each skipped.
+func (r *Reader) Corrupt() int { return r.corrupt }
 
 // readLine returns the next line with its '\n'. owned says the slice is
 // the caller's; otherwise it lies in the bufio buffer and is valid until
