@@ -30,7 +30,20 @@ const distBuckets = 8
 // Latencies sums up the answers with a latency that match the filter, per
 // method (and per tool), the slowest p99 first.
 func (p *Pane) Latencies() []LatencyRow {
-	return Latencies(p.store, func(e *Entry) bool { return p.query.Empty() || p.filtered(e) })
+	// Summed up once for what the store and the filter hold: a frame is
+	// drawn many times between two batches.
+	key := latencyKey{next: p.store.Next(), query: p.query.String()}
+	if p.latencyRows == nil || p.latencyAt != key {
+		p.latencyRows = Latencies(p.store, func(e *Entry) bool { return p.query.Empty() || p.filtered(e) })
+		p.latencyAt = key
+	}
+	return p.latencyRows
+}
+
+// latencyKey is what the latency rows were summed up for.
+type latencyKey struct {
+	next  int64
+	query string
 }
 
 // Latencies sums up the answers of the store that keep says, per method

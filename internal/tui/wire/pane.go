@@ -32,8 +32,14 @@ type Pane struct {
 	queryErr  error
 	filter    textinput.Model
 	filtering bool
-	// latency shows the latencies by method instead of the frames.
-	latency bool
+	// latency shows the latencies by method instead of the frames;
+	// latencyRows are they, summed up for latencyAt.
+	latency     bool
+	latencyRows []LatencyRow
+	latencyAt   latencyKey
+	// filterHint is what is said beside the filter while it is typed: the
+	// choices tab completes to, or why the query does not parse.
+	filterHint string
 	// view holds the sequence numbers that match the query, ascending;
 	// unused (nil) when the query is empty and every entry shows.
 	view []int64
@@ -98,7 +104,7 @@ func (p *Pane) InputFocused() bool { return p.filtering || p.finding }
 // SetSize sets the pane's size.
 func (p *Pane) SetSize(w, h int) {
 	p.width, p.height = w, h
-	p.filter.SetWidth(max(10, w-2))
+	p.sizeFilter()
 	p.find.SetWidth(max(10, w-8))
 	if p.detail {
 		p.buildDetail()
@@ -209,6 +215,7 @@ func (p *Pane) moveTo(i int) {
 func (p *Pane) setQuery(s string) {
 	q, err := query.Parse(s)
 	p.queryErr = err
+	p.setHint(s)
 	if err != nil {
 		return
 	}
@@ -599,24 +606,10 @@ func (p *Pane) View() string {
 func (p *Pane) status() string {
 	st := p.c.Styles
 	if p.filtering {
-		// What is said beside the filter takes its room from the input:
-		// the error of a query that does not parse, else the choices tab
-		// would complete to.
-		hint := ""
-		if c := query.Complete(p.filter.Value()); len(c) > 1 {
-			// The choices first: status: wants a value, and shows them.
-			hint = st.Dim.Render("tab: " + common.Line(strings.Join(completedWords(c), " ")))
-		} else if p.queryErr != nil {
-			hint = st.Error.Render("✗ " + common.Line(p.queryErr.Error()))
-		}
-		if hint == "" {
-			p.filter.SetWidth(max(10, p.width-2))
+		if p.filterHint == "" {
 			return p.filter.View()
 		}
-		room := max(10, p.width-2-ansi.StringWidth(hint)-2)
-		room = max(room, min(p.width-2, ansi.StringWidth(p.filter.Value())+2))
-		p.filter.SetWidth(room)
-		return common.Truncate(p.filter.View()+"  "+hint, p.width)
+		return common.Truncate(p.filter.View()+"  "+p.filterHint, p.width)
 	}
 	var parts []string
 	n := p.count()
@@ -889,4 +882,28 @@ func completedWords(c []string) []string {
 func (p *Pane) SetFilter(s string) {
 	p.filter.SetValue(s)
 	p.setQuery(s)
+}
+
+// setHint works out what is said beside the filter as s is typed, and
+// gives the input the room left: the choices tab would complete to first
+// (status: wants a value, and shows them), else why s does not parse.
+func (p *Pane) setHint(s string) {
+	st := p.c.Styles
+	p.filterHint = ""
+	if c := query.Complete(s); len(c) > 1 {
+		p.filterHint = st.Dim.Render("tab: " + common.Line(strings.Join(completedWords(c), " ")))
+	} else if p.queryErr != nil {
+		p.filterHint = st.Error.Render("✗ " + common.Line(p.queryErr.Error()))
+	}
+	p.sizeFilter()
+}
+
+// sizeFilter gives the filter input the width its hint leaves.
+func (p *Pane) sizeFilter() {
+	if p.filterHint == "" {
+		p.filter.SetWidth(max(10, p.width-2))
+		return
+	}
+	room := max(10, p.width-2-ansi.StringWidth(p.filterHint)-2)
+	p.filter.SetWidth(max(room, min(p.width-2, ansi.StringWidth(p.filter.Value())+2)))
 }
