@@ -70,6 +70,10 @@ func TestNoRawControlReachesAPerson(t *testing.T) {
 	fmt.Fprintf(f, "{\"type\":\"frame\",\"seq\":9,\"oops %s\n", mcptest.Poison)
 	f.Close()
 
+	// A collection whose step fails on the poison server's texts.
+	coll := filepath.Join(dir, "poison.yaml")
+	os.WriteFile(coll, []byte("steps:\n  - call: iserr\n    expect: {text: {equals: x}}\n  - call: fail\n    expect: {error: {code: 1}}\n"), 0o600)
+
 	// An HTTP server whose errors, challenges and metadata are poison.
 	mux := http.NewServeMux()
 	mux.HandleFunc("/500", func(w http.ResponseWriter, r *http.Request) {
@@ -163,6 +167,13 @@ func TestNoRawControlReachesAPerson(t *testing.T) {
 		{"http: JSON error", []string{"tools", "--transport", "http", srv.URL + "/json"}, true},
 		{"http: SSE", []string{"tools", "--transport", "http", srv.URL + "/sse", "--timeout", "1s", "-v"}, true},
 		{"http: auth", []string{"tools", srv.URL + "/401", "--oauth-headless"}, true},
+		{"test", with(p, "test", coll), true},
+		{"test tap", with(p, "test", coll, "--tap"), false}, // quoted as YAML strings: shown escaped twice
+		{"bench: tool errors", with(p, "bench", "fail", "-n", "3", "-c", "1"), true},
+		{"bench: a collection", with(p, "bench", coll, "-n", "2", "-c", "1"), true},
+		{"trace: filter", []string{"replay", crafted, "--print", "--filter", "status:error"}, true},
+		{"trace: latency", []string{"replay", crafted, "--latency"}, true},
+		{"trace: otlp", []string{"trace", "export", "--otlp", crafted}, false},
 		{"usage: tool name", []string{"call", mcptest.Poison}, false},
 		{"usage: flag value", []string{"tools", "--era", mcptest.Poison, "--", "x"}, false},
 	} {

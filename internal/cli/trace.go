@@ -87,6 +87,9 @@ func traceExportRun(_ context.Context, opts *TraceExportOptions) error {
 
 // write writes the export to -o, or stdout.
 func (opts *TraceExportOptions) write(b []byte) error {
+	// What a trace holds came from a server: a character a terminal could
+	// act on is escaped, in the file as on stdout (JSON reads it the same).
+	b = escapeUnsafe(b)
 	if opts.Output == "" || opts.Output == "-" {
 		_, err := opts.IO.Data().Write(b)
 		return err
