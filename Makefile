@@ -46,9 +46,10 @@ check:
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) mod tidy -diff
 
-## deps: install @modelcontextprotocol/server-everything, the conformance suite and Node 22 into .cache/npm
+## deps: install @modelcontextprotocol/server-everything, the conformance suite and Node 22 into .cache/npm, and build Jaeger into .cache/tools
 deps:
 	scripts/deps.sh
+	scripts/jaeger.sh
 
 ## bench: mcpi against the floor, the Go SDK client and the Inspector CLI (docs/performance.md)
 bench:

@@ -111,6 +111,7 @@ Exits 1 when the share of failed calls passes --max-errors (default 0: any).`,
 	// A trace of a load run would grow with every call: refused (checkLoad).
 	_ = fs.MarkHidden("record")
 	_ = fs.MarkHidden("no-redact")
+	_ = fs.MarkHidden("otlp-endpoint")
 	end := flagGroup(cmd, groupArgs)
 	fs.StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
 	fs.BoolVar(&opts.NoValidate, "no-validate", false, "send the arguments even when they do not match the inputSchema")
@@ -152,6 +153,9 @@ func (opts *BenchOptions) checkLoad(maxErrors string) error {
 	}
 	if opts.Record != "" {
 		return flagErrorf("--record is not for load (its trace would grow with every call): record one call with mcpi call or mcpi test")
+	}
+	if opts.OTLPEndpoint != "" {
+		return flagErrorf("--otlp-endpoint is not for load (a span for every call): export one call's spans with mcpi call or mcpi test")
 	}
 	v, err := parseShare(maxErrors)
 	if err != nil {

@@ -124,7 +124,7 @@ func TestPathBoundary(t *testing.T) {
 		"trace.go:write":           "trace runs in no session",
 		"output.go:save":           "the printer's dir went through Path where the printer was made",
 		"session.go:spawnDaemon":   "the session's log in the runtime directory",
-		"conn.go:startRecording":   "--record belongs to the connection: no command in a session takes it, and session start's daemon runs where start was typed",
+		"export.go:startTrace":     "--record belongs to the connection: no command in a session takes it, and session start's daemon runs where start was typed",
 		"proxy.go:proxyStdioRun":   "proxy runs in no session",
 		"grant.go:readSecretFile":  "a connection's credential: read by session start's daemon, which runs where start was typed",
 		"grant.go:fileOrEnv":       "a connection's credential: read by session start's daemon, which runs where start was typed",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/otlp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/roots"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -34,6 +35,9 @@ type ConnOptions struct {
 	Verbose       bool
 	Record        string
 	NoRedact      bool
+	// OTLPEndpoint is where the session's spans and duration metric go
+	// as it runs (--otlp-endpoint): an OTLP/HTTP receiver.
+	OTLPEndpoint string
 	// Args is the command line, for the header of a trace.
 	Args []string
 
@@ -49,7 +53,11 @@ type ConnOptions struct {
 	readsStdin bool
 	roots      []mcp.Root
 	verbose    func(format string, args ...any)
-	recorder   *record.Writer
+	// recorder is the command's trace: the file of --record, and what
+	// --otlp-endpoint's spans are made from (without --record it writes
+	// no file); exporter sends those spans.
+	recorder *record.Writer
+	exporter *otlp.Live
 
 	// answerErr is the first answer the flags could not give (an
 	// --elicit-field that does not fit the form): the command fails with
@@ -65,24 +73,31 @@ type ConnOptions struct {
 	traceOnce sync.Once
 	trace     *tracectx.Context
 	traceWhy  string
+	// traceRoot says mcpi began the trace (it exports, and the environment
+	// gave none): the context's span is the session's own.
+	traceRoot bool
 }
 
 // traceContext is the W3C trace context mcpi's requests go on from:
 // TRACEPARENT (and TRACESTATE) in the environment, as a CI job's tracing
-// sets them. Unset, the requests carry none; malformed or oversized, it
-// is not used, and the first connection says why.
+// sets them; or, when mcpi exports spans (--otlp-endpoint) and the
+// environment gives none, a trace of its own. Otherwise the requests
+// carry none; malformed or oversized, TRACEPARENT is not used, and the
+// first connection says why.
 func (o *ConnOptions) traceContext() *tracectx.Context {
 	o.traceOnce.Do(func() {
-		tp, ok := os.LookupEnv("TRACEPARENT")
-		if !ok || tp == "" {
-			return
-		}
-		c, err := tracectx.Parse(tp, os.Getenv("TRACESTATE"))
-		if err != nil {
+		if tp, ok := os.LookupEnv("TRACEPARENT"); ok && tp != "" {
+			c, err := tracectx.Parse(tp, os.Getenv("TRACESTATE"))
+			if err == nil {
+				o.trace = &c
+				return
+			}
 			o.traceWhy = "TRACEPARENT is not used: " + err.Error()
-			return
 		}
-		o.trace = &c
+		if o.OTLPEndpoint != "" {
+			c := tracectx.New()
+			o.trace, o.traceRoot = &c, true
+		}
 	})
 	return o.trace
 }
@@ -127,6 +142,7 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "show server stderr, notifications and transport events on stderr")
 	f.StringVar(&o.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
 	f.BoolVar(&o.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
+	addExportFlag(f, o)
 }
 
 // connHooks are what a command hears of its connection besides what its
@@ -170,26 +186,10 @@ func (o *ConnOptions) withHooks(ctx context.Context, hk connHooks, fn func(*sess
 	case hk.connectFailed != nil && !errors.As(err, new(*FlagError)):
 		err = hk.connectFailed(err)
 	}
-	if o.recorder != nil {
-		if cerr := o.recorder.Close(); cerr != nil {
-			what := fmt.Sprintf("the trace %s is incomplete: %v", o.Record, cerr)
-			fmt.Fprintf(o.IO.ErrOut, "mcpi: %s\n", what)
-			if err == nil {
-				err = errSilent{code: ExitConnect, what: what}
-			}
-		}
+	if cerr := o.endTrace(); cerr != nil && err == nil {
+		err = cerr
 	}
 	return withJSONError(o.IO, o.JSON, err)
-}
-
-// startRecording creates the trace file of --record.
-func (o *ConnOptions) startRecording() error {
-	w, err := record.Create(o.Record, o.traceHeader(), o.traceOptions())
-	if err != nil {
-		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
-	}
-	o.recorder = w
-	return nil
 }
 
 // traceOptions are how a trace of this command redacts.
@@ -204,7 +204,7 @@ func (o *ConnOptions) traceHeader() record.Header {
 	h := record.Header{Mcpi: Version, ProtocolVersion: t.Protocol, Args: o.Args,
 		Target: record.Target{Command: t.Command, URL: t.URL, Server: t.Server, Config: t.Config}}
 	if tc := o.traceContext(); tc != nil {
-		h.TraceParent = tc.TraceParent()
+		h.TraceParent, h.TraceRoot = tc.TraceParent(), o.traceRoot
 	}
 	switch {
 	case t.Command != nil:
@@ -323,11 +323,11 @@ func (o *ConnOptions) sayer() func(format string, args ...any) {
 // (started on the first connection), -v, and the hooks' tap.
 func (o *ConnOptions) connTap(hk connHooks) (transport.Tap, error) {
 	var taps []transport.Tap
-	if o.Record != "" {
+	if o.Record != "" || o.OTLPEndpoint != "" {
 		// Once per command or session: a session's restarted server goes on
 		// in the same trace.
 		if o.recorder == nil {
-			if err := o.startRecording(); err != nil {
+			if err := o.startTrace(); err != nil {
 				return nil, err
 			}
 		}

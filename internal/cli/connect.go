@@ -102,6 +102,7 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	end = flagGroup(cmd, groupOutput)
 	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
+	addExportFlag(fl, &opts.ConnOptions)
 	fl.StringVar(&opts.Save, "save", "", "directory where the s key saves images, audio and blobs (default: the working directory)")
 	fl.StringVar(&opts.Collection, "collection", "", "the collection file the t key saves a call into as a test step (default: "+tools.DefaultCollection+" in the working directory)")
 	fl.BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
@@ -150,8 +151,8 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Record != "" {
-		if err := o.startRecording(); err != nil {
+	if o.Record != "" || o.OTLPEndpoint != "" {
+		if err := o.startTrace(); err != nil {
 			return err
 		}
 	}
@@ -170,11 +171,8 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		TraceHeader:  o.traceHeader(),
 		TraceOptions: o.traceOptions(),
 	})
-	if o.recorder != nil {
-		if cerr := o.recorder.Close(); cerr != nil && err == nil {
-			fmt.Fprintf(o.IO.ErrOut, "mcpi: the trace %s is incomplete: %v\n", o.Record, cerr)
-			err = errSilent{code: ExitConnect}
-		}
+	if cerr := o.endTrace(); cerr != nil && err == nil {
+		err = cerr
 	}
 	return err
 }
@@ -243,7 +241,7 @@ func (o *ConnOptions) tuiDial(ctx context.Context, h tui.Hooks) (*session.Client
 	}
 	taps = append(taps, h.Tap)
 	sopts := session.Options{Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning,
-		OnHealth: h.OnHealth, KeepAlive: h.KeepAlive}
+		OnHealth: h.OnHealth, KeepAlive: h.KeepAlive, TraceContext: o.traceContext()}
 	c, err := o.Target.connect(ctx, sopts, transport.MultiTap(taps...))
 	if err != nil {
 		return nil, err

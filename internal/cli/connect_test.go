@@ -95,7 +95,7 @@ func TestTUIDial(t *testing.T) {
 	if err := o.validate(); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.startRecording(); err != nil {
+	if err := o.startTrace(); err != nil {
 		t.Fatal(err)
 	}
 	var frames atomic.Int64

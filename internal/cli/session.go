@@ -41,7 +41,7 @@ const sessionEnv = "MCPI_SESSION"
 var connectionFlags = func() []string {
 	c := &cobra.Command{}
 	addTargetFlags(c, &TargetOptions{})
-	names := []string{"root", "record", "no-redact"}
+	names := []string{"root", "record", "no-redact", "otlp-endpoint"}
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		if f.Name != "force" {
 			names = append(names, f.Name)
@@ -285,6 +285,7 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 	end = flagGroup(cmd, groupOutput)
 	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
+	addExportFlag(fl, &opts.ConnOptions)
 	end()
 	end = flagGroup(cmd, groupSession)
 	fl.DurationVar(&opts.Idle, "idle", 30*time.Minute, "end the session after this long without a command (0: never)")
@@ -616,9 +617,7 @@ func sessionDaemonRun(ctx context.Context, opts *SessionDaemonOptions) error {
 			errOut.set(log)
 		},
 	})
-	if o.recorder != nil {
-		o.recorder.Close()
-	}
+	o.endTrace()
 	if err != nil {
 		return fail(err)
 	}

@@ -76,6 +76,10 @@ type Header struct {
 	// from (TRACEPARENT in mcpi's environment), when there was one: their
 	// spans are its children.
 	TraceParent string `json:"traceparent,omitempty"`
+	// TraceRoot says mcpi began the trace itself (it exported spans, and
+	// no TRACEPARENT was given): TraceParent's span is the session's own
+	// span, not its parent's.
+	TraceRoot bool `json:"traceRoot,omitempty"`
 	// Host is where the trace was recorded. The Writer fills it in when empty.
 	Host Host `json:"host"`
 	// Redacted says whether secrets were removed. The Writer sets it from

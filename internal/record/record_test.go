@@ -834,3 +834,78 @@ func TestReadLineLengths(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsHookReadsAsTheTrace: what Options.Events is given is what a
+// Reader reads back from the trace, event for event, redaction included;
+// a tap (NewTap) gives the same without a file.
+func TestEventsHookReadsAsTheTrace(t *testing.T) {
+	secret := "hunter2-secret"
+	events := []transport.Event{
+		{Time: at(0), Kind: transport.KindLifecycle, Text: "spawned pid 42: server --flag"},
+		{Time: at(1), Kind: transport.KindFrame, Dir: transport.Outgoing, Data: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"p":"` + secret + `"}}}`),
+			HTTP: &transport.HTTPMeta{Method: "POST", URL: "https://example.com/mcp?access_token=tok-abc", RequestHeader: http.Header{"Authorization": {"Bearer eyJhbGciOi"}, "Accept": {"a", "b"}}}},
+		{Time: at(2), Kind: transport.KindFrame, Dir: transport.Incoming, Data: []byte("{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {}\n}\n")},
+		{Time: at(3), Kind: transport.KindBadFrame, Dir: transport.Incoming, Data: []byte("\xff not utf8"), Err: "frame is not valid UTF-8"},
+		{Time: at(4), Kind: transport.KindStderr, Dir: transport.Incoming, Data: []byte("token " + secret)},
+		{Time: at(5), Kind: transport.KindHTTP, Text: "405 Method Not Allowed", Data: []byte("<html>no</html>"), HTTP: &transport.HTTPMeta{Method: "GET", URL: "https://example.com/mcp", StatusCode: 405, Exchange: 3}},
+	}
+	h := Header{Mcpi: "1", Created: t0, Target: Target{Transport: TransportStdio, Command: []string{"server"}}}
+	opts := Options{SecretValues: []string{secret}}
+	var hooked []Event
+	opts.Events = func(ev Event) { hooked = append(hooked, ev) }
+	var buf bytes.Buffer
+	w := NewWriter(&buf, h, opts)
+	var tapped []Event
+	topts := opts
+	topts.Events = func(ev Event) { tapped = append(tapped, ev) }
+	tap := NewTap(h, topts)
+	for _, e := range events {
+		w.Observe(e)
+		tap.Observe(e)
+	}
+	w.Annotate(NoteSession, SessionNote{ProtocolVersion: mcp.Rev20251125})
+	tap.Annotate(NoteSession, SessionNote{ProtocolVersion: mcp.Rev20251125})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tap.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, read := readAll(t, buf.Bytes())
+	if len(hooked) != len(read) || len(tapped) != len(read) {
+		t.Fatalf("hook %d events, tap %d, trace %d", len(hooked), len(tapped), len(read))
+	}
+	for i := range read {
+		for name, got := range map[string]Event{"hook": hooked[i], "tap": tapped[i]} {
+			want := read[i]
+			want.LineNo, want.Offset = 0, 0
+			if name == "tap" && want.Type == TypeNote {
+				// The tap's note was annotated a moment later.
+				want.Time = got.Time
+			}
+			if len(got.Data) == 0 {
+				got.Data = nil
+			}
+			if len(want.Data) == 0 {
+				want.Data = nil
+			}
+			if !got.Time.Equal(want.Time) {
+				t.Errorf("%s event %d: time %v, want %v", name, i, got.Time, want.Time)
+			}
+			got.Time, want.Time = time.Time{}, time.Time{}
+			if string(got.Msg) != string(want.Msg) {
+				t.Errorf("%s event %d: msg\n got %s\nwant %s", name, i, got.Msg, want.Msg)
+			}
+			got.Msg, want.Msg = nil, nil
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s event %d:\n got %+v\nwant %+v", name, i, got, want)
+			}
+			if strings.Contains(fmt.Sprintf("%s %s %s %v", got.Msg, got.Line, got.Data, got.HTTP), secret) {
+				t.Errorf("%s event %d keeps the secret", name, i)
+			}
+		}
+	}
+	if !hooked[1].Redacted || hooked[1].HTTP.RequestHeader.Get("Authorization") == "Bearer eyJhbGciOi" {
+		t.Errorf("the request was not redacted: %+v", hooked[1])
+	}
+}

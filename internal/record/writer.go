@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -41,6 +42,12 @@ type Options struct {
 	// FlushInterval is the longest an event waits in the buffer;
 	// DefaultFlushInterval when zero.
 	FlushInterval time.Duration
+	// Events, when set, is given each event as a Reader reads it back
+	// from the trace: redacted as the trace is, numbered, in the trace's
+	// order. It is called under the Writer's lock, and must not block.
+	// A live export of spans reads the session this way, so that what
+	// the trace redacts, the spans redact.
+	Events func(Event)
 }
 
 // ErrClosed is returned by a Writer used after Close.
@@ -58,6 +65,7 @@ var ErrClosed = errors.New("trace writer closed")
 type Writer struct {
 	red      *Redactor // nil with NoRedact
 	interval time.Duration
+	events   func(Event)
 
 	mu     sync.Mutex
 	bw     *bufio.Writer
@@ -102,11 +110,17 @@ func Create(path string, h Header, opts Options) (*Writer, error) {
 	return w, nil
 }
 
+// NewTap returns a Writer that writes no file: it hands each event to
+// opts.Events, redacted as a trace would be.
+func NewTap(h Header, opts Options) *Writer {
+	return newWriter(nil, nil, h, opts)
+}
+
 func newWriter(w io.Writer, closer io.Closer, h Header, opts Options) *Writer {
 	wr := &Writer{
-		bw:       bufio.NewWriterSize(w, 64<<10),
 		closer:   closer,
 		interval: opts.FlushInterval,
+		events:   opts.Events,
 	}
 	if wr.interval <= 0 {
 		wr.interval = DefaultFlushInterval
@@ -116,6 +130,10 @@ func newWriter(w io.Writer, closer io.Closer, h Header, opts Options) *Writer {
 	}
 	wr.timer = time.AfterFunc(time.Hour, wr.timedFlush)
 	wr.timer.Stop()
+	if w == nil {
+		return wr
+	}
+	wr.bw = bufio.NewWriterSize(w, 64<<10)
 
 	h = wr.completeHeader(h)
 	line, err := marshalHeader(h)
@@ -288,6 +306,42 @@ func (w *Writer) prepare(e transport.Event) entry {
 	return en
 }
 
+// event is the entry as a Reader reads it back from the trace.
+func (en *entry) event(seq int64) Event {
+	ev := Event{Type: en.typ, Time: en.t, Seq: seq, Dir: parseDir(en.dir), Text: en.text, Error: en.err, Kind: en.kind, Redacted: en.redacted}
+	if en.hasSize {
+		ev.Size = en.size
+	}
+	switch {
+	case en.typ == TypeNote:
+		ev.Data = en.note
+	case en.msg != nil:
+		ev.Msg = en.msg
+	case en.typ == TypeFrame:
+		ev.Msg = en.data
+	case en.hasLine:
+		ev.Line = string(en.line)
+	case en.hasData:
+		ev.Data = en.data
+	}
+	if h := en.http; h != nil {
+		ev.HTTP = &HTTPMeta{Method: h.method, URL: h.url, StatusCode: h.status, Exchange: h.exchange, SSEEventID: h.sseID, SSEEvent: h.sseEv,
+			RequestHeader: headerOf(h.reqH), ResponseHeader: headerOf(h.respH)}
+	}
+	return ev
+}
+
+func headerOf(fs []headerField) http.Header {
+	if len(fs) == 0 {
+		return nil
+	}
+	h := make(http.Header, len(fs))
+	for _, f := range fs {
+		h[f.name] = f.values
+	}
+	return h
+}
+
 func (en *entry) setData(b []byte) {
 	en.data, en.hasData, en.base64 = b, true, !utf8.Valid(b)
 }
@@ -355,6 +409,12 @@ func (w *Writer) write(en *entry) {
 		return
 	}
 	w.seq++
+	if w.events != nil {
+		w.events(en.event(w.seq))
+	}
+	if w.bw == nil {
+		return
+	}
 	w.encode(en)
 	// bufio keeps its first error and returns it from every later write.
 	if _, err := w.bw.Write(nil); err != nil {
@@ -503,6 +563,9 @@ func (w *Writer) timedFlush() {
 }
 
 func (w *Writer) flushLocked() {
+	if w.bw == nil {
+		return
+	}
 	if err := w.bw.Flush(); err != nil && w.err == nil {
 		w.err = fmt.Errorf("writing trace: %w", err)
 	}

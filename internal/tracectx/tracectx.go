@@ -91,3 +91,17 @@ func (c Context) Child() Context {
 	}
 	return out
 }
+
+// New returns the context of a new trace: a random trace id and span id,
+// sampled.
+func New() Context {
+	var c Context
+	for c.TraceID == ([16]byte{}) {
+		rand.Read(c.TraceID[:])
+	}
+	for c.SpanID == ([8]byte{}) {
+		rand.Read(c.SpanID[:])
+	}
+	c.Flags = 1
+	return c
+}

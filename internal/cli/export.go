@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpi-dev/mcpi/internal/otlp"
+	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// addExportFlag gives a command that connects --otlp-endpoint.
+func addExportFlag(f *pflag.FlagSet, o *ConnOptions) {
+	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the session's spans and the mcp.client.operation.duration metric to this OTLP/HTTP receiver as it runs (a base URL such as http://127.0.0.1:4318; headers from OTEL_EXPORTER_OTLP_HEADERS)")
+}
+
+// startTrace starts the command's trace: the file of --record, and the
+// spans of --otlp-endpoint, which are made from the trace's events as
+// they are recorded (what the trace redacts, the spans redact). Without
+// --record the trace writes no file.
+func (o *ConnOptions) startTrace() error {
+	opts := o.traceOptions()
+	h := o.traceHeader()
+	if o.OTLPEndpoint != "" {
+		// One HTTP client for every request mcpi makes, with its egress
+		// policy: a redirect to another origin is refused, and with it
+		// the headers of OTEL_EXPORTER_OTLP_HEADERS.
+		client := transport.NewHTTPClient(o.Target.httpTransport, transport.EgressPolicy{})
+		live, err := otlp.StartLive(h, otlp.LiveOptions{Endpoint: o.OTLPEndpoint, Client: client, Version: Version})
+		if err != nil {
+			return &FlagError{Err: fmt.Errorf("--otlp-endpoint: %w", err)}
+		}
+		o.exporter = live
+		opts.Events = live.Event
+	}
+	if o.Record == "" {
+		o.recorder = record.NewTap(h, opts)
+		return nil
+	}
+	w, err := record.Create(o.Record, h, opts)
+	if err != nil {
+		if o.exporter != nil {
+			o.exporter.Close()
+			o.exporter = nil
+		}
+		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
+	}
+	o.recorder = w
+	return nil
+}
+
+// endTrace closes the trace and ends the export. A trace file that could
+// not be written fails the command (exit 3); an export that failed is a
+// warning, and changes no exit code.
+func (o *ConnOptions) endTrace() error {
+	var err error
+	if o.recorder != nil {
+		if cerr := o.recorder.Close(); cerr != nil && o.Record != "" {
+			what := fmt.Sprintf("the trace %s is incomplete: %v", o.Record, cerr)
+			fmt.Fprintf(o.IO.ErrOut, "mcpi: %s\n", what)
+			err = errSilent{code: ExitConnect, what: what}
+		}
+		o.recorder = nil
+	}
+	if o.exporter != nil {
+		st := o.exporter.Close()
+		id := o.exporter.TraceID()
+		o.exporter = nil
+		switch {
+		case st.Err != nil || st.Failed > 0 || st.Dropped > 0:
+			fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", exportProblem(o.OTLPEndpoint, st))
+		case o.Verbose:
+			fmt.Fprintf(o.IO.ErrOut, "exported %d spans of trace %s to %s\n", st.Exported, id, o.OTLPEndpoint)
+		}
+	}
+	return err
+}
+
+// exportProblem says what an export that did not go well lost.
+func exportProblem(endpoint string, st otlp.LiveStats) string {
+	msg := fmt.Sprintf("the OTLP export to %s sent %d of %d spans", endpoint, st.Exported, st.Spans)
+	if st.Failed > 0 {
+		msg += fmt.Sprintf(", %d refused or lost", st.Failed)
+	}
+	if st.Dropped > 0 {
+		msg += fmt.Sprintf(", %d never sent (the queue of %d was full, or the last export ran out of its %s)", st.Dropped, otlp.MaxQueue, otlp.ExportTimeout)
+	}
+	if st.Err != nil {
+		msg += ": " + oneLine(st.Err.Error())
+	}
+	return msg
+}

@@ -1,0 +1,379 @@
+package otlp
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/tracectx"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// Span is one finished span, in the terms of the conventions: the file
+// form (pdata) and the endpoint (the OpenTelemetry SDK) each take it as it
+// is.
+type Span struct {
+	TraceID trace.TraceID
+	SpanID  trace.SpanID
+	// Parent is the zero id for a span without a parent.
+	Parent trace.SpanID
+	Name   string
+	Kind   trace.SpanKind
+	Start  time.Time
+	End    time.Time
+	Attrs  []attribute.KeyValue
+	// Error and Message are the span's status: an error, and why.
+	Error   bool
+	Message string
+	// Request says the span is a request's, from its sending to its
+	// answer (a notification's span has no duration).
+	Request bool
+}
+
+// Attr returns the value of the attribute named key, or "".
+func (s *Span) Attr(key string) string {
+	for _, a := range s.Attrs {
+		if string(a.Key) == key {
+			return a.Value.Emit()
+		}
+	}
+	return ""
+}
+
+func (s *Span) set(key, value string) {
+	for i, a := range s.Attrs {
+		if string(a.Key) == key {
+			s.Attrs[i] = attribute.String(key, value)
+			return
+		}
+	}
+	s.Attrs = append(s.Attrs, attribute.String(key, value))
+}
+
+// Stats says what an export holds and what it left out.
+type Stats struct {
+	Spans      int
+	Unanswered int
+	// Dropped counts the spans past the Builder's Limit.
+	Dropped int
+}
+
+// maxOpen bounds the requests waiting for their answer.
+const maxOpen = 50_000
+
+// A Builder turns the events of a trace, in order, into spans: a span for
+// each request, from its sending to its answer, and for each notification,
+// children of one span for the session. It hands each span to emit when
+// the span ends (a request's at its answer, a notification's at once, the
+// session's at Finish), so that a live session's spans leave as they end
+// and only the requests waiting for an answer are held (at most 50,000:
+// past that the oldest are ended as unanswered).
+//
+// The events are those of the trace (record.Event): a live export reads
+// them from the trace writer as they are recorded, so that what a trace
+// redacts, its spans redact.
+type Builder struct {
+	emit    func(*Span)
+	traceID trace.TraceID
+	seed    [16]byte
+	seq     uint64
+	root    Span
+	open    map[string]*Span
+	stats   Stats
+	// Limit bounds the spans emitted (0: no bound); the session's span is
+	// always emitted, with the count of those left out.
+	Limit int
+
+	session  string // mcp.session.id
+	revision string // mcp.protocol.version
+	network  string // network.transport
+	last     time.Time
+	// propagated says the requests carried the trace's context: a
+	// request's span has the span id its _meta.traceparent gave the
+	// server, so that the server's spans are its children.
+	propagated bool
+}
+
+// NewBuilder starts the spans of a trace with header h.
+func NewBuilder(h record.Header, emit func(*Span)) *Builder {
+	b := &Builder{emit: emit, open: map[string]*Span{}, revision: h.ProtocolVersion}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s %s %v", h.Created.Format(time.RFC3339Nano), h.Target.Transport, h.Args))
+	copy(b.traceID[:], sum[:16])
+	// Span ids come from the trace's own header, not its trace id: two
+	// recordings under one TRACEPARENT share the trace, never a span id.
+	copy(b.seed[:], sum[16:32])
+	b.root = Span{Name: "mcp session", Kind: trace.SpanKindInternal, Start: h.Created}
+	if tc, err := tracectx.Parse(h.TraceParent, ""); err == nil {
+		b.traceID = trace.TraceID(tc.TraceID)
+		b.propagated = true
+		if h.TraceRoot {
+			// mcpi began the trace: the traceparent's span is the
+			// session's own.
+			b.root.SpanID = trace.SpanID(tc.SpanID)
+		} else {
+			// The session went on from a trace of its own (TRACEPARENT):
+			// the session's span is a child of its span.
+			b.root.Parent = trace.SpanID(tc.SpanID)
+		}
+	}
+	b.root.TraceID = b.traceID
+	if !b.root.SpanID.IsValid() {
+		b.root.SpanID = b.nextID()
+	}
+	switch h.Target.Transport {
+	case record.TransportStdio:
+		b.network = "pipe"
+	case "":
+	default:
+		b.network = "tcp"
+	}
+	if t := h.Target; len(t.Command) > 0 {
+		b.root.set("mcpi.target.command", t.Command[0])
+	} else if t.URL != "" {
+		b.root.set("mcpi.target.url", t.URL)
+	}
+	b.last = h.Created
+	return b
+}
+
+// TraceID is the trace the spans belong to.
+func (b *Builder) TraceID() trace.TraceID { return b.traceID }
+
+func (b *Builder) nextID() trace.SpanID {
+	b.seq++
+	var buf [24]byte
+	copy(buf[:16], b.seed[:])
+	binary.BigEndian.PutUint64(buf[16:], b.seq)
+	sum := sha256.Sum256(buf[:])
+	var id trace.SpanID
+	copy(id[:], sum[:8])
+	return id
+}
+
+// Event reads the next event of the trace.
+func (b *Builder) Event(ev *record.Event) {
+	if !ev.Time.IsZero() {
+		b.last = ev.Time
+	}
+	if ev.HTTP != nil && b.session == "" {
+		for _, hd := range []http.Header{ev.HTTP.ResponseHeader, ev.HTTP.RequestHeader} {
+			if id := hd.Get("Mcp-Session-Id"); id != "" {
+				b.session = id
+				break
+			}
+		}
+	}
+	switch ev.Type {
+	case record.TypeNote:
+		if ev.Kind == record.NoteSession {
+			var n record.SessionNote
+			if ev.DecodeNote(&n) == nil {
+				if n.ProtocolVersion != "" {
+					b.revision = n.ProtocolVersion
+				}
+				if n.ServerInfo != nil {
+					b.root.set("mcpi.server.name", n.ServerInfo.Name)
+				}
+			}
+		}
+	case record.TypeFrame:
+		msgs, _, err := mcp.DecodeFrame(ev.Msg)
+		if err != nil {
+			return
+		}
+		for _, m := range msgs {
+			b.message(ev, m)
+		}
+	}
+}
+
+// message starts or ends the span of one message.
+func (b *Builder) message(ev *record.Event, m *mcp.Message) {
+	key, _ := mcp.IDKey(m.ID)
+	dir, other := "o", "i"
+	if ev.Dir == transport.Incoming {
+		dir, other = "i", "o"
+	}
+	switch {
+	case m.IsRequest():
+		s, ok := b.newSpan(ev, m)
+		if !ok {
+			return
+		}
+		s.Request = true
+		s.set("jsonrpc.request.id", strings.Trim(key, `"`))
+		if len(b.open) >= maxOpen {
+			// Requests that never got an answer end where the trace is.
+			for k, p := range b.open {
+				b.unanswered(p)
+				delete(b.open, k)
+			}
+		}
+		b.open[dir+key] = s
+	case m.IsResponse():
+		s, ok := b.open[other+key]
+		if !ok {
+			return
+		}
+		delete(b.open, other+key)
+		s.End = ev.Time
+		status(s, m)
+		b.emit(s)
+	default:
+		if m.Method == "notifications/cancelled" {
+			b.cancelled(ev, m, other)
+		}
+		// A notification: a span of no duration.
+		if s, ok := b.newSpan(ev, m); ok {
+			s.End = s.Start
+			b.emit(s)
+		}
+	}
+}
+
+// cancelled ends the span of a request its sender gave up.
+func (b *Builder) cancelled(ev *record.Event, m *mcp.Message, other string) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return
+	}
+	key, ok := mcp.IDKey(p.RequestID)
+	if !ok {
+		return
+	}
+	// The notification goes the way its request went.
+	dir := "o"
+	if other == "o" {
+		dir = "i"
+	}
+	s, ok := b.open[dir+key]
+	if !ok {
+		return
+	}
+	delete(b.open, dir+key)
+	s.End = ev.Time
+	s.Error, s.Message = true, "cancelled"
+	if p.Reason != "" {
+		s.Message += ": " + p.Reason
+	}
+	s.set("error.type", "cancelled")
+	b.emit(s)
+}
+
+// newSpan starts the span of a request or notification.
+func (b *Builder) newSpan(ev *record.Event, m *mcp.Message) (*Span, bool) {
+	if b.Limit > 0 && b.stats.Spans >= b.Limit {
+		b.stats.Dropped++
+		return nil, false
+	}
+	b.stats.Spans++
+	s := &Span{TraceID: b.traceID, SpanID: b.nextID(), Parent: b.root.SpanID, Start: ev.Time, Name: m.Method}
+	if b.propagated && ev.Dir == transport.Outgoing {
+		var meta struct {
+			Meta struct {
+				TraceParent string `json:"traceparent"`
+			} `json:"_meta"`
+		}
+		json.Unmarshal(m.Params, &meta)
+		if tc, err := tracectx.Parse(meta.Meta.TraceParent, ""); err == nil && trace.TraceID(tc.TraceID) == b.traceID {
+			s.SpanID = trace.SpanID(tc.SpanID)
+		}
+	}
+	// mcpi's requests and notifications are the client's; the server's
+	// are received (a server span, as the conventions have it).
+	if ev.Dir == transport.Outgoing {
+		s.Kind = trace.SpanKindClient
+	} else {
+		s.Kind = trace.SpanKindServer
+	}
+	s.Attrs = append(s.Attrs, attribute.String("mcp.method.name", m.Method), attribute.String("jsonrpc.protocol.version", "2.0"))
+	if b.session != "" {
+		s.Attrs = append(s.Attrs, attribute.String("mcp.session.id", b.session))
+	}
+	if b.revision != "" {
+		s.Attrs = append(s.Attrs, attribute.String("mcp.protocol.version", b.revision))
+	}
+	if b.network != "" {
+		s.Attrs = append(s.Attrs, attribute.String("network.transport", b.network))
+	}
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	json.Unmarshal(m.Params, &p)
+	switch m.Method {
+	case "tools/call":
+		s.Attrs = append(s.Attrs, attribute.String("gen_ai.tool.name", p.Name), attribute.String("gen_ai.operation.name", "execute_tool"))
+		s.Name += " " + p.Name
+	case "prompts/get":
+		s.Attrs = append(s.Attrs, attribute.String("gen_ai.prompt.name", p.Name))
+		s.Name += " " + p.Name
+	}
+	if p.URI != "" {
+		s.Attrs = append(s.Attrs, attribute.String("mcp.resource.uri", p.URI))
+	}
+	return s, true
+}
+
+// status records how a request ended: an error answer or a tool's
+// isError is an error.
+func status(s *Span, m *mcp.Message) {
+	if m.Error != nil {
+		code := strconv.Itoa(m.Error.Code)
+		s.set("error.type", code)
+		s.set("rpc.response.status_code", code)
+		s.Error, s.Message = true, m.Error.Message
+		return
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	if json.Unmarshal(m.Result, &r) == nil && r.IsError {
+		s.set("error.type", "tool_error")
+		s.Error, s.Message = true, "the tool's result is an error (isError)"
+	}
+}
+
+// unanswered ends a request the trace never answers, where the trace is.
+func (b *Builder) unanswered(s *Span) {
+	b.stats.Unanswered++
+	s.End = b.last
+	s.Attrs = append(s.Attrs, attribute.Bool("mcpi.unanswered", true))
+	s.Error, s.Message = true, "no answer in the trace"
+	b.emit(s)
+}
+
+// Finish ends the requests still waiting for an answer and the session's
+// span, at the last event seen, and says what the spans held.
+func (b *Builder) Finish() Stats {
+	for k, s := range b.open {
+		b.unanswered(s)
+		delete(b.open, k)
+	}
+	b.root.End = b.last
+	if b.session != "" {
+		b.root.set("mcp.session.id", b.session)
+	}
+	if b.revision != "" {
+		b.root.set("mcp.protocol.version", b.revision)
+	}
+	if b.stats.Dropped > 0 {
+		b.root.Attrs = append(b.root.Attrs, attribute.Int("mcpi.spans.dropped", b.stats.Dropped))
+	}
+	root := b.root
+	b.emit(&root)
+	return b.stats
+}
