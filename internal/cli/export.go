@@ -67,11 +67,17 @@ func (o *ConnOptions) endTrace() error {
 		st := o.exporter.Close()
 		id := o.exporter.TraceID()
 		o.exporter = nil
-		switch {
-		case st.Err != nil || st.Failed > 0 || st.Dropped > 0:
-			fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", exportProblem(o.OTLPEndpoint, st))
-		case o.Verbose:
+		if o.Verbose {
 			fmt.Fprintf(o.IO.ErrOut, "exported %d spans of trace %s to %s\n", st.Exported, id, o.OTLPEndpoint)
+			if st.NoMetrics {
+				fmt.Fprintf(o.IO.ErrOut, "the receiver takes no metrics (404 on /v1/metrics): %s was not sent\n", otlp.DurationMetric)
+			}
+		}
+		if st.Err != nil || st.Failed > 0 || st.Dropped > 0 {
+			fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", exportProblem(o.OTLPEndpoint, st))
+		}
+		if st.MetricErr != nil {
+			fmt.Fprintf(o.IO.ErrOut, "warning: the OTLP export to %s did not take the %s metric: %s\n", o.OTLPEndpoint, otlp.DurationMetric, oneLine(st.MetricErr.Error()))
 		}
 	}
 	return err

@@ -37,7 +37,16 @@ const (
 	// params._meta ("none" without one): what a server that joins the
 	// client's trace reads.
 	LoadTraceParent = "traceparent"
+	// LoadTraced does what LoadTraceParent does and, as a server that
+	// joins its client's trace, exports a span of its own for each call,
+	// a child of the traceparent, to the OTLP/HTTP receiver named by
+	// TracedServerEnv.
+	LoadTraced = "traced"
 )
+
+// TracedServerEnv names the OTLP/HTTP receiver a LoadTraced server sends
+// its spans to.
+const TracedServerEnv = "MCPI_TEST_SERVER_OTLP"
 
 // RunLoad serves one load mode on stdin and stdout; on stdin's end it
 // writes "calls N" on stderr.
@@ -126,7 +135,7 @@ func RunLoad(spec string) {
 				}
 				send(append(frames, answer(m.ID, n))...)
 				continue
-			case LoadTraceParent:
+			case LoadTraceParent, LoadTraced:
 				var p struct {
 					Meta struct {
 						TraceParent string `json:"traceparent"`
@@ -134,6 +143,11 @@ func RunLoad(spec string) {
 				}
 				json.Unmarshal(m.Params, &p)
 				tp := p.Meta.TraceParent
+				if mode == LoadTraced {
+					if err := exportServerSpan(tp); err != nil {
+						fmt.Fprintf(os.Stderr, "exporting the server's span: %v\n", err)
+					}
+				}
 				if tp == "" {
 					tp = "none"
 				}

@@ -67,8 +67,13 @@ type LiveStats struct {
 	// refused or lost; Dropped never left (the queue was full, or the last
 	// flush ran out of time).
 	Spans, Exported, Failed, Dropped int
-	// Err is the first failure, if any.
+	// Err is the spans' first failure, if any.
 	Err error
+	// MetricErr is the metric's first failure; NoMetrics says the
+	// receiver takes none (it answered 404 on /v1/metrics, as Jaeger
+	// does), which is no failure.
+	MetricErr error
+	NoMetrics bool
 }
 
 // Live exports a session's spans and its duration metric to an OTLP/HTTP
@@ -230,20 +235,17 @@ func (l *Live) Close() LiveStats {
 	st := LiveStats{Spans: made}
 	st.Exported, st.Failed, st.Err = l.spans.counts()
 	st.Dropped = max(0, made-st.Exported-st.Failed)
-	if st.Err == nil {
-		st.Err = l.metrics.err()
-	}
 	if st.Err == nil && st.Dropped > 0 {
-		st.Err = cmpNil(terr, merr)
+		st.Err = terr
+	}
+	st.MetricErr = l.metrics.err()
+	if st.MetricErr == nil {
+		st.MetricErr = merr
+	}
+	if st.MetricErr != nil && strings.Contains(st.MetricErr.Error(), ": 404 Not Found") {
+		st.MetricErr, st.NoMetrics = nil, true
 	}
 	return st
-}
-
-func cmpNil(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // idsKey carries the span whose ids the SDK is to give.
