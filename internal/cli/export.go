@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -22,6 +23,8 @@ func addExportFlag(f *pflag.FlagSet, o *ConnOptions) {
 func (o *ConnOptions) startTrace() error {
 	opts := o.traceOptions()
 	h := o.traceHeader()
+	// The spans begin where the trace does.
+	h.Created = time.Now()
 	if o.OTLPEndpoint != "" {
 		// One HTTP client for every request mcpi makes, with its egress
 		// policy: a redirect to another origin is refused, and with it

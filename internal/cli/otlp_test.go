@@ -92,8 +92,13 @@ func TestOTLPEndpoint(t *testing.T) {
 	if want := "00-" + call.TraceID().String() + "-" + call.SpanID().String() + "-01"; strings.TrimSpace(out) != want {
 		t.Errorf("the server read %q, the call's span is %s", out, want)
 	}
-	if root := spans["mcp session"]; call.ParentSpanID() != root.SpanID() || !root.ParentSpanID().IsEmpty() {
+	root := spans["mcp session"]
+	if call.ParentSpanID() != root.SpanID() || !root.ParentSpanID().IsEmpty() {
 		t.Errorf("the call's parent %s, the session's span %s (parent %s)", call.ParentSpanID(), root.SpanID(), root.ParentSpanID())
+	}
+	// The session's span holds its requests' spans in time.
+	if root.StartTimestamp() == 0 || root.StartTimestamp() > call.StartTimestamp() || root.EndTimestamp() < call.EndTimestamp() {
+		t.Errorf("the session's span %v-%v does not hold the call's %v-%v", root.StartTimestamp(), root.EndTimestamp(), call.StartTimestamp(), call.EndTimestamp())
 	}
 
 	for name, endpoint := range map[string]string{"500": "", "absent": "http://127.0.0.1:1"} {
