@@ -145,6 +145,8 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	if err := o.resolveServer(ctx); err != nil {
 		return err
 	}
+	// The TUI declares MCP Apps: it shows them and runs them.
+	o.Target.Apps = true
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	reloads, err := opts.startWatch(ctx)

@@ -27,6 +27,7 @@ const (
 	ExitAuth        ExitCode = 6   // authorization required or failed
 	ExitVerify      ExitCode = 7   // a skill's file is not what the server listed (size, digest, frontmatter)
 	ExitEnvironment ExitCode = 9   // mcpi check could not check what the server's environment hid
+	ExitNoApp       ExitCode = 10  // app-info, app: the tool has no MCP App
 	ExitInterrupted ExitCode = 130 // interrupted (Ctrl-C)
 )
 
@@ -69,6 +70,8 @@ func exitCodeFor(err error) ExitCode {
 		return ExitOK
 	case errors.As(err, &se):
 		return se.code
+	case errors.Is(err, errNoApp):
+		return ExitNoApp
 	case errors.As(err, &fe), errors.As(err, new(*daemon.UsageError)):
 		return ExitUsage
 	case errors.As(err, new(*daemon.EndedError)):
@@ -94,6 +97,9 @@ func exitCodeFor(err error) ExitCode {
 	}
 	return ExitConnect
 }
+
+// errNoApp marks a tool without an MCP App.
+var errNoApp = errors.New("the tool has no App")
 
 // errConnect marks failures to reach the server at all.
 var errConnect = errors.New("could not connect")
@@ -122,6 +128,7 @@ const (
 	KindNothingVerified   = "nothing_verified"       // replay --verify: the trace has no answer to compare
 	KindListingIncomplete = "listing_incomplete"     // the server's cursors cut a listing short
 	KindSurfaceBreaks     = "breaking_change"        // mcpi diff found a change --fail-on fails on
+	KindNoApp             = "no_app"                 // app-info, app: the tool has no MCP App (exit 10)
 	KindError             = "error"                  // anything else
 )
 
@@ -129,7 +136,7 @@ const (
 var errorKinds = []string{KindUsage, KindToolNotFound, KindToolError, KindProtocol, KindCapability,
 	KindUnreachable, KindDisconnected, KindTimeout, KindAuth, KindVerify, KindInterrupted,
 	KindTaskCancelled, KindSessionEnded, KindServerRequest, KindCheckFailed, KindCheckEnvironment, KindReplayDiffers,
-	KindNothingVerified, KindListingIncomplete, KindSurfaceBreaks, KindError}
+	KindNothingVerified, KindListingIncomplete, KindSurfaceBreaks, KindNoApp, KindError}
 
 // kindError gives an error its kind where the type alone does not say it.
 type kindError struct {
@@ -191,6 +198,8 @@ func errorKind(err error) string {
 		return KindVerify
 	case ExitInterrupted:
 		return KindInterrupted
+	case ExitNoApp:
+		return KindNoApp
 	}
 	return KindError
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -272,13 +273,25 @@ func row(tw io.Writer, cells ...string) {
 	fmt.Fprintln(tw, strings.Join(cells, "\t"))
 }
 
-// annotationBadges names a tool's behaviour hints.
+// annotationBadges names a tool's behaviour hints, and its App: "app"
+// when it has one, "app-only" when the model may not see it,
+// "model-only" when its App may not call it.
 func annotationBadges(t *mcp.Tool) string {
+	var b []string
+	ui := apps.ToolMeta(t.Meta)
+	if ui.HasApp() {
+		b = append(b, "app")
+	}
+	switch {
+	case !ui.Visible(apps.Model):
+		b = append(b, "app-only")
+	case !ui.Visible(apps.App):
+		b = append(b, "model-only")
+	}
 	a := t.Annotations
 	if a == nil {
-		return ""
+		return strings.Join(b, ",")
 	}
-	var b []string
 	flag := func(p *bool, yes, no string) {
 		if p == nil {
 			return

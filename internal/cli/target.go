@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -46,6 +48,8 @@ type TargetOptions struct {
 	Protocol string
 	Era      string
 	Force    bool
+	// Apps declares MCP Apps (--apps; the TUI, app and app-info always).
+	Apps bool
 	// AllowCrossOriginRedirect follows an HTTP server's redirect to another
 	// origin, without credentials (--allow-cross-origin-redirect).
 	AllowCrossOriginRedirect bool
@@ -123,6 +127,7 @@ func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
 	f.StringVar(&o.Protocol, "protocol-version", "", "protocol revision to use (forces its era; default: the newest of the era in force)")
 	f.StringVar(&o.Era, "era", "", "protocol era: auto (detect, and remember), legacy (initialize, 2024-11-05..2025-11-25) or modern (stateless, 2026-07-28); default: $MCPI_ERA, else the era this server spoke last time, else auto")
 	f.BoolVar(&o.Force, "force", false, "send requests even when the server did not declare the capability")
+	f.BoolVar(&o.Apps, "apps", false, "declare MCP Apps (the io.modelcontextprotocol/ui extension): servers may list their App tools only to a client that does (the TUI, app and app-info always declare it)")
 	f.StringVar(&o.Server, "server", "", "a server of a configuration file (see mcpi servers)")
 	f.StringVar(&o.Config, "config", "", "with --server: the configuration file to read instead of the usual locations")
 	f.StringArrayVar(&o.Inputs, "input", nil, "with --server: the value of a VS Code ${input:ID}, ID=VALUE (repeatable)")
@@ -425,6 +430,9 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 		sopts.MaxTime = -1 // --max-time 0: no bound
 	}
 	sopts.Force = o.Force
+	if o.Apps {
+		sopts.Extensions = map[string]json.RawMessage{apps.Extension: apps.Declaration()}
+	}
 	if o.Protocol != "" {
 		sopts.ProtocolVersion = o.Protocol
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -488,6 +489,7 @@ func printInfo(c *session.Client, o *ConnOptions) error {
 		raw["era"], _ = json.Marshal(c.Era())
 		raw["eraReason"], _ = json.Marshal(c.EraReason())
 		raw["protocolVersion"], _ = json.Marshal(c.ProtocolVersion())
+		raw["appsDeclared"], _ = json.Marshal(o.Target.Apps)
 		b, _ := json.Marshal(raw)
 		return writeRawJSON(o.IO, b)
 	}
@@ -513,6 +515,13 @@ func printInfo(c *session.Client, o *ConnOptions) error {
 	fmt.Fprintf(w, "Capabilities:\n")
 	for _, line := range capabilityLines(c.InitializeResultRaw()) {
 		fmt.Fprintf(w, "  %s\n", line)
+	}
+	// Servers may list their App tools only to a client that declares
+	// MCP Apps: say which listing this is.
+	if o.Target.Apps {
+		fmt.Fprintf(w, "MCP Apps:   declared (%s): the server lists to mcpi what it lists to an App host\n", apps.Extension)
+	} else {
+		fmt.Fprintf(w, "MCP Apps:   not declared: a server may list more tools to an App host (--apps declares %s)\n", apps.Extension)
 	}
 	if init.Instructions != "" {
 		fmt.Fprintf(w, "Instructions:\n")

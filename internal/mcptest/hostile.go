@@ -254,6 +254,7 @@ var peerRunners = []struct {
 	{SessionPrefix, RunHostileSession},
 	{ListsPrefix, RunLists},
 	{HostsPrefix, RunHosts},
+	{AppsPrefix, RunApps},
 	{"hostile:", RunHostile},
 }
 

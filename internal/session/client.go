@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -115,6 +116,11 @@ type Options struct {
 	// when there is one: SEP-414), so that a server's spans join the
 	// trace. Nil sends the requests as they are.
 	TraceContext *tracectx.Context
+	// Extensions are extensions the client declares besides those it
+	// speaks itself, in both eras' capabilities: MCP Apps
+	// (io.modelcontextprotocol/ui) when mcpi is to render them. Servers
+	// may list differently to a client that declares one.
+	Extensions map[string]json.RawMessage
 }
 
 // Eras.
@@ -315,14 +321,18 @@ func (c *Client) capabilities() mcp.ClientCapabilities {
 	if c.opts.Capabilities != nil {
 		return *c.opts.Capabilities
 	}
-	if c.opts.Handler == nil {
-		return mcp.ClientCapabilities{}
+	var caps mcp.ClientCapabilities
+	if c.opts.Handler != nil {
+		caps = mcp.ClientCapabilities{
+			Roots:       &mcp.RootsCapability{ListChanged: true},
+			Sampling:    &mcp.SamplingCapability{},
+			Elicitation: &mcp.ElicitationCapability{Form: &mcp.Empty{}, URL: &mcp.Empty{}},
+		}
 	}
-	return mcp.ClientCapabilities{
-		Roots:       &mcp.RootsCapability{ListChanged: true},
-		Sampling:    &mcp.SamplingCapability{},
-		Elicitation: &mcp.ElicitationCapability{Form: &mcp.Empty{}, URL: &mcp.Empty{}},
+	if len(c.opts.Extensions) > 0 {
+		caps.Extensions = maps.Clone(c.opts.Extensions)
 	}
+	return caps
 }
 
 // Initialize performs the handshake: initialize, version check,

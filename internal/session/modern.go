@@ -308,7 +308,11 @@ func (c *Client) modernCapabilities() mcp.ClientCapabilities {
 	if c.opts.Capabilities == nil {
 		// The extensions mcpi speaks: it follows the tasks a server
 		// creates, and loads and verifies skills.
-		caps.Extensions = map[string]json.RawMessage{mcp.TasksExtension: json.RawMessage(`{}`), mcp.SkillsExtension: json.RawMessage(`{}`)}
+		if caps.Extensions == nil {
+			caps.Extensions = map[string]json.RawMessage{}
+		}
+		caps.Extensions[mcp.TasksExtension] = json.RawMessage(`{}`)
+		caps.Extensions[mcp.SkillsExtension] = json.RawMessage(`{}`)
 	}
 	return caps
 }
