@@ -125,6 +125,11 @@ type Options struct {
 	// ServerName is the server's name as the user configured it
 	// (--server), which hosts prefix to tool names; "" uses serverInfo.name.
 	ServerName string
+	// Apps says the session declared MCP Apps (io.modelcontextprotocol/ui):
+	// its tools are what an App host is listed. Otherwise the Apps rules
+	// list the tools on a connection of their own that declares it
+	// (through Dial), and compare.
+	Apps bool
 	// Progress, when set, is told what the run is checking as it goes
 	// ("tools", "HTTP transport"...). It is called from Run's goroutine.
 	Progress func(what string)
@@ -179,6 +184,9 @@ type run struct {
 	// environment, which are no findings.
 	hosts []HostVerdict
 	env   []Environment
+	// appsSecond says the Apps rules listed the tools on a connection
+	// of their own that declared the extension.
+	appsSecond bool
 }
 
 // Run checks the server behind c, which is connected and initialized.
@@ -199,7 +207,7 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 		what string
 		do   func()
 	}{
-		{"handshake", r.handshake}, {"utilities", r.utilities}, {"tools", r.tools}, {"hosts", func() { r.hosts = r.hostMatrix() }}, {"resources", r.resources},
+		{"handshake", r.handshake}, {"utilities", r.utilities}, {"tools", r.tools}, {"hosts", func() { r.hosts = r.hostMatrix() }}, {"MCP Apps", r.apps}, {"resources", r.resources},
 		{"prompts", r.prompts}, {"errors", r.unknowns}, {"results against the schema", r.conformance},
 		{"HTTP transport", r.httpChecks}, {"HTTP+SSE transport", r.sseChecks}, {"a second connection", r.secondConnection},
 		{"the wire", r.wire}, // last: what the whole run saw

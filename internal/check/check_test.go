@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
@@ -48,7 +49,11 @@ func checkStdio(t *testing.T, cmd, env []string, era string, timeout time.Durati
 	defer cancel()
 	// What mcpi check declares: the CLI answers every server request.
 	caps := &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}, Elicitation: &mcp.ElicitationCapability{Form: &mcp.Empty{}}}
-	c, err := session.Connect(ctx, conn, session.Options{Era: era, OnWarning: obs.OnWarning, Timeout: timeout, Capabilities: caps})
+	sopts := session.Options{Era: era, OnWarning: obs.OnWarning, Timeout: timeout, Capabilities: caps}
+	if opts.Apps {
+		sopts.Extensions = map[string]json.RawMessage{apps.Extension: apps.Declaration()}
+	}
+	c, err := session.Connect(ctx, conn, sopts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +114,9 @@ func TestCleanServer(t *testing.T) {
 	}
 	for _, r := range ruleList {
 		// The HTTP rules have TestHTTPRules; the other era needs a dual-era server.
-		// TestSSERules has the HTTP+SSE rules.
-		if !checked[r.ID] && !strings.HasPrefix(r.ID, "http/") && !strings.HasPrefix(r.ID, "sse/") && r.ID != "dual-era/same-tools" && !modernOnly[r.ID] {
+		// TestSSERules has the HTTP+SSE rules, TestAppsRules the Apps rules
+		// (a server without Apps has nothing they apply to).
+		if !checked[r.ID] && !strings.HasPrefix(r.ID, "http/") && !strings.HasPrefix(r.ID, "sse/") && !strings.HasPrefix(r.ID, "apps/") && r.ID != "dual-era/same-tools" && !modernOnly[r.ID] {
 			t.Errorf("rule %s was not checked", r.ID)
 		}
 	}
@@ -151,10 +157,10 @@ func TestEveryRuleFinds(t *testing.T) {
 	for _, r := range ruleList {
 		// TestHTTPRules, TestSSERules, TestNoAnswerIsNoPass; the hosts'
 		// rules have their fixtures (internal/check/hosts) and
-		// TestHostProfilesEndToEnd.
+		// TestHostProfilesEndToEnd; the Apps rules TestAppsRules.
 		// handshake/completes is the report of a check that could not
 		// begin (TestCheckCommand, "a handshake that fails").
-		if !defects[r.ID] && !strings.HasPrefix(r.ID, "http/") && !strings.HasPrefix(r.ID, "sse/") && !strings.HasPrefix(r.ID, "hosts/") && r.ID != "errors/no-answer" && r.ID != ruleHandshakeCompletes.ID {
+		if !defects[r.ID] && !strings.HasPrefix(r.ID, "http/") && !strings.HasPrefix(r.ID, "sse/") && !strings.HasPrefix(r.ID, "hosts/") && !strings.HasPrefix(r.ID, "apps/") && r.ID != "errors/no-answer" && r.ID != ruleHandshakeCompletes.ID {
 			t.Errorf("rule %s has no broken server in mcptest.BrokenDefects", r.ID)
 		}
 	}
@@ -692,4 +698,62 @@ func TestSecuritySourcesHoldTheRules(t *testing.T) {
 			t.Errorf("%s cites %q", r.ID, r.Source)
 		}
 	}
+}
+
+// TestAppsRules: each MCP Apps rule is broken by one Apps server of
+// mcptest and kept by the correct one, with and without --apps.
+func TestAppsRules(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		apps bool
+		want []string // rule ids found
+	}{
+		{mcptest.AppsGood, false, nil},
+		{mcptest.AppsGood, true, nil},
+		{mcptest.AppsAlways, false, []string{"apps/negotiated"}},
+		{mcptest.AppsLegacy, false, []string{"apps/resource-uri"}},
+		{mcptest.AppsLoose, true, []string{"apps/csp", "apps/resource-content", "apps/resource-listed", "apps/static-loads", "apps/visibility"}},
+		{mcptest.AppsMissing, true, []string{"apps/resource-uri"}},
+		{mcptest.AppsHuge, true, []string{"apps/resource-content"}},
+	} {
+		t.Run(fmt.Sprintf("%s apps=%v", c.mode, c.apps), func(t *testing.T) {
+			rep := runAppsCheck(t, mcptest.AppsPrefix+c.mode, c.apps)
+			got := map[string]bool{}
+			for _, f := range rep.Findings {
+				if strings.HasPrefix(f.Rule, "apps/") {
+					got[f.Rule] = true
+				}
+			}
+			for _, id := range c.want {
+				if !got[id] {
+					t.Errorf("%s not found (findings %+v)", id, rep.Findings)
+				}
+				delete(got, id)
+			}
+			for id := range got {
+				t.Errorf("unexpected %s (findings %+v)", id, rep.Findings)
+			}
+			checked := map[string]bool{}
+			for _, r := range rep.Rules {
+				checked[r.ID] = true
+			}
+			want := []string{"apps/resource-uri", "apps/visibility"}
+			if c.mode == mcptest.AppsGood {
+				want = append(want, "apps/resource-listed", "apps/resource-content", "apps/csp", "apps/static-loads")
+				if !c.apps {
+					want = append(want, "apps/negotiated")
+				}
+			}
+			for _, id := range want {
+				if !checked[id] {
+					t.Errorf("%s is not listed as checked", id)
+				}
+			}
+		})
+	}
+}
+
+func runAppsCheck(t *testing.T, peer string, declare bool) *Report {
+	t.Helper()
+	return checkPeer(t, peer, Options{Apps: declare})
 }

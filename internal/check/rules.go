@@ -34,6 +34,19 @@ const (
 	srcDescSize   = "MCP 2025-11-25 server/tools § User Interaction Model (a person sees which tools are exposed); Invariant Labs, MCP tool poisoning attacks (2025-04)"
 	srcShadowing  = "MCP draft server/tools § Tool Names (names are unique per server; aggregating clients SHOULD disambiguate); Invariant Labs, MCP tool shadowing (2025-04)"
 	srcHostsDate  = "checked 2026-11-24"
+	// MCP Apps: SEP-1865, the io.modelcontextprotocol/ui extension.
+	srcApps = "MCP Apps (SEP-1865, io.modelcontextprotocol/ui, 2026-01-26)"
+)
+
+// The rules of MCP Apps.
+var (
+	ruleAppsNegotiated      = &Rule{ID: "apps/negotiated", Severity: Warning, Summary: "A server lists tools with an App (_meta.ui) only to a client that declared io.modelcontextprotocol/ui with text/html;profile=mcp-app; to others it lists what works without Apps.", Source: srcApps + " § Client<>Server Capability Negotiation (Server Behavior: servers SHOULD check client capabilities before registering UI-enabled tools)"}
+	ruleAppsResourceURI     = &Rule{ID: "apps/resource-uri", Severity: Error, Summary: "A tool's _meta.ui.resourceUri is a ui:// URI of a resource that exists on the server; the deprecated flat _meta[\"ui/resourceUri\"] is not used.", Source: srcApps + " § UI Resource Format (URI MUST start with ui://), § Resource Discovery (Resource MUST exist on the server; the flat key is deprecated)"}
+	ruleAppsResourceListed  = &Rule{ID: "apps/resource-listed", Severity: Info, Summary: "An App's resource is in resources/list (servers MAY leave UI resources out; a host that prefetches from the listing does not see it then).", Source: srcApps + " § Resource Discovery (Behavior)"}
+	ruleAppsResourceContent = &Rule{ID: "apps/resource-content", Severity: Error, Summary: "An App's resource reads as text/html;profile=mcp-app, with text or a base64 blob, at most 4 MiB (mcpi's bound).", Source: srcApps + " § UI Resource Format (Content Requirements)"}
+	ruleAppsCSP             = &Rule{ID: "apps/csp", Severity: Warning, Summary: "An App's resource declares its CSP (_meta.ui.csp), each domain an origin (scheme://host[:port], a *. wildcard leftmost); `*` and plain http: are called out.", Source: srcApps + " § UI Resource Format (McpUiResourceCsp), § Security Implications (Content Security Policy Enforcement)"}
+	ruleAppsVisibility      = &Rule{ID: "apps/visibility", Severity: Error, Summary: "_meta.ui.visibility holds only \"model\" and \"app\" (a tool whose visibility lacks \"model\" is App-only: hosts keep it from the model); an empty visibility makes a tool nobody may call.", Source: srcApps + " § Resource Discovery (Visibility)"}
+	ruleAppsStaticLoads     = &Rule{ID: "apps/static-loads", Severity: Warning, Summary: "The scripts and stylesheets an App's HTML loads from its tags come from origins its CSP declares in resourceDomains (a static reading of the tags: what scripts load at run time is not seen).", Source: srcApps + " § UI Resource Format (Host Behavior: No Loosening; hosts MUST NOT allow undeclared domains)"}
 )
 
 // The rules: each a handle that its checks pass, so that a rule named
@@ -148,6 +161,13 @@ var ruleList = []*Rule{
 	ruleSseEndpointOrigin,
 	ruleSsePostAccepted,
 	ruleSseMessageEvents,
+	ruleAppsNegotiated,
+	ruleAppsResourceURI,
+	ruleAppsResourceListed,
+	ruleAppsResourceContent,
+	ruleAppsCSP,
+	ruleAppsVisibility,
+	ruleAppsStaticLoads,
 }
 
 // rules indexes ruleList by id.

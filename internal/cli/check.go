@@ -156,7 +156,7 @@ func checkOptions(t *TargetOptions, c *session.Client) check.Options {
 	if n, ok := c.Conn().(transport.Namer); ok {
 		name = n.Name()
 	}
-	copts := check.Options{Transport: name, Timeout: t.Timeout,
+	copts := check.Options{Transport: name, Timeout: t.Timeout, Apps: t.Apps,
 		Dial: func(ctx context.Context) (transport.Conn, error) { return t.dial(ctx, nil) }}
 	if (name == "streamable-http" || name == "sse") && t.URL != "" {
 		h, _ := t.header()

@@ -318,11 +318,11 @@ func (c *Client) Close() error {
 
 // capabilities returns what the client declares in initialize.
 func (c *Client) capabilities() mcp.ClientCapabilities {
-	if c.opts.Capabilities != nil {
-		return *c.opts.Capabilities
-	}
 	var caps mcp.ClientCapabilities
-	if c.opts.Handler != nil {
+	switch {
+	case c.opts.Capabilities != nil:
+		caps = *c.opts.Capabilities
+	case c.opts.Handler != nil:
 		caps = mcp.ClientCapabilities{
 			Roots:       &mcp.RootsCapability{ListChanged: true},
 			Sampling:    &mcp.SamplingCapability{},
@@ -330,7 +330,12 @@ func (c *Client) capabilities() mcp.ClientCapabilities {
 		}
 	}
 	if len(c.opts.Extensions) > 0 {
-		caps.Extensions = maps.Clone(c.opts.Extensions)
+		ext := maps.Clone(caps.Extensions)
+		if ext == nil {
+			ext = map[string]json.RawMessage{}
+		}
+		maps.Copy(ext, c.opts.Extensions)
+		caps.Extensions = ext
 	}
 	return caps
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"regexp"
@@ -308,6 +309,7 @@ func (c *Client) modernCapabilities() mcp.ClientCapabilities {
 	if c.opts.Capabilities == nil {
 		// The extensions mcpi speaks: it follows the tasks a server
 		// creates, and loads and verifies skills.
+		caps.Extensions = maps.Clone(caps.Extensions)
 		if caps.Extensions == nil {
 			caps.Extensions = map[string]json.RawMessage{}
 		}
