@@ -35,6 +35,10 @@ var allowedWaits = map[site]struct {
 }{
 	"internal/auth/flow.go:Transport.waitBrowser":              {2, "the loopback listener's 1 s shutdown and the --oauth-browser-wait a person is given to sign in"},
 	"internal/check/capability.go:run.missingCapability":       {2, "one probe under the check's --timeout (three requests: 3x)"},
+	"internal/check/apps.go:run.appsView":                      {1, "the Apps connection and its tools/list under 3x the check's --timeout"},
+	"internal/check/apps.go:run.listedResources":               {1, "one resources/list under the check's --timeout"},
+	"internal/check/apps.go:run.appResource":                   {1, "one resources/read under the check's --timeout"},
+	"internal/apphost/host.go:Host.Close":                      {1, "the App host's 1 s shutdown"},
 	"internal/check/check.go:run.probe":                        {1, "one probe under the check's --timeout"},
 	"internal/check/http.go:httpProbe.post":                    {1, "one raw HTTP probe under the check's --timeout"},
 	"internal/check/http.go:httpProbe.endSession":              {1, "the DELETE of a probe's session under the check's --timeout"},

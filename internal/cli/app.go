@@ -1,16 +1,23 @@
 package cli
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/apphost"
 	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/browser"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // AppInfoOptions are mcpi app-info's.
@@ -175,5 +182,170 @@ func printAppInfo(io *IOStreams, in *apps.Info) {
 		for _, n := range notes {
 			fmt.Fprintln(w, "  ! "+oneLine(n))
 		}
+	}
+}
+
+// AppOptions are mcpi app's.
+type AppOptions struct {
+	CallOptions
+	// NoOpen prints the page's URL instead of opening it.
+	NoOpen bool
+	// ready, when set, is given the page's URL (tests).
+	ready func(url string)
+}
+
+// NewCmdApp returns mcpi app.
+func NewCmdApp(f *Factory, runF func(context.Context, *AppOptions) error) *cobra.Command {
+	opts := &AppOptions{CallOptions: CallOptions{ConnOptions: f.conn()}}
+	cmd := &cobra.Command{
+		Use:   "app TOOL [KEY=VALUE | KEY:=JSON ...] TARGET",
+		Short: "Run a tool's MCP App: call the tool and render its App in the browser, with mcpi as its host",
+		Long: "Run a tool's MCP App (io.modelcontextprotocol/ui, which mcpi declares here): serve a host\n" +
+			"page on a loopback port, open it in the browser, render the App's HTML in a sandboxed frame\n" +
+			"with the CSP its resource declares, call the tool, and hand the App its input and result.\n" +
+			"The App's tools/call and resources/read go through mcpi's session to the server; a tool\n" +
+			"that may be destructive, and a link the App opens, are asked in the terminal first (and\n" +
+			"refused without one). Every App message is on the wire (-v) and in the trace (--record).\n" +
+			"Ctrl-C ends the App (ui/resource-teardown). Exit 10 when the tool has no App.",
+		Example: "  mcpi app show-chart series=a -- node server.js\n  mcpi app show-chart --no-browser --record app.jsonl https://example.com/mcp",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := opts.Target.parseTarget(cmd, args)
+			if err != nil {
+				return err
+			}
+			if len(rest) == 0 {
+				return flagErrorf("give the tool's name")
+			}
+			if err := opts.takeToolArgs(rest); err != nil {
+				return err
+			}
+			opts.Target.Apps = true
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return appRun(cmd.Context(), opts)
+		},
+	}
+	addConnFlags(cmd, &opts.ConnOptions)
+	end := flagGroup(cmd, groupArgs)
+	cmd.Flags().StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
+	end()
+	end = flagGroup(cmd, groupOutput)
+	cmd.Flags().BoolVar(&opts.NoOpen, "no-open", false, "print the App page's URL instead of opening it in the browser")
+	end()
+	return cmd
+}
+
+func appRun(ctx context.Context, opts *AppOptions) error {
+	return opts.with(ctx, func(c *session.Client) error { return runApp(ctx, c, opts) })
+}
+
+// clientServer carries an App's requests over mcpi's session.
+type clientServer struct{ c *session.Client }
+
+func (s clientServer) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	return s.c.CallToolRaw(ctx, mcp.CallToolParams{Name: name, Arguments: args}, nil)
+}
+
+func (s clientServer) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
+	return s.c.Send(ctx, "resources/read", mustJSON(mcp.ReadResourceParams{URI: uri}), nil)
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// runApp hosts the tool's App until Ctrl-C, or until the page stops
+// taking what the host sends.
+func runApp(ctx context.Context, c *session.Client, opts *AppOptions) error {
+	info, err := inspectApp(ctx, c, opts.Tool)
+	if err != nil {
+		return err
+	}
+	tools, err := c.AllTools(ctx)
+	if err != nil {
+		return err
+	}
+	var tool *mcp.Tool
+	for i := range tools {
+		if tools[i].Name == opts.Tool {
+			tool = &tools[i]
+		}
+	}
+	if tool == nil {
+		return withKind(KindToolNotFound, flagErrorf("the server lists no tool named %q", opts.Tool))
+	}
+	args, err := opts.arguments(tool)
+	if err != nil {
+		return err
+	}
+	errOut := opts.IO.ErrOut
+	var mu sync.Mutex
+	say := func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(errOut, line)
+	}
+	bo := apphost.Options{Tool: *tool, Args: args, Tools: tools, Info: info, Server: clientServer{c}, Say: say, Open: browser.Open, Version: Version}
+	if opts.recorder != nil {
+		bo.Tap = opts.recorder
+	}
+	if opts.Verbose {
+		bo.Tap = transport.MultiTap(bo.Tap, transport.TapFunc(func(e transport.Event) {
+			arrow := "app ← host"
+			if e.Dir == transport.Incoming {
+				arrow = "app → host"
+			}
+			say(arrow + ": " + oneLine(string(e.Data)))
+		}))
+	}
+	if opts.IO.StdinTTY && opts.IO.StderrTTY {
+		in := bufio.NewReader(opts.IO.In)
+		bo.Confirm = func(ctx context.Context, question string) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(errOut, "%s [y/N] ", question)
+			errOut.Flush()
+			line, _ := in.ReadString('\n')
+			return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes")
+		}
+	}
+	b := apphost.New(bo)
+	host, err := apphost.Listen(ctx, b)
+	if err != nil {
+		return err
+	}
+	defer host.Close()
+	say(fmt.Sprintf("App of %s (%s) at %s", oneLine(opts.Tool), oneLine(info.ResourceURI), host.URL()))
+	if opts.ready != nil {
+		opts.ready(host.URL())
+	}
+	if !opts.NoOpen {
+		if err := browser.Open(host.URL()); err != nil {
+			say("could not open the browser (" + oneLine(err.Error()) + "): open the URL yourself")
+		}
+	}
+	// The tool runs while the App loads; its result goes to the App and
+	// to stdout.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		raw, err := c.CallToolRaw(ctx, mcp.CallToolParams{Name: opts.Tool, Arguments: args}, nil)
+		b.Result(raw, err)
+		if err == nil {
+			printToolResult(opts.IO, opts.JSON, "", tool, "tool "+opts.Tool, raw)
+		} else if ctx.Err() == nil {
+			say("the tool's call failed: " + oneLine(err.Error()))
+		}
+	}()
+	select {
+	case <-ctx.Done():
+		b.Teardown("the person ended mcpi app", 2*time.Second)
+		<-done
+		return nil
+	case <-b.Stopped():
+		b.Teardown("mcpi stopped", time.Second)
+		return b.Err()
 	}
 }

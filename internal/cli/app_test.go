@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/record"
 )
 
 // TestAppInfo: app-info declares the extension, reads a tool's App and
@@ -83,9 +89,121 @@ func TestToolsMarkApps(t *testing.T) {
 			lines[f[0]] = l
 		}
 	}
-	for tool, want := range map[string]string{"show-chart": "app", "refresh-chart": "app,app-only", "delete-chart": "app,app-only,destructive", "model-note": "model-only"} {
+	for tool, want := range map[string]string{"show-chart": "app,read-only", "refresh-chart": "app,app-only,read-only", "delete-chart": "app,app-only,destructive", "model-note": "model-only"} {
 		if f := strings.Fields(lines[tool]); code != ExitOK || len(f) < 2 || f[1] != want {
 			t.Errorf("%s: %q, want the badges %q", tool, lines[tool], want)
+		}
+	}
+}
+
+// TestAppCommand runs mcpi app against the Apps server and plays its
+// page: the App initializes, gets the tool's input and result, calls an
+// app-only tool through mcpi; the trace holds every App message as an
+// "app" event, and the frames of the server's session as frames; Ctrl-C
+// tears the App down and ends the command with exit 0.
+func TestAppCommand(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "app.jsonl")
+	ios, _, out, errOut := Test()
+	f := &Factory{IO: ios}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	urls := make(chan string, 1)
+	cmd := NewCmdApp(f, func(ctx context.Context, o *AppOptions) error {
+		o.ready = func(u string) { urls <- u }
+		return appRun(ctx, o)
+	})
+	cmd.SetArgs(append([]string{"show-chart", "series=a", "--no-open", "--record", trace}, peerArgs(mcptest.AppsPrefix+mcptest.AppsGood)...))
+	cmd.SetContext(ctx)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	done := make(chan error, 1)
+	go func() { done <- cmd.Execute() }()
+	var base string
+	select {
+	case base = <-urls:
+	case err := <-done:
+		t.Fatalf("mcpi app ended: %v %s", err, errOut)
+	}
+	events := appEvents(t, base)
+	post := func(msg string) {
+		resp, err := http.Post(base+"app", "application/json", strings.NewReader(msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{"appCapabilities":{},"appInfo":{"name":"t","version":"1"},"protocolVersion":"2026-01-26"}}`)
+	waitEvent(t, events, `"id":1,"jsonrpc":"2.0","result"`)
+	post(`{"jsonrpc":"2.0","method":"ui/notifications/initialized","params":{}}`)
+	waitEvent(t, events, `ui/notifications/tool-input`)
+	waitEvent(t, events, `ui/notifications/tool-result`)
+	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"refresh-chart","arguments":{"series":"b"}}}`)
+	waitEvent(t, events, `refresh-chart {\"series\":\"b\"}`)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("mcpi app: %v", err)
+	}
+	if !strings.Contains(out.String(), "show-chart") {
+		t.Errorf("stdout %q: no result of the tool", out.String())
+	}
+	r, err := record.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var app, frames []string
+	r.Each(func(ev record.Event) {
+		switch ev.Type {
+		case record.TypeApp:
+			app = append(app, ev.Dir.String()+" "+string(ev.Msg))
+		case record.TypeFrame:
+			frames = append(frames, string(ev.Msg))
+		}
+	})
+	all := strings.Join(app, "\n")
+	for _, want := range []string{`recv {"jsonrpc":"2.0","id":1,"method":"ui/initialize"`, `send {"id":1,"jsonrpc":"2.0","result"`, `ui/notifications/tool-result`, `recv {"jsonrpc":"2.0","id":2,"method":"tools/call"`, `ui/resource-teardown`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the trace's App events lack %q:\n%s", want, all)
+		}
+	}
+	if !strings.Contains(strings.Join(frames, "\n"), `"name":"refresh-chart"`) {
+		t.Errorf("the App's call is not among the session's frames")
+	}
+}
+
+// appEvents reads the page's event stream.
+func appEvents(t *testing.T, base string) <-chan string {
+	resp, err := http.Get(base + "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	ch := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				ch <- d
+			}
+		}
+		close(ch)
+	}()
+	return ch
+}
+
+func waitEvent(t *testing.T, ch <-chan string, want string) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case d, ok := <-ch:
+			if !ok {
+				t.Fatalf("the event stream ended before %s", want)
+			}
+			if strings.Contains(d, want) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no event with %s", want)
 		}
 	}
 }

@@ -83,6 +83,7 @@ func subcommands(f *Factory) []struct {
 		{"call", func() *cobra.Command { return NewCmdCall(f, nil) }},
 		{"read", func() *cobra.Command { return NewCmdRead(f, nil) }},
 		{"app-info", func() *cobra.Command { return NewCmdAppInfo(f, nil) }},
+		{"app", func() *cobra.Command { return NewCmdApp(f, nil) }},
 		{"prompt", func() *cobra.Command { return NewCmdPrompt(f, nil) }},
 		{"complete", func() *cobra.Command { return NewCmdComplete(f, nil) }},
 		{"ping", func() *cobra.Command { return NewCmdPing(f, nil) }},

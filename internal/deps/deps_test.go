@@ -36,6 +36,8 @@ var (
 		"internal/tracectx":    {},
 		"internal/otlp":        {"internal/mcp", "internal/record", "internal/transport", "internal/bounds", "internal/safetext", "internal/tracectx"},
 		"internal/collection":  {"internal/schema"},
+		"internal/apps":        {"internal/mcp"},
+		"internal/apphost":     {"internal/apps", "internal/bounds", "internal/browser", "internal/mcp", "internal/safetext", "internal/session", "internal/transport"},
 		"cmd/mcpi":             {"internal/cli"},
 	}
 	forbidden = map[string][]string{

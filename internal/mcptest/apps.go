@@ -152,8 +152,8 @@ func appTools(mode string, declared bool) string {
 		return plain + `,{"name":"show-chart",` + schema + `,"_meta":{"ui":{"resourceUri":"ui://charts/gone"}}}` +
 			`,{"name":"show-web",` + schema + `,"_meta":{"ui":{"resourceUri":"https://example.com/app.html"}}}`
 	}
-	return plain + `,{"name":"show-chart","description":"Show a chart",` + schema + `,"_meta":{"ui":{"resourceUri":"ui://charts/chart","visibility":["model","app"]}}}` +
-		`,{"name":"refresh-chart","description":"Refresh the chart's data",` + schema + `,"_meta":{"ui":{"resourceUri":"ui://charts/chart","visibility":["app"]}}}` +
+	return plain + `,{"name":"show-chart","description":"Show a chart",` + schema + `,"annotations":{"readOnlyHint":true},"_meta":{"ui":{"resourceUri":"ui://charts/chart","visibility":["model","app"]}}}` +
+		`,{"name":"refresh-chart","description":"Refresh the chart's data",` + schema + `,"annotations":{"readOnlyHint":true},"_meta":{"ui":{"resourceUri":"ui://charts/chart","visibility":["app"]}}}` +
 		`,{"name":"delete-chart","description":"Delete the chart",` + schema + `,"annotations":{"destructiveHint":true},"_meta":{"ui":{"resourceUri":"ui://charts/chart","visibility":["app"]}}}` +
 		`,{"name":"model-note","description":"A note for the model",` + schema + `,"_meta":{"ui":{"visibility":["model"]}}}`
 }

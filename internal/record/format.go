@@ -26,6 +26,10 @@ const (
 	TypeLifecycle = "lifecycle"
 	TypeHTTP      = "http"
 	TypeNote      = "note"
+	// TypeApp is a message between an MCP App and mcpi's host page: a
+	// type of its own, so that a reader that does not know it skips it
+	// instead of reading it as a frame of the server's session.
+	TypeApp = "app"
 )
 
 // Note kinds the session writes with Annotate.
@@ -195,6 +199,8 @@ func (e *Event) TransportEvent() (ev transport.Event, ok bool) {
 	switch e.Type {
 	case TypeFrame:
 		ev.Kind, ev.Data = transport.KindFrame, e.Msg
+	case TypeApp:
+		ev.Kind, ev.Data = transport.KindApp, e.Msg
 	case TypeBadFrame:
 		ev.Kind = transport.KindBadFrame
 	case TypeStderr:

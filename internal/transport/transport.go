@@ -344,6 +344,10 @@ const (
 	// KindHTTP is an HTTP exchange with no frame of its own (a 202, a DELETE,
 	// a GET that opened or failed to open a stream, an error status).
 	KindHTTP
+	// KindApp is a message between an MCP App and mcpi's host page
+	// (mcpi app): Outgoing goes from the host to the App, Incoming comes
+	// from the App. It is no frame of the server's session.
+	KindApp
 )
 
 func (k EventKind) String() string {
@@ -358,6 +362,8 @@ func (k EventKind) String() string {
 		return "lifecycle"
 	case KindHTTP:
 		return "http"
+	case KindApp:
+		return "app"
 	}
 	return "?"
 }
