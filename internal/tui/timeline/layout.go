@@ -129,10 +129,11 @@ func (p *Pane) col(t int64, cols int) int {
 	switch {
 	case d < 0:
 		return -1
-	case d >= w:
+	case d > w:
 		return cols
 	}
-	return int(float64(d) / float64(w) * float64(cols))
+	// The window's end is in its last column.
+	return min(cols-1, int(float64(d)/float64(w)*float64(cols)))
 }
 
 func (p *Pane) paint(row []cell, i int64, sp *Span, cols int) {

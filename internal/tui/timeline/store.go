@@ -219,12 +219,16 @@ func (s *Store) add(sp Span) int64 {
 		s.ring = append(s.ring, sp)
 	} else {
 		old := &s.ring[int(i%int64(s.max))]
-		s.laneCount[old.Lane]--
+		if !old.Mark() {
+			s.laneCount[old.Lane]--
+		}
 		*old = sp
 		s.first = s.next - int64(s.max)
 		s.Evicted++
 	}
-	s.laneCount[sp.Lane]++
+	if !sp.Mark() {
+		s.laneCount[sp.Lane]++
+	}
 	return i
 }
 
@@ -280,7 +284,8 @@ func (s *Store) touch(i int64) {
 // Overflowed reports whether more spans changed than Touched could list.
 func (s *Store) Overflowed() bool { return len(s.touched) >= maxTouched }
 
-// LaneCount is the number of spans kept in lane l.
+// LaneCount is the number of spans kept in lane l (not counting the marks
+// inside them).
 func (s *Store) LaneCount(l Lane) int64 { return s.laneCount[l] }
 
 // track remembers key → i in m, within MaxOpen; past it the span is
