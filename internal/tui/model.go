@@ -32,8 +32,8 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/rootspane"
 	"github.com/mcpi-dev/mcpi/internal/tui/skillspane"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
-	"github.com/mcpi-dev/mcpi/internal/tui/tools"
 	"github.com/mcpi-dev/mcpi/internal/tui/timeline"
+	"github.com/mcpi-dev/mcpi/internal/tui/tools"
 	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
 
