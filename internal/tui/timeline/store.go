@@ -404,6 +404,9 @@ func outFlag(d transport.Direction) uint8 {
 }
 
 func (s *Store) notification(e *wire.Entry, seq int64, t int64) {
+	if e.Method == "notifications/cancelled" {
+		s.cancelled(e, t, seq)
+	}
 	sp := Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneNotifications, Flags: flagPoint | outFlag(e.Dir), Method: e.Method, Name: e.Name}
 	parent := int64(-1)
 	switch {
@@ -419,6 +422,34 @@ func (s *Store) notification(e *wire.Entry, seq int64, t int64) {
 		}
 	}
 	s.addMark(sp, parent)
+}
+
+// cancelled ends the request a notifications/cancelled withdraws, as a
+// failure: it will get no answer.
+func (s *Store) cancelled(e *wire.Entry, t int64, seq int64) {
+	var v struct {
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(e.Data, &v) != nil {
+		return
+	}
+	id, ok := mcp.IDKey(v.Params.RequestID)
+	if !ok {
+		return
+	}
+	// The side that cancels is the side that asked.
+	key := dirKey(e.Dir) + id
+	i, ok := s.open[key]
+	if !ok {
+		return
+	}
+	delete(s.open, key)
+	if sp := s.close(i, t, seq); sp != nil {
+		sp.Flags |= flagFailed
+		sp.Err = "cancelled"
+	}
 }
 
 // addMark adds sp inside parent when parent is kept, else as it is.

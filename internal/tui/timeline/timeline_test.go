@@ -76,6 +76,8 @@ var session = script{
 	{860, "<", `{"jsonrpc":"2.0","id":9,"result":{"resultType":"input_required","inputRequests":{"a":{}},"requestState":"x"}}`},
 	{900, ">", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"ask","arguments":{},"inputResponses":{"a":{}},"requestState":"x"}}`},
 	{920, "<", `{"jsonrpc":"2.0","id":10,"result":{"resultType":"complete","content":[]}}`},
+	{940, ">", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"long","arguments":{}}}`},
+	{945, ">", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12}}`},
 	{950, ">", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"hang","arguments":{}}}`},
 }
 
@@ -156,6 +158,7 @@ func TestLanes(t *testing.T) {
 		{LaneRequests, "tools/call fail", 800, 820, true, 0, 0},
 		{LaneRequests, "tools/call ask", 850, 920, false, 1, 1},
 		{LaneRequests, "tools/call hang", 950, -1, false, 0, 0},
+		{LaneRequests, "tools/call long", 940, 945, true, 0, 0},
 	} {
 		_, sp := find(t, p, tc.lane, tc.what)
 		start := ms(sp.Start - t0.UnixNano())
@@ -315,7 +318,7 @@ func TestFilter(t *testing.T) {
 		seen[p.cursor] = true
 		got = append(got, p.Selected().Label())
 	}
-	if want := "tools/call fail,tools/call fail,POST /mcp → 401"; strings.Join(got, ",") != want {
+	if want := "tools/call fail,tools/call fail,tools/call long,POST /mcp → 401"; strings.Join(got, ",") != want {
 		t.Errorf("status:error selects %q, want %q", strings.Join(got, ","), want)
 	}
 	p.SetFilter("dur:>150ms")
