@@ -20,6 +20,7 @@ type cell struct {
 	points, failPoints int32
 	marks              int32
 	failEnd, openEnd   bool
+	cancelEnd          bool
 	sel                bool
 }
 
@@ -165,8 +166,11 @@ func (p *Pane) paint(row []cell, i int64, sp *Span, cols int) {
 	default:
 		row[c0].bar++
 		row[c1+1].bar--
-		if sp.Failed() {
+		switch {
+		case sp.Failed():
 			row[c1].failEnd = true
+		case sp.Cancelled():
+			row[c1].cancelEnd = true
 		}
 	}
 }
@@ -187,6 +191,7 @@ const (
 	glyphOpen    = "┄"
 	glyphOpenEnd = "»"
 	glyphFail    = "✗"
+	glyphCancel  = "⊘"
 	glyphPoint   = "•"
 	glyphMany    = "+"
 )
@@ -203,22 +208,24 @@ const (
 	classPoint
 )
 
-// glyph is what a cell shows, by priority: a failure, a mark, events, an
-// open span, a span.
+// glyph is what a cell shows, by priority: a failure, the end of a span
+// never answered, a mark, a cancel, events, an open span, a span.
 func glyph(c *cell, bar, open int32, markGlyph string) (string, class) {
 	switch {
 	case c.failEnd || c.failPoints > 0:
 		return glyphFail, classFail
+	case c.openEnd:
+		return glyphOpenEnd, classOpen
 	case c.marks > 0:
 		return markGlyph, classMark
+	case c.cancelEnd:
+		return glyphCancel, classOpen
 	case c.points > 9:
 		return glyphMany, classPoint
 	case c.points > 1:
 		return string(rune('0' + c.points)), classPoint
 	case c.points == 1:
 		return glyphPoint, classPoint
-	case c.openEnd:
-		return glyphOpenEnd, classOpen
 	case open > 0:
 		return glyphOpen, classOpen
 	case bar > 0:
@@ -380,6 +387,8 @@ func (p *Pane) details() string {
 		parts = append(parts, glyphOpenEnd+" open for "+common.Duration(time.Duration(p.openEnd()-sp.Start)))
 	case sp.Open():
 		parts = append(parts, glyphOpenEnd+" never ended ("+common.Duration(time.Duration(p.openEnd()-sp.Start))+" to the trace's end)")
+	case sp.Cancelled():
+		parts = append(parts, glyphCancel+" cancelled after "+common.Duration(time.Duration(sp.End-sp.Start)))
 	case sp.Flags&flagUntracked != 0:
 		parts = append(parts, "end not followed (over the open bound)")
 	default:
@@ -393,7 +402,7 @@ func (p *Pane) details() string {
 	}
 	if sp.Failed() {
 		parts = append(parts, glyphFail+" "+common.Line(sp.Err))
-	} else if !sp.Open() && !sp.Point() {
+	} else if !sp.Open() && !sp.Point() && !sp.Cancelled() {
 		parts = append(parts, "ok")
 	}
 	if sp.TraceID != "" {

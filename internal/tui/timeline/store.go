@@ -66,6 +66,9 @@ const (
 	flagUntracked
 	// flagOut: sent by mcpi (else received from the server).
 	flagOut
+	// flagCancelled: withdrawn by notifications/cancelled; it gets no
+	// answer.
+	flagCancelled
 )
 
 // Span is one item of the timeline.
@@ -96,6 +99,9 @@ func (s *Span) Open() bool { return s.Flags&flagOpen != 0 }
 
 // Failed reports whether the span failed.
 func (s *Span) Failed() bool { return s.Flags&flagFailed != 0 }
+
+// Cancelled reports whether the span was withdrawn before its answer.
+func (s *Span) Cancelled() bool { return s.Flags&flagCancelled != 0 }
 
 // Point reports whether the span is an event.
 func (s *Span) Point() bool { return s.Flags&flagPoint != 0 }
@@ -237,13 +243,15 @@ func (s *Store) add(sp Span) int64 {
 // other there).
 func (s *Store) place(l Lane, start int64, open bool) uint8 {
 	best, bestEnd := 0, int64(-1)
-	for t := 0; t < tracks[l]; t++ {
+	for t := range tracks[l] {
 		e := s.trackEnd[l][t]
 		if e >= 0 && e <= start {
 			best = t
 			break
 		}
-		if bestEnd == -1 || (e >= 0 && e < bestEnd) {
+		// Of busy tracks, the one that frees first; an open one frees
+		// never.
+		if e >= 0 && (bestEnd < 0 || e < bestEnd) {
 			best, bestEnd = t, e
 		}
 	}
@@ -424,8 +432,8 @@ func (s *Store) notification(e *wire.Entry, seq int64, t int64) {
 	s.addMark(sp, parent)
 }
 
-// cancelled ends the request a notifications/cancelled withdraws, as a
-// failure: it will get no answer.
+// cancelled ends the request a notifications/cancelled withdraws: it
+// will get no answer.
 func (s *Store) cancelled(e *wire.Entry, t int64, seq int64) {
 	var v struct {
 		Params struct {
@@ -447,8 +455,10 @@ func (s *Store) cancelled(e *wire.Entry, t int64, seq int64) {
 	}
 	delete(s.open, key)
 	if sp := s.close(i, t, seq); sp != nil {
-		sp.Flags |= flagFailed
-		sp.Err = "cancelled"
+		sp.Flags |= flagCancelled
+		if sp.Method == "subscriptions/listen" {
+			s.listen = -1
+		}
 	}
 }
 

@@ -158,7 +158,7 @@ func TestLanes(t *testing.T) {
 		{LaneRequests, "tools/call fail", 800, 820, true, 0, 0},
 		{LaneRequests, "tools/call ask", 850, 920, false, 1, 1},
 		{LaneRequests, "tools/call hang", 950, -1, false, 0, 0},
-		{LaneRequests, "tools/call long", 940, 945, true, 0, 0},
+		{LaneRequests, "tools/call long", 940, 945, false, 0, 0},
 	} {
 		_, sp := find(t, p, tc.lane, tc.what)
 		start := ms(sp.Start - t0.UnixNano())
@@ -318,7 +318,7 @@ func TestFilter(t *testing.T) {
 		seen[p.cursor] = true
 		got = append(got, p.Selected().Label())
 	}
-	if want := "tools/call fail,tools/call fail,tools/call long,POST /mcp → 401"; strings.Join(got, ",") != want {
+	if want := "tools/call fail,tools/call fail,POST /mcp → 401"; strings.Join(got, ",") != want {
 		t.Errorf("status:error selects %q, want %q", strings.Join(got, ","), want)
 	}
 	p.SetFilter("dur:>150ms")
