@@ -52,7 +52,7 @@ func BenchmarkTimelineView1M(b *testing.B) {
 		name   string
 		zoom   int
 		layout bool
-	}{{"whole", 0, false}, {"zoomed", 14, false}, {"layout-whole", 0, true}} {
+	}{{"whole", 0, false}, {"zoomed", 14, false}, {"layout-whole", 0, true}, {"layout-zoomed", 14, true}} {
 		b.Run(tc.name, func(b *testing.B) {
 			var before runtime.MemStats
 			runtime.GC()

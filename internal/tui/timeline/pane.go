@@ -38,6 +38,9 @@ type Pane struct {
 	filter    textinput.Model
 	filtering bool
 
+	// ticking says the once-a-second redraw of a live session runs.
+	ticking bool
+
 	// lines and statusLine are what View draws, worked out by layout;
 	// spansDrawn counts the spans the last layout drew.
 	lines      []string
@@ -135,7 +138,18 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		if len(em.Entries) > 0 {
 			p.Append(em.Entries)
 		}
+		if p.live && !p.ticking {
+			p.ticking = true
+			return tick()
+		}
 		return nil
+	}
+	if _, ok := msg.(tickMsg); ok {
+		// Open spans run to now, and a fitted window ends there.
+		if p.fit || p.store.Open() > 0 {
+			p.layout()
+		}
+		return tick()
 	}
 	kp, ok := msg.(tea.KeyPressMsg)
 	if p.filtering {
@@ -175,6 +189,13 @@ func (p *Pane) updateFilter(msg tea.Msg) tea.Cmd {
 		p.setQuery(p.filter.Value())
 	}
 	return cmd
+}
+
+// tickMsg redraws a live session's timeline: time passes with no event.
+type tickMsg struct{}
+
+func tick() tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg{} })
 }
 
 // SetFilter applies a query of the search language (internal/query).
