@@ -205,8 +205,8 @@ func (m *ReplayModel) View() tea.View {
 	case m.ended:
 		state = st.OK.Render("complete")
 	}
-	head := []string{st.HeaderTitle.Render("mcpi replay"), st.HeaderServer.Render(common.Line(m.opts.Title)),
-		fmt.Sprintf("%d events", m.wire.Store().Len()), state, st.HeaderDim.Render("read-only"), m.viewName()}
+	head := []string{st.HeaderTitle.Render("mcpi replay"), m.viewName(), st.HeaderServer.Render(common.Line(m.opts.Title)),
+		fmt.Sprintf("%d events", m.wire.Store().Len()), state, st.HeaderDim.Render("read-only")}
 	if !m.notice.Empty() {
 		head = append(head, m.notice.View(st, m.width))
 	}
