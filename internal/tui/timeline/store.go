@@ -9,6 +9,7 @@ package timeline
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
@@ -369,7 +370,7 @@ func (s *Store) http(e *wire.Entry, seq int64, t int64) {
 		if e.HTTP.StatusCode >= 400 {
 			sp.Flags |= flagFailed
 			if sp.Err == "" {
-				sp.Err = "HTTP " + itoa(e.HTTP.StatusCode)
+				sp.Err = "HTTP " + strconv.Itoa(e.HTTP.StatusCode)
 			}
 		}
 		if !strings.HasPrefix(e.Text, e.HTTP.Method+" ") {
@@ -381,8 +382,6 @@ func (s *Store) http(e *wire.Entry, seq int64, t int64) {
 	}
 	s.add(sp)
 }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func dirKey(d transport.Direction) string {
 	if d == transport.Outgoing {
