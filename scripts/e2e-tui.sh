@@ -270,6 +270,20 @@ keys Escape
 sleep 0.3
 keys Escape
 sleep 0.3
+# The timeline: the session's spans in lanes, zoomed in and back, and
+# enter on a span goes to its frame in the wire pane.
+keys M-m
+check "the timeline shows the session's lanes" "[m Timeline]" "▾ Requests" "▾ Server reqs" "(whole session)"
+shot timeline
+keys End
+check "a span is selected" "› "
+keys +
+check "the timeline zooms in" "/col"
+absent "zoomed in, the window is not the whole session" "(whole session)"
+keys 0
+check "0 shows the whole session again" "(whole session)"
+keys Enter
+check "enter goes to the span's frame in the wire" "[7 Wire" "LATENCY"
 keys M-0
 check "the stderr pane opens" "the server's standard error"
 shot stderr

@@ -242,6 +242,8 @@ func (o *ConnOptions) tuiDial(ctx context.Context, h tui.Hooks) (*session.Client
 		taps = append(taps, o.recorder)
 	}
 	taps = append(taps, h.Tap)
+	// TRACEPARENT reaches the TUI's requests as it does a command's, so
+	// that the wire and the timeline show their trace id.
 	sopts := session.Options{Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning,
 		OnHealth: h.OnHealth, KeepAlive: h.KeepAlive, TraceContext: o.traceContext()}
 	c, err := o.Target.connect(ctx, sopts, transport.MultiTap(taps...))

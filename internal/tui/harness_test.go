@@ -130,9 +130,12 @@ func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		<-b.release
 		return p, nil
 	}
-	if fmt.Sprintf("%T", msg) == "info.tickMsg" {
+	switch fmt.Sprintf("%T", msg) {
+	case "info.tickMsg":
 		p.ticks.Add(1)
-	} else {
+	case "timeline.tickMsg":
+		// The timeline's own clock: neither news nor the Info pane's.
+	default:
 		p.others.Add(1)
 	}
 	start := time.Now()

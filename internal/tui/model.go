@@ -32,6 +32,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/rootspane"
 	"github.com/mcpi-dev/mcpi/internal/tui/skillspane"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
+	"github.com/mcpi-dev/mcpi/internal/tui/timeline"
 	"github.com/mcpi-dev/mcpi/internal/tui/tools"
 	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
@@ -160,6 +161,7 @@ func New(ctx context.Context, opts Options) *Model {
 		wire.New(c, wire.NewStore(opts.WireEntries, 0)),
 		logs.New(c, logs.KindLog), logs.New(c, logs.KindNotifications), logs.New(c, logs.KindStderr),
 		info.New(c, opts.Target), checkpane.New(c, opts.Check), skillspane.New(c),
+		timeline.New(c, timeline.NewStore(opts.TimelineSpans), true),
 	}
 	m.composer = newComposer(c)
 	m.help = help.New()
@@ -450,6 +452,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case common.OpenRequestMsg:
 		m.openModal(msg.Req)
 		return m, nil
+	case common.ShowFrameMsg:
+		return m, m.showFrame(msg)
 	case common.Notice:
 		m.status = msg
 		return m, nil
@@ -808,6 +812,21 @@ func (m *Model) toggleRecording() tea.Cmd {
 	}
 }
 
+// frameShower is the pane that shows the wire's rows.
+type frameShower interface{ ShowSeq(int64) }
+
+// showFrame goes to the pane that shows the wire's rows, on the row asked
+// for.
+func (m *Model) showFrame(msg common.ShowFrameMsg) tea.Cmd {
+	for i, p := range m.panes {
+		if _, ok := p.(frameShower); ok {
+			m.goTo(i)
+			return p.Update(msg)
+		}
+	}
+	return nil
+}
+
 // goTo shows pane i; a request on screen waits in the queue (ctrl+o brings
 // it back).
 func (m *Model) goTo(i int) {
@@ -886,7 +905,7 @@ func (m *Model) keys() help.KeyMap {
 	if m.help.ShowAll {
 		helpKey.SetHelp(helpKey.Help().Key+"/esc", "close help")
 	}
-	global := []key.Binding{k.NextTab, keymap.WithHelp(k.Tabs[0], "alt+1…0", "pane"), keymap.WithHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.Composer, k.Record, k.Reconnect, k.Requests, k.Diff, helpKey, quit}
+	global := []key.Binding{k.NextTab, keymap.WithHelp(k.Tabs[0], "alt+1…0", "pane"), keymap.WithHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.TimelineTab, k.Composer, k.Record, k.Reconnect, k.Requests, k.Diff, helpKey, quit}
 	short := dedupe(nil, append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit))
 	var full [][]key.Binding
 	var seen []key.Binding

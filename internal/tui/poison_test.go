@@ -83,6 +83,12 @@ func TestPoisonEveryPane(t *testing.T) {
 		h.press("esc")
 		h.press("esc")
 	}
+	// The timeline names every span it draws, the selected one in full.
+	h.press("alt+m", "home")
+	for range 12 {
+		h.press("down")
+	}
+	h.waitText("▾ Requests", "› ")
 	h.press("alt+7")
 	s := h.waitText("frame")
 	if !strings.Contains(s, `\e]`) {
@@ -185,6 +191,12 @@ func TestPoisonReplay(t *testing.T) {
 		tm.Send(keyMsg("enter"))
 		tm.Send(keyMsg("esc"))
 		tm.Send(keyMsg("up"))
+	}
+	// The timeline of the same trace, every span selected in turn.
+	tm.Send(keyMsg("tab"))
+	tm.Send(keyMsg("home"))
+	for range events {
+		tm.Send(keyMsg("down"))
 	}
 	tm.Send(keyMsg("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))

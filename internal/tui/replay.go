@@ -18,6 +18,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
+	"github.com/mcpi-dev/mcpi/internal/tui/timeline"
 	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
 
@@ -40,12 +41,16 @@ type ReplayOptions struct {
 	Height  int
 	// WireEntries bounds the rows kept (default wire.MaxEntries).
 	WireEntries int
+	// TimelineSpans bounds the timeline's spans (default
+	// timeline.MaxSpans).
+	TimelineSpans int
 	// Mouse turns the mouse on: the wheel scrolls.
 	Mouse bool
 }
 
 // ReplayModel is the root model of `mcpi replay` on a terminal: the wire
-// pane alone, fed from the trace through the same inbox as a live session.
+// pane and the timeline (tab goes from one to the other), fed from the
+// trace through the same inbox as a live session.
 type ReplayModel struct {
 	c      *common.Common
 	opts   ReplayOptions
@@ -55,7 +60,10 @@ type ReplayModel struct {
 	once   sync.Once
 	parser *wire.Parser
 	wire   *wire.Pane
-	help   help.Model
+	// timeline is shown instead of the wire while onTimeline.
+	timeline   *timeline.Pane
+	onTimeline bool
+	help       help.Model
 
 	ended   bool
 	feedErr error
@@ -81,6 +89,7 @@ func NewReplay(ctx context.Context, opts ReplayOptions) *ReplayModel {
 	m := &ReplayModel{c: c, opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		parser: wire.NewParser(), width: opts.Width, height: opts.Height}
 	m.wire = wire.New(c, wire.NewStore(opts.WireEntries, 0))
+	m.timeline = timeline.New(c, timeline.NewStore(opts.TimelineSpans), false)
 	if opts.Filter != "" {
 		m.wire.SetFilter(opts.Filter)
 	}
@@ -96,6 +105,17 @@ func (m *ReplayModel) Close() {
 
 // Wire returns the wire pane.
 func (m *ReplayModel) Wire() *wire.Pane { return m.wire }
+
+// Timeline returns the timeline pane.
+func (m *ReplayModel) Timeline() *timeline.Pane { return m.timeline }
+
+// active is the pane shown.
+func (m *ReplayModel) active() pane {
+	if m.onTimeline {
+		return m.timeline
+	}
+	return m.wire
+}
 
 // Init starts the feed and the inbox.
 func (m *ReplayModel) Init() tea.Cmd {
@@ -127,9 +147,11 @@ func (m *ReplayModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(m.width)
 		m.wire.SetSize(m.width, max(1, m.height-2))
+		m.timeline.SetSize(m.width, max(1, m.height-2))
 	case *common.Batch:
 		if entries, ok := msg.Prepared.([]wire.Entry); ok && len(entries) > 0 {
 			m.wire.Append(entries)
+			m.timeline.Append(entries)
 		}
 		m.wire.Store().Dropped += msg.WireDropped
 		return m, m.next()
@@ -140,17 +162,24 @@ func (m *ReplayModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case common.Notice:
 		m.notice = msg
+	case common.ShowFrameMsg:
+		m.onTimeline = false
+		return m, m.wire.Update(msg)
 	case tea.KeyPressMsg:
 		m.notice.Clear()
 		k := m.c.Keys
-		if key.Matches(msg, k.Quit) || (!m.wire.InputFocused() && msg.Text == "q") {
+		if key.Matches(msg, k.Quit) || (!m.active().InputFocused() && msg.Text == "q") {
 			return m, tea.Quit
 		}
-		return m, m.wire.Update(msg)
+		if !m.active().InputFocused() && (key.Matches(msg, k.NextTab) || key.Matches(msg, k.PrevTab) || key.Matches(msg, k.TimelineTab)) {
+			m.onTimeline = !m.onTimeline || key.Matches(msg, k.TimelineTab)
+			return m, nil
+		}
+		return m, m.active().Update(msg)
 	case tea.MouseWheelMsg:
 		if kp, ok := wheelKey(msg); ok && m.opts.Mouse {
 			for range wheelLines {
-				m.wire.Update(kp)
+				m.active().Update(kp)
 			}
 		}
 	}
@@ -176,7 +205,7 @@ func (m *ReplayModel) View() tea.View {
 	case m.ended:
 		state = st.OK.Render("complete")
 	}
-	head := []string{st.HeaderTitle.Render("mcpi replay"), st.HeaderServer.Render(common.Line(m.opts.Title)),
+	head := []string{st.HeaderTitle.Render("mcpi replay"), m.viewName(), st.HeaderServer.Render(common.Line(m.opts.Title)),
 		fmt.Sprintf("%d events", m.wire.Store().Len()), state, st.HeaderDim.Render("read-only")}
 	if !m.notice.Empty() {
 		head = append(head, m.notice.View(st, m.width))
@@ -184,13 +213,26 @@ func (m *ReplayModel) View() tea.View {
 	var b strings.Builder
 	b.WriteString(common.Truncate(strings.Join(head, st.HeaderDim.Render(" · ")), m.width))
 	b.WriteByte('\n')
-	b.WriteString(common.Fit(m.wire.View(), m.width, max(1, m.height-2)))
+	b.WriteString(common.Fit(m.active().View(), m.width, max(1, m.height-2)))
 	b.WriteByte('\n')
 	quit := m.c.Keys.Quit
 	quit.SetHelp("q", "quit")
-	b.WriteString(common.Fit(m.help.View(helpKeys{short: append(m.wire.ShortHelp(), quit)}), m.width, 1))
+	other := keymap.WithHelp(m.c.Keys.NextTab, "tab", "timeline")
+	if m.onTimeline {
+		other.SetHelp("tab", "wire")
+	}
+	b.WriteString(common.Fit(m.help.View(helpKeys{short: append(m.active().ShortHelp(), other, quit)}), m.width, 1))
 	v.SetContent(b.String())
 	return v
+}
+
+// viewName says which view is shown, the other one dim.
+func (m *ReplayModel) viewName() string {
+	st := m.c.Styles
+	if m.onTimeline {
+		return st.HeaderDim.Render("wire") + " " + st.HeaderTitle.Render("[timeline]")
+	}
+	return st.HeaderTitle.Render("[wire]") + " " + st.HeaderDim.Render("timeline")
 }
 
 // RunReplay runs the replay TUI until the user quits or ctx ends.

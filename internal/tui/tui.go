@@ -92,6 +92,9 @@ type Options struct {
 	Logger  *slog.Logger
 	// WireEntries bounds the rows of the wire pane (default wire.MaxEntries).
 	WireEntries int
+	// TimelineSpans bounds the spans of the timeline pane (default
+	// timeline.MaxSpans).
+	TimelineSpans int
 	// Check runs `mcpi check` against the target, on connections of its
 	// own, for the Check pane (nil: the pane says it cannot). It runs in a
 	// tea.Cmd; progress is told what is being checked.

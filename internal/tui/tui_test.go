@@ -47,11 +47,11 @@ func TestToolsPane(t *testing.T) {
 // The tab line gives up padding before it shortens titles, then numbers only.
 func TestTabsFitTheWidth(t *testing.T) {
 	for width, want := range map[int]string{
-		155: "[1 Tools]  2 Resources   3 Templates ",
+		155: "[1 Tools]  2 Resources  3 Templates  4 Prompts ",
 		140: "[1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
 		120: "[1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
 		100: "[1 Tools] 2 Res 3 Tem 4 Pro",
-		60:  "[1 Tools] 2 R 3 T 4 P 5 R 6 R 7 W 8 L 9 N",
+		60:  "[1 Tools] 2 3 4 5 6 7 8 9(1) 0 i k s m",
 		80:  "[1 Tools] 2Res 3Tem 4Pro 5Req 6Roo 7Wir 8Log 9Not",
 	} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {

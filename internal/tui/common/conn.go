@@ -71,3 +71,7 @@ func (m NotificationsMsg) Has(method string) bool {
 	}
 	return false
 }
+
+// ShowFrameMsg asks for the wire's row of sequence number Seq: the root
+// goes to the pane that shows frames and hands it the message.
+type ShowFrameMsg struct{ Seq int64 }

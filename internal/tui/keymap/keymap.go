@@ -17,8 +17,10 @@ type KeyMap struct {
 	InfoTab   key.Binding   // the info pane, the eleventh
 	CheckTab  key.Binding   // the check pane, the twelfth
 	SkillsTab key.Binding   // the skills pane, the thirteenth
-	Requests  key.Binding   // open the oldest waiting server request
-	Diff      key.Binding   // the Diff view: what moved at the last restart
+	// TimelineTab is the timeline pane, the fourteenth.
+	TimelineTab key.Binding
+	Requests    key.Binding // open the oldest waiting server request
+	Diff        key.Binding // the Diff view: what moved at the last restart
 
 	// Lists.
 	Up       key.Binding
@@ -72,6 +74,19 @@ type KeyMap struct {
 	FindNext key.Binding // the next match of the search in a frame's detail
 	FindPrev key.Binding
 	Copy     key.Binding // a frame or a result to the clipboard
+	// CopyTrace copies the W3C trace id of a request (the wire's detail,
+	// the timeline's span).
+	CopyTrace key.Binding
+
+	// Timeline pane: zoom around the selected span, pan the window, fit
+	// the whole session, fold the selected span's lane, open every lane.
+	ZoomIn    key.Binding
+	ZoomOut   key.Binding
+	PanLeft   key.Binding
+	PanRight  key.Binding
+	Fit       key.Binding
+	Collapse  key.Binding
+	ExpandAll key.Binding
 
 	// Server requests.
 	Approve     key.Binding
@@ -112,16 +127,17 @@ type KeyMap struct {
 // Default returns the default key bindings.
 func Default() *KeyMap {
 	k := &KeyMap{
-		Quit:      key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-		Reconnect: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reconnect")),
-		Help:      key.NewBinding(key.WithKeys("?", "f1"), key.WithHelp("?", "help")),
-		NextTab:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
-		PrevTab:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
-		Requests:  key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "answer request")),
-		InfoTab:   key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "info")),
-		CheckTab:  key.NewBinding(key.WithKeys("alt+k"), key.WithHelp("alt+k", "check")),
-		SkillsTab: key.NewBinding(key.WithKeys("alt+s"), key.WithHelp("alt+s", "skills")),
-		Diff:      key.NewBinding(key.WithKeys("alt+d"), key.WithHelp("alt+d", "diff")),
+		Quit:        key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Reconnect:   key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "reconnect")),
+		Help:        key.NewBinding(key.WithKeys("?", "f1"), key.WithHelp("?", "help")),
+		NextTab:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
+		PrevTab:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
+		Requests:    key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "answer request")),
+		InfoTab:     key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "info")),
+		CheckTab:    key.NewBinding(key.WithKeys("alt+k"), key.WithHelp("alt+k", "check")),
+		SkillsTab:   key.NewBinding(key.WithKeys("alt+s"), key.WithHelp("alt+s", "skills")),
+		TimelineTab: key.NewBinding(key.WithKeys("alt+m"), key.WithHelp("alt+m", "timeline")),
+		Diff:        key.NewBinding(key.WithKeys("alt+d"), key.WithHelp("alt+d", "diff")),
 
 		Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "down")),
@@ -162,9 +178,18 @@ func Default() *KeyMap {
 		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow tail")),
 		Latency: key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "latency by method")),
 
-		FindNext: key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/previous match")),
-		FindPrev: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
-		Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
+		FindNext:  key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/previous match")),
+		FindPrev:  key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
+		Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
+		CopyTrace: key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy trace id")),
+
+		ZoomIn:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "zoom")),
+		ZoomOut:   key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "zoom out")),
+		PanLeft:   key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "pan")),
+		PanRight:  key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", "pan right")),
+		Fit:       key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "whole session")),
+		Collapse:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "fold lane")),
+		ExpandAll: key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "open all lanes")),
 
 		Approve:     key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "approve")),
 		Reject:      key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "reject")),
@@ -202,7 +227,9 @@ func Default() *KeyMap {
 
 // ExtraTabs are the keys of the panes after the tenth, in order: their
 // letter after "alt+" labels their tab.
-func (k *KeyMap) ExtraTabs() []key.Binding { return []key.Binding{k.InfoTab, k.CheckTab, k.SkillsTab} }
+func (k *KeyMap) ExtraTabs() []key.Binding {
+	return []key.Binding{k.InfoTab, k.CheckTab, k.SkillsTab, k.TimelineTab}
+}
 
 // WithHelp returns b with the help text a pane shows for it there ("enter",
 // "get"): the same key, said in the pane's words.

@@ -238,6 +238,10 @@ func (p *Pane) setQuery(s string) {
 // Update handles keys.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	k := p.c.Keys
+	if sm, ok := msg.(common.ShowFrameMsg); ok {
+		p.ShowSeq(sm.Seq)
+		return nil
+	}
 	if em, ok := msg.(EntriesMsg); ok {
 		p.store.Dropped += em.Dropped
 		if len(em.Entries) > 0 {
@@ -382,6 +386,8 @@ func (p *Pane) updateDetail(kp tea.KeyPressMsg) tea.Cmd {
 			}
 			return common.Copy(what, e.Data)
 		}
+	case key.Matches(kp, k.CopyTrace):
+		return CopyTraceID(p.store.Get(p.detailSeq))
 	case key.Matches(kp, k.FindNext):
 		p.jump(p.match + 1)
 	case key.Matches(kp, k.FindPrev):
@@ -520,6 +526,32 @@ func (p *Pane) openDetail(i int) {
 	}
 }
 
+// ShowSeq selects the row of sequence number seq, on the list: the filter
+// is cleared when it hides the row. A row no longer kept selects the
+// oldest one.
+func (p *Pane) ShowSeq(seq int64) {
+	p.ShowList()
+	p.latency = false
+	if !p.query.Empty() && !p.filtered(p.store.Get(seq)) {
+		p.SetFilter("")
+	}
+	p.follow = false
+	p.cursor = max(seq, p.store.First())
+	p.clamp()
+	if i := p.index(p.cursor); i >= 0 {
+		// The row shows a third of the way down, with what led to it.
+		p.offset = max(0, min(i-p.rows()/3, p.count()-p.rows()))
+	}
+}
+
+// CopyTraceID copies the trace id of e's request, or says there is none.
+func CopyTraceID(e *Entry) tea.Cmd {
+	if e == nil || e.TraceID == "" {
+		return common.Noticef("no trace id: the request carried no _meta.traceparent")
+	}
+	return common.Copy("the trace id "+e.TraceID, []byte(e.TraceID))
+}
+
 // Detail reports whether the detail view is showing.
 func (p *Pane) Detail() bool { return p.detail }
 
@@ -540,7 +572,11 @@ func (p *Pane) ShortHelp() []key.Binding {
 	case p.detail && p.term != "":
 		return []key.Binding{k.FindNext, keymap.WithHelp(k.Filter, "/", "find"), keymap.WithHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, keymap.WithHelp(k.PrevCall, "[/]", "prev/next frame"), keymap.WithHelp(k.Back, "esc", "clear search")}
 	case p.detail:
-		return []key.Binding{keymap.WithHelp(k.Filter, "/", "find"), keymap.WithHelp(k.Copy, "y", "copy frame"), k.Up, k.Down, keymap.WithHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back}
+		keys := []key.Binding{keymap.WithHelp(k.Filter, "/", "find"), keymap.WithHelp(k.Copy, "y", "copy frame")}
+		if e := p.store.Get(p.detailSeq); e != nil && e.TraceID != "" {
+			keys = append(keys, k.CopyTrace)
+		}
+		return append(keys, k.Up, k.Down, keymap.WithHelp(k.PrevCall, "[/]", "prev/next frame"), k.Back)
 	}
 	if p.latency {
 		return []key.Binding{keymap.WithHelp(k.Latency, "L", "frames"), keymap.WithHelp(k.Back, "esc", "frames")}
@@ -731,6 +767,9 @@ func (p *Pane) buildDetail() {
 	lines = append(lines, st.Title.Render(common.Truncate(title, w)))
 	if e.HasLatency {
 		add("latency " + common.Duration(e.Latency) + " since the request")
+	}
+	if e.TraceID != "" {
+		add("trace id " + e.TraceID + " (Y copies it)")
 	}
 	if e.Err != "" {
 		lines = append(lines, common.Wrap(st.Error.Render("error: ")+common.Line(e.Err), w)...)

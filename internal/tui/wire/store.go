@@ -6,6 +6,7 @@ package wire
 import (
 	"bytes"
 	"cmp"
+	"encoding/hex"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/tracectx"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -97,9 +99,12 @@ type Entry struct {
 	// Data is the start of the data (see MaxEntryBytes); nil once released
 	// (see MaxTotalBytes). Truncated says it was clipped.
 	Data []byte
-	Err  string // why a bad frame is bad, or a lifecycle error
-	Text string // lifecycle and HTTP descriptions, warning messages
-	HTTP *transport.HTTPMeta
+	// TraceID is the W3C trace id (32 hex digits) of a request that
+	// carried params._meta.traceparent.
+	TraceID string
+	Err     string // why a bad frame is bad, or a lifecycle error
+	Text    string // lifecycle and HTTP descriptions, warning messages
+	HTTP    *transport.HTTPMeta
 }
 
 // Parser turns tap events into entries and matches responses to requests by
@@ -217,6 +222,27 @@ func (p *Parser) inputRequired(result member) bool {
 	return len(result) <= maxHeadObject && json.Unmarshal(result, &v) == nil && p.str(v.ResultType) == mcp.ResultInputRequired
 }
 
+// traceID is the trace id of params._meta.traceparent, when it holds a
+// well-formed one (a malformed or oversized value shows no id).
+func traceID(params member) string {
+	if len(params) == 0 || params[0] != '{' || len(params) > maxHeadObject || !bytes.Contains(params, []byte(`"traceparent"`)) {
+		return ""
+	}
+	var v struct {
+		Meta struct {
+			TraceParent string `json:"traceparent"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &v) != nil {
+		return ""
+	}
+	c, err := tracectx.Parse(v.Meta.TraceParent, "")
+	if err != nil {
+		return ""
+	}
+	return hex.EncodeToString(c.TraceID[:])
+}
+
 // toolError reports whether a result says isError: true.
 func toolError(result member) bool {
 	if len(result) == 0 || result[0] != '{' || !bytes.Contains(result, []byte(`"isError"`)) {
@@ -300,6 +326,7 @@ func (p *Parser) frame(en *Entry, data []byte) {
 	method, name := p.str(h.Method), ""
 	if method != "" {
 		name = p.nameOf(h.Params)
+		en.TraceID = traceID(h.Params)
 	}
 	en.ID = p.message(en, &h, method, name)
 	switch {
