@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // JaegerVersion is the Jaeger scripts/jaeger.sh builds into .cache/tools.
@@ -91,8 +93,9 @@ func Jaeger(t testing.TB) (otlpURL, queryURL string) {
 	otlpURL = fmt.Sprintf("http://127.0.0.1:%d", ports[2])
 	queryURL = fmt.Sprintf("http://127.0.0.1:%d", ports[0])
 	deadline := time.Now().Add(60 * time.Second)
+	client := transport.NewHTTPClient(nil, transport.EgressPolicy{})
 	for {
-		resp, err := http.Get(queryURL + "/api/services")
+		resp, err := client.Get(queryURL + "/api/services")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
