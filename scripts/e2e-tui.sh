@@ -33,6 +33,7 @@ SOCK="mcpi-e2e-$$"
 export XDG_CACHE_HOME="$TMP/cache"
 cleanup() {
 	tmux -L "$SOCK" kill-server >/dev/null 2>&1
+	[ -f "$TMP/chromium.pid" ] && kill -- -"$(cat "$TMP/chromium.pid")" >/dev/null 2>&1
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -442,6 +443,42 @@ else
 	FAIL=$((FAIL + 1))
 	echo "FAIL live: session start failed:"
 	sed 's/^/     | /' "$TMP/live.err"
+fi
+
+# --- an MCP App, run from the Tools pane ---------------------------------
+# The Tools pane marks App tools; alt+a on a call hosts its App; the
+# browser ($BROWSER: Debian's headless Chromium here) renders it, and the
+# App's messages, with its own call of an app-only tool, show on the wire.
+if ! command -v chromium-headless-shell >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1 ||
+	[ ! -d "$ROOT/.cache/npm/node_modules/@modelcontextprotocol/ext-apps" ]; then
+	if [ -n "${CI:-}" ]; then
+		FAIL=$((FAIL + 1))
+		echo "FAIL apps: chromium-headless-shell, node or @modelcontextprotocol/ext-apps is missing (scripts/deps.sh installs them)"
+	else
+		echo "skip apps: chromium-headless-shell, node or @modelcontextprotocol/ext-apps is missing (scripts/deps.sh installs them)"
+	fi
+else
+	cat >"$TMP/browser.sh" <<BROWSER
+#!/bin/sh
+setsid chromium-headless-shell --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$TMP/chromium" --timeout=20000 --dump-dom "\$1" >/dev/null 2>&1 &
+echo \$! >"$TMP/chromium.pid"
+BROWSER
+	chmod +x "$TMP/browser.sh"
+	open apps env BROWSER="$TMP/browser.sh" "$BIN" connect -- node "$ROOT/testdata/apps-server.mjs"
+	check "the Tools pane marks the App tools" "show-chart" "refresh-chart" "app app-only"
+	shot apps-tools
+	typ show-chart
+	keys Enter
+	check "opens the App tool's form" "Call show-chart"
+	typ a
+	keys C-s
+	check "calls the App tool" "✓ done" "alt+a run its App"
+	keys M-a
+	check "hosts its App" "the App of show-chart runs at"
+	keys M-7
+	check "the App's messages and its own call are on the wire" "app" "ui/initialize" "ui/notifications/tool-result" "tools/call refresh-chart"
+	shot apps-wire
+	keys C-c
 fi
 
 # The edit-reload loop: a script server whose tools come from a file the

@@ -69,8 +69,11 @@ type Options struct {
 	// Confirm asks the person; nil means there is nobody to ask, and
 	// what needs asking is refused.
 	Confirm func(ctx context.Context, question string) bool
-	// Say tells the person something (one line, sanitised here).
-	Say func(line string)
+	// Say tells the person something (one line, sanitised here): what the
+	// App logs and does. Warn tells what mcpi refused the App or could not
+	// do (Say when nil).
+	Say  func(line string)
+	Warn func(line string)
 	// Open opens a link the person allowed (mcpi's one opener).
 	Open func(url string) error
 	// Tap sees every message between the App and the host.
@@ -105,6 +108,9 @@ type Bridge struct {
 func New(o Options) *Bridge {
 	if o.Say == nil {
 		o.Say = func(string) {}
+	}
+	if o.Warn == nil {
+		o.Warn = o.Say
 	}
 	return &Bridge{o: o, out: bounds.NewQueue[[]byte](bounds.NewBudget("messages to the App's page", QueueCount, QueueBytes)),
 		teardown: map[string]chan struct{}{}, stop: make(chan struct{})}
@@ -166,17 +172,22 @@ func (b *Bridge) say(format string, args ...any) {
 	b.o.Say(safetext.OneLine(fmt.Sprintf(format, args...)))
 }
 
-// note says something the App sent, at most MaxNotes times.
-func (b *Bridge) note(format string, args ...any) {
+// note says something the App sent or did, at most MaxNotes times.
+func (b *Bridge) note(format string, args ...any) { b.tell(b.o.Say, format, args...) }
+
+// refused says what mcpi refused the App, at most MaxNotes times.
+func (b *Bridge) refused(format string, args ...any) { b.tell(b.o.Warn, format, args...) }
+
+func (b *Bridge) tell(to func(string), format string, args ...any) {
 	b.mu.Lock()
 	b.notes++
 	n := b.notes
 	b.mu.Unlock()
 	switch {
 	case n <= MaxNotes:
-		b.say(format, args...)
+		to(safetext.OneLine(fmt.Sprintf(format, args...)))
 	case n == MaxNotes+1:
-		b.say("app: more messages from the App are not printed (the wire and the trace have them)")
+		b.o.Warn("app: more messages from the App are not printed (the wire and the trace have them)")
 	}
 }
 
@@ -195,20 +206,20 @@ type message struct {
 func (b *Bridge) FromApp(ctx context.Context, data []byte) {
 	if len(data) > MaxMessage {
 		b.observe(transport.Incoming, data[:256])
-		b.note("app: refused a message of %d bytes (at most %d)", len(data), MaxMessage)
+		b.refused("app: refused a message of %d bytes (at most %d)", len(data), MaxMessage)
 		return
 	}
 	b.observe(transport.Incoming, data)
 	var m message
 	if err := json.Unmarshal(data, &m); err != nil || m.JSONRPC != "2.0" {
-		b.note("app: a message that is not JSON-RPC 2.0 was ignored")
+		b.refused("app: a message that is not JSON-RPC 2.0 was ignored")
 		return
 	}
 	switch {
 	case m.Method == "" && len(m.ID) > 0:
 		b.response(m)
 	case m.Method == "":
-		b.note("app: a message with neither method nor id was ignored")
+		b.refused("app: a message with neither method nor id was ignored")
 	case len(m.ID) == 0:
 		b.notification(m)
 	default:
@@ -434,12 +445,12 @@ func (b *Bridge) callTool(ctx context.Context, m message) {
 		}
 	}
 	if tool == nil {
-		b.note("app: refused tools/call %q: the server lists no such tool", p.Name)
+		b.refused("app: refused tools/call %q: the server lists no such tool", p.Name)
 		b.fail(m.ID, codeInvalidParams, "no tool "+p.Name+" on this server")
 		return
 	}
 	if !apps.ToolMeta(tool.Meta).Visible(apps.App) {
-		b.note("app: refused tools/call %q: its visibility does not include \"app\"", p.Name)
+		b.refused("app: refused tools/call %q: its visibility does not include \"app\"", p.Name)
 		b.fail(m.ID, codeDenied, "the tool "+p.Name+" is not visible to Apps (its _meta.ui.visibility lacks \"app\")")
 		return
 	}
@@ -450,7 +461,7 @@ func (b *Bridge) callTool(ctx context.Context, m message) {
 			if b.o.Confirm == nil {
 				why = "there is no terminal to ask the person"
 			}
-			b.note("app: refused tools/call %q: %s", p.Name, why)
+			b.refused("app: refused tools/call %q: %s", p.Name, why)
 			b.fail(m.ID, codeDenied, "mcpi did not call "+p.Name+", which may be destructive: "+why)
 			return
 		}
@@ -512,12 +523,12 @@ func (b *Bridge) openLink(ctx context.Context, m message) {
 		return
 	}
 	if err := checkLink(p.URL); err != nil {
-		b.note("app: refused to open %q: %v", p.URL, err)
+		b.refused("app: refused to open %q: %v", p.URL, err)
 		b.fail(m.ID, codeDenied, "Invalid URL: "+err.Error())
 		return
 	}
 	if b.o.Confirm == nil || !b.o.Confirm(ctx, safetext.OneLine("The App asks to open "+p.URL+". Open it?")) {
-		b.note("app: did not open %s", p.URL)
+		b.refused("app: did not open %s", p.URL)
 		b.fail(m.ID, codeDenied, "Link opening denied by user")
 		return
 	}

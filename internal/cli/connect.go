@@ -159,6 +159,7 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		}
 	}
 	err = tui.Run(ctx, tui.Options{
+		Version: Version,
 		Reloads: reloads,
 		Dial:    o.tuiDial,
 		Target:  targetLabel(&o.Target),

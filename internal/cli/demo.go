@@ -55,8 +55,11 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	if opts.Print || !opts.IO.StdinTTY || !opts.IO.StdoutTTY {
 		return demoPrint(ctx, opts, &target)
 	}
+	// The TUI declares MCP Apps: it shows them and runs them.
+	target.Apps = true
 	o := &ConnOptions{IO: opts.IO, Target: target, Args: []string{"demo"}}
 	return tui.Run(ctx, tui.Options{
+		Version:      Version,
 		Dial:         o.tuiDial,
 		Target:       "mcpi demo-server (stdio)",
 		NoColor:      opts.NoColor || !opts.IO.Color,

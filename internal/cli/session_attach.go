@@ -42,6 +42,7 @@ func connectSession(ctx context.Context, opts *ConnectOptions, name string, noCo
 		return session.Connect(ctx, rc, sopts)
 	}
 	return tui.Run(ctx, tui.Options{
+		Version: Version,
 		Dial:    dial,
 		Target:  "session " + name,
 		Session: name,

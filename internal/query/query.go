@@ -18,7 +18,8 @@
 //	size:OP N     the frame's size compared with N bytes (512, 10kb, 1mb)
 //	dir:in|out    from the server (also <), to it (also >)
 //	kind:K        the row's kind starts with K: frame, bad, stderr,
-//	              lifecycle, http, warning, log, notification
+//	              lifecycle, http, warning, log, notification, app (an
+//	              MCP App's messages with mcpi's host)
 //	id:N          the JSON-RPC id is N
 //	text:T        the text or the data contains T
 //
@@ -93,7 +94,7 @@ var Fields = []string{"method", "tool", "status", "dur", "size", "dir", "kind", 
 var Statuses = []string{"ok", "error", "pending"}
 
 // Kinds are the values of kind:.
-var Kinds = []string{"frame", "bad", "stderr", "lifecycle", "http", "warning", "log", "notification"}
+var Kinds = []string{"frame", "bad", "stderr", "lifecycle", "http", "warning", "log", "notification", "app"}
 
 func isField(f string) bool {
 	for _, x := range Fields {

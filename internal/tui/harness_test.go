@@ -55,6 +55,9 @@ func TestMain(m *testing.M) {
 	case mcptest.ListsPrefix + mcptest.BoundsCyclingNoTools:
 		mcptest.RunLists(mcptest.BoundsCyclingNoTools)
 		os.Exit(0)
+	case mcptest.AppsPrefix + mcptest.AppsGood:
+		mcptest.RunApps(mcptest.AppsGood)
+		os.Exit(0)
 	case "demo-legacy":
 		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: demoserver.EraLegacy}); err != nil {
 			os.Exit(1)

@@ -116,6 +116,16 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 		}
 	}
 	switch {
+	case m.req.Kind == common.Consent:
+		if isKey {
+			switch {
+			case key.Matches(kp, k.Approve):
+				return m.answer(common.Reply{}, "allowed")
+			case key.Matches(kp, k.Reject):
+				return m.answer(common.Reply{Err: session.ErrRejected}, "refused")
+			}
+		}
+		return nil
 	case m.req.Kind == common.Sampling:
 		if isKey {
 			switch {
@@ -186,6 +196,8 @@ func (m *modal) accept() tea.Cmd {
 func (m *modal) ShortHelp() []key.Binding {
 	k := m.c.Keys
 	switch {
+	case m.req.Kind == common.Consent:
+		return []key.Binding{keymap.WithHelp(k.Approve, "ctrl+s", "allow"), keymap.WithHelp(k.Reject, "ctrl+x", "refuse"), k.Later}
 	case m.req.Kind == common.Sampling:
 		return []key.Binding{k.Approve, k.Reject, k.Later}
 	case m.isURL():
@@ -209,6 +221,9 @@ func (m *modal) infoLines(w int) []string {
 	add := func(s string) { lines = append(lines, common.Wrap(s, w)...) }
 	r := m.req
 	switch {
+	case r.Kind == common.Consent:
+		add(common.Block(r.Question))
+		add(st.Dim.Render("Nothing is sent until you answer; refusing tells the App so."))
 	case r.Sampling != nil:
 		s := r.Sampling
 		if s.SystemPrompt != "" {
@@ -271,6 +286,8 @@ func (m *modal) View() string {
 	iw, ih := m.inner()
 	title := st.ModalTitle.Render(fmt.Sprintf("#%d %s", m.req.ID, m.req.Method()))
 	switch {
+	case m.req.Kind == common.Consent:
+		title += st.Dim.Render(" — an MCP App asks you")
 	case m.req.Kind == common.Sampling:
 		title += st.Dim.Render(" — the server asks for a model reply")
 	case m.isURL():

@@ -126,6 +126,7 @@ func New(ctx context.Context, opts Options) *Model {
 		Inbox:   common.NewInbox(),
 		SaveDir: opts.SaveDir,
 		Ctx:     ctx,
+		Version: opts.Version,
 
 		Collection: opts.Collection,
 		Answers:    &common.AnswerLog{},
@@ -144,6 +145,8 @@ func New(ctx context.Context, opts Options) *Model {
 	if len(opts.TraceOptions.SecretValues) > 0 && !opts.TraceOptions.NoRedact {
 		m.redact = record.NewRedactor(opts.TraceOptions.SecretValues)
 	}
+	c.Tap = transport.MultiTap(c.Inbox, m.rec)
+	c.OpenURL = opts.OpenURL
 	m.hooks = Hooks{
 		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now, session: opts.Session, answers: c.Answers},
 		Tap:            transport.MultiTap(c.Inbox, m.rec),

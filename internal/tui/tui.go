@@ -54,6 +54,8 @@ const KeepAlive = 10 * time.Second
 
 // Options configure the TUI.
 type Options struct {
+	// Version is mcpi's (an MCP App's host says it).
+	Version string
 	// Dial connects and initializes a session with the TUI's hooks. The TUI
 	// calls it again to reconnect. It runs in a tea.Cmd, never on the UI
 	// goroutine.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
 )
@@ -29,6 +30,14 @@ type Common struct {
 	Answers    *AnswerLog
 	// Ctx lives as long as the program; session calls derive from it.
 	Ctx context.Context
+	// Tap sees events besides the session's own (an MCP App's messages
+	// with mcpi's host): the wire pane and the recording, as the
+	// session's do.
+	Tap transport.Tap
+	// Version is mcpi's.
+	Version string
+	// OpenURL opens a URL in the person's browser (tests stub it).
+	OpenURL func(url string) error
 }
 
 // Since returns the time elapsed since t on the Common clock.

@@ -239,6 +239,9 @@ type RequestKind int
 const (
 	Sampling RequestKind = iota + 1
 	Elicitation
+	// Consent is mcpi's own question for the person: an MCP App it hosts
+	// asks to call a tool that may be destructive, or to open a link.
+	Consent
 )
 
 // Request is a server->client request waiting for the user. The session's
@@ -248,6 +251,8 @@ type Request struct {
 	Kind     RequestKind
 	Sampling *mcp.CreateMessageParams
 	Elicit   *mcp.ElicitParams
+	// Question is a Consent's.
+	Question string
 	Received time.Time
 	// Why says, once the request is withdrawn, by whom ("by the server").
 	Why string

@@ -14,6 +14,9 @@ type OpenRequestMsg struct{ Req *Request }
 // Method is the request's method, and "(url)" for an elicitation that
 // asks the user to open a page.
 func (r *Request) Method() string {
+	if r.Kind == Consent {
+		return "App"
+	}
 	if r.Kind == Sampling {
 		return "sampling/createMessage"
 	}
@@ -35,6 +38,8 @@ func (r *Request) Summary() string {
 		}
 	case r.Elicit != nil:
 		return r.Elicit.Message
+	case r.Kind == Consent:
+		return r.Question
 	}
 	return ""
 }

@@ -65,6 +65,8 @@ type KeyMap struct {
 	ReadLinks key.Binding
 	// SaveStep saves the call on screen as a step of a collection file.
 	SaveStep key.Binding
+	// RunApp hosts the MCP App of the call on screen.
+	RunApp key.Binding
 
 	// Wire pane.
 	Filter key.Binding
@@ -173,6 +175,7 @@ func Default() *KeyMap {
 		Rerun:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "call again")),
 		ReadLinks: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "read links")),
 		SaveStep:  key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "save as a test step")),
+		RunApp:    key.NewBinding(key.WithKeys("alt+a"), key.WithHelp("alt+a", "run its App")),
 
 		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow tail")),

@@ -79,7 +79,7 @@ func (p *Pane) View() string {
 	st := p.c.Styles
 	q := *p.queue
 	if len(q) == 0 {
-		msg := "No server request is waiting. Sampling and elicitation requests from the server queue here."
+		msg := "No server request is waiting. Sampling and elicitation requests from the server, and what an MCP App asks you, queue here."
 		return strings.Join(common.Wrap(st.Dim.Render(msg), p.width), "\n")
 	}
 	var lines []string

@@ -20,6 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
@@ -39,7 +40,9 @@ const (
 type Pane struct {
 	c      *common.Common
 	client *session.Client
-	gen    int
+	// app is the MCP App the pane hosts (alt+a), if any.
+	app *appRun
+	gen int
 
 	loading bool
 	down    bool // disconnected
@@ -279,6 +282,8 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 			c.lines = nil
 		}
 		return nil
+	case appStartedMsg:
+		return p.appStarted(msg)
 	case stepSavedMsg:
 		if msg.err != nil {
 			return common.Failuref("%s", msg.notice())
@@ -688,6 +693,8 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		if c.Result != nil {
 			return saveCmd(p.c.SaveDir, c)
 		}
+	case key.Matches(msg, k.RunApp) && c.State != Running:
+		return p.runApp(c)
 	case key.Matches(msg, k.SaveStep) && c.State != Running:
 		var answered []common.Answered
 		if p.c.Answers != nil {
@@ -756,6 +763,10 @@ func (p *Pane) ShortHelp() []key.Binding {
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			out = append(out, k.Cancel, k.Edit)
 		} else {
+			if apps.ToolMeta(p.calls[p.current].Tool.Meta).HasApp() {
+				// The App first: it is what such a result is for.
+				out = append(out, k.RunApp)
+			}
 			out = append(out, keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Rerun, k.Save, k.SaveStep, keymap.WithHelp(k.Copy, "y", "copy JSON"))
 			if c := p.calls[p.current]; c.hasLinks() {
 				out = append(out, k.ReadLinks)
@@ -773,7 +784,7 @@ func (p *Pane) FullHelp() [][]key.Binding {
 	case modeForm:
 		return append(p.forms[p.formTool.Name].FullHelp(), []key.Binding{p.c.Keys.AsTask})
 	case modeResult:
-		first := []key.Binding{keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Rerun, k.Save, k.SaveStep, keymap.WithHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, keymap.WithHelp(k.Calls, "alt+l", "tools list"), k.Reload}
+		first := []key.Binding{keymap.WithHelp(k.Back, "esc", "new form"), k.Edit, k.Rerun, k.Save, k.SaveStep, keymap.WithHelp(k.Copy, "y", "copy JSON"), k.ReadLinks, k.RunApp, keymap.WithHelp(k.Calls, "alt+l", "tools list"), k.Reload}
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			first = []key.Binding{k.Cancel, k.Edit, keymap.WithHelp(k.Calls, "alt+l", "tools list")}
 		}
@@ -801,11 +812,29 @@ func (p *Pane) View() string {
 // badges are the short annotation hints of a tool, as set explicitly.
 func (p *Pane) badges(t *mcp.Tool, long bool) []string {
 	st := p.c.Styles
+	var out []string
+	// The tool's MCP App, and who may see the tool.
+	ui := apps.ToolMeta(t.Meta)
+	switch {
+	case ui.HasApp() && long:
+		out = append(out, st.OpenWorld.Render("App "+common.Line(ui.ResourceURI)))
+	case ui.HasApp():
+		out = append(out, st.OpenWorld.Render("app"))
+	}
+	switch {
+	case !ui.Visible(apps.Model) && long:
+		out = append(out, st.Warning.Render("App only: hidden from the model"))
+	case !ui.Visible(apps.Model):
+		out = append(out, st.Warning.Render("app-only"))
+	case !ui.Visible(apps.App) && long:
+		out = append(out, st.Dim.Render("model only: its App may not call it"))
+	case !ui.Visible(apps.App):
+		out = append(out, st.Dim.Render("model-only"))
+	}
 	a := t.Annotations
 	if a == nil {
-		return nil
+		return out
 	}
-	var out []string
 	add := func(v *bool, style lipgloss.Style, short, full, fullFalse string) {
 		if v == nil {
 			return

@@ -681,7 +681,7 @@ func (p *Pane) row(e *Entry, selected bool, methodW int) string {
 	st := p.c.Styles
 	what := e.Method
 	switch e.Kind {
-	case KindFrame:
+	case KindFrame, KindApp:
 		what = e.Label()
 	case KindStderr, KindBadFrame:
 		what = string(e.Data[:min(len(e.Data), 512)])
@@ -755,7 +755,11 @@ func (p *Pane) buildDetail() {
 	var lines []string
 	add := func(s string) { lines = append(lines, common.Wrap(s, w)...) }
 	title := fmt.Sprintf("%s %s %s", arrow(e.Dir), e.Dir, e.Kind)
-	if e.Kind == KindFrame {
+	if e.Kind == KindApp {
+		// An App's message: "send" goes to the App, "recv" comes from it.
+		title = map[transport.Direction]string{transport.Outgoing: "→ host to App", transport.Incoming: "← App to host"}[e.Dir] + " · app"
+	}
+	if e.Kind == KindFrame || e.Kind == KindApp {
 		title += " · " + common.Line(e.Label())
 	} else if e.Method != "" {
 		title += " · " + common.Line(e.Method)
@@ -789,7 +793,7 @@ func (p *Pane) buildDetail() {
 	if len(e.Data) > 0 {
 		lines = append(lines, st.Rule.Render(strings.Repeat("─", w)))
 		var body string
-		if e.Kind == KindFrame && !e.Truncated {
+		if (e.Kind == KindFrame || e.Kind == KindApp) && !e.Truncated {
 			body = common.PrettyJSON(e.Data, st)
 		} else {
 			body = common.Block(string(e.Data))

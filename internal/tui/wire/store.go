@@ -41,6 +41,9 @@ const (
 	KindLifecycle
 	KindHTTP
 	KindWarning
+	// KindApp is a message between an MCP App and mcpi's host of it
+	// (Outgoing: to the App; Incoming: from it).
+	KindApp
 )
 
 func (k Kind) String() string {
@@ -57,6 +60,8 @@ func (k Kind) String() string {
 		return "http"
 	case KindWarning:
 		return "warning"
+	case KindApp:
+		return "app"
 	}
 	return "?"
 }
@@ -113,6 +118,9 @@ type Parser struct {
 	// open requests by direction and id key: an outgoing request is
 	// answered by an incoming response, and the other way round.
 	open map[string]openRequest
+	// appOpen are an App's requests and the host's: their ids are theirs,
+	// not the session's.
+	appOpen map[string]openRequest
 	// names interns methods and names, by their JSON text (see str).
 	names map[string]string
 }
@@ -135,7 +143,7 @@ const maxOpen = 50_000
 
 // NewParser returns a parser.
 func NewParser() *Parser {
-	return &Parser{open: make(map[string]openRequest), names: make(map[string]string)}
+	return &Parser{open: make(map[string]openRequest), appOpen: make(map[string]openRequest), names: make(map[string]string)}
 }
 
 // present notes that a JSON member is there without copying its value.
@@ -270,6 +278,13 @@ func (p *Parser) Event(e transport.Event) Entry {
 		en.Kind = KindLifecycle
 	case transport.KindHTTP:
 		en.Kind = KindHTTP
+	case transport.KindApp:
+		// Read as a frame, its requests and answers paired among the
+		// App's own.
+		en.Kind = KindApp
+		p.open, p.appOpen = p.appOpen, p.open
+		p.frame(&en, e.Data)
+		p.open, p.appOpen = p.appOpen, p.open
 	}
 	en.Data, en.Truncated = clip(e.Data)
 	return en

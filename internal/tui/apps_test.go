@@ -1,0 +1,93 @@
+package tui
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/apps"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// TestAppInTUI: the Tools pane marks App tools; alt+a on a call of one
+// hosts its App, handing it the call's input and result; the App's call
+// of a destructive tool waits in the Requests pane for the person, and
+// goes to the server when allowed; the App's messages are wire rows of
+// kind app.
+func TestAppInTUI(t *testing.T) {
+	urls := make(chan string, 2)
+	h := start(t, 120, 36, func(o *Options) {
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			h := hk
+			return dialPeerWith(ctx, h, mcptest.AppsPrefix+mcptest.AppsGood, func(so *session.Options) {
+				so.Extensions = map[string]json.RawMessage{apps.Extension: apps.Declaration()}
+			})
+		}
+		o.OpenURL = func(u string) error { urls <- u; return nil }
+	})
+	h.waitText("show-chart", "app-only", "model-only")
+	h.typeText("show-chart")
+	h.press("enter")
+	h.typeText("a")
+	h.press("ctrl+s")
+	h.waitText("✓ done", "alt+a run its App")
+	h.press("alt+a")
+	var base string
+	select {
+	case base = <-urls:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the App's page was not opened")
+	}
+	h.waitText("the App of show-chart runs at")
+	resp, err := http.Get(base + "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				events <- d
+			}
+		}
+		close(events)
+	}()
+	wait := func(want string) {
+		t.Helper()
+		for {
+			select {
+			case d := <-events:
+				if strings.Contains(d, want) {
+					return
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("no event with %s", want)
+			}
+		}
+	}
+	post := func(msg string) {
+		resp, err := http.Post(base+"app", "application/json", strings.NewReader(msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{"appCapabilities":{},"appInfo":{"name":"t","version":"1"},"protocolVersion":"2026-01-26"}}`)
+	wait(`"hostInfo"`)
+	post(`{"jsonrpc":"2.0","method":"ui/notifications/initialized","params":{}}`)
+	wait(`ui/notifications/tool-input`)
+	wait(`ui/notifications/tool-result`)
+	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete-chart","arguments":{"series":"a"}}}`)
+	h.waitText("an MCP App asks you", "delete-chart")
+	h.press("ctrl+s")
+	wait(`delete-chart {\"series\":\"a\"}`)
+	h.press("alt+7")
+	h.waitText("app", "ui/initialize", "ui/notifications/tool-result")
+}

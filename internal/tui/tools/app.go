@@ -1,0 +1,129 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/apphost"
+	"github.com/mcpi-dev/mcpi/internal/apps"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
+)
+
+// appRun is the MCP App the pane hosts (one at a time).
+type appRun struct {
+	tool   string
+	url    string
+	bridge *apphost.Bridge
+	host   *apphost.Host
+}
+
+func (a *appRun) stop() {
+	if a == nil {
+		return
+	}
+	a.bridge.Teardown("another App was started in mcpi's TUI", 0)
+	a.host.Close()
+}
+
+// appStartedMsg says how starting an App went.
+type appStartedMsg struct {
+	run *appRun
+	err error
+}
+
+// clientServer carries the App's requests over the TUI's session.
+type clientServer struct{ c *session.Client }
+
+func (s clientServer) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	return s.c.CallToolRaw(ctx, mcp.CallToolParams{Name: name, Arguments: args}, nil)
+}
+
+func (s clientServer) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
+	b, _ := json.Marshal(mcp.ReadResourceParams{URI: uri})
+	return s.c.Send(ctx, "resources/read", b, nil)
+}
+
+// runApp hosts the App of call c's tool: it reads the App, serves its
+// page, hands it the call's arguments and result, and opens the browser.
+// What the App asks the person (a destructive call, a link) queues in the
+// Requests pane like a server's request.
+func (p *Pane) runApp(c *Call) tea.Cmd {
+	tool := c.Tool
+	if t, ok := p.toolByName(tool.Name); ok {
+		tool = t
+	}
+	ui := apps.ToolMeta(tool.Meta)
+	if !ui.HasApp() {
+		return common.Failuref("%s has no MCP App (no _meta.ui.resourceUri)", common.Line(tool.Name))
+	}
+	if p.client == nil {
+		return common.Failuref("not connected (ctrl+r reconnects)")
+	}
+	client, cc, tools := p.client, p.c, append([]mcp.Tool(nil), p.tools...)
+	args, _ := json.Marshal(c.Args)
+	raw, callErr := c.Raw, c.Err
+	return func() tea.Msg {
+		ctx := cc.Ctx
+		var read mcp.ReadResourceResult
+		if err := client.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: ui.ResourceURI}, &read, nil); err != nil {
+			return appStartedMsg{err: fmt.Errorf("reading the App %s: %w", ui.ResourceURI, err)}
+		}
+		info, err := apps.Describe(&tool, &read, nil)
+		if err != nil {
+			return appStartedMsg{err: err}
+		}
+		var nextID int
+		b := apphost.New(apphost.Options{
+			Tool: tool, Args: args, Tools: tools, Info: info, Server: clientServer{client}, Version: cc.Version,
+			Tap:  cc.Tap,
+			Open: cc.OpenURL,
+			// What the App does is on the wire (kind app); what mcpi
+			// refused it is a warning there too.
+			Warn: func(line string) { cc.Inbox.Warn(session.Warning{Time: cc.Now(), Kind: "app", Message: line}) },
+			Confirm: func(ctx context.Context, question string) bool {
+				nextID++
+				r := common.NewRequest(ctx, -nextID, common.Consent, cc.Now())
+				r.Question = question
+				cc.Inbox.Ask(r)
+				rep, err := r.Wait()
+				if err != nil {
+					cc.Inbox.Withdraw(r)
+					return false
+				}
+				return rep.Err == nil
+			},
+		})
+		if raw != nil || callErr != nil {
+			b.Result(raw, callErr)
+		}
+		h, err := apphost.Listen(ctx, b)
+		if err != nil {
+			return appStartedMsg{err: err}
+		}
+		run := &appRun{tool: tool.Name, url: h.URL(), bridge: b, host: h}
+		if err := cc.OpenURL(h.URL()); err != nil {
+			return appStartedMsg{run: run, err: fmt.Errorf("the browser did not open (%v): open %s yourself", err, h.URL())}
+		}
+		return appStartedMsg{run: run}
+	}
+}
+
+// appStarted keeps the App the pane hosts and says where it is.
+func (p *Pane) appStarted(msg appStartedMsg) tea.Cmd {
+	if msg.run != nil {
+		p.app.stop()
+		p.app = msg.run
+	}
+	switch {
+	case msg.run == nil:
+		return common.Failuref("the App did not start: %v", msg.err)
+	case msg.err != nil:
+		return common.Failuref("%v", msg.err)
+	}
+	return common.Noticef("the App of %s runs at %s (its messages are in the Wire pane, kind app)", common.Line(msg.run.tool), msg.run.url)
+}
