@@ -168,10 +168,6 @@ func (b *Bridge) observe(dir transport.Direction, data []byte) {
 	}
 }
 
-func (b *Bridge) say(format string, args ...any) {
-	b.o.Say(safetext.OneLine(fmt.Sprintf(format, args...)))
-}
-
 // note says something the App sent or did, at most MaxNotes times.
 func (b *Bridge) note(format string, args ...any) { b.tell(b.o.Say, format, args...) }
 

@@ -44,7 +44,7 @@ type Span struct {
 func (s *Span) Attr(key string) string {
 	for _, a := range s.Attrs {
 		if string(a.Key) == key {
-			return a.Value.Emit()
+			return a.Value.String()
 		}
 	}
 	return ""

@@ -98,7 +98,7 @@ func toPdata(s *Span, d ptrace.Span) {
 		case attribute.INT64:
 			a.PutInt(string(kv.Key), kv.Value.AsInt64())
 		default:
-			a.PutStr(string(kv.Key), kv.Value.Emit())
+			a.PutStr(string(kv.Key), kv.Value.String())
 		}
 	}
 	if s.Error {
