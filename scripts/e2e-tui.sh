@@ -474,7 +474,7 @@ BROWSER
 	keys C-s
 	check "calls the App tool" "✓ done" "alt+a run its App"
 	keys M-a
-	check "hosts its App" "the App of show-chart runs at"
+	check "hosts its App" "App at http://127.0.0.1:"
 	keys M-7
 	check "the App's messages and its own call are on the wire" "app" "ui/initialize" "ui/notifications/tool-result" "tools/call refresh-chart"
 	shot apps-wire

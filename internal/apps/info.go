@@ -106,6 +106,9 @@ func Describe(tool *mcp.Tool, read *mcp.ReadResourceResult, listed *mcp.Resource
 		in.Warnings = append(in.Warnings, "the resource declares no CSP: hosts apply the restrictive default (no network, nothing from other origins)")
 	}
 	in.Loads = StaticLoads(in.HTML)
+	if in.Loads == nil {
+		in.Loads = []Load{}
+	}
 	for _, l := range in.Loads {
 		if l.Origin != "" && !res.CSP.Allowed(l.Origin) {
 			in.Undeclared = append(in.Undeclared, l)

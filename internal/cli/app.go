@@ -293,11 +293,12 @@ func runApp(ctx context.Context, c *session.Client, opts *AppOptions) error {
 	}
 	if opts.Verbose {
 		bo.Tap = transport.MultiTap(bo.Tap, transport.TapFunc(func(e transport.Event) {
-			arrow := "app ← host"
+			// As the Wire pane and replay have it: → to the App, ← from it.
+			arrow := "→ app"
 			if e.Dir == transport.Incoming {
-				arrow = "app → host"
+				arrow = "← app"
 			}
-			say(arrow + ": " + oneLine(string(e.Data)))
+			say(arrow + " " + oneLine(string(e.Data)))
 		}))
 	}
 	if opts.IO.StdinTTY && opts.IO.StderrTTY {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // TestAppInfo: app-info declares the extension, reads a tool's App and
@@ -205,5 +206,27 @@ func waitEvent(t *testing.T, ch <-chan string, want string) {
 		case <-deadline:
 			t.Fatalf("no event with %s", want)
 		}
+	}
+}
+
+// TestReplayShowsAppEvents: replay prints a trace's App messages, and
+// --filter kind:app keeps only them.
+func TestReplayShowsAppEvents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	w, err := record.Create(path, record.Header{Mcpi: "test"}, record.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Observe(transport.Event{Time: time.Now(), Kind: transport.KindFrame, Dir: transport.Outgoing, Data: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"show-chart"}}`)})
+	w.Observe(transport.Event{Time: time.Now(), Kind: transport.KindApp, Dir: transport.Incoming, Data: []byte(`{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{}}`)})
+	w.Observe(transport.Event{Time: time.Now(), Kind: transport.KindApp, Dir: transport.Outgoing, Data: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)})
+	w.Close()
+	code, out, errOut := runCLI(t, "", "replay", path)
+	if code != ExitOK || !strings.Contains(out, "← app #1 ui/initialize") || !strings.Contains(out, "→ app") || !strings.Contains(out, "tools/call show-chart") {
+		t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "", "replay", path, "--filter", "kind:app")
+	if code != ExitOK || strings.Contains(out, "tools/call") || strings.Count(out, " app ") != 2 {
+		t.Errorf("--filter kind:app:\n%s", out)
 	}
 }

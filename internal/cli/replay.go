@@ -336,7 +336,9 @@ func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func()
 	}
 	fmt.Fprintln(w)
 	var start time.Time
-	pending := map[string]sentRequest{}
+	// An MCP App's requests are paired among its own: their ids are not
+	// the session's.
+	pending, appPending := map[string]sentRequest{}, map[string]sentRequest{}
 	for {
 		ev, err := r.Next()
 		if errors.Is(err, io.EOF) || (wait != nil && errors.Is(err, record.ErrTruncated)) {
@@ -381,6 +383,16 @@ func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func()
 			}
 			for _, m := range msgs {
 				fmt.Fprintf(out, "%s %s %s  %s\n", at, arrow, describe(m, ev, pending), byteSize(ev.Size))
+			}
+		case record.TypeApp:
+			// "→ app": from mcpi's host to the App; "← app": from the App.
+			msgs, _, derr := mcp.DecodeFrame(ev.Msg)
+			if derr != nil {
+				fmt.Fprintf(out, "%s %s app %s\n", at, arrow, byteSize(ev.Size))
+				continue
+			}
+			for _, m := range msgs {
+				fmt.Fprintf(out, "%s %s app %s  %s\n", at, arrow, describe(m, ev, appPending), byteSize(ev.Size))
 			}
 		case record.TypeBadFrame:
 			fmt.Fprintf(out, "%s %s BAD FRAME (%s): %s\n", at, arrow, oneLine(ev.Error), quoteData(ev.Data))

@@ -347,10 +347,20 @@ func status(s *Span, m *mcp.Message) {
 	}
 }
 
-// unanswered ends a request the trace never answers, where the trace is.
+// streams are requests answered only when they end: the 2026-07-28
+// subscription stream stays open for the session's life.
+var streams = map[string]bool{"subscriptions/listen": true}
+
+// unanswered ends a request the trace never answers, where the trace is:
+// an error, but for a stream, which was open when the session ended.
 func (b *Builder) unanswered(s *Span) {
 	b.stats.Unanswered++
 	s.End = b.last
+	if streams[s.Attr("mcp.method.name")] {
+		s.Attrs = append(s.Attrs, attribute.Bool("mcpi.open_at_end", true))
+		b.emit(s)
+		return
+	}
 	s.Attrs = append(s.Attrs, attribute.Bool("mcpi.unanswered", true))
 	s.Error, s.Message = true, "no answer in the trace"
 	b.emit(s)

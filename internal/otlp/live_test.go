@@ -322,3 +322,30 @@ func TestEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamOpenAtEnd: a subscription stream still open when the session
+// ends is no error; a request never answered is.
+func TestStreamOpenAtEnd(t *testing.T) {
+	var spans []*Span
+	h := record.Header{Mcpi: "test", Created: t0}
+	b := NewBuilder(h, func(s *Span) { spans = append(spans, s) })
+	w := record.NewTap(h, record.Options{Events: func(ev record.Event) { b.Event(&ev) }})
+	for i, f := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"never"}}`,
+	} {
+		w.Observe(transport.Event{Kind: transport.KindFrame, Dir: transport.Outgoing, Time: t0.Add(time.Duration(i) * time.Second), Data: []byte(f)})
+	}
+	w.Close()
+	b.Finish()
+	by := map[string]*Span{}
+	for _, s := range spans {
+		by[s.Name] = s
+	}
+	if s := by["subscriptions/listen"]; s == nil || s.Error || s.Attr("mcpi.open_at_end") != "true" {
+		t.Errorf("the stream's span: %+v", s)
+	}
+	if s := by["tools/call never"]; s == nil || !s.Error || s.Attr("mcpi.unanswered") != "true" {
+		t.Errorf("the unanswered call's span: %+v", s)
+	}
+}

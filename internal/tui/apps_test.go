@@ -43,7 +43,7 @@ func TestAppInTUI(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the App's page was not opened")
 	}
-	h.waitText("the App of show-chart runs at")
+	h.waitText("App at http://127.0.0.1:")
 	resp, err := http.Get(base + "events")
 	if err != nil {
 		t.Fatal(err)

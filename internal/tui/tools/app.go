@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -26,7 +27,7 @@ func (a *appRun) stop() {
 	if a == nil {
 		return
 	}
-	a.bridge.Teardown("another App was started in mcpi's TUI", 0)
+	a.bridge.Teardown("another App was started in mcpi's TUI", time.Second)
 	a.host.Close()
 }
 
@@ -116,7 +117,10 @@ func (p *Pane) runApp(c *Call) tea.Cmd {
 // appStarted keeps the App the pane hosts and says where it is.
 func (p *Pane) appStarted(msg appStartedMsg) tea.Cmd {
 	if msg.run != nil {
-		p.app.stop()
+		// The App before it is torn down off the UI goroutine: its answer
+		// to the teardown still reaches the wire.
+		old := p.app
+		go old.stop()
 		p.app = msg.run
 	}
 	switch {
@@ -125,5 +129,6 @@ func (p *Pane) appStarted(msg appStartedMsg) tea.Cmd {
 	case msg.err != nil:
 		return common.Failuref("%v", msg.err)
 	}
-	return common.Noticef("the App of %s runs at %s (its messages are in the Wire pane, kind app)", common.Line(msg.run.tool), msg.run.url)
+	// The URL first, whole: it is what the person may need to copy.
+	return common.Noticef("App at %s (%s; the wire shows its messages as kind app)", msg.run.url, common.Line(msg.run.tool))
 }

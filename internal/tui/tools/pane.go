@@ -948,7 +948,10 @@ func (p *Pane) formView() string {
 	st := p.c.Styles
 	f := p.forms[p.formTool.Name]
 	t := p.formTool
-	head := st.Title.Render("Call "+common.Line(t.Name)) + st.Dim.Render(" — "+common.Line(t.DisplayName()))
+	head := st.Title.Render("Call " + common.Line(t.Name))
+	if dn := t.DisplayName(); dn != t.Name {
+		head += st.Dim.Render(" — " + common.Line(dn))
+	}
 	if b := p.badges(&t, true); len(b) > 0 {
 		head += "  " + strings.Join(b, " ")
 	}
