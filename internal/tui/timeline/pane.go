@@ -211,6 +211,12 @@ func (p *Pane) setQuery(s string) {
 		p.query = q
 		if !q.Empty() {
 			p.match(p.store.First())
+			// A selected span the filter hides is no longer selected: the
+			// first one it shows is (or none).
+			if sp := p.store.Get(p.cursor); sp == nil || !sp.match {
+				p.cursor = p.store.first - 1
+				p.step(1)
+			}
 		}
 	}
 	p.layout()

@@ -434,3 +434,21 @@ func TestHostileNames(t *testing.T) {
 		t.Errorf("the poison is not shown, made visible:\n%s", v)
 	}
 }
+
+// TestFilterMovesTheSelection: a filter that hides the selected span
+// selects the first span it shows, or none.
+func TestFilterMovesTheSelection(t *testing.T) {
+	p := fed(120, 30)
+	press(p, "home")
+	if sp := p.Selected(); sp == nil || sp.Method != "tools/list" {
+		t.Fatalf("home selects %+v", sp)
+	}
+	p.SetFilter("status:error")
+	if sp := p.Selected(); sp == nil || !sp.match {
+		t.Errorf("the selected span %+v does not match the filter", sp)
+	}
+	p.SetFilter("method:nosuch")
+	if sp := p.Selected(); sp != nil {
+		t.Errorf("a filter that shows nothing leaves %+v selected", sp)
+	}
+}
