@@ -80,7 +80,9 @@ func (p *Pane) layout() {
 		if !p.query.Empty() && !sp.match {
 			return
 		}
-		p.spansDrawn++
+		if sp.Flags&flagEcho == 0 {
+			p.spansDrawn++
+		}
 		p.paint(grid[at[sp.Lane][min(int(sp.Track), 3)]], i, sp, cols)
 	})
 	lines := append(make([]string, 0, len(keys)+4), p.axis(cols)...)

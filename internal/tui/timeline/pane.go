@@ -326,7 +326,10 @@ func (p *Pane) step(dir int64) {
 	}
 	for i += dir; i >= s.first && i < s.next; i += dir {
 		sp := s.Get(i)
-		if sp.Mark() || p.collapsed[sp.Lane] || (!p.query.Empty() && !sp.match) {
+		// A failed request's echo in the errors lane is reached when its
+		// lane is folded or filtered away, not a second time.
+		echo := sp.Flags&flagEcho != 0 && !p.collapsed[LaneRequests] && !p.collapsed[LaneServer]
+		if sp.Mark() || echo || p.collapsed[sp.Lane] || (!p.query.Empty() && !sp.match) {
 			continue
 		}
 		p.cursor = i

@@ -70,6 +70,9 @@ const (
 	// flagCancelled: withdrawn by notifications/cancelled; it gets no
 	// answer.
 	flagCancelled
+	// flagEcho: the errors lane's point for a failed request that has a
+	// span of its own: drawn, but neither counted nor selected twice.
+	flagEcho
 )
 
 // Span is one item of the timeline.
@@ -582,6 +585,7 @@ func (s *Store) failure(e *wire.Entry, seq int64, t int64, req *Span) {
 		Method: e.Answers, Name: e.Name, ID: e.ID, Err: errText(e)}
 	if req != nil {
 		sp.Method, sp.Name, sp.Seq = req.Method, req.Name, req.Seq
+		sp.Flags |= flagEcho
 	}
 	s.add(sp)
 }
