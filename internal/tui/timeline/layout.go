@@ -238,7 +238,7 @@ func glyph(c *cell, bar, open int32, markGlyph string) (string, class) {
 
 // markGlyphs are the marks inside a bar: a subscription's updates, a
 // task's polls, an input request's rounds.
-var markGlyphs = [numLanes]string{LaneRequests: "╋", LaneTasks: "╋", LaneSubscriptions: "◆", LaneServer: "╋", LaneNotifications: "•", LaneHTTP: "•", LaneErrors: "✗"}
+var markGlyphs = [numLanes]string{LaneRequests: "╋", LaneTasks: "╋", LaneSubscriptions: "◆", LaneServer: "╋", LaneNotifications: "•", LaneHTTP: "•", LaneApp: "•", LaneErrors: "✗"}
 
 func (p *Pane) rowLine(k rowKey, row []cell) string {
 	st := p.c.Styles

@@ -40,16 +40,18 @@ const (
 	LaneTasks
 	LaneSubscriptions
 	LaneHTTP
+	// LaneApp holds the messages of an MCP App with mcpi's host.
+	LaneApp
 	LaneErrors
 	numLanes
 )
 
-var laneNames = [numLanes]string{"Requests", "Server reqs", "Notifications", "Tasks", "Subscriptions", "HTTP/auth", "Errors"}
+var laneNames = [numLanes]string{"Requests", "Server reqs", "Notifications", "Tasks", "Subscriptions", "HTTP/auth", "App", "Errors"}
 
 func (l Lane) String() string { return laneNames[l] }
 
 // tracks is how many rows a lane may use for spans that overlap.
-var tracks = [numLanes]int{3, 2, 1, 2, 2, 1, 1}
+var tracks = [numLanes]int{3, 2, 1, 2, 2, 1, 1, 1}
 
 // Flags of a span.
 const (
@@ -128,6 +130,8 @@ func (s *Span) Record() query.Record {
 	switch {
 	case s.Lane == LaneHTTP:
 		r.Kind = "http"
+	case s.Lane == LaneApp:
+		r.Kind = "app"
 	case s.Lane == LaneErrors && s.Method == "bad frame":
 		r.Kind = "bad"
 	case s.Lane == LaneErrors && s.ID == "":
@@ -360,6 +364,8 @@ func (s *Store) entry(e *wire.Entry, seq int64) {
 		s.add(Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneErrors, Flags: flagPoint | flagFailed, Method: e.Method, Err: e.Text})
 	case wire.KindHTTP:
 		s.http(e, seq, t)
+	case wire.KindApp:
+		s.app(e, seq, t)
 	case wire.KindLifecycle:
 		if e.Err != "" {
 			s.add(Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneErrors, Flags: flagPoint | flagFailed, Method: e.Text, Err: e.Err})
@@ -432,6 +438,21 @@ func (s *Store) notification(e *wire.Entry, seq int64, t int64) {
 		}
 	}
 	s.addMark(sp, parent)
+}
+
+// app adds a message between an MCP App and mcpi's host: a point on the
+// App lane (an answer named after the request it answers, a failed one
+// marked); its ids are the App's, not the session's.
+func (s *Store) app(e *wire.Entry, seq int64, t int64) {
+	sp := Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneApp, Flags: flagPoint | outFlag(e.Dir), Method: e.Method, Name: e.Name, ID: e.ID}
+	if (e.Method == "response" || e.Method == "error") && e.Answers != "" {
+		sp.Method = e.Method + " · " + e.Answers
+	}
+	if e.RPCError {
+		sp.Flags |= flagFailed
+		sp.Err = errText(e)
+	}
+	s.add(sp)
 }
 
 // cancelled ends the request a notifications/cancelled withdraws: it

@@ -457,3 +457,42 @@ func TestFilterMovesTheSelection(t *testing.T) {
 		t.Errorf("a filter that shows nothing leaves %+v selected", sp)
 	}
 }
+
+// TestAppLane: an MCP App's messages with mcpi's host are points of the
+// App lane, an answer named after its request, a refusal failed; kind:app
+// finds them, and their ids do not end the session's requests.
+func TestAppLane(t *testing.T) {
+	p := newPane(120, 30)
+	wp := wire.NewParser()
+	ev := func(ms int, kind transport.EventKind, dir transport.Direction, data string) wire.Entry {
+		return wp.Event(transport.Event{Time: t0.Add(time.Duration(ms) * time.Millisecond), Kind: kind, Dir: dir, Data: []byte(data)})
+	}
+	p.Append([]wire.Entry{
+		ev(0, transport.KindFrame, transport.Outgoing, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"show"}}`),
+		ev(10, transport.KindApp, transport.Incoming, `{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{}}`),
+		ev(11, transport.KindApp, transport.Outgoing, `{"jsonrpc":"2.0","id":1,"result":{}}`),
+		ev(20, transport.KindApp, transport.Incoming, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"secret"}}`),
+		ev(21, transport.KindApp, transport.Outgoing, `{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"not visible to Apps"}}`),
+	})
+	var labels []string
+	var failed int
+	for i := p.store.First(); i < p.store.Next(); i++ {
+		sp := p.store.Get(i)
+		if sp.Lane == LaneApp {
+			labels = append(labels, sp.Method)
+			if sp.Failed() {
+				failed++
+			}
+		}
+		if sp.Lane == LaneRequests && !sp.Open() {
+			t.Errorf("the session's request was ended by an App message: %+v", sp)
+		}
+	}
+	if got := strings.Join(labels, ","); got != "ui/initialize,response · ui/initialize,tools/call,error · tools/call" || failed != 1 {
+		t.Errorf("App lane %q, %d failed", got, failed)
+	}
+	p.SetFilter("kind:app")
+	if s := p.View(); !strings.Contains(s, "4 in view of") {
+		t.Errorf("kind:app:\n%s", s)
+	}
+}
