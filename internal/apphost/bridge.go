@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -203,12 +204,21 @@ func (b *Bridge) FromApp(ctx context.Context, data []byte) {
 	if len(data) > MaxMessage {
 		b.observe(transport.Incoming, data[:256])
 		b.refused("app: refused a message of %d bytes (at most %d)", len(data), MaxMessage)
+		b.fail(json.RawMessage("null"), codeDenied, fmt.Sprintf("a message of %d bytes: mcpi's host takes at most %d", len(data), MaxMessage))
 		return
 	}
 	b.observe(transport.Incoming, data)
 	var m message
-	if err := json.Unmarshal(data, &m); err != nil || m.JSONRPC != "2.0" {
-		b.refused("app: a message that is not JSON-RPC 2.0 was ignored")
+	if err := json.Unmarshal(data, &m); err != nil {
+		b.refused("app: a message that is not JSON was refused")
+		b.fail(json.RawMessage("null"), -32700, "parse error: "+err.Error())
+		return
+	}
+	if m.JSONRPC != "2.0" {
+		b.refused("app: a message that is not JSON-RPC 2.0 was refused")
+		if len(m.ID) > 0 && m.Method != "" {
+			b.fail(m.ID, -32600, `invalid request: "jsonrpc" must be "2.0"`)
+		}
 		return
 	}
 	switch {
@@ -238,7 +248,9 @@ func (b *Bridge) request(ctx context.Context, m message) {
 		b.reply(m.ID, b.initializeResult())
 	case "ping":
 		b.reply(m.ID, struct{}{})
-	case "tools/call", "resources/read":
+	case "tools/call", "resources/read", "ui/open-link":
+		// Each waits (on the server, or on the person): at most
+		// MaxInFlight at once.
 		b.mu.Lock()
 		if b.inFlight >= MaxInFlight {
 			b.mu.Unlock()
@@ -249,14 +261,15 @@ func (b *Bridge) request(ctx context.Context, m message) {
 		b.mu.Unlock()
 		go func() {
 			defer func() { b.mu.Lock(); b.inFlight--; b.mu.Unlock() }()
-			if m.Method == "tools/call" {
+			switch m.Method {
+			case "tools/call":
 				b.callTool(ctx, m)
-			} else {
+			case "resources/read":
 				b.readResource(ctx, m)
+			default:
+				b.openLink(ctx, m)
 			}
 		}()
-	case "ui/open-link":
-		go b.openLink(ctx, m)
 	case "ui/message":
 		var p struct {
 			Role    string `json:"role"`
@@ -445,7 +458,8 @@ func (b *Bridge) callTool(ctx context.Context, m message) {
 		b.fail(m.ID, codeInvalidParams, "no tool "+p.Name+" on this server")
 		return
 	}
-	if !apps.ToolMeta(tool.Meta).Visible(apps.App) {
+	// A visibility that does not read is no permission.
+	if ui := apps.ToolMeta(tool.Meta); !ui.Visible(apps.App) || ui.BadVisibility {
 		b.refused("app: refused tools/call %q: its visibility does not include \"app\"", p.Name)
 		b.fail(m.ID, codeDenied, "the tool "+p.Name+" is not visible to Apps (its _meta.ui.visibility lacks \"app\")")
 		return
@@ -523,7 +537,8 @@ func (b *Bridge) openLink(ctx context.Context, m message) {
 		b.fail(m.ID, codeDenied, "Invalid URL: "+err.Error())
 		return
 	}
-	if b.o.Confirm == nil || !b.o.Confirm(ctx, safetext.OneLine("The App asks to open "+p.URL+". Open it?")) {
+	u, _ := url.Parse(p.URL)
+	if b.o.Confirm == nil || !b.o.Confirm(ctx, safetext.OneLine("The App asks to open a page on "+u.Host+": "+oneLine(p.URL, 200)+" Open it?")) {
 		b.refused("app: did not open %s", p.URL)
 		b.fail(m.ID, codeDenied, "Link opening denied by user")
 		return
@@ -545,14 +560,16 @@ func (b *Bridge) Teardown(reason string, wait time.Duration) {
 	b.teardown[id] = ch
 	ready := b.initialized
 	b.mu.Unlock()
-	if !ready {
-		return
+	if ready {
+		b.toApp(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "ui/resource-teardown", "params": map[string]string{"reason": reason}})
+		select {
+		case <-ch:
+		case <-bounds.After(wait):
+		}
 	}
-	b.toApp(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "ui/resource-teardown", "params": map[string]string{"reason": reason}})
-	select {
-	case <-ch:
-	case <-bounds.After(wait):
-	}
+	b.mu.Lock()
+	delete(b.teardown, id)
+	b.mu.Unlock()
 	b.toPage(map[string]string{"end": reason})
 }
 

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/browser"
@@ -33,6 +34,8 @@ type Host struct {
 	token  string
 	origin string
 	ctx    context.Context
+	// streaming says a page reads the events.
+	streaming atomic.Bool
 }
 
 // Listen starts the host of the bridge's App on a loopback port.
@@ -56,17 +59,24 @@ func Listen(ctx context.Context, b *Bridge) (*Host, error) {
 // URL is the page's address.
 func (h *Host) URL() string { return h.origin + "/" + h.token + "/" }
 
-// Close stops serving.
+// Close stops serving: what is under way gets a second (the page's last
+// events), then every connection is closed, the event stream's too.
 func (h *Host) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	return h.srv.Shutdown(ctx)
+	err := h.srv.Shutdown(ctx)
+	h.srv.Close()
+	return err
 }
 
-// sameOrigin refuses a request whose Origin is not the page's own.
+// sameOrigin refuses a request whose Origin is not the page's own, or
+// that the browser says came from another site (Sec-Fetch-Site: a
+// script tag or a frame elsewhere that learnt the token).
 func (h *Host) sameOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o := r.Header.Get("Origin"); o != "" && o != h.origin {
+		o := r.Header.Get("Origin")
+		site := r.Header.Get("Sec-Fetch-Site")
+		if (o != "" && o != h.origin) || (site != "" && site != "same-origin" && site != "none") {
 			http.Error(w, "mcpi: forbidden: only the App's host page may use this", http.StatusForbidden)
 			return
 		}
@@ -152,8 +162,15 @@ func (h *Host) app(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// events streams the host's messages to the page (server-sent events).
+// events streams the host's messages to the page (server-sent events):
+// to one page at a time, since the App is one (a second tab, or a reload,
+// would start an App that never gets its input and result).
 func (h *Host) events(w http.ResponseWriter, r *http.Request) {
+	if !h.streaming.CompareAndSwap(false, true) {
+		http.Error(w, "mcpi: the App is open in another page already: one page hosts it", http.StatusConflict)
+		return
+	}
+	defer h.streaming.Store(false)
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		http.Error(w, "no streaming", http.StatusInternalServerError)
@@ -215,8 +232,15 @@ iframe{display:block;width:100%%;max-width:1600px;height:400px;border:%[3]s;back
     if (m.resize) { if (m.resize.height > 0) frame.style.height = m.resize.height + "px"; return; }
     if (m.end) { status.textContent = "ended: " + m.end; events.close(); }
   };
+  // The App's frame loads its document once; a second load is the App
+  // navigating away, out of its CSP: the relay stops.
+  var loads = 0;
+  frame.addEventListener("load", function () {
+    loads++;
+    if (loads > 1) { status.textContent = "ended: the App navigated its frame away"; events.close(); }
+  });
   window.addEventListener("message", function (e) {
-    if (e.source !== frame.contentWindow) return;
+    if (e.source !== frame.contentWindow || loads > 1) return;
     fetch("app", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(e.data)});
   });
 })();

@@ -53,6 +53,7 @@ var testTools = []mcp.Tool{
 	{Name: "delete-chart", Meta: json.RawMessage(`{"ui":{"visibility":["app"]}}`), Annotations: &mcp.ToolAnnotations{DestructiveHint: boolp(true)}},
 	{Name: "model-note", Meta: json.RawMessage(`{"ui":{"visibility":["model"]}}`)},
 	{Name: "fails", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: boolp(true)}},
+	{Name: "odd-visibility", Meta: json.RawMessage(`{"ui":{"visibility":"app"}}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: boolp(true)}},
 }
 
 // page is a test's stand-in for the host page: it speaks the page's
@@ -351,9 +352,30 @@ func TestHostileApp(t *testing.T) {
 		p := openPage(t, h)
 		big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", MaxMessage) + `"}}`
 		p.send(big)
+		if m := p.next("refusal"); string(m["id"]) != "null" || !strings.Contains(string(m["error"]), "at most") {
+			t.Errorf("a message too big: %v", m)
+		}
 		p.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 		if m := p.next("ping"); string(m["id"]) != "2" {
 			t.Errorf("after a message too big: %v", m)
+		}
+		p.send(`{not json`)
+		if m := p.next("parse error"); !strings.Contains(string(m["error"]), "-32700") {
+			t.Errorf("not JSON: %v", m)
+		}
+		p.send(`{"jsonrpc":"1.0","id":3,"method":"ping"}`)
+		if m := p.next("invalid request"); string(m["id"]) != "3" || !strings.Contains(string(m["error"]), "-32600") {
+			t.Errorf("jsonrpc 1.0: %v", m)
+		}
+		// One page hosts the App: a second event stream is refused.
+		if resp, err := http.Get(h.URL() + "events"); err != nil || resp.StatusCode != http.StatusConflict {
+			t.Errorf("a second page: %v %v", resp.Status, err)
+		}
+		// A request the browser says came from another site is refused.
+		req, _ := http.NewRequest("GET", h.URL()+"events", nil)
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("cross-site: %v %v", resp.Status, err)
 		}
 	})
 	t.Run("nobody to ask", func(t *testing.T) {
@@ -366,6 +388,11 @@ func TestHostileApp(t *testing.T) {
 		p.send(`{"jsonrpc":"2.0","id":2,"method":"ui/open-link","params":{"url":"https://example.com"}}`)
 		if m := p.next("link"); m["error"] == nil {
 			t.Errorf("link without a terminal: %v", m)
+		}
+		// A visibility that does not read grants nothing.
+		p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"odd-visibility"}}`)
+		if m := p.next("odd visibility"); !strings.Contains(string(m["error"]), "not visible to Apps") {
+			t.Errorf("a tool whose visibility is a string: %v", m)
 		}
 		if len(srv.called()) != 0 {
 			t.Errorf("called %v", srv.called())

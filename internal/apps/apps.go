@@ -55,6 +55,9 @@ type Tool struct {
 	Visibility []string `json:"visibility,omitempty"`
 	// Legacy says the URI came from the deprecated flat key.
 	Legacy bool `json:"legacy,omitempty"`
+	// BadVisibility says _meta.ui.visibility is there and does not read
+	// as an array of strings: a host grants nothing on it.
+	BadVisibility bool `json:"badVisibility,omitempty"`
 	// Problems are what is malformed in the metadata.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -108,7 +111,7 @@ func ToolMeta(meta json.RawMessage) Tool {
 				t.Visibility = []string{}
 				if json.Unmarshal(ui.Visibility, &t.Visibility) != nil {
 					t.Problems = append(t.Problems, "_meta.ui.visibility is not an array of strings")
-					t.Visibility = nil
+					t.Visibility, t.BadVisibility = nil, true
 				}
 				for _, v := range t.Visibility {
 					if v != Model && v != App {

@@ -97,10 +97,17 @@ func TestStaticLoads(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("loads %+v\nwant %+v", got, want)
 	}
-	c := &CSP{ResourceDomains: []string{"https://cdn.example.com", "https://*.example.org"}}
-	for origin, ok := range map[string]bool{"https://cdn.example.com": true, "https://fonts.example.org": true, "https://esm.example.io": false, "http://cdn.example.com": false, "": false} {
+	c := &CSP{ResourceDomains: []string{"https://cdn.example.com:443", "https://*.example.org", "http://local.test:8080"}}
+	for origin, ok := range map[string]bool{"https://cdn.example.com": true, "https://fonts.example.org": true, "https://esm.example.io": false, "http://cdn.example.com": false, "": false,
+		"http://local.test:8080": true, "http://local.test": false} {
 		if c.Allowed(origin) != ok {
 			t.Errorf("Allowed(%q) = %v", origin, !ok)
 		}
+	}
+	if !(&CSP{ResourceDomains: []string{"*"}}).Allowed("https://x.example") || !(&CSP{ResourceDomains: []string{"https:"}}).Allowed("https://x.example") {
+		t.Errorf("* and https: allow an https origin")
+	}
+	if bad := ToolMeta(json.RawMessage(`{"ui":{"visibility":"app"}}`)); !bad.BadVisibility {
+		t.Errorf("a visibility that is a string: %+v", bad)
 	}
 }

@@ -86,17 +86,37 @@ func (c *CSP) Allowed(origin string) bool {
 		return false
 	}
 	for _, d := range c.ResourceDomains {
+		switch {
+		case d == "*" && (ou.Scheme == "http" || ou.Scheme == "https"):
+			return true
+		case d == ou.Scheme+":":
+			return true // a scheme source: https:
+		}
 		du, err := url.Parse(d)
-		if err != nil || du.Scheme != ou.Scheme {
+		if err != nil || du.Scheme != ou.Scheme || port(du) != port(ou) {
 			continue
 		}
-		if strings.EqualFold(du.Host, ou.Host) {
+		if strings.EqualFold(du.Hostname(), ou.Hostname()) {
 			return true
 		}
-		if suffix, ok := strings.CutPrefix(du.Hostname(), "*."); ok && du.Port() == ou.Port() &&
+		if suffix, ok := strings.CutPrefix(du.Hostname(), "*."); ok &&
 			strings.HasSuffix(strings.ToLower(ou.Hostname()), "."+strings.ToLower(suffix)) {
 			return true
 		}
 	}
 	return false
+}
+
+// port is a URL's port, its scheme's default when it names none.
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch u.Scheme {
+	case "https", "wss":
+		return "443"
+	case "http", "ws":
+		return "80"
+	}
+	return ""
 }

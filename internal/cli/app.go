@@ -121,7 +121,7 @@ func inspectApp(ctx context.Context, c *session.Client, name string) (*apps.Info
 func printAppInfo(io *IOStreams, in *apps.Info) {
 	w := io.Out
 	field := func(name, value string) { fmt.Fprintf(w, "%-12s %s\n", name, value) }
-	field("tool", oneLine(in.Tool)+"  (visible to: "+strings.Join(in.Visibility, ", ")+")")
+	field("tool", oneLine(in.Tool)+"  (visible to: "+oneLine(strings.Join(in.Visibility, ", "))+")")
 	listed := "not listed by resources/list"
 	if in.Listed {
 		listed = "listed"
@@ -303,13 +303,28 @@ func runApp(ctx context.Context, c *session.Client, opts *AppOptions) error {
 	}
 	if opts.IO.StdinTTY && opts.IO.StderrTTY {
 		in := bufio.NewReader(opts.IO.In)
+		// One question at a time, under a lock of its own: what the App
+		// says meanwhile is still printed, and Ctrl-C is not held up by
+		// a question nobody answers (the read is given up with ctx).
+		var ask sync.Mutex
 		bo.Confirm = func(ctx context.Context, question string) bool {
+			ask.Lock()
+			defer ask.Unlock()
 			mu.Lock()
-			defer mu.Unlock()
 			fmt.Fprintf(errOut, "%s [y/N] ", question)
 			errOut.Flush()
-			line, _ := in.ReadString('\n')
-			return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes")
+			mu.Unlock()
+			answer := make(chan string, 1)
+			go func() {
+				line, _ := in.ReadString('\n')
+				answer <- strings.TrimSpace(line)
+			}()
+			select {
+			case a := <-answer:
+				return strings.EqualFold(a, "y") || strings.EqualFold(a, "yes")
+			case <-ctx.Done():
+				return false
+			}
 		}
 	}
 	b := apphost.New(bo)

@@ -158,8 +158,13 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 			return err
 		}
 	}
+	var rec transport.Tap
+	if o.recorder != nil {
+		rec = o.recorder
+	}
 	err = tui.Run(ctx, tui.Options{
 		Version: Version,
+		Record:  rec,
 		Reloads: reloads,
 		Dial:    o.tuiDial,
 		Target:  targetLabel(&o.Target),

@@ -77,7 +77,7 @@ const maxOpen = 50_000
 // the span ends (a request's at its answer, a notification's at once, the
 // session's at Finish), so that a live session's spans leave as they end
 // and only the requests waiting for an answer are held (at most 50,000:
-// past that the oldest are ended as unanswered).
+// past that they are all ended as unanswered).
 //
 // The events are those of the trace (record.Event): a live export reads
 // them from the trace writer as they are recorded, so that what a trace
@@ -213,11 +213,17 @@ func (b *Builder) message(ev *record.Event, m *mcp.Message) {
 		s.Request = true
 		s.set("jsonrpc.request.id", strings.Trim(key, `"`))
 		if len(b.open) >= maxOpen {
-			// Requests that never got an answer end where the trace is.
+			// Past the bound, every request still waiting ends, unanswered,
+			// where the trace is (as the wire pane forgets them).
 			for k, p := range b.open {
 				b.unanswered(p)
 				delete(b.open, k)
 			}
+		}
+		if prev, ok := b.open[dir+key]; ok {
+			// The id again (a restarted server counts from 1): the
+			// request before it got no answer.
+			b.unanswered(prev)
 		}
 		b.open[dir+key] = s
 	case m.IsResponse():

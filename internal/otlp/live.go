@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/tracectx"
 )
 
 // ExportTimeout bounds one export to the endpoint, retries included, and
@@ -197,7 +198,9 @@ func (l *Live) emit(s *Span) {
 		span.SetStatus(codes.Error, s.Message)
 	}
 	span.End(trace.WithTimestamp(s.End))
-	if s.Request && s.Kind == trace.SpanKindClient {
+	// The metric is of requests that got their answer: one never answered
+	// (or a stream still open at the end) took no time to report.
+	if s.Request && s.Kind == trace.SpanKindClient && s.Attr("mcpi.unanswered") == "" && s.Attr("mcpi.open_at_end") == "" {
 		l.hist.Record(context.Background(), s.End.Sub(s.Start).Seconds(), metric.WithAttributes(metricAttrs(s)...))
 	}
 }
@@ -256,12 +259,18 @@ type idsKey struct{}
 type givenIDs struct{}
 
 func (givenIDs) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
-	s := ctx.Value(idsKey{}).(*Span)
-	return s.TraceID, s.SpanID
+	if s, ok := ctx.Value(idsKey{}).(*Span); ok {
+		return s.TraceID, s.SpanID
+	}
+	c := tracectx.New()
+	return trace.TraceID(c.TraceID), trace.SpanID(c.SpanID)
 }
 
 func (givenIDs) NewSpanID(ctx context.Context, _ trace.TraceID) trace.SpanID {
-	return ctx.Value(idsKey{}).(*Span).SpanID
+	if s, ok := ctx.Value(idsKey{}).(*Span); ok {
+		return s.SpanID
+	}
+	return trace.SpanID(tracectx.New().SpanID)
 }
 
 // countingSpans counts what the endpoint took and refused, keeping the

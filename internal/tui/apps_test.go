@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
@@ -21,7 +24,13 @@ import (
 // kind app.
 func TestAppInTUI(t *testing.T) {
 	urls := make(chan string, 2)
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	rec, err := record.Create(trace, record.Header{Mcpi: "test"}, record.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := start(t, 120, 36, func(o *Options) {
+		o.Record = rec
 		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
 			h := hk
 			return dialPeerWith(ctx, h, mcptest.AppsPrefix+mcptest.AppsGood, func(so *session.Options) {
@@ -86,8 +95,18 @@ func TestAppInTUI(t *testing.T) {
 	wait(`ui/notifications/tool-result`)
 	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete-chart","arguments":{"series":"a"}}}`)
 	h.waitText("an MCP App asks you", "delete-chart")
+	// A keystroke that comes with the question is not an answer.
+	h.press("ctrl+s")
+	h.waitText("ctrl+s again to allow")
+	time.Sleep(consentGuard)
 	h.press("ctrl+s")
 	wait(`delete-chart {\"series\":\"a\"}`)
 	h.press("alt+7")
 	h.waitText("app", "ui/initialize", "ui/notifications/tool-result")
+	// The command's trace (--record) has the App's messages too.
+	rec.Close()
+	b, _ := os.ReadFile(trace)
+	if !strings.Contains(string(b), `"type":"app"`) || !strings.Contains(string(b), "ui/initialize") {
+		t.Errorf("the trace lacks the App's messages:\n%.2000s", b)
+	}
 }

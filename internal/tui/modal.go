@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
@@ -28,12 +29,19 @@ type modal struct {
 	form       *form.Model    // elicitation, form mode
 	notice     common.Notice
 	infoOffset int
+	// openedAt is when the modal opened (the wall clock): a question of an
+	// App takes no answer in its first moments, which a keystroke meant
+	// for a form could give.
+	openedAt time.Time
 
 	width, height int
 }
 
+// consentGuard is how long a new App question ignores an answer.
+const consentGuard = 300 * time.Millisecond
+
 func newModal(c *common.Common, r *common.Request) *modal {
-	m := &modal{c: c, req: r}
+	m := &modal{c: c, req: r, openedAt: time.Now()}
 	switch {
 	case r.Kind == common.Sampling:
 		ta := textarea.New()
@@ -119,6 +127,9 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 	case m.req.Kind == common.Consent:
 		if isKey {
 			switch {
+			case key.Matches(kp, k.Approve) && time.Since(m.openedAt) < consentGuard:
+				m.notice.Set("the question has just come: ctrl+s again to allow")
+				return nil
 			case key.Matches(kp, k.Approve):
 				return m.answer(common.Reply{}, "allowed")
 			case key.Matches(kp, k.Reject):

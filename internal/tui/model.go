@@ -145,7 +145,7 @@ func New(ctx context.Context, opts Options) *Model {
 	if len(opts.TraceOptions.SecretValues) > 0 && !opts.TraceOptions.NoRedact {
 		m.redact = record.NewRedactor(opts.TraceOptions.SecretValues)
 	}
-	c.Tap = transport.MultiTap(c.Inbox, m.rec)
+	c.Tap = transport.MultiTap(c.Inbox, m.rec, opts.Record)
 	c.OpenURL = opts.OpenURL
 	m.hooks = Hooks{
 		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now, session: opts.Session, answers: c.Answers},

@@ -56,6 +56,10 @@ const KeepAlive = 10 * time.Second
 type Options struct {
 	// Version is mcpi's (an MCP App's host says it).
 	Version string
+	// Record sees what the TUI itself sends and receives besides the
+	// session (an MCP App's messages): the command's trace (--record),
+	// which sees the session's own events through Dial.
+	Record transport.Tap
 	// Dial connects and initializes a session with the TUI's hooks. The TUI
 	// calls it again to reconnect. It runs in a tea.Cmd, never on the UI
 	// goroutine.

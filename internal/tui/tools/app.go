@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -21,6 +22,9 @@ type appRun struct {
 	url    string
 	bridge *apphost.Bridge
 	host   *apphost.Host
+	// cancel ends what the App started: its calls, and its questions
+	// waiting in the Requests pane.
+	cancel context.CancelFunc
 }
 
 func (a *appRun) stop() {
@@ -28,8 +32,13 @@ func (a *appRun) stop() {
 		return
 	}
 	a.bridge.Teardown("another App was started in mcpi's TUI", time.Second)
+	a.cancel()
 	a.host.Close()
 }
+
+// consentIDs numbers what Apps ask the person (below zero: not a server
+// request's id), across Apps and their goroutines.
+var consentIDs atomic.Int64
 
 // appStartedMsg says how starting an App went.
 type appStartedMsg struct {
@@ -69,16 +78,16 @@ func (p *Pane) runApp(c *Call) tea.Cmd {
 	args, _ := json.Marshal(c.Args)
 	raw, callErr := c.Raw, c.Err
 	return func() tea.Msg {
-		ctx := cc.Ctx
+		ctx, cancel := context.WithCancel(cc.Ctx)
+		fail := func(err error) tea.Msg { cancel(); return appStartedMsg{err: err} }
 		var read mcp.ReadResourceResult
 		if err := client.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: ui.ResourceURI}, &read, nil); err != nil {
-			return appStartedMsg{err: fmt.Errorf("reading the App %s: %w", ui.ResourceURI, err)}
+			return fail(fmt.Errorf("reading the App %s: %w", ui.ResourceURI, err))
 		}
 		info, err := apps.Describe(&tool, &read, nil)
 		if err != nil {
-			return appStartedMsg{err: err}
+			return fail(err)
 		}
-		var nextID int
 		b := apphost.New(apphost.Options{
 			Tool: tool, Args: args, Tools: tools, Info: info, Server: clientServer{client}, Version: cc.Version,
 			Tap:  cc.Tap,
@@ -87,8 +96,7 @@ func (p *Pane) runApp(c *Call) tea.Cmd {
 			// refused it is a warning there too.
 			Warn: func(line string) { cc.Inbox.Warn(session.Warning{Time: cc.Now(), Kind: "app", Message: line}) },
 			Confirm: func(ctx context.Context, question string) bool {
-				nextID++
-				r := common.NewRequest(ctx, -nextID, common.Consent, cc.Now())
+				r := common.NewRequest(ctx, -int(consentIDs.Add(1)), common.Consent, cc.Now())
 				r.Question = question
 				cc.Inbox.Ask(r)
 				rep, err := r.Wait()
@@ -104,9 +112,9 @@ func (p *Pane) runApp(c *Call) tea.Cmd {
 		}
 		h, err := apphost.Listen(ctx, b)
 		if err != nil {
-			return appStartedMsg{err: err}
+			return fail(err)
 		}
-		run := &appRun{tool: tool.Name, url: h.URL(), bridge: b, host: h}
+		run := &appRun{tool: tool.Name, url: h.URL(), bridge: b, host: h, cancel: cancel}
 		if err := cc.OpenURL(h.URL()); err != nil {
 			return appStartedMsg{run: run, err: fmt.Errorf("the browser did not open (%v): open %s yourself", err, h.URL())}
 		}
