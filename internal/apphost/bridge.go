@@ -188,16 +188,6 @@ func (b *Bridge) tell(to func(string), format string, args ...any) {
 	}
 }
 
-// message is a JSON-RPC message from the App.
-type message struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   json.RawMessage `json:"error,omitempty"`
-}
-
 // FromApp takes one message the App sent. A request is answered through
 // the page; a long one (a tool call) in a goroutine of its own.
 func (b *Bridge) FromApp(ctx context.Context, data []byte) {
@@ -208,7 +198,7 @@ func (b *Bridge) FromApp(ctx context.Context, data []byte) {
 		return
 	}
 	b.observe(transport.Incoming, data)
-	var m message
+	var m mcp.Message
 	if err := json.Unmarshal(data, &m); err != nil {
 		b.refused("app: a message that is not JSON was refused")
 		b.fail(json.RawMessage("null"), -32700, "parse error: "+err.Error())
@@ -222,14 +212,14 @@ func (b *Bridge) FromApp(ctx context.Context, data []byte) {
 		return
 	}
 	switch {
-	case m.Method == "" && len(m.ID) > 0:
-		b.response(m)
-	case m.Method == "":
-		b.refused("app: a message with neither method nor id was ignored")
-	case len(m.ID) == 0:
-		b.notification(m)
-	default:
+	case m.IsRequest():
 		b.request(ctx, m)
+	case m.IsNotification():
+		b.notification(m)
+	case m.IsResponse():
+		b.response(m)
+	default:
+		b.refused("app: a message that is neither a request, a notification nor a response was ignored")
 	}
 }
 
@@ -238,11 +228,11 @@ func (b *Bridge) reply(id json.RawMessage, result any) {
 }
 
 func (b *Bridge) fail(id json.RawMessage, code int, msg string) {
-	b.toApp(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	b.toApp(mcp.Message{JSONRPC: "2.0", ID: id, Error: &mcp.RPCError{Code: code, Message: msg}})
 }
 
 // request answers a request of the App.
-func (b *Bridge) request(ctx context.Context, m message) {
+func (b *Bridge) request(ctx context.Context, m mcp.Message) {
 	switch m.Method {
 	case "ui/initialize":
 		b.reply(m.ID, b.initializeResult())
@@ -296,7 +286,7 @@ func (b *Bridge) request(ctx context.Context, m message) {
 }
 
 // notification takes a notification of the App.
-func (b *Bridge) notification(m message) {
+func (b *Bridge) notification(m mcp.Message) {
 	switch m.Method {
 	case "ui/notifications/initialized":
 		b.mu.Lock()
@@ -342,7 +332,7 @@ func clamp(v float64) int {
 
 // response takes the App's answer to a request of the host's
 // (ui/resource-teardown).
-func (b *Bridge) response(m message) {
+func (b *Bridge) response(m mcp.Message) {
 	b.mu.Lock()
 	ch, ok := b.teardown[string(m.ID)]
 	delete(b.teardown, string(m.ID))
@@ -438,7 +428,7 @@ func (b *Bridge) deliver() {
 // callTool forwards the App's tools/call: to a tool of the same server
 // whose visibility includes "app", after the person allows it when it may
 // be destructive.
-func (b *Bridge) callTool(ctx context.Context, m message) {
+func (b *Bridge) callTool(ctx context.Context, m mcp.Message) {
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -494,7 +484,7 @@ func mayDestroy(t *mcp.Tool) bool {
 	return a.DestructiveHint == nil || *a.DestructiveHint
 }
 
-func (b *Bridge) readResource(ctx context.Context, m message) {
+func (b *Bridge) readResource(ctx context.Context, m mcp.Message) {
 	var p struct {
 		URI string `json:"uri"`
 	}
@@ -523,7 +513,7 @@ func (b *Bridge) forward(id json.RawMessage, raw json.RawMessage, err error) {
 
 // openLink asks the person before opening the link the App gives; only
 // http and https links are opened.
-func (b *Bridge) openLink(ctx context.Context, m message) {
+func (b *Bridge) openLink(ctx context.Context, m mcp.Message) {
 	var p struct {
 		URL string `json:"url"`
 	}

@@ -1,7 +1,6 @@
 package apphost
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -60,65 +60,25 @@ var testTools = []mcp.Tool{
 // channel (POST the App's messages, read the host's events) as the page's
 // script does, without a browser.
 type page struct {
-	t      *testing.T
-	base   string
-	client *http.Client
-	events chan map[string]json.RawMessage
+	*mcptest.AppPage
 }
 
-func openPage(t *testing.T, h *Host) *page {
-	t.Helper()
-	p := &page{t: t, base: h.URL(), client: &http.Client{Timeout: 10 * time.Second}, events: make(chan map[string]json.RawMessage, 100)}
-	req, _ := http.NewRequest("GET", p.base+"events", nil)
-	resp, err := (&http.Client{}).Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("events: %v %v", resp, err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(nil, 4<<20)
-		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				var m map[string]json.RawMessage
-				json.Unmarshal([]byte(d), &m)
-				p.events <- m
-			}
-		}
-		close(p.events)
-	}()
-	return p
-}
+func openPage(t *testing.T, h *Host) *page { return &page{mcptest.OpenAppPage(t, h.URL())} }
 
 // send posts a message of the App.
-func (p *page) send(msg string) {
-	p.t.Helper()
-	resp, err := p.client.Post(p.base+"app", "application/json", strings.NewReader(msg))
-	if err != nil || resp.StatusCode != http.StatusNoContent {
-		p.t.Fatalf("posting %s: %v %v", msg, resp, err)
-	}
-	resp.Body.Close()
-}
+func (p *page) send(msg string) { p.Post(msg) }
 
-// next returns the next message the host sends to the App (skipping
-// page commands, which it returns when page is true).
-func (p *page) next(what string) map[string]json.RawMessage {
-	p.t.Helper()
-	select {
-	case m, ok := <-p.events:
-		if !ok {
-			p.t.Fatalf("%s: the event stream ended", what)
-		}
-		if to := m["to"]; string(to) == `"app"` {
-			var msg map[string]json.RawMessage
-			json.Unmarshal(m["msg"], &msg)
-			return msg
-		}
-		return m
-	case <-time.After(10 * time.Second):
-		p.t.Fatalf("%s: nothing came", what)
+// next returns the next message the host sends to the App, or a command
+// for the page itself.
+func (p *page) next(string) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	json.Unmarshal([]byte(p.Wait("")), &m)
+	if to := m["to"]; string(to) == `"app"` {
+		var msg map[string]json.RawMessage
+		json.Unmarshal(m["msg"], &msg)
+		return msg
 	}
-	return nil
+	return m
 }
 
 func startHost(t *testing.T, o Options) (*Host, *Bridge, *fakeServer) {

@@ -40,7 +40,8 @@ func (r *run) apps() {
 		if !ui.HasApp() {
 			continue
 		}
-		r.check(ruleAppsResourceURI)
+		// apps/resource-uri counts as checked once the resource read, or
+		// by a finding: a read left unanswered checked nothing.
 		if ui.Legacy {
 			r.report(ruleAppsResourceURI, subject, t.Meta, `names its App with the deprecated _meta["ui/resourceUri"]: use _meta.ui.resourceUri (the flat key goes before the extension's GA)`)
 		}
@@ -156,6 +157,7 @@ func (r *run) appResource(c *session.Client, subject string, t *mcp.Tool, listed
 		r.report(ruleAppsResourceURI, subject, nil, "its App's resource %s cannot be read: %v", ui.ResourceURI, err)
 		return nil
 	}
+	r.check(ruleAppsResourceURI)
 	// A resource that exists may still be left out of the listing.
 	r.check(ruleAppsResourceListed)
 	if listed == nil {

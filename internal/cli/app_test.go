@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,21 +122,14 @@ func TestAppCommand(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("mcpi app ended: %v %s", err, errOut)
 	}
-	events := appEvents(t, base)
-	post := func(msg string) {
-		resp, err := http.Post(base+"app", "application/json", strings.NewReader(msg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-	}
-	post(`{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{"appCapabilities":{},"appInfo":{"name":"t","version":"1"},"protocolVersion":"2026-01-26"}}`)
-	waitEvent(t, events, `"id":1,"jsonrpc":"2.0","result"`)
-	post(`{"jsonrpc":"2.0","method":"ui/notifications/initialized","params":{}}`)
-	waitEvent(t, events, `ui/notifications/tool-input`)
-	waitEvent(t, events, `ui/notifications/tool-result`)
-	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"refresh-chart","arguments":{"series":"b"}}}`)
-	waitEvent(t, events, `refresh-chart {\"series\":\"b\"}`)
+	page := mcptest.OpenAppPage(t, base)
+	page.Post(`{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{"appCapabilities":{},"appInfo":{"name":"t","version":"1"},"protocolVersion":"2026-01-26"}}`)
+	page.Wait(`"id":1,"jsonrpc":"2.0","result"`)
+	page.Post(`{"jsonrpc":"2.0","method":"ui/notifications/initialized","params":{}}`)
+	page.Wait(`ui/notifications/tool-input`)
+	page.Wait(`ui/notifications/tool-result`)
+	page.Post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"refresh-chart","arguments":{"series":"b"}}}`)
+	page.Wait(`refresh-chart {\"series\":\"b\"}`)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("mcpi app: %v", err)
@@ -168,44 +159,6 @@ func TestAppCommand(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(frames, "\n"), `"name":"refresh-chart"`) {
 		t.Errorf("the App's call is not among the session's frames")
-	}
-}
-
-// appEvents reads the page's event stream.
-func appEvents(t *testing.T, base string) <-chan string {
-	resp, err := http.Get(base + "events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	ch := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				ch <- d
-			}
-		}
-		close(ch)
-	}()
-	return ch
-}
-
-func waitEvent(t *testing.T, ch <-chan string, want string) {
-	t.Helper()
-	deadline := time.After(20 * time.Second)
-	for {
-		select {
-		case d, ok := <-ch:
-			if !ok {
-				t.Fatalf("the event stream ended before %s", want)
-			}
-			if strings.Contains(d, want) {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("no event with %s", want)
-		}
 	}
 }
 

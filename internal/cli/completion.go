@@ -138,8 +138,10 @@ func argCompletion(f *Factory, c *cobra.Command) cobra.CompletionFunc {
 		}
 	}
 	switch c.CommandPath() {
-	case "mcpi call":
+	case "mcpi call", "mcpi app":
 		return callCompletion(f)
+	case "mcpi app-info":
+		return first(sessionList(f, "tools", "name"))
 	case "mcpi read", "mcpi subscribe":
 		return first(sessionList(f, "resources", "uri"))
 	case "mcpi prompt":

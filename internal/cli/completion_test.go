@@ -115,6 +115,7 @@ func TestCompleteFromALiveSession(t *testing.T) {
 	has([]string{"session", "show", "d"}, "demo")
 	has([]string{"call", "--session", "demo", ""}, "add", "echo", "elicit")
 	has([]string{"call", "--session", "demo", "add", ""}, "a=", "b=")
+	has([]string{"app-info", "--session", "demo", ""}, "add", "echo")
 	has([]string{"prompt", "--session", "demo", ""}, "greet", "code_review")
 	has([]string{"complete", "--session", "demo", "--prompt", ""}, "greet")
 	has([]string{"complete", "--session", "demo", "--template", ""}, "demo://items/{id}")

@@ -3,12 +3,9 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,64 +14,13 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
-// spanSink is an OTLP/HTTP receiver that decodes spans with pdata.
-type spanSink struct {
-	*httptest.Server
-	mu     sync.Mutex
-	spans  map[string]ptrace.Span
-	paths  map[string]int
-	status int
-}
-
-func newSpanSink(t *testing.T) *spanSink {
-	s := &spanSink{spans: map[string]ptrace.Span{}, paths: map[string]int{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.paths[r.URL.Path]++
-		if s.status != 0 {
-			w.WriteHeader(s.status)
-			return
-		}
-		if r.URL.Path != "/v1/traces" {
-			return
-		}
-		td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(body)
-		if err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		ss := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
-		for i := range ss.Len() {
-			s.spans[ss.At(i).Name()] = ss.At(i)
-		}
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *spanSink) get() (map[string]ptrace.Span, map[string]int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	spans := map[string]ptrace.Span{}
-	for k, v := range s.spans {
-		spans[k] = v
-	}
-	paths := map[string]int{}
-	for k, v := range s.paths {
-		paths[k] = v
-	}
-	return spans, paths
-}
-
 // TestOTLPEndpoint: a one-shot command with --otlp-endpoint sends its
 // session's spans and the duration metric; the request carried the
 // call span's context though no TRACEPARENT was set; -v names the trace.
 // An endpoint that answers 500, or is not there, is a warning: the
 // command's exit code and output are those without it.
 func TestOTLPEndpoint(t *testing.T) {
-	sink := newSpanSink(t)
+	sink := mcptest.NewOTLPReceiver(t)
 	peer := peerArgs(mcptest.LoadPrefix + mcptest.LoadTraceParent)
 	code, out, errOut := runCLI(t, "", with(peer, "call", "t", "-v", "--otlp-endpoint", sink.URL)...)
 	if code != ExitOK {
@@ -84,10 +30,16 @@ func TestOTLPEndpoint(t *testing.T) {
 	if m == nil {
 		t.Fatalf("-v does not name the trace: %s", errOut)
 	}
-	spans, paths := sink.get()
+	spans := sink.SpansByName()
+	metrics := 0
+	for _, r := range sink.Requests() {
+		if r.URL.Path == "/v1/metrics" {
+			metrics++
+		}
+	}
 	call, ok := spans["tools/call t"]
-	if !ok || call.TraceID().String() != m[2] || paths["/v1/metrics"] == 0 {
-		t.Fatalf("spans %v, paths %v", keys(spans), paths)
+	if !ok || call.TraceID().String() != m[2] || metrics == 0 {
+		t.Fatalf("spans %v, %d metric exports", keys(spans), metrics)
 	}
 	if want := "00-" + call.TraceID().String() + "-" + call.SpanID().String() + "-01"; strings.TrimSpace(out) != want {
 		t.Errorf("the server read %q, the call's span is %s", out, want)
@@ -103,8 +55,8 @@ func TestOTLPEndpoint(t *testing.T) {
 
 	for name, endpoint := range map[string]string{"500": "", "absent": "http://127.0.0.1:1"} {
 		if endpoint == "" {
-			bad := newSpanSink(t)
-			bad.status = 500
+			bad := mcptest.NewOTLPReceiver(t)
+			bad.Status = 500
 			endpoint = bad.URL
 		}
 		code, out, errOut := runCLI(t, "", with(peer, "call", "t", "--otlp-endpoint", endpoint)...)
@@ -121,7 +73,7 @@ func TestOTLPEndpoint(t *testing.T) {
 // session start): the calls run in it are spans of one trace, the
 // session's.
 func TestSessionExports(t *testing.T) {
-	sink := newSpanSink(t)
+	sink := mcptest.NewOTLPReceiver(t)
 	dir := liveDir(t)
 	startSession(t, dir, "ot", with(peerArgs(mcptest.LoadPrefix+mcptest.LoadTraceParent), "--otlp-endpoint", sink.URL)...)
 	for range 2 {
@@ -135,7 +87,7 @@ func TestSessionExports(t *testing.T) {
 	runLive(t, dir, nil, "session", "stop", "ot")
 	var spans map[string]ptrace.Span
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if spans, _ = sink.get(); spans["mcp session"] != (ptrace.Span{}) {
+		if spans = sink.SpansByName(); spans["mcp session"] != (ptrace.Span{}) {
 			break
 		}
 	}

@@ -375,24 +375,20 @@ func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func()
 			arrow = "←"
 		}
 		switch ev.Type {
-		case record.TypeFrame:
+		case record.TypeFrame, record.TypeApp:
+			// An App's message: "→ app" from mcpi's host to the App,
+			// "← app" from the App.
+			kind, pend := "", pending
+			if ev.Type == record.TypeApp {
+				kind, pend = "app ", appPending
+			}
 			msgs, _, derr := mcp.DecodeFrame(ev.Msg)
 			if derr != nil {
-				fmt.Fprintf(out, "%s %s frame %s\n", at, arrow, byteSize(ev.Size))
+				fmt.Fprintf(out, "%s %s %sframe %s\n", at, arrow, kind, byteSize(ev.Size))
 				continue
 			}
 			for _, m := range msgs {
-				fmt.Fprintf(out, "%s %s %s  %s\n", at, arrow, describe(m, ev, pending), byteSize(ev.Size))
-			}
-		case record.TypeApp:
-			// "→ app": from mcpi's host to the App; "← app": from the App.
-			msgs, _, derr := mcp.DecodeFrame(ev.Msg)
-			if derr != nil {
-				fmt.Fprintf(out, "%s %s app %s\n", at, arrow, byteSize(ev.Size))
-				continue
-			}
-			for _, m := range msgs {
-				fmt.Fprintf(out, "%s %s app %s  %s\n", at, arrow, describe(m, ev, appPending), byteSize(ev.Size))
+				fmt.Fprintf(out, "%s %s %s%s  %s\n", at, arrow, kind, describe(m, ev, pend), byteSize(ev.Size))
 			}
 		case record.TypeBadFrame:
 			fmt.Fprintf(out, "%s %s BAD FRAME (%s): %s\n", at, arrow, oneLine(ev.Error), quoteData(ev.Data))

@@ -90,6 +90,7 @@ type Live struct {
 	timeout time.Duration
 
 	mu      sync.Mutex
+	ids     givenIDs // under mu
 	builder *Builder
 	made    int
 	closed  bool
@@ -156,7 +157,7 @@ func StartLive(h record.Header, o LiveOptions) (*Live, error) {
 	l.tp = sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithIDGenerator(givenIDs{}),
+		sdktrace.WithIDGenerator(&l.ids),
 		sdktrace.WithBatcher(l.spans, sdktrace.WithMaxQueueSize(MaxQueue), sdktrace.WithExportTimeout(o.Timeout), sdktrace.WithBatchTimeout(time.Second)))
 	l.mp = sdkmetric.NewMeterProvider(
 		sdkmetric.WithResource(res),
@@ -188,7 +189,11 @@ func (l *Live) Event(ev record.Event) {
 // duration metric.
 func (l *Live) emit(s *Span) {
 	l.made++
-	ctx := context.WithValue(context.Background(), idsKey{}, s)
+	// The SDK asks its IDGenerator for the ids within Start, and emit
+	// runs under l.mu: the span to give them is set for that call alone.
+	l.ids.next = s
+	defer func() { l.ids.next = nil }()
+	ctx := context.Background()
 	if s.Parent.IsValid() {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
 			TraceID: s.TraceID, SpanID: s.Parent, TraceFlags: trace.FlagsSampled, Remote: true}))
@@ -251,23 +256,21 @@ func (l *Live) Close() LiveStats {
 	return st
 }
 
-// idsKey carries the span whose ids the SDK is to give.
-type idsKey struct{}
+// givenIDs gives a span the ids the Builder chose (a request's span has
+// the id its traceparent gave the server): next, which emit sets around
+// each Start under the Live's lock. Without one it gives random ids.
+type givenIDs struct{ next *Span }
 
-// givenIDs gives a span the ids the Builder chose: a request's span has
-// the id its traceparent gave the server.
-type givenIDs struct{}
-
-func (givenIDs) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
-	if s, ok := ctx.Value(idsKey{}).(*Span); ok {
+func (g *givenIDs) NewIDs(context.Context) (trace.TraceID, trace.SpanID) {
+	if s := g.next; s != nil {
 		return s.TraceID, s.SpanID
 	}
 	c := tracectx.New()
 	return trace.TraceID(c.TraceID), trace.SpanID(c.SpanID)
 }
 
-func (givenIDs) NewSpanID(ctx context.Context, _ trace.TraceID) trace.SpanID {
-	if s, ok := ctx.Value(idsKey{}).(*Span); ok {
+func (g *givenIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
+	if s := g.next; s != nil {
 		return s.SpanID
 	}
 	return trace.SpanID(tracectx.New().SpanID)

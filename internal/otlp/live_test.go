@@ -2,11 +2,9 @@ package otlp
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,83 +12,11 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/tracectx"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
-
-// receiver is a small OTLP/HTTP receiver: it decodes what it is sent with
-// pdata, as a collector would.
-type receiver struct {
-	*httptest.Server
-	mu      sync.Mutex
-	spans   []ptrace.Span
-	metrics []pmetric.Metric
-	headers []http.Header
-	status  int // answered; 0 is 200
-}
-
-func newReceiver(t *testing.T) *receiver {
-	r := &receiver{}
-	r.Server = httptest.NewServer(http.HandlerFunc(r.serve))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(req.Body)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.headers = append(r.headers, req.Header.Clone())
-	if r.status != 0 {
-		w.WriteHeader(r.status)
-		return
-	}
-	switch req.URL.Path {
-	case "/v1/traces":
-		td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(body)
-		if err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		rss := td.ResourceSpans()
-		for i := range rss.Len() {
-			sss := rss.At(i).ScopeSpans()
-			for j := range sss.Len() {
-				ss := sss.At(j).Spans()
-				for k := range ss.Len() {
-					r.spans = append(r.spans, ss.At(k))
-				}
-			}
-		}
-	case "/v1/metrics":
-		md, err := (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(body)
-		if err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		rms := md.ResourceMetrics()
-		for i := range rms.Len() {
-			sms := rms.At(i).ScopeMetrics()
-			for j := range sms.Len() {
-				ms := sms.At(j).Metrics()
-				for k := range ms.Len() {
-					r.metrics = append(r.metrics, ms.At(k))
-				}
-			}
-		}
-	default:
-		http.NotFound(w, req)
-		return
-	}
-	w.Header().Set("Content-Type", "application/x-protobuf")
-}
-
-func (r *receiver) got() ([]ptrace.Span, []pmetric.Metric) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]ptrace.Span(nil), r.spans...), append([]pmetric.Metric(nil), r.metrics...)
-}
 
 // session feeds a live export the events of a short session through a
 // trace tap, as the CLI does.
@@ -123,7 +49,7 @@ func startLive(t *testing.T, h record.Header, endpoint string, timeout time.Dura
 // trace; and the mcp.client.operation.duration histogram counts mcpi's
 // requests by method and tool.
 func TestLiveExport(t *testing.T) {
-	rcv := newReceiver(t)
+	rcv := mcptest.NewOTLPReceiver(t)
 	tc := tracectx.New()
 	h := record.Header{Mcpi: "test", Created: t0, Target: record.Target{Transport: record.TransportStdio, Command: []string{"server"}},
 		TraceParent: tc.TraceParent(), TraceRoot: true}
@@ -143,7 +69,7 @@ func TestLiveExport(t *testing.T) {
 	if st.Err != nil || st.Failed != 0 || st.Dropped != 0 || st.Exported != 6 || st.Spans != 6 {
 		t.Fatalf("stats %+v", st)
 	}
-	spans, metrics := rcv.got()
+	spans, metrics := rcv.Spans(), rcv.Metrics()
 	by := map[string]ptrace.Span{}
 	for _, s := range spans {
 		by[s.Name()] = s
@@ -244,8 +170,8 @@ func TestLiveHostileEndpoints(t *testing.T) {
 		}
 	})
 	t.Run("500", func(t *testing.T) {
-		rcv := newReceiver(t)
-		rcv.status = 500
+		rcv := mcptest.NewOTLPReceiver(t)
+		rcv.Status = 500
 		l := startLive(t, h, rcv.URL, time.Second)
 		session(t, l, h, frames)
 		st := l.Close()
@@ -254,7 +180,7 @@ func TestLiveHostileEndpoints(t *testing.T) {
 		}
 	})
 	t.Run("redirect", func(t *testing.T) {
-		other := newReceiver(t)
+		other := mcptest.NewOTLPReceiver(t)
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
 		}))
@@ -266,10 +192,8 @@ func TestLiveHostileEndpoints(t *testing.T) {
 		if st.Exported != 0 || st.Err == nil || !strings.Contains(st.Err.Error(), "redirect") {
 			t.Errorf("stats %+v", st)
 		}
-		other.mu.Lock()
-		defer other.mu.Unlock()
-		if len(other.headers) != 0 {
-			t.Errorf("the other origin was sent %d requests (headers %v)", len(other.headers), other.headers)
+		if reqs := other.Requests(); len(reqs) != 0 {
+			t.Errorf("the other origin was sent %d requests (headers %v)", len(reqs), reqs[0].Header)
 		}
 	})
 }

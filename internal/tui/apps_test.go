@@ -1,10 +1,8 @@
 package tui
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,54 +51,20 @@ func TestAppInTUI(t *testing.T) {
 		t.Fatal("the App's page was not opened")
 	}
 	h.waitText("App at http://127.0.0.1:")
-	resp, err := http.Get(base + "events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	events := make(chan string, 64)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				events <- d
-			}
-		}
-		close(events)
-	}()
-	wait := func(want string) {
-		t.Helper()
-		for {
-			select {
-			case d := <-events:
-				if strings.Contains(d, want) {
-					return
-				}
-			case <-time.After(20 * time.Second):
-				t.Fatalf("no event with %s", want)
-			}
-		}
-	}
-	post := func(msg string) {
-		resp, err := http.Post(base+"app", "application/json", strings.NewReader(msg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-	}
-	post(`{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{"appCapabilities":{},"appInfo":{"name":"t","version":"1"},"protocolVersion":"2026-01-26"}}`)
-	wait(`"hostInfo"`)
-	post(`{"jsonrpc":"2.0","method":"ui/notifications/initialized","params":{}}`)
-	wait(`ui/notifications/tool-input`)
-	wait(`ui/notifications/tool-result`)
-	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete-chart","arguments":{"series":"a"}}}`)
+	page := mcptest.OpenAppPage(t, base)
+	page.Post(`{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{"appCapabilities":{},"appInfo":{"name":"t","version":"1"},"protocolVersion":"2026-01-26"}}`)
+	page.Wait(`"hostInfo"`)
+	page.Post(`{"jsonrpc":"2.0","method":"ui/notifications/initialized","params":{}}`)
+	page.Wait(`ui/notifications/tool-input`)
+	page.Wait(`ui/notifications/tool-result`)
+	page.Post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete-chart","arguments":{"series":"a"}}}`)
 	h.waitText("an MCP App asks you", "delete-chart")
 	// A keystroke that comes with the question is not an answer.
 	h.press("ctrl+s")
 	h.waitText("ctrl+s again to allow")
 	time.Sleep(consentGuard)
 	h.press("ctrl+s")
-	wait(`delete-chart {\"series\":\"a\"}`)
+	page.Wait(`delete-chart {\"series\":\"a\"}`)
 	h.press("alt+7")
 	h.waitText("app", "ui/initialize", "ui/notifications/tool-result")
 	// The command's trace (--record) has the App's messages too.

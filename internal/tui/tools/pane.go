@@ -40,8 +40,10 @@ const (
 type Pane struct {
 	c      *common.Common
 	client *session.Client
-	// app is the MCP App the pane hosts (alt+a), if any.
+	// app is the MCP App the pane hosts (alt+a), if any; ui is what each
+	// listed tool's _meta says of its App, by name.
 	app *appRun
+	ui  map[string]apps.Tool
 	gen int
 
 	loading bool
@@ -338,6 +340,12 @@ func (p *Pane) listed(msg toolsMsg) tea.Cmd {
 		}
 		p.followSchemas(msg.tools)
 		p.tools = msg.tools
+		// What each tool's _meta says of its App, read once a listing, not
+		// at each frame.
+		p.ui = make(map[string]apps.Tool, len(p.tools))
+		for _, t := range p.tools {
+			p.ui[t.Name] = apps.ToolMeta(t.Meta)
+		}
 		p.applyFilter()
 		for i, idx := range p.filtered {
 			if p.tools[idx].Name == name {
@@ -763,7 +771,7 @@ func (p *Pane) ShortHelp() []key.Binding {
 		if len(p.calls) > 0 && p.calls[p.current].State == Running {
 			out = append(out, k.Cancel, k.Edit)
 		} else {
-			if apps.ToolMeta(p.calls[p.current].Tool.Meta).HasApp() {
+			if p.uiOf(&p.calls[p.current].Tool).HasApp() {
 				// The App first: it is what such a result is for.
 				out = append(out, k.RunApp)
 			}
@@ -809,12 +817,21 @@ func (p *Pane) View() string {
 	return p.listView()
 }
 
+// uiOf is what t's _meta says of its App: as read when the tools were
+// listed, or read now for a tool the listing no longer has.
+func (p *Pane) uiOf(t *mcp.Tool) apps.Tool {
+	if ui, ok := p.ui[t.Name]; ok {
+		return ui
+	}
+	return apps.ToolMeta(t.Meta)
+}
+
 // badges are the short annotation hints of a tool, as set explicitly.
 func (p *Pane) badges(t *mcp.Tool, long bool) []string {
 	st := p.c.Styles
 	var out []string
 	// The tool's MCP App, and who may see the tool.
-	ui := apps.ToolMeta(t.Meta)
+	ui := p.uiOf(t)
 	switch {
 	case ui.HasApp() && long:
 		out = append(out, st.OpenWorld.Render("App "+common.Line(ui.ResourceURI)))
