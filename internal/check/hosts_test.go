@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,5 +152,29 @@ func TestHostProblemsOfOneToolAreOne(t *testing.T) {
 	g := groupProblems(ps)
 	if len(g) != 2 || g[0].Message != "bad (and 4 more place(s) in this tool: /p1, /p2, /p3, …)" || g[1].Message != "bad" {
 		t.Errorf("grouped: %+v", g)
+	}
+}
+
+// TestHostVerdictBesideOtherFindings: a description of 5,079 characters
+// breaks check's own size rule and OpenAI's limit of 1,024: both are said,
+// the matrix says OpenAI rejects it, and with --host openai that is an
+// error (the run fails). A host's verdict never waits on another rule.
+func TestHostVerdictBesideOtherFindings(t *testing.T) {
+	t.Parallel()
+	rep := checkPeer(t, mcptest.HostsPrefix+mcptest.HostsLongDescription, Options{Hosts: []string{"openai"}})
+	if len(findings(rep, ruleSecurityDescriptionSize.ID)) != 1 {
+		t.Errorf("no %s finding", ruleSecurityDescriptionSize.ID)
+	}
+	fs := findings(rep, "hosts/openai/description-length")
+	if len(fs) != 1 || fs[0].Severity != Error || !strings.Contains(fs[0].Message, "5079 characters") {
+		t.Fatalf("the OpenAI finding: %+v", fs)
+	}
+	for _, h := range rep.Hosts {
+		if h.Host == "openai" && (h.Verdict != string(hosts.Rejected) || !slices.Contains(h.Rules, "openai/description-length")) {
+			t.Errorf("the matrix's OpenAI row: %+v", h)
+		}
+	}
+	if rep.Count(Error) == 0 {
+		t.Error("no error, so --host openai would pass")
 	}
 }

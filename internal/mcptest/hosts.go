@@ -28,6 +28,9 @@ const (
 	// HostsChurning says so during every one.
 	HostsChangingOnce = "changing-once"
 	HostsChurning     = "churning"
+	// HostsLongDescription lists a tool whose description has 5,079
+	// characters: past OpenAI's 1,024 and past check's own 4,096.
+	HostsLongDescription = "long-description"
 )
 
 // cleanTool is a tool every host takes.
@@ -35,21 +38,22 @@ const cleanTool = `{"name":"get_weather","description":"The weather of a city.",
 
 // hostTools are, by host, tools that break its profile.
 var hostTools = map[string][]string{
-	"clean":            {cleanTool},
-	HostsBackendDown:   nil,
-	HostsHeavy:         nil, // heavyTools(), made when served
-	HostsChangingOnce:  {cleanTool},
-	HostsChurning:      {cleanTool},
-	"openai":           {cleanTool, toolJSON("weather_"+strings.Repeat("x", 60), `{"type":"object","properties":{},"additionalProperties":false}`)},
-	"openai-strict":    {cleanTool, toolJSON("search", `{"type":"object","properties":{"q":{"type":"string"},"limit":{"type":"integer"}},"required":["q"],"additionalProperties":false}`)},
-	"anthropic":        {cleanTool, toolJSON("either", `{"type":"object","anyOf":[{"properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"string"}},"required":["b"]}]}`)},
-	"anthropic-strict": {cleanTool, toolJSON("page", `{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"],"additionalProperties":false}`)},
-	"gemini":           {cleanTool, toolJSON("pick", `{"type":"object","properties":{"level":{"type":"integer","enum":[1,2,3]}},"required":["level"],"additionalProperties":false}`)},
-	"vscode":           {cleanTool, toolJSON("tags", `{"type":"object","properties":{"tags":{"type":"array"}},"required":["tags"],"additionalProperties":false}`)},
-	"cursor":           {cleanTool, toolJSON("get_the_weather_forecast_for_the_next_seven_days_in_one_city", `{"type":"object","properties":{},"additionalProperties":false}`)},
-	"windsurf":         manyTools(101),
-	"claude-desktop":   {cleanTool, toolJSON("weather_"+strings.Repeat("y", 60), `{"type":"object","properties":{},"additionalProperties":false}`)},
-	"claude-code":      {cleanTool, toolJSON(strings.Repeat("z", 121), `{"type":"object","properties":{},"additionalProperties":false}`)},
+	"clean":              {cleanTool},
+	HostsBackendDown:     nil,
+	HostsHeavy:           nil, // heavyTools(), made when served
+	HostsChangingOnce:    {cleanTool},
+	HostsChurning:        {cleanTool},
+	HostsLongDescription: {cleanTool, fmt.Sprintf(`{"name":"explain","description":%q,"inputSchema":{"type":"object","properties":{},"additionalProperties":false}}`, strings.Repeat("Explains. ", 507)+"All done.")},
+	"openai":             {cleanTool, toolJSON("weather_"+strings.Repeat("x", 60), `{"type":"object","properties":{},"additionalProperties":false}`)},
+	"openai-strict":      {cleanTool, toolJSON("search", `{"type":"object","properties":{"q":{"type":"string"},"limit":{"type":"integer"}},"required":["q"],"additionalProperties":false}`)},
+	"anthropic":          {cleanTool, toolJSON("either", `{"type":"object","anyOf":[{"properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"string"}},"required":["b"]}]}`)},
+	"anthropic-strict":   {cleanTool, toolJSON("page", `{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"],"additionalProperties":false}`)},
+	"gemini":             {cleanTool, toolJSON("pick", `{"type":"object","properties":{"level":{"type":"integer","enum":[1,2,3]}},"required":["level"],"additionalProperties":false}`)},
+	"vscode":             {cleanTool, toolJSON("tags", `{"type":"object","properties":{"tags":{"type":"array"}},"required":["tags"],"additionalProperties":false}`)},
+	"cursor":             {cleanTool, toolJSON("get_the_weather_forecast_for_the_next_seven_days_in_one_city", `{"type":"object","properties":{},"additionalProperties":false}`)},
+	"windsurf":           manyTools(101),
+	"claude-desktop":     {cleanTool, toolJSON("weather_"+strings.Repeat("y", 60), `{"type":"object","properties":{},"additionalProperties":false}`)},
+	"claude-code":        {cleanTool, toolJSON(strings.Repeat("z", 121), `{"type":"object","properties":{},"additionalProperties":false}`)},
 }
 
 func toolJSON(name, schema string) string {

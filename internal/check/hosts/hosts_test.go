@@ -3,6 +3,7 @@ package hosts
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,7 +39,7 @@ var fixtures = map[string]fixture{
 	"openai/name-pattern":            {bad: []Tool{tool("get.weather", clean.String())}, good: []Tool{clean}},
 	"openai/name-length":             {bad: []Tool{tool(strings.Repeat("a", 65), clean.String())}, good: []Tool{tool(strings.Repeat("a", 64), clean.String())}},
 	"openai/max-tools":               {bad: many(129), good: many(128)},
-	"openai/description-length":      {bad: []Tool{withDescription(clean, 1025)}, good: []Tool{withDescription(clean, 1024), withDescription(clean, 5000)}},
+	"openai/description-length":      {bad: []Tool{withDescription(clean, 1025), withDescription(clean, 5079), withDescription(clean, 34527)}, good: []Tool{withDescription(clean, 1024)}},
 	"openai/object-needs-properties": {bad: []Tool{tool("ping", `{"type":"object","additionalProperties":false}`)}, good: []Tool{tool("ping", `{"type":"object","properties":{}}`)}},
 	"openai-strict/root":             {bad: []Tool{tool("t", `{"anyOf":[{"type":"object"}]}`), tool("t", `{"type":"string"}`)}, good: []Tool{clean}},
 	"openai-strict/additional-properties": {bad: []Tool{tool("t", `{"type":"object","properties":{"o":{"type":"object","properties":{},"additionalProperties":false}},"required":["o"]}`)},
@@ -81,7 +82,7 @@ var fixtures = map[string]fixture{
 	"claude-code/name":            {bad: []Tool{tool(strings.Repeat("a", 115), clean.String()), tool("a.b", clean.String())}, good: []Tool{tool(strings.Repeat("a", 114), clean.String())}, env: env},
 	"claude-code/name-64":         {bad: []Tool{tool(strings.Repeat("a", 51), clean.String())}, good: []Tool{tool(strings.Repeat("a", 50), clean.String())}, env: env},
 	"claude-code/result-size":     {bad: []Tool{withResult(clean, 100004)}, good: []Tool{withResult(clean, 100000), clean}},
-	"claude-code/result-warn":     {bad: []Tool{withResult(clean, 40004)}, good: []Tool{withResult(clean, 40000), withResult(clean, 100004), clean}},
+	"claude-code/result-warn":     {bad: []Tool{withResult(clean, 40004), withResult(clean, 100004)}, good: []Tool{withResult(clean, 40000), clean}},
 	"claude-code/root-object":     {bad: []Tool{tool("t", `{"properties":{}}`)}, good: []Tool{clean}},
 	"claude-code/root-combinator": {bad: []Tool{tool("t", `{"type":"object","anyOf":[{"required":["a"]}]}`)}, good: []Tool{clean}},
 	"claude-code/valid-2020-12":   {bad: []Tool{tool("t", `{"type":"object","required":"a"}`)}, good: []Tool{clean}},
@@ -206,6 +207,65 @@ func TestServerNameAsHostsMakeIt(t *testing.T) {
 		for _, r := range h.Rules {
 			if ps := problemsOf(r, []Tool{tool("echo", clean.String())}, e); len(ps) > 0 {
 				t.Errorf("%s: %s", r.ID, ps[0].Message)
+			}
+		}
+	}
+}
+
+// verdictOf is what one broken rule alone makes of a host.
+func verdictOf(r *Rule, h *Host) Verdict {
+	switch {
+	case Rejects(r, h):
+		return Rejected
+	case decides(r, h):
+		return NeedsRewrite
+	}
+	return Accepted
+}
+
+// worse is the more severe of two verdicts.
+func worse(a, b Verdict) Verdict {
+	rank := map[Verdict]int{Accepted: 0, NeedsRewrite: 1, Rejected: 2}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// TestVerdictIsEachRuleAlone: for every rule of every host, the tools that
+// break it get from the host the verdict the rule's effect gives (a
+// description of 5,079 characters is rejected by OpenAI however many other
+// rules, of mcpi's or of the host's, it also breaks), and the host's
+// verdict is the worst of its rules each judged alone: no rule's problem
+// is silenced because another rule is broken too.
+func TestVerdictIsEachRuleAlone(t *testing.T) {
+	for _, h := range Profiles() {
+		for _, r := range h.Rules {
+			fx := fixtures[r.ID]
+			for _, bad := range fx.bad {
+				tools := []Tool{bad}
+				if r.server != nil {
+					tools = fx.bad
+				}
+				want := Accepted
+				for _, each := range h.Rules {
+					if len(problemsOf(each, tools, fx.env)) > 0 {
+						want = worse(want, verdictOf(each, h))
+					}
+				}
+				if got := verdictOf(r, h); worse(want, got) != want {
+					t.Fatalf("%s: the test's own combination lost the rule's verdict", r.ID)
+				}
+				res := judgeHost(h, tools, fx.env, true)
+				if res.Verdict != want {
+					t.Errorf("%s on %q: %s says %s, want %s (the worst of its rules judged alone)", r.ID, bad.Name, h.ID, res.Verdict, want)
+				}
+				if !slices.ContainsFunc(res.Problems, func(p Problem) bool { return p.Rule == r }) {
+					t.Errorf("%s on %q: not among %s's problems", r.ID, bad.Name, h.ID)
+				}
+				if r.server != nil {
+					break
+				}
 			}
 		}
 	}

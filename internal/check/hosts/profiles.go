@@ -156,9 +156,7 @@ func openAI() *Host {
 			Source: src("array_above_max_length, zed-industries/zed #32946")}, 128),
 		rootRule(&Rule{ID: "openai/description-length", Summary: "A function description has at most 1,024 characters (string_above_max_length).", Effect: RejectRequest, Confidence: Reported,
 			Source: src("getsentry/sentry-mcp #106; OpenHands #4838"), Fix: "shorten the description to 1,024 characters"}, func(t *Tool) string {
-			// Past 4,096 characters the description is a finding of its
-			// own (security/description-size): not said twice.
-			if n := utf8.RuneCountInString(t.Description); n > 1024 && n <= 4096 {
+			if n := utf8.RuneCountInString(t.Description); n > 1024 {
 				return fmt.Sprintf("the description has %d characters, more than 1,024", n)
 			}
 			return ""
@@ -559,7 +557,7 @@ func claudeCode() *Host {
 		{ID: "claude-code/result-warn", Summary: "A tool result over 10,000 tokens is warned about; about 4 characters a token.", Effect: Warn, Confidence: Documented,
 			Source: src("code.claude.com/docs/en/mcp, output limits"),
 			tool: func(t *Tool, env Env) []Problem {
-				if tokens := t.ResultChars / 4; tokens > 10000 && tokens <= 25000 {
+				if tokens := t.ResultChars / 4; tokens > 10000 {
 					return []Problem{{Message: fmt.Sprintf("the result of the call had %d characters (about %d tokens, more than 10,000)", t.ResultChars, tokens)}}
 				}
 				return nil
