@@ -184,7 +184,7 @@ func parseShare(s string) (float64, error) {
 // benchConn is one connection of the run, with what it heard.
 type benchConn struct {
 	c *session.Client
-	h *testHandler // a collection's answers
+	h *collection.Handler // a collection's answers
 }
 
 // benchRun connects, builds the iteration, runs the load and reports.
@@ -211,8 +211,8 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	heard := &benchHeard{}
 	o := &opts.ConnOptions
 	o.roots = nil
-	hooks := func() (connHooks, *testHandler) {
-		h := &testHandler{fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}, workDir: o.IO.WorkDir()}
+	hooks := func() (connHooks, *collection.Handler) {
+		h := o.collectionHandler()
 		hk := connHooks{notified: heard.notified, warned: heard.warned}
 		if file != nil {
 			hk.handler = h
@@ -308,10 +308,10 @@ func contentText(blocks []mcp.Content) string {
 // collectionSteps is the iteration of a collection: its steps in order,
 // each worker with its own captures.
 func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchConn, red secrets) []load.Step {
-	runners := make([]*stepRunner, opts.Concurrency)
+	runners := make([]*collection.Runner, opts.Concurrency)
 	for w := range runners {
 		bc := conns[w%len(conns)]
-		runners[w] = &stepRunner{c: bc.c, h: bc.h, vars: collection.Vars{Captures: map[string]any{}, Env: opts.env}, redact: red.text}
+		runners[w] = collection.NewRunner(bc.c, bc.h, opts.env, red.text)
 	}
 	steps := make([]load.Step, len(file.Steps))
 	for i := range file.Steps {
@@ -319,12 +319,12 @@ func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchCon
 		steps[i] = load.Step{Name: written.Title(), Do: func(ctx context.Context, worker int) load.Outcome {
 			r := runners[worker]
 			if i == 0 {
-				clear(r.vars.Captures)
+				clear(r.Vars.Captures)
 			}
-			rep, err := r.run(ctx, written)
+			rep, err := r.Step(ctx, written)
 			var out load.Outcome
 			if err != nil {
-				out = outcomeOf(r.c, err)
+				out = outcomeOf(r.Client, err)
 			} else {
 				out = stepOutcome(red.step(rep))
 			}
@@ -336,13 +336,13 @@ func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchCon
 }
 
 // stepOutcome classifies a collection step's report.
-func stepOutcome(rep testStep) load.Outcome {
+func stepOutcome(rep collection.StepReport) load.Outcome {
 	if rep.OK {
 		// An error the step expected is a pass.
 		return load.Outcome{}
 	}
 	var re *session.RPCError
-	if errors.As(rep.rpcErr, &re) {
+	if errors.As(rep.RPCErr, &re) {
 		return load.Outcome{Kind: load.RPC, Code: re.Code, Message: re.Error()}
 	}
 	kind := load.Expectation

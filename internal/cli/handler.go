@@ -199,17 +199,7 @@ func (h *cliHandler) fieldsFromFlags(s *schema.Schema) (map[string]any, error) {
 
 // fieldProblems names the field of each problem: "field email: 'bob' is
 // not a valid email: expected …".
-func fieldProblems(ps schema.Problems) string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		if name, ok := strings.CutPrefix(p.Path, "/"); ok && !strings.Contains(name, "/") {
-			out[i] = "field " + strings.NewReplacer("~1", "/", "~0", "~").Replace(name) + ": " + p.Message
-		} else {
-			out[i] = p.String()
-		}
-	}
-	return strings.Join(out, "; ")
-}
+func fieldProblems(ps schema.Problems) string { return ps.Fields() }
 
 func fieldNames(s *schema.Schema) string {
 	var names []string

@@ -2,22 +2,17 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
-	"github.com/mcpi-dev/mcpi/internal/daemon"
-	"github.com/mcpi-dev/mcpi/internal/mcp"
-	"github.com/mcpi-dev/mcpi/internal/roots"
+	"github.com/mcpi-dev/mcpi/internal/collection/report"
 	"github.com/mcpi-dev/mcpi/internal/save"
-	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
@@ -89,46 +84,15 @@ func NewCmdTest(f *Factory, runF func(context.Context, *TestOptions) error) *cob
 	return cmd
 }
 
-// testStep is the report of one step.
-type testStep struct {
-	Name       string               `json:"name"`
-	Kind       string               `json:"kind"`
-	Line       int                  `json:"line"`
-	OK         bool                 `json:"ok"`
-	DurationMS float64              `json:"durationMs"`
-	Failures   []collection.Failure `json:"failures,omitempty"`
-	// Updated says --update wrote this step's new snapshot.
-	Updated bool `json:"updated,omitempty"`
-	// rpcErr is the server's JSON-RPC error, when the request got one.
-	rpcErr error
-	// text is the result's text, for a step with a snapshot.
-	text *string
-}
-
-// testFile is the report of one collection.
-type testFile struct {
-	File  string     `json:"file"`
-	OK    bool       `json:"ok"`
-	Steps []testStep `json:"steps"`
-	// Error is why the file could not run to its end (its server could
-	// not be reached, or went away).
-	Error string `json:"error,omitempty"`
-	// Updated counts the snapshots --update wrote.
-	Updated int `json:"updated,omitempty"`
-	// started is when the file began, for the JUnit report.
-	started time.Time
-	elapsed time.Duration
-}
-
 func testRun(ctx context.Context, opts *TestOptions) error {
 	if opts.held == nil && opts.Target.Session != "" {
 		// The whole command runs in the session's daemon.
 		return opts.forward(ctx)
 	}
-	var reports []testFile
+	var reports []report.File
 	var firstErr error
 	firstAt := -1
-	out := newTestOutput(opts)
+	out := report.NewWriter(opts.IO.Out, opts.reportFormat(), opts.Update)
 	for _, path := range opts.Files {
 		rep, err := runCollection(ctx, opts, path, out)
 		reports = append(reports, rep)
@@ -146,40 +110,55 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s: %s\n", path, oneLine(rep.Error))
 		}
 	}
-	passed, failed := 0, 0
-	for _, r := range reports {
-		for _, s := range r.Steps {
-			if s.OK {
-				passed++
-			} else {
-				failed++
-			}
-		}
-	}
+	sum := report.Summarize(reports)
 	if opts.JUnit != "" {
 		if err := writeJUnit(opts.IO.Path(opts.JUnit), reports); err != nil {
 			return fmt.Errorf("--junit: %w", err)
 		}
 	}
-	if err := out.end(reports, passed, failed, firstErr); err != nil {
-		return err
+	if opts.JSON {
+		if err := writeJSON(opts.IO, sum.Document(opts.Update)); err != nil {
+			return err
+		}
 	}
+	out.End(sum)
 	switch {
 	case firstErr != nil:
 		return errSilent{code: exitCodeFor(firstErr), what: oneLine(reports[firstAt].Error), kind: errorKind(firstErr)}
-	case failed > 0:
-		return errSilent{code: ExitToolError, what: fmt.Sprintf("%d step(s) failed", failed)}
+	case sum.Failed > 0:
+		return errSilent{code: ExitToolError, what: fmt.Sprintf("%d step(s) failed", sum.Failed)}
 	}
 	return nil
 }
 
+// reportFormat is the form of the report on stdout.
+func (opts *TestOptions) reportFormat() report.Format {
+	switch {
+	case opts.TAP:
+		return report.TAP
+	case opts.JSON:
+		return report.JSON
+	}
+	return report.Text
+}
+
+// writeJUnit writes the JUnit XML report of files at path.
+func writeJUnit(path string, files []report.File) error {
+	host, _ := os.Hostname()
+	b, err := report.JUnit(files, host)
+	if err != nil {
+		return err
+	}
+	return save.Replace(path, b)
+}
+
 // runCollection runs one file's steps on one connection; its error is
 // why the file could not run to its end.
-func runCollection(ctx context.Context, opts *TestOptions, path string, out *testOutput) (rep testFile, err error) {
-	rep = testFile{File: path, Steps: []testStep{}, started: opts.now()}
+func runCollection(ctx context.Context, opts *TestOptions, path string, out *report.Writer) (rep report.File, err error) {
+	rep = report.File{File: path, Steps: []collection.StepReport{}, Started: opts.now()}
 	var red secrets
 	defer func() {
-		rep.elapsed = opts.now().Sub(rep.started)
+		rep.Elapsed = opts.now().Sub(rep.Started)
 		if err != nil {
 			rep.Error = red.text(err.Error())
 		}
@@ -194,18 +173,18 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *tes
 	if err := opts.fileTarget(file); err != nil {
 		return rep, err
 	}
-	out.file(path)
+	out.File(path)
 	o := &opts.ConnOptions
 	o.roots = nil
-	h := &testHandler{fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}, workDir: o.IO.WorkDir()}
+	h := o.collectionHandler()
 	err = o.withHooks(ctx, connHooks{handler: h}, func(c *session.Client) error {
-		r := &stepRunner{c: c, vars: collection.Vars{Captures: map[string]any{}, Env: opts.env}, h: h, redact: red.text}
+		r := collection.NewRunner(c, h, opts.env, red.text)
 		for i := range file.Steps {
-			s, err := r.run(ctx, &file.Steps[i])
+			s, err := r.Step(ctx, &file.Steps[i])
 			rep.Steps = append(rep.Steps, s)
 			if !opts.Update {
 				// With --update a step's verdict waits for the update.
-				out.step(path, red.step(s))
+				out.Step(path, red.step(s))
 			}
 			if err != nil {
 				return err
@@ -221,7 +200,7 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *tes
 	for i := range rep.Steps {
 		rep.Steps[i] = red.step(rep.Steps[i])
 		if opts.Update {
-			out.step(path, rep.Steps[i])
+			out.Step(path, rep.Steps[i])
 		}
 	}
 	rep.OK = err == nil
@@ -248,19 +227,19 @@ func readCollection(path string) ([]byte, *collection.File, error) {
 // updateSnapshots writes the snapshots that changed into the file (in
 // place, atomically) and says what changed; it marks those steps passed
 // when the snapshot was their only failure.
-func updateSnapshots(opts *TestOptions, path string, data []byte, file *collection.File, steps []testStep, red secrets) (int, error) {
+func updateSnapshots(opts *TestOptions, path string, data []byte, file *collection.File, steps []collection.StepReport, red secrets) (int, error) {
 	texts := map[int]string{}
 	for i := range steps {
 		s := &steps[i]
-		if s.text == nil || !snapshotFailed(s.Failures) {
+		if s.Text == nil || !snapshotFailed(s.Failures) {
 			continue
 		}
-		if red.holds(*s.text) {
+		if red.holds(*s.Text) {
 			s.Failures = append(s.Failures, collection.Failure{Path: "snapshot",
 				Message: "snapshot: the result's text holds a secret of the environment: not written into the file"})
 			continue
 		}
-		texts[i] = *s.text
+		texts[i] = *s.Text
 	}
 	if len(texts) == 0 {
 		return 0, nil
@@ -371,292 +350,8 @@ func (t *TargetOptions) fromCollection(file *collection.File, env func(string) (
 	return t.checkFlags()
 }
 
-func printStep(ios *IOStreams, s testStep) {
-	status := "ok  "
-	if !s.OK {
-		status = "FAIL"
-	}
-	d := time.Duration(s.DurationMS * float64(time.Millisecond)).Round(10 * time.Microsecond)
-	fmt.Fprintf(ios.Out, "  %s %s (%s)\n", status, sanitize(s.Name, false), d)
-	for _, f := range s.Failures {
-		fmt.Fprintf(ios.Out, "       %s\n", oneLine(f.Message))
-		if f.Expected != "" || f.Actual != "" {
-			fmt.Fprintf(ios.Out, "         expected: %s\n", oneLine(f.Expected))
-			fmt.Fprintf(ios.Out, "         actual:   %s\n", oneLine(f.Actual))
-		}
-	}
+// collectionHandler answers the server's requests with a step's answers,
+// and otherwise as the command's flags say.
+func (o *ConnOptions) collectionHandler() *collection.Handler {
+	return &collection.Handler{Fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}, WorkDir: o.IO.WorkDir()}
 }
-
-// stepRunner runs the steps of one file: their captures and the tools'
-// output schemas live as long as its connection.
-type stepRunner struct {
-	// redact hides the environment's secrets in the failures.
-	redact func(string) string
-	c      *session.Client
-	vars   collection.Vars
-	h      *testHandler
-	tools  map[string]json.RawMessage // name -> outputSchema, once listed
-}
-
-// run runs one step and reports it; the error is one that ends the file
-// (the connection failed), not a failed expectation.
-func (r *stepRunner) run(ctx context.Context, written *collection.Step) (testStep, error) {
-	rep := testStep{Name: written.Title(), Kind: written.Kind(), Line: written.Line}
-	s, err := written.Expand(r.vars)
-	if err != nil {
-		rep.Failures = []collection.Failure{{Message: err.Error()}}
-		return rep, nil
-	}
-	rep.Name = s.Title()
-	var res collection.Result
-	if s.Expect.OutputSchema {
-		schema, err := r.outputSchema(ctx, s.Call)
-		if err != nil {
-			return r.ended(rep, err)
-		}
-		res.OutputSchema = schema
-	}
-	r.h.begin(s.Answers)
-	if s.Answers != nil && s.Answers.Roots != nil {
-		// A legacy server asks for the roots when told they changed.
-		if err := r.c.Notify(ctx, "notifications/roots/list_changed", nil); err != nil {
-			r.h.end()
-			return r.ended(rep, err)
-		}
-	}
-	start := time.Now()
-	res.Redact = r.redact
-	res.Raw, res.Err = r.send(ctx, s)
-	d := time.Since(start)
-	rep.DurationMS = float64(d.Microseconds()) / 1000
-	rep.Failures = append(rep.Failures, r.h.end()...)
-	if res.Err != nil && !isRPCError(res.Err) {
-		// The connection failed: the file ends here.
-		return r.ended(rep, res.Err)
-	}
-	var re *session.RPCError
-	if errors.As(res.Err, &re) {
-		code := re.Code
-		res.RPCCode, res.RPCMessage = &code, re.Message
-	}
-	rep.Failures = append(rep.Failures, collection.Evaluate(s, res, d)...)
-	rep.rpcErr = res.Err
-	if res.Err == nil {
-		if s.Expect.HasSnapshot {
-			var v any
-			if json.Unmarshal(res.Raw, &v) == nil {
-				t := collection.Text(s.Kind(), v)
-				rep.text = &t
-			}
-		}
-		captured, fails := collection.Capture(s, res.Raw)
-		rep.Failures = append(rep.Failures, fails...)
-		for k, v := range captured {
-			r.vars.Captures[k] = v
-		}
-	}
-	rep.OK = len(rep.Failures) == 0
-	return rep, nil
-}
-
-func (r *stepRunner) ended(rep testStep, err error) (testStep, error) {
-	rep.Failures = append(rep.Failures, collection.Failure{Path: "error", Expected: "a result", Actual: oneLine(err.Error()),
-		Message: "the request failed: " + oneLine(err.Error())})
-	return rep, err
-}
-
-func isRPCError(err error) bool {
-	var re *session.RPCError
-	return errors.As(err, &re)
-}
-
-// send sends the step's request and returns its result.
-func (r *stepRunner) send(ctx context.Context, s *collection.Step) (json.RawMessage, error) {
-	var raw json.RawMessage
-	switch s.Kind() {
-	case collection.KindCall:
-		args := json.RawMessage(`{}`)
-		if s.Args != nil {
-			b, err := json.Marshal(s.Args)
-			if err != nil {
-				return nil, &session.RPCError{Method: "tools/call", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "args: " + err.Error()}}
-			}
-			args = b
-		}
-		return r.c.CallToolRaw(ctx, mcp.CallToolParams{Name: s.Call, Arguments: args}, nil)
-	case collection.KindPrompt:
-		args := map[string]string{}
-		for k, v := range s.Args {
-			if str, ok := v.(string); ok {
-				args[k] = str
-			} else {
-				b, _ := json.Marshal(v)
-				args[k] = string(b)
-			}
-		}
-		err := r.c.Call(ctx, "prompts/get", map[string]any{"name": s.Prompt, "arguments": args}, &raw, nil)
-		return raw, err
-	case collection.KindRead:
-		err := r.c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: s.Read}, &raw, nil)
-		return raw, err
-	}
-	if c := s.Complete; c != nil {
-		p := mcp.CompleteParams{Argument: mcp.CompleteArgument{Name: c.Argument, Value: c.Value}}
-		if c.Prompt != "" {
-			p.Ref = mcp.CompleteReference{Type: "ref/prompt", Name: c.Prompt}
-		} else {
-			p.Ref = mcp.CompleteReference{Type: "ref/resource", URI: c.Template}
-		}
-		if len(c.Context) > 0 {
-			p.Context = &mcp.CompleteContext{Arguments: c.Context}
-		}
-		err := r.c.Call(ctx, "completion/complete", p, &raw, nil)
-		return raw, err
-	}
-	params := s.Params
-	if params == nil {
-		params = struct{}{}
-	}
-	err := r.c.Call(ctx, s.Request, params, &raw, nil)
-	return raw, err
-}
-
-// outputSchema is the outputSchema of the tool name (nil when it has none),
-// from a listing made once per file.
-func (r *stepRunner) outputSchema(ctx context.Context, name string) (json.RawMessage, error) {
-	if r.tools == nil {
-		tools, err := r.c.AllTools(ctx)
-		if err != nil {
-			return nil, err
-		}
-		r.tools = map[string]json.RawMessage{}
-		for _, t := range tools {
-			r.tools[t.Name] = t.OutputSchema
-		}
-	}
-	return r.tools[name], nil
-}
-
-// testHandler answers the server's requests during a step with the step's
-// answers, and otherwise as the CLI does (its flags, the terminal, or a
-// refusal); what a step's answers could not give is one of its failures.
-type testHandler struct {
-	fallback *cliHandler
-	// workDir is where a step's relative roots are.
-	workDir string
-
-	mu       sync.Mutex
-	answers  *collection.Answers
-	problems []collection.Failure
-}
-
-func (h *testHandler) begin(a *collection.Answers) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.answers, h.problems = a, nil
-}
-
-func (h *testHandler) end() []collection.Failure {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	p := h.problems
-	h.answers, h.problems = nil, nil
-	return p
-}
-
-func (h *testHandler) current() *collection.Answers {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.answers
-}
-
-func (h *testHandler) problem(f collection.Failure) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.problems = append(h.problems, f)
-}
-
-// CreateMessage answers with the step's sampling text.
-func (h *testHandler) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	if a := h.current(); a != nil && a.Sampling != "" {
-		return textReply(a.Sampling), nil
-	}
-	return h.fallback.CreateMessage(ctx, req)
-}
-
-// Elicit answers with the step's elicitation action and fields, checked
-// against the form.
-func (h *testHandler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	a := h.current()
-	if a == nil || a.Elicit == "" || req.Mode == "url" {
-		return h.fallback.Elicit(ctx, req)
-	}
-	if a.Elicit != mcp.ElicitAccept {
-		return &mcp.ElicitResult{Action: a.Elicit}, nil
-	}
-	values := map[string]any{}
-	if a.Fields != nil {
-		// Through JSON, so that YAML's numbers are the JSON the form checks.
-		b, err := json.Marshal(a.Fields)
-		if err == nil {
-			err = json.Unmarshal(b, &values)
-		}
-		if err != nil {
-			h.problem(collection.Failure{Path: "answers.fields", Message: "answers: fields: " + err.Error()})
-			return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
-		}
-	}
-	if s, err := schema.Compile(req.RequestedSchema); err == nil {
-		values = s.ApplyDefaults(values)
-		if ps := s.Validate(values); ps != nil {
-			h.problem(collection.Failure{Path: "answers.fields", Expected: "fields the form accepts", Actual: fieldProblems(ps),
-				Message: fmt.Sprintf("answers: the fields do not fit the form «%s»: %s; the server was answered cancel", oneLine(req.Message), fieldProblems(ps))})
-			return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
-		}
-	}
-	return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: values}, nil
-}
-
-// ListRoots answers with the step's roots, else as the CLI does, with
-// --root.
-func (h *testHandler) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
-	a := h.current()
-	if a == nil || a.Roots == nil {
-		return h.fallback.ListRoots(ctx)
-	}
-	out := &mcp.ListRootsResult{Roots: []mcp.Root{}}
-	for _, r := range a.Roots {
-		root, err := roots.ParseIn(r, h.workDir)
-		if err != nil {
-			h.problem(collection.Failure{Path: "answers.roots", Expected: "a directory or a file:// URI", Actual: oneLine(r),
-				Message: "answers: roots: " + oneLine(err.Error())})
-			continue
-		}
-		out.Roots = append(out.Roots, root)
-	}
-	return out, nil
-}
-
-// Answers reports whether the step under way, or the flags, answer
-// requests of kind: in a live session, the daemon gives a server's
-// request to the command that answers it.
-func (h *testHandler) Answers(kind daemon.Kind) bool {
-	if a := h.current(); a != nil {
-		switch kind {
-		case daemon.KindSampling:
-			if a.Sampling != "" {
-				return true
-			}
-		case daemon.KindElicit:
-			if a.Elicit != "" {
-				return true
-			}
-		}
-	}
-	return h.fallback.Answers(kind)
-}
-
-// Say writes a line on the command's stderr.
-func (h *testHandler) Say(format string, args ...any) { h.fallback.Say(format, args...) }
-
-var _ daemon.Answerer = (*testHandler)(nil)

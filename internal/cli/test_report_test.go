@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/collection/report"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -279,7 +280,7 @@ func TestUpdateRefusedIsReported(t *testing.T) {
 	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n    expect: {snapshot: old, count: 1}\n")
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", "--update", "--json", path)...)
 	var doc struct {
-		Files []testFile
+		Files []report.File
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitUsage || len(doc.Files) != 1 || len(doc.Files[0].Steps) != 1 || !strings.Contains(doc.Files[0].Error, "flow") {
 		t.Errorf("exit %d, %v\n%s\n%s", code, err, out, errOut)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/collection/report"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -160,7 +161,7 @@ func TestTestJSON(t *testing.T) {
 		OK     bool
 		Passed int
 		Failed int
-		Files  []testFile
+		Files  []report.File
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)

@@ -35,10 +35,12 @@ var (
 		"internal/query":       {},
 		"internal/tracectx":    {},
 		"internal/otlp":        {"internal/mcp", "internal/record", "internal/transport", "internal/bounds", "internal/safetext", "internal/tracectx"},
-		"internal/collection":  {"internal/schema"},
+		"internal/collection":  {"internal/schema", "internal/mcp", "internal/safetext", "internal/roots", "internal/session", "internal/daemon"},
 		"internal/apps":        {"internal/mcp"},
 		"internal/apphost":     {"internal/apps", "internal/bounds", "internal/browser", "internal/mcp", "internal/safetext", "internal/session", "internal/transport"},
 		"cmd/mcpi":             {"internal/cli"},
+
+		"internal/collection/report": {"internal/collection", "internal/safetext"},
 	}
 	forbidden = map[string][]string{
 		"internal/record":       {"internal/session", "internal/cli", "internal/tui"},

@@ -127,6 +127,20 @@ func (ps Problems) Error() string {
 	return strings.Join(s, "; ")
 }
 
+// Fields says the problems of a form's values, naming the field of each
+// that is about one top-level field: "field email: 'bob' is not an email".
+func (ps Problems) Fields() string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		if name, ok := strings.CutPrefix(p.Path, "/"); ok && !strings.Contains(name, "/") {
+			out[i] = "field " + strings.NewReplacer("~1", "/", "~0", "~").Replace(name) + ": " + p.Message
+		} else {
+			out[i] = p.String()
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 // Validate checks v (as decoded by encoding/json, or raw JSON) against the
 // schema and returns what is wrong, most specific first; nil when valid.
 func (s *Schema) Validate(v any) Problems {

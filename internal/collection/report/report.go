@@ -1,0 +1,202 @@
+// Package report writes the reports of `mcpi test`: the text report (one
+// line per step), TAP (version 13), the --json document and the JUnit XML
+// report. It owns their formats; it does not run anything and imports no
+// command-line or terminal library.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/collection"
+	"github.com/mcpi-dev/mcpi/internal/safetext"
+)
+
+// File is the report of one collection.
+type File struct {
+	File  string                  `json:"file"`
+	OK    bool                    `json:"ok"`
+	Steps []collection.StepReport `json:"steps"`
+	// Error is why the file could not run to its end (its server could
+	// not be reached, or went away).
+	Error string `json:"error,omitempty"`
+	// Updated counts the snapshots --update wrote.
+	Updated int `json:"updated,omitempty"`
+	// Started is when the file began, for the JUnit report.
+	Started time.Time     `json:"-"`
+	Elapsed time.Duration `json:"-"`
+}
+
+// Format is the form of the report on stdout.
+type Format int
+
+// The formats.
+const (
+	Text Format = iota
+	TAP
+	JSON
+)
+
+// Writer prints the report as the steps run: the text (one line per
+// step), TAP, or nothing until the end (JSON, whose one document is the
+// Summary's).
+type Writer struct {
+	w      io.Writer
+	format Format
+	update bool
+	n      int // TAP: the test points so far
+}
+
+// NewWriter returns a Writer of format to w; update says --update runs
+// (the totals count the snapshots written).
+func NewWriter(w io.Writer, format Format, update bool) *Writer {
+	if format == TAP {
+		fmt.Fprintln(w, "TAP version 13")
+	}
+	return &Writer{w: w, format: format, update: update}
+}
+
+// File begins the report of a file.
+func (t *Writer) File(path string) {
+	switch t.format {
+	case TAP:
+		fmt.Fprintf(t.w, "# %s\n", safetext.OneLine(path))
+	case Text:
+		fmt.Fprintln(t.w, safetext.Sanitize(path, false))
+	}
+}
+
+// Step reports a step of the file at path.
+func (t *Writer) Step(path string, s collection.StepReport) {
+	switch t.format {
+	case TAP:
+		t.tapStep(path, s)
+	case Text:
+		textStep(t.w, s)
+	}
+}
+
+func textStep(w io.Writer, s collection.StepReport) {
+	status := "ok  "
+	if !s.OK {
+		status = "FAIL"
+	}
+	d := time.Duration(s.DurationMS * float64(time.Millisecond)).Round(10 * time.Microsecond)
+	fmt.Fprintf(w, "  %s %s (%s)\n", status, safetext.Sanitize(s.Name, false), d)
+	for _, f := range s.Failures {
+		fmt.Fprintf(w, "       %s\n", safetext.OneLine(f.Message))
+		if f.Expected != "" || f.Actual != "" {
+			fmt.Fprintf(w, "         expected: %s\n", safetext.OneLine(f.Expected))
+			fmt.Fprintf(w, "         actual:   %s\n", safetext.OneLine(f.Actual))
+		}
+	}
+}
+
+// tapStep prints a TAP test point, a failure's details in a YAML block.
+func (t *Writer) tapStep(path string, s collection.StepReport) {
+	t.n++
+	w := t.w
+	status := "ok"
+	if !s.OK {
+		status = "not ok"
+	}
+	// A description must not hold a "#" (a directive) or a line break.
+	desc := strings.ReplaceAll(safetext.OneLine(path+": "+s.Name), "#", "\\#")
+	fmt.Fprintf(w, "%s %d - %s\n", status, t.n, desc)
+	if s.OK {
+		return
+	}
+	fmt.Fprintln(w, "  ---")
+	fmt.Fprintf(w, "  at: %s\n", yamlString(fmt.Sprintf("%s:%d", path, s.Line)))
+	fmt.Fprintf(w, "  duration_ms: %g\n", s.DurationMS)
+	fmt.Fprintln(w, "  failures:")
+	for _, f := range s.Failures {
+		fmt.Fprintf(w, "    - message: %s\n", yamlString(f.Message))
+		if f.Path != "" {
+			fmt.Fprintf(w, "      path: %s\n", yamlString(f.Path))
+		}
+		if f.Expected != "" || f.Actual != "" {
+			fmt.Fprintf(w, "      expected: %s\n", yamlString(f.Expected))
+			fmt.Fprintf(w, "      actual: %s\n", yamlString(f.Actual))
+		}
+	}
+	fmt.Fprintln(w, "  ...")
+}
+
+// yamlString is a YAML double-quoted scalar (JSON's string syntax), on one
+// line, made visible.
+func yamlString(s string) string {
+	return fmt.Sprintf("%q", safetext.OneLine(s))
+}
+
+// Summary is the whole run: every file's report and the totals.
+type Summary struct {
+	Files          []File
+	Passed, Failed int
+	// Updated counts the snapshots --update wrote.
+	Updated int
+	// Stopped says a file could not run to its end.
+	Stopped bool
+}
+
+// Summarize counts the steps of files.
+func Summarize(files []File) Summary {
+	s := Summary{Files: files}
+	for _, r := range files {
+		s.Updated += r.Updated
+		s.Stopped = s.Stopped || r.Error != ""
+		for _, st := range r.Steps {
+			if st.OK {
+				s.Passed++
+			} else {
+				s.Failed++
+			}
+		}
+	}
+	return s
+}
+
+// Document is the --json document.
+func (s Summary) Document(update bool) any {
+	doc := map[string]any{"ok": s.Failed == 0 && !s.Stopped, "passed": s.Passed, "failed": s.Failed, "files": s.Files}
+	if update {
+		doc["updated"] = s.Updated
+	}
+	return doc
+}
+
+// End prints the totals (text) or the plan (TAP); JSON prints the
+// Summary's Document instead.
+func (t *Writer) End(s Summary) {
+	switch t.format {
+	case TAP:
+		for _, r := range s.Files {
+			if r.Error != "" {
+				t.n++
+				what := "could not run"
+				if len(r.Steps) > 0 {
+					what = "stopped before its end"
+				}
+				fmt.Fprintf(t.w, "not ok %d - %s: %s\n  ---\n  message: %s\n  ...\n", t.n, safetext.OneLine(r.File), what, yamlString(r.Error))
+			}
+		}
+		fmt.Fprintf(t.w, "1..%d\n", t.n)
+	case Text:
+		line := fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed)
+		notRun := 0
+		for _, r := range s.Files {
+			if r.Error != "" {
+				notRun++
+			}
+		}
+		if notRun > 0 {
+			line += fmt.Sprintf(", %d file(s) could not run to their end (stderr says why)", notRun)
+		}
+		if t.update {
+			line += fmt.Sprintf(", %d snapshot(s) updated", s.Updated)
+		}
+		fmt.Fprintln(t.w, line)
+	}
+}

@@ -1,0 +1,189 @@
+package collection
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/safetext"
+	"github.com/mcpi-dev/mcpi/internal/session"
+)
+
+// StepReport is the report of one step.
+type StepReport struct {
+	Name       string    `json:"name"`
+	Kind       string    `json:"kind"`
+	Line       int       `json:"line"`
+	OK         bool      `json:"ok"`
+	DurationMS float64   `json:"durationMs"`
+	Failures   []Failure `json:"failures,omitempty"`
+	// Updated says --update wrote this step's new snapshot.
+	Updated bool `json:"updated,omitempty"`
+	// RPCErr is the server's JSON-RPC error, when the request got one.
+	RPCErr error `json:"-"`
+	// Text is the result's text, for a step with a snapshot.
+	Text *string `json:"-"`
+}
+
+// Runner runs the steps of one file on one connection: their captures
+// and the tools' output schemas live as long as it does.
+type Runner struct {
+	Client *session.Client
+	Vars   Vars
+	// Handler gives the server the answers of the step under way.
+	Handler *Handler
+	// Redact hides the environment's secrets in the failures.
+	Redact func(string) string
+	tools  map[string]json.RawMessage // name -> outputSchema, once listed
+}
+
+// NewRunner returns a Runner of the steps of a file on c, answering the
+// server with h, ${NAME}s outside the captures looked up in env.
+func NewRunner(c *session.Client, h *Handler, env func(string) (string, bool), redact func(string) string) *Runner {
+	return &Runner{Client: c, Handler: h, Vars: Vars{Captures: map[string]any{}, Env: env}, Redact: redact}
+}
+
+// Step runs one step and reports it; the error is one that ends the file
+// (the connection failed), not a failed expectation.
+func (r *Runner) Step(ctx context.Context, written *Step) (StepReport, error) {
+	rep := StepReport{Name: written.Title(), Kind: written.Kind(), Line: written.Line}
+	s, err := written.Expand(r.Vars)
+	if err != nil {
+		rep.Failures = []Failure{{Message: err.Error()}}
+		return rep, nil
+	}
+	rep.Name = s.Title()
+	var res Result
+	if s.Expect.OutputSchema {
+		schema, err := r.outputSchema(ctx, s.Call)
+		if err != nil {
+			return ended(rep, err)
+		}
+		res.OutputSchema = schema
+	}
+	r.Handler.begin(s.Answers)
+	if s.Answers != nil && s.Answers.Roots != nil {
+		// A legacy server asks for the roots when told they changed.
+		if err := r.Client.Notify(ctx, "notifications/roots/list_changed", nil); err != nil {
+			r.Handler.end()
+			return ended(rep, err)
+		}
+	}
+	start := time.Now()
+	res.Redact = r.Redact
+	res.Raw, res.Err = r.send(ctx, s)
+	d := time.Since(start)
+	rep.DurationMS = float64(d.Microseconds()) / 1000
+	rep.Failures = append(rep.Failures, r.Handler.end()...)
+	if res.Err != nil && !IsRPCError(res.Err) {
+		// The connection failed: the file ends here.
+		return ended(rep, res.Err)
+	}
+	var re *session.RPCError
+	if errors.As(res.Err, &re) {
+		code := re.Code
+		res.RPCCode, res.RPCMessage = &code, re.Message
+	}
+	rep.Failures = append(rep.Failures, Evaluate(s, res, d)...)
+	rep.RPCErr = res.Err
+	if res.Err == nil {
+		if s.Expect.HasSnapshot {
+			var v any
+			if json.Unmarshal(res.Raw, &v) == nil {
+				t := Text(s.Kind(), v)
+				rep.Text = &t
+			}
+		}
+		captured, fails := Capture(s, res.Raw)
+		rep.Failures = append(rep.Failures, fails...)
+		for k, v := range captured {
+			r.Vars.Captures[k] = v
+		}
+	}
+	rep.OK = len(rep.Failures) == 0
+	return rep, nil
+}
+
+func ended(rep StepReport, err error) (StepReport, error) {
+	msg := safetext.OneLine(err.Error())
+	rep.Failures = append(rep.Failures, Failure{Path: "error", Expected: "a result", Actual: msg,
+		Message: "the request failed: " + msg})
+	return rep, err
+}
+
+// IsRPCError reports whether err is the server's JSON-RPC error (the
+// request got an answer), not a failure of the connection.
+func IsRPCError(err error) bool {
+	var re *session.RPCError
+	return errors.As(err, &re)
+}
+
+// send sends the step's request and returns its result.
+func (r *Runner) send(ctx context.Context, s *Step) (json.RawMessage, error) {
+	var raw json.RawMessage
+	c := r.Client
+	switch s.Kind() {
+	case KindCall:
+		args := json.RawMessage(`{}`)
+		if s.Args != nil {
+			b, err := json.Marshal(s.Args)
+			if err != nil {
+				return nil, &session.RPCError{Method: "tools/call", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "args: " + err.Error()}}
+			}
+			args = b
+		}
+		return c.CallToolRaw(ctx, mcp.CallToolParams{Name: s.Call, Arguments: args}, nil)
+	case KindPrompt:
+		args := map[string]string{}
+		for k, v := range s.Args {
+			if str, ok := v.(string); ok {
+				args[k] = str
+			} else {
+				b, _ := json.Marshal(v)
+				args[k] = string(b)
+			}
+		}
+		err := c.Call(ctx, "prompts/get", map[string]any{"name": s.Prompt, "arguments": args}, &raw, nil)
+		return raw, err
+	case KindRead:
+		err := c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: s.Read}, &raw, nil)
+		return raw, err
+	}
+	if cp := s.Complete; cp != nil {
+		p := mcp.CompleteParams{Argument: mcp.CompleteArgument{Name: cp.Argument, Value: cp.Value}}
+		if cp.Prompt != "" {
+			p.Ref = mcp.CompleteReference{Type: "ref/prompt", Name: cp.Prompt}
+		} else {
+			p.Ref = mcp.CompleteReference{Type: "ref/resource", URI: cp.Template}
+		}
+		if len(cp.Context) > 0 {
+			p.Context = &mcp.CompleteContext{Arguments: cp.Context}
+		}
+		err := c.Call(ctx, "completion/complete", p, &raw, nil)
+		return raw, err
+	}
+	params := s.Params
+	if params == nil {
+		params = struct{}{}
+	}
+	err := c.Call(ctx, s.Request, params, &raw, nil)
+	return raw, err
+}
+
+// outputSchema is the outputSchema of the tool name (nil when it has none),
+// from a listing made once per file.
+func (r *Runner) outputSchema(ctx context.Context, name string) (json.RawMessage, error) {
+	if r.tools == nil {
+		tools, err := r.Client.AllTools(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.tools = map[string]json.RawMessage{}
+		for _, t := range tools {
+			r.tools[t.Name] = t.OutputSchema
+		}
+	}
+	return r.tools[name], nil
+}
