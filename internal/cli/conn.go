@@ -155,6 +155,10 @@ type connHooks struct {
 	warned   func(session.Warning)      // takes the warnings instead of stderr (mcpi check, a session's daemon)
 	client   *mcp.Implementation        // who mcpi says it is (replay --verify: the recorded host)
 	caps     *mcp.ClientCapabilities    // what it declares (replay --verify: the recorded host's)
+	// maxServerRequests bounds the server requests in progress (0: the
+	// session's default); a session's daemon makes its parked requests'
+	// budget the bound that counts.
+	maxServerRequests int
 	// connectFailed takes a failure to connect, and returns the command's
 	// error (mcpi check reports it its own way).
 	connectFailed func(err error) error
@@ -372,6 +376,7 @@ func (o *ConnOptions) sessionOptions(hk connHooks, ch *cliHandler, say func(form
 	if hk.client != nil {
 		sopts.ClientInfo = *hk.client
 	}
+	sopts.MaxServerRequests = hk.maxServerRequests
 	return sopts
 }
 

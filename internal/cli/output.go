@@ -136,13 +136,18 @@ func writeJSON(ios *IOStreams, v any) error {
 // element at a time: the array is never built whole (mcpi pending --json
 // of many large requests).
 func writeJSONArray(ios *IOStreams, n int, elem func(i int) any) error {
+	return writeJSONList(ios, nil, "", n, elem)
+}
+
+// writeJSONList prints, as writeJSONArray does, an array of n elements;
+// with head (a struct or map marshalled to an object), the object head
+// with the array as its member key, last: a listing that says how many
+// it holds and what it left out before the elements themselves.
+func writeJSONList(ios *IOStreams, head any, key string, n int, elem func(i int) any) error {
 	if ios.jsonFailed.Load() {
 		return nil
 	}
 	ios.jsonWritten.Store(true)
-	if n == 0 {
-		return writeRawJSON(ios, []byte("[]"))
-	}
 	w := func(b []byte) error {
 		if ios.StdoutTTY && ios.Color {
 			return ios.Out.WriteStyled(string(b))
@@ -154,6 +159,34 @@ func writeJSONArray(ios *IOStreams, n int, elem func(i int) any) error {
 		_, err := ios.Data().Write(b)
 		return err
 	}
+	indent, end := "  ", []byte("\n")
+	if head != nil {
+		b, err := json.Marshal(head)
+		if err != nil {
+			return err
+		}
+		k, _ := json.Marshal(key)
+		b = append(bytes.TrimSuffix(escapeUnsafe(b), []byte("}")), ',')
+		if ios.StdoutTTY {
+			b = pretty.Pretty(append(b[:len(b)-1], '}'))
+			b = append(bytes.TrimSuffix(bytes.TrimRight(b, "\n"), []byte("\n}")), ",\n  "...)
+			if ios.Color {
+				b = pretty.Color(b, nil)
+			}
+			indent, end = "    ", []byte("\n}\n")
+		} else {
+			end = []byte("}\n")
+		}
+		if err := w(append(append(b, k...), ':')); err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		if head == nil {
+			return writeRawJSON(ios, []byte("[]"))
+		}
+		return w(append([]byte("[]"), end...))
+	}
 	if err := w([]byte("[")); err != nil {
 		return err
 	}
@@ -164,8 +197,8 @@ func writeJSONArray(ios *IOStreams, n int, elem func(i int) any) error {
 		}
 		b = escapeUnsafe(b)
 		if ios.StdoutTTY {
-			b = pretty.PrettyOptions(b, &pretty.Options{Width: 80, Prefix: "  ", Indent: "  "})
-			b = append([]byte("\n  "), bytes.TrimRight(b[2:], "\n")...)
+			b = pretty.PrettyOptions(b, &pretty.Options{Width: 80, Prefix: indent, Indent: "  "})
+			b = append([]byte("\n"+indent), bytes.TrimRight(b[len(indent):], "\n")...)
 			if ios.Color {
 				b = pretty.Color(b, nil)
 			}
@@ -178,9 +211,9 @@ func writeJSONArray(ios *IOStreams, n int, elem func(i int) any) error {
 		}
 	}
 	if ios.StdoutTTY {
-		return w([]byte("\n]\n"))
+		return w(append([]byte("\n"+indent[2:]+"]"), end...))
 	}
-	return w([]byte("]\n"))
+	return w(append([]byte("]"), end...))
 }
 
 // contentPrinter prints content blocks for a person: text as text, binary

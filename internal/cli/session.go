@@ -607,9 +607,11 @@ func sessionDaemonRun(ctx context.Context, opts *SessionDaemonOptions) error {
 		Roots: o.roots, Secrets: o.secretValues(),
 		Say: errOut, Log: opts.IO.ErrData(),
 		Open: func(ctx context.Context, hk daemon.Hooks) (*session.Client, error) {
-			return o.open(ctx, connHooks{handler: hk.Handler, tap: hk.Tap, notified: hk.OnNotification, warned: hk.OnWarning})
+			return o.open(ctx, connHooks{handler: hk.Handler, tap: hk.Tap, notified: hk.OnNotification, warned: hk.OnWarning, maxServerRequests: hk.MaxServerRequests})
 		},
 		Run: run.run,
+		// A call --no-wait that returned while it waits has not failed.
+		Failed: func(code int) bool { return code != int(ExitOK) && code != int(ExitWaiting) },
 		Ready: func(log io.Writer) {
 			ios.ErrOut.Flush()
 			enc.Encode(startReport{Ready: true})

@@ -114,9 +114,15 @@ func TestSessionParkedRequestsHaveABudget(t *testing.T) {
 	if got := strings.Count(call.errOut.String(), "mcpi refused server request"); got != 1 {
 		t.Errorf("the command was warned %d times of the refusals, want once:\n%s", got, call.errOut)
 	}
-	code, _, errOut := runLive(t, dir, nil, "pending", "--session", "flood")
-	if code != 0 || !strings.Contains(errOut, fmt.Sprintf("%d server request(s) were refused", u.Refused)) {
-		t.Errorf("pending: exit %d, stderr %q", code, errOut)
+	code, out, errOut := runLive(t, dir, nil, "pending", "--session", "flood")
+	if code != 0 || !strings.Contains(errOut, fmt.Sprintf("%d server request(s) waiting; %d more were refused and are not listed", u.Count, u.Refused)) ||
+		strings.Count(out, "\n#") != u.Count-1 {
+		t.Errorf("pending: exit %d, stderr %q, %d request(s) listed", code, errOut, strings.Count(out, "\n#")+1)
+	}
+	_, out, _ = runLive(t, dir, nil, "pending", "--json", "--session", "flood")
+	var head pendingHead
+	if err := json.Unmarshal([]byte(out), &head); err != nil || head.Count != u.Count || head.Refused != u.Refused || !head.Truncated {
+		t.Errorf("pending --json says %+v (%v), the budget %+v", head, err, u)
 	}
 	// An answered request gives its room back.
 	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(list[0].ID), "--decline", "--session", "flood"); code != 0 {
@@ -127,6 +133,36 @@ func TestSessionParkedRequestsHaveABudget(t *testing.T) {
 		return v.Count == u.Count-1 && v.Bytes < u.Bytes
 	})
 	call.cancel()
+}
+
+// TestSessionPendingOneBound: past the server requests a session has in
+// progress by default, the parked requests' budget is the one bound: as
+// many are parked as it holds, and those past it are refused where
+// pending counts them, the same in text and JSON.
+func TestSessionPendingOneBound(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	const n, parked = session.DefaultMaxServerRequests + 60, session.DefaultMaxServerRequests + 30
+	startSession(t, dir, "many", append([]string{"--parked-max", fmt.Sprint(parked)},
+		peerArgs(mcptest.SessionPeer(mcptest.SessionFloodRequests, n, 10))...)...)
+	call := startLive(t, dir, "call", "flood", "--session", "many")
+	defer call.cancel()
+	var u bounds.Usage
+	eventually(t, "every request parked or refused", func() bool {
+		var ok bool
+		u, ok = sessionBudget(t, dir, "many", "parked requests")
+		return ok && int64(u.Count)+u.Refused == n
+	})
+	if u.Count != parked || u.Refused != n-parked {
+		t.Errorf("parked %d and refused %d of %d, want %d parked (--parked-max)", u.Count, u.Refused, n, parked)
+	}
+	if list := pendingList(t, dir, "many"); len(list) != parked {
+		t.Errorf("pending --json lists %d, want %d", len(list), parked)
+	}
+	_, out, errOut := runLive(t, dir, nil, "pending", "--session", "many")
+	if got := strings.Count(out, "\n#") + 1; got != parked || !strings.Contains(errOut, fmt.Sprintf("%d more were refused", n-parked)) {
+		t.Errorf("pending lists %d, want %d; stderr %q", got, parked, errOut)
+	}
 }
 
 // TestSessionLogIsBounded: a server that floods a session with junk

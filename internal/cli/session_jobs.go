@@ -160,6 +160,11 @@ func printParkedDetail(w io.Writer, d daemon.Pending) {
 	fmt.Fprintf(w, "#%d %s", d.ID, kind)
 	if d.Command != "" {
 		fmt.Fprintf(w, " for: %s", sanitize(d.Command, false))
+	} else {
+		fmt.Fprint(w, " for: ? (the server does not say which call it serves)")
+	}
+	if age := time.Duration(d.AgeMs) * time.Millisecond; age >= time.Second {
+		fmt.Fprintf(w, ", waiting %s", age.Round(time.Second))
 	}
 	fmt.Fprintln(w)
 	switch {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -83,56 +82,45 @@ func pendingRun(ctx context.Context, opts *PendingOptions) error {
 	})
 }
 
+// pendingHead is what mcpi pending --json says of the list before its
+// requests: how many it holds, and how many the server asked that it does
+// not (refused past the parked requests' budget).
+type pendingHead struct {
+	Count     int   `json:"count"`
+	Refused   int64 `json:"refused"`
+	Truncated bool  `json:"truncated"`
+	MaxCount  int   `json:"maxCount"`
+	MaxBytes  int64 `json:"maxBytes"`
+}
+
 // printPending prints the parked requests one at a time: the output is as
 // large as the board's budget lets the requests be, and never built whole.
+// Text and JSON list the same requests, each once, and say the same of
+// those left out.
 func printPending(o *ConnOptions, board *daemon.Board) error {
 	now := time.Now()
 	list := board.List()
-	if u := board.Usage(); u.Refused > 0 {
-		fmt.Fprintf(o.IO.ErrOut, "warning: %d server request(s) were refused: the session parks at most %d requests and %s of params\n",
-			u.Refused, u.MaxCount, bounds.Size(u.MaxBytes))
-	}
+	u := board.Usage()
+	head := pendingHead{Count: len(list), Refused: u.Refused, Truncated: u.Refused > 0, MaxCount: u.MaxCount, MaxBytes: u.MaxBytes}
 	if o.JSON {
-		return writeJSONArray(o.IO, len(list), func(i int) any { return list[i].Describe(now) })
+		return writeJSONList(o.IO, head, "requests", len(list), func(i int) any { return list[i].Describe(now) })
 	}
-	if len(list) == 0 {
-		fmt.Fprintln(o.IO.ErrOut, "No server request is waiting.")
-		return nil
-	}
-	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tCOMMAND\tAGE\tSUMMARY")
-	for _, p := range list {
-		j := p.Describe(now)
-		kind := j.Kind
-		if j.Mode == "url" {
-			kind += " (url)"
+	for i, p := range list {
+		if i > 0 {
+			fmt.Fprintln(o.IO.Out)
 		}
-		command := j.Command
-		if command == "" {
-			command = "-"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", j.ID, kind, clip(oneLine(command), 40),
-			time.Duration(j.AgeMs*int64(time.Millisecond)).Round(time.Second), clip(oneLine(j.Summary), 100))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	// Then each in full: a form's every field, with its type, whether it
-	// is required, its values, default and description.
-	for _, p := range list {
-		fmt.Fprintln(o.IO.Out)
 		printParkedDetail(o.IO.Out, p.Describe(now))
 	}
-	return nil
-}
-
-// clip cuts s to n runes.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	switch {
+	case len(list) == 0 && u.Refused == 0:
+		fmt.Fprintln(o.IO.ErrOut, "No server request is waiting.")
+	case u.Refused > 0:
+		fmt.Fprintf(o.IO.ErrOut, "%d server request(s) waiting; %d more were refused and are not listed: the session parks at most %d requests and %s of params (session start --parked-max, --parked-max-bytes)\n",
+			len(list), u.Refused, u.MaxCount, bounds.Size(u.MaxBytes))
+	default:
+		fmt.Fprintf(o.IO.ErrOut, "%d server request(s) waiting.\n", len(list))
 	}
-	return string(r[:n-1]) + "…"
+	return nil
 }
 
 // AnswerOptions are the input of `mcpi answer`: the answer is the one

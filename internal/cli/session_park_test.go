@@ -131,11 +131,14 @@ func pendingList(t *testing.T, dir, name string) []daemon.Pending {
 	if code != 0 {
 		t.Fatalf("pending: exit %d, stderr %q", code, errOut)
 	}
-	var list []daemon.Pending
-	if err := json.Unmarshal([]byte(out), &list); err != nil {
+	var doc struct {
+		pendingHead
+		Requests []daemon.Pending `json:"requests"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Requests == nil || doc.Count != len(doc.Requests) {
 		t.Fatalf("pending --json: %v in %q", err, out)
 	}
-	return list
+	return doc.Requests
 }
 
 func waitPending(t *testing.T, dir, name string, n int) []daemon.Pending {
@@ -162,13 +165,13 @@ func TestSessionPendingSampling(t *testing.T) {
 	}
 	// The raw --json shape.
 	_, out, _ := runLive(t, dir, nil, "pending", "--json", "--session", "park")
-	for _, key := range []string{`"id":1`, `"kind":"sampling/createMessage"`, `"command":`, `"since":`, `"ageMs":`, `"summary":`, `"lastText":`, `"maxTokens":100`, `"params":{"messages":`} {
+	for _, key := range []string{`"count":1`, `"refused":0`, `"truncated":false`, `"requests":[`, `"id":1`, `"kind":"sampling/createMessage"`, `"command":`, `"since":`, `"ageMs":`, `"summary":`, `"lastText":`, `"maxTokens":100`, `"params":{"messages":`} {
 		if !strings.Contains(out, key) {
 			t.Errorf("pending --json lacks %s: %s", key, out)
 		}
 	}
 	code, text, errOut := runLive(t, dir, nil, "pending", "--session", "park")
-	if code != 0 || !strings.Contains(text, "ID") || !strings.Contains(text, "sampling/createMessage") || !strings.Contains(text, "capital of France") {
+	if code != 0 || !strings.Contains(text, "#1 sampling/createMessage for: call sample") || !strings.Contains(text, "capital of France") || !strings.Contains(errOut, "1 server request(s) waiting") {
 		t.Errorf("pending: exit %d, stdout %q, stderr %q", code, text, errOut)
 	}
 	// Longer than --timeout: the call waits all the same. (The time
@@ -480,5 +483,45 @@ func TestCallNoWait(t *testing.T) {
 	_, out, _ = runLive(t, dir, nil, "session", "show", "nw", "--json")
 	if !strings.Contains(out, `"name":"jobs (call --no-wait)"`) && !strings.Contains(out, `"name": "jobs (call --no-wait)"`) {
 		t.Errorf("no jobs budget in the status: %s", out)
+	}
+}
+
+// Calls run with --no-wait one after the other against a legacy server
+// (whose requests name no call): each job's result lists only its own
+// request, pending names each request's command (--json or not), and a
+// call that returned while it waits is no failure of the session.
+func TestCallNoWaitJobsKeepTheirOwn(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	startSession(t, dir, "own", peerArgs("demo:legacy")...)
+	in := func(args ...string) (ExitCode, string, string) {
+		return runLive(t, dir, nil, append(args, "--session", "own")...)
+	}
+	for i, json := range []bool{true, false, true} {
+		args := []string{"call", "elicit", "--no-wait"}
+		if json {
+			args = append(args, "--json")
+		}
+		if code, out, errOut := in(args...); code != ExitWaiting {
+			t.Fatalf("call %d --no-wait: exit %d\nstdout %s\nstderr %s", i+1, code, out, errOut)
+		}
+	}
+	for _, p := range pendingList(t, dir, "own") {
+		if !strings.HasPrefix(p.Command, "call elicit") {
+			t.Errorf("pending #%d names command %q", p.ID, p.Command)
+		}
+	}
+	if code, out, _ := in("pending"); code != ExitOK || strings.Contains(out, "for: ?") || strings.Count(out, "for: call elicit") != 3 {
+		t.Errorf("pending: exit %d, a request with no command:\n%s", code, out)
+	}
+	code, out, _ := in("result", "1", "--json")
+	var w waitingJSON
+	if code != ExitWaiting || json.Unmarshal([]byte(out), &w) != nil || len(w.Pending) != 1 || w.Pending[0].ID != 1 {
+		t.Errorf("result 1: exit %d, want only request #1:\n%s", code, out)
+	}
+	_, out, _ = runLive(t, dir, nil, "session", "show", "own", "--json")
+	var st live.Status
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Failed != 0 {
+		t.Errorf("session show counts %d failed command(s) (%v), want none:\n%s", st.Failed, err, out)
 	}
 }

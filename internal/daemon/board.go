@@ -118,6 +118,20 @@ func (b *Board) ParkedFor(s *Slot) []*Parked {
 	return out
 }
 
+// owners returns the commands that own a parked request, which wait for
+// its answer.
+func (b *Board) owners() map[*Slot]bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := map[*Slot]bool{}
+	for _, p := range b.byID {
+		if p.owner != nil {
+			out[p.owner] = true
+		}
+	}
+	return out
+}
+
 // Params are the request's params, as the server sent them.
 func (p *Parked) Params() json.RawMessage { return p.params }
 

@@ -223,20 +223,37 @@ func (d *Dispatcher) refuseParked(p *Parked, told []*Slot, first bool, err error
 	return &mcp.RPCError{Code: mcp.CodeInternalError, Message: msg}
 }
 
-// waiters returns the command a server request belongs to, when known (a
-// modern input request travels with its request; a legacy request belongs
-// to the only command under way, if there is one), and the commands to
-// tell that it waits: its own, else every command under way.
+// waiters returns the command a server request belongs to, when known,
+// and the commands to tell that it waits: its own, else every command
+// that may have caused it.
+//
+// A modern input request travels with its request. A legacy request says
+// nothing of the request it serves: it belongs to the only command under
+// way that is not itself held up by a parked request of its own (a call
+// whose server waits for an answer asks nothing more meanwhile), so that
+// calls started one after the other (call --no-wait, each returning once
+// its request is parked) each own theirs. Only when several commands
+// could have caused it is it nobody's, and each of them is told.
 func (d *Dispatcher) waiters(ctx context.Context) (owner *Slot, told []*Slot) {
 	if s := slotOf(ctx); s != nil && s.Answerer() != nil {
 		return s, []*Slot{s}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	held := d.board.owners()
+	var all []*Slot
 	for _, s := range d.slots {
-		if s.Answerer() != nil {
+		if s.Answerer() == nil {
+			continue
+		}
+		all = append(all, s)
+		if !held[s] {
 			told = append(told, s)
 		}
+	}
+	if len(told) == 0 {
+		// Every command waits already: any of them may ask more.
+		told = all
 	}
 	if len(told) == 1 {
 		owner = told[0]

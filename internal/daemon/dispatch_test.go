@@ -178,3 +178,39 @@ func TestDispatcherRefusesPastTheBudget(t *testing.T) {
 		t.Errorf("the budget counts %d refusals, want 3", u.Refused)
 	}
 }
+
+// A legacy server's request names no command. Calls started one after the
+// other (each held up by a request of its own before the next starts) each
+// own the request that came while they were the only one free to cause
+// it: no call is listed another's request.
+func TestDispatcherLegacyRequestBelongsToTheFreeCommand(t *testing.T) {
+	d := newDispatcher(10, 1<<20)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var slots []*Slot
+	for i := range 3 {
+		s := command(d, &fakeAnswerer{name: fmt.Sprint(i)}, "call", fmt.Sprintf("job%d", i))
+		slots = append(slots, s)
+		go d.Elicit(ctx, &mcp.ElicitParams{Message: fmt.Sprint(i)})
+		waitParked(t, d.board, i+1)
+	}
+	for i, s := range slots {
+		got := d.board.ParkedFor(s)
+		if len(got) != 1 || got[0].Elicit.Message != fmt.Sprint(i) || got[0].Command != fmt.Sprintf("call job%d", i) {
+			var desc []string
+			for _, p := range got {
+				desc = append(desc, fmt.Sprintf("#%d %q of %q", p.ID, p.Elicit.Message, p.Command))
+			}
+			t.Errorf("command %d waits on %v, want its own request only", i, desc)
+		}
+	}
+	// Two commands free at once: the request is nobody's, and both are
+	// told of it.
+	a := command(d, &fakeAnswerer{name: "a"}, "call", "a")
+	b := command(d, &fakeAnswerer{name: "b"}, "call", "b")
+	go d.Elicit(ctx, &mcp.ElicitParams{Message: "either"})
+	p := waitParked(t, d.board, 4)[3]
+	if p.Command != "" || len(d.board.ParkedFor(a)) != 1 || len(d.board.ParkedFor(b)) != 1 {
+		t.Errorf("an ambiguous request: command %q; a waits on %d, b on %d", p.Command, len(d.board.ParkedFor(a)), len(d.board.ParkedFor(b)))
+	}
+}

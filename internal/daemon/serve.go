@@ -21,6 +21,11 @@ type Hooks struct {
 	Tap            transport.Tap
 	OnNotification func(session.Notification)
 	OnWarning      func(session.Warning)
+	// MaxServerRequests bounds the server's requests in progress: past the
+	// parked requests' budget, with room for those the commands under way
+	// answer, so that the board is the one bound on what waits, and what
+	// it refuses is counted where mcpi pending says it.
+	MaxServerRequests int
 }
 
 // RunFunc runs one command line in the session held by h, as a live.Server
@@ -54,8 +59,10 @@ type Config struct {
 	// Open connects to the server with the daemon's hooks: at the start,
 	// and again for each --restart.
 	Open func(ctx context.Context, hooks Hooks) (*session.Client, error)
-	// Run runs a command line in the session.
-	Run RunFunc
+	// Run runs a command line in the session; Failed reports whether an
+	// exit code is a failure, for the session's count (nil: all but 0).
+	Run    RunFunc
+	Failed func(code int) bool
 	// Ready is called once the session is up and its socket listens; what
 	// the daemon says goes to the log (it returns the log's writer) from
 	// then on.
@@ -73,9 +80,11 @@ func Serve(ctx context.Context, cfg Config) error {
 	h := &Held{name: cfg.Name, target: cfg.Target, jobs: NewJobs(), tools: &toolCache{},
 		ended: make(chan struct{}), gone: make(chan struct{}), swapped: make(chan struct{}),
 		restartMax: cfg.Restart, log: lf, dir: cfg.Dir, idle: cfg.Idle}
-	h.disp = &Dispatcher{roots: cfg.Roots, name: cfg.Name, board: NewBoard(cfg.ParkedCount, cfg.ParkedBytes), logf: dlog.Printf}
+	board := NewBoard(cfg.ParkedCount, cfg.ParkedBytes)
+	h.disp = &Dispatcher{roots: cfg.Roots, name: cfg.Name, board: board, logf: dlog.Printf}
 	h.hub = &Hub{redact: record.NewRedactor(cfg.Secrets)}
 	hooks := Hooks{Handler: h.disp, Tap: h.hub.Tap(), OnWarning: dlog.Warning,
+		MaxServerRequests: board.Usage().MaxCount + session.DefaultMaxServerRequests,
 		OnNotification: func(n session.Notification) {
 			if n.Method == "notifications/tools/list_changed" {
 				h.tools.invalidate()
@@ -104,6 +113,7 @@ func Serve(ctx context.Context, cfg Config) error {
 		return cfg.Run(ctx, h, req, stdout, stderr)
 	}, h.Status, cfg.Idle)
 	srv.Attach = h.ServeAttached
+	srv.Failed = cfg.Failed
 	rec := h.Status()
 	if err := live.WriteRecord(cfg.Dir, &rec); err != nil {
 		ln.Close()

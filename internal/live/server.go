@@ -29,6 +29,10 @@ type Server struct {
 	// returns it), before the socket goes: whoever finds the socket gone
 	// finds what OnEnd recorded.
 	OnEnd func(why error)
+	// Failed reports whether a command that exited with code failed, for
+	// the count the status shows (nil: every code but 0). A command that
+	// returned while its work goes on (call --no-wait) did not fail.
+	Failed func(code int) bool
 
 	commands, active, failed atomic.Int64
 	lastUsed                 atomic.Int64 // unix nanoseconds
@@ -212,7 +216,7 @@ func (s *Server) run(ctx context.Context, c *Conn, req *Request) {
 	}
 	code := s.Run(ctx, req, frameWriter{out, false}, frameWriter{out, true})
 	out.Flush()
-	if code != 0 {
+	if failed := s.Failed; failed == nil && code != 0 || failed != nil && failed(code) {
 		s.failed.Add(1)
 	}
 	// Counted out before the command learns it ended, so that what it
