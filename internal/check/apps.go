@@ -20,6 +20,11 @@ func (r *run) apps() {
 	if declared == nil {
 		return
 	}
+	if r.appsSecond {
+		prev := r.via
+		r.via = appsDeclared
+		defer func() { r.via = prev }()
+	}
 	var appTools []mcp.Tool
 	for _, t := range declared {
 		ui := apps.ToolMeta(t.Meta)
@@ -37,7 +42,7 @@ func (r *run) apps() {
 		subject := fmt.Sprintf("tool %q", t.Name)
 		ui := apps.ToolMeta(t.Meta)
 		r.visibility(subject, ui)
-		if !ui.HasApp() {
+		if !ui.HasApp() || c == nil {
 			continue
 		}
 		// apps/resource-uri counts as checked once the resource read, or
@@ -59,40 +64,53 @@ func (r *run) apps() {
 	}
 }
 
+// appsOnOwn says the Apps rules list the tools on a connection of their
+// own that declares the extension (the session did not).
+func (r *run) appsOnOwn() bool {
+	return !r.opts.Apps && r.opts.Dial != nil && r.c.ServerCapabilities().Tools != nil
+}
+
+// appsDeclared says what the Apps rules' own connection declared.
+const appsDeclared = "a second connection, which declared " + apps.Extension
+
 // appsView returns the tools an App host is listed, and the client to
 // read their resources with: the session's when it declared Apps, else a
 // connection of the check's own that does. done closes that connection.
+// c is nil when there is none to read with: the session was closed for a
+// connection of the check's own that could not be made.
 func (r *run) appsView() (tools []mcp.Tool, c *session.Client, done func()) {
 	done = func() {}
-	if r.opts.Apps {
-		return r.toolList, r.c, done
+	fallback := r.c
+	if r.released {
+		fallback = nil
 	}
-	if r.opts.Dial == nil || r.c.ServerCapabilities().Tools == nil {
+	if !r.appsOnOwn() {
 		// Without a second connection the App tools are those listed to
 		// a client that did not declare Apps: checked all the same.
 		return r.toolList, r.c, done
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, 3*r.opts.Timeout)
-	conn, err := r.opts.Dial(ctx)
+	conn, release, err := r.dial(ctx)
 	if err != nil {
 		cancel()
-		return r.toolList, r.c, done
+		return r.toolList, fallback, done
 	}
 	ac, err := session.Connect(ctx, conn, session.Options{Era: r.c.Era(), Timeout: r.opts.Timeout, ProbeTimeout: r.opts.Timeout,
 		ClientInfo: mcp.Implementation{Name: "mcpi-check", Version: "1"}, Extensions: map[string]json.RawMessage{apps.Extension: apps.Declaration()}})
 	if err != nil {
-		conn.Close()
+		release()
 		cancel()
-		return r.toolList, r.c, done
+		return r.toolList, fallback, done
 	}
 	list, err := ac.AllTools(ctx)
 	if err != nil {
 		ac.Close()
+		release()
 		cancel()
-		return r.toolList, r.c, done
+		return r.toolList, fallback, done
 	}
 	r.appsSecond = true
-	return list, ac, func() { ac.Close(); cancel() }
+	return list, ac, func() { ac.Close(); release(); cancel() }
 }
 
 // negotiated: App tools listed to the session that did not declare the

@@ -76,14 +76,14 @@ func (r *run) missingCapability() {
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, 3*r.opts.Timeout)
 	defer cancel()
-	conn, err := r.opts.Dial(ctx)
+	conn, release, err := r.dial(ctx)
 	if err != nil {
 		return
 	}
+	defer release()
 	c, err := session.Connect(ctx, conn, session.Options{Era: session.EraModern, ProtocolVersion: r.rev, Capabilities: &mcp.ClientCapabilities{},
 		Timeout: r.opts.Timeout, ProbeTimeout: r.opts.Timeout, ClientInfo: mcp.Implementation{Name: "mcpi-check", Version: "1"}})
 	if err != nil {
-		conn.Close()
 		return
 	}
 	defer c.Close()

@@ -67,6 +67,9 @@ type Finding struct {
 	Source  string `json:"source"`
 	// Evidence is the part of a frame that shows it (JSON when it was JSON).
 	Evidence json.RawMessage `json:"evidence,omitempty"`
+	// Connection, when set, says the finding was made on a connection of
+	// the check's own, not the session's, and what that one declared.
+	Connection string `json:"connection,omitempty"`
 }
 
 // Report is what a run found.
@@ -116,8 +119,10 @@ type Options struct {
 	// transport's framing (nil for the other transports).
 	SSE *HTTPTarget
 	// Dial opens another connection to the server, for the checks that
-	// need one of their own (an unknown version offered, the other era).
-	// Nil skips them.
+	// need one of their own (an unknown version offered, the other era,
+	// the listing an App host gets). Nil skips them. Over stdio, Run closes
+	// the session first and opens them one at a time: never two instances
+	// of a stdio server at once.
 	Dial Dialer
 	// Hosts are the hosts the server must work with (--host): a rejection
 	// by one of them is an error.
@@ -187,9 +192,17 @@ type run struct {
 	// appsSecond says the Apps rules listed the tools on a connection
 	// of their own that declared the extension.
 	appsSecond bool
+	// inst counts the connections open to the server (the session's is
+	// one until released closes it); via describes the connection the
+	// current step's findings are made on, "" for the session's.
+	inst     instances
+	released bool
+	via      string
 }
 
 // Run checks the server behind c, which is connected and initialized.
+// When the server is a stdio process and opts.Dial is set, Run closes c
+// before the steps that open connections of their own.
 func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *Report {
 	start := time.Now()
 	if opts.Timeout <= 0 {
@@ -199,20 +212,13 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 		obs = &Observer{}
 	}
 	r := &run{ctx: ctx, c: c, opts: opts, obs: obs, rev: c.ProtocolVersion(), checked: map[string]bool{}, results: map[string][]json.RawMessage{}, resultChars: map[string]int{}}
+	r.inst.open = 1 // the session's
 	rep := &Report{ProtocolVersion: c.ProtocolVersion(), Era: c.Era(), Transport: opts.Transport}
 	if init := c.InitializeResult(); init != nil {
 		rep.Server = init.ServerInfo
 	}
-	for _, step := range []struct {
-		what string
-		do   func()
-	}{
-		{"handshake", r.handshake}, {"utilities", r.utilities}, {"tools", r.tools}, {"hosts", func() { r.hosts = r.hostMatrix() }}, {"MCP Apps", r.apps}, {"resources", r.resources},
-		{"prompts", r.prompts}, {"errors", r.unknowns}, {"results against the schema", r.conformance},
-		{"HTTP transport", r.httpChecks}, {"HTTP+SSE transport", r.sseChecks}, {"a second connection", r.secondConnection},
-		{"the wire", r.wire}, // last: what the whole run saw
-	} {
-		if opts.Progress != nil {
+	for _, step := range r.steps() {
+		if opts.Progress != nil && step.what != "" {
 			opts.Progress(step.what)
 		}
 		step.do()
@@ -232,6 +238,35 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 	return rep
 }
 
+type step struct {
+	what string
+	do   func()
+}
+
+// steps are the run's steps in order. Those on connections of their own
+// come after every step of the session's; over stdio the session is
+// closed before them (releaseSession), so that no two instances of the
+// server run at once.
+func (r *run) steps() []step {
+	appsOwn := r.appsOnOwn()
+	own := []step{{"a second connection", r.secondConnection}}
+	if appsOwn {
+		own = append([]step{{"MCP Apps", r.apps}}, own...)
+	}
+	steps := []step{{"handshake", r.handshake}, {"utilities", r.utilities}, {"tools", r.tools}, {"hosts", func() { r.hosts = r.hostMatrix() }}}
+	if !appsOwn {
+		steps = append(steps, step{"MCP Apps", r.apps})
+	}
+	steps = append(steps, []step{{"resources", r.resources},
+		{"prompts", r.prompts}, {"errors", r.unknowns}, {"results against the schema", r.conformance},
+		{"HTTP transport", r.httpChecks}, {"HTTP+SSE transport", r.sseChecks}}...)
+	if r.opts.Dial != nil {
+		steps = append(steps, step{"", r.releaseSession})
+	}
+	steps = append(steps, own...)
+	return append(steps, step{"the wire", r.wire}) // last: what the whole run saw
+}
+
 // check marks rules as checked.
 func (r *run) check(rules ...*Rule) {
 	for _, rule := range rules {
@@ -242,7 +277,7 @@ func (r *run) check(rules ...*Rule) {
 // report records a finding of rule (which is then checked too).
 func (r *run) report(rule *Rule, subject string, evidence any, format string, args ...any) {
 	r.check(rule)
-	f := Finding{Rule: rule.ID, Severity: rule.Severity, Subject: subject, Message: fmt.Sprintf(format, args...), Source: rule.Source}
+	f := Finding{Rule: rule.ID, Severity: rule.Severity, Subject: subject, Message: fmt.Sprintf(format, args...), Source: rule.Source, Connection: r.via}
 	switch e := evidence.(type) {
 	case nil:
 	case json.RawMessage:

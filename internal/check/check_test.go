@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -756,4 +757,55 @@ func TestAppsRules(t *testing.T) {
 func runAppsCheck(t *testing.T, peer string, declare bool) *Report {
 	t.Helper()
 	return checkPeer(t, peer, Options{Apps: declare})
+}
+
+// TestOneInstanceOfAStdioServer: a server that allows one instance at a
+// time (a second one exits, as @browsermcp/mcp's kills the first) gets
+// the same report as any other: the steps on connections of their own
+// (the Apps listing, an unknown revision, the other era) run after the
+// session's is closed, one at a time, and what they find says on which
+// connection it was found.
+func TestOneInstanceOfAStdioServer(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{mcptest.AppsGood, mcptest.AppsAlways} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			lock := filepath.Join(t.TempDir(), "lock")
+			env := []string{mcptest.PeerEnv + "=" + mcptest.AppsPrefix + mode, mcptest.SingleLockEnv + "=" + lock}
+			rep := checkStdio(t, []string{os.Args[0], "-test.run=^$"}, env, session.EraLegacy, 10*time.Second, Options{})
+			base := checkPeer(t, mcptest.AppsPrefix+mode, Options{})
+			key := func(f Finding) string { return f.Rule + " " + f.Subject + ": " + f.Message }
+			want := map[string]bool{}
+			for _, f := range base.Findings {
+				want[key(f)] = true
+			}
+			for _, f := range rep.Findings {
+				if !want[key(f)] {
+					t.Errorf("a finding the server of many instances does not get: %s", key(f))
+				}
+				delete(want, key(f))
+				if strings.HasPrefix(f.Rule, "apps/") && f.Connection != appsDeclared {
+					t.Errorf("%s does not say it was found on the Apps connection: %q", f.Rule, f.Connection)
+				}
+			}
+			for k := range want {
+				t.Errorf("a finding missing: %s", k)
+			}
+			if mode == mcptest.AppsAlways && len(findings(rep, ruleAppsNegotiated.ID)) != 1 {
+				t.Errorf("no %s finding", ruleAppsNegotiated.ID)
+			}
+			checked := map[string]bool{}
+			for _, r := range rep.Rules {
+				checked[r.ID] = true
+			}
+			for _, id := range []string{ruleAppsNegotiated.ID, ruleAppsResourceContent.ID, ruleHandshakeUnknownVersion.ID} {
+				if !checked[id] {
+					t.Errorf("%s was not checked", id)
+				}
+			}
+			if _, err := os.Stat(lock); !os.IsNotExist(err) {
+				t.Errorf("the lock is still held after the run: %v", err)
+			}
+		})
+	}
 }

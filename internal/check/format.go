@@ -32,6 +32,9 @@ func WriteText(w io.Writer, rep *Report) {
 			f := g[0]
 			fmt.Fprintf(w, "  %s  %s: %s\n", f.Rule, subjects(g), oneLine(f.Message))
 			fmt.Fprintf(w, "      %s\n", f.Source)
+			if f.Connection != "" {
+				fmt.Fprintf(w, "      found on %s\n", f.Connection)
+			}
 			if len(f.Evidence) > 0 {
 				fmt.Fprintf(w, "      frame: %s\n", oneLine(clipText(string(f.Evidence), 300)))
 			}
@@ -99,8 +102,14 @@ func WriteSARIF(w io.Writer, rep *Report, version string) error {
 	for _, f := range rep.Findings {
 		res := result{RuleID: f.Rule, Level: level(f.Severity), Message: message{f.Message + " (" + f.Source + ")"},
 			Locations: []location{{LogicalLocations: []map[string]string{{"name": f.Subject, "fullyQualifiedName": orDash(rep.Server.Name) + "/" + f.Subject}}}}}
+		if len(f.Evidence) > 0 || f.Connection != "" {
+			res.Properties = map[string]any{}
+		}
 		if len(f.Evidence) > 0 {
-			res.Properties = map[string]any{"evidence": f.Evidence}
+			res.Properties["evidence"] = f.Evidence
+		}
+		if f.Connection != "" {
+			res.Properties["connection"] = f.Connection
 		}
 		results = append(results, res)
 	}
@@ -157,7 +166,7 @@ func groupFindings(fs []Finding, sev Severity) [][]Finding {
 		if f.Severity != sev {
 			continue
 		}
-		key := f.Rule + "\x00" + f.Message + "\x00" + string(f.Evidence)
+		key := f.Rule + "\x00" + f.Message + "\x00" + string(f.Evidence) + "\x00" + f.Connection
 		if i, ok := at[key]; ok {
 			groups[i] = append(groups[i], f)
 			continue

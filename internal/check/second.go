@@ -25,9 +25,9 @@ func (r *run) secondConnection() {
 	if r.opts.Dial == nil {
 		return
 	}
-	r.unknownVersion()
+	r.onSecond("a second connection, which offered the revision "+unknownRevision, r.unknownVersion)
 	r.otherEra()
-	r.missingCapability()
+	r.onSecond("a second connection, which declared no client capability", r.missingCapability)
 }
 
 // roundTrip sends frame on a new connection, with header on HTTP, and
@@ -36,11 +36,11 @@ func (r *run) secondConnection() {
 func (r *run) roundTrip(frame any, header http.Header) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(r.ctx, r.opts.Timeout)
 	defer cancel()
-	conn, err := r.opts.Dial(ctx)
+	conn, release, err := r.dial(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
+	defer release()
 	b, _ := json.Marshal(frame)
 	if err := conn.Send(transport.WithHeader(ctx, header), b); err != nil {
 		if body, ok := answerIn(err); ok {
@@ -156,25 +156,32 @@ func (r *run) otherEra() {
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, 3*r.opts.Timeout)
 	defer cancel()
-	conn, err := r.opts.Dial(ctx)
+	conn, release, err := r.dial(ctx)
 	if err != nil {
 		return
 	}
+	defer release()
 	c, err := session.Connect(ctx, conn, session.Options{Era: other, Timeout: r.opts.Timeout, ProbeTimeout: r.opts.Timeout,
 		ClientInfo: mcp.Implementation{Name: "mcpi-check", Version: "1"}})
 	if err != nil {
-		conn.Close()
 		return // the server speaks one era
 	}
 	defer c.Close()
 	if c.Era() != other {
 		return
 	}
+	defer func(prev string) { r.via = prev }(r.via)
+	r.via = "a second connection, in the " + other + " era"
 	r.check(ruleDualEraSameTools)
 	if r.c.ServerCapabilities().Tools == nil && c.ServerCapabilities().Tools == nil {
 		return
 	}
-	mine, err1 := r.c.AllTools(ctx)
+	// The session's tools are those its tools step listed: over stdio it
+	// is closed by now.
+	mine, err1 := r.toolList, error(nil)
+	if !r.toolsListed {
+		err1 = errors.New("the tools step could not list them")
+	}
 	theirs, err2 := c.AllTools(ctx)
 	if err1 != nil && err2 != nil {
 		return // failing in both eras is no difference between them: the tools step says why

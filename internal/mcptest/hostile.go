@@ -283,7 +283,9 @@ func ServePeer() bool {
 	}
 	for _, r := range peerRunners {
 		if mode, ok := strings.CutPrefix(peer, r.prefix); ok {
+			release := singleInstance()
 			r.run(mode)
+			release()
 			os.Exit(0)
 		}
 	}
