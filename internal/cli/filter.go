@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -113,6 +114,11 @@ func (f *frameFilter) tail(e daemon.TailEvent) bool {
 			kind = "log"
 		}
 		r := query.Record{Kind: kind, In: true, Method: e.Method, Size: len(e.Params), Data: e.Params}
+		return f.q.Match(&r)
+	case "request":
+		// A parked server request is one from the server, a frame's kind.
+		data, _ := json.Marshal(e)
+		r := query.Record{Kind: "frame", In: true, Method: e.Method, Size: len(data), Data: data}
 		return f.q.Match(&r)
 	}
 	return true

@@ -338,6 +338,10 @@ func TestTailText(t *testing.T) {
 			"10:00:00.000 log error [db] down"},
 		{daemon.TailEvent{Time: at, Kind: "frame", Dir: "recv", Frame: json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{}}`)},
 			`10:00:00.000 ← {"jsonrpc":"2.0","id":1,"result":{}}`},
+		{daemon.TailEvent{Time: at, Kind: "request", Method: "elicitation/create", Request: 5, State: daemon.ParkedWaiting, Command: "call elicit", Summary: "who\x1b[31m?"},
+			`10:00:00.000 request #5 elicitation/create waiting for: call elicit: who\e[31m?`},
+		{daemon.TailEvent{Time: at, Kind: "request", Method: "elicitation/create", Request: 5, State: daemon.ParkedAnswered},
+			`10:00:00.000 request #5 elicitation/create answered`},
 	} {
 		if got := tailText(c.e); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.e.Method, got, c.want)

@@ -156,6 +156,9 @@ func TestSessionPendingSampling(t *testing.T) {
 	dir := liveDir(t)
 	// A short request timeout: a parked request stops the clock.
 	startSession(t, dir, "park", append([]string{"--timeout", "1s"}, peerArgs("demo")...)...)
+	// A tail follows the request under the same number.
+	tl := startLive(t, dir, "tail", "--session", "park")
+	eventually(t, "the tail to subscribe", func() bool { return len(budgetsNamed(t, dir, "park", "tail")) == 1 })
 	call := startLive(t, dir, "call", "sample", "prompt=What is the capital of France?", "--session", "park")
 	list := waitPending(t, dir, "park", 1)
 	p := list[0]
@@ -199,6 +202,12 @@ func TestSessionPendingSampling(t *testing.T) {
 	}
 	if want := "waiting for server request #1 (sampling/createMessage): answer it with `mcpi answer 1 --session park`"; !strings.Contains(call.errOut.String(), want) {
 		t.Errorf("the call's stderr %q lacks %q", call.errOut, want)
+	}
+	eventually(t, "the tail to see the request answered", func() bool {
+		return strings.Contains(tl.out.String(), "request #1 sampling/createMessage answered")
+	})
+	if want := "request #1 sampling/createMessage waiting for: call sample prompt=What is the capital of France?: 1 message(s)"; !strings.Contains(tl.out.String(), want) {
+		t.Errorf("the tail %q lacks %q", tl.out, want)
 	}
 	if list := pendingList(t, dir, "park"); len(list) != 0 {
 		t.Errorf("still pending: %+v", list)

@@ -169,6 +169,17 @@ func tailText(e daemon.TailEvent) string {
 			arrow = "←"
 		}
 		return fmt.Sprintf("%s %s %s", ts, arrow, oneLine(string(e.Frame)))
+	case "request":
+		// A parked server request, under the number mcpi pending and
+		// mcpi answer use.
+		line := fmt.Sprintf("%s request #%d %s %s", ts, e.Request, oneLine(e.Method), e.State)
+		if e.Command != "" {
+			line += " for: " + oneLine(e.Command)
+		}
+		if e.Summary != "" {
+			line += ": " + oneLine(e.Summary)
+		}
+		return line
 	}
 	switch e.Method {
 	case "notifications/message":

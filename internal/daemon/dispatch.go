@@ -27,6 +27,8 @@ type Dispatcher struct {
 	name  string
 	// logf writes a line to the daemon's log (nil: none).
 	logf func(format string, args ...any)
+	// hub tells the tails what becomes of each parked request (nil: none).
+	hub *Hub
 }
 
 var _ session.Handler = (*Dispatcher)(nil)
@@ -172,6 +174,7 @@ func (d *Dispatcher) park(ctx context.Context, p *Parked) (any, error) {
 	watchers := slices.Clone(d.watchers)
 	d.mu.Unlock()
 	defer d.board.Take(p.ID)
+	d.hub.parked(p, ParkedWaiting)
 	for _, w := range watchers {
 		go w.ask(p)
 	}
@@ -190,10 +193,12 @@ func (d *Dispatcher) park(ctx context.Context, p *Parked) (any, error) {
 				s.onAnswered(p.ID)
 			}
 		}
+		d.hub.parked(p, ParkedAnswered)
 		return a.result, a.err
 	case <-ctx.Done():
 		// Withdrawn by the server (notifications/cancelled), or the
 		// command or the session ended.
+		d.hub.parked(p, ParkedWithdrawn)
 		return nil, ctx.Err()
 	}
 }

@@ -16,13 +16,27 @@ import (
 // TailEvent is one line of mcpi tail --json.
 type TailEvent struct {
 	Time    time.Time       `json:"time"`
-	Kind    string          `json:"kind"` // notification, frame or dropped
+	Kind    string          `json:"kind"` // notification, frame, request or dropped
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Dir     string          `json:"dir,omitempty"`
 	Frame   json.RawMessage `json:"frame,omitempty"`
 	Dropped int64           `json:"dropped,omitempty"`
+	// A parked server request (kind request): its number (mcpi pending's,
+	// mcpi answer's), what became of it (waiting, answered or withdrawn),
+	// the command it belongs to when known, and its summary.
+	Request int    `json:"request,omitempty"`
+	State   string `json:"state,omitempty"`
+	Command string `json:"command,omitempty"`
+	Summary string `json:"summary,omitempty"`
 }
+
+// What becomes of a parked request, as mcpi tail says it.
+const (
+	ParkedWaiting   = "waiting"
+	ParkedAnswered  = "answered"
+	ParkedWithdrawn = "withdrawn"
+)
 
 // tailBuffer is how many events a tail holds for its reader, and
 // tailBytes how many bytes of them; beyond that they are dropped and
@@ -48,7 +62,9 @@ func (s *Tail) TryPop() (TailEvent, bool) { return s.q.TryPop() }
 // asked (it read too slowly), and counts anew.
 func (s *Tail) Dropped() int64 { return s.dropped.Swap(0) }
 
-func (e *TailEvent) size() int64 { return int64(len(e.Params) + len(e.Frame)) }
+func (e *TailEvent) size() int64 {
+	return int64(len(e.Params) + len(e.Frame) + len(e.Summary) + len(e.Command))
+}
 
 // Hub hands a session's notifications and frames to its tails, and
 // every event of its connection and every notification to the attached
@@ -157,6 +173,25 @@ func (h *Hub) Notify(n session.Notification) {
 		return
 	}
 	h.publish(TailEvent{Time: n.Time, Kind: "notification", Method: n.Method, Params: append(json.RawMessage(nil), n.Params...)}, false)
+}
+
+// parked tells the tails what became of a parked request, under its
+// number.
+func (h *Hub) parked(p *Parked, state string) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	none := len(h.subs) == 0
+	h.mu.Unlock()
+	if none {
+		return
+	}
+	e := TailEvent{Time: time.Now(), Kind: "request", Method: p.Method, Request: p.ID, State: state, Command: p.Command}
+	if state == ParkedWaiting {
+		e.Summary = p.Describe(e.Time).Summary
+	}
+	h.publish(e, false)
 }
 
 // tap sees every event of the session's connection, for the history, the

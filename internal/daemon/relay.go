@@ -84,7 +84,6 @@ type relay struct {
 	// heldIDs maps the held session's ids of this client's requests to
 	// the client's ids, as JSON.
 	heldIDs map[string]json.RawMessage
-	nextID  int64
 	asks    map[string]chan *mcp.Message // id of a request to the client -> its answer
 }
 
@@ -532,10 +531,11 @@ func (w *relay) ask(p *Parked) {
 	if p.params == nil {
 		return
 	}
-	w.mu.Lock()
-	w.nextID++
-	id := w.nextID
+	// The request goes under the parked request's own number, as its id
+	// and in its _meta: the client shows the number mcpi pending does.
+	id := int64(p.ID)
 	key := strconv.FormatInt(id, 10)
+	w.mu.Lock()
 	ch := make(chan *mcp.Message, 1)
 	w.asks[key] = ch
 	w.mu.Unlock()
@@ -544,7 +544,11 @@ func (w *relay) ask(p *Parked) {
 		delete(w.asks, key)
 		w.mu.Unlock()
 	}()
-	b, err := mcp.NewRequest(id, p.Method, p.params)
+	params, err := withParkedNumber(p.params, p.ID)
+	if err != nil {
+		return
+	}
+	b, err := mcp.NewRequest(id, p.Method, params)
 	if err != nil {
 		return
 	}
@@ -577,6 +581,22 @@ func (w *relay) ask(p *Parked) {
 			"requestId": json.RawMessage(key), "reason": "answered elsewhere, or withdrawn",
 			"_meta": map[string]string{mcp.MetaFromSession: w.h.name}}))
 	}
+}
+
+// withParkedNumber returns params with _meta[mcp.MetaParkedRequest] set to
+// the parked request's number, over whatever the server put there.
+func withParkedNumber(params json.RawMessage, id int) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(params, &obj); err != nil {
+		return nil, err
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := obj["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
+		meta = map[string]json.RawMessage{}
+	}
+	meta[mcp.MetaParkedRequest] = json.RawMessage(strconv.Itoa(id))
+	obj["_meta"], _ = json.Marshal(meta)
+	return json.Marshal(obj)
 }
 
 // takeProgressToken removes params._meta.progressToken, returning it and

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -165,5 +166,35 @@ func TestRelayAskAnsweredElsewhere(t *testing.T) {
 	if n.Method != "notifications/cancelled" || json.Unmarshal(n.Params, &params) != nil ||
 		string(params.RequestID) != string(req.ID) || params.Meta[mcp.MetaFromSession] != "s" {
 		t.Fatalf("the client was told %s %s, want the withdrawal of %s marked as session s's", n.Method, n.Params, req.ID)
+	}
+}
+
+// A parked request is put to an attached client under its own number, as
+// its id and in its _meta (over whatever the server put there): the TUI
+// shows the number mcpi pending lists and mcpi answer takes.
+func TestRelayAskUnderTheParkedNumber(t *testing.T) {
+	d := newDispatcher(10, 1<<20)
+	h := &Held{name: "s", disp: d}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for range 4 {
+		go d.Elicit(ctx, &mcp.ElicitParams{Message: "before", Meta: json.RawMessage(`{"dev.mcpi/parkedRequest":99,"k":"v"}`)})
+	}
+	for _, p := range waitParked(t, d.board, 4)[:3] {
+		d.board.Answer(p.ID, &mcp.ElicitResult{Action: mcp.ElicitDecline}, nil)
+	}
+	left := waitParked(t, d.board, 1)[0]
+	w, c := newAttached(t, h)
+	for _, p := range d.addWatcher(w) {
+		go w.ask(p)
+	}
+	req := c.next(t)
+	var params mcp.ElicitParams
+	if err := json.Unmarshal(req.Params, &params); err != nil {
+		t.Fatal(err)
+	}
+	n, ok := mcp.ParkedNumber(params.Meta)
+	if string(req.ID) != fmt.Sprint(left.ID) || !ok || n != left.ID || !strings.Contains(string(params.Meta), `"k":"v"`) {
+		t.Errorf("parked request #%d reached the client as id %s, _meta %s", left.ID, req.ID, params.Meta)
 	}
 }

@@ -83,6 +83,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	board := NewBoard(cfg.ParkedCount, cfg.ParkedBytes)
 	h.disp = &Dispatcher{roots: cfg.Roots, name: cfg.Name, board: board, logf: dlog.Printf}
 	h.hub = &Hub{redact: record.NewRedactor(cfg.Secrets)}
+	h.disp.hub = h.hub
 	hooks := Hooks{Handler: h.disp, Tap: h.hub.Tap(), OnWarning: dlog.Warning,
 		MaxServerRequests: board.Usage().MaxCount + session.DefaultMaxServerRequests,
 		OnNotification: func(n session.Notification) {

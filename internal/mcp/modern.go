@@ -19,6 +19,27 @@ const (
 // cannot pass for it.
 const MetaFromSession = "dev.mcpi/fromSession"
 
+// MetaParkedRequest is mcpi's own _meta key on a server request a live
+// session's daemon puts to an attached client: the number of the parked
+// request (the one mcpi pending lists and mcpi answer takes), so that a
+// person and a command name it alike. The daemon sets it on every request
+// it puts, over whatever the server sent under that key.
+const MetaParkedRequest = "dev.mcpi/parkedRequest"
+
+// ParkedNumber returns the number a live session's daemon gave the server
+// request whose _meta is meta (MetaParkedRequest), if it gave one.
+func ParkedNumber(meta json.RawMessage) (int, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(meta, &m) != nil {
+		return 0, false
+	}
+	var id int
+	if json.Unmarshal(m[MetaParkedRequest], &id) != nil || id <= 0 {
+		return 0, false
+	}
+	return id, true
+}
+
 // Modern-era error codes.
 const (
 	// CodeHeaderMismatch: HTTP headers do not match the body, or are missing.

@@ -35,8 +35,8 @@ type handler struct {
 
 var _ session.Handler = (*handler)(nil)
 
-func (h *handler) ask(ctx context.Context, kind common.RequestKind, fill func(*common.Request)) (common.Reply, error) {
-	r := common.NewRequest(ctx, int(h.nextID.Add(1)), kind, h.now())
+func (h *handler) ask(ctx context.Context, kind common.RequestKind, meta json.RawMessage, fill func(*common.Request)) (common.Reply, error) {
+	r := common.NewRequest(ctx, h.number(meta), kind, h.now())
 	fill(r)
 	h.inbox.Ask(r)
 	rep, err := r.Wait()
@@ -59,9 +59,21 @@ func (h *handler) ask(ctx context.Context, kind common.RequestKind, fill func(*c
 	return rep, nil
 }
 
+// number is the number a server request is shown under: attached to a
+// live session, the one its daemon gave it (mcpi pending's, mcpi
+// answer's); else the TUI's own count.
+func (h *handler) number(meta json.RawMessage) int {
+	if h.session != "" {
+		if id, ok := mcp.ParkedNumber(meta); ok {
+			return id
+		}
+	}
+	return int(h.nextID.Add(1))
+}
+
 // CreateMessage queues a sampling request and waits for the user.
 func (h *handler) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	rep, err := h.ask(ctx, common.Sampling, func(r *common.Request) { r.Sampling = req })
+	rep, err := h.ask(ctx, common.Sampling, req.Meta, func(r *common.Request) { r.Sampling = req })
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +85,7 @@ func (h *handler) CreateMessage(ctx context.Context, req *mcp.CreateMessageParam
 
 // Elicit queues an elicitation and waits for the user.
 func (h *handler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	rep, err := h.ask(ctx, common.Elicitation, func(r *common.Request) { r.Elicit = req })
+	rep, err := h.ask(ctx, common.Elicitation, req.Meta, func(r *common.Request) { r.Elicit = req })
 	if err != nil {
 		return nil, err
 	}
