@@ -132,15 +132,9 @@ func writeJSON(ios *IOStreams, v any) error {
 	return writeRawJSON(ios, b)
 }
 
-// writeJSONArray prints an array of n elements as writeJSON would, one
+// writeJSONList prints an array of n elements as writeJSON would, one
 // element at a time: the array is never built whole (mcpi pending --json
-// of many large requests).
-func writeJSONArray(ios *IOStreams, n int, elem func(i int) any) error {
-	return writeJSONList(ios, nil, "", n, elem)
-}
-
-// writeJSONList prints, as writeJSONArray does, an array of n elements;
-// with head (a struct or map marshalled to an object), the object head
+// of many large requests). With head (a struct or map marshalled to an object), the object head
 // with the array as its member key, last: a listing that says how many
 // it holds and what it left out before the elements themselves.
 func writeJSONList(ios *IOStreams, head any, key string, n int, elem func(i int) any) error {

@@ -339,13 +339,13 @@ func TestStoppedSessionStaysListed(t *testing.T) {
 
 // TestWriteJSONArray: an array printed one element at a time reads back
 // as the whole array would, for a program and on a terminal.
-func TestWriteJSONArray(t *testing.T) {
+func TestWriteJSONList(t *testing.T) {
 	elems := []map[string]any{{"id": 1, "s": "a\u202eb"}, {"id": 2, "params": map[string]any{"x": []int{1, 2}}}}
 	want, _ := json.Marshal(elems)
 	for _, tty := range []bool{false, true} {
 		ios, _, out, _ := Test()
 		ios.StdoutTTY = tty
-		if err := writeJSONArray(ios, len(elems), func(i int) any { return elems[i] }); err != nil {
+		if err := writeJSONList(ios, nil, "", len(elems), func(i int) any { return elems[i] }); err != nil {
 			t.Fatal(err)
 		}
 		var got []map[string]any
@@ -361,8 +361,25 @@ func TestWriteJSONArray(t *testing.T) {
 		}
 	}
 	ios, _, out, _ := Test()
-	writeJSONArray(ios, 0, nil)
+	writeJSONList(ios, nil, "", 0, nil)
 	if out.String() != "[]\n" {
 		t.Errorf("no element: %q", out)
+	}
+	// With a head: one object, the array its last member.
+	for _, n := range []int{0, len(elems)} {
+		for _, tty := range []bool{false, true} {
+			ios, _, out, _ := Test()
+			ios.StdoutTTY = tty
+			if err := writeJSONList(ios, pendingHead{Count: n, Refused: 3, Truncated: true}, "requests", n, func(i int) any { return elems[i] }); err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				pendingHead
+				Requests []map[string]any `json:"requests"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.Count != n || got.Refused != 3 || len(got.Requests) != n || got.Requests == nil {
+				t.Errorf("%d element(s), tty %v: %+v (%v) from %s", n, tty, got, err, out)
+			}
+		}
 	}
 }
