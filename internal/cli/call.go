@@ -221,13 +221,13 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 	default:
 		obj := map[string]any{}
 		for _, pair := range opts.Pairs {
-			k, v, _ := strings.Cut(pair, "=")
-			if key, ok := strings.CutSuffix(k, ":"); ok {
-				var x any
-				if err := json.Unmarshal([]byte(v), &x); err != nil {
-					return nil, flagErrorf("argument %s: %q is not JSON: %v", key, v, err)
+			k, v, isJSON := splitPair(pair)
+			if isJSON {
+				x, err := pairValue(k, v, true, schema.Property{})
+				if err != nil {
+					return nil, flagErrorf("argument %s: %v", k, err)
 				}
-				obj[key] = x
+				obj[k] = x
 				continue
 			}
 			prop := schema.Property{Name: k}
@@ -238,7 +238,7 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 					return nil, flagErrorf("tool %s has no argument %q (it takes: %s)", opts.Tool, k, fieldNames(s))
 				}
 			}
-			x, err := prop.Coerce(v)
+			x, err := pairValue(k, v, false, prop)
 			if err != nil {
 				if !opts.NoValidate {
 					return nil, flagErrorf("argument %s: %v (--no-validate sends it as the string typed)", k, err)

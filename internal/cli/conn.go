@@ -135,7 +135,7 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 	f.StringArrayVar(&o.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
 	f.StringVar(&o.SamplingReply, "sampling-reply", "", "answer sampling requests with this text, or @FILE holding a CreateMessageResult")
 	f.StringVar(&o.Elicit, "elicit", "", "answer elicitation requests: accept, decline or cancel")
-	f.StringArrayVar(&o.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE (repeatable)")
+	f.StringArrayVar(&o.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE or KEY:=JSON (repeatable)")
 	end()
 	defer flagGroup(cmd, groupOutput)()
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
@@ -258,8 +258,8 @@ func (o *ConnOptions) validate() error {
 		return flagErrorf("invalid --elicit %q: want accept, decline or cancel", o.Elicit)
 	}
 	for _, f := range o.ElicitFields {
-		if k, _, ok := strings.Cut(f, "="); !ok || k == "" {
-			return flagErrorf("invalid --elicit-field %q: want KEY=VALUE", f)
+		if k, _, _ := splitPair(f); !strings.Contains(f, "=") || k == "" {
+			return flagErrorf("invalid --elicit-field %q: want KEY=VALUE or KEY:=JSON", f)
 		}
 	}
 	if len(o.ElicitFields) > 0 && o.Elicit == "" {

@@ -163,7 +163,7 @@ sampling request gets the error "user rejected the request").`,
 	end := flagGroup(cmd, groupArgs)
 	fl.StringVar(&opts.SamplingReply, "sampling-reply", "", "answer a sampling request with this text, or @FILE holding a CreateMessageResult")
 	fl.StringVar(&opts.Elicit, "elicit", "", "answer an elicitation: accept, decline or cancel")
-	fl.StringArrayVar(&opts.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE (repeatable)")
+	fl.StringArrayVar(&opts.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE or KEY:=JSON (repeatable)")
 	fl.BoolVar(&opts.Decline, "decline", false, "decline the request")
 	fl.BoolVar(&opts.Cancel, "cancel", false, "cancel the request (an elicitation's cancel; sampling: as --decline)")
 	end()

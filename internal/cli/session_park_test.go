@@ -244,11 +244,24 @@ func TestSessionPendingElicitation(t *testing.T) {
 	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--elicit-field", "nope=1", "--session", "form"); code != ExitUsage || !strings.Contains(errOut, `no field "nope"`) {
 		t.Errorf("bad field: exit %d, stderr %q", code, errOut)
 	}
-	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--elicit-field", "name=Grace", "--session", "form"); code != 0 {
+	// An array typed as text: refused, saying how to give it as JSON.
+	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--elicit-field", "name=Grace", "--elicit-field", "toppings=cheese, ham", "--session", "form"); code != ExitUsage ||
+		!strings.Contains(errOut, `is not an array: give an array as JSON, e.g. toppings:='["cheese","ham"]'`) {
+		t.Errorf("an array as text: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--elicit-field", "name=Grace", "--elicit-field", `toppings:=["cheese","ham"]`, "--session", "form"); code != 0 {
 		t.Fatalf("answer: exit %d, stderr %q", code, errOut)
 	}
-	if code := call.wait(t); code != 0 || !strings.Contains(call.out.String(), "Grace") || !strings.Contains(call.out.String(), "accept") {
+	if code := call.wait(t); code != 0 || !strings.Contains(call.out.String(), "Grace") || !strings.Contains(call.out.String(), "accept") || !strings.Contains(call.out.String(), "ham") {
 		t.Errorf("the call: exit %d, stdout %q, stderr %q", code, call.out, call.errOut)
+	}
+
+	// The call's own flags take KEY:=JSON alike, and say the same.
+	if code, out, errOut := runLive(t, dir, nil, "call", "elicit", "--elicit-field", "name=Ada", "--elicit-field", `toppings:=["olives"]`, "--session", "form"); code != 0 || !strings.Contains(out, "olives") {
+		t.Errorf("call --elicit-field KEY:=JSON: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, _, errOut := runLive(t, dir, nil, "call", "elicit", "--elicit-field", ":=1", "--session", "form"); code != ExitUsage || !strings.Contains(errOut, "want KEY=VALUE or KEY:=JSON") {
+		t.Errorf("--elicit-field :=1: exit %d, stderr %q", code, errOut)
 	}
 
 	call = startLive(t, dir, "call", "elicit", "--session", "form")
