@@ -242,13 +242,20 @@ func sessionStopRun(_ context.Context, opts *SessionStopOptions) error {
 		if !errors.Is(err, live.ErrNoDaemon) {
 			return sessionError(dir, name, err)
 		}
-		if _, rerr := live.ReadRecord(dir, name); rerr != nil {
+		rec, rerr := live.ReadRecord(dir, name)
+		if rerr != nil {
 			return fmt.Errorf("%w: no session named %s", errConnect, name)
 		}
 		if !live.RemoveUnowned(dir, name) {
 			return fmt.Errorf("%w: session %s is starting (mcpi session list shows it once it runs)", errConnect, name)
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "session %s had ended; its record is removed\n", name)
+		if rec.Live() || rec.State == live.StateLost {
+			// Its daemon ended without a word (killed): nothing was
+			// left to stop, and its files are gone now.
+			fmt.Fprintf(opts.IO.ErrOut, "session %s's daemon (pid %d) was gone already, without saying why (killed?); its files are removed\n", name, rec.PID)
+			return nil
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "session %s had ended; its files are removed\n", name)
 		return nil
 	}
 	// The daemon closes the server, then exits.

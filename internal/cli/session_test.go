@@ -224,6 +224,54 @@ func TestSessionStaleSocketAfterKill(t *testing.T) {
 	}
 }
 
+// sessionFiles returns the files of session name in dir: its socket,
+// record, log and lock.
+func sessionFiles(t *testing.T, dir, name string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, name+".*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A session whose daemon was killed: stop says the daemon was gone and
+// removes every file of the session, its lock included; the name is free.
+func TestSessionStopAfterKill(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	rec := startSession(t, dir, "gone", peerArgs("demo")...)
+	if err := syscall.Kill(rec.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	poll(10*time.Second, func() bool { return syscall.Kill(rec.PID, 0) != nil })
+	code, _, errOut := runLive(t, dir, nil, "session", "stop", "gone")
+	if code != ExitOK || !strings.Contains(errOut, fmt.Sprintf("session gone's daemon (pid %d) was gone already", rec.PID)) {
+		t.Errorf("session stop: exit %d, stderr %q", code, errOut)
+	}
+	if left := sessionFiles(t, dir, "gone"); len(left) != 0 {
+		t.Errorf("session stop left %v", left)
+	}
+	startSession(t, dir, "gone", peerArgs("demo")...)
+	if code, out, _ := runLive(t, dir, nil, "call", "add", "a=1", "b=2", "--session", "gone"); code != 0 || !strings.Contains(out, "3") {
+		t.Fatalf("the name used again: exit %d %q", code, out)
+	}
+}
+
+// A start against a server that never answers leaves no file behind, its
+// lock included.
+func TestSessionStartOnASilentServerLeavesNothing(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	code, _, errOut := runLive(t, dir, nil, append([]string{"session", "start", "mute", "--timeout", "1s"}, peerArgs("hostile:"+mcptest.HostileSilent)...)...)
+	if code != ExitTimeout {
+		t.Errorf("session start: exit %d, stderr %q", code, errOut)
+	}
+	if left := sessionFiles(t, dir, "mute"); len(left) != 0 {
+		t.Errorf("a failed start left %v", left)
+	}
+}
+
 func TestSessionStartFailsLikeOneShot(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)

@@ -104,3 +104,43 @@ func TestLiveStaleSocketRemoved(t *testing.T) {
 		t.Errorf("the stale socket is still there: %v", err)
 	}
 }
+
+// The lock file goes with the session's files. A start that opened it
+// before it went, and locks it after, holds a file no longer the name's:
+// Lock sees it and takes the one at the path, so two never both own a
+// name.
+func TestLockRemovedWithTheSession(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	held, err := Lock(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another start has opened the lock file, not locked it yet.
+	early, err := os.OpenFile(LockPath(dir, "s"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Close()
+	if !RemoveUnowned(dir, "t") || !isAt(held, LockPath(dir, "s")) {
+		t.Fatal("another name's removal touched this one's lock")
+	}
+	Remove(dir, "s")
+	held.Close()
+	if _, err := os.Lstat(LockPath(dir, "s")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the lock file is still there: %v", err)
+	}
+	if isAt(early, LockPath(dir, "s")) {
+		t.Error("a removed lock file is taken for the name's")
+	}
+	again, err := Lock(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if !isAt(again, LockPath(dir, "s")) {
+		t.Error("Lock holds a file that is not at the lock's path")
+	}
+	if _, err := Lock(dir, "s"); !errors.Is(err, ErrLocked) {
+		t.Errorf("a second Lock: %v, want ErrLocked", err)
+	}
+}

@@ -12,9 +12,11 @@ import (
 // touches any file of the session and hands it to the daemon, which holds
 // it as long as it lives (the system lets it go when the daemon ends, by
 // whatever means). Two starts of one name so never both start: the second
-// finds the lock held and leaves every file alone. The lock file is never
-// removed: a start that opened it while another removed it would lock a
-// file nobody else sees.
+// finds the lock held and leaves every file alone. The lock file is removed
+// with the session's other files, by whoever holds it: a start that opened
+// it meanwhile finds, once it has the lock, that the file it locked is no
+// longer the one at its path, and opens it again (Lock), so no two ever
+// hold locks of one name on two files.
 
 // LockPath is a session's lock file.
 func LockPath(dir, name string) string { return filepath.Join(dir, name+".lock") }
@@ -30,7 +32,29 @@ func Lock(dir, name string) (*os.File, error) {
 	if err := EnsureDir(dir); err != nil {
 		return nil, err
 	}
-	path := LockPath(dir, name)
+	for range 100 {
+		f, err := lockFile(LockPath(dir, name), name)
+		if err != nil {
+			return nil, err
+		}
+		if isAt(f, LockPath(dir, name)) {
+			return f, nil
+		}
+		f.Close()
+	}
+	return nil, fmt.Errorf("the lock of session %s: %w", name, ErrLocked)
+}
+
+// isAt reports whether f is still the file at path: a lock file that its
+// holder removed (and another made anew) since f was opened is not.
+func isAt(f *os.File, path string) bool {
+	fi, ferr := f.Stat()
+	pi, perr := os.Lstat(path)
+	return ferr == nil && perr == nil && os.SameFile(fi, pi)
+}
+
+// lockFile opens and locks path, a session's lock file.
+func lockFile(path, name string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscallNoFollow, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("the lock of session %s: %w", name, err)
@@ -56,8 +80,9 @@ func Lock(dir, name string) (*os.File, error) {
 }
 
 // RemoveUnowned deletes the files of a session whose name nobody owns (it
-// ended, or its daemon is gone) and reports whether it did: a session
-// whose daemon runs or starts under that name is left alone.
+// ended, or its daemon is gone), its lock file included, and reports
+// whether it did: a session whose daemon runs or starts under that name
+// is left alone.
 func RemoveUnowned(dir, name string) bool {
 	l, err := Lock(dir, name)
 	if err != nil {

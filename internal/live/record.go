@@ -125,11 +125,14 @@ func Names(dir string) ([]string, error) {
 	return names, nil
 }
 
-// Remove deletes a session's files.
+// Remove deletes a session's files, its lock file included: the caller
+// holds the name's lock.
 func Remove(dir, name string) {
 	os.Remove(SocketPath(dir, name))
 	os.Remove(RecordPath(dir, name))
 	os.Remove(LogPath(dir, name))
+	// Last, while the caller still holds it (see Lock).
+	os.Remove(LockPath(dir, name))
 }
 
 // KeepEnded is how long the record of an ended session stays for list and
