@@ -15,5 +15,5 @@
 // standalone GET stream opening, failing to reopen, or refused. The session
 // above turns these into its health.
 //
-// This package imports only internal/mcp from mcpi.
+// This package imports only internal/mcp and internal/bounds from mcpi.
 package transport

@@ -12,6 +12,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
+
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 )
 
 // StdioOptions says how to spawn a stdio server.
@@ -65,8 +68,16 @@ type writeReq struct {
 	done chan error
 }
 
-// maxStderrLine bounds one stderr line as kept and reported.
-const maxStderrLine = 64 << 10
+// maxStderrLine bounds one stderr line as kept and reported. A longer one
+// is kept cut to half of what one line of a message shows (bounds.MaxLine),
+// its end saying how much of the line was dropped: cut shorter than any
+// later cut of the message that quotes it would make it (the rest of the
+// line is room for the message's own words), that count is the one a
+// person reads.
+const (
+	maxStderrLine = 64 << 10
+	keepLongLine  = bounds.MaxLine / 2
+)
 
 // Spawn starts the server process and returns a connection to it.
 func Spawn(opts StdioOptions) (*Stdio, error) {
@@ -311,10 +322,10 @@ func (s *Stdio) readStderr() {
 	defer close(s.stderrDone)
 	r := bufio.NewReaderSize(drainReader{s.stderr, s.reaped}, 16<<10)
 	for {
-		line, tooLong, err := readLine(r, maxStderrLine, maxStderrLine)
+		line, tooLong, err := readLine(r, maxStderrLine, keepLongLine)
 		text := string(trimEOL(line))
 		if tooLong > 0 {
-			text = fmt.Sprintf("%s… (%d bytes cut)", text, tooLong-len(text))
+			text = cutStderrLine(line, tooLong, err == nil)
 		}
 		if len(line) > 0 {
 			s.mu.Lock()
@@ -329,6 +340,26 @@ func (s *Stdio) readStderr() {
 			return
 		}
 	}
+}
+
+// cutStderrLine is the kept start of a stderr line of total bytes (its
+// newline included, when it had one), without a rune cut in two, and how
+// many bytes of the line were dropped, in the words of bounds.ClipTo.
+func cutStderrLine(kept []byte, total int, newline bool) string {
+	cut := len(kept)
+	for i := len(kept) - 1; i >= 0 && i >= len(kept)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(kept[i]) {
+			if !utf8.FullRune(kept[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	dropped := total - cut
+	if newline {
+		dropped--
+	}
+	return string(kept[:cut]) + "… (" + bounds.Size(int64(dropped)) + " more)"
 }
 
 func (s *Stdio) wait() {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 )
 
 func TestStdioEcho(t *testing.T) {
@@ -262,12 +264,35 @@ func TestStdioStderrLimits(t *testing.T) {
 	if len(events) != 32 {
 		t.Fatalf("tap saw %d stderr lines, want 32", len(events))
 	}
+	// Cut to what one line of a message shows, saying how much of the
+	// line was dropped: a later cut to bounds.MaxLine keeps that count.
 	long := string(events[0].Data)
-	if !strings.HasPrefix(long, strings.Repeat("e", maxStderrLine)) || !strings.Contains(long, "bytes cut)") || len(long) > maxStderrLine+100 {
-		t.Errorf("long stderr line reported as %d bytes ending %q, want the first %d bytes and a note", len(long), long[max(0, len(long)-40):], maxStderrLine)
+	wantLong := strings.Repeat("e", keepLongLine) + "… (" + bounds.Size(100000-keepLongLine) + " more)"
+	msg := strings.Repeat("m", 1000) + ": stderr: " + long
+	if long != wantLong || bounds.ClipTo(msg, bounds.MaxLine) != msg {
+		t.Errorf("long stderr line reported as %d bytes ending %q, want %d bytes ending %q", len(long), long[max(0, len(long)-40):], len(wantLong), wantLong[len(wantLong)-40:])
 	}
 	if string(events[1].Data) != "short" {
 		t.Errorf("line after the long one = %.40q", events[1].Data)
+	}
+}
+
+// A stderr line of 1 GiB says it lost 1 GiB, not what a buffer held; a
+// rune is never cut in two.
+func TestCutStderrLine(t *testing.T) {
+	kept := []byte(strings.Repeat("e", keepLongLine-2) + "é")
+	for _, c := range []struct {
+		kept    []byte
+		total   int
+		newline bool
+		want    string
+	}{
+		{kept, 1<<30 + 1, true, strings.Repeat("e", keepLongLine-2) + "é… (" + bounds.Size(1<<30-keepLongLine) + " more)"},
+		{kept[:keepLongLine-1], 1 << 30, false, strings.Repeat("e", keepLongLine-2) + "… (" + bounds.Size(1<<30-(keepLongLine-2)) + " more)"},
+	} {
+		if got := cutStderrLine(c.kept, c.total, c.newline); got != c.want {
+			t.Errorf("cutStderrLine(%d bytes, %d, %v) ends %q, want %q", len(c.kept), c.total, c.newline, got[len(got)-30:], c.want[len(c.want)-30:])
+		}
 	}
 }
 
