@@ -289,7 +289,7 @@ func keyMsg(k string) tea.KeyPressMsg {
 		"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab, "space": tea.KeySpace,
 		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
 		"backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp,
-		"home": tea.KeyHome, "end": tea.KeyEnd, "f1": tea.KeyF1,
+		"home": tea.KeyHome, "end": tea.KeyEnd, "f1": tea.KeyF1, "delete": tea.KeyDelete,
 	}
 	if r, ok := named[k]; ok {
 		msg := tea.KeyPressMsg{Code: r, Mod: mod}

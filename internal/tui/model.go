@@ -76,9 +76,11 @@ type Model struct {
 	status common.Notice
 
 	composer *composer
-	compose  bool // the composer is open
 	panes    []pane
-	active   int
+	// focus is what is in front of the panes: the one thing that gets
+	// the keys.
+	focus  focus
+	active int
 
 	queue []*common.Request
 	modal *modal
@@ -93,12 +95,11 @@ type Model struct {
 
 	// surface is the server's surface at the last start or list_changed
 	// (with --watch), what the next one is diffed against; diff is the
-	// last diff, shown while showDiff; reloadWhy says what restarted the
+	// last diff, shown while its layer is open; reloadWhy says what restarted the
 	// server, for the next diff's title.
 	surface    *surface.Snapshot
 	surfaceGen int
 	diff       *diffView
-	showDiff   bool
 	reloadWhy  string
 
 	width, height int
@@ -537,21 +538,24 @@ func (m *Model) answered(msg answeredMsg) {
 	m.dropRequest(msg.req)
 	m.status = msg.notice
 	if m.modal != nil && m.modal.req == msg.req {
-		m.modal = nil
+		m.closeLayer(modalLayer)
 		m.openNext()
 	}
 }
 
-// paste goes to the modal, the composer or the pane in front.
+// paste goes to what is in front: the modal, the composer or the pane; the
+// help and the Diff view take no text.
 func (m *Model) paste(msg tea.PasteMsg) tea.Cmd {
-	if m.modal != nil {
+	switch m.focus.front() {
+	case modalLayer:
 		return m.modal.Update(msg, m.opts.OpenURL)
-	}
-	if m.compose {
+	case composerLayer:
 		_, cmd := m.composer.Update(msg, m.conn.client)
 		return cmd
+	case paneLayer:
+		return m.activePane().Update(msg)
 	}
-	return m.activePane().Update(msg)
+	return nil
 }
 
 func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
@@ -596,7 +600,7 @@ func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 		}
 		delete(m.drafts, r)
 		if m.modal != nil && m.modal.req == r {
-			m.modal = nil
+			m.closeLayer(modalLayer)
 		}
 	}
 	// A new request opens itself; one the user set aside waits for ctrl+o.
@@ -642,7 +646,7 @@ func (m *Model) dropSession(why string) {
 	}
 	m.queue = nil
 	clear(m.drafts)
-	m.modal = nil
+	m.closeLayer(modalLayer)
 	m.status.Set("%s dropped: %s", common.Plural(n, "server request"), why)
 }
 
@@ -673,10 +677,21 @@ func (m *Model) openModal(r *common.Request) {
 		m.drafts[r] = m.modal
 	}
 	m.modal.SetSize(m.width, m.paneHeight())
+	m.openLayer(modalLayer)
+}
+
+// openRequests opens the first waiting request, or says there is none.
+func (m *Model) openRequests() {
+	if m.modal == nil {
+		m.openNext()
+	}
+	if m.modal == nil {
+		m.status.Set("no server request is waiting")
+	}
 }
 
 // setAside hides the modal; its request and what was typed wait for ctrl+o.
-func (m *Model) setAside() { m.modal = nil }
+func (m *Model) setAside() { m.closeLayer(modalLayer) }
 
 // losesWork says what quitting now would lose, or "", and the way to keep
 // a request's answer, if one applies. It fits 80 columns.
@@ -697,56 +712,21 @@ func (m *Model) losesWork() (loses, keep string) {
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := m.c.Keys
 	m.status.Clear()
 	armed := m.quitArmed
 	m.quitArmed = false
-	if key.Matches(msg, k.Quit) {
+	if key.Matches(msg, m.c.Keys.Quit) {
 		return m.quit(armed)
 	}
-	if m.help.ShowAll && key.Matches(msg, k.Back) {
-		// The whole help is in front: esc closes it, and nothing under it
-		// hears the key.
-		m.help.ShowAll = false
-		m.resize()
-		return nil
-	}
-	if m.compose && m.modal == nil && !key.Matches(msg, k.Requests) && !key.Matches(msg, k.Reconnect) && !(key.Matches(msg, k.Help) && msg.String() != "?") {
-		closed, cmd := m.composer.Update(msg, m.conn.client)
-		if closed {
-			m.compose = false
-		}
-		return cmd
-	}
-	if m.showDiff && m.modal == nil && !m.compose && m.diffKey(msg) {
-		return nil
-	}
-	if m.modal == nil && key.Matches(msg, k.Composer) {
-		m.compose = true
-		return nil
-	}
-	if cmd, ok := m.globalKey(msg); ok {
-		return cmd
-	}
-	if m.tabKey(msg) {
-		return nil
-	}
-	if m.modal != nil {
-		if key.Matches(msg, k.Later) {
-			m.setAside()
-			m.status.Set("set aside: ctrl+o brings it back, with what you typed")
-			return nil
-		}
-		return m.modal.Update(msg, m.opts.OpenURL)
-	}
-	return m.activePane().Update(msg)
+	return m.routeKey(msg)
 }
 
-// globalKey handles the keys that work everywhere: reconnect, record, the
-// requests, the help, the next and previous tab. ok reports the key was one.
+// globalKey handles the root's keys over the panes: reconnect, record, the
+// diff, the requests, the help, the next and previous tab. ok reports the
+// key was one.
 func (m *Model) globalKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 	k := m.c.Keys
-	inputFocused := m.modal != nil || m.activePane().InputFocused()
+	inputFocused := m.activePane().InputFocused()
 	switch {
 	case key.Matches(msg, k.Reconnect):
 		return m.connect(m.conn.client), true
@@ -756,22 +736,16 @@ func (m *Model) globalKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		m.toggleDiff()
 		return nil, true
 	case key.Matches(msg, k.Requests):
-		if m.modal == nil {
-			m.openNext()
-			if m.modal == nil {
-				m.status.Set("no server request is waiting")
-			}
-		}
+		m.openRequests()
 		return nil, true
 	case key.Matches(msg, k.Help) && (!inputFocused || msg.String() != "?"):
-		// In a text field "?" is typed; f1 still toggles the help.
-		m.help.ShowAll = !m.help.ShowAll
-		m.resize()
+		// In a text field "?" is typed; f1 still opens the help.
+		m.openLayer(helpLayer)
 		return nil, true
-	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.NextTab):
+	case !inputFocused && key.Matches(msg, k.NextTab):
 		m.show((m.active + 1) % len(m.panes))
 		return nil, true
-	case m.modal == nil && !m.activePane().InputFocused() && key.Matches(msg, k.PrevTab):
+	case !inputFocused && key.Matches(msg, k.PrevTab):
 		m.show((m.active + len(m.panes) - 1) % len(m.panes))
 		return nil, true
 	}
@@ -834,9 +808,9 @@ func (m *Model) showFrame(msg common.ShowFrameMsg) tea.Cmd {
 // it back).
 func (m *Model) goTo(i int) {
 	m.show(i)
-	m.showDiff = false
+	m.closeLayer(diffLayer)
 	m.setAside()
-	m.compose = false
+	m.closeLayer(composerLayer)
 }
 
 // lister is a pane with views besides its list (a form, a result, a row
@@ -857,7 +831,7 @@ func (m *Model) show(i int) {
 // would lose an answer being written, a waiting request or a running call,
 // it asks for a second ctrl+c.
 func (m *Model) quit(armed bool) tea.Cmd {
-	if c, ok := m.activePane().(cancelPane); ok && m.modal == nil && !m.compose && c.CancelShown() {
+	if c, ok := m.activePane().(cancelPane); ok && m.focus.onTop() == paneLayer && c.CancelShown() {
 		return nil
 	}
 	if armed {
@@ -888,27 +862,36 @@ func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 func (m *Model) keys() help.KeyMap {
 	k := m.c.Keys
 	var local help.KeyMap = m.activePane()
-	if m.compose {
+	top := m.focus.onTop()
+	switch top {
+	case composerLayer:
 		local = m.composer
-	}
-	if m.showDiff && m.diff != nil && !m.compose {
+	case diffLayer:
 		local = m.diff
-	}
-	if m.modal != nil {
+	case modalLayer:
 		local = m.modal
 	}
 	quit := k.Quit
-	if c, ok := m.activePane().(cancelPane); ok && m.modal == nil && c.HasCalls() {
+	if c, ok := m.activePane().(cancelPane); ok && top == paneLayer && c.HasCalls() {
 		quit.SetHelp("ctrl+c", "cancel/quit")
 	}
 	helpKey := k.Help
-	if m.modal != nil || m.compose || m.activePane().InputFocused() {
+	if top == modalLayer || top == composerLayer || (top == paneLayer && m.activePane().InputFocused()) {
 		helpKey.SetHelp("f1", "help")
 	}
 	if m.help.ShowAll {
 		helpKey.SetHelp(helpKey.Help().Key+"/esc", "close help")
 	}
-	global := []key.Binding{k.NextTab, keymap.WithHelp(k.Tabs[0], "alt+1…0", "pane"), keymap.WithHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.TimelineTab, k.Composer, k.Record, k.Reconnect, k.Requests, k.Diff, helpKey, quit}
+	// The root's keys are listed where they work: over the panes all of
+	// them; in front of a pane only the help and quit (and a request over
+	// the composer).
+	global := []key.Binding{helpKey, quit}
+	switch top {
+	case paneLayer:
+		global = []key.Binding{k.NextTab, keymap.WithHelp(k.Tabs[0], "alt+1…0", "pane"), keymap.WithHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.TimelineTab, k.Composer, k.Record, k.Reconnect, k.Requests, k.Diff, helpKey, quit}
+	case composerLayer:
+		global = []key.Binding{k.Requests, helpKey, quit}
+	}
 	short := dedupe(nil, append(append([]key.Binding{}, local.ShortHelp()...), helpKey, quit))
 	var full [][]key.Binding
 	var seen []key.Binding
@@ -1013,8 +996,9 @@ func (m *Model) tabParts() (parts []string, sep string) {
 		}
 	}
 	sep = " "
-	for _, f := range []tabForm{{letters: -1}, {letters: -1, abbrev: true}, {letters: 3}, {letters: 3, tight: true}, {letters: 1}, {}} {
-		if common.Width(strings.Join(parts, sep)) <= m.width {
+	room := m.width - common.Width(tabPrefix)
+	for _, f := range []tabForm{{letters: -1}, {letters: -1, abbrev: true}, {letters: 3}, {letters: 3, tight: true}, {letters: 2, tight: true}, {letters: 1}, {}} {
+		if common.Width(strings.Join(parts, sep)) <= room {
 			break
 		}
 		for i := range m.panes {
@@ -1030,10 +1014,14 @@ func (m *Model) tabParts() (parts []string, sep string) {
 	return parts, sep
 }
 
+// tabPrefix stands before the tabs: their keys are alt+ the key shown (a
+// bare digit or letter is the pane's, or text in a field).
+const tabPrefix = "alt+ "
+
 // tabAt returns the pane whose tab is at column x of the tab line, or -1.
 func (m *Model) tabAt(x int) int {
 	parts, sep := m.tabParts()
-	start := 0
+	start := common.Width(tabPrefix)
 	for i, p := range parts {
 		end := start + common.Width(p)
 		if x >= start && x < end {
@@ -1063,7 +1051,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		if ms.Button != tea.MouseLeft || ms.Y != strings.Count(m.headerView(), "\n")+1 {
 			return nil
 		}
-		if i := m.tabAt(ms.X); i >= 0 {
+		if i := m.tabAt(ms.X); i >= 0 && m.focus.front() == paneLayer {
 			m.goTo(i)
 		}
 	}
@@ -1110,12 +1098,12 @@ func (m *Model) View() tea.View {
 	b.WriteString(m.tabsView())
 	b.WriteByte('\n')
 	h := m.paneHeight()
-	switch {
-	case m.modal != nil:
+	switch m.focus.onTop() {
+	case modalLayer:
 		b.WriteString(common.Fit(m.modal.View(), m.width, h))
-	case m.compose:
+	case composerLayer:
 		b.WriteString(common.Fit(m.composer.View(), m.width, h))
-	case m.showDiff && m.diff != nil:
+	case diffLayer:
 		b.WriteString(common.Fit(m.diff.View(), m.width, h))
 	default:
 		b.WriteString(common.Fit(m.activePane().View(), m.width, h))
@@ -1130,7 +1118,7 @@ func (m *Model) View() tea.View {
 
 func (m *Model) tabsView() string {
 	parts, sep := m.tabParts()
-	return common.Truncate(strings.Join(parts, sep), m.width)
+	return common.Truncate(m.c.Styles.Tab.Render(tabPrefix)+strings.Join(parts, sep), m.width)
 }
 
 // statusView is the status line: the recording and its file, then the

@@ -180,8 +180,7 @@ func (m *Model) surfaced(msg surfaceMsg) {
 	m.diff = &diffView{c: m.c, title: msg.why + " · " + sum, changes: changes}
 	m.diff.SetSize(m.width, m.paneHeight())
 	if len(changes) > 0 {
-		m.showDiff = true
-		m.compose = false
+		m.openLayer(diffLayer)
 		m.status.Set("%s: %s (alt+d: the diff)", msg.why, sum)
 	} else {
 		m.status.Set("%s: %s", msg.why, sum)
@@ -207,13 +206,19 @@ func diffSummary(cs []surface.Change) string {
 	return s
 }
 
-// diffKey handles the keys of the Diff view; ok reports it took the key.
-func (m *Model) diffKey(msg tea.KeyPressMsg) bool {
+// diffKey handles every key while the Diff view is in front: its own move
+// and close, the help; any other key is swallowed, never passed to the pane
+// it covers.
+func (m *Model) diffKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
 	d := m.diff
 	switch {
 	case key.Matches(msg, k.Back), key.Matches(msg, k.Diff):
-		m.showDiff = false
+		m.closeLayer(diffLayer)
+		return nil
+	case key.Matches(msg, k.Help):
+		m.openLayer(helpLayer)
+		return nil
 	case key.Matches(msg, k.Up):
 		d.offset--
 	case key.Matches(msg, k.Down):
@@ -227,13 +232,14 @@ func (m *Model) diffKey(msg tea.KeyPressMsg) bool {
 	case key.Matches(msg, k.Bottom):
 		d.offset = len(d.lines())
 	default:
-		return false
+		m.status.Set("the Diff view is in front: esc closes it")
+		return nil
 	}
 	d.clamp()
-	return true
+	return nil
 }
 
-// toggleDiff shows or hides the Diff view.
+// toggleDiff shows the Diff view (it closes itself on alt+d).
 func (m *Model) toggleDiff() {
 	switch {
 	case m.diff == nil && m.watching():
@@ -241,8 +247,8 @@ func (m *Model) toggleDiff() {
 	case m.diff == nil:
 		m.status.Set("the Diff view needs mcpi connect --watch PATH")
 	default:
-		m.showDiff = !m.showDiff
 		m.diff.SetSize(m.width, m.paneHeight())
+		m.openLayer(diffLayer)
 	}
 }
 

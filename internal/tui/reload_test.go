@@ -121,12 +121,25 @@ func TestWatchReload(t *testing.T) {
 			t.Errorf("the Diff view lacks %q:\n%s", want, s)
 		}
 	}
+	// What is typed at the Diff view stays there: nothing reaches the
+	// form it covers, and ctrl+s sends no call.
+	h.typeText("Zed")
+	h.press("ctrl+s", "ctrl+s", "?")
+	h.waitText("?/esc", "close help")
+	h.press("esc")
 	// The view closes; the form and what was typed are still there, and
 	// the form follows the new schema: its new field is there.
 	h.press("esc")
-	h.waitText("hello", "loud")
+	s = h.waitText("hello", "loud")
+	if strings.Contains(s, "Zed") || strings.Contains(s, "call #1") {
+		t.Errorf("keys typed at the Diff view reached the form:\n%s", s)
+	}
 	h.press("alt+d")
 	h.waitText("Diff · restarted")
+	// The Diff view takes every key: a tab's key does not leave it.
+	h.press("alt+0")
+	h.waitText("the Diff view is in front: esc closes it")
+	h.press("esc")
 	h.press("alt+0")
 	h.waitText("build: server.go:3:2: undefined: x", "build: more detail")
 
@@ -188,4 +201,42 @@ func TestListChangedShowsTheDiff(t *testing.T) {
 	if !strings.Contains(s, "/tools/fetch") {
 		t.Errorf("the Diff view lacks the removed tool:\n%s", s)
 	}
+}
+
+// TestRerunMeetsTheNewSchema: r on a result after a restart that changed
+// the tool's schema sends nothing; the form opens on the old arguments with
+// the problem said, as e then ctrl+s would.
+func TestRerunMeetsTheNewSchema(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(file, []byte(toolsV1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reloads := make(chan Reload, 1)
+	h := start(t, 110, 30, func(o *Options) {
+		o.Reloads = reloads
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			return dialPeer(ctx, hk, toolsFilePeer+file)
+		}
+	})
+	h.waitText("echo", "fetch", "(2/2)")
+	h.waitModel("the start's surface listed", func(m *Model) bool { return m.surface != nil })
+	h.press("enter")
+	h.waitText("text")
+	h.typeText("hi")
+	h.press("ctrl+s")
+	h.waitText("call #1", "called")
+	if err := os.WriteFile(file, []byte(toolsV2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reloads <- Reload{Changed: []string{file}, Count: 1}
+	h.waitText("Diff · restarted")
+	h.press("esc")
+	h.press("r")
+	s := h.waitText("press ctrl+s again to send anyway", "loud")
+	if strings.Contains(s, "call #2") {
+		t.Errorf("r sent the old arguments to the changed tool:\n%s", s)
+	}
+	// Sent anyway, as a debugger must be able to.
+	h.press("ctrl+s")
+	h.waitText("call #2")
 }

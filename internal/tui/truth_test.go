@@ -140,7 +140,7 @@ func TestTabCountsAt80(t *testing.T) {
 	h.press("enter")
 	h.typeText("q")
 	h.press("ctrl+s")
-	h.waitText("5Req(1)", "1 request waiting")
+	h.waitText("5Re(1)", "1 request waiting")
 }
 
 // A log row opens in full; the logger column is as wide as the loggers.

@@ -44,15 +44,16 @@ func TestToolsPane(t *testing.T) {
 	}
 }
 
-// The tab line gives up padding before it shortens titles, then numbers only.
+// The tab line says the tabs' keys are alt+ the key shown, and gives up
+// padding before it shortens titles, then numbers only.
 func TestTabsFitTheWidth(t *testing.T) {
 	for width, want := range map[int]string{
-		155: "[1 Tools]  2 Resources  3 Templates  4 Prompts ",
-		140: "[1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
-		120: "[1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
-		100: "[1 Tools] 2 Res 3 Tem 4 Pro",
-		60:  "[1 Tools] 2 3 4 5 6 7 8 9(1) 0 i k s m",
-		80:  "[1 Tools] 2Res 3Tem 4Pro 5Req 6Roo 7Wir 8Log 9Not",
+		160: "alt+ [1 Tools]  2 Resources  3 Templates  4 Prompts ",
+		140: "alt+ [1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
+		120: "alt+ [1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
+		100: "alt+ [1 Tools] 2 Res 3 Tem 4 Pro",
+		60:  "alt+ [1 Tools] 2 3 4 5 6 7 8 9(1) 0 i k s m",
+		80:  "alt+ [1 Tools] 2Re 3Te 4Pr 5Re 6Ro 7Wi 8Lo 9No",
 	} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			h := start(t, width, 24)
@@ -235,11 +236,16 @@ func TestSamplingModal(t *testing.T) {
 	// "?" is typed into the reply; f1 shows the whole help and hides it.
 	h.typeText("Four?")
 	h.press("f1")
-	h.waitText("alt+1…0 pane", "│ Four?")
+	// The whole help lists what works here: the request's keys, not the
+	// tabs it covers.
+	s := h.waitText("esc    later", "f1/esc close help", "│ Four?")
+	if strings.Contains(s, "alt+1…0") {
+		t.Errorf("the help over a request lists the tabs' keys:\n%s", s)
+	}
 	h.press("f1")
-	h.waitFor("the short help", func(s string) bool { return !strings.Contains(s, "alt+1…0 pane") })
+	h.waitFor("the short help", func(s string) bool { return !strings.Contains(s, "close help") })
 	h.press("ctrl+s")
-	s := h.waitText("✓ done", "Four?", `model "mcpi-user"`)
+	s = h.waitText("✓ done", "Four?", `model "mcpi-user"`)
 	if strings.Contains(s, "request waiting") {
 		t.Errorf("the answered request is still queued:\n%s", s)
 	}

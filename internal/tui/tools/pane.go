@@ -587,6 +587,21 @@ func (p *Pane) rerun(c *Call) tea.Cmd {
 		p.notice.Failf("the server does not list %s now", c.Tool.Name)
 		return nil
 	}
+	// The arguments meet the tool's schema as it is now (a --watch restart
+	// may have changed it), the same check as e then ctrl+s: where they no
+	// longer fit, the form opens on them with the problems, and ctrl+s
+	// there sends them anyway.
+	p.openForm(t)
+	f := p.forms[t.Name]
+	f.SetValues(c.Args)
+	if _, refused, err := f.Send(); err != nil || refused != nil {
+		if err != nil {
+			p.notice.Failf("call #%d's arguments do not fit %s now: %v", c.ID, t.Name, err)
+		} else {
+			p.notice = form.Refusal(refused, k(p.c.Keys.Submit), "send")
+		}
+		return nil
+	}
 	p.nextID++
 	ctx, cancel := context.WithCancel(p.c.Ctx)
 	again := &Call{ID: p.nextID, Tool: t, Args: c.Args, AsTask: c.AsTask, Start: p.c.Now(), State: Running, cancel: cancel}
