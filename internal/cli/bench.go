@@ -18,6 +18,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/load"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
@@ -190,18 +191,17 @@ type benchConn struct {
 // benchRun connects, builds the iteration, runs the load and reports.
 func benchRun(ctx context.Context, opts *BenchOptions) error {
 	var file *collection.File
-	var red secrets
+	var red *record.Redactor
 	if opts.Collection != "" {
 		var err error
 		if file, err = collection.ReadFile(opts.IO.Path(opts.Collection)); err != nil {
 			return &FlagError{Err: err}
 		}
 		// The environment's secrets the file uses: never in the report.
-		red = fileSecrets(file, opts.env)
-		opts.Target.secrets = append(opts.Target.secrets, red.values...)
+		red = opts.redactorOf(file, opts.env)
 		if !opts.cliTarget {
 			if err := opts.Target.fromCollection(file, opts.env); err != nil {
-				return errors.New(red.text(err.Error()))
+				return errors.New(red.Text(err.Error()))
 			}
 		}
 		if opts.Connections == connectionsOne && opts.Concurrency > 1 && answersAny(file) {
@@ -307,11 +307,11 @@ func contentText(blocks []mcp.Content) string {
 
 // collectionSteps is the iteration of a collection: its steps in order,
 // each worker with its own captures.
-func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchConn, red secrets) []load.Step {
+func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchConn, red *record.Redactor) []load.Step {
 	runners := make([]*collection.Runner, opts.Concurrency)
 	for w := range runners {
 		bc := conns[w%len(conns)]
-		runners[w] = collection.NewRunner(bc.c, bc.h, opts.env, red.text)
+		runners[w] = collection.NewRunner(bc.c, bc.h, opts.env, red.String)
 	}
 	steps := make([]load.Step, len(file.Steps))
 	for i := range file.Steps {
@@ -326,9 +326,9 @@ func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchCon
 			if err != nil {
 				out = outcomeOf(r.Client, err)
 			} else {
-				out = stepOutcome(red.step(rep))
+				out = stepOutcome(rep)
 			}
-			out.Message = red.text(out.Message)
+			out.Message = red.Text(out.Message)
 			return out
 		}}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/collection/report"
+	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/save"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -92,7 +93,11 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 	var reports []report.File
 	var firstErr error
 	firstAt := -1
-	out := report.NewWriter(opts.IO.Out, opts.reportFormat(), opts.Update)
+	format := opts.reportFormat()
+	// The report is the one document on stdout, a file that could not
+	// run to its end included: the connections print no JSON error.
+	opts.JSON = false
+	out := report.NewWriter(opts.IO.Out, format, opts.Update)
 	for _, path := range opts.Files {
 		rep, err := runCollection(ctx, opts, path, out)
 		reports = append(reports, rep)
@@ -106,8 +111,8 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 			// What ran is reported, the rest is not run.
 			break
 		}
-		if !opts.JSON && !opts.TAP {
-			fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s: %s\n", path, oneLine(rep.Error))
+		if format == report.Text {
+			fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s: %s\n", rep.File, oneLine(rep.Error.String()))
 		}
 	}
 	sum := report.Summarize(reports)
@@ -116,7 +121,7 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 			return fmt.Errorf("--junit: %w", err)
 		}
 	}
-	if opts.JSON {
+	if format == report.JSON {
 		if err := writeJSON(opts.IO, sum.Document(opts.Update)); err != nil {
 			return err
 		}
@@ -124,7 +129,7 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 	out.End(sum)
 	switch {
 	case firstErr != nil:
-		return errSilent{code: exitCodeFor(firstErr), what: oneLine(reports[firstAt].Error), kind: errorKind(firstErr)}
+		return errSilent{code: exitCodeFor(firstErr), what: oneLine(reports[firstAt].Error.String()), kind: errorKind(firstErr)}
 	case sum.Failed > 0:
 		return errSilent{code: ExitToolError, what: fmt.Sprintf("%d step(s) failed", sum.Failed)}
 	}
@@ -155,12 +160,24 @@ func writeJUnit(path string, files []report.File) error {
 // runCollection runs one file's steps on one connection; its error is
 // why the file could not run to its end.
 func runCollection(ctx context.Context, opts *TestOptions, path string, out *report.Writer) (rep report.File, err error) {
-	rep = report.File{File: path, Steps: []collection.StepReport{}, Started: opts.now()}
-	var red secrets
+	var red *record.Redactor // the target's secrets, once known
+	rep = report.File{File: red.Clean(path), Steps: []report.Step{}, Started: opts.now()}
+	var steps []collection.StepReport
 	defer func() {
 		rep.Elapsed = opts.now().Sub(rep.Started)
+		for _, s := range steps {
+			rep.Steps = append(rep.Steps, report.NewStep(red, s))
+			if opts.Update {
+				// With --update a step's verdict waits for the update.
+				out.Step(rep.File, rep.Steps[len(rep.Steps)-1])
+			}
+		}
 		if err != nil {
-			rep.Error = red.text(err.Error())
+			rep.Error = red.Clean(err.Error())
+		}
+		rep.OK = err == nil
+		for _, s := range rep.Steps {
+			rep.OK = rep.OK && s.OK
 		}
 	}()
 	full := opts.IO.Path(path)
@@ -169,22 +186,22 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *rep
 		return rep, &FlagError{Err: err}
 	}
 	file.Path = path
-	red = opts.secretsOf(file)
+	red = opts.redactorOf(file, opts.env)
+	rep.File = red.Clean(path)
 	if err := opts.fileTarget(file); err != nil {
 		return rep, err
 	}
-	out.File(path)
+	out.File(rep.File)
 	o := &opts.ConnOptions
 	o.roots = nil
 	h := o.collectionHandler()
 	err = o.withHooks(ctx, connHooks{handler: h}, func(c *session.Client) error {
-		r := collection.NewRunner(c, h, opts.env, red.text)
+		r := collection.NewRunner(c, h, opts.env, red.String)
 		for i := range file.Steps {
 			s, err := r.Step(ctx, &file.Steps[i])
-			rep.Steps = append(rep.Steps, s)
+			steps = append(steps, s)
 			if !opts.Update {
-				// With --update a step's verdict waits for the update.
-				out.Step(path, red.step(s))
+				out.Step(rep.File, report.NewStep(red, s))
 			}
 			if err != nil {
 				return err
@@ -195,17 +212,7 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *rep
 	if err == nil && opts.Update {
 		// A snapshot that cannot be written is the file's error; its
 		// steps are still reported.
-		rep.Updated, err = updateSnapshots(opts, full, data, file, rep.Steps, red)
-	}
-	for i := range rep.Steps {
-		rep.Steps[i] = red.step(rep.Steps[i])
-		if opts.Update {
-			out.Step(path, rep.Steps[i])
-		}
-	}
-	rep.OK = err == nil
-	for _, s := range rep.Steps {
-		rep.OK = rep.OK && s.OK
+		rep.Updated, err = updateSnapshots(opts, full, data, file, steps, red)
 	}
 	return rep, err
 }
@@ -227,14 +234,14 @@ func readCollection(path string) ([]byte, *collection.File, error) {
 // updateSnapshots writes the snapshots that changed into the file (in
 // place, atomically) and says what changed; it marks those steps passed
 // when the snapshot was their only failure.
-func updateSnapshots(opts *TestOptions, path string, data []byte, file *collection.File, steps []collection.StepReport, red secrets) (int, error) {
+func updateSnapshots(opts *TestOptions, path string, data []byte, file *collection.File, steps []collection.StepReport, red *record.Redactor) (int, error) {
 	texts := map[int]string{}
 	for i := range steps {
 		s := &steps[i]
 		if s.Text == nil || !snapshotFailed(s.Failures) {
 			continue
 		}
-		if red.holds(*s.Text) {
+		if red.Holds(*s.Text) {
 			s.Failures = append(s.Failures, collection.Failure{Path: "snapshot",
 				Message: "snapshot: the result's text holds a secret of the environment: not written into the file"})
 			continue
@@ -254,9 +261,9 @@ func updateSnapshots(opts *TestOptions, path string, data []byte, file *collecti
 	for i := range texts {
 		s := &steps[i]
 		old := file.Steps[i].Expect.Snapshot
-		fmt.Fprintf(opts.IO.ErrOut, "%s:%d: snapshot of %s updated\n", file.Path, file.Steps[i].Line, sanitize(s.Name, false))
+		fmt.Fprintf(opts.IO.ErrOut, "%s:%d: snapshot of %s updated\n", red.Clean(file.Path), file.Steps[i].Line, sanitize(red.String(s.Name), false))
 		for _, l := range snapshotDiff(old, texts[i]) {
-			fmt.Fprintf(opts.IO.ErrOut, "    %s\n", l)
+			fmt.Fprintf(opts.IO.ErrOut, "    %s\n", red.Clean(l))
 		}
 		var rest []collection.Failure
 		for _, f := range s.Failures {

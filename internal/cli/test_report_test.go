@@ -3,16 +3,18 @@ package cli
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/mcpi-dev/mcpi/internal/collection/report"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/record/redacttest"
 )
 
 // antSchema returns the Ant junit task's schema (JUnit.xsd) and node, or
@@ -257,8 +259,8 @@ func TestSecretsStayOut(t *testing.T) {
 				t.Errorf("%v: the secret reached the report (%q):\n%s\n%s", args, leak, out, errOut)
 			}
 		}
-		if !strings.Contains(out, redacted) {
-			t.Errorf("%v: no %s in the report:\n%s", args, redacted, out)
+		if !strings.Contains(out, record.Redacted) {
+			t.Errorf("%v: no %s in the report:\n%s", args, record.Redacted, out)
 		}
 	}
 	for _, f := range []string{trace, report, path} {
@@ -269,7 +271,7 @@ func TestSecretsStayOut(t *testing.T) {
 	}
 	// mcpi bench on the collection: its report's examples neither.
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "bench", path, "-n", "3", "-c", "1", "--json")...)
-	if code != ExitToolError || strings.Contains(out+errOut, "0123456789") || !strings.Contains(out, redacted) {
+	if code != ExitToolError || strings.Contains(out+errOut, "0123456789") || !strings.Contains(out, record.Redacted) {
 		t.Errorf("bench: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -279,9 +281,7 @@ func TestSecretsStayOut(t *testing.T) {
 func TestUpdateRefusedIsReported(t *testing.T) {
 	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n    expect: {snapshot: old, count: 1}\n")
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", "--update", "--json", path)...)
-	var doc struct {
-		Files []report.File
-	}
+	var doc jsonReport
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitUsage || len(doc.Files) != 1 || len(doc.Files[0].Steps) != 1 || !strings.Contains(doc.Files[0].Error, "flow") {
 		t.Errorf("exit %d, %v\n%s\n%s", code, err, out, errOut)
 	}
@@ -331,16 +331,63 @@ steps:
 	}
 }
 
-// TestSecretForms: a secret is hidden as written, JSON-escaped once or
-// twice, and as Go quotes each.
-func TestSecretForms(t *testing.T) {
-	const v = `hunter2"very\secret`
-	s := secrets{values: []string{v}}
-	inner, _ := json.Marshal(map[string]string{"SECRET_TOKEN": v})
-	outer, _ := json.Marshal(string(inner))
-	for _, text := range []string{v, string(inner), string(outer), strconv.Quote(string(inner)), strconv.Quote(v)} {
-		if got := s.text(text); strings.Contains(got, "hunter2") {
-			t.Errorf("%s shows as %s", text, got)
-		}
+// TestTestReportIsOneRedactedDocument: under --json, stdout is exactly one
+// JSON document, also when the server cannot be reached or dies
+// mid-run, and no report, error or -v line shows a secret of the
+// environment in any spelling; a value that is not one (a path) stays
+// readable.
+func TestTestReportIsOneRedactedDocument(t *testing.T) {
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := closed.Addr().(*net.TCPAddr).Port
+	closed.Close()
+	dir := t.TempDir()
+	t.Setenv("MCPI_TEST_DIR", dir)
+	exe, _ := json.Marshal(os.Args[0])
+	for i, secret := range redacttest.Secrets {
+		t.Setenv(fmt.Sprintf("MCPI_TEST_KEY_%d", i), secret)
+		t.Setenv(fmt.Sprintf("MCPI_TEST_PASSWORD_%d", i), secret)
+	}
+	var args, keys []string
+	for i := range redacttest.Secrets {
+		args = append(args, fmt.Sprintf(`"--x=${MCPI_TEST_PASSWORD_%d}"`, i))
+		keys = append(keys, fmt.Sprintf("k%d=${MCPI_TEST_KEY_%d}", i, i))
+	}
+	server := func(peer string) string {
+		return "server:\n  command: [" + string(exe) + `, "-test.run=^$", "--", "${MCPI_TEST_DIR}/crashy.py", ` + strings.Join(args, ", ") + "]\n" +
+			"steps:\n  - call: echo\n    args: {text: \"" + peer + "\"}\n"
+	}
+	for _, tc := range []struct {
+		name, file, peer string
+		code             ExitCode
+	}{
+		{"unreachable", fmt.Sprintf("server: {url: \"http://127.0.0.1:%d/mcp?%s\"}\nsteps: [{call: echo}]\n", port, strings.Join(keys, "&")), "", ExitConnect},
+		{"dies mid-run", server("x"), "hostile:" + mcptest.HostileCrash, ExitConnect},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(mcptest.PeerEnv, tc.peer)
+			path := writeCollection(t, tc.file)
+			code, out, errOut := runCLI(t, "", "test", "--json", "-v", path)
+			dec := json.NewDecoder(strings.NewReader(out))
+			var doc jsonReport
+			if err := dec.Decode(&doc); err != nil || dec.More() || code != tc.code {
+				t.Fatalf("exit %d (want %d), not one JSON document (%v):\n%s\n%s", code, tc.code, err, out, errOut)
+			}
+			if len(doc.Files) != 1 || doc.Files[0].Error == "" || doc.OK {
+				t.Errorf("the report does not say why: %+v", doc)
+			}
+			for _, s := range redacttest.Secrets {
+				for _, leak := range redacttest.Leaks(s) {
+					if strings.Contains(out+errOut, leak) {
+						t.Errorf("%q (of %q) shown:\n%s\n%s", leak, s, out, errOut)
+					}
+				}
+			}
+			if tc.peer != "" && !strings.Contains(errOut, dir+"/crashy.py") {
+				t.Errorf("-v does not show the path:\n%s", errOut)
+			}
+		})
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpi-dev/mcpi/internal/collection/report"
+	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -151,18 +151,30 @@ func TestTestFails(t *testing.T) {
 	}
 }
 
+// jsonReport is the --json document of mcpi test.
+type jsonReport struct {
+	OK             bool
+	Passed, Failed int
+	Updated        int
+	Files          []struct {
+		File  string
+		OK    bool
+		Error string
+		Steps []struct {
+			Name     string
+			OK       bool
+			Failures []collection.Failure
+		}
+	}
+}
+
 func TestTestJSON(t *testing.T) {
 	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n    expect: {text: {equals: ho}}\n")
 	code, out, _ := runCLI(t, "", with(peerArgs("demo"), "test", "--json", path)...)
 	if code != ExitToolError {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	var doc struct {
-		OK     bool
-		Passed int
-		Failed int
-		Files  []report.File
-	}
+	var doc jsonReport
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -56,10 +56,25 @@ type File struct {
 	// Server is the server the file names; nil when it takes the TARGET
 	// from the command line.
 	Server *Server `yaml:"server"`
-	Steps  []Step  `yaml:"steps"`
+	// Secrets names the environment variables whose values no report,
+	// trace or -v line may show, whatever their names (a name that says
+	// credential, API_KEY, is one without being listed).
+	Secrets []string `yaml:"secrets"`
+	Steps   []Step   `yaml:"steps"`
 	// Refs are the names the file's `${NAME}`s refer to, in the order
 	// they first appear: captures or environment variables.
 	Refs []string `yaml:"-"`
+}
+
+// MarksSecret reports whether the file's secrets: key names the
+// environment variable name.
+func (f *File) MarksSecret(name string) bool {
+	for _, s := range f.Secrets {
+		if s == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Server names the server of a collection: exactly one of its fields.
@@ -328,7 +343,7 @@ func Parse(data []byte) (*File, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: a collection is a mapping with server and steps", root.Line)
 	}
-	if err := knownKeys(root, "server", "steps"); err != nil {
+	if err := knownKeys(root, "server", "secrets", "steps"); err != nil {
 		return nil, err
 	}
 	var f File
@@ -550,6 +565,11 @@ func (f *File) check() error {
 		}
 		if n != 1 {
 			return errors.New("server: give exactly one of command, url and config")
+		}
+	}
+	for _, name := range f.Secrets {
+		if !validName(name) {
+			return fmt.Errorf("secrets: %q is not the name of an environment variable (letters, digits and _)", name)
 		}
 	}
 	if len(f.Steps) == 0 {

@@ -13,18 +13,23 @@ import (
 
 // StepReport is the report of one step.
 type StepReport struct {
-	Name       string    `json:"name"`
-	Kind       string    `json:"kind"`
-	Line       int       `json:"line"`
-	OK         bool      `json:"ok"`
-	DurationMS float64   `json:"durationMs"`
-	Failures   []Failure `json:"failures,omitempty"`
-	// Updated says --update wrote this step's new snapshot.
-	Updated bool `json:"updated,omitempty"`
+	Name string `json:"name"`
+	Outcome
+	Failures []Failure `json:"failures,omitempty"`
 	// RPCErr is the server's JSON-RPC error, when the request got one.
 	RPCErr error `json:"-"`
 	// Text is the result's text, for a step with a snapshot.
 	Text *string `json:"-"`
+}
+
+// Outcome is what a step's report says besides its texts.
+type Outcome struct {
+	Kind       string  `json:"kind"`
+	Line       int     `json:"line"`
+	OK         bool    `json:"ok"`
+	DurationMS float64 `json:"durationMs"`
+	// Updated says --update wrote this step's new snapshot.
+	Updated bool `json:"updated,omitempty"`
 }
 
 // Runner runs the steps of one file on one connection: their captures
@@ -48,7 +53,7 @@ func NewRunner(c *session.Client, h *Handler, env func(string) (string, bool), r
 // Step runs one step and reports it; the error is one that ends the file
 // (the connection failed), not a failed expectation.
 func (r *Runner) Step(ctx context.Context, written *Step) (StepReport, error) {
-	rep := StepReport{Name: written.Title(), Kind: written.Kind(), Line: written.Line}
+	rep := StepReport{Name: written.Title(), Outcome: Outcome{Kind: written.Kind(), Line: written.Line}}
 	s, err := written.Expand(r.Vars)
 	if err != nil {
 		rep.Failures = []Failure{{Message: err.Error()}}

@@ -40,7 +40,7 @@ var (
 		"internal/apphost":     {"internal/apps", "internal/bounds", "internal/browser", "internal/mcp", "internal/safetext", "internal/session", "internal/transport"},
 		"cmd/mcpi":             {"internal/cli"},
 
-		"internal/collection/report": {"internal/collection", "internal/safetext"},
+		"internal/collection/report": {"internal/collection", "internal/record", "internal/safetext"},
 	}
 	forbidden = map[string][]string{
 		"internal/record":       {"internal/session", "internal/cli", "internal/tui"},
@@ -54,7 +54,7 @@ var (
 		"internal/surface":      {"internal/cli", "internal/tui", "internal/live", "internal/daemon"},
 	}
 	// testOnly packages are imported by tests alone.
-	testOnly = []string{"internal/mcptest", "internal/auth/authtest"}
+	testOnly = []string{"internal/mcptest", "internal/auth/authtest", "internal/record/redacttest"}
 	// terminal and command-line libraries stay out of the core.
 	noFrontEnd = map[string][]string{
 		"internal/session":   {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"encoding/xml"
+	"html"
 	"net/http"
 	"net/url"
 	"slices"
@@ -32,9 +34,9 @@ const MinSecretLen = 4
 // JSON strings, decoded, so that a secret written with escapes
 // ("p\u00e4ss") is found too.
 type Redactor struct {
-	secrets [][]byte // longest first, so that a secret containing another goes first
-	// escaped holds the forms a secret takes inside a URL.
-	escaped []string
+	// secrets are every spelling of every secret (Spellings), longest
+	// first, so that a spelling containing another goes first.
+	secrets [][]byte
 }
 
 // JSONForms returns s and the forms it takes inside JSON strings: escaped
@@ -54,7 +56,8 @@ func JSONForms(s string) []string {
 }
 
 // NewRedactor returns a Redactor that also replaces each of secrets
-// (values shorter than MinSecretLen are ignored).
+// (values shorter than MinSecretLen are ignored), in every spelling a
+// report or a trace may give it (Spellings).
 func NewRedactor(secrets []string) *Redactor {
 	r := &Redactor{}
 	seen := map[string]bool{}
@@ -62,27 +65,66 @@ func NewRedactor(secrets []string) *Redactor {
 		if len(s) < MinSecretLen || seen[s] {
 			continue
 		}
-		seen[s] = true
-		r.secrets = append(r.secrets, []byte(s))
-		// A secret with a quote or a backslash is written escaped in a
-		// JSON string, and twice escaped in JSON text inside one (a tool
-		// that returns its environment as JSON text): each form is a
-		// secret too.
-		for _, f := range JSONForms(s)[1:] {
+		for _, f := range Spellings(s) {
 			if !seen[f] {
 				seen[f] = true
 				r.secrets = append(r.secrets, []byte(f))
 			}
 		}
-		for _, e := range []string{url.QueryEscape(s), url.PathEscape(s)} {
-			if e != s && !seen[e] {
-				seen[e] = true
-				r.escaped = append(r.escaped, e)
-			}
-		}
 	}
 	slices.SortFunc(r.secrets, func(a, b []byte) int { return cmp.Compare(len(b), len(a)) })
 	return r
+}
+
+// Spellings are the ways s may be written in what mcpi writes: as it is;
+// escaped in a JSON string, once or twice (JSON text inside a JSON
+// string); quoted as Go quotes it (a failure, a command line), also after
+// JSON; escaped in XML (JUnit) and in HTML's way; inside single quotes in
+// a shell (both ways of writing a quote there); and escaped in a URL's
+// query or path. A secret cut in two by a report's bound is caught by
+// String, not listed here.
+func Spellings(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(f string) {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	for _, f := range JSONForms(s) {
+		add(f)
+		q := strconv.Quote(f)
+		add(q[1 : len(q)-1])
+		q = strconv.QuoteToASCII(f)
+		add(q[1 : len(q)-1])
+	}
+	var x strings.Builder
+	_ = xml.EscapeText(&x, []byte(s))
+	add(x.String())
+	add(html.EscapeString(s))
+	add(xmlEntities.Replace(s))
+	add(strings.ReplaceAll(s, "'", `'\''`))
+	add(strings.ReplaceAll(s, "'", `'"'"'`))
+	add(url.QueryEscape(s))
+	add(url.PathEscape(s))
+	return out
+}
+
+// xmlEntities escapes as XML's named entities do.
+var xmlEntities = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
+
+// Holds reports whether s holds a secret, in any of its spellings.
+func (r *Redactor) Holds(s string) bool {
+	if r == nil {
+		return false
+	}
+	for _, sec := range r.secrets {
+		if strings.Contains(s, string(sec)) {
+			return true
+		}
+	}
+	return r.cutHalves(s) != s
 }
 
 // secretWords mark a header or query parameter as a credential when
@@ -110,8 +152,32 @@ func IsSecretHeader(name string) bool {
 // plainly named values ("MODE=demo") stay, or a trace would lose every
 // occurrence of an ordinary word.
 func IsSecretEnv(name, value string) bool {
-	return containsAny(strings.ToLower(name), secretWords) || len(value) >= minSecretEnvLen
+	return IsSecretName(name) || len(value) >= minSecretEnvLen
 }
+
+// IsSecretName reports whether the name of an environment variable says
+// that it holds a credential (API_KEY, GITHUB_TOKEN, DB_PASSWORD...),
+// whatever its value.
+func IsSecretName(name string) bool {
+	return containsAny(strings.ToLower(name), secretWords)
+}
+
+// Clean is text that crossed a Redactor: only Redactor.Clean makes one,
+// so that a report written of Clean values cannot hold a byte the
+// redactor did not see. Its zero value is the empty text.
+type Clean struct{ s string }
+
+// Clean redacts s as Text does.
+func (r *Redactor) Clean(s string) Clean { return Clean{s: r.Text(s)} }
+
+// String is the redacted text.
+func (c Clean) String() string { return c.s }
+
+// IsZero reports whether c is empty (json's omitzero).
+func (c Clean) IsZero() bool { return c.s == "" }
+
+// MarshalText writes the redacted text (JSON, XML).
+func (c Clean) MarshalText() ([]byte, error) { return []byte(c.s), nil }
 
 // minSecretEnvLen is the length from which any env value counts as secret.
 const minSecretEnvLen = 12
@@ -319,7 +385,8 @@ func indexURL(s string) int {
 	return i
 }
 
-// String replaces every secret value in s.
+// String replaces every secret value in s, in each of its spellings, and
+// what a cut left of one beside the "…" that marks the cut.
 func (r *Redactor) String(s string) string {
 	if r == nil {
 		return s
@@ -329,12 +396,68 @@ func (r *Redactor) String(s string) string {
 			s = strings.ReplaceAll(s, string(sec), Redacted)
 		}
 	}
-	for _, e := range r.escaped {
-		if strings.Contains(s, e) {
-			s = strings.ReplaceAll(s, e, Redacted)
+	return r.cutHalves(s)
+}
+
+// cutMark is how mcpi marks a cut (bounds.ClipTo and the reports).
+const cutMark = "…"
+
+// cutHalves replaces, beside each cut mark of s, the part of a secret (in
+// any spelling) the cut left: its beginning before the mark, its end
+// after it (at least MinSecretLen bytes of it).
+func (r *Redactor) cutHalves(s string) string {
+	if !strings.Contains(s, cutMark) || len(r.secrets) == 0 {
+		return s
+	}
+	var b strings.Builder
+	rest := s
+	for {
+		i := strings.Index(rest, cutMark)
+		if i < 0 {
+			break
+		}
+		before := rest[:i]
+		for _, sec := range r.secrets {
+			if n := longestSuffixPrefix(before, string(sec)); n >= MinSecretLen {
+				before = before[:len(before)-n] + Redacted
+				break
+			}
+		}
+		b.WriteString(before)
+		b.WriteString(cutMark)
+		rest = rest[i+len(cutMark):]
+		for _, sec := range r.secrets {
+			if n := longestPrefixSuffix(rest, string(sec)); n >= MinSecretLen {
+				b.WriteString(Redacted)
+				rest = rest[n:]
+				break
+			}
 		}
 	}
-	return s
+	b.WriteString(rest)
+	return b.String()
+}
+
+// longestSuffixPrefix is the length of the longest end of s that begins
+// sec (shorter than sec: a whole one is already out).
+func longestSuffixPrefix(s, sec string) int {
+	for n := min(len(s), len(sec)-1); n > 0; n-- {
+		if strings.HasSuffix(s, sec[:n]) {
+			return n
+		}
+	}
+	return 0
+}
+
+// longestPrefixSuffix is the length of the longest beginning of s that
+// ends sec.
+func longestPrefixSuffix(s, sec string) int {
+	for n := min(len(s), len(sec)-1); n > 0; n-- {
+		if strings.HasPrefix(s, sec[len(sec)-n:]) {
+			return n
+		}
+	}
+	return 0
 }
 
 // Bytes replaces every secret value in b, which may be anything (a bad

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/record/redacttest"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 func TestRedactURL(t *testing.T) {
@@ -215,5 +219,56 @@ func TestSecretInJSONTextInJSON(t *testing.T) {
 	}
 	if got := r.String("stderr: " + string(inner)); strings.Contains(got, "hunter2") {
 		t.Errorf("a stderr line keeps it: %s", got)
+	}
+}
+
+// TestEverySpellingIsRedacted: each spelling of a secret a report may
+// give it, and what a cut leaves of one, is redacted by every method a
+// writer calls, and by a trace's events.
+func TestEverySpellingIsRedacted(t *testing.T) {
+	r := NewRedactor(redacttest.Secrets)
+	for _, secret := range redacttest.Secrets {
+		texts := append(redacttest.Spellings(secret), redacttest.Cuts(secret)...)
+		for _, text := range texts {
+			in := "before " + text + " after"
+			frame, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]string{"text": in}})
+			ev := r.Event(transport.Event{Kind: transport.KindLifecycle, Text: SpawnPrefix + "1: server " + strconv.Quote("--x="+in), Err: in})
+			stderr := r.Event(transport.Event{Kind: transport.KindStderr, Data: []byte(in)})
+			fr := r.Event(transport.Event{Kind: transport.KindFrame, Data: frame})
+			bs, _ := r.Bytes([]byte(in))
+			for what, got := range map[string]string{
+				"String": r.String(in), "Text": r.Text(in), "Clean": r.Clean(in).String(), "Bytes": string(bs),
+				"lifecycle": ev.Text + ev.Err, "stderr": string(stderr.Data), "frame": string(fr.Data),
+			} {
+				if what == "Bytes" || what == "frame" {
+					if strings.Contains(text, "…") {
+						continue // a cut is a report's, not a frame's
+					}
+				}
+				for _, leak := range redacttest.Leaks(secret) {
+					if strings.Contains(got, leak) {
+						t.Errorf("%s(%q) = %q: holds %q", what, in, got, leak)
+						break
+					}
+				}
+			}
+		}
+		if !r.Holds(secret) || r.Holds("nothing secret here") {
+			t.Errorf("Holds(%q) is wrong", secret)
+		}
+	}
+	// The words around a secret stay.
+	if got := r.String("a tok-Hb5vN8cJ3qLw b"); got != "a "+Redacted+" b" {
+		t.Errorf("String = %q", got)
+	}
+}
+
+// TestSecretNames: a name that says credential marks its value secret; a
+// long value is not one for its length alone.
+func TestSecretNames(t *testing.T) {
+	for name, want := range map[string]bool{"API_KEY": true, "GITHUB_TOKEN": true, "DB_PASSWORD": true, "client_secret": true, "T4_DIR": false, "HOME": false} {
+		if got := IsSecretName(name); got != want {
+			t.Errorf("IsSecretName(%s) = %v", name, got)
+		}
 	}
 }

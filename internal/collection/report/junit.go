@@ -76,29 +76,29 @@ func JUnit(files []File, host string) ([]byte, error) {
 	}
 	var doc junitSuites
 	for i, r := range files {
-		name := xmlToken(r.File)
+		name := xmlToken(r.File.String())
 		s := junitSuite{Name: name, Package: name, ID: i, Hostname: xmlToken(host),
 			Timestamp: r.Started.UTC().Format("2006-01-02T15:04:05"), Time: junitSeconds(r.Elapsed)}
 		for j, st := range r.Steps {
-			c := junitCase{Name: xmlToken(st.Name), Classname: name, Time: junitSeconds(time.Duration(st.DurationMS * float64(time.Millisecond)))}
+			c := junitCase{Name: xmlToken(st.Name.String()), Classname: name, Time: junitSeconds(time.Duration(st.DurationMS * float64(time.Millisecond)))}
 			var lines []string
 			for _, f := range st.Failures {
-				line := f.Message
-				if f.Expected != "" || f.Actual != "" {
-					line += "\n  expected: " + f.Expected + "\n  actual:   " + f.Actual
+				line := f.Message.String()
+				if !f.Expected.IsZero() || !f.Actual.IsZero() {
+					line += "\n  expected: " + f.Expected.String() + "\n  actual:   " + f.Actual.String()
 				}
 				lines = append(lines, line)
 			}
 			problem := &junitProblem{Text: xmlText(fmt.Sprintf("%s:%d\n%s", r.File, st.Line, strings.Join(lines, "\n")))}
 			if len(st.Failures) > 0 {
-				problem.Message = xmlText(st.Failures[0].Message)
+				problem.Message = xmlText(st.Failures[0].Message.String())
 			}
 			switch {
 			case st.OK:
-			case r.Error != "" && j == len(r.Steps)-1:
+			case !r.Error.IsZero() && j == len(r.Steps)-1:
 				// The step the connection failed in: an error, not a
 				// failed expectation.
-				problem.Type, problem.Message = "connection", xmlText(r.Error)
+				problem.Type, problem.Message = "connection", xmlText(r.Error.String())
 				c.Error = problem
 				s.Errors++
 			default:
@@ -109,8 +109,8 @@ func JUnit(files []File, host string) ([]byte, error) {
 			s.Cases = append(s.Cases, c)
 		}
 		s.Tests = len(s.Cases)
-		if r.Error != "" && len(r.Steps) == 0 {
-			s.SystemErr.Text = xmlText(r.Error)
+		if !r.Error.IsZero() && len(r.Steps) == 0 {
+			s.SystemErr.Text = xmlText(r.Error.String())
 		}
 		doc.Suites = append(doc.Suites, s)
 	}

@@ -2,6 +2,9 @@
 // line per step), TAP (version 13), the --json document and the JUnit XML
 // report. It owns their formats; it does not run anything and imports no
 // command-line or terminal library.
+//
+// Every text of a report is a record.Clean, which only the redactor
+// makes: a writer here cannot be handed a byte that did not cross it.
 package report
 
 import (
@@ -11,22 +14,49 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
+	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
 )
 
 // File is the report of one collection.
 type File struct {
-	File  string                  `json:"file"`
-	OK    bool                    `json:"ok"`
-	Steps []collection.StepReport `json:"steps"`
+	File  record.Clean `json:"file"`
+	OK    bool         `json:"ok"`
+	Steps []Step       `json:"steps"`
 	// Error is why the file could not run to its end (its server could
 	// not be reached, or went away).
-	Error string `json:"error,omitempty"`
+	Error record.Clean `json:"error,omitzero"`
 	// Updated counts the snapshots --update wrote.
 	Updated int `json:"updated,omitempty"`
 	// Started is when the file began, for the JUnit report.
 	Started time.Time     `json:"-"`
 	Elapsed time.Duration `json:"-"`
+}
+
+// Step is the report of one step, its texts redacted.
+type Step struct {
+	Name record.Clean `json:"name"`
+	collection.Outcome
+	Failures []Failure `json:"failures,omitempty"`
+}
+
+// Failure is a collection.Failure, redacted.
+type Failure struct {
+	Path     record.Clean `json:"path"`
+	Expected record.Clean `json:"expected,omitzero"`
+	Actual   record.Clean `json:"actual,omitzero"`
+	Message  record.Clean `json:"message"`
+}
+
+// NewStep is the report of a step, every text of it through red: the one
+// way a step's texts reach a report.
+func NewStep(red *record.Redactor, s collection.StepReport) Step {
+	out := Step{Name: red.Clean(s.Name), Outcome: s.Outcome}
+	for _, f := range s.Failures {
+		out.Failures = append(out.Failures, Failure{Path: red.Clean(f.Path), Expected: red.Clean(f.Expected),
+			Actual: red.Clean(f.Actual), Message: red.Clean(f.Message)})
+	}
+	return out
 }
 
 // Format is the form of the report on stdout.
@@ -59,17 +89,17 @@ func NewWriter(w io.Writer, format Format, update bool) *Writer {
 }
 
 // File begins the report of a file.
-func (t *Writer) File(path string) {
+func (t *Writer) File(path record.Clean) {
 	switch t.format {
 	case TAP:
-		fmt.Fprintf(t.w, "# %s\n", safetext.OneLine(path))
+		fmt.Fprintf(t.w, "# %s\n", safetext.OneLine(path.String()))
 	case Text:
-		fmt.Fprintln(t.w, safetext.Sanitize(path, false))
+		fmt.Fprintln(t.w, safetext.Sanitize(path.String(), false))
 	}
 }
 
 // Step reports a step of the file at path.
-func (t *Writer) Step(path string, s collection.StepReport) {
+func (t *Writer) Step(path record.Clean, s Step) {
 	switch t.format {
 	case TAP:
 		t.tapStep(path, s)
@@ -78,24 +108,24 @@ func (t *Writer) Step(path string, s collection.StepReport) {
 	}
 }
 
-func textStep(w io.Writer, s collection.StepReport) {
+func textStep(w io.Writer, s Step) {
 	status := "ok  "
 	if !s.OK {
 		status = "FAIL"
 	}
 	d := time.Duration(s.DurationMS * float64(time.Millisecond)).Round(10 * time.Microsecond)
-	fmt.Fprintf(w, "  %s %s (%s)\n", status, safetext.Sanitize(s.Name, false), d)
+	fmt.Fprintf(w, "  %s %s (%s)\n", status, safetext.Sanitize(s.Name.String(), false), d)
 	for _, f := range s.Failures {
-		fmt.Fprintf(w, "       %s\n", safetext.OneLine(f.Message))
-		if f.Expected != "" || f.Actual != "" {
-			fmt.Fprintf(w, "         expected: %s\n", safetext.OneLine(f.Expected))
-			fmt.Fprintf(w, "         actual:   %s\n", safetext.OneLine(f.Actual))
+		fmt.Fprintf(w, "       %s\n", oneLine(f.Message))
+		if !f.Expected.IsZero() || !f.Actual.IsZero() {
+			fmt.Fprintf(w, "         expected: %s\n", oneLine(f.Expected))
+			fmt.Fprintf(w, "         actual:   %s\n", oneLine(f.Actual))
 		}
 	}
 }
 
 // tapStep prints a TAP test point, a failure's details in a YAML block.
-func (t *Writer) tapStep(path string, s collection.StepReport) {
+func (t *Writer) tapStep(path record.Clean, s Step) {
 	t.n++
 	w := t.w
 	status := "ok"
@@ -103,7 +133,7 @@ func (t *Writer) tapStep(path string, s collection.StepReport) {
 		status = "not ok"
 	}
 	// A description must not hold a "#" (a directive) or a line break.
-	desc := strings.ReplaceAll(safetext.OneLine(path+": "+s.Name), "#", "\\#")
+	desc := strings.ReplaceAll(safetext.OneLine(path.String()+": "+s.Name.String()), "#", "\\#")
 	fmt.Fprintf(w, "%s %d - %s\n", status, t.n, desc)
 	if s.OK {
 		return
@@ -113,17 +143,19 @@ func (t *Writer) tapStep(path string, s collection.StepReport) {
 	fmt.Fprintf(w, "  duration_ms: %g\n", s.DurationMS)
 	fmt.Fprintln(w, "  failures:")
 	for _, f := range s.Failures {
-		fmt.Fprintf(w, "    - message: %s\n", yamlString(f.Message))
-		if f.Path != "" {
-			fmt.Fprintf(w, "      path: %s\n", yamlString(f.Path))
+		fmt.Fprintf(w, "    - message: %s\n", yamlString(f.Message.String()))
+		if !f.Path.IsZero() {
+			fmt.Fprintf(w, "      path: %s\n", yamlString(f.Path.String()))
 		}
-		if f.Expected != "" || f.Actual != "" {
-			fmt.Fprintf(w, "      expected: %s\n", yamlString(f.Expected))
-			fmt.Fprintf(w, "      actual: %s\n", yamlString(f.Actual))
+		if !f.Expected.IsZero() || !f.Actual.IsZero() {
+			fmt.Fprintf(w, "      expected: %s\n", yamlString(f.Expected.String()))
+			fmt.Fprintf(w, "      actual: %s\n", yamlString(f.Actual.String()))
 		}
 	}
 	fmt.Fprintln(w, "  ...")
 }
+
+func oneLine(c record.Clean) string { return safetext.OneLine(c.String()) }
 
 // yamlString is a YAML double-quoted scalar (JSON's string syntax), on one
 // line, made visible.
@@ -146,7 +178,7 @@ func Summarize(files []File) Summary {
 	s := Summary{Files: files}
 	for _, r := range files {
 		s.Updated += r.Updated
-		s.Stopped = s.Stopped || r.Error != ""
+		s.Stopped = s.Stopped || !r.Error.IsZero()
 		for _, st := range r.Steps {
 			if st.OK {
 				s.Passed++
@@ -173,13 +205,13 @@ func (t *Writer) End(s Summary) {
 	switch t.format {
 	case TAP:
 		for _, r := range s.Files {
-			if r.Error != "" {
+			if !r.Error.IsZero() {
 				t.n++
 				what := "could not run"
 				if len(r.Steps) > 0 {
 					what = "stopped before its end"
 				}
-				fmt.Fprintf(t.w, "not ok %d - %s: %s\n  ---\n  message: %s\n  ...\n", t.n, safetext.OneLine(r.File), what, yamlString(r.Error))
+				fmt.Fprintf(t.w, "not ok %d - %s: %s\n  ---\n  message: %s\n  ...\n", t.n, oneLine(r.File), what, yamlString(r.Error.String()))
 			}
 		}
 		fmt.Fprintf(t.w, "1..%d\n", t.n)
@@ -187,7 +219,7 @@ func (t *Writer) End(s Summary) {
 		line := fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed)
 		notRun := 0
 		for _, r := range s.Files {
-			if r.Error != "" {
+			if !r.Error.IsZero() {
 				notRun++
 			}
 		}
