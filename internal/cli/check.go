@@ -101,7 +101,10 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 func (opts *CheckOptions) hooksFor() (connHooks, *check.Report) {
 	obs := &check.Observer{}
 	opts.obs = obs
-	return connHooks{warned: obs.OnWarning, tap: transport.TapFunc(func(e transport.Event) {
+	// The era probe waits as long as the user's --timeout lets it (half
+	// of it, the handshake has the rest): a server that starts slowly is
+	// no legacy server.
+	return connHooks{warned: obs.OnWarning, probeTimeout: opts.Target.Timeout, tap: transport.TapFunc(func(e transport.Event) {
 		if e.Kind == transport.KindStderr {
 			obs.OnStderr()
 		}
@@ -184,7 +187,7 @@ func checkFunc(t TargetOptions) func(ctx context.Context, progress func(string))
 			}
 		})
 		progress("connecting")
-		c, err := t.connect(ctx, session.Options{Handler: session.DeclineHandler{}, OnWarning: obs.OnWarning}, tap)
+		c, err := t.connect(ctx, session.Options{Handler: session.DeclineHandler{}, OnWarning: obs.OnWarning, ProbeTimeout: t.Timeout}, tap)
 		if err != nil {
 			return nil, err
 		}

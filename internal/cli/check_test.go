@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
@@ -92,5 +93,26 @@ func TestCheckAll(t *testing.T) {
 				t.Errorf("stderr shows the configuration's secret:\n%s", errOut)
 			}
 		})
+	}
+}
+
+// TestCheckProbesUnderTheUsersClock: mcpi check's era probe waits as long
+// as --timeout lets it (the session gives it half, the handshake the
+// rest), not a fixed 5 s: a server that starts in 6 s under --timeout 30s
+// is probed in its own era, not guessed legacy.
+func TestCheckProbesUnderTheUsersClock(t *testing.T) {
+	for _, timeout := range []string{"30s", "2m"} {
+		opts, err := parseArgs(NewCmdCheck, []string{"--timeout", timeout, "--", "server"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hk, _ := opts.hooksFor()
+		if want, _ := time.ParseDuration(timeout); hk.probeTimeout != want {
+			t.Errorf("--timeout %s: the probe gets %v", timeout, hk.probeTimeout)
+		}
+		sopts := opts.sessionOptions(hk, nil, nil)
+		if sopts.ProbeTimeout != opts.Target.Timeout {
+			t.Errorf("--timeout %s: the session's probe gets %v", timeout, sopts.ProbeTimeout)
+		}
 	}
 }

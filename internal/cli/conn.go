@@ -162,6 +162,9 @@ type connHooks struct {
 	// connectFailed takes a failure to connect, and returns the command's
 	// error (mcpi check reports it its own way).
 	connectFailed func(err error) error
+	// probeTimeout bounds the era probe (0: the session's default); mcpi
+	// check gives it the whole of --timeout.
+	probeTimeout time.Duration
 }
 
 // with connects, runs fn, and closes the session and the trace, whatever
@@ -357,6 +360,7 @@ func (o *ConnOptions) sessionOptions(hk connHooks, ch *cliHandler, say func(form
 	}
 	sopts := session.Options{
 		Handler:      handler,
+		ProbeTimeout: hk.probeTimeout,
 		Capabilities: hk.caps,
 		TraceContext: o.traceContext(),
 		OnWarning: func(w session.Warning) {

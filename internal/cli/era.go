@@ -18,9 +18,11 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
-// The era each server configuration spoke is remembered, as the spec
-// allows, so that a stdio server that ignores server/discover does not
-// cost the probe's timeout on every command. The memory is a JSON file in
+// The era each server configuration answered with is remembered, as the
+// spec allows, so that its next command starts in it without the probe. An
+// era taken for legacy because server/discover got no answer in time is
+// not: a server still starting is silent too, and a guess remembered
+// would hold a modern server in the legacy era. The memory is a JSON file in
 // the user's cache directory, keyed by a hash of the configuration (the
 // command, its arguments, environment and directory, or the URL and
 // transport), never the configuration itself.

@@ -478,7 +478,17 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 		err = &session.TimeoutError{Method: "start (server/discover, initialize)", After: o.Timeout}
 	}
 	if err == nil && sopts.Era == session.EraAuto && o.Protocol == "" {
-		rememberEra(o.eraKey(), c.Era())
+		if c.EraGuessed() {
+			// An era taken for legacy because the probe timed out is a
+			// guess (a server still starting is silent too): not
+			// remembered, and a remembered modern one it did not confirm
+			// is forgotten.
+			if remembered {
+				forgetEra(o.eraKey())
+			}
+		} else {
+			rememberEra(o.eraKey(), c.Era())
+		}
 	}
 	var ae *auth.Error
 	if errors.As(err, &ae) {

@@ -145,10 +145,11 @@ func TestNoLingering(t *testing.T) {
 	}
 }
 
-// TestEraRemembered: a stdio server that ignores server/discover costs the
-// probe once; its era is remembered for the next command (the real binary,
-// with a cache of its own and no MCPI_ERA), --era auto detects again, and
-// MCPI_ERA sets the default.
+// TestEraRemembered: the era a server answered with is remembered (in a
+// cache of its own and no MCPI_ERA), --era auto detects again, and
+// MCPI_ERA sets the default. An era taken for legacy because
+// server/discover got no answer in time is a guess (a server still
+// starting is silent too): it is never remembered.
 func TestEraRemembered(t *testing.T) {
 	t.Parallel()
 	cache := t.TempDir()
@@ -159,34 +160,43 @@ func TestEraRemembered(t *testing.T) {
 		}
 	}
 	env = append(env, "XDG_CACHE_HOME="+cache)
-	run := func(extraEnv []string, args ...string) (string, time.Duration) {
+	run := func(peer string, extraEnv []string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command(mcpiBinary(t), append(args, with(peerArgs(mcptest.GarbledPrefix+"ignore-unknown"), "info", "--timeout", "4s")...)...)
+		cmd := exec.Command(mcpiBinary(t), append(args, with(peerArgs(peer), "info", "--timeout", "4s")...)...)
 		cmd.Env = append(append([]string{}, env...), extraEnv...)
-		start := time.Now()
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
-		return string(out), time.Since(start)
+		return string(out)
 	}
-	out, first := run(nil)
-	if !strings.Contains(out, "detected: server/discover got no answer within 2s") {
+	memory := func() string {
+		b, _ := os.ReadFile(filepath.Join(cache, "mcpi", "eras.json"))
+		return string(b)
+	}
+	silent := mcptest.GarbledPrefix + "ignore-unknown"
+	if out := run(silent, nil); !strings.Contains(out, "detected: server/discover got no answer within 2s") {
 		t.Fatalf("the first run did not detect the era:\n%s", out)
 	}
-	if b, err := os.ReadFile(filepath.Join(cache, "mcpi", "eras.json")); err != nil || !strings.Contains(string(b), `"era":"legacy"`) {
-		t.Fatalf("the era was not remembered: %v %s", err, b)
+	if m := memory(); strings.Contains(m, `"era"`) {
+		t.Fatalf("an era guessed from a time-out was remembered: %s", m)
 	}
-	out, second := run(nil)
-	if !strings.Contains(out, "remembered: this server spoke it last time") || second > first/2 {
-		t.Errorf("the second run (%v, first %v) did not use the remembered era:\n%s", second, first, out)
+	if out := run(silent, nil); strings.Contains(out, "remembered") {
+		t.Errorf("the second run used a remembered guess:\n%s", out)
 	}
-	out, _ = run(nil, "--era", "auto")
-	if !strings.Contains(out, "detected:") {
+	if out := run("demo", nil); !strings.Contains(out, "detected:") {
+		t.Fatalf("the legacy demo's era was not detected:\n%s", out)
+	}
+	if m := memory(); !strings.Contains(m, `"era":"legacy"`) {
+		t.Fatalf("the era the server answered with was not remembered: %s", m)
+	}
+	if out := run("demo", nil); !strings.Contains(out, "remembered: this server spoke it last time") {
+		t.Errorf("the second run did not use the remembered era:\n%s", out)
+	}
+	if out := run("demo", nil, "--era", "auto"); !strings.Contains(out, "detected:") {
 		t.Errorf("--era auto did not detect again:\n%s", out)
 	}
-	out, _ = run([]string{"MCPI_ERA=legacy"})
-	if !strings.Contains(out, "forced by MCPI_ERA=legacy") {
+	if out := run("demo", []string{"MCPI_ERA=legacy"}); !strings.Contains(out, "forced by MCPI_ERA=legacy") {
 		t.Errorf("MCPI_ERA=legacy was not the default:\n%s", out)
 	}
 }

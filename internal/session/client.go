@@ -220,6 +220,7 @@ type Client struct {
 	revision    string
 	era         string
 	eraReason   string
+	eraGuessed  bool // the era was taken for legacy because the probe timed out
 	logLevel    mcp.LoggingLevel
 	// toolHeaders maps a tool to its x-mcp-header parameters (modern HTTP);
 	// droppedTools the tools left out of tools/list, with why.

@@ -32,6 +32,15 @@ func (c *Client) EraReason() string {
 	return c.eraReason
 }
 
+// EraGuessed says the era was taken for legacy because server/discover got
+// no answer within the probe's time: a server still starting looks the
+// same, so the era is a guess, not to be remembered.
+func (c *Client) EraGuessed() bool {
+	c.stateMu.RLock()
+	defer c.stateMu.RUnlock()
+	return c.eraGuessed
+}
+
 // Start settles the era and the revision, then performs what that era
 // needs before the first request: initialize (legacy) or server/discover
 // (modern). With EraAuto the server is probed as the spec describes: over
@@ -159,6 +168,9 @@ func (c *Client) probe(ctx context.Context) (legacy bool, why string, err error)
 		reason += "answered that only " + strings.Join(ve.Supported, ", ") + " are supported"
 	case errors.Is(err, ErrTimeout):
 		reason += "got no answer within " + timeout.String()
+		c.stateMu.Lock()
+		c.eraGuessed = true
+		c.stateMu.Unlock()
 	default:
 		reason += "failed (" + shorten(err.Error(), 120) + ")"
 	}
