@@ -3,8 +3,11 @@
 //
 //	method:tools/call tool:search status:error dur:>500ms dir:in id:42 text:"quota"
 //
-// A query is terms separated by spaces, every one of which must hold. A
-// term is FIELD:VALUE, free text, or either with a leading "-", which
+// A query is terms separated by spaces, every one of which must hold; the
+// word "or" (or "OR") between two groups of terms matches a row that holds
+// either group (status:error or dur:>1s), and binds looser than the spaces
+// (a b or c is a and b, or c). There are no parentheses. A quoted "or" is
+// text. A term is FIELD:VALUE, free text, or either with a leading "-", which
 // negates it; a value or free text with spaces is written in double
 // quotes ("rate limit", text:"quota exceeded"). The fields:
 //
@@ -71,10 +74,14 @@ type Record struct {
 	Data []byte
 }
 
-// Query is a parsed query.
+// Query is a parsed query: groups of terms, any one of which must hold
+// whole.
 type Query struct {
 	terms []term
-	src   string
+	// or holds the groups after the first when the query has "or"; terms
+	// is then the first group.
+	or  [][]term
+	src string
 }
 
 type term struct {
@@ -113,13 +120,25 @@ func Parse(s string) (Query, error) {
 	if err != nil {
 		return Query{}, err
 	}
-	for _, w := range words {
+	var groups [][]term
+	var group []term
+	for i, w := range words {
+		if !w.neg && !w.quoted && w.field == "" && strings.EqualFold(w.text, "or") {
+			if len(group) == 0 || i == len(words)-1 {
+				return Query{}, errors.New(`or: wants terms on both sides, like status:error or dur:>1s`)
+			}
+			groups = append(groups, group)
+			group = nil
+			continue
+		}
 		t, err := parseTerm(w)
 		if err != nil {
 			return Query{}, err
 		}
-		q.terms = append(q.terms, t)
+		group = append(group, t)
 	}
+	groups = append(groups, group)
+	q.terms, q.or = groups[0], groups[1:]
 	return q, nil
 }
 
@@ -276,10 +295,22 @@ func (q Query) Empty() bool { return len(q.terms) == 0 }
 // String is the query as written.
 func (q Query) String() string { return q.src }
 
-// Match reports whether r holds every term.
+// Match reports whether r holds every term of a group.
 func (q Query) Match(r *Record) bool {
-	for i := range q.terms {
-		if q.terms[i].match(r) == q.terms[i].neg {
+	if matchAll(q.terms, r) {
+		return true
+	}
+	for _, g := range q.or {
+		if matchAll(g, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchAll(terms []term, r *Record) bool {
+	for i := range terms {
+		if terms[i].match(r) == terms[i].neg {
 			return false
 		}
 	}
@@ -385,9 +416,11 @@ func Complete(s string) []string {
 
 // Uses reports whether a term of the query is on field.
 func (q Query) Uses(field string) bool {
-	for _, t := range q.terms {
-		if t.field == field {
-			return true
+	for _, g := range append([][]term{q.terms}, q.or...) {
+		for _, t := range g {
+			if t.field == field {
+				return true
+			}
 		}
 	}
 	return false

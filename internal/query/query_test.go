@@ -114,6 +114,10 @@ func TestParseErrors(t *testing.T) {
 		{"size:big", "size:big: want a comparison and a size"},
 		{`text:"open`, "a double quote is not closed"},
 		{"method:", "method: has no value"},
+		{"status:", "status: has no value"},
+		{"or status:error", "or: wants terms on both sides"},
+		{"status:error or", "or: wants terms on both sides"},
+		{"a or or b", "or: wants terms on both sides"},
 	} {
 		if _, err := Parse(c.q); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.q, err, c.want)
@@ -153,4 +157,24 @@ func FuzzParse(f *testing.F) {
 			q.Match(r)
 		}
 	})
+}
+
+// TestOr: "or" between groups matches a row that holds either group; it
+// binds looser than the spaces; a quoted or negated "or" is a term.
+func TestOr(t *testing.T) {
+	for _, c := range []struct{ q, want string }{
+		{"status:error or dur:<10ms", "callErr pong bad"},
+		{"method:ping OR method:resources", "ping pong hanging"},
+		{"dir:out method:tools or kind:stderr", "call stderr"},
+		{"status:pending or -dir:in -dir:out", "hanging life stderr"},
+		{`text:"or"`, "callErr bad"}, // "error", "world"
+	} {
+		if got := matching(t, c.q); got != c.want {
+			t.Errorf("%q matches %q, want %q", c.q, got, c.want)
+		}
+	}
+	q, _ := Parse("a or tool:x")
+	if !q.Uses("tool") {
+		t.Error("Uses misses a field of the second group")
+	}
 }

@@ -172,6 +172,9 @@ func (m *Model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // openLayer puts l in front and sizes it for the space it gets.
 func (m *Model) openLayer(l layer) {
+	if l == diffLayer && m.diff == nil || l == modalLayer && m.modal == nil {
+		return // nothing to show
+	}
 	m.focus.open(l)
 	m.layersChanged(l)
 }

@@ -155,6 +155,7 @@ func TestOverlayOpensOverAnother(t *testing.T) {
 	if got := m.focus.front(); got != modalLayer {
 		t.Fatalf("front = %v, want the request", got)
 	}
+	m.diff = &diffView{c: m.c}
 	m.openLayer(diffLayer)
 	if got := m.focus.front(); got != modalLayer {
 		t.Fatalf("a Diff view opened over a request: front = %v", got)

@@ -16,7 +16,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/surface"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
-	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 )
 
 // surfaceClock bounds the listing of a server's surface for the Diff view.
@@ -37,16 +36,6 @@ type (
 		why  string
 	}
 )
-
-// diffView lists what moved in the server's surface: each change with its
-// class and pointer.
-type diffView struct {
-	c       *common.Common
-	title   string
-	changes []surface.Change
-	offset  int
-	w, h    int
-}
 
 // watching reports whether the TUI keeps the server's surface to diff it:
 // with --watch.
@@ -206,36 +195,18 @@ func diffSummary(cs []surface.Change) string {
 	return s
 }
 
-// diffKey handles every key while the Diff view is in front: its own move
-// and close, the help; any other key is swallowed, never passed to the pane
-// it covers.
+// diffKey gives every key to the Diff view while it is in front; esc on
+// its list (or alt+d) closes it, f1 or ? opens the help over it.
 func (m *Model) diffKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
-	d := m.diff
 	switch {
-	case key.Matches(msg, k.Back), key.Matches(msg, k.Diff):
+	case key.Matches(msg, k.Diff), key.Matches(msg, k.Back) && !m.diff.detail:
 		m.closeLayer(diffLayer)
-		return nil
 	case key.Matches(msg, k.Help):
 		m.openLayer(helpLayer)
-		return nil
-	case key.Matches(msg, k.Up):
-		d.offset--
-	case key.Matches(msg, k.Down):
-		d.offset++
-	case key.Matches(msg, k.PageUp):
-		d.offset -= max(1, d.h-2)
-	case key.Matches(msg, k.PageDown):
-		d.offset += max(1, d.h-2)
-	case key.Matches(msg, k.Top):
-		d.offset = 0
-	case key.Matches(msg, k.Bottom):
-		d.offset = len(d.lines())
-	default:
+	case !m.diff.key(msg):
 		m.status.Set("the Diff view is in front: esc closes it")
-		return nil
 	}
-	d.clamp()
 	return nil
 }
 
@@ -250,54 +221,6 @@ func (m *Model) toggleDiff() {
 		m.diff.SetSize(m.width, m.paneHeight())
 		m.openLayer(diffLayer)
 	}
-}
-
-func (d *diffView) SetSize(w, h int) { d.w, d.h = w, h; d.clamp() }
-
-func (d *diffView) clamp() {
-	d.offset = max(0, min(d.offset, len(d.lines())-(d.h-2)))
-}
-
-// lines are the rows under the title: one per change.
-func (d *diffView) lines() []string {
-	var out []string
-	for _, c := range d.changes {
-		out = append(out, fmt.Sprintf("%-18s %s  %s", string(c.Class), common.Line(c.Pointer), common.Line(c.Message)))
-	}
-	if len(out) == 0 {
-		out = append(out, "nothing moved in the server's surface")
-	}
-	return out
-}
-
-func (d *diffView) View() string {
-	st := d.c.Styles
-	var b strings.Builder
-	b.WriteString(st.Title.Render("Diff · " + common.Line(d.title)))
-	b.WriteByte('\n')
-	ls := d.lines()
-	end := min(len(ls), d.offset+max(1, d.h-2))
-	for i, l := range ls[d.offset:end] {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		l = common.Truncate(l, d.w)
-		if c := d.changes; len(c) > 0 && c[d.offset+i].Class == surface.Breaking {
-			l = st.Error.Render(l)
-		}
-		b.WriteString(l)
-	}
-	return b.String()
-}
-
-func (d *diffView) ShortHelp() []key.Binding {
-	k := d.c.Keys
-	return []key.Binding{k.Up, k.Down, keymap.WithHelp(k.Back, "esc", "close diff")}
-}
-
-func (d *diffView) FullHelp() [][]key.Binding {
-	k := d.c.Keys
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, keymap.WithHelp(k.Back, "esc", "close diff")}}
 }
 
 // listChanged reports whether a batch of notifications says a list of the

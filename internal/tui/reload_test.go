@@ -116,11 +116,17 @@ func TestWatchReload(t *testing.T) {
 	}
 	reloads <- Reload{Changed: []string{file}, Count: 3}
 	s := h.waitText("Diff · restarted: tools.json changed", "2 changes, 2 breaking")
-	for _, want := range []string{"breaking", "/tools/fetch", "/tools/echo/inputSchema/properties/loud"} {
+	for _, want := range []string{"› ✗ breaking   tool fetch: tool fetch was removed", "tool echo: required property loud was added"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the Diff view lacks %q:\n%s", want, s)
 		}
 	}
+	// enter opens the change under the cursor whole; esc goes back to the
+	// list.
+	h.press("down", "enter")
+	h.waitText("change 2 of 2", "pointer   /tools/echo/inputSchema/properties/loud", "rule      input-required-property-added")
+	h.press("esc")
+	h.waitText("› ✗ breaking   tool echo")
 	// What is typed at the Diff view stays there: nothing reaches the
 	// form it covers, and ctrl+s sends no call.
 	h.typeText("Zed")

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"math"
 	"sort"
 	"strings"
@@ -164,7 +165,7 @@ func (p *Pane) latencyView() string {
 		if r.Errors == 0 {
 			errs = "·"
 		}
-		line := fmt.Sprintf("  %-*s %6d %5s %8s %8s %8s %8s  %s", nameW, common.TruncateMiddle(common.Line(r.Name), nameW), r.Count, errs,
+		line := fmt.Sprintf("  %-*s %6d %5s %8s %8s %8s %8s  %s", nameW, fitMethod(common.Line(r.Name), nameW), r.Count, errs,
 			FormatLatency(r.P50), FormatLatency(r.P90), FormatLatency(r.P99), FormatLatency(r.Max), sparkline(r.Dist))
 		if r.Errors > 0 {
 			line = st.Error.Render(common.Truncate(line, p.width))
@@ -190,4 +191,22 @@ func FormatLatency(d time.Duration) string {
 		return d.Round(10 * time.Microsecond).String()
 	}
 	return d.Round(time.Microsecond).String()
+}
+
+// fitMethod fits a row's name ("tools/call long-running-operation") to
+// width: what is cut is the method, from its start, so that the tool the
+// row is about stays whole; a tool longer than the width keeps its start.
+func fitMethod(name string, width int) string {
+	if common.Width(name) <= width {
+		return name
+	}
+	method, subject, ok := strings.Cut(name, " ")
+	if !ok {
+		return common.TruncateMiddle(name, width)
+	}
+	room := width - common.Width(subject) - 1 // for the method, with its "…"
+	if room < 2 {
+		return common.Truncate(subject, width)
+	}
+	return "…" + ansi.TruncateLeft(method, common.Width(method)-(room-1), "") + " " + subject
 }

@@ -934,7 +934,12 @@ func (p *Pane) setHint(s string) {
 	st := p.c.Styles
 	p.filterHint = ""
 	if c := query.Complete(s); len(c) > 1 {
+		// The choices, and why the query is not applied yet (status:
+		// has no value) after them.
 		p.filterHint = st.Dim.Render("tab: " + common.Line(strings.Join(completedWords(c), " ")))
+		if p.queryErr != nil {
+			p.filterHint += " " + st.Error.Render("✗ "+common.Line(p.queryErr.Error()))
+		}
 	} else if p.queryErr != nil {
 		p.filterHint = st.Error.Render("✗ " + common.Line(p.queryErr.Error()))
 	}

@@ -441,6 +441,17 @@ func TestFilterLanguage(t *testing.T) {
 	if s := ansi.Strip(p.View()); !strings.Contains(s, "tab: status:ok status:error status:pending") {
 		t.Errorf("the values of status: are not shown:\n%s", s)
 	}
+	// enter on it is not applied, and says why beside the choices.
+	p.Update(press("enter"))
+	if s := ansi.Strip(p.View()); !p.InputFocused() || !strings.Contains(s, "✗ status: has no value") {
+		t.Errorf("enter on status: said nothing:\n%s", s)
+	}
+	// or: either group.
+	p.Update(press("esc"))
+	p.SetFilter("status:pending or method:ping")
+	if s := ansi.Strip(p.View()); !strings.Contains(s, "3/3 of 5") {
+		t.Errorf("status:pending or method:ping:\n%s", s)
+	}
 }
 
 // TestLatencyView: L sums the answers up by method and by tool, the
@@ -500,5 +511,25 @@ func TestLatencyView(t *testing.T) {
 	p.Update(press("esc"))
 	if s := ansi.Strip(p.View()); !strings.Contains(s, "TIME") {
 		t.Errorf("esc does not go back to the frames:\n%s", s)
+	}
+}
+
+// TestLatencyNameKeepsTheTool: a row's name too long for its column loses
+// the method's start, never the tool's name.
+func TestLatencyNameKeepsTheTool(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		width int
+		want  string
+	}{
+		{"tools/call long-running-operation", 19, "long-running-opera…"},
+		{"tools/call long-running-operation", 28, "…call long-running-operation"},
+		{"tools/call echo", 12, "…s/call echo"},
+		{"resources/read", 12, "reso…es/read"},
+		{"tools/call add", 20, "tools/call add"},
+	} {
+		if got := fitMethod(tc.name, tc.width); got != tc.want {
+			t.Errorf("fitMethod(%q, %d) = %q, want %q", tc.name, tc.width, got, tc.want)
+		}
 	}
 }
