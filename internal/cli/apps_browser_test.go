@@ -61,7 +61,10 @@ func TestAppInChromium(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("mcpi app did not start")
 	}
-	browser := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir="+t.TempDir(), "--timeout=60000", "--dump-dom", url)
+	// The browser stays on the page until the test ends it: with
+	// --dump-dom it would quit at the page's load, which can come before
+	// the App's own call.
+	browser := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir="+t.TempDir(), url)
 	browser.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := browser.Start(); err != nil {
 		t.Fatal(err)
