@@ -21,6 +21,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/query"
+	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
@@ -89,6 +90,30 @@ func flagValues(c *cobra.Command, name string) []string {
 	return nil
 }
 
+// commaList reports whether a flag takes a comma-separated list
+// (--host openai,gemini): pflag's slice flags do.
+func commaList(fl *pflag.Flag) bool { return strings.HasSuffix(fl.Value.Type(), "Slice") }
+
+// commaListCompletion completes the item of a comma-separated list being
+// typed, after those given before it, with the values not given yet.
+func commaListCompletion(values []string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		i := strings.LastIndex(toComplete, ",")
+		prefix, partial := toComplete[:i+1], toComplete[i+1:]
+		given := map[string]bool{}
+		for _, v := range strings.Split(prefix, ",") {
+			given[v] = true
+		}
+		var out []cobra.Completion
+		for _, v := range values {
+			if !given[v] && strings.HasPrefix(v, partial) {
+				out = append(out, prefix+v)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder | cobra.ShellCompDirectiveNoSpace
+	}
+}
+
 func logLevels() []string {
 	var out []string
 	for _, l := range mcp.LoggingLevels {
@@ -101,6 +126,9 @@ func logLevels() []string {
 // as cobra does, with file names).
 func flagCompletion(f *Factory, c *cobra.Command, name string) cobra.CompletionFunc {
 	if vs := flagValues(c, name); vs != nil {
+		if fl := c.Flags().Lookup(name); fl != nil && commaList(fl) {
+			return commaListCompletion(vs)
+		}
 		return cobra.FixedCompletions(vs, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveKeepOrder)
 	}
 	switch {
@@ -230,36 +258,38 @@ func sessionList(f *Factory, listing, key string) cobra.CompletionFunc {
 }
 
 // callCompletion completes a call's TOOL with the session's tools, then
-// its arguments' names (KEY=) from the tool's inputSchema.
+// its arguments' names (KEY=) from the tool's inputSchema, then the value
+// of an argument whose values the schema closes (an enum, a const, a
+// boolean): KEY=VALUE, or KEY:=JSON.
 func callCompletion(f *Factory) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) == 0 {
 			return sessionList(f, "tools", "name")(cmd, args, toComplete)
 		}
-		if strings.Contains(toComplete, "=") {
+		var input *schema.Schema
+		for _, item := range askListing(cmd.Context(), f, completionSession(f, cmd), "tools") {
+			var name string
+			if json.Unmarshal(item["name"], &name) != nil || name != args[0] {
+				continue
+			}
+			input, _ = schema.Compile(item["inputSchema"])
+			break
+		}
+		if input == nil {
 			return nil, cobra.ShellCompDirectiveDefault
+		}
+		if strings.Contains(toComplete, "=") {
+			return argValueCompletions(input, toComplete)
 		}
 		given := map[string]bool{}
 		for _, a := range args[1:] {
-			k, _, _ := strings.Cut(a, "=")
-			given[strings.TrimSuffix(k, ":")] = true
+			k, _, _ := splitPair(a)
+			given[k] = true
 		}
 		var out []cobra.Completion
-		for _, item := range askListing(cmd.Context(), f, completionSession(f, cmd), "tools") {
-			var tool struct {
-				Name        string `json:"name"`
-				InputSchema struct {
-					Properties map[string]json.RawMessage `json:"properties"`
-				} `json:"inputSchema"`
-			}
-			if json.Unmarshal(item["name"], &tool.Name) != nil || tool.Name != args[0] {
-				continue
-			}
-			json.Unmarshal(item["inputSchema"], &tool.InputSchema)
-			for k := range tool.InputSchema.Properties {
-				if completable(k) && !given[k] && !strings.ContainsAny(k, "= ") {
-					out = append(out, k+"=")
-				}
+		for _, p := range input.Properties() {
+			if k := p.Name; completable(k) && !given[k] && !strings.ContainsAny(k, "= ") {
+				out = append(out, k+"=")
 			}
 		}
 		if len(out) == 0 {
@@ -268,6 +298,48 @@ func callCompletion(f *Factory) cobra.CompletionFunc {
 		sort.Strings(out)
 		return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// argValueCompletions completes KEY=VALUE (or KEY:=JSON) with the values
+// the property KEY may take, when its schema closes them: its enum (or the
+// consts of a titled enum), its const, or true and false. Anything else (a
+// string, a number, an array) completes as the shell does, with file names
+// (a path argument).
+func argValueCompletions(input *schema.Schema, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	key, partial, isJSON := splitPair(toComplete)
+	p, ok := input.Property(key)
+	if !ok || slices.Contains(p.Types, "array") {
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	values := p.Enum
+	if c, ok := p.Raw["const"]; ok && len(values) == 0 {
+		values = []any{c}
+	}
+	if len(values) == 0 && slices.Contains(p.Types, "boolean") {
+		values = []any{true, false}
+	}
+	if len(values) == 0 {
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	head := key + "="
+	if isJSON {
+		head = key + ":="
+	}
+	var out []cobra.Completion
+	for _, v := range values {
+		text, isString := v.(string)
+		if isJSON || !isString {
+			b, err := json.Marshal(v)
+			if err != nil {
+				continue
+			}
+			text = string(b)
+		}
+		if completable(text) && !strings.ContainsAny(text, " ") && strings.HasPrefix(text, partial) {
+			out = append(out, head+text)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 }
 
 // withHint adds an item's description (or title, or name) as the hint the

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -11,8 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/schema"
 )
 
 // completions runs mcpi __complete ARGS in-process with the runtime
@@ -60,8 +65,89 @@ func TestCompleteClosedSets(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("__complete %q: %q, want %q", tc.args, got, tc.want)
 		}
-		if tc.args[0] != "completion" && directive != ":36" {
-			t.Errorf("__complete %q: directive %s, want :36 (no files, in this order)", tc.args, directive)
+		want := ":36"
+		if slices.Contains(tc.args, "--host") {
+			want = ":38" // a comma list: no space after an item
+		}
+		if tc.args[0] != "completion" && directive != want {
+			t.Errorf("__complete %q: directive %s, want %s (no files, in this order)", tc.args, directive, want)
+		}
+	}
+}
+
+// Every flag that takes a comma-separated list of known values completes
+// the item being typed after those given, with the values not given yet.
+func TestCompleteCommaLists(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	got, directive := completions(t, dir, "check", "--host", "openai,g")
+	if !slices.Equal(got, []string{"openai,gemini"}) || directive != ":38" {
+		t.Errorf("--host openai,g: %q %s, want openai,gemini with no space after it", got, directive)
+	}
+	f := &Factory{IO: NewIOStreams(strings.NewReader(""), nil, nil), Executable: os.Executable}
+	lists := 0
+	var walk func(path []string, c *cobra.Command)
+	walk = func(path []string, c *cobra.Command) {
+		c.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
+			values := flagValues(c, fl.Name)
+			if !commaList(fl) || len(values) < 2 {
+				return
+			}
+			lists++
+			args := append(slices.Clone(path), "--"+fl.Name, values[0]+",")
+			got, _ := completions(t, dir, args...)
+			if len(got) != len(values)-1 || slices.Contains(got, values[0]+","+values[0]) || !strings.HasPrefix(got[0], values[0]+",") {
+				t.Errorf("__complete %q: %q, want the other values after %s,", args, got, values[0])
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(append(slices.Clone(path), sub.Name()), sub)
+		}
+	}
+	for _, c := range subcommands(f) {
+		cmd := c.build()
+		walk([]string{cmd.Name()}, cmd)
+	}
+	if lists == 0 {
+		t.Error("no comma-list flag found: the test tests nothing")
+	}
+}
+
+// An argument whose values the tool's schema closes completes with them:
+// an enum (a titled one too), a const, a boolean; as JSON after :=.
+func TestCompleteArgValues(t *testing.T) {
+	t.Parallel()
+	input, err := schema.Compile(json.RawMessage(`{"type":"object","properties":{
+		"location":{"type":"string","enum":["New York","Chicago","Los Angeles","Paris"]},
+		"size":{"type":"string","oneOf":[{"const":"s","title":"Small"},{"const":"m","title":"Medium"}]},
+		"mode":{"const":"fast"},
+		"on":{"type":"boolean"},
+		"level":{"type":"integer","enum":[1,2]},
+		"path":{"type":"string"},
+		"tags":{"type":"array","items":{"type":"string","enum":["a","b"]}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		typed     string
+		want      []string
+		directive cobra.ShellCompDirective
+	}{
+		{"location=", []string{"location=Chicago", "location=Paris"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder}, // values with a space are not offered
+		{"location=P", []string{"location=Paris"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
+		{"size=", []string{"size=s", "size=m"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
+		{"mode=", []string{"mode=fast"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
+		{"on=", []string{"on=true", "on=false"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
+		{"on:=t", []string{"on:=true"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
+		{"level=", []string{"level=1", "level=2"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
+		{"size:=", []string{`size:="s"`, `size:="m"`}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
+		{"path=", nil, cobra.ShellCompDirectiveDefault},
+		{"tags=", nil, cobra.ShellCompDirectiveDefault},
+		{"nosuch=", nil, cobra.ShellCompDirectiveDefault},
+	} {
+		got, directive := argValueCompletions(input, tc.typed)
+		if !slices.Equal(got, tc.want) || directive != tc.directive {
+			t.Errorf("%s<TAB>: %q %d, want %q %d", tc.typed, got, directive, tc.want, tc.directive)
 		}
 	}
 }
@@ -126,6 +212,11 @@ func TestCompleteFromALiveSession(t *testing.T) {
 	if !slices.Equal(got, []string{"b="}) || directive != ":6" {
 		t.Errorf("a call's arguments: %q %s, want b= with no space after it", got, directive)
 	}
+	// An argument's value, from the tool's schema: its enum, not files.
+	if got, directive := completions(t, dir, "call", "--session", "demo", "fail", "kind="); !slices.Equal(got, []string{"kind=tool", "kind=protocol"}) || directive != ":36" {
+		t.Errorf("an enum argument's values: %q %s", got, directive)
+	}
+	has([]string{"call", "--session", "demo", "nested_args", "enabled="}, "enabled=true", "enabled=false")
 	_, out, _ := runLive(t, dir, nil, "__complete", "call", "--session", "demo", "")
 	if !strings.Contains(out, "echo\tReturns its text argument unchanged.\n") {
 		t.Errorf("a tool's description is not its hint:\n%s", out)
@@ -233,6 +324,9 @@ func TestBashCompletion(t *testing.T) {
 		{"mcpi call --session demo add ", []string{"mcpi", "call", "--session", "demo", "add", ""}, []string{"a=", "b="}},
 		{"mcpi read --session demo demo://te", []string{"mcpi", "read", "--session", "demo", "demo", ":", "//te"}, []string{"//text/hello"}},
 		{"mcpi pro", []string{"mcpi", "pro"}, []string{"prompt", "prompts", "proxy"}},
+		{"mcpi call --session demo fail kind=", []string{"mcpi", "call", "--session", "demo", "fail", "kind", "=", ""}, []string{"tool", "protocol"}},
+		// cobra's script quotes the comma for the line: the shell reads it back as one.
+		{"mcpi check --host openai,g", []string{"mcpi", "check", "--host", "openai,g"}, []string{`openai\,gemini`}},
 	}
 	const run = `[ -n "$WITH" ] && source "$WITH"
 source "$SCRIPT"
