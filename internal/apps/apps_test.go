@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
 
 func TestToolMeta(t *testing.T) {
@@ -109,5 +111,21 @@ func TestStaticLoads(t *testing.T) {
 	}
 	if bad := ToolMeta(json.RawMessage(`{"ui":{"visibility":"app"}}`)); !bad.BadVisibility {
 		t.Errorf("a visibility that is a string: %+v", bad)
+	}
+}
+
+// TestNoCSPIsNoWarning: a resource that declares no CSP gets the
+// restrictive default (SEP-1865), which is no fault: Describe says so in
+// its policy, not in its warnings.
+func TestNoCSPIsNoWarning(t *testing.T) {
+	tool := &mcp.Tool{Name: "show", Meta: json.RawMessage(`{"ui":{"resourceUri":"ui://a/b"}}`)}
+	html := "<p>hi</p>"
+	res := &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: "ui://a/b", MimeType: MIMEType, Text: &html}}}
+	in, err := Describe(tool, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.CSP != nil || len(in.Warnings) > 0 || in.Policy == "" {
+		t.Errorf("no CSP: csp %v, warnings %q, policy %q", in.CSP, in.Warnings, in.Policy)
 	}
 }

@@ -190,10 +190,9 @@ func (r *run) appResource(c *session.Client, subject string, t *mcp.Tool, listed
 	if in.MIMEType != apps.MIMEType {
 		r.report(ruleAppsResourceContent, subject, nil, "its App's resource %s reads as %q: an App's MUST be %q", ui.ResourceURI, in.MIMEType, apps.MIMEType)
 	}
+	// No CSP is no fault: hosts apply the restrictive default (SEP-1865);
+	// what the App then loads from elsewhere is apps/static-loads'.
 	r.check(ruleAppsCSP)
-	if in.CSP == nil {
-		r.report(ruleAppsCSP, subject, nil, "its App's resource %s declares no CSP (_meta.ui.csp): hosts apply the restrictive default (no network, nothing from other origins); declare the origins the App needs, or an empty csp to say it needs none", ui.ResourceURI)
-	}
 	for _, d := range in.Domains {
 		r.report(ruleAppsCSP, subject, d, "csp.%s %q: %s", d.Field, d.Domain, d.Why)
 	}

@@ -716,6 +716,8 @@ func TestAppsRules(t *testing.T) {
 		{mcptest.AppsLoose, true, []string{"apps/csp", "apps/resource-content", "apps/resource-listed", "apps/static-loads", "apps/visibility"}},
 		{mcptest.AppsMissing, true, []string{"apps/resource-uri"}},
 		{mcptest.AppsHuge, true, []string{"apps/resource-content"}},
+		{mcptest.AppsNoCSP, false, nil},
+		{mcptest.AppsNoCSP, true, nil},
 	} {
 		t.Run(fmt.Sprintf("%s apps=%v", c.mode, c.apps), func(t *testing.T) {
 			rep := runAppsCheck(t, mcptest.AppsPrefix+c.mode, c.apps)
@@ -739,7 +741,7 @@ func TestAppsRules(t *testing.T) {
 				checked[r.ID] = true
 			}
 			want := []string{"apps/resource-uri", "apps/visibility"}
-			if c.mode == mcptest.AppsGood {
+			if c.mode == mcptest.AppsGood || c.mode == mcptest.AppsNoCSP {
 				want = append(want, "apps/resource-listed", "apps/resource-content", "apps/csp", "apps/static-loads")
 				if !c.apps {
 					want = append(want, "apps/negotiated")

@@ -35,6 +35,9 @@ const (
 	AppsMissing = "missing"
 	// AppsHuge serves an App's HTML larger than mcpi reads.
 	AppsHuge = "huge"
+	// AppsNoCSP is AppsGood whose resource declares no CSP and whose HTML
+	// loads nothing from elsewhere: the restrictive default, no fault.
+	AppsNoCSP = "no-csp"
 )
 
 // AppHTML is the good App's document: it speaks the App↔host protocol
@@ -182,6 +185,9 @@ func appContents(mode, uri string) (string, bool) {
 		html, _ = json.Marshal(loose)
 		meta = `{"ui":{"csp":{"connectDomains":["*","http://api.example.com","api.example.com"],"resourceDomains":["https://cdn.example.com"]}}}`
 		mime = "text/html"
+	case AppsNoCSP:
+		html, _ = json.Marshal(strings.Replace(AppHTML, `<script src="https://cdn.example.com/chart.js"></script>`, "", 1))
+		meta = `{"ui":{"prefersBorder":true}}`
 	case AppsHuge:
 		big := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("<p>x</p>", 600_000)))
 		return fmt.Sprintf(`{"uri":%q,"mimeType":%q,"blob":%q}`, uri, mime, big), true
