@@ -98,6 +98,10 @@ Exits 1 when the share of failed calls passes --max-errors (default 0: any).`,
 					return err
 				}
 			}
+			if cmd.Flags().Changed("count") && opts.Count == 0 || cmd.Flags().Changed("duration") && opts.Duration == 0 {
+				// Zero would mean "not given", and run the default 1000.
+				return flagErrorf("-n 0 or -d 0s runs nothing: give at least one call, or a duration")
+			}
 			if err := opts.checkLoad(maxErrors); err != nil {
 				return err
 			}

@@ -231,3 +231,14 @@ func TestBenchFlags(t *testing.T) {
 		t.Errorf("%+v", got)
 	}
 }
+
+// TestBenchRefusesNothing: -n 0 and -d 0s would run the default 1000
+// calls: refused, as a usage error.
+func TestBenchRefusesNothing(t *testing.T) {
+	for _, args := range [][]string{{"-n", "0"}, {"-d", "0s"}, {"-n", "0", "-d", "1s"}} {
+		code, out, errOut := runCLI(t, "", with(peerArgs("demo"), append([]string{"bench", "echo", "text=hi"}, args...)...)...)
+		if code != ExitUsage || !strings.Contains(errOut, "runs nothing") {
+			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errOut)
+		}
+	}
+}

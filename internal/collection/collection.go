@@ -343,7 +343,7 @@ func Parse(data []byte) (*File, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: a collection is a mapping with server and steps", root.Line)
 	}
-	if err := knownKeys(root, "server", "secrets", "steps"); err != nil {
+	if err := checkShape(root, fileShape, map[shapeAt]bool{}); err != nil {
 		return nil, err
 	}
 	var f File
@@ -354,29 +354,7 @@ func Parse(data []byte) (*File, error) {
 		for i, n := range steps.Content {
 			if i < len(f.Steps) {
 				f.Steps[i].Line = n.Line
-				if err := knownKeys(n, "name", "call", "prompt", "read", "request", "complete", "args", "params", "answers", "expect", "capture"); err != nil {
-					return nil, err
-				}
-				for _, sub := range []struct {
-					key  string
-					keys []string
-				}{
-					{"expect", []string{"error", "isError", "text", "path", "outputSchema", "count", "maxDuration", "snapshot"}},
-					{"answers", []string{"sampling", "elicit", "fields", "roots"}},
-					{"complete", []string{"prompt", "template", "argument", "value", "context"}},
-				} {
-					if e := field(n, sub.key); e != nil {
-						if err := knownKeys(e, sub.keys...); err != nil {
-							return nil, err
-						}
-					}
-				}
 				if e := field(n, "expect"); e != nil {
-					if errNode := field(e, "error"); errNode != nil {
-						if err := knownKeys(errNode, "code", "message"); err != nil {
-							return nil, err
-						}
-					}
 					if k, v := fieldKV(e, "snapshot"); k != nil {
 						f.Steps[i].Expect.HasSnapshot = true
 						if raw := rawField(n, "expect"); n.Kind != yaml.AliasNode && raw != nil && raw.Kind != yaml.AliasNode && ownKey(e, "snapshot") {
@@ -523,36 +501,6 @@ func merged(n *yaml.Node) []*yaml.Node {
 		}
 	}
 	return out
-}
-
-// knownKeys refuses a key of the mapping n that is not one of keys: a
-// misspelt expectation must not pass by expecting nothing.
-func knownKeys(n *yaml.Node, keys ...string) error {
-	n = resolve(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for _, m := range merged(n) {
-		if err := knownKeys(m, keys...); err != nil {
-			return err
-		}
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if k.Value == "<<" {
-			continue
-		}
-		found := false
-		for _, want := range keys {
-			if k.Value == want {
-				found = true
-			}
-		}
-		if !found {
-			return fmt.Errorf("line %d: unknown key %q (want one of %s)", k.Line, k.Value, strings.Join(keys, ", "))
-		}
-	}
-	return nil
 }
 
 func (f *File) check() error {
