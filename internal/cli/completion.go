@@ -335,7 +335,8 @@ func argValueCompletions(input *schema.Schema, toComplete string) ([]cobra.Compl
 			}
 			text = string(b)
 		}
-		if completable(text) && !strings.ContainsAny(text, " ") && strings.HasPrefix(text, partial) {
+		// A value with a space is offered: the shell's script quotes it.
+		if completable(text) && strings.HasPrefix(text, partial) {
 			out = append(out, head+text)
 		}
 	}

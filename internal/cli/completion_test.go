@@ -133,7 +133,7 @@ func TestCompleteArgValues(t *testing.T) {
 		want      []string
 		directive cobra.ShellCompDirective
 	}{
-		{"location=", []string{"location=Chicago", "location=Paris"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder}, // values with a space are not offered
+		{"location=", []string{"location=New York", "location=Chicago", "location=Los Angeles", "location=Paris"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
 		{"location=P", []string{"location=Paris"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
 		{"size=", []string{"size=s", "size=m"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
 		{"mode=", []string{"mode=fast"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
