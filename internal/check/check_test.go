@@ -10,11 +10,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/apps"
+	"github.com/mcpi-dev/mcpi/internal/check/hosts"
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
@@ -388,16 +390,48 @@ func (w contentTypeWriter) Flush() {
 	}
 }
 
-// TestDocsListEveryRule keeps docs/check.md true.
-func TestDocsListEveryRule(t *testing.T) {
+// TestSeveritiesAgreeWithDocs: docs/check.md's table of rules is the
+// code's, row for row (every rule has one row, with its severity, summary
+// and source, and no row names a rule that is gone), and the severities
+// keep what its "Severities" section says: a rule whose source says a
+// server MUST is an error; a host's limit seen only in bug reports is
+// info.
+func TestSeveritiesAgreeWithDocs(t *testing.T) {
 	b, err := os.ReadFile("../../docs/check.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range ruleList {
-		if !strings.Contains(string(b), "| `"+r.ID+"` | "+r.Severity.String()+" |") {
-			t.Errorf("docs/check.md does not list %s as %s", r.ID, r.Severity)
+	row := regexp.MustCompile("^\\| `([a-z0-9/-]+)` \\| (error|warning|info) \\| (.*) \\| (.*) \\|$")
+	type docRow struct{ severity, summary, source string }
+	rows := map[string][]docRow{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if m := row.FindStringSubmatch(line); m != nil {
+			rows[m[1]] = append(rows[m[1]], docRow{m[2], m[3], m[4]})
 		}
+	}
+	serverMust := regexp.MustCompile(`\b(a |the )?servers? MUST\b|\bthe server MUST\b`)
+	for _, r := range ruleList {
+		got := rows[r.ID]
+		delete(rows, r.ID)
+		if len(got) != 1 {
+			t.Errorf("docs/check.md has %d row(s) for %s, want 1", len(got), r.ID)
+			continue
+		}
+		if got[0].severity != r.Severity.String() {
+			t.Errorf("%s: the docs say %s, the code %s", r.ID, got[0].severity, r.Severity)
+		}
+		if got[0].source != r.Source {
+			t.Errorf("%s: the docs' source %q, the code's %q", r.ID, got[0].source, r.Source)
+		}
+		if serverMust.MatchString(r.Source) && r.Severity != Error {
+			t.Errorf("%s: its source says a server MUST (%s), but it is a %s", r.ID, r.Source, r.Severity)
+		}
+		if strings.HasPrefix(r.ID, "hosts/") && strings.HasSuffix(r.Source, "; "+string(hosts.Reported)) && r.Severity != Info {
+			t.Errorf("%s: a limit seen only in bug reports is info, not %s", r.ID, r.Severity)
+		}
+	}
+	for id := range rows {
+		t.Errorf("docs/check.md lists %s, which is no rule", id)
 	}
 }
 

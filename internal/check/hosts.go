@@ -11,9 +11,10 @@ import (
 // A host's rules are rules of check's like any other, named
 // "hosts/<host rule>" ("hosts/openai/name-pattern"): listed, documented
 // and reported the same way. Their severity is a warning when the host
-// rejects (or drops a tool), info for a strict mode's rewrite, a warning
-// that decides nothing or an unverified limit; an error only when the
-// host is one --host names. A strict mode's problems are findings only
+// documents (or its code shows) that it rejects (or drops a tool); info
+// for a strict mode's rewrite, a warning that decides nothing, a limit
+// seen only in bug reports or an unverified one; an error only when the
+// host is one --host names and it rejects. A strict mode's problems are findings only
 // when --host names it: otherwise its row in the matrix says it.
 
 // HostVerdict is one host's verdict in a report: the matrix's row.
@@ -32,7 +33,7 @@ type HostVerdict struct {
 // hostRule is the check Rule of a host's rule.
 func hostRule(r *hosts.Rule, h *hosts.Host) *Rule {
 	sev := Warning
-	if h.OptIn || r.Effect == hosts.Rewrite || r.Effect == hosts.Warn || r.Confidence == hosts.Unverified {
+	if h.OptIn || r.Effect == hosts.Rewrite || r.Effect == hosts.Warn || r.Confidence == hosts.Unverified || r.Confidence == hosts.Reported {
 		sev = Info
 	}
 	summary := fmt.Sprintf("%s: %s (%s)", h.Name, r.Summary, r.Effect)
