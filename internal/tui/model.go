@@ -790,7 +790,7 @@ func (m *Model) toggleRecording() tea.Cmd {
 }
 
 // frameShower is the pane that shows the wire's rows.
-type frameShower interface{ ShowSeq(int64) }
+type frameShower interface{ ShowSeq(int64) bool }
 
 // showFrame goes to the pane that shows the wire's rows, on the row asked
 // for.

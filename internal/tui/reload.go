@@ -70,7 +70,7 @@ func (m *Model) reload(r Reload) tea.Cmd {
 	}
 	m.buildOutput(r.Output)
 	if r.Err != nil {
-		first := firstLine(r.Output)
+		first := whyLine(r.Output)
 		if first == "" {
 			first = r.Err.Error()
 		}
@@ -107,14 +107,36 @@ func (m *Model) buildOutput(out string) {
 	}
 }
 
-// firstLine is the first line of s with something in it.
-func firstLine(s string) string {
+// whyLine is the line of a failed build's output that says why: the last
+// line of a Python traceback (NameError: …), else the first line that
+// names an error (error[E0425], error TS2322, ReferenceError: …), else the
+// first line with something in it that is not a heading ("# pkg").
+func whyLine(s string) string {
+	var lines []string
 	for l := range strings.SplitSeq(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "Traceback (most recent call last)") {
+			return lines[len(lines)-1]
+		}
+	}
+	for _, l := range lines {
+		if strings.Contains(strings.ToLower(l), "error") {
 			return l
 		}
 	}
-	return ""
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "# ") {
+			return l
+		}
+	}
+	return lines[0]
 }
 
 // changedWhat names what a Reload saw change.

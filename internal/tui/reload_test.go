@@ -246,3 +246,19 @@ func TestRerunMeetsTheNewSchema(t *testing.T) {
 	h.press("ctrl+s")
 	h.waitText("call #2")
 }
+
+// TestWhyLine: a failed build is summed up by the line that says why.
+func TestWhyLine(t *testing.T) {
+	for _, tc := range []struct{ out, want string }{
+		{"Traceback (most recent call last):\n  File \"server.py\", line 3, in <module>\n    x()\nNameError: name 'x' is not defined\n", "NameError: name 'x' is not defined"},
+		{"# example.com/server\n./server.go:3:2: undefined: x\n", "./server.go:3:2: undefined: x"},
+		{"   Compiling server v0.1.0\nerror[E0425]: cannot find value `x` in this scope\n --> src/main.rs:2:5\n", "error[E0425]: cannot find value `x` in this scope"},
+		{"/srv/index.js:3\n  x();\n  ^\n\nReferenceError: x is not defined\n    at Object.<anonymous> (/srv/index.js:3:3)\n", "ReferenceError: x is not defined"},
+		{"\nserver.go:3:2: undefined: x\nmore detail\n", "server.go:3:2: undefined: x"},
+		{"", ""},
+	} {
+		if got := whyLine(tc.out); got != tc.want {
+			t.Errorf("whyLine(%q) = %q, want %q", tc.out, got, tc.want)
+		}
+	}
+}

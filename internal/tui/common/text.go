@@ -17,6 +17,17 @@ import (
 // Line makes server text safe and folds it onto one line.
 func Line(s string) string { return safetext.OneLine(s) }
 
+// IndentedLine is Line that keeps the indentation s starts with (a tab as
+// four spaces): a traceback's or a compiler's lines stay readable.
+func IndentedLine(s string) string {
+	body := strings.TrimLeft(s, " \t")
+	lead := strings.ReplaceAll(s[:len(s)-len(body)], "\t", "    ")
+	if body = Line(body); body == "" {
+		return ""
+	}
+	return lead + body
+}
+
 // Block makes server text safe, keeping its lines.
 func Block(s string) string { return safetext.Block(s) }
 

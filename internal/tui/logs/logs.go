@@ -193,7 +193,7 @@ func clip(s string) string {
 	if len(s) > MaxRowBytes {
 		s = s[:MaxRowBytes]
 	}
-	return common.Line(s)
+	return common.IndentedLine(s)
 }
 
 // Add appends rows, keeping the filtered view in step.

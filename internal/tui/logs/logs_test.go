@@ -45,3 +45,18 @@ func TestLogPaneFilterAndSafety(t *testing.T) {
 		t.Errorf("view:\n%s", v)
 	}
 }
+
+// TestStderrKeepsIndentation: a traceback's lines keep their indentation
+// (a tab as four spaces); control characters are still made visible.
+func TestStderrKeepsIndentation(t *testing.T) {
+	c := &common.Common{Styles: styles.DefaultStyles(false), Keys: keymap.Default(), Now: time.Now}
+	p := New(c, KindStderr)
+	p.SetSize(80, 10)
+	p.Add([]Row{{Text: `  File "server.py", line 3, in <module>`}, {Text: "\tx() \x1b[2J"}})
+	v := p.View()
+	for _, want := range []string{`  File "server.py", line 3`, `    x() \e[2J`} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, v)
+		}
+	}
+}

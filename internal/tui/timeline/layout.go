@@ -283,7 +283,12 @@ func (p *Pane) laneLabel(k rowKey) string {
 		fold = "▸ "
 	}
 	label := fold + k.lane.String()
-	if n := p.store.LaneCount(k.lane); n > 0 {
+	n := p.store.LaneCount(k.lane)
+	if !p.query.Empty() {
+		// Under a filter, the spans it shows.
+		n = p.matched[k.lane]
+	}
+	if n > 0 {
 		label += " " + compact(n)
 	}
 	return st.Title.Render(common.Pad(label, gutter-1)) + " "

@@ -32,6 +32,9 @@ type Pane struct {
 
 	cursor    int64 // the selected span, -1 for none
 	collapsed [numLanes]bool
+	// matched counts by lane the spans the query matches, for the lanes'
+	// headers under a filter.
+	matched [numLanes]int64
 
 	query     query.Query
 	queryErr  error
@@ -90,7 +93,7 @@ func (p *Pane) Append(entries []wire.Entry) {
 	if !p.query.Empty() {
 		if p.store.Overflowed() {
 			p.store.Touched()
-			p.match(p.store.First())
+			p.rematch()
 		} else {
 			for _, i := range p.store.Touched() {
 				p.matchOne(i)
@@ -113,8 +116,26 @@ func (p *Pane) match(from int64) {
 func (p *Pane) matchOne(i int64) {
 	if sp := p.store.Get(i); sp != nil {
 		r := sp.Record()
+		was := sp.match
 		sp.match = p.query.Match(&r)
+		switch {
+		case sp.match && !was:
+			p.matched[sp.Lane]++
+		case was && !sp.match:
+			p.matched[sp.Lane]--
+		}
 	}
+}
+
+// rematch matches every span kept against the query, counting anew.
+func (p *Pane) rematch() {
+	p.matched = [numLanes]int64{}
+	for i := p.store.First(); i < p.store.Next(); i++ {
+		if sp := p.store.Get(i); sp != nil {
+			sp.match = false
+		}
+	}
+	p.match(p.store.First())
 }
 
 // fixWindow sets the window: the whole session when fitted, and never
@@ -210,7 +231,7 @@ func (p *Pane) setQuery(s string) {
 	if err == nil {
 		p.query = q
 		if !q.Empty() {
-			p.match(p.store.First())
+			p.rematch()
 			// A selected span the filter hides is no longer selected: the
 			// first one it shows is (or none).
 			if sp := p.store.Get(p.cursor); sp == nil || !sp.match {

@@ -326,6 +326,13 @@ func TestFilter(t *testing.T) {
 	if s := p.View(); !strings.Contains(s, "2 in view of") {
 		t.Errorf("status:error counts:\n%s", s)
 	}
+	// The lanes' headers count what the filter shows, not every span.
+	s := ansi.Strip(p.View())
+	for _, want := range []string{"▾ Requests 1 ", "▾ HTTP/auth 1 ", "▾ Errors 1 ", "▾ Notifications  "} {
+		if !strings.Contains(s, want) {
+			t.Errorf("under status:error the headers lack %q:\n%s", want, s)
+		}
+	}
 	p.SetFilter("dur:>150ms")
 	press(p, "home")
 	if sp := p.Selected(); sp == nil || sp.Label() != "task slow T1" {

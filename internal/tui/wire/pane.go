@@ -239,7 +239,9 @@ func (p *Pane) setQuery(s string) {
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	k := p.c.Keys
 	if sm, ok := msg.(common.ShowFrameMsg); ok {
-		p.ShowSeq(sm.Seq)
+		if q := p.query.String(); p.ShowSeq(sm.Seq) {
+			return common.Noticef("the filter %s hid that frame: it is cleared", common.Line(q))
+		}
 		return nil
 	}
 	if em, ok := msg.(EntriesMsg); ok {
@@ -528,12 +530,13 @@ func (p *Pane) openDetail(i int) {
 
 // ShowSeq selects the row of sequence number seq, on the list: the filter
 // is cleared when it hides the row. A row no longer kept selects the
-// oldest one.
-func (p *Pane) ShowSeq(seq int64) {
+// oldest one. It reports whether the filter was cleared.
+func (p *Pane) ShowSeq(seq int64) (cleared bool) {
 	p.ShowList()
 	p.latency = false
 	if !p.query.Empty() && !p.filtered(p.store.Get(seq)) {
 		p.SetFilter("")
+		cleared = true
 	}
 	p.follow = false
 	p.cursor = max(seq, p.store.First())
@@ -542,6 +545,7 @@ func (p *Pane) ShowSeq(seq int64) {
 		// The row shows a third of the way down, with what led to it.
 		p.offset = max(0, min(i-p.rows()/3, p.count()-p.rows()))
 	}
+	return cleared
 }
 
 // CopyTraceID copies the trace id of e's request, or says there is none.

@@ -533,3 +533,27 @@ func TestLatencyNameKeepsTheTool(t *testing.T) {
 		}
 	}
 }
+
+// TestShowFrameSaysTheFilterIsCleared: a jump to a row the filter hides
+// (enter on a Timeline span) clears the filter and says so; a row it
+// shows keeps it, silently.
+func TestShowFrameSaysTheFilterIsCleared(t *testing.T) {
+	p := New(testCommon(), NewStore(0, 0))
+	p.SetSize(100, 12)
+	parser := NewParser()
+	p.Append([]Entry{
+		parser.Event(frame(transport.Outgoing, 0, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)),
+		parser.Event(frame(transport.Outgoing, time.Second, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)),
+	})
+	p.SetFilter("method:ping")
+	if cmd := p.Update(common.ShowFrameMsg{Seq: 0}); cmd != nil || p.query.Empty() {
+		t.Fatalf("a row the filter shows: the filter went, or something was said")
+	}
+	cmd := p.Update(common.ShowFrameMsg{Seq: 1})
+	if !p.query.Empty() || cmd == nil {
+		t.Fatalf("a hidden row: the filter is %q, notice %v", p.query.String(), cmd)
+	}
+	if n, ok := cmd().(common.Notice); !ok || !strings.Contains(n.Text(), "the filter method:ping hid that frame: it is cleared") {
+		t.Errorf("the notice is %#v", cmd())
+	}
+}
