@@ -258,7 +258,7 @@ func (r *run) steps() []step {
 		steps = append(steps, step{"MCP Apps", r.apps})
 	}
 	steps = append(steps, []step{{"resources", r.resources},
-		{"prompts", r.prompts}, {"errors", r.unknowns}, {"results against the schema", r.conformance},
+		{"prompts", r.prompts}, {"subscriptions", r.listen}, {"errors", r.unknowns}, {"results against the schema", r.conformance},
 		{"HTTP transport", r.httpChecks}, {"HTTP+SSE transport", r.sseChecks}}...)
 	if r.opts.Dial != nil {
 		steps = append(steps, step{"", r.releaseSession})

@@ -82,7 +82,7 @@ func checkModernPeer(t *testing.T, peer string, opts Options) *Report {
 }
 
 // modernOnly are the rules the legacy broken server cannot break.
-var modernOnly = map[string]bool{ruleErrorsMissingCapability.ID: true}
+var modernOnly = map[string]bool{ruleErrorsMissingCapability.ID: true, ruleSubscriptionsListChanged.ID: true}
 
 // TestCleanModernServer: the correct modern server has no finding, and
 // the modern rules were checked.
@@ -843,5 +843,47 @@ func TestOneInstanceOfAStdioServer(t *testing.T) {
 				t.Errorf("the lock is still held after the run: %v", err)
 			}
 		})
+	}
+}
+
+// unprimedWriter drops the events with empty data a server writes: its
+// SSE streams lose their priming event.
+type unprimedWriter struct{ http.ResponseWriter }
+
+func (w unprimedWriter) Write(b []byte) (int, error) {
+	if bytes.HasSuffix(b, []byte("data: \n\n")) {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w unprimedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// TestSSEPriming: a 2025-11-25 server whose POST streams begin with a
+// priming event (the Go SDK's) keeps http/sse-priming; one whose streams
+// do not is found out; a modern server's streams are not resumable, and
+// not judged.
+func TestSSEPriming(t *testing.T) {
+	t.Parallel()
+	checked := func(rep *Report) bool {
+		for _, r := range rep.Rules {
+			if r.ID == ruleHttpSSEPriming.ID {
+				return true
+			}
+		}
+		return false
+	}
+	rep := checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler { return h })
+	if fs := findings(rep, ruleHttpSSEPriming.ID); len(fs) > 0 || !checked(rep) {
+		t.Errorf("the primed server: checked %v, %v", checked(rep), fs)
+	}
+	rep = checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(unprimedWriter{w}, r) })
+	})
+	if fs := findings(rep, ruleHttpSSEPriming.ID); len(fs) != 1 || !strings.Contains(fs[0].Message, "priming event") {
+		t.Errorf("the unprimed server: %v", rep.Findings)
+	}
+	if rep = checkHTTP(t, demoserver.EraModern, func(h http.Handler) http.Handler { return h }); checked(rep) {
+		t.Error("a modern server's streams were judged for priming")
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -32,7 +34,7 @@ func (r *run) httpChecks() {
 		client: transport.NewHTTPClient(nil, transport.EgressPolicy{UserHeaders: headerNames(t.Header)})}
 	first := p.firstRequest()
 	// The same first request, as a page of another site would send it.
-	base, _, err := p.post(nil, first)
+	base, body, err := p.post(nil, first)
 	if err != nil || base.StatusCode != http.StatusOK {
 		return // the probes cannot reach it as the session did (authorization?): nothing to compare
 	}
@@ -41,6 +43,7 @@ func (r *run) httpChecks() {
 	if ct, _, _ := mime.ParseMediaType(base.Header.Get("Content-Type")); ct != "application/json" && ct != "text/event-stream" {
 		r.report(ruleHttpContentType, first["method"].(string), nil, "the answer's Content-Type is %q", base.Header.Get("Content-Type"))
 	}
+	r.priming(base, body, first["method"].(string))
 	p.originChecks(first)
 	if p.modern {
 		p.headerValidation(first)
@@ -193,6 +196,53 @@ func (p *httpProbe) unknownSession(base *http.Response) {
 		r.report(ruleHttpUnknownSession, "POST "+p.t.URL, map[string]any{"Mcp-Session-Id": "mcpi-check-no-such-session", "status": resp.StatusCode},
 			"a request with an unknown session id was answered %d, not 404", resp.StatusCode)
 	}
+}
+
+// primingRevision is the first revision whose SSE streams are primed;
+// modern streams are not resumable, and not primed.
+const primingRevision = "2025-11-25"
+
+// priming checks that an SSE stream answering a POST begins with a
+// priming event: an id and empty data, the Last-Event-ID a client resumes
+// it with.
+func (r *run) priming(resp *http.Response, body []byte, method string) {
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if ct != "text/event-stream" || mcp.IsModern(r.rev) || r.rev < primingRevision {
+		return
+	}
+	r.check(ruleHttpSSEPriming)
+	id, data, ok := firstEvent(body)
+	switch {
+	case !ok:
+		r.report(ruleHttpSSEPriming, "POST "+r.opts.HTTP.URL+" ("+method+")", nil, "the SSE stream that answered %s has no event", method)
+	case id == "" || strings.TrimSpace(data) != "":
+		r.report(ruleHttpSSEPriming, "POST "+r.opts.HTTP.URL+" ("+method+")", map[string]string{"id": id, "data": bounds.Clip(data)},
+			"the SSE stream that answered %s does not begin with a priming event (an event id and empty data): a client whose stream breaks cannot resume it with Last-Event-ID", method)
+	}
+}
+
+// firstEvent returns the id and data of the first event of an SSE body.
+func firstEvent(body []byte) (id, data string, ok bool) {
+	var lines []string
+	for _, line := range strings.Split(strings.ReplaceAll(string(body), "\r\n", "\n"), "\n") {
+		if line == "" {
+			if ok {
+				return id, strings.Join(lines, "\n"), true
+			}
+			continue
+		}
+		field, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch field {
+		case "id":
+			id, ok = value, true
+		case "data":
+			lines, ok = append(lines, value), true
+		case "event", "retry":
+			ok = true
+		}
+	}
+	return id, strings.Join(lines, "\n"), ok
 }
 
 func headerNames(h http.Header) []string {

@@ -73,6 +73,7 @@ var (
 	ruleErrorsUnknownTool           = &Rule{ID: "errors/unknown-tool", Severity: Warning, Summary: "tools/call of an unknown tool is a JSON-RPC error (-32602), not a result.", Source: srcToolErrors}
 	ruleErrorsUnknownResource       = &Rule{ID: "errors/unknown-resource", Severity: Warning, Summary: "resources/read of an unknown URI gets JSON-RPC error -32002 (-32602 from 2026-07-28 on).", Source: srcResErrors}
 	ruleErrorsMissingCapability     = &Rule{ID: "errors/missing-capability", Severity: Error, Summary: "A modern request that needs a client capability the request did not declare is refused with -32021 (MissingRequiredClientCapability) listing data.requiredCapabilities, never answered with input requests for it.", Source: "MCP 2026-07-28 basic § _meta (Per-request protocol fields); basic/patterns/mrtr § Server Requirements (Basic Workflow)"}
+	ruleSubscriptionsListChanged    = &Rule{ID: "subscriptions/list-changed", Severity: Warning, Summary: "A modern server that declares listChanged (tools, prompts, resources) takes a subscriptions/listen asking for those changes and keeps each in the filter it acknowledges: clients of 2026-07-28 learn of list changes only on such a stream.", Source: "MCP 2026-07-28 basic/patterns/subscriptions § Acknowledgment (the acknowledged filter is the subset the server agreed to honor); the official conformance suite's SEP-2575 checks (list-changed-capable servers notify listen streams: SHOULD)"}
 	ruleErrorsUnknownPrompt         = &Rule{ID: "errors/unknown-prompt", Severity: Warning, Summary: "prompts/get of an unknown prompt gets JSON-RPC error -32602.", Source: srcPromptErr}
 	ruleToolsName                   = &Rule{ID: "tools/name", Severity: Warning, Summary: "A tool name has 1 to 128 characters of A-Z, a-z, 0-9, _, - and . only.", Source: srcToolNames}
 	ruleToolsNameUnique             = &Rule{ID: "tools/name-unique", Severity: Error, Summary: "Tool names are unique within a server.", Source: srcToolNames}
@@ -101,6 +102,7 @@ var (
 	ruleHttpHeaderValidation        = &Rule{ID: "http/header-validation", Severity: Error, Summary: "A modern request whose Mcp-Method header is missing or differs from its body is refused with 400 and -32020 (HeaderMismatch).", Source: "MCP 2026-07-28 basic/transports/streamable-http § Server Validation"}
 	ruleHttpNameHeader              = &Rule{ID: "http/name-header", Severity: Error, Summary: "A modern tools/call, resources/read or prompts/get whose Mcp-Name header is missing or differs from the body's name or uri is refused with 400 and -32020 (HeaderMismatch).", Source: srcServerValidation + "; § Standard Request Headers"}
 	ruleHttpParamHeader             = &Rule{ID: "http/param-header", Severity: Error, Summary: "A modern tools/call whose Mcp-Param-* header (from an x-mcp-header parameter) differs from the argument, or is missing while the argument is given, is refused with 400 and -32020 (probed with --call, on a read-only tool).", Source: "MCP 2026-07-28 basic/transports/streamable-http § Server Behavior for Custom Headers"}
+	ruleHttpSSEPriming              = &Rule{ID: "http/sse-priming", Severity: Warning, Summary: "An SSE stream that answers a POST begins with a priming event, an event id and empty data, so that a client whose stream breaks resumes it with Last-Event-ID (2025-11-25; modern streams are not resumable).", Source: srcHTTP + " § Sending Messages to the Server (the server SHOULD immediately send an SSE event with an event ID and an empty data field to prime the client to reconnect)"}
 	ruleSseEndpoint                 = &Rule{ID: "sse/endpoint", Severity: Error, Summary: "A GET of an HTTP+SSE server's URL opens an event stream whose first event is \"endpoint\", with the URI to POST messages to as its data.", Source: srcSSE}
 	ruleSseEndpointOrigin           = &Rule{ID: "sse/endpoint-origin", Severity: Error, Summary: "The endpoint event names a URI on the stream's own origin: clients refuse to send messages, with their credentials, anywhere else.", Source: srcSSE + "; the TypeScript SDK's and mcpi's clients refuse another origin"}
 	ruleSsePostAccepted             = &Rule{ID: "sse/post-accepted", Severity: Error, Summary: "A message POSTed to the endpoint is answered 2xx (202 Accepted), and the answer to a request comes on the event stream, not in the POST's body.", Source: srcSSE}
@@ -130,6 +132,7 @@ var ruleList = []*Rule{
 	ruleErrorsUnknownResource,
 	ruleErrorsMissingCapability,
 	ruleErrorsUnknownPrompt,
+	ruleSubscriptionsListChanged,
 	ruleToolsName,
 	ruleToolsNameUnique,
 	ruleToolsDescription,
@@ -157,6 +160,7 @@ var ruleList = []*Rule{
 	ruleHttpHeaderValidation,
 	ruleHttpNameHeader,
 	ruleHttpParamHeader,
+	ruleHttpSSEPriming,
 	ruleSseEndpoint,
 	ruleSseEndpointOrigin,
 	ruleSsePostAccepted,

@@ -15,8 +15,10 @@ const ModernBrokenPrefix = "modern-broken:"
 // ModernBrokenDefects are the defects RunModernBroken knows, each named
 // by the rule of internal/check that must find it.
 // ("handshake/server-info": serverInfo at the top level of the
-// server/discover result, where initialize had it, not in its _meta.)
-var ModernBrokenDefects = []string{"errors/missing-capability", "handshake/server-info"}
+// server/discover result, where initialize had it, not in its _meta;
+// "subscriptions/list-changed": tools.listChanged declared, and a
+// subscriptions/listen asking for it acknowledged without it.)
+var ModernBrokenDefects = []string{"errors/missing-capability", "handshake/server-info", "subscriptions/list-changed"}
 
 // RunModernBroken serves the correct modern server with one defect on
 // stdin and stdout.
@@ -40,6 +42,7 @@ func RunModernBroken(defect string) {
 		send(map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
 	}
 	info := map[string]any{"name": "modern-broken", "version": "1.0"}
+	caps := map[string]any{"tools": map[string]any{"listChanged": true}}
 	tool := map[string]any{"name": "confirm", "description": "Asks the user to confirm, then says what they answered.",
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}, "annotations": map[string]any{"readOnlyHint": true}}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
@@ -68,11 +71,23 @@ func RunModernBroken(defect string) {
 					fail(m.ID, -32602, "_meta lacks the protocol version or the client capabilities", nil)
 				}
 			case m.Method == "server/discover" && defect == "handshake/server-info":
-				reply(m.ID, map[string]any{"supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}},
+				reply(m.ID, map[string]any{"supportedVersions": []string{"2026-07-28"}, "capabilities": caps,
 					"instructions": "Confirms.", "ttlMs": 0, "cacheScope": "public", "serverInfo": info})
 			case m.Method == "server/discover":
-				reply(m.ID, map[string]any{"supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}},
+				reply(m.ID, map[string]any{"supportedVersions": []string{"2026-07-28"}, "capabilities": caps,
 					"instructions": "Confirms.", "ttlMs": 0, "cacheScope": "public", "_meta": map[string]any{"io.modelcontextprotocol/serverInfo": info}})
+			case m.Method == "subscriptions/listen":
+				// Acknowledged, and held open until the client cancels it.
+				var lp struct {
+					Notifications map[string]any `json:"notifications"`
+				}
+				json.Unmarshal(m.Params, &lp)
+				kept := map[string]any{}
+				if lp.Notifications["toolsListChanged"] == true && defect != "subscriptions/list-changed" {
+					kept["toolsListChanged"] = true
+				}
+				send(map[string]any{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": map[string]any{
+					"_meta": map[string]any{"io.modelcontextprotocol/subscriptionId": m.ID}, "notifications": kept}})
 			case m.Method == "ping":
 				reply(m.ID, map[string]any{})
 			case m.Method == "tools/list":
