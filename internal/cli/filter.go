@@ -87,12 +87,16 @@ func (f *frameFilter) event(te transport.Event) bool {
 	return f.q.Match(&r)
 }
 
-// recordEvent reports whether a trace's event matches; a note matches
-// only an empty query.
+// recordEvent reports whether a trace's event matches; a note (what mcpi
+// says of the session: its revision, its server) is a row of kind note,
+// its text the note's kind and data, so -kind:stderr keeps it and
+// method:tools/call does not.
 func (f *frameFilter) recordEvent(ev record.Event) bool {
 	te, ok := ev.TransportEvent()
 	if !ok {
-		return f.q.Empty()
+		text := ev.Kind + " " + string(ev.Data)
+		r := query.Record{Kind: "note", Text: text}
+		return f.q.Match(&r)
 	}
 	return f.event(te)
 }

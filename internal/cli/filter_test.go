@@ -41,11 +41,18 @@ func TestReplayFilter(t *testing.T) {
 		return out
 	}
 	out := replay("tool:fail")
-	if !strings.Contains(out, "tools/call fail") || !strings.Contains(out, "result of tools/call (") || strings.Contains(out, "tools/call echo") || strings.Contains(out, "tools/list") {
-		t.Errorf("tool:fail:\n%s", out)
+	if !strings.Contains(out, "tools/call fail") || !strings.Contains(out, "result isError of tools/call (") || strings.Contains(out, "tools/call echo") || strings.Contains(out, "tools/list") {
+		t.Errorf("tool:fail (its isError result marked):\n%s", out)
+	}
+	// The session's note is a row of kind note: hiding stderr keeps it.
+	if out = replay("-kind:stderr"); !strings.Contains(out, "note session:") {
+		t.Errorf("-kind:stderr hides the session's note:\n%s", out)
+	}
+	if out = replay("kind:note"); !strings.Contains(out, "note session:") || strings.Contains(out, "tools/call") {
+		t.Errorf("kind:note:\n%s", out)
 	}
 	out = replay("method:tools/call status:error")
-	if n := strings.Count(out, "\n"); n != 2 || !strings.Contains(out, "result of tools/call") {
+	if n := strings.Count(out, "\n"); n != 2 || !strings.Contains(out, "result isError of tools/call") {
 		t.Errorf("status:error prints %d lines:\n%s", n, out)
 	}
 	out = replay("> method:tools/call -tool:echo")

@@ -438,8 +438,15 @@ func describe(m *mcp.Message, ev record.Event, pending map[string]sentRequest) s
 		}
 		req, ok := pending[fmt.Sprintf("%d:%s", other, key)]
 		status := "result"
-		if m.Error != nil {
+		var r struct {
+			IsError bool `json:"isError"`
+		}
+		switch {
+		case m.Error != nil:
 			status = fmt.Sprintf("error %d %s", m.Error.Code, oneLine(m.Error.Message))
+		case json.Unmarshal(m.Result, &r) == nil && r.IsError:
+			// A tool's result that is an error: the call failed.
+			status = "result isError"
 		}
 		if ok {
 			delete(pending, fmt.Sprintf("%d:%s", other, key))

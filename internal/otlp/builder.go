@@ -234,6 +234,7 @@ func (b *Builder) message(ev *record.Event, m *mcp.Message) {
 		delete(b.open, other+key)
 		s.End = ev.Time
 		status(s, m)
+		b.negotiated(s, m)
 		b.emit(s)
 	default:
 		if m.Method == "notifications/cancelled" {
@@ -332,6 +333,23 @@ func (b *Builder) newSpan(ev *record.Event, m *mcp.Message) (*Span, bool) {
 		s.Attrs = append(s.Attrs, attribute.String("mcp.resource.uri", p.URI))
 	}
 	return s, true
+}
+
+// negotiated takes the revision an initialize answer names: it is the
+// session's from then on, and the initialize span, which started before it
+// was known, carries it too (as does any span that started before it).
+func (b *Builder) negotiated(s *Span, m *mcp.Message) {
+	if s.Attr("mcp.method.name") == "initialize" && m.Error == nil {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(m.Result, &r) == nil && r.ProtocolVersion != "" {
+			b.revision = r.ProtocolVersion
+		}
+	}
+	if b.revision != "" && s.Attr("mcp.protocol.version") == "" {
+		s.set("mcp.protocol.version", b.revision)
+	}
 }
 
 // status records how a request ended: an error answer or a tool's

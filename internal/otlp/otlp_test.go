@@ -139,6 +139,11 @@ func TestSpans(t *testing.T) {
 	if d := call.EndTimestamp().AsTime().Sub(call.StartTimestamp().AsTime()); d != 500*time.Millisecond {
 		t.Errorf("tools/call lasted %v, want 500ms", d)
 	}
+	// The initialize span started before the revision was known: its
+	// answer names it.
+	if got := str(spans["initialize"], "mcp.protocol.version"); got != "2025-11-25" {
+		t.Errorf("initialize mcp.protocol.version = %q", got)
+	}
 	prompt := spans["prompts/get greet"]
 	if str(prompt, "gen_ai.prompt.name") != "greet" || str(prompt, "rpc.response.status_code") != "-32602" || prompt.Status().Message() != "no prompt greet" {
 		t.Errorf("prompts/get: %v %v", prompt.Attributes().AsRaw(), prompt.Status().Message())
