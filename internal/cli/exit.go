@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
@@ -83,7 +84,7 @@ func exitCodeFor(err error) ExitCode {
 		return ExitInterrupted
 	case errors.Is(err, session.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return ExitTimeout
-	case transport.IsUnauthorized(err), errors.As(err, new(*auth.Error)):
+	case authRefused(err), errors.As(err, new(*auth.Error)):
 		return ExitAuth
 	case errors.Is(err, session.ErrDisconnected):
 		return ExitConnect
@@ -96,6 +97,25 @@ func exitCodeFor(err error) ExitCode {
 		return ExitConnect
 	}
 	return ExitConnect
+}
+
+// authRefused reports whether err is an HTTP answer that refuses the
+// request's authorization: a 401, or a 403 with a WWW-Authenticate
+// challenge (a scope to step up to). A 403 without one is the server
+// refusing the request itself (a Host or Origin allowlist), whatever
+// credentials it carries: no authorization failure.
+func authRefused(err error) bool {
+	var he *transport.HTTPError
+	if !transport.IsUnauthorized(err) || !errors.As(err, &he) {
+		return false
+	}
+	return he.StatusCode == http.StatusUnauthorized || he.Header.Get("WWW-Authenticate") != ""
+}
+
+// refused reports whether err is a 403 that is no authorization failure.
+func refused(err error) bool {
+	var he *transport.HTTPError
+	return errors.As(err, &he) && he.StatusCode == http.StatusForbidden && !authRefused(err)
 }
 
 // errNoApp marks a tool without an MCP App.
@@ -114,6 +134,7 @@ const (
 	KindProtocol          = "protocol_error"         // a JSON-RPC error, an invalid answer, a version mismatch
 	KindCapability        = "capability_missing"     // the server did not declare what the request needs
 	KindUnreachable       = "unreachable"            // could not connect
+	KindRefused           = "refused"                // HTTP 403 without an authorization challenge: the server refused the request itself
 	KindDisconnected      = "disconnected"           // the server exited or the connection ended
 	KindTimeout           = "timeout"                // no answer within --timeout, or not done within --max-time
 	KindAuth              = "auth"                   // authorization required or failed
@@ -134,7 +155,7 @@ const (
 
 // errorKinds are every kind errorKind may choose (docs/cli.md lists them).
 var errorKinds = []string{KindUsage, KindToolNotFound, KindToolError, KindProtocol, KindCapability,
-	KindUnreachable, KindDisconnected, KindTimeout, KindAuth, KindVerify, KindInterrupted,
+	KindUnreachable, KindRefused, KindDisconnected, KindTimeout, KindAuth, KindVerify, KindInterrupted,
 	KindTaskCancelled, KindSessionEnded, KindServerRequest, KindCheckFailed, KindCheckEnvironment, KindReplayDiffers,
 	KindNothingVerified, KindListingIncomplete, KindSurfaceBreaks, KindNoApp, KindError}
 
@@ -186,6 +207,9 @@ func errorKind(err error) string {
 	case ExitConnect:
 		if errors.Is(err, session.ErrDisconnected) {
 			return KindDisconnected
+		}
+		if refused(err) {
+			return KindRefused
 		}
 		return KindUnreachable
 	case ExitProtocol:
