@@ -1,7 +1,10 @@
 package check
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -98,5 +101,44 @@ func TestCheckPaginationRule(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// maxWriter records the largest single write and the bytes written.
+type maxWriter struct{ max, total int }
+
+func (w *maxWriter) Write(b []byte) (int, error) {
+	w.max = max(w.max, len(b))
+	w.total += len(b)
+	return len(b), nil
+}
+
+// TestSARIFIsWrittenAsBuilt: the SARIF of a report with 100,000 findings
+// (a server with 100,000 tools) is written a result at a time: no write
+// holds more than the rules or one result (64 KiB of some 40 MB), so the
+// document is never whole in memory, and it is compact (its size the --json report's order, not a
+// multiple of it for indentation).
+func TestSARIFIsWrittenAsBuilt(t *testing.T) {
+	rep := &Report{Server: mcp.Implementation{Name: "wide"}, Findings: make([]Finding, 100_000)}
+	for i := range rep.Findings {
+		rep.Findings[i] = Finding{Rule: ruleToolsDescription.ID, Severity: Warning, Subject: fmt.Sprintf("tool %q", fmt.Sprintf("t%06d", i)),
+			Message: "the tool has no description", Source: ruleToolsDescription.Source, Evidence: json.RawMessage(`{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":"string"}}}}`)}
+	}
+	var w maxWriter
+	if err := WriteSARIF(&w, rep, "test"); err != nil {
+		t.Fatal(err)
+	}
+	// The rules are one write (about 35 KB); each result another.
+	if w.max > 64<<10 {
+		t.Errorf("a write of %d bytes of %d: the document is held whole", w.max, w.total)
+	}
+	asJSON, _ := json.Marshal(rep)
+	if w.total > 2*len(asJSON) {
+		t.Errorf("the SARIF has %d bytes, the JSON report %d", w.total, len(asJSON))
+	}
+	var buf bytes.Buffer
+	small := &Report{Findings: rep.Findings[:3]}
+	if err := WriteSARIF(&buf, small, "test"); err != nil || !json.Valid(buf.Bytes()) || !bytes.HasSuffix(buf.Bytes(), []byte("}\n")) {
+		t.Errorf("not one JSON document: %v %s", err, buf.Bytes())
 	}
 }

@@ -62,17 +62,20 @@ func clipText(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// WriteSARIF writes the report as SARIF 2.1.0, for code-scanning CI.
+// WriteSARIF writes the report as SARIF 2.1.0, for code-scanning CI: one
+// compact JSON document and a newline, written as it is built, a result
+// at a time (a server with 100,000 tools has as many findings: never the
+// whole document in memory, nor one write of it). Each Write is whole
+// JSON values: runes are never split across two.
 func WriteSARIF(w io.Writer, rep *Report, version string) error {
 	type message struct {
 		Text string `json:"text"`
 	}
 	type rule struct {
-		ID               string  `json:"id"`
-		ShortDescription message `json:"shortDescription"`
-		HelpURI          string  `json:"helpUri,omitempty"`
-		Properties       any     `json:"properties,omitempty"`
-		DefaultConfig    any     `json:"defaultConfiguration"`
+		ID               string            `json:"id"`
+		ShortDescription message           `json:"shortDescription"`
+		Properties       map[string]string `json:"properties,omitempty"`
+		DefaultConfig    map[string]string `json:"defaultConfiguration"`
 	}
 	type location struct {
 		LogicalLocations []map[string]string `json:"logicalLocations"`
@@ -98,8 +101,15 @@ func WriteSARIF(w io.Writer, rep *Report, version string) error {
 		rs = append(rs, rule{ID: r.ID, ShortDescription: message{r.Summary}, Properties: map[string]string{"source": r.Source},
 			DefaultConfig: map[string]string{"level": level(r.Severity)}})
 	}
-	results := []result{}
-	for _, f := range rep.Findings {
+	driver, err := json.Marshal(map[string]any{"name": "mcpi check", "version": version, "informationUri": "https://modelcontextprotocol.io/specification", "rules": rs})
+	if err != nil {
+		return err
+	}
+	sw := &sarifWriter{w: w}
+	sw.write(`{"$schema":"https://json.schemastore.org/sarif-2.1.0.json","version":"2.1.0","runs":[{"tool":{"driver":`)
+	sw.write(string(driver))
+	sw.write(`},"results":[`)
+	for i, f := range rep.Findings {
 		res := result{RuleID: f.Rule, Level: level(f.Severity), Message: message{f.Message + " (" + f.Source + ")"},
 			Locations: []location{{LogicalLocations: []map[string]string{{"name": f.Subject, "fullyQualifiedName": orDash(rep.Server.Name) + "/" + f.Subject}}}}}
 		if len(f.Evidence) > 0 || f.Connection != "" {
@@ -111,22 +121,38 @@ func WriteSARIF(w io.Writer, rep *Report, version string) error {
 		if f.Connection != "" {
 			res.Properties["connection"] = f.Connection
 		}
-		results = append(results, res)
+		b, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			sw.write(",")
+		}
+		sw.write(string(b))
+		if sw.err != nil {
+			return sw.err
+		}
 	}
-	doc := map[string]any{
-		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-		"version": "2.1.0",
-		"runs": []any{map[string]any{
-			"tool": map[string]any{"driver": map[string]any{
-				"name": "mcpi check", "version": version, "informationUri": "https://modelcontextprotocol.io/specification", "rules": rs}},
-			"results": results,
-			"properties": map[string]any{
-				"server": rep.Server, "protocolVersion": rep.ProtocolVersion, "era": rep.Era, "transport": rep.Transport, "hosts": rep.Hosts},
-		}},
+	props, err := json.Marshal(map[string]any{"server": rep.Server, "protocolVersion": rep.ProtocolVersion, "era": rep.Era, "transport": rep.Transport, "hosts": rep.Hosts})
+	if err != nil {
+		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	sw.write(`],"properties":`)
+	sw.write(string(props))
+	sw.write("}]}\n")
+	return sw.err
+}
+
+// sarifWriter writes in order and keeps the first error.
+type sarifWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *sarifWriter) write(text string) {
+	if s.err == nil {
+		_, s.err = io.WriteString(s.w, text)
+	}
 }
 
 // writeHosts writes the host matrix: one row per host, with its verdict

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -85,7 +87,8 @@ func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 
 func checkRun(ctx context.Context, opts *CheckOptions) error {
 	hk, rep := opts.hooksFor()
-	hk.connectFailed = func(err error) error { return opts.cannotConnect(ctx, err) }
+	attempt := timedAttempt()
+	hk.connectFailed = func(err error) error { return opts.cannotConnect(ctx, attempt(err)) }
 	err := opts.withHooks(ctx, hk, func(c *session.Client) error {
 		*rep = *opts.runChecks(ctx, c)
 		return nil
@@ -94,6 +97,13 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 		return err
 	}
 	return opts.report(rep)
+}
+
+// timedAttempt starts the clock of an attempt to connect: the function it
+// returns makes the attempt of its error, with the time it took.
+func timedAttempt() func(error) doctor.Attempt {
+	start := time.Now()
+	return func(err error) doctor.Attempt { return doctor.Attempt{Err: err, Took: time.Since(start)} }
 }
 
 // hooksFor returns the hooks of a check's connection and the report it
@@ -123,11 +133,7 @@ func (opts *CheckOptions) runChecks(ctx context.Context, c *session.Client) *che
 func (opts *CheckOptions) report(rep *check.Report) error {
 	switch {
 	case opts.SARIF:
-		var b bytes.Buffer
-		if err := check.WriteSARIF(&b, rep, Version); err != nil {
-			return err
-		}
-		if err := writeRawJSON(opts.IO, b.Bytes()); err != nil {
+		if err := writeSARIF(opts.IO, rep); err != nil {
 			return err
 		}
 	case opts.JSON:
@@ -149,6 +155,37 @@ func (opts *CheckOptions) report(rep *check.Report) error {
 		return errSilent{code: ExitEnvironment, kind: KindCheckEnvironment, what: fmt.Sprintf("%d check(s) could not be made: the server's environment failed (%s)", n, rep.Environment[0].Why)}
 	}
 	return nil
+}
+
+// writeSARIF prints the report as SARIF. Off a terminal it is written as
+// it is built (check.WriteSARIF: a result at a time), each piece escaped
+// as writeRawJSON escapes a document, so that a report of 100,000
+// findings is never whole in memory; on a terminal it is pretty-printed
+// whole, as every JSON document is.
+func writeSARIF(ios *IOStreams, rep *check.Report) error {
+	if ios.StdoutTTY {
+		var b bytes.Buffer
+		if err := check.WriteSARIF(&b, rep, Version); err != nil {
+			return err
+		}
+		return writeRawJSON(ios, b.Bytes())
+	}
+	if ios.jsonFailed.Load() {
+		return nil // the error object takes the document's place
+	}
+	ios.jsonWritten.Store(true)
+	return check.WriteSARIF(unsafeEscaper{ios.Data()}, rep, Version)
+}
+
+// unsafeEscaper writes JSON with escapeUnsafe's spelling. Each write must
+// be whole JSON values (check.WriteSARIF's are): a rune is never split.
+type unsafeEscaper struct{ w io.Writer }
+
+func (e unsafeEscaper) Write(b []byte) (int, error) {
+	if _, err := e.w.Write(escapeUnsafe(b)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // checkOptions are the options of a check of the server behind c, which
@@ -217,13 +254,14 @@ func (o *CheckOptions) validateHosts() error {
 }
 
 // cannotConnect is mcpi check's answer to a server it could not connect
-// to: a handshake that failed is the report's one finding (exit 1); a
-// server that could not be reached gets the doctor's checklist, which says
-// at which step and what to do (exit 3, 5 or 6 as the failure was, or 9
-// when the server's environment is at fault). Never a bare "could not
-// connect".
-func (opts *CheckOptions) cannotConnect(ctx context.Context, err error) error {
-	d := opts.diagnose(ctx, err)
+// to: a handshake that failed (an error answer, or an HTTP 5xx to it) is
+// the report's one finding (exit 1); a server that could not be reached,
+// or refused the request outright (HTTP 403 without an authorization
+// challenge), gets the doctor's checklist, which says at which step and
+// what to do (exit 3, 5 or 6 as the failure was, or 9 when the server's
+// environment is at fault). Never a bare "could not connect".
+func (opts *CheckOptions) cannotConnect(ctx context.Context, a doctor.Attempt) error {
+	d := opts.diagnose(ctx, a)
 	if d.handshake != nil {
 		return opts.report(d.handshake)
 	}
@@ -253,8 +291,12 @@ type diagnosis struct {
 	what      string
 }
 
-func (opts *CheckOptions) diagnose(ctx context.Context, err error) diagnosis {
-	if exitCodeFor(err) == ExitProtocol {
+func (opts *CheckOptions) diagnose(ctx context.Context, a doctor.Attempt) diagnosis {
+	err := a.Err
+	var he *transport.HTTPError
+	if exitCodeFor(err) == ExitProtocol || errors.As(err, &he) && he.StatusCode >= 500 {
+		// The server was reached and failed the handshake: that is the
+		// one thing the check found.
 		return diagnosis{handshake: check.HandshakeFailed(err, ""), code: ExitToolError, kind: KindCheckFailed}
 	}
 	t := &opts.Target
@@ -264,12 +306,16 @@ func (opts *CheckOptions) diagnose(ctx context.Context, err error) diagnosis {
 		if t.Auth.Bearer != "" {
 			header.Set("Authorization", "Bearer "+t.Auth.Bearer)
 		}
-		rep = doctor.HTTP(ctx, t.URL, header, doctor.Net{Timeout: t.Timeout, HTTP: t.httpTransport},
-			func(context.Context) error { return err })
+		rep = doctor.HTTP(ctx, t.URL, header, doctor.Net{Timeout: t.Timeout, HTTP: t.httpTransport}, &a)
 	} else {
-		rep = doctor.Stdio(t.Command, exec.LookPath, err)
+		rep = doctor.Stdio(t.Command, exec.LookPath, a)
 	}
-	d := diagnosis{doc: &rep, code: exitCodeFor(err), kind: errorKind(err), what: "mcpi check could not reach the server: " + oneLine(err.Error())}
+	// Said once with the "mcpi:" of every error line: not "mcpi: mcpi check".
+	what := "the check could not reach the server: "
+	if refused(err) {
+		what = "the server refused the check's request (HTTP 403 without an authorization challenge: a Host or Origin allowlist?): "
+	}
+	d := diagnosis{doc: &rep, code: exitCodeFor(err), kind: errorKind(err), what: what + oneLine(err.Error())}
 	if rep.Environment != "" {
 		d.code, d.kind = ExitEnvironment, KindCheckEnvironment
 	}

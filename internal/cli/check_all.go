@@ -83,7 +83,7 @@ func checkAllRun(ctx context.Context, opts *CheckOptions) error {
 			return err
 		}
 	} else {
-		writeMatrix(opts.IO.Out, results)
+		writeMatrix(opts.IO.Out, results, opts.Target.Config)
 	}
 	return allExit(results)
 }
@@ -145,8 +145,9 @@ func (opts *CheckOptions) checkOne(ctx context.Context, s config.Server) serverC
 		Hosts: opts.Hosts}
 	hk, rep := one.hooksFor()
 	var diag *diagnosis
+	attempt := timedAttempt()
 	hk.connectFailed = func(err error) error {
-		d := one.diagnose(ctx, err)
+		d := one.diagnose(ctx, attempt(err))
 		diag = &d
 		return err
 	}
@@ -180,8 +181,10 @@ func (opts *CheckOptions) checkOne(ctx context.Context, s config.Server) serverC
 // verdictMarks are the matrix's cells.
 var verdictMarks = map[string]string{"accepted": "ok", "rejected": "REJECT", "needs rewrite": "rewrite", "unknown": "?"}
 
-// writeMatrix prints one line per server and the server × host matrix.
-func writeMatrix(w io.Writer, results []serverCheck) {
+// writeMatrix prints one line per server and the server × host matrix;
+// its footer's command for one server names config, the --config FILE
+// the servers came from ("" for the machine's files).
+func writeMatrix(w io.Writer, results []serverCheck, config string) {
 	ids := check.HostIDs()
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "SERVER\tOUTCOME\tE/W/N")
@@ -211,7 +214,21 @@ func writeMatrix(w io.Writer, results []serverCheck) {
 			fmt.Fprintf(w, "%s: %s\n", sanitize(r.Name, false), oneLine(r.Reason))
 		}
 	}
-	fmt.Fprintln(w, "ok: accepted; REJECT: the host rejects a tool (or the request); rewrite: a strict mode needs the schema rewritten; ?: the tools could not be listed. mcpi check --server NAME shows one server's findings.")
+	one := "mcpi check --server NAME"
+	if config != "" {
+		one += " --config " + shellWord(config)
+	}
+	fmt.Fprintln(w, "ok: accepted; REJECT: the host rejects a tool (or the request); rewrite: a strict mode needs the schema rewritten; ?: the tools could not be listed. "+one+" shows one server's findings.")
+}
+
+// shellWord is s as one word of a POSIX shell's command line, made safe
+// for a terminal.
+func shellWord(s string) string {
+	s = sanitize(s, false)
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:=+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // allExit is the exit of check --all: 1 when a server has errors (or a

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 func TestCheckCommand(t *testing.T) {
@@ -44,6 +48,8 @@ func TestCheckCommand(t *testing.T) {
 			stdout: []string{"mcpi check: the handshake did not complete", "handshake/completes  initialize: the handshake failed", "2099-01-01", "OpenAI (function calling)                   unknown"}},
 		{name: "a handshake that fails, in sarif", args: with(peerArgs("hostile:"+mcptest.HostileUnknownVersion), "check", "--sarif"), code: ExitToolError, jsonStdout: true,
 			stdout: []string{`"ruleId":"handshake/completes"`, `"level":"error"`}},
+		{name: "poison in sarif, written as built, is escaped", args: with(peerArgs("hostile:"+mcptest.HostilePoison), "check", "--sarif"), code: ExitToolError, jsonStdout: true,
+			stdout: []string{`"ruleId":"security/hidden-text"`}, notStdout: []string{"\u202e", "\u200b", "\x1b"}},
 		{name: "poison is shown safely", args: with(peerArgs("hostile:"+mcptest.HostilePoison), "check"), code: ExitToolError, stdout: []string{"security/hidden-text", `\e]0;pwned`}, notStdout: []string{"\x1b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,7 +82,7 @@ func TestCheckAll(t *testing.T) {
 	}
 	for _, tc := range []cliCase{
 		{name: "matrix", args: []string{"check", "--all", "--config", file}, code: ExitConnect,
-			stdout:    []string{"SERVER", "openai-strict", "clean", "long-names", "REJECT", "gone", "unreachable", "off", "skipped", "disabled in"},
+			stdout:    []string{"SERVER", "openai-strict", "clean", "long-names", "REJECT", "gone", "unreachable", "off", "skipped", "disabled in", "mcpi check --server NAME --config " + shellWord(file) + " shows one server's findings"},
 			stderr:    []string{"4 server(s), one at a time:", "gone (" + file + "): mcpi-no-such-server --token"},
 			notStdout: []string{secret}, progress: true},
 		{name: "a named host rejects", args: []string{"check", "--all", "--config", file, "--host", "openai"}, code: ExitToolError, stdout: []string{"long-names"}, progress: true},
@@ -113,6 +119,76 @@ func TestCheckProbesUnderTheUsersClock(t *testing.T) {
 		sopts := opts.sessionOptions(hk, nil, nil)
 		if sopts.ProbeTimeout != opts.Target.Timeout {
 			t.Errorf("--timeout %s: the session's probe gets %v", timeout, sopts.ProbeTimeout)
+		}
+	}
+}
+
+// TestCheckSaysWhatHappened: a server that could not be checked is told
+// as it was: a 403 without an authorization challenge (a Host allowlist)
+// is the server refusing the request, not an authorization refused (exit
+// 3, kind refused); an HTTP 500 to initialize is a server reached whose
+// handshake failed (its one finding, exit 1), not one that could not be
+// reached; a command given as a path that names nothing is not looked for
+// on PATH; and the error line has mcpi's prefix once.
+func TestCheckSaysWhatHappened(t *testing.T) {
+	t.Parallel()
+	answer := func(code int, body string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(code)
+			io.WriteString(w, body)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL + "/mcp"
+	}
+	allowlist, failing := answer(http.StatusForbidden, "Invalid Host header"), answer(http.StatusInternalServerError, "boom")
+	nope := filepath.Join(t.TempDir(), "nope-server")
+	for _, tc := range []cliCase{
+		{name: "a host allowlist's 403", args: []string{"check", allowlist}, code: ExitConnect,
+			stdout: []string{"FAIL HTTP: POST /mcp: 403 Forbidden"}, stderr: []string{"mcpi: the server refused the check's request (HTTP 403 without an authorization challenge"}},
+		{name: "a host allowlist's 403 in json", args: []string{"check", "--json", allowlist}, code: ExitConnect, jsonStdout: true, stdout: []string{`"kind":"refused"`}},
+		{name: "a 500 to initialize", args: []string{"check", failing}, code: ExitToolError,
+			stdout: []string{"handshake/completes  initialize: the handshake failed", "500 Internal Server Error"}, notStdout: []string{"could not reach"}},
+		{name: "a path that names nothing", args: []string{"check", "--", nope}, code: ExitConnect,
+			stdout: []string{"FAIL the command is found: " + nope + ": no such file", "what to do: check the path"}, notStdout: []string{"on PATH", "give its full path"},
+			stderr: []string{"mcpi: the check could not reach the server"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checkCase(t, tc)
+			_, _, errOut := runCLI(t, tc.stdin, tc.args...)
+			if strings.Contains(errOut, "mcpi: mcpi") || strings.Contains(errOut, "authorization required") || strings.Contains(errOut, "authorization was refused") {
+				t.Errorf("stderr: %s", errOut)
+			}
+		})
+	}
+}
+
+// TestShellWord: the footer's --config FILE is one word a shell reads
+// back as the path.
+func TestShellWord(t *testing.T) {
+	for in, want := range map[string]string{"/tmp/mcp.json": "/tmp/mcp.json", "/tmp/my mcp.json": "'/tmp/my mcp.json'", "it's.json": `'it'\''s.json'`} {
+		if got := shellWord(in); got != want {
+			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestA403WithoutAChallengeIsNoAuthFailure: exit 6 is an authorization
+// refused (a 401, or a 403 that challenges for a scope); a 403 without a
+// challenge is the server refusing the request itself: exit 3, kind
+// refused.
+func TestA403WithoutAChallengeIsNoAuthFailure(t *testing.T) {
+	bare := &transport.HTTPError{StatusCode: http.StatusForbidden, Status: "403 Forbidden", Header: http.Header{}}
+	scoped := &transport.HTTPError{StatusCode: http.StatusForbidden, Status: "403 Forbidden", Header: http.Header{"Www-Authenticate": {`Bearer error="insufficient_scope"`}}}
+	unauthorized := &transport.HTTPError{StatusCode: http.StatusUnauthorized, Status: "401 Unauthorized", Header: http.Header{}}
+	for _, c := range []struct {
+		err  error
+		code ExitCode
+		kind string
+	}{{bare, ExitConnect, KindRefused}, {scoped, ExitAuth, KindAuth}, {unauthorized, ExitAuth, KindAuth}} {
+		if code, kind := exitCodeFor(c.err), errorKind(c.err); code != c.code || kind != c.kind {
+			t.Errorf("%s %v: exit %d %s, want %d %s", c.err, c.err.(*transport.HTTPError).Header, code, kind, c.code, c.kind)
 		}
 	}
 }

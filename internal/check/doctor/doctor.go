@@ -15,9 +15,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -28,11 +30,23 @@ import (
 
 // Step is one step of the checklist.
 type Step struct {
-	Name    string `json:"name"`
-	Status  string `json:"status"` // passed, failed, skipped
-	Detail  string `json:"detail,omitempty"`
-	Fix     string `json:"fix,omitempty"`
+	Name   string `json:"name"`
+	Status string `json:"status"` // passed, failed, skipped
+	Detail string `json:"detail,omitempty"`
+	Fix    string `json:"fix,omitempty"`
+	// Elapsed is how long the step took: the time of its own probe, or
+	// for a step judged from the command's own attempt to connect, the
+	// time that attempt took when it failed there (left out when it
+	// passed: judging took no time).
 	Elapsed string `json:"elapsed,omitempty"`
+}
+
+// Attempt is the command's own attempt to connect: its error (nil: it
+// connected) and how long it took. The steps it decides are judged from
+// it, not made again.
+type Attempt struct {
+	Err  error
+	Took time.Duration
 }
 
 // The statuses of a step.
@@ -100,12 +114,9 @@ func (n Net) timeout() time.Duration {
 	return 10 * time.Second
 }
 
-// clock bounds one step; handshakeClock the handshake, which may probe
-// both eras.
+// clock bounds one step. (The handshake is the command's own attempt,
+// judged, not made again.)
 func (n Net) clock() bounds.Clock { return bounds.Clock{Name: "doctor step", D: n.timeout()} }
-func (n Net) handshakeClock() bounds.Clock {
-	return bounds.Clock{Name: "doctor handshake", D: 3 * n.timeout()}
-}
 
 // checklist is a Report being made.
 type checklist struct {
@@ -116,13 +127,33 @@ type checklist struct {
 // step runs one step unless one before it failed; fn returns what it saw,
 // and for a failure what to do.
 func (c *checklist) step(name string, fn func() (detail, fix string, err error)) {
+	start := time.Now()
+	c.record(name, fn, func(error) time.Duration { return time.Since(start) })
+}
+
+// judge is step for a step decided by the command's attempt a: a failure
+// there took the attempt's time; a pass took none of its own.
+func (c *checklist) judge(name string, a Attempt, fn func() (detail, fix string, err error)) {
+	c.record(name, fn, func(err error) time.Duration {
+		if err != nil {
+			return a.Took
+		}
+		return 0
+	})
+}
+
+// record runs fn as the step name, unless one before it failed; took says
+// how long it took, given its error.
+func (c *checklist) record(name string, fn func() (detail, fix string, err error), took func(error) time.Duration) {
 	if c.failed {
 		c.rep.Steps = append(c.rep.Steps, Step{Name: name, Status: Skipped})
 		return
 	}
-	start := time.Now()
 	detail, fix, err := fn()
-	s := Step{Name: name, Status: Passed, Detail: detail, Elapsed: time.Since(start).Round(time.Millisecond).String()}
+	s := Step{Name: name, Status: Passed, Detail: detail}
+	if d := took(err); d > 0 {
+		s.Elapsed = d.Round(time.Millisecond).String()
+	}
 	if err != nil {
 		s.Status, s.Fix, c.failed = Failed, fix, true
 		s.Detail = err.Error()
@@ -141,9 +172,10 @@ func (c *checklist) environment(texts ...string) {
 }
 
 // Stdio diagnoses a stdio server: command is what was run, lookPath finds
-// it (nil: nothing is looked up), connectErr is why connecting failed
-// (its stderr, when the server exited, says why).
-func Stdio(command []string, lookPath func(string) (string, error), connectErr error) Report {
+// it (nil: nothing is looked up), a is the command's attempt to connect
+// (its stderr, when the server exited, says why it failed).
+func Stdio(command []string, lookPath func(string) (string, error), a Attempt) Report {
+	connectErr := a.Err
 	c := &checklist{rep: Report{Target: strings.Join(command, " ")}}
 	c.step("the command is found", func() (string, string, error) {
 		if len(command) == 0 {
@@ -153,13 +185,17 @@ func Stdio(command []string, lookPath func(string) (string, error), connectErr e
 			return command[0], "", nil
 		}
 		path, err := lookPath(command[0])
-		if err != nil {
-			return command[0], "install it, or give its full path", errors.New("not found on PATH")
+		switch {
+		case err == nil:
+			return path, "", nil
+		case strings.ContainsRune(command[0], '/'):
+			// A path is looked for where it says, not on PATH.
+			return command[0], "check the path: it must name an executable file", pathProblem(command[0], err)
 		}
-		return path, "", nil
+		return command[0], "install it, or give its full path", errors.New("not found on PATH")
 	})
 	var exit *transport.ServerExitError
-	c.step("the server starts and stays up", func() (string, string, error) {
+	c.judge("the server starts and stays up", a, func() (string, string, error) {
 		if errors.As(connectErr, &exit) {
 			why := transport.StderrWhy(exit.StderrTail)
 			c.environment(why, strings.Join(exit.StderrTail, "\n"))
@@ -171,7 +207,7 @@ func Stdio(command []string, lookPath func(string) (string, error), connectErr e
 		}
 		return "", "", nil
 	})
-	c.step("the handshake", func() (string, string, error) {
+	c.judge("the handshake", a, func() (string, string, error) {
 		if connectErr != nil && exit == nil {
 			c.environment(connectErr.Error())
 			return "", handshakeFix(connectErr), connectErr
@@ -179,6 +215,22 @@ func Stdio(command []string, lookPath func(string) (string, error), connectErr e
 		return "", "", nil
 	})
 	return c.rep
+}
+
+// pathProblem says why the file a path names cannot be run.
+func pathProblem(path string, lookErr error) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("no such file")
+	case err != nil:
+		return err
+	case st.IsDir():
+		return errors.New("a directory, not a program")
+	case st.Mode()&0o111 == 0:
+		return errors.New("not executable (no x permission)")
+	}
+	return lookErr
 }
 
 // handshakeFix is what to do when the handshake failed.
@@ -194,9 +246,10 @@ func handshakeFix(err error) string {
 }
 
 // HTTP diagnoses a Streamable HTTP (or HTTP+SSE) endpoint: header is what
-// the request carries (authorization included), handshake connects as the
-// command would (nil: not tried) and its error says why it failed.
-func HTTP(ctx context.Context, rawURL string, header http.Header, n Net, handshake func(ctx context.Context) error) Report {
+// the request carries (authorization included), handshake is the
+// command's own attempt to connect (nil: not tried), whose error says why
+// it failed.
+func HTTP(ctx context.Context, rawURL string, header http.Header, n Net, handshake *Attempt) Report {
 	c := &checklist{rep: Report{Target: rawURL}}
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
@@ -227,13 +280,15 @@ func HTTP(ctx context.Context, rawURL string, header http.Header, n Net, handsha
 			return "the server answered 401", "give --bearer TOKEN, or let mcpi run OAuth (mcpi auth login URL)", errors.New("authorization required")
 		})
 	}
-	c.step("the handshake (era probe, initialize)", func() (string, string, error) {
+	a := Attempt{}
+	if handshake != nil {
+		a = *handshake
+	}
+	c.judge("the handshake (era probe, initialize)", a, func() (string, string, error) {
 		if handshake == nil {
 			return "not tried", "", nil
 		}
-		ctx, cancel := n.handshakeClock().Context(ctx)
-		defer cancel()
-		if err := handshake(ctx); err != nil {
+		if err := handshake.Err; err != nil {
 			c.environment(err.Error())
 			return "", handshakeFix(err), err
 		}

@@ -8,8 +8,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -42,7 +45,7 @@ func TestStdio(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Stdio([]string{"x"}, tt.look, tt.err)
+			r := Stdio([]string{"x"}, tt.look, Attempt{Err: tt.err})
 			if got := statuses(r); got != tt.want {
 				t.Errorf("steps: %s\nwant   %s", got, tt.want)
 			}
@@ -54,7 +57,7 @@ func TestStdio(t *testing.T) {
 			}
 		})
 	}
-	r := Stdio([]string{"x"}, found, crash)
+	r := Stdio([]string{"x"}, found, Attempt{Err: crash})
 	if d := r.Failed().Detail; !strings.Contains(d, "ECONNREFUSED") || strings.Contains(d, "Node.js v22") {
 		t.Errorf("the crash is explained by %q, want the error line, not the version banner", d)
 	}
@@ -129,9 +132,7 @@ func TestHTTPAnswers(t *testing.T) {
 			t.Errorf("%s: the failed step %+v, want a fix saying %q", tt.path, f, tt.fix)
 		}
 	}
-	r := HTTP(context.Background(), "http://mcp.example/mcp", nil, n, func(context.Context) error {
-		return errors.New("initialize: -32603 Invalid API key provided")
-	})
+	r := HTTP(context.Background(), "http://mcp.example/mcp", nil, n, &Attempt{Err: errors.New("initialize: -32603 Invalid API key provided")})
 	if f := r.Failed(); f == nil || f.Name != "the handshake (era probe, initialize)" || r.Environment == "" {
 		t.Errorf("a handshake refused for the server's credential: %+v, environment %q", f, r.Environment)
 	}
@@ -158,5 +159,40 @@ func TestTLS(t *testing.T) {
 	r = HTTP(context.Background(), "https://example.com/mcp", nil, n, nil)
 	if got := statuses(r); !strings.HasPrefix(got, "DNS=passed TCP=passed TLS=passed HTTP=passed") {
 		t.Errorf("a trusted certificate: %s %+v", got, r.Failed())
+	}
+}
+
+// TestElapsedIsTheStepsOwn: a step judged from the command's own attempt
+// to connect (a handshake that waited a minute) says the attempt's time
+// where it failed, not the instant the judging took; one that passed says
+// none; a step of its own (the command is found) says its own.
+func TestElapsedIsTheStepsOwn(t *testing.T) {
+	found := func(string) (string, error) { return "/usr/bin/x", nil }
+	waited := Attempt{Err: errors.New("initialize: no answer within 1m0s (timeout)"), Took: time.Minute}
+	r := Stdio([]string{"x"}, found, waited)
+	got := map[string]string{}
+	for _, s := range r.Steps {
+		got[s.Name] = s.Elapsed
+	}
+	if got["the handshake"] != "1m0s" || got["the server starts and stays up"] != "" {
+		t.Errorf("elapsed: %q", got)
+	}
+	r = HTTP(context.Background(), "ftp://x/mcp", nil, Net{}, &waited)
+	if f := r.Failed(); f == nil || f.Elapsed == "1m0s" {
+		t.Errorf("a step of its own took the attempt's time: %+v", f)
+	}
+}
+
+// TestAPathIsNotLookedForOnPATH: a command given as a path that names no
+// file says so, and what to do, not "not found on PATH … give its full
+// path".
+func TestAPathIsNotLookedForOnPATH(t *testing.T) {
+	dir := t.TempDir()
+	for path, want := range map[string]string{filepath.Join(dir, "nope-server"): "no such file", dir: "a directory"} {
+		r := Stdio([]string{path}, exec.LookPath, Attempt{Err: errors.New("fork/exec: no such file or directory")})
+		f := r.Failed()
+		if f == nil || !strings.Contains(f.Detail, want) || strings.Contains(f.Detail, "on PATH") || strings.Contains(f.Fix, "full path") {
+			t.Errorf("%s: %+v", path, f)
+		}
 	}
 }
