@@ -275,7 +275,7 @@ func (opts *CheckOptions) cannotConnect(ctx context.Context, a doctor.Attempt) e
 			return werr
 		}
 	} else {
-		writeDoctor(opts.IO.Out, *d.doc)
+		writeDoctor(opts.IO.Out, *d.doc, d.kind == KindRefused)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", d.what)
 	return errSilent{code: d.code, kind: d.kind, what: d.what}
@@ -322,9 +322,14 @@ func (opts *CheckOptions) diagnose(ctx context.Context, a doctor.Attempt) diagno
 	return d
 }
 
-// writeDoctor prints the doctor's checklist.
-func writeDoctor(w io.Writer, rep doctor.Report) {
-	fmt.Fprintf(w, "mcpi check could not reach %s. Step by step:\n", rep.Target)
+// writeDoctor prints the doctor's checklist; refused says the server was
+// reached, and refused the request.
+func writeDoctor(w io.Writer, rep doctor.Report, refused bool) {
+	if refused {
+		fmt.Fprintf(w, "mcpi check was refused by %s. Step by step:\n", rep.Target)
+	} else {
+		fmt.Fprintf(w, "mcpi check could not reach %s. Step by step:\n", rep.Target)
+	}
 	marks := map[string]string{doctor.Passed: "ok  ", doctor.Failed: "FAIL", doctor.Skipped: "-   "}
 	for _, s := range rep.Steps {
 		line := fmt.Sprintf("  %s %s", marks[s.Status], s.Name)

@@ -145,7 +145,7 @@ func TestCheckSaysWhatHappened(t *testing.T) {
 	nope := filepath.Join(t.TempDir(), "nope-server")
 	for _, tc := range []cliCase{
 		{name: "a host allowlist's 403", args: []string{"check", allowlist}, code: ExitConnect,
-			stdout: []string{"FAIL HTTP: POST /mcp: 403 Forbidden"}, stderr: []string{"mcpi: the server refused the check's request (HTTP 403 without an authorization challenge"}},
+			stdout: []string{"mcpi check was refused by " + allowlist + ". Step by step:", "FAIL HTTP: POST /mcp: 403 Forbidden", "refused (403 without an authorization challenge)", "a Host or Origin allowlist"}, notStdout: []string{"could not reach"}, stderr: []string{"mcpi: the server refused the check's request (HTTP 403 without an authorization challenge"}},
 		{name: "a host allowlist's 403 in json", args: []string{"check", "--json", allowlist}, code: ExitConnect, jsonStdout: true, stdout: []string{`"kind":"refused"`}},
 		{name: "a 500 to initialize", args: []string{"check", failing}, code: ExitToolError,
 			stdout: []string{"handshake/completes  initialize: the handshake failed", "500 Internal Server Error"}, notStdout: []string{"could not reach"}},

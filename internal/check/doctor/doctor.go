@@ -379,6 +379,8 @@ func httpStep(ctx context.Context, n Net, u *url.URL, header http.Header) (statu
 		return status, wwwAuth, detail, "no MCP endpoint at this path: servers usually serve /mcp (Streamable HTTP) or /sse (HTTP+SSE)", errors.New("not found")
 	case status == http.StatusMethodNotAllowed:
 		return status, wwwAuth, detail, "the endpoint takes no POST: an HTTP+SSE server? give --transport sse and its /sse URL", errors.New("POST not allowed")
+	case status == http.StatusForbidden && wwwAuth == "":
+		return status, wwwAuth, detail, "the server refused the request itself, with no authorization challenge: a Host or Origin allowlist (DNS rebinding protection)? reach it by a name it allows, or allow this one in its configuration; mcpi check -v shows the answer", errors.New("refused (403 without an authorization challenge)")
 	case status >= 400:
 		return status, wwwAuth, detail, "the server refused the initialize request: mcpi check -v shows the answer", fmt.Errorf("status %d", status)
 	case strings.HasPrefix(ct, "text/html"):
