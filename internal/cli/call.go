@@ -202,7 +202,7 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the server does not list a tool named %s; calling it anyway\n", sanitize(opts.Tool, false))
 	} else if len(tool.InputSchema) > 0 {
 		var err error
-		if s, err = schema.Compile(tool.InputSchema, schema.AssertFormats()); err != nil {
+		if s, err = schema.CompileInput(tool.InputSchema); err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: tool %s has an invalid inputSchema (%s); arguments are not checked\n", sanitize(opts.Tool, false), oneLine(err.Error()))
 		}
 	}

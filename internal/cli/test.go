@@ -100,6 +100,7 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 	out := report.NewWriter(opts.IO.Out, format, opts.Update)
 	for _, path := range opts.Files {
 		rep, err := runCollection(ctx, opts, path, out)
+		out.FileEnd(rep)
 		reports = append(reports, rep)
 		if err == nil {
 			continue
@@ -183,6 +184,7 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *rep
 	full := opts.IO.Path(path)
 	data, file, err := readCollection(full)
 	if err != nil {
+		rep.Unreadable = true
 		return rep, &FlagError{Err: err}
 	}
 	file.Path = path

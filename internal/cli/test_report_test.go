@@ -99,7 +99,7 @@ func TestJUnitValidates(t *testing.T) {
 	if code != ExitToolError {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "13 passed, 15 failed") {
+	if !strings.Contains(out, "13 passed, 16 failed") {
 		t.Errorf("the text report is still printed: %s", out)
 	}
 	validateJUnit(t, report)
@@ -109,7 +109,7 @@ func TestJUnitValidates(t *testing.T) {
 			t.Errorf("suite %s took no time: %q", suite.Name, suite.Time)
 		}
 	}
-	if len(d.Suites) != 2 || d.Suites[0].Tests != 12 || d.Suites[0].Failures != 0 || d.Suites[1].Tests != 16 || d.Suites[1].Failures != 15 || d.Suites[1].Errors != 0 {
+	if len(d.Suites) != 2 || d.Suites[0].Tests != 12 || d.Suites[0].Failures != 0 || d.Suites[1].Tests != 17 || d.Suites[1].Failures != 16 || d.Suites[1].Errors != 0 {
 		t.Fatalf("suites %+v", d.Suites)
 	}
 	f := d.Suites[1].Cases[0].Failure
@@ -389,5 +389,29 @@ func TestTestReportIsOneRedactedDocument(t *testing.T) {
 				t.Errorf("-v does not show the path:\n%s", errOut)
 			}
 		})
+	}
+}
+
+// TestTAPFileThatStops: with several files, a file that stops before its
+// end, or cannot be read, has its failed point under its own heading,
+// before the next file's.
+func TestTAPFileThatStops(t *testing.T) {
+	stops := writeCollection(t, "steps:\n  - call: t\n  - call: t\n")
+	bad := writeCollection(t, "steps:\n  - call: t\n    expct: {}\n")
+	next := writeCollection(t, "steps:\n  - call: t\n")
+	code, out, errOut := runCLI(t, "", with(peerArgs(mcptest.LoadPrefix+mcptest.LoadExits+":1"), "test", "--tap", stops, bad, next)...)
+	if code != ExitConnect {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var heads []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "ok ") || strings.HasPrefix(l, "not ok ") {
+			heads = append(heads, l)
+		}
+	}
+	want := []string{"# " + stops, "ok 1 - " + stops + ": call t", "not ok 2 - " + stops + ": call t", "not ok 3 - " + stops + ": stopped before its end",
+		"# " + bad, "not ok 4 - " + bad + ": could not be read", "# " + next, "ok 5 - " + next + ": call t"}
+	if strings.Join(heads, "\n") != strings.Join(want, "\n") || !strings.HasSuffix(out, "1..5\n") {
+		t.Errorf("TAP:\n%s\nwant the points\n%s", out, strings.Join(want, "\n"))
 	}
 }

@@ -122,6 +122,8 @@ const failing = `steps:
     expect: {error: {message: {contains: unknown}}}
   - call: list_roots
     answers: {roots: [/nonexistent/mcpi/root]}
+  - call: add
+    args: {a: two, b: 3}
 `
 
 func TestTestFails(t *testing.T) {
@@ -143,7 +145,8 @@ func TestTestFails(t *testing.T) {
 		"more than maxDuration 1ns", "FAIL call echo (",
 		"ok   call echo", "count of completion.values: expected 2, got 3",
 		"error.code: expected -32601, got -32602", `expected a JSON-RPC error, got a result: {"content":`,
-		"answers: roots:", "1 passed, 14 failed",
+		"answers: roots:", `actual:   root "/nonexistent/mcpi/root": "/nonexistent/mcpi/root" does not exist`,
+		"args: do not match the inputSchema of add", "1 passed, 15 failed",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
@@ -259,7 +262,7 @@ func TestTestBadFileAmongGood(t *testing.T) {
 	bad := writeCollection(t, "steps:\n  - call: echo\n    expct: {}\n")
 	good := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n")
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", bad, good)...)
-	if code != ExitUsage || !strings.Contains(out, "1 passed, 0 failed, 1 file(s) could not run to their end") {
+	if code != ExitUsage || !strings.Contains(out, "1 passed, 0 failed, 1 file(s) could not be read (stderr says why)\n") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 	if strings.Count(errOut, bad) != 1 || !strings.Contains(errOut, `unknown key "expct"`) {

@@ -347,7 +347,9 @@ func Parse(data []byte) (*File, error) {
 		return nil, err
 	}
 	var f File
-	if err := root.Decode(&f); err != nil {
+	// Decoded with its aliases expanded (within MaxNodes, counted above):
+	// the YAML library's own guard would refuse a document far smaller.
+	if err := unalias(root, map[*yaml.Node]*yaml.Node{}).Decode(&f); err != nil {
 		return nil, err
 	}
 	if steps := field(root, "steps"); steps != nil && steps.Kind == yaml.SequenceNode {
@@ -395,6 +397,32 @@ func refs(text string) []string {
 		}
 		text = text[i+2:]
 	}
+}
+
+// unalias returns n with every alias replaced by (a copy of) what it
+// names, each node copied once; n itself is not changed. n has at most
+// MaxNodes nodes expanded, and no alias cycle (expanded counted them).
+func unalias(n *yaml.Node, copies map[*yaml.Node]*yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if c, ok := copies[n]; ok {
+		return c
+	}
+	if n.Kind == yaml.AliasNode {
+		c := unalias(n.Alias, copies)
+		copies[n] = c
+		return c
+	}
+	c := *n
+	copies[n] = &c
+	if len(n.Content) > 0 {
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, child := range n.Content {
+			c.Content[i] = unalias(child, copies)
+		}
+	}
+	return &c
 }
 
 // expanded counts the nodes of n with its aliases expanded, each anchor's

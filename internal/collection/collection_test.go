@@ -161,3 +161,24 @@ func TestExpand(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestAliasesUpToTheLimit: aliases that expand to fewer than MaxNodes
+// nodes are read (the YAML library alone refuses far fewer), and past it
+// the document is refused as too large.
+func TestAliasesUpToTheLimit(t *testing.T) {
+	doc := func(n int) string {
+		return "steps:\n  - call: echo\n    args: {a: &a [" + strings.Repeat("x, ", 99) + "x]}\n" +
+			"  - call: echo\n    args: {b: &b [" + strings.Repeat("*a, ", 9) + "*a]}\n" +
+			"  - call: echo\n    args: {c: [" + strings.Repeat("*b, ", n-1) + "*b]}\n"
+	}
+	f, err := Parse([]byte(doc(90))) // 90,000 nodes through aliases
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := f.Steps[2].Args["c"].([]any); len(c) != 90 {
+		t.Errorf("c has %d items", len(c))
+	}
+	if _, err := Parse([]byte(doc(101))); err == nil || !strings.Contains(err.Error(), "expands to more than 100000") {
+		t.Errorf("101,000 nodes: %v", err)
+	}
+}

@@ -2,6 +2,8 @@ package collection
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,7 +123,7 @@ func evaluate(s *Step, r Result, d time.Duration) []Failure {
 		out = append(out, checkOutput(r.OutputSchema, obj)...)
 	}
 	if e.HasSnapshot || e.Snapshot != nil {
-		got := Text(s.Kind(), result)
+		got := Snapshot(s.Kind(), result)
 		switch {
 		case e.Snapshot == nil:
 			out = append(out, Failure{Path: "snapshot", Expected: "a snapshot", Actual: showText(got, true),
@@ -237,7 +239,19 @@ func checkOutput(raw json.RawMessage, obj map[string]any) []Failure {
 // Text is the text of a result: a tool's text blocks, a prompt's messages'
 // texts, a resource's text contents, joined by newlines; a raw request's
 // result as compact JSON.
-func Text(kind string, result any) string {
+func Text(kind string, result any) string { return resultText(kind, result, false) }
+
+// Snapshot is what a snapshot records of a result: its Text, with a line
+// for each block that is not text (an image, an audio clip, a resource
+// link, an embedded resource, a resource's blob) in its place, so that a
+// changed one fails the snapshot too:
+//
+//	[image image/png, 1234 bytes, sha256 3f2a9c0e11d4]
+//	[resource_link demo://x "name" text/plain]
+//	[resource demo://y text/plain, sha256 9b71d224bd62]
+func Snapshot(kind string, result any) string { return resultText(kind, result, true) }
+
+func resultText(kind string, result any, blocks bool) string {
 	obj, _ := result.(map[string]any)
 	var parts []string
 	texts := func(list any, inner string) {
@@ -249,6 +263,8 @@ func Text(kind string, result any) string {
 			}
 			if t, ok := m["text"].(string); ok {
 				parts = append(parts, t)
+			} else if blocks && m != nil {
+				parts = append(parts, blockLine(m))
 			}
 		}
 	}
@@ -272,6 +288,58 @@ func Text(kind string, result any) string {
 		return string(b)
 	}
 	return strings.Join(parts, "\n")
+}
+
+// blockLine describes a block that is not text by its type, what names
+// it and a digest of its data.
+func blockLine(m map[string]any) string {
+	str := func(k string) string { v, _ := m[k].(string); return v }
+	typ := str("type")
+	if typ == "" {
+		typ = "blob" // a resource's contents
+	}
+	var words []string
+	if r, ok := m["resource"].(map[string]any); ok {
+		// An embedded resource: its URI, type and text or blob.
+		uri, _ := r["uri"].(string)
+		mime, _ := r["mimeType"].(string)
+		data, _ := r["text"].(string)
+		if data == "" {
+			data, _ = r["blob"].(string)
+		}
+		words = append(words, uri, mime)
+		return "[" + typ + " " + strings.Join(nonEmpty(words), " ") + ", sha256 " + digest(data) + "]"
+	}
+	words = append(words, str("uri"))
+	if n := str("name"); n != "" {
+		words = append(words, strconv.Quote(n))
+	}
+	words = append(words, str("mimeType"))
+	head := "[" + typ + " " + strings.Join(nonEmpty(words), " ")
+	data := str("data")
+	if data == "" {
+		data = str("blob")
+	}
+	if data != "" {
+		head += fmt.Sprintf(", %d bytes, sha256 %s", len(data), digest(data))
+	}
+	return strings.TrimRight(head, " ") + "]"
+}
+
+func nonEmpty(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// digest is the first 12 hex digits of the SHA-256 of s.
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:6])
 }
 
 // count is the number of blocks of a result, and what they are.

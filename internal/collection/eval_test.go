@@ -3,6 +3,7 @@ package collection
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +139,49 @@ func TestCallFailsOnIsErrorByDefault(t *testing.T) {
 	}
 	if fs := Evaluate(s, Result{Raw: json.RawMessage(`{"content":[]}`)}, 0); len(fs) != 0 {
 		t.Errorf("failures of a result that did not fail: %+v", fs)
+	}
+}
+
+// TestSnapshotSeesEveryBlock: a snapshot records the blocks that are not
+// text, so that a changed image, audio clip, resource link or embedded
+// resource fails it; the text alone is what text: reads.
+func TestSnapshotSeesEveryBlock(t *testing.T) {
+	result := func(png, link, embedded string) any {
+		var v any
+		raw := `{"content":[{"type":"text","text":"chart"},{"type":"image","mimeType":"image/png","data":"` + png + `"},` +
+			`{"type":"audio","mimeType":"audio/wav","data":"UklGRg=="},` +
+			`{"type":"resource_link","uri":"` + link + `","name":"report","mimeType":"text/csv"},` +
+			`{"type":"resource","resource":{"uri":"demo://e","mimeType":"text/plain","text":"` + embedded + `"}}]}`
+		if err := json.Unmarshal([]byte(raw), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	base := Snapshot(KindCall, result("iVBORw0KGgo=", "demo://r/1", "one"))
+	for _, want := range []string{"chart\n", "[image image/png, 12 bytes, sha256 ", "[audio audio/wav, 8 bytes, sha256 ", `[resource_link demo://r/1 "report" text/csv]`, "[resource demo://e text/plain, sha256 "} {
+		if !strings.Contains(base, want) {
+			t.Errorf("snapshot lacks %q:\n%s", want, base)
+		}
+	}
+	for name, changed := range map[string]any{
+		"image":             result("iVBORw0KGgp=", "demo://r/1", "one"),
+		"link":              result("iVBORw0KGgo=", "demo://r/2", "one"),
+		"embedded resource": result("iVBORw0KGgo=", "demo://r/1", "two"),
+	} {
+		if Snapshot(KindCall, changed) == base {
+			t.Errorf("a changed %s leaves the snapshot as it was", name)
+		}
+		if Text(KindCall, changed) != "chart" {
+			t.Errorf("text: reads %q", Text(KindCall, changed))
+		}
+	}
+	// A step's snapshot fails on the changed image.
+	f, err := Parse([]byte("steps: [{call: chart, expect: {snapshot: " + strconv.Quote(base) + "}}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(result("iVBORw0KGgp=", "demo://r/1", "one"))
+	if fs := Evaluate(&f.Steps[0], Result{Raw: raw}, 0); len(fs) != 1 || fs[0].Path != "snapshot" {
+		t.Errorf("failures %+v", fs)
 	}
 }

@@ -110,8 +110,10 @@ func (h *Handler) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
 	for _, r := range a.Roots {
 		root, err := roots.ParseIn(r, h.WorkDir)
 		if err != nil {
-			h.problem(Failure{Path: "answers.roots", Expected: "a directory or a file:// URI", Actual: safetext.OneLine(r),
-				Message: "answers: roots: " + safetext.OneLine(err.Error())})
+			// The error says what is wrong: a path that does not exist,
+			// a URI that is not a file's.
+			h.problem(Failure{Path: "answers.roots", Expected: "an existing directory or file, as a path or a file:// URI",
+				Actual: safetext.OneLine(err.Error()), Message: "answers: roots: " + safetext.OneLine(err.Error())})
 			continue
 		}
 		out.Roots = append(out.Roots, root)

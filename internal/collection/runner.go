@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
+	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
@@ -41,7 +43,13 @@ type Runner struct {
 	Handler *Handler
 	// Redact hides the environment's secrets in the failures.
 	Redact func(string) string
-	tools  map[string]json.RawMessage // name -> outputSchema, once listed
+	tools  map[string]*listedTool // by name, once listed
+}
+
+// listedTool is what a step needs of a tool the server lists.
+type listedTool struct {
+	outputSchema json.RawMessage
+	input        *schema.Schema // nil when the tool has none, or one that does not compile
 }
 
 // NewRunner returns a Runner of the steps of a file on c, answering the
@@ -61,12 +69,18 @@ func (r *Runner) Step(ctx context.Context, written *Step) (StepReport, error) {
 	}
 	rep.Name = s.Title()
 	var res Result
-	if s.Expect.OutputSchema {
-		schema, err := r.outputSchema(ctx, s.Call)
+	if s.Kind() == KindCall {
+		tool, err := r.tool(ctx, s.Call)
 		if err != nil {
 			return ended(rep, err)
 		}
-		res.OutputSchema = schema
+		if f := checkArgs(s, tool); f != nil {
+			rep.Failures = finish([]Failure{*f}, r.Redact)
+			return rep, nil
+		}
+		if tool != nil {
+			res.OutputSchema = tool.outputSchema
+		}
 	}
 	r.Handler.begin(s.Answers)
 	if s.Answers != nil && s.Answers.Roots != nil {
@@ -97,7 +111,7 @@ func (r *Runner) Step(ctx context.Context, written *Step) (StepReport, error) {
 		if s.Expect.HasSnapshot {
 			var v any
 			if json.Unmarshal(res.Raw, &v) == nil {
-				t := Text(s.Kind(), v)
+				t := Snapshot(s.Kind(), v)
 				rep.Text = &t
 			}
 		}
@@ -177,18 +191,53 @@ func (r *Runner) send(ctx context.Context, s *Step) (json.RawMessage, error) {
 	return raw, err
 }
 
-// outputSchema is the outputSchema of the tool name (nil when it has none),
-// from a listing made once per file.
-func (r *Runner) outputSchema(ctx context.Context, name string) (json.RawMessage, error) {
+// tool is the tool name as the server lists it (nil when it does not),
+// from a listing made once per Runner. A listing refused (a server
+// without tools) lists none.
+func (r *Runner) tool(ctx context.Context, name string) (*listedTool, error) {
 	if r.tools == nil {
 		tools, err := r.Client.AllTools(ctx)
 		if err != nil {
-			return nil, err
+			select {
+			case <-r.Client.Done():
+				return nil, err // the connection is gone
+			default:
+			}
+			tools = nil // refused: the call goes unchecked, as it would
 		}
-		r.tools = map[string]json.RawMessage{}
+		r.tools = map[string]*listedTool{}
 		for _, t := range tools {
-			r.tools[t.Name] = t.OutputSchema
+			lt := &listedTool{outputSchema: t.OutputSchema}
+			if len(t.InputSchema) > 0 {
+				lt.input, _ = schema.CompileInput(t.InputSchema)
+			}
+			r.tools[t.Name] = lt
 		}
 	}
 	return r.tools[name], nil
+}
+
+// checkArgs checks a call's arguments against the tool's inputSchema
+// before they are sent, as mcpi call does: arguments it refuses fail the
+// step unsent. A step that expects the server to refuse them (error:, or
+// isError: true) sends them: that is what it tests.
+func checkArgs(s *Step, tool *listedTool) *Failure {
+	if tool == nil || tool.input == nil || s.Expect.Error != nil || s.Expect.IsError != nil && *s.Expect.IsError {
+		return nil
+	}
+	args := any(map[string]any{})
+	if s.Args != nil {
+		// Through JSON, so that YAML's numbers are the JSON the schema checks.
+		b, err := json.Marshal(s.Args)
+		if err != nil {
+			return nil
+		}
+		args = json.RawMessage(b)
+	}
+	ps := tool.input.Validate(args)
+	if ps == nil {
+		return nil
+	}
+	return &Failure{Path: "args", Expected: "arguments the inputSchema of " + s.Call + " accepts", Actual: ps.Error(),
+		Message: fmt.Sprintf("args: do not match the inputSchema of %s: %s; not sent", s.Call, ps.Error())}
 }

@@ -74,6 +74,13 @@ type options struct {
 // server expects. The tool forms and the CLI send anyway on request.
 func AssertFormats() Option { return func(o *options) { o.assertFormats = true } }
 
+// CompileInput compiles a tool's inputSchema as mcpi checks the arguments
+// of a call against it before sending them (mcpi call, bench and test):
+// formats asserted.
+func CompileInput(inputSchema json.RawMessage) (*Schema, error) {
+	return Compile(inputSchema, AssertFormats())
+}
+
 // propertyOrder returns the keys of the top-level "properties" object in
 // the order they are written, which is the order a person expects a form in.
 func propertyOrder(raw []byte) []string {

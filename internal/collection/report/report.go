@@ -28,6 +28,9 @@ type File struct {
 	Error record.Clean `json:"error,omitzero"`
 	// Updated counts the snapshots --update wrote.
 	Updated int `json:"updated,omitempty"`
+	// Unreadable says the file could not be read or parsed (Error says
+	// why): none of it ran.
+	Unreadable bool `json:"-"`
 	// Started is when the file began, for the JUnit report.
 	Started time.Time     `json:"-"`
 	Elapsed time.Duration `json:"-"`
@@ -77,6 +80,8 @@ type Writer struct {
 	format Format
 	update bool
 	n      int // TAP: the test points so far
+	// begun says File began the report of the file under way.
+	begun bool
 }
 
 // NewWriter returns a Writer of format to w; update says --update runs
@@ -90,6 +95,7 @@ func NewWriter(w io.Writer, format Format, update bool) *Writer {
 
 // File begins the report of a file.
 func (t *Writer) File(path record.Clean) {
+	t.begun = true
 	switch t.format {
 	case TAP:
 		fmt.Fprintf(t.w, "# %s\n", safetext.OneLine(path.String()))
@@ -199,29 +205,52 @@ func (s Summary) Document(update bool) any {
 	return doc
 }
 
+// FileEnd ends the report of a file: in TAP, a file that could not run
+// to its end is a failed test point of its own, under its own heading.
+func (t *Writer) FileEnd(r File) {
+	begun := t.begun
+	t.begun = false
+	if t.format != TAP || r.Error.IsZero() {
+		return
+	}
+	if !begun {
+		t.File(r.File)
+		t.begun = false
+	}
+	t.n++
+	fmt.Fprintf(t.w, "not ok %d - %s: %s\n  ---\n  message: %s\n  ...\n", t.n, oneLine(r.File), r.Stopped(), yamlString(r.Error.String()))
+}
+
+// Stopped says how far a file that could not run to its end went.
+func (r File) Stopped() string {
+	switch {
+	case r.Unreadable:
+		return "could not be read"
+	case len(r.Steps) > 0:
+		return "stopped before its end"
+	}
+	return "could not run"
+}
+
 // End prints the totals (text) or the plan (TAP); JSON prints the
 // Summary's Document instead.
 func (t *Writer) End(s Summary) {
 	switch t.format {
 	case TAP:
-		for _, r := range s.Files {
-			if !r.Error.IsZero() {
-				t.n++
-				what := "could not run"
-				if len(r.Steps) > 0 {
-					what = "stopped before its end"
-				}
-				fmt.Fprintf(t.w, "not ok %d - %s: %s\n  ---\n  message: %s\n  ...\n", t.n, oneLine(r.File), what, yamlString(r.Error.String()))
-			}
-		}
 		fmt.Fprintf(t.w, "1..%d\n", t.n)
 	case Text:
 		line := fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed)
-		notRun := 0
+		notRead, notRun := 0, 0
 		for _, r := range s.Files {
-			if !r.Error.IsZero() {
+			switch {
+			case r.Unreadable:
+				notRead++
+			case !r.Error.IsZero():
 				notRun++
 			}
+		}
+		if notRead > 0 {
+			line += fmt.Sprintf(", %d file(s) could not be read (stderr says why)", notRead)
 		}
 		if notRun > 0 {
 			line += fmt.Sprintf(", %d file(s) could not run to their end (stderr says why)", notRun)

@@ -30,7 +30,7 @@ func (c *Call) step(answered []common.Answered) (collection.Saved, error) {
 	if err := json.Unmarshal(c.Raw, &v); err != nil {
 		return collection.Saved{}, err
 	}
-	s := collection.Saved{Call: c.Tool.Name, Args: c.Args, IsError: c.Result.IsError, Text: collection.Text(collection.KindCall, v)}
+	s := collection.Saved{Call: c.Tool.Name, Args: c.Args, IsError: c.Result.IsError, Text: collection.Snapshot(collection.KindCall, v)}
 	for _, a := range answered {
 		if s.Answers == nil {
 			s.Answers = &collection.Answers{}
