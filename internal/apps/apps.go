@@ -118,6 +118,9 @@ func ToolMeta(meta json.RawMessage) Tool {
 						t.Problems = append(t.Problems, fmt.Sprintf("_meta.ui.visibility holds %q: the values are \"model\" and \"app\"", v))
 					}
 				}
+				if t.Visibility != nil && len(t.Visibility) == 0 {
+					t.Problems = append(t.Problems, "_meta.ui.visibility is empty: neither the model nor an App may call the tool")
+				}
 			}
 		}
 	}

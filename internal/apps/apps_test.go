@@ -20,7 +20,7 @@ func TestToolMeta(t *testing.T) {
 		{"app", `{"ui":{"resourceUri":"ui://a/b"}}`, Tool{ResourceURI: "ui://a/b"}, true, true},
 		{"app only", `{"ui":{"resourceUri":"ui://a/b","visibility":["app"]}}`, Tool{ResourceURI: "ui://a/b", Visibility: []string{"app"}}, false, true},
 		{"model only", `{"ui":{"visibility":["model"]}}`, Tool{Visibility: []string{"model"}}, true, false},
-		{"nobody", `{"ui":{"visibility":[]}}`, Tool{Visibility: []string{}}, false, false},
+		{"nobody", `{"ui":{"visibility":[]}}`, Tool{Visibility: []string{}, Problems: []string{"_meta.ui.visibility is empty: neither the model nor an App may call the tool"}}, false, false},
 		{"legacy", `{"ui/resourceUri":"ui://old"}`, Tool{ResourceURI: "ui://old", Legacy: true}, true, true},
 		{"both keys", `{"ui":{"resourceUri":"ui://new"},"ui/resourceUri":"ui://old"}`, Tool{ResourceURI: "ui://new"}, true, true},
 		{"bad uri", `{"ui":{"resourceUri":7}}`, Tool{Problems: []string{"_meta.ui.resourceUri is not a string"}}, true, true},
@@ -127,5 +127,21 @@ func TestNoCSPIsNoWarning(t *testing.T) {
 	}
 	if in.CSP != nil || len(in.Warnings) > 0 || in.Policy == "" {
 		t.Errorf("no CSP: csp %v, warnings %q, policy %q", in.CSP, in.Warnings, in.Policy)
+	}
+}
+
+// TestEmptyVisibilityWarns: app-info says what check says of an empty
+// visibility (one rule, in ToolMeta): a warning, and "nobody" for who sees
+// the tool, never a blank.
+func TestEmptyVisibilityWarns(t *testing.T) {
+	tool := &mcp.Tool{Name: "hidden", Meta: json.RawMessage(`{"ui":{"resourceUri":"ui://a/b","visibility":[]}}`)}
+	html := "<p>hi</p>"
+	res := &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: "ui://a/b", MimeType: MIMEType, Text: &html}}}
+	in, err := Describe(tool, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.VisibleTo() != "nobody" || len(in.Warnings) != 1 || !strings.Contains(in.Warnings[0], "visibility is empty") {
+		t.Errorf("visible to %q, warnings %q", in.VisibleTo(), in.Warnings)
 	}
 }

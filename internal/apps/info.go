@@ -116,5 +116,9 @@ func Describe(tool *mcp.Tool, read *mcp.ReadResourceResult, listed *mcp.Resource
 	return in, nil
 }
 
+// VisibleTo is the tool's visibility for a person: "model, app" by
+// default, "nobody" for an empty one.
+func (in *Info) VisibleTo() string { return Tool{Visibility: in.Visibility}.VisibilityText() }
+
 // JSON is the info as one JSON document.
 func (in *Info) JSON() ([]byte, error) { return json.MarshalIndent(in, "", "  ") }

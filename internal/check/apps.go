@@ -120,15 +120,22 @@ func (r *run) negotiated() {
 		return
 	}
 	r.check(ruleAppsNegotiated)
-	var shown []string
+	var shown, appOnly []string
 	for _, t := range r.toolList {
-		if apps.ToolMeta(t.Meta).HasApp() {
+		switch ui := apps.ToolMeta(t.Meta); {
+		case ui.HasApp():
 			shown = append(shown, t.Name)
+		case ui.Visibility != nil && ui.AppOnly():
+			appOnly = append(appOnly, t.Name)
 		}
 	}
 	if len(shown) > 0 {
 		r.report(ruleAppsNegotiated, "tools/list", shown,
 			"lists %d tool(s) with an App to a client that did not declare %s (%s): a host without Apps is given tools whose results are meant for a UI it cannot show; check the client's capabilities (ext-apps: getUiCapability) and register text-only variants", len(shown), apps.Extension, strings.Join(shown, ", "))
+	}
+	if len(appOnly) > 0 {
+		r.report(ruleAppsNegotiated, "tools/list", appOnly,
+			"lists %d App-only tool(s) (_meta.ui.visibility without \"model\") to a client that did not declare %s (%s): a host without Apps does not read visibility, and gives them to the model; list them only to clients that declared the extension", len(appOnly), apps.Extension, strings.Join(appOnly, ", "))
 	}
 }
 
@@ -137,9 +144,6 @@ func (r *run) visibility(subject string, ui apps.Tool) {
 	r.check(ruleAppsVisibility)
 	for _, p := range ui.Problems {
 		r.report(ruleAppsVisibility, subject, nil, "%s", p)
-	}
-	if ui.Visibility != nil && len(ui.Visibility) == 0 {
-		r.report(ruleAppsVisibility, subject, nil, "_meta.ui.visibility is empty: neither the model nor an App may call the tool")
 	}
 }
 

@@ -752,6 +752,7 @@ func TestAppsRules(t *testing.T) {
 		{mcptest.AppsHuge, true, []string{"apps/resource-content"}},
 		{mcptest.AppsNoCSP, false, nil},
 		{mcptest.AppsNoCSP, true, nil},
+		{mcptest.AppsOnlyLeak, false, []string{"apps/negotiated"}},
 	} {
 		t.Run(fmt.Sprintf("%s apps=%v", c.mode, c.apps), func(t *testing.T) {
 			rep := runAppsCheck(t, mcptest.AppsPrefix+c.mode, c.apps)

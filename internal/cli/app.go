@@ -121,7 +121,7 @@ func inspectApp(ctx context.Context, c *session.Client, name string) (*apps.Info
 func printAppInfo(io *IOStreams, in *apps.Info) {
 	w := io.Out
 	field := func(name, value string) { fmt.Fprintf(w, "%-12s %s\n", name, value) }
-	field("tool", oneLine(in.Tool)+"  (visible to: "+oneLine(strings.Join(in.Visibility, ", "))+")")
+	field("tool", oneLine(in.Tool)+"  (visible to: "+oneLine(in.VisibleTo())+")")
 	listed := "not listed by resources/list"
 	if in.Listed {
 		listed = "listed"
@@ -207,7 +207,7 @@ func NewCmdApp(f *Factory, runF func(context.Context, *AppOptions) error) *cobra
 			"that may be destructive, and a link the App opens, are asked in the terminal first (and\n" +
 			"refused without one). Every App message is on the wire (-v) and in the trace (--record).\n" +
 			"Ctrl-C ends the App (ui/resource-teardown). Exit 10 when the tool has no App.",
-		Example: "  mcpi app show-chart series=a -- node server.js\n  mcpi app show-chart --no-browser --record app.jsonl https://example.com/mcp",
+		Example: "  mcpi app show-chart series=a -- node server.js\n  mcpi app show-chart --no-open --record app.jsonl https://example.com/mcp",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rest, err := opts.Target.parseTarget(cmd, args)
 			if err != nil {

@@ -3,10 +3,14 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
@@ -181,5 +185,51 @@ func TestReplayShowsAppEvents(t *testing.T) {
 	code, out, _ = runCLI(t, "", "replay", path, "--filter", "kind:app")
 	if code != ExitOK || strings.Contains(out, "tools/call") || strings.Count(out, " app ") != 2 {
 		t.Errorf("--filter kind:app:\n%s", out)
+	}
+}
+
+// TestAppInfoMissingToolAgreesWithTheTable: the exit of app-info for a
+// tool the server does not list is one docs/cli.md's kinds table gives
+// tool_not_found for app-info, and its --json error says that kind.
+func TestAppInfoMissingToolAgreesWithTheTable(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "| `tool_not_found` |") {
+			row = line
+		}
+	}
+	cells := strings.Split(strings.Trim(row, "| "), " | ")
+	if len(cells) != 3 {
+		t.Fatalf("the kinds table's tool_not_found row: %q", row)
+	}
+	code, out, _ := runCLI(t, "", with(peerArgs(mcptest.AppsPrefix+mcptest.AppsGood), "app-info", "nosuch", "--json")...)
+	if want := fmt.Sprintf("%d (`app-info`", code); !strings.Contains(cells[2], want) || !strings.Contains(out, `"kind":"tool_not_found"`) {
+		t.Errorf("app-info nosuch --json: exit %d, %s; the table says %q", code, out, cells[2])
+	}
+}
+
+// TestAppExamplesUseTheirFlags: every flag the examples of app and
+// app-info give is one of theirs (--no-browser is OAuth's, --no-open the
+// App page's).
+func TestAppExamplesUseTheirFlags(t *testing.T) {
+	ios, _, _, _ := Test()
+	f := &Factory{IO: ios}
+	for _, cmd := range []*cobra.Command{NewCmdApp(f, nil), NewCmdAppInfo(f, nil)} {
+		for _, word := range strings.Fields(cmd.Example) {
+			name, ok := strings.CutPrefix(word, "--")
+			if !ok || name == "" {
+				continue
+			}
+			if flag := cmd.Flags().Lookup(strings.SplitN(name, "=", 2)[0]); flag == nil {
+				t.Errorf("%s's example gives %s, which it has no flag for", cmd.Name(), word)
+			} else if cmd.Name() == "app" && name == "no-browser" {
+				t.Errorf("app's example opens no App page with the OAuth flag %s", word)
+			}
+		}
 	}
 }

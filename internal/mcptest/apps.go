@@ -38,6 +38,10 @@ const (
 	// AppsNoCSP is AppsGood whose resource declares no CSP and whose HTML
 	// loads nothing from elsewhere: the restrictive default, no fault.
 	AppsNoCSP = "no-csp"
+	// AppsOnlyLeak is AppsGood that also lists, to every client, an
+	// App-only tool without a resource of its own (visibility ["app"], no
+	// resourceUri): a client without Apps gives it to the model.
+	AppsOnlyLeak = "app-only-leak"
 )
 
 // AppHTML is the good App's document: it speaks the App↔host protocol
@@ -141,6 +145,9 @@ func RunApps(mode string) {
 
 func appTools(mode string, declared bool) string {
 	plain := `{"name":"plain-echo","inputSchema":{"type":"object"}}`
+	if mode == AppsOnlyLeak {
+		plain += `,{"name":"refresh-data","description":"Refresh the App's data","inputSchema":{"type":"object"},"_meta":{"ui":{"visibility":["app"]}}}`
+	}
 	if !declared {
 		return plain
 	}
