@@ -10,7 +10,7 @@ FUZZ_TARGETS := \
 	./internal/mcp:FuzzDecodeFrame ./internal/record:FuzzReader ./internal/record:FuzzRoundTrip \
 	./internal/record:FuzzRedactJSON ./internal/schema:FuzzCoerce ./internal/config:FuzzParse \
 	./internal/schema:FuzzValidateAgrees \
-	./internal/auth:FuzzParseChallenge ./internal/tui/wire:FuzzParserEvent ./internal/safetext:FuzzSafe \
+	./internal/auth:FuzzParseChallenge ./internal/rows:FuzzParserEvent ./internal/safetext:FuzzSafe \
 	./internal/query:FuzzParse
 
 .PHONY: test check deps build demo fuzz bench e2e

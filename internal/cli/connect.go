@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/config"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui"
-	"github.com/mcpi-dev/mcpi/internal/tui/tools"
 )
 
 // ConnectOptions are the flags of `mcpi connect`.
@@ -104,7 +104,7 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
 	addExportFlag(fl, &opts.ConnOptions)
 	fl.StringVar(&opts.Save, "save", "", "directory where the s key saves images, audio and blobs (default: the working directory)")
-	fl.StringVar(&opts.Collection, "collection", "", "the collection file the t key saves a call into as a test step (default: "+tools.DefaultCollection+" in the working directory)")
+	fl.StringVar(&opts.Collection, "collection", "", "the collection file the t key saves a call into as a test step (default: "+collection.DefaultFile+" in the working directory)")
 	fl.BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
 	fl.BoolVar(&opts.Mouse, "mouse", false, mouseUsage)
 	end()
@@ -277,7 +277,7 @@ func targetLabel(t *TargetOptions) string {
 // collectionOr is the collection file the TUI saves calls into.
 func collectionOr(path string) string {
 	if path == "" {
-		return tools.DefaultCollection
+		return collection.DefaultFile
 	}
 	return path
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/query"
 	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/transport"
-	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
 
 // frameFilter is a --filter of replay and tail: the search language of
@@ -19,7 +19,7 @@ import (
 // parser makes of each event, so that a query means the same everywhere.
 type frameFilter struct {
 	q query.Query
-	p *wire.Parser
+	p *rows.Parser
 	// answered holds, for a trace read twice, the requests answered
 	// anywhere in it (direction and id key): status:pending is then the
 	// requests never answered. Without it, a request is pending until its
@@ -39,7 +39,7 @@ func newFrameFilter(expr string) (*frameFilter, error) {
 	if err != nil {
 		return nil, flagErrorf("--filter: %v", err)
 	}
-	return &frameFilter{q: q, p: wire.NewParser()}, nil
+	return &frameFilter{q: q, p: rows.NewParser()}, nil
 }
 
 // needsAnswers says the filter asks which requests were answered.
@@ -48,14 +48,14 @@ func (f *frameFilter) needsAnswers() bool { return f != nil && f.q.Uses("status"
 // learnAnswers reads a trace once for the requests answered in it.
 func (f *frameFilter) learnAnswers(r *record.Reader) {
 	f.answered = map[string]bool{}
-	p := wire.NewParser()
+	p := rows.NewParser()
 	r.Each(func(ev record.Event) {
 		te, ok := ev.TransportEvent()
 		if !ok || len(f.answered) >= maxAnswered {
 			return
 		}
 		en := p.Event(te)
-		if en.Kind == wire.KindFrame && en.ID != "" && (en.Method == "response" || en.Method == "error") {
+		if en.Kind == rows.KindFrame && en.ID != "" && (en.Method == "response" || en.Method == "error") {
 			f.answered[otherWay(en.Dir)+en.ID] = true
 		}
 	})
@@ -80,7 +80,7 @@ func thisWay(d transport.Direction) string {
 // latencies.
 func (f *frameFilter) event(te transport.Event) bool {
 	en := f.p.Event(te)
-	if f.answered != nil && en.Kind == wire.KindFrame && en.ID != "" {
+	if f.answered != nil && en.Kind == rows.KindFrame && en.ID != "" {
 		en.Answered = f.answered[thisWay(en.Dir)+en.ID]
 	}
 	r := en.Record()
@@ -136,10 +136,10 @@ func replayLatency(opts *ReplayOptions) error {
 		return &FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
 	}
 	defer r.Close()
-	// The store keeps the last wire.MaxEntries rows: a longer trace is
+	// The store keeps the last rows.MaxEntries rows: a longer trace is
 	// summed up over its end, and says so.
-	store := wire.NewStore(0, 0)
-	parser := wire.NewParser()
+	store := rows.NewStore(0, 0)
+	parser := rows.NewParser()
 	err = r.Each(func(ev record.Event) {
 		if te, ok := ev.TransportEvent(); ok {
 			store.Append(parser.Event(te))
@@ -148,16 +148,16 @@ func replayLatency(opts *ReplayOptions) error {
 	if err != nil && !errors.Is(err, record.ErrTruncated) {
 		return err
 	}
-	keep := func(*wire.Entry) bool { return true }
+	keep := func(*rows.Entry) bool { return true }
 	if f := opts.filter; f != nil {
-		keep = func(e *wire.Entry) bool {
+		keep = func(e *rows.Entry) bool {
 			rec := e.Record()
 			return f.q.Match(&rec)
 		}
 	}
-	rows := wire.Latencies(store, keep)
+	lat := rows.Latencies(store, keep)
 	if store.First() > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s has more than %d rows: these are the latencies of its last %d\n", opts.Trace, wire.MaxEntries, wire.MaxEntries)
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s has more than %d rows: these are the latencies of its last %d\n", opts.Trace, rows.MaxEntries, rows.MaxEntries)
 	}
 	if opts.JSON {
 		type row struct {
@@ -171,18 +171,18 @@ func replayLatency(opts *ReplayOptions) error {
 		}
 		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 		out := []row{}
-		for _, r := range rows {
+		for _, r := range lat {
 			out = append(out, row{r.Name, r.Count, r.Errors, ms(r.P50), ms(r.P90), ms(r.P99), ms(r.Max)})
 		}
 		return writeJSON(opts.IO, out)
 	}
-	if len(rows) == 0 {
+	if len(lat) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "no answer with a latency in the trace")
 		return nil
 	}
 	tw := table(opts.IO.Out, "METHOD", "COUNT", "ERRORS", "P50", "P90", "P99", "MAX")
-	for _, r := range rows {
-		row(tw, r.Name, fmt.Sprint(r.Count), fmt.Sprint(r.Errors), wire.FormatLatency(r.P50), wire.FormatLatency(r.P90), wire.FormatLatency(r.P99), wire.FormatLatency(r.Max))
+	for _, r := range lat {
+		row(tw, r.Name, fmt.Sprint(r.Count), fmt.Sprint(r.Errors), rows.FormatLatency(r.P50), rows.FormatLatency(r.P90), rows.FormatLatency(r.P99), rows.FormatLatency(r.Max))
 	}
 	return tw.Flush()
 }

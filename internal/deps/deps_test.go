@@ -33,6 +33,7 @@ var (
 		"internal/watch":       {"internal/bounds"},
 		"internal/load":        {"internal/bounds"},
 		"internal/query":       {},
+		"internal/rows":        {"internal/mcp", "internal/query", "internal/session", "internal/tracectx", "internal/transport"},
 		"internal/tracectx":    {},
 		"internal/otlp":        {"internal/mcp", "internal/record", "internal/transport", "internal/bounds", "internal/safetext", "internal/tracectx"},
 		"internal/collection":  {"internal/schema", "internal/mcp", "internal/safetext", "internal/roots", "internal/session", "internal/daemon"},
@@ -52,6 +53,10 @@ var (
 		"internal/daemon":       {"internal/cli", "internal/tui"},
 		"internal/check/doctor": {"internal/cli", "internal/tui"},
 		"internal/surface":      {"internal/cli", "internal/tui", "internal/live", "internal/daemon"},
+		// The commands reach the TUI through its root alone: no pane.
+		"internal/cli": {"internal/tui/wire", "internal/tui/tools", "internal/tui/logs", "internal/tui/timeline", "internal/tui/resources",
+			"internal/tui/prompts", "internal/tui/info", "internal/tui/checkpane", "internal/tui/skillspane", "internal/tui/requestspane", "internal/tui/rootspane"},
+		"internal/rows": {"internal/tui", "internal/cli"},
 	}
 	// testOnly packages are imported by tests alone.
 	testOnly = []string{"internal/mcptest", "internal/auth/authtest", "internal/record/redacttest"}
@@ -61,6 +66,7 @@ var (
 		"internal/transport": {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/check":     {"github.com/spf13/cobra", "charm.land/"},
 		"internal/surface":   {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
+		"internal/rows":      {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 	}
 )
 

@@ -1,4 +1,4 @@
-package wire
+package rows
 
 import (
 	"github.com/mcpi-dev/mcpi/internal/query"

@@ -1,7 +1,12 @@
-// Package wire is the wire pane: every event the transport tap saw (frames
-// both ways, bad frames, stderr, lifecycle, HTTP) and every warning of the
-// session, one row each, in a bounded store rendered as a virtual list.
-package wire
+// Package rows is the one reading of the wire below the UI: every event the
+// transport tap saw (frames both ways, bad frames, stderr, lifecycle, HTTP,
+// an MCP App's messages) and every warning of the session becomes one Entry,
+// its kind from one table, a response paired with its request once by the
+// Parser (latency, the method and name it answers), and kept in a bounded
+// Store. The Wire, Log and Timeline panes, replay, tail --filter and the
+// latency summaries all read these entries; Record is what the search
+// language (internal/query) matches.
+package rows
 
 import (
 	"bytes"
@@ -66,7 +71,7 @@ func (k Kind) String() string {
 	return "?"
 }
 
-// Entry is one row of the wire pane.
+// Entry is one row of the wire: what the panes, replay and tail show.
 type Entry struct {
 	Seq  int64
 	Time time.Time

@@ -71,7 +71,7 @@ func TestWithdrawnBySession(t *testing.T) {
 			t.Fatal("a withdrawn request was answered")
 		}
 		done := make(chan struct{})
-		b, _ := in.Next(done, nil)().(*common.Batch)
+		b, _ := in.Next(done)().(*common.Batch)
 		close(done)
 		if b == nil || len(b.Gone) != 1 || b.Gone[0].Why != c.want {
 			t.Errorf("attached to %q, withdrawn with %s: %+v, want why %q", c.session, c.params, b, c.want)

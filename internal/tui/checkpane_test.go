@@ -45,14 +45,14 @@ func TestCheckPane(t *testing.T) {
 	h.waitText("enter or ctrl+l runs the checks")
 	h.press("enter")
 	s := h.waitText("WARNINGS (", "rules ·")
-	if !strings.Contains(s, "k Check (7)") {
+	if !strings.Contains(s, "k Check (1)") {
 		t.Errorf("the tab does not count errors and warnings:\n%s", s)
 	}
 	h.golden(s)
 	h.press("enter")
-	h.waitText("hosts/openai/object-needs-properties  warning", "source")
+	h.waitText("hosts/gemini/type-array  warning", "source")
 	h.press("esc")
-	h.waitText("WARNINGS (", "> hosts/openai/object-needs-properties")
+	h.waitText("WARNINGS (", "> hosts/gemini/type-array")
 }
 
 // TestCheckPaneFinding shows a finding opened in full.
@@ -62,5 +62,5 @@ func TestCheckPaneFinding(t *testing.T) {
 	h.press("alt+k", "ctrl+l")
 	h.waitText("WARNINGS (")
 	h.press("enter")
-	h.golden(h.waitText("hosts/openai/object-needs-properties  warning", "source"))
+	h.golden(h.waitText("hosts/gemini/type-array  warning", "source"))
 }

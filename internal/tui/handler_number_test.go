@@ -33,7 +33,7 @@ func TestRequestShownUnderTheSessionsNumber(t *testing.T) {
 		h := &handler{inbox: in, now: time.Now, session: tc.session}
 		ctx, cancel := context.WithCancel(context.Background())
 		go h.Elicit(ctx, &mcp.ElicitParams{Message: "sure?", Meta: tc.meta})
-		msg := in.Next(ctx.Done(), nil)()
+		msg := in.Next(ctx.Done())()
 		cancel()
 		b, ok := msg.(*common.Batch)
 		if !ok || len(b.Requests) != 1 {

@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/surface"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -63,10 +64,6 @@ type Model struct {
 	once   sync.Once
 	conns  *connSet
 	hooks  Hooks
-	parser *wire.Parser // used by the inbox's prepare step only
-	// redact hides the user's secret values in what the wire pane shows
-	// (nil: none were given, or --no-redact).
-	redact *record.Redactor
 
 	conn link
 	// held is what the panes asked of the server, collected when a new
@@ -136,7 +133,6 @@ func New(ctx context.Context, opts Options) *Model {
 		c: c, opts: opts, ctx: ctx, cancel: cancel,
 		done:   make(chan struct{}),
 		conns:  &connSet{m: map[*session.Client]bool{}},
-		parser: wire.NewParser(),
 		roots:  &rootStore{},
 		drafts: map[*common.Request]*modal{},
 		width:  opts.Width, height: opts.Height,
@@ -144,7 +140,7 @@ func New(ctx context.Context, opts Options) *Model {
 	m.roots.Set(opts.Roots)
 	m.rec = &recorder{target: opts.Target, header: opts.TraceHeader, opts: opts.TraceOptions}
 	if len(opts.TraceOptions.SecretValues) > 0 && !opts.TraceOptions.NoRedact {
-		m.redact = record.NewRedactor(opts.TraceOptions.SecretValues)
+		c.Inbox.Redact(record.NewRedactor(opts.TraceOptions.SecretValues).Event)
 	}
 	c.Tap = transport.MultiTap(c.Inbox, m.rec, opts.Record)
 	c.OpenURL = opts.OpenURL
@@ -162,7 +158,7 @@ func New(ctx context.Context, opts Options) *Model {
 	m.panes = []pane{
 		tools.New(c), resources.New(c), resources.NewTemplates(c), prompts.New(c),
 		requestspane.New(c, &m.queue), rootspane.New(c, m.roots, client, opts.SetRoots),
-		wire.New(c, wire.NewStore(opts.WireEntries, 0)),
+		wire.New(c, rows.NewStore(opts.WireEntries, 0)),
 		logs.New(c, logs.KindLog), logs.New(c, logs.KindNotifications), logs.New(c, logs.KindStderr),
 		info.New(c, opts.Target), checkpane.New(c, opts.Check), skillspane.New(c),
 		timeline.New(c, timeline.NewStore(opts.TimelineSpans), true),
@@ -306,27 +302,7 @@ func (m *Model) waitEnd(c *session.Client) tea.Cmd {
 	}
 }
 
-func (m *Model) nextBatch() tea.Cmd {
-	return m.c.Inbox.Next(m.done, m.prepare)
-}
-
-// prepare parses a batch's wire events off the UI goroutine.
-func (m *Model) prepare(b *common.Batch) {
-	entries := make([]wire.Entry, 0, len(b.Wire)+len(b.Warnings))
-	for _, e := range b.Wire {
-		if m.redact != nil {
-			// The user's secret values (-e, a configuration's headers)
-			// never reach the screen, as they never reach a trace.
-			e = m.redact.Event(e)
-		}
-		entries = append(entries, m.parser.Event(e))
-	}
-	for _, w := range b.Warnings {
-		entries = append(entries, m.parser.Warning(w))
-	}
-	b.Wire = nil
-	b.Prepared = entries
-}
+func (m *Model) nextBatch() tea.Cmd { return m.c.Inbox.Next(m.done) }
 
 // Init starts the connection and the inbox.
 func (m *Model) Init() tea.Cmd {
@@ -560,9 +536,8 @@ func (m *Model) paste(msg tea.PasteMsg) tea.Cmd {
 
 func (m *Model) handleBatch(b *common.Batch) tea.Cmd {
 	var cmds []tea.Cmd
-	entries, _ := b.Prepared.([]wire.Entry)
-	if len(entries) > 0 || b.WireDropped > 0 {
-		cmds = append(cmds, m.broadcast(wire.EntriesMsg{Entries: entries, Dropped: b.WireDropped}))
+	if len(b.Entries) > 0 || b.WireDropped > 0 {
+		cmds = append(cmds, m.broadcast(common.EntriesMsg{Entries: b.Entries, Dropped: b.WireDropped}))
 	}
 	m.conn.notifications += b.NotificationCount + len(b.Past)
 	m.conn.warnings += b.WarningCount

@@ -204,7 +204,7 @@ func TestListChangedShowsTheDiff(t *testing.T) {
 	// A call makes the server look at its file, and say it changed.
 	h.press("enter", "ctrl+s")
 	s := h.waitText("the server's lists changed · 2 changes, 2 breaking")
-	if !strings.Contains(s, "/tools/fetch") {
+	if !strings.Contains(s, "tool fetch: tool fetch was removed") {
 		t.Errorf("the Diff view lacks the removed tool:\n%s", s)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
@@ -39,7 +40,7 @@ type ReplayOptions struct {
 	NoColor bool
 	Width   int
 	Height  int
-	// WireEntries bounds the rows kept (default wire.MaxEntries).
+	// WireEntries bounds the rows kept (default rows.MaxEntries).
 	WireEntries int
 	// TimelineSpans bounds the timeline's spans (default
 	// timeline.MaxSpans).
@@ -58,7 +59,6 @@ type ReplayModel struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	once   sync.Once
-	parser *wire.Parser
 	wire   *wire.Pane
 	// timeline is shown instead of the wire while onTimeline.
 	timeline   *timeline.Pane
@@ -87,8 +87,8 @@ func NewReplay(ctx context.Context, opts ReplayOptions) *ReplayModel {
 		Ctx:    ctx,
 	}
 	m := &ReplayModel{c: c, opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}),
-		parser: wire.NewParser(), width: opts.Width, height: opts.Height}
-	m.wire = wire.New(c, wire.NewStore(opts.WireEntries, 0))
+		width: opts.Width, height: opts.Height}
+	m.wire = wire.New(c, rows.NewStore(opts.WireEntries, 0))
 	m.timeline = timeline.New(c, timeline.NewStore(opts.TimelineSpans), false)
 	if opts.Filter != "" {
 		m.wire.SetFilter(opts.Filter)
@@ -128,17 +128,7 @@ func (m *ReplayModel) Init() tea.Cmd {
 	}, m.next())
 }
 
-func (m *ReplayModel) next() tea.Cmd {
-	parser := m.parser
-	return m.c.Inbox.Next(m.done, func(b *common.Batch) {
-		entries := make([]wire.Entry, 0, len(b.Wire))
-		for _, e := range b.Wire {
-			entries = append(entries, parser.Event(e))
-		}
-		b.Wire = nil
-		b.Prepared = entries
-	})
-}
+func (m *ReplayModel) next() tea.Cmd { return m.c.Inbox.Next(m.done) }
 
 // Update routes a message.
 func (m *ReplayModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -149,9 +139,9 @@ func (m *ReplayModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.wire.SetSize(m.width, max(1, m.height-2))
 		m.timeline.SetSize(m.width, max(1, m.height-2))
 	case *common.Batch:
-		if entries, ok := msg.Prepared.([]wire.Entry); ok && len(entries) > 0 {
-			m.wire.Append(entries)
-			m.timeline.Append(entries)
+		if len(msg.Entries) > 0 {
+			m.wire.Append(msg.Entries)
+			m.timeline.Append(msg.Entries)
 		}
 		m.wire.Store().Dropped += msg.WireDropped
 		return m, m.next()

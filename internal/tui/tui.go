@@ -88,7 +88,7 @@ type Options struct {
 	// SaveDir is where binary content is saved ("" = the working directory).
 	SaveDir string
 	// Collection is the collection file the t key saves a call into, as a
-	// step ("" = DefaultCollection in the working directory).
+	// step ("" = collection.DefaultFile in the working directory).
 	Collection string
 	// Now is the clock (default time.Now); tests stop it.
 	Now func() time.Time
@@ -96,7 +96,7 @@ type Options struct {
 	// It runs in a tea.Cmd.
 	OpenURL func(url string) error
 	Logger  *slog.Logger
-	// WireEntries bounds the rows of the wire pane (default wire.MaxEntries).
+	// WireEntries bounds the rows of the wire pane (default rows.MaxEntries).
 	WireEntries int
 	// TimelineSpans bounds the spans of the timeline pane (default
 	// timeline.MaxSpans).

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -39,14 +40,37 @@ type Inbox struct {
 	wake    chan struct{}
 	pending Batch
 	wireB   int
+
+	// parser reads the wire's events into rows off the UI goroutine, in
+	// the Cmd of Next (one is outstanding at a time); redact, when set,
+	// hides the user's secret values in each event before it is read.
+	parser *rows.Parser
+	redact func(transport.Event) transport.Event
 }
 
 // NewInbox returns an empty inbox.
-func NewInbox() *Inbox { return &Inbox{wake: make(chan struct{}, 1)} }
+func NewInbox() *Inbox { return &Inbox{wake: make(chan struct{}, 1), parser: rows.NewParser()} }
+
+// EntriesMsg carries the rows of one batch and how many events the inbox
+// dropped before them in a flood: the Wire pane shows them, the Stderr pane
+// takes the server's standard error from them, the Timeline draws them.
+type EntriesMsg struct {
+	Entries []rows.Entry
+	Dropped int
+}
+
+// Redact sets what every event crosses before it becomes a row: the
+// user's secret values (-e, a configuration's headers) never reach the
+// screen, as they never reach a trace. Set it before the first Next.
+func (b *Inbox) Redact(f func(transport.Event) transport.Event) { b.redact = f }
 
 // Batch is what arrived since the previous batch.
 type Batch struct {
-	Wire        []transport.Event
+	// Entries are the wire's events and the session's warnings as rows
+	// (internal/rows), read once for every pane.
+	Entries []rows.Entry
+	// wire holds the events until they are read.
+	wire        []transport.Event
 	WireDropped int
 
 	Notifications     []session.Notification // the newest ones
@@ -71,10 +95,6 @@ type Batch struct {
 
 	Requests []*Request // new server requests waiting for an answer
 	Gone     []*Request // requests the server cancelled or the session dropped
-
-	// Prepared is filled off the UI goroutine by the prepare function given
-	// to Next (the wire pane parses frames there).
-	Prepared any
 }
 
 func (b *Inbox) poke() {
@@ -88,12 +108,12 @@ func (b *Inbox) poke() {
 func (b *Inbox) Observe(e transport.Event) {
 	b.mu.Lock()
 	p := &b.pending
-	p.Wire = append(p.Wire, e)
+	p.wire = append(p.wire, e)
 	b.wireB += len(e.Data)
-	for len(p.Wire) > maxPendingWire || (b.wireB > maxPendingWireBytes && len(p.Wire) > 1) {
-		b.wireB -= len(p.Wire[0].Data)
-		p.Wire[0] = transport.Event{}
-		p.Wire = p.Wire[1:]
+	for len(p.wire) > maxPendingWire || (b.wireB > maxPendingWireBytes && len(p.wire) > 1) {
+		b.wireB -= len(p.wire[0].Data)
+		p.wire[0] = transport.Event{}
+		p.wire = p.wire[1:]
 		p.WireDropped++
 	}
 	b.mu.Unlock()
@@ -207,10 +227,10 @@ func (b *Inbox) take() *Batch {
 	return &out
 }
 
-// Next returns a Cmd that waits for the next batch, or for done. prepare,
-// when set, runs on the batch off the UI goroutine. Only one Next Cmd may be
-// outstanding at a time, so prepare runs on one batch after another.
-func (b *Inbox) Next(done <-chan struct{}, prepare func(*Batch)) tea.Cmd {
+// Next returns a Cmd that waits for the next batch, or for done; the
+// batch's events are read into rows there, off the UI goroutine. Only one
+// Next Cmd may be outstanding at a time, so the batches are read in order.
+func (b *Inbox) Next(done <-chan struct{}) tea.Cmd {
 	return func() tea.Msg {
 		select {
 		case <-b.wake:
@@ -225,11 +245,24 @@ func (b *Inbox) Next(done <-chan struct{}, prepare func(*Batch)) tea.Cmd {
 			return nil
 		}
 		batch := b.take()
-		if prepare != nil {
-			prepare(batch)
-		}
+		b.read(batch)
 		return batch
 	}
+}
+
+// read makes the batch's events and warnings rows.
+func (b *Inbox) read(bt *Batch) {
+	bt.Entries = make([]rows.Entry, 0, len(bt.wire)+len(bt.Warnings))
+	for _, e := range bt.wire {
+		if b.redact != nil {
+			e = b.redact(e)
+		}
+		bt.Entries = append(bt.Entries, b.parser.Event(e))
+	}
+	for _, w := range bt.Warnings {
+		bt.Entries = append(bt.Entries, b.parser.Warning(w))
+	}
+	bt.wire = nil
 }
 
 // RequestKind says what a server request asks for.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -22,8 +23,8 @@ func TestInboxNeverBlocksAndCounts(t *testing.T) {
 	done := make(chan struct{})
 	close(done)
 	batch := b.take()
-	if len(batch.Wire)+batch.WireDropped != n || batch.WireDropped != 1000 {
-		t.Errorf("wire %d dropped %d, want %d in all", len(batch.Wire), batch.WireDropped, n)
+	if len(batch.wire)+batch.WireDropped != n || batch.WireDropped != 1000 {
+		t.Errorf("wire %d dropped %d, want %d in all", len(batch.wire), batch.WireDropped, n)
 	}
 	if batch.NotificationCount != n || len(batch.Notifications) != maxPendingNotifications {
 		t.Errorf("notifications %d kept %d", batch.NotificationCount, len(batch.Notifications))
@@ -40,18 +41,18 @@ func TestInboxNext(t *testing.T) {
 	b := NewInbox()
 	done := make(chan struct{})
 	got := make(chan any, 1)
-	go func() { got <- b.Next(done, func(bt *Batch) { bt.Prepared = len(bt.Wire) })() }()
-	b.Observe(transport.Event{Kind: transport.KindStderr})
+	go func() { got <- b.Next(done)() }()
+	b.Observe(transport.Event{Kind: transport.KindStderr, Data: []byte("line")})
 	select {
 	case msg := <-got:
-		if bt, ok := msg.(*Batch); !ok || bt.Prepared != 1 {
+		if bt, ok := msg.(*Batch); !ok || len(bt.Entries) != 1 || bt.Entries[0].Kind != rows.KindStderr {
 			t.Errorf("msg = %#v", msg)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no batch")
 	}
 	// Next returns nil once done is closed.
-	go func() { got <- b.Next(done, nil)() }()
+	go func() { got <- b.Next(done)() }()
 	close(done)
 	select {
 	case msg := <-got:

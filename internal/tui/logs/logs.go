@@ -16,10 +16,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
-	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
 
 // Bounds of a pane's memory.
@@ -301,7 +301,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	case common.PastNotificationsMsg:
 		// Shown like any other, at their own times.
 		p.addNotes(msg.Notes)
-	case wire.EntriesMsg:
+	case common.EntriesMsg:
 		if p.kind == KindStderr {
 			p.addStderr(msg.Entries)
 		}
@@ -331,15 +331,15 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 
 // addStderr adds the server's standard error lines among the wire's
 // entries.
-func (p *Pane) addStderr(entries []wire.Entry) {
-	var rows []Row
+func (p *Pane) addStderr(entries []rows.Entry) {
+	var lines []Row
 	for i := range entries {
-		if e := &entries[i]; e.Kind == wire.KindStderr {
-			rows = append(rows, Row{Time: e.Time, Level: -1, Tag: "stderr", Text: string(e.Data)})
+		if e := &entries[i]; e.Kind == rows.KindStderr {
+			lines = append(lines, Row{Time: e.Time, Level: -1, Tag: "stderr", Text: string(e.Data)})
 		}
 	}
-	if len(rows) > 0 {
-		p.Add(rows)
+	if len(lines) > 0 {
+		p.Add(lines)
 	}
 }
 

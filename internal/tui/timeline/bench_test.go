@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
-	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
 
 // million feeds a pane a million wire events, as BenchmarkWireView1M does
@@ -18,10 +18,10 @@ import (
 // a notification between them. It returns the time the feed took.
 func million(p *Pane) time.Duration {
 	const n = 1_000_000
-	parser := wire.NewParser()
+	parser := rows.NewParser()
 	start := time.Now()
 	at := time.Unix(1_800_000_000, 0)
-	batch := make([]wire.Entry, 0, 1024)
+	batch := make([]rows.Entry, 0, 1024)
 	for i := range n {
 		var dir transport.Direction
 		var data string

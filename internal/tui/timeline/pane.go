@@ -9,9 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/query"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
-	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
 
 // minWindow is the narrowest window zooming in reaches.
@@ -87,7 +87,7 @@ func (p *Pane) Window() (time.Time, time.Time) { return time.Unix(0, p.t0), time
 func (p *Pane) Selected() *Span { return p.store.Get(p.cursor) }
 
 // Append reads a batch of the wire's entries.
-func (p *Pane) Append(entries []wire.Entry) {
+func (p *Pane) Append(entries []rows.Entry) {
 	from := p.store.Next()
 	p.store.Add(entries)
 	if !p.query.Empty() {
@@ -155,7 +155,7 @@ func (p *Pane) fixWindow() {
 
 // Update handles the wire's entries and keys.
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
-	if em, ok := msg.(wire.EntriesMsg); ok {
+	if em, ok := msg.(common.EntriesMsg); ok {
 		if len(em.Entries) > 0 {
 			p.Append(em.Entries)
 		}

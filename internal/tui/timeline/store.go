@@ -15,8 +15,8 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/query"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/transport"
-	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
 
 // Memory bounds: at most MaxSpans spans are kept (the oldest go first, and
@@ -341,14 +341,14 @@ func (s *Store) Touched() []int64 {
 }
 
 // Add reads a batch of the wire's entries, in the wire store's order.
-func (s *Store) Add(entries []wire.Entry) {
+func (s *Store) Add(entries []rows.Entry) {
 	for i := range entries {
 		s.entry(&entries[i], s.seq)
 		s.seq++
 	}
 }
 
-func (s *Store) entry(e *wire.Entry, seq int64) {
+func (s *Store) entry(e *rows.Entry, seq int64) {
 	s.Events++
 	t := e.Time.UnixNano()
 	if s.begin == 0 || t < s.begin {
@@ -356,24 +356,24 @@ func (s *Store) entry(e *wire.Entry, seq int64) {
 	}
 	s.end = max(s.end, t)
 	switch e.Kind {
-	case wire.KindFrame:
+	case rows.KindFrame:
 		s.frame(e, seq, t)
-	case wire.KindBadFrame:
+	case rows.KindBadFrame:
 		s.add(Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneErrors, Flags: flagPoint | flagFailed, Method: "bad frame", Err: e.Err})
-	case wire.KindWarning:
+	case rows.KindWarning:
 		s.add(Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneErrors, Flags: flagPoint | flagFailed, Method: e.Method, Err: e.Text})
-	case wire.KindHTTP:
+	case rows.KindHTTP:
 		s.http(e, seq, t)
-	case wire.KindApp:
+	case rows.KindApp:
 		s.app(e, seq, t)
-	case wire.KindLifecycle:
+	case rows.KindLifecycle:
 		if e.Err != "" {
 			s.add(Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneErrors, Flags: flagPoint | flagFailed, Method: e.Text, Err: e.Err})
 		}
 	}
 }
 
-func (s *Store) http(e *wire.Entry, seq int64, t int64) {
+func (s *Store) http(e *rows.Entry, seq int64, t int64) {
 	sp := Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneHTTP, Flags: flagPoint | flagOut, Method: e.Text, Err: e.Err}
 	if e.HTTP != nil {
 		if e.HTTP.StatusCode >= 400 {
@@ -399,7 +399,7 @@ func dirKey(d transport.Direction) string {
 	return "i"
 }
 
-func (s *Store) frame(e *wire.Entry, seq int64, t int64) {
+func (s *Store) frame(e *rows.Entry, seq int64, t int64) {
 	switch {
 	case e.Method == "response" || e.Method == "error":
 		s.answer(e, seq, t)
@@ -419,7 +419,7 @@ func outFlag(d transport.Direction) uint8 {
 	return 0
 }
 
-func (s *Store) notification(e *wire.Entry, seq int64, t int64) {
+func (s *Store) notification(e *rows.Entry, seq int64, t int64) {
 	if e.Method == "notifications/cancelled" {
 		s.cancelled(e, t, seq)
 	}
@@ -443,7 +443,7 @@ func (s *Store) notification(e *wire.Entry, seq int64, t int64) {
 // app adds a message between an MCP App and mcpi's host: a point on the
 // App lane (an answer named after the request it answers, a failed one
 // marked); its ids are the App's, not the session's.
-func (s *Store) app(e *wire.Entry, seq int64, t int64) {
+func (s *Store) app(e *rows.Entry, seq int64, t int64) {
 	sp := Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneApp, Flags: flagPoint | outFlag(e.Dir), Method: e.Method, Name: e.Name, ID: e.ID}
 	if (e.Method == "response" || e.Method == "error") && e.Answers != "" {
 		sp.Method = e.Method + " · " + e.Answers
@@ -457,7 +457,7 @@ func (s *Store) app(e *wire.Entry, seq int64, t int64) {
 
 // cancelled ends the request a notifications/cancelled withdraws: it
 // will get no answer.
-func (s *Store) cancelled(e *wire.Entry, t int64, seq int64) {
+func (s *Store) cancelled(e *rows.Entry, t int64, seq int64) {
 	var v struct {
 		Params struct {
 			RequestID json.RawMessage `json:"requestId"`
@@ -496,7 +496,7 @@ func (s *Store) addMark(sp Span, parent int64) int64 {
 	return s.add(sp)
 }
 
-func (s *Store) request(e *wire.Entry, seq int64, t int64) {
+func (s *Store) request(e *rows.Entry, seq int64, t int64) {
 	key := dirKey(e.Dir) + e.ID
 	sp := Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneRequests, Flags: flagOpen | outFlag(e.Dir),
 		Method: e.Method, Name: e.Name, ID: e.ID, TraceID: e.TraceID}
@@ -551,7 +551,7 @@ func (s *Store) isTask(id string) bool { _, ok := s.tasks[id]; return ok }
 func (s *Store) isRound(k string) bool { _, ok := s.rounds[k]; return ok }
 
 // answer ends the request an answer answers.
-func (s *Store) answer(e *wire.Entry, seq int64, t int64) {
+func (s *Store) answer(e *rows.Entry, seq int64, t int64) {
 	key := "o" + e.ID
 	if e.Dir == transport.Outgoing {
 		key = "i" + e.ID
@@ -601,7 +601,7 @@ func (s *Store) answer(e *wire.Entry, seq int64, t int64) {
 }
 
 // failure adds a point to the errors lane for a failed answer.
-func (s *Store) failure(e *wire.Entry, seq int64, t int64, req *Span) {
+func (s *Store) failure(e *rows.Entry, seq int64, t int64, req *Span) {
 	sp := Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneErrors, Flags: flagPoint | flagFailed | outFlag(e.Dir),
 		Method: e.Answers, Name: e.Name, ID: e.ID, Err: errText(e)}
 	if req != nil {
@@ -619,7 +619,7 @@ func (s *Store) newTask(call *Span, id string, seq int64) {
 }
 
 // taskStep ends a task when a poll says it is over, or its result came.
-func (s *Store) taskStep(poll *Span, e *wire.Entry, seq int64, t int64) {
+func (s *Store) taskStep(poll *Span, e *rows.Entry, seq int64, t int64) {
 	parent := s.Get(poll.Parent)
 	if parent == nil || !parent.Open() {
 		return
@@ -697,7 +697,7 @@ func taskStatus(data []byte) string {
 }
 
 // errText is why an answer failed: the error's message, or isError.
-func errText(e *wire.Entry) string {
+func errText(e *rows.Entry) string {
 	if e.ToolError {
 		return "isError"
 	}

@@ -12,12 +12,12 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
-	"github.com/mcpi-dev/mcpi/internal/tui/wire"
 )
 
 var t0 = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
@@ -32,9 +32,9 @@ type script []struct {
 	json string
 }
 
-func (s script) entries() []wire.Entry {
-	p := wire.NewParser()
-	var out []wire.Entry
+func (s script) entries() []rows.Entry {
+	p := rows.NewParser()
+	var out []rows.Entry
 	for _, f := range s {
 		dir := transport.Outgoing
 		if f.dir == "<" {
@@ -82,8 +82,8 @@ var session = script{
 }
 
 // http401 is an HTTP event of the session: an answer 401.
-func http401(ms int) wire.Entry {
-	return wire.NewParser().Event(transport.Event{Time: t0.Add(time.Duration(ms) * time.Millisecond), Kind: transport.KindHTTP,
+func http401(ms int) rows.Entry {
+	return rows.NewParser().Event(transport.Event{Time: t0.Add(time.Duration(ms) * time.Millisecond), Kind: transport.KindHTTP,
 		Text: "POST /mcp → 401", HTTP: &transport.HTTPMeta{Method: "POST", URL: "http://x/mcp", StatusCode: 401}})
 }
 
@@ -381,9 +381,9 @@ func TestBounds(t *testing.T) {
 
 	p = New(c, NewStore(0), true)
 	p.SetSize(120, 30)
-	batch := make([]wire.Entry, 0, MaxOpen+10)
+	batch := make([]rows.Entry, 0, MaxOpen+10)
 	for i := range MaxOpen + 10 {
-		batch = append(batch, wire.Entry{Time: t0, Kind: wire.KindFrame, Dir: transport.Outgoing, Method: "tools/call", ID: fmt.Sprint(i)})
+		batch = append(batch, rows.Entry{Time: t0, Kind: rows.KindFrame, Dir: transport.Outgoing, Method: "tools/call", ID: fmt.Sprint(i)})
 	}
 	p.Append(batch)
 	if p.store.Open() != MaxOpen || p.store.Untracked != 10 {
@@ -401,9 +401,9 @@ func TestMillionNotifications(t *testing.T) {
 		t.Skip("a million entries")
 	}
 	p := newPane(120, 30)
-	batch := make([]wire.Entry, 0, 10_000)
+	batch := make([]rows.Entry, 0, 10_000)
 	for i := range 1_000_000 {
-		batch = append(batch, wire.Entry{Time: t0.Add(time.Duration(i) * time.Microsecond), Kind: wire.KindFrame, Dir: transport.Incoming, Method: "notifications/message"})
+		batch = append(batch, rows.Entry{Time: t0.Add(time.Duration(i) * time.Microsecond), Kind: rows.KindFrame, Dir: transport.Incoming, Method: "notifications/message"})
 		if len(batch) == cap(batch) {
 			p.Append(batch)
 			batch = batch[:0]
@@ -470,11 +470,11 @@ func TestFilterMovesTheSelection(t *testing.T) {
 // finds them, and their ids do not end the session's requests.
 func TestAppLane(t *testing.T) {
 	p := newPane(120, 30)
-	wp := wire.NewParser()
-	ev := func(ms int, kind transport.EventKind, dir transport.Direction, data string) wire.Entry {
+	wp := rows.NewParser()
+	ev := func(ms int, kind transport.EventKind, dir transport.Direction, data string) rows.Entry {
 		return wp.Event(transport.Event{Time: t0.Add(time.Duration(ms) * time.Millisecond), Kind: kind, Dir: dir, Data: []byte(data)})
 	}
-	p.Append([]wire.Entry{
+	p.Append([]rows.Entry{
 		ev(0, transport.KindFrame, transport.Outgoing, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"show"}}`),
 		ev(10, transport.KindApp, transport.Incoming, `{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{}}`),
 		ev(11, transport.KindApp, transport.Outgoing, `{"jsonrpc":"2.0","id":1,"result":{}}`),

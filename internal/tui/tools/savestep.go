@@ -16,10 +16,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
 
-// DefaultCollection is the collection file the t key saves calls into
-// when mcpi connect is given no --collection: in the working directory.
-const DefaultCollection = "mcpi-collection.yaml"
-
 // step is the call as a step of a collection: its arguments, the answers
 // the person gave while it ran, and its result as the expectation.
 func (c *Call) step(answered []common.Answered) (collection.Saved, error) {
@@ -81,7 +77,7 @@ var saveMu sync.Mutex
 // when there is none), off the UI goroutine.
 func saveStepCmd(path string, id int, s collection.Saved, note string) tea.Cmd {
 	if path == "" {
-		path = DefaultCollection
+		path = collection.DefaultFile
 	}
 	return func() tea.Msg {
 		saveMu.Lock()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
@@ -26,11 +27,11 @@ func BenchmarkWireView1M(b *testing.B) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			c := &common.Common{Styles: styles.DefaultStyles(true), Keys: keymap.Default(), Now: time.Now}
-			p := New(c, NewStore(n, 0))
+			p := New(c, rows.NewStore(n, 0))
 			p.SetSize(200, 50)
-			parser := NewParser()
+			parser := rows.NewParser()
 			start := time.Now()
-			batch := make([]Entry, 0, 1024)
+			batch := make([]rows.Entry, 0, 1024)
 			for i := range n {
 				dir, data := transport.Outgoing, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`, i/2)
 				if i%2 == 1 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/query"
 	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
@@ -24,7 +25,7 @@ import (
 // Pane is the wire pane.
 type Pane struct {
 	c     *common.Common
-	store *Store
+	store *rows.Store
 
 	query query.Query
 	// queryErr is why the filter typed does not parse (the last good
@@ -35,7 +36,7 @@ type Pane struct {
 	// latency shows the latencies by method instead of the frames;
 	// latencyRows are they, summed up for latencyAt.
 	latency     bool
-	latencyRows []LatencyRow
+	latencyRows []rows.LatencyRow
 	latencyAt   latencyKey
 	// filterHint is what is said beside the filter while it is typed: the
 	// choices tab completes to, or why the query does not parse.
@@ -67,7 +68,7 @@ type Pane struct {
 }
 
 // New returns the wire pane over a store.
-func New(c *common.Common, store *Store) *Pane {
+func New(c *common.Common, store *rows.Store) *Pane {
 	in := textinput.New()
 	in.Prompt = "/"
 	in.Placeholder = "method:tools/call status:error dur:>500ms -term … (tab completes)"
@@ -88,7 +89,7 @@ func (p *Pane) Title() string { return fmt.Sprintf("Wire (%d)", p.store.Len()) }
 func (p *Pane) QuietCount() bool { return true }
 
 // Store returns the entries.
-func (p *Pane) Store() *Store { return p.store }
+func (p *Pane) Store() *rows.Store { return p.store }
 
 // ShowList shows the list of frames (the pane's tab was chosen).
 func (p *Pane) ShowList() {
@@ -112,16 +113,8 @@ func (p *Pane) SetSize(w, h int) {
 	p.clamp()
 }
 
-// EntriesMsg carries the wire events of one batch, parsed, and how many
-// the inbox dropped before them in a flood. The wire pane shows them; the
-// stderr pane takes the server's standard error from them.
-type EntriesMsg struct {
-	Entries []Entry
-	Dropped int
-}
-
 // Append adds entries, keeping the filtered view and the tail in step.
-func (p *Pane) Append(entries []Entry) {
+func (p *Pane) Append(entries []rows.Entry) {
 	for i := range entries {
 		seq := p.store.Append(entries[i])
 		if !p.query.Empty() && p.filtered(p.store.Get(seq)) {
@@ -244,7 +237,7 @@ func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	}
-	if em, ok := msg.(EntriesMsg); ok {
+	if em, ok := msg.(common.EntriesMsg); ok {
 		p.store.Dropped += em.Dropped
 		if len(em.Entries) > 0 {
 			p.Append(em.Entries)
@@ -549,7 +542,7 @@ func (p *Pane) ShowSeq(seq int64) (cleared bool) {
 }
 
 // CopyTraceID copies the trace id of e's request, or says there is none.
-func CopyTraceID(e *Entry) tea.Cmd {
+func CopyTraceID(e *rows.Entry) tea.Cmd {
 	if e == nil || e.TraceID == "" {
 		return common.Noticef("no trace id: the request carried no _meta.traceparent")
 	}
@@ -563,7 +556,7 @@ func (p *Pane) Detail() bool { return p.detail }
 func (p *Pane) Follow() bool { return p.follow }
 
 // Selected returns the selected entry, if any.
-func (p *Pane) Selected() *Entry { return p.store.Get(p.cursor) }
+func (p *Pane) Selected() *rows.Entry { return p.store.Get(p.cursor) }
 
 // ShortHelp is the pane's help line.
 func (p *Pane) ShortHelp() []key.Binding {
@@ -681,20 +674,20 @@ func arrow(d transport.Direction) string {
 	return "·"
 }
 
-func (p *Pane) row(e *Entry, selected bool, methodW int) string {
+func (p *Pane) row(e *rows.Entry, selected bool, methodW int) string {
 	st := p.c.Styles
 	what := e.Method
 	switch e.Kind {
-	case KindFrame, KindApp:
+	case rows.KindFrame, rows.KindApp:
 		what = e.Label()
-	case KindStderr, KindBadFrame:
+	case rows.KindStderr, rows.KindBadFrame:
 		what = string(e.Data[:min(len(e.Data), 512)])
-	case KindLifecycle:
+	case rows.KindLifecycle:
 		what = e.Text
 		if e.Err != "" {
 			what += ": " + e.Err
 		}
-	case KindHTTP:
+	case rows.KindHTTP:
 		what = e.Text
 		if e.HTTP != nil && !strings.HasPrefix(e.Text, e.HTTP.Method+" ") {
 			what = e.HTTP.Method + " " + e.Text
@@ -702,7 +695,7 @@ func (p *Pane) row(e *Entry, selected bool, methodW int) string {
 		if e.Err != "" {
 			what += " " + e.Err
 		}
-	case KindWarning:
+	case rows.KindWarning:
 		what = e.Method + ": " + e.Text
 	}
 	what = common.Line(what)
@@ -725,11 +718,11 @@ func (p *Pane) row(e *Entry, selected bool, methodW int) string {
 		colLatency, latency)
 	var style = st.WireLifecycle
 	switch {
-	case e.Kind == KindBadFrame || e.Kind == KindWarning || e.RPCError:
+	case e.Kind == rows.KindBadFrame || e.Kind == rows.KindWarning || e.RPCError:
 		style = st.WireBad
-	case e.Kind == KindStderr:
+	case e.Kind == rows.KindStderr:
 		style = st.WireStderr
-	case e.Kind == KindHTTP:
+	case e.Kind == rows.KindHTTP:
 		style = st.WireHTTP
 	case e.Dir == transport.Outgoing:
 		style = st.WireOut
@@ -759,11 +752,11 @@ func (p *Pane) buildDetail() {
 	var lines []string
 	add := func(s string) { lines = append(lines, common.Wrap(s, w)...) }
 	title := fmt.Sprintf("%s %s %s", arrow(e.Dir), e.Dir, e.Kind)
-	if e.Kind == KindApp {
+	if e.Kind == rows.KindApp {
 		// An App's message: "send" goes to the App, "recv" comes from it.
 		title = map[transport.Direction]string{transport.Outgoing: "→ host to App", transport.Incoming: "← App to host"}[e.Dir] + " · app"
 	}
-	if e.Kind == KindFrame || e.Kind == KindApp {
+	if e.Kind == rows.KindFrame || e.Kind == rows.KindApp {
 		title += " · " + common.Line(e.Label())
 	} else if e.Method != "" {
 		title += " · " + common.Line(e.Method)
@@ -782,7 +775,7 @@ func (p *Pane) buildDetail() {
 	if e.Err != "" {
 		lines = append(lines, common.Wrap(st.Error.Render("error: ")+common.Line(e.Err), w)...)
 	}
-	if e.Text != "" && e.Kind != KindFrame {
+	if e.Text != "" && e.Kind != rows.KindFrame {
 		add(common.Line(e.Text))
 	}
 	if e.HTTP != nil {
@@ -797,7 +790,7 @@ func (p *Pane) buildDetail() {
 	if len(e.Data) > 0 {
 		lines = append(lines, st.Rule.Render(strings.Repeat("─", w)))
 		var body string
-		if (e.Kind == KindFrame || e.Kind == KindApp) && !e.Truncated {
+		if (e.Kind == rows.KindFrame || e.Kind == rows.KindApp) && !e.Truncated {
 			body = common.PrettyJSON(e.Data, st)
 		} else {
 			body = common.Block(string(e.Data))
@@ -888,7 +881,7 @@ func (p *Pane) detailView() string {
 }
 
 // filtered reports whether e matches the filter.
-func (p *Pane) filtered(e *Entry) bool {
+func (p *Pane) filtered(e *rows.Entry) bool {
 	if e == nil {
 		return false
 	}

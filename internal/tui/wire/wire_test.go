@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/mcpi-dev/mcpi/internal/query"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
@@ -27,7 +28,7 @@ func frame(dir transport.Direction, at time.Duration, data string) transport.Eve
 }
 
 func TestParserMatchesResponses(t *testing.T) {
-	p := NewParser()
+	p := rows.NewParser()
 	out := transport.Outgoing
 	in := transport.Incoming
 	evs := []transport.Event{
@@ -90,17 +91,17 @@ func TestParserMatchesResponses(t *testing.T) {
 }
 
 func TestParserClipsBigFrames(t *testing.T) {
-	big := `{"jsonrpc":"2.0","id":7,"result":{"text":"` + strings.Repeat("x", 3*MaxEntryBytes) + `"}}`
-	en := NewParser().Event(frame(transport.Incoming, 0, big))
-	if en.Size != len(big) || len(en.Data) != MaxEntryBytes || !en.Truncated || en.ID != "7" || en.Method != "response" {
+	big := `{"jsonrpc":"2.0","id":7,"result":{"text":"` + strings.Repeat("x", 3*rows.MaxEntryBytes) + `"}}`
+	en := rows.NewParser().Event(frame(transport.Incoming, 0, big))
+	if en.Size != len(big) || len(en.Data) != rows.MaxEntryBytes || !en.Truncated || en.ID != "7" || en.Method != "response" {
 		t.Errorf("size %d data %d truncated %v id %q method %q", en.Size, len(en.Data), en.Truncated, en.ID, en.Method)
 	}
 }
 
 func TestStoreBounds(t *testing.T) {
-	s := NewStore(100, 1000)
+	s := rows.NewStore(100, 1000)
 	for i := range 250 {
-		s.Append(Entry{Data: make([]byte, 30), Method: fmt.Sprint(i)})
+		s.Append(rows.Entry{Data: make([]byte, 30), Method: fmt.Sprint(i)})
 	}
 	if s.Len() != 100 || s.First() != 150 || s.Next() != 250 {
 		t.Fatalf("len %d first %d next %d", s.Len(), s.First(), s.Next())
@@ -118,13 +119,13 @@ func TestStoreBounds(t *testing.T) {
 }
 
 func TestQuery(t *testing.T) {
-	es := []Entry{
-		{Kind: KindFrame, Dir: transport.Outgoing, Method: "tools/call", Name: "echo", ID: "3", Data: []byte(`{"name":"echo"}`)},
-		{Kind: KindFrame, Dir: transport.Incoming, Method: "notifications/progress"},
-		{Kind: KindBadFrame, Dir: transport.Incoming, Method: "bad frame", Data: []byte("garbage")},
-		{Kind: KindStderr, Dir: transport.Incoming, Data: []byte("panic: oops")},
-		{Kind: KindFrame, Dir: transport.Incoming, Method: "response", Answers: "tools/call", Name: "Echo", ID: "3"},
-		{Kind: KindFrame, Dir: transport.Incoming, Method: "response", Answers: "tools/call", Name: "slow", ID: "4", ToolError: true, Latency: 2 * time.Second, HasLatency: true, Size: 500},
+	es := []rows.Entry{
+		{Kind: rows.KindFrame, Dir: transport.Outgoing, Method: "tools/call", Name: "echo", ID: "3", Data: []byte(`{"name":"echo"}`)},
+		{Kind: rows.KindFrame, Dir: transport.Incoming, Method: "notifications/progress"},
+		{Kind: rows.KindBadFrame, Dir: transport.Incoming, Method: "bad frame", Data: []byte("garbage")},
+		{Kind: rows.KindStderr, Dir: transport.Incoming, Data: []byte("panic: oops")},
+		{Kind: rows.KindFrame, Dir: transport.Incoming, Method: "response", Answers: "tools/call", Name: "Echo", ID: "3"},
+		{Kind: rows.KindFrame, Dir: transport.Incoming, Method: "response", Answers: "tools/call", Name: "slow", ID: "4", ToolError: true, Latency: 2 * time.Second, HasLatency: true, Size: 500},
 	}
 	tests := []struct {
 		q    string
@@ -188,10 +189,10 @@ func press(s string) tea.KeyPressMsg {
 // TestPaneView: over a full store of 200,000 rows the view is the rows on
 // screen (BenchmarkWireView1M measures what drawing costs).
 func TestPaneView(t *testing.T) {
-	p := New(testCommon(), NewStore(0, 0))
+	p := New(testCommon(), rows.NewStore(0, 0))
 	p.SetSize(100, 14)
-	parser := NewParser()
-	var entries []Entry
+	parser := rows.NewParser()
+	var entries []rows.Entry
 	for i := range 200_000 {
 		entries = append(entries, parser.Event(frame(transport.Outgoing, time.Duration(i)*time.Millisecond,
 			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))))
@@ -208,7 +209,7 @@ func TestPaneView(t *testing.T) {
 		parser.Event(transport.Event{Time: t0.Add(time.Hour), Kind: transport.KindLifecycle, Text: "exited: status 1", Err: "signal: killed"}),
 	)
 	p.Append(entries)
-	if p.Store().Len() != MaxEntries || p.Store().First() != 4 {
+	if p.Store().Len() != rows.MaxEntries || p.Store().First() != 4 {
 		t.Fatalf("len %d first %d", p.Store().Len(), p.Store().First())
 	}
 	view := p.View()
@@ -243,7 +244,7 @@ func TestPaneView(t *testing.T) {
 // In a frame's detail, "/" searches its text: matches are marked, n and N
 // go from one to the next, esc clears the search and then goes back.
 func TestDetailSearch(t *testing.T) {
-	p := New(testCommon(), NewStore(0, 0))
+	p := New(testCommon(), rows.NewStore(0, 0))
 	p.SetSize(80, 12)
 	var items []string
 	for i := range 40 {
@@ -254,7 +255,7 @@ func TestDetailSearch(t *testing.T) {
 		items = append(items, fmt.Sprintf(`{"n":%d,"w":"%s"}`, i, word))
 	}
 	data := `{"jsonrpc":"2.0","id":1,"result":{"items":[` + strings.Join(items, ",") + `]}}`
-	p.Append([]Entry{NewParser().Event(frame(transport.Incoming, 0, data))})
+	p.Append([]rows.Entry{rows.NewParser().Event(frame(transport.Incoming, 0, data))})
 	p.Update(press("enter"))
 	if !p.Detail() {
 		t.Fatal("no detail view")
@@ -326,7 +327,7 @@ func TestDetailSearch(t *testing.T) {
 // Marks land on the matched text even where case folding changes the
 // length of some runes; then the whole line is marked.
 func TestHighlightFolding(t *testing.T) {
-	p := New(testCommon(), NewStore(0, 0))
+	p := New(testCommon(), rows.NewStore(0, 0))
 	p.SetSize(80, 12)
 	p.term = "abc"
 	found := p.c.Styles.Match.Reverse(true)
@@ -342,11 +343,11 @@ func TestHighlightFolding(t *testing.T) {
 // y in a frame's detail copies it; a row whose data was released to bound
 // memory says that nothing was copied.
 func TestDetailCopy(t *testing.T) {
-	p := New(testCommon(), NewStore(10, 100))
+	p := New(testCommon(), rows.NewStore(10, 100))
 	p.SetSize(80, 12)
-	parser := NewParser()
+	parser := rows.NewParser()
 	for i := range 2 {
-		p.Append([]Entry{parser.Event(frame(transport.Outgoing, 0, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"pad":"%s"}}`, i, strings.Repeat("x", 60))))})
+		p.Append([]rows.Entry{parser.Event(frame(transport.Outgoing, 0, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"pad":"%s"}}`, i, strings.Repeat("x", 60))))})
 	}
 	p.Update(press("enter")) // the newest row, still kept
 	if cmd := p.Update(press("y")); cmd == nil {
@@ -370,11 +371,11 @@ func TestDetailCopy(t *testing.T) {
 // TestStoreMarksAnswered: a request is pending until the store sees its
 // answer, which goes the other way.
 func TestStoreMarksAnswered(t *testing.T) {
-	s := NewStore(10, 1000)
-	req := s.Append(Entry{Kind: KindFrame, Dir: transport.Outgoing, Method: "tools/call", ID: "1"})
-	other := s.Append(Entry{Kind: KindFrame, Dir: transport.Outgoing, Method: "ping", ID: "2"})
-	s.Append(Entry{Kind: KindFrame, Dir: transport.Outgoing, Method: "response", ID: "2"}) // same way: no answer
-	s.Append(Entry{Kind: KindFrame, Dir: transport.Incoming, Method: "response", ID: "1"})
+	s := rows.NewStore(10, 1000)
+	req := s.Append(rows.Entry{Kind: rows.KindFrame, Dir: transport.Outgoing, Method: "tools/call", ID: "1"})
+	other := s.Append(rows.Entry{Kind: rows.KindFrame, Dir: transport.Outgoing, Method: "ping", ID: "2"})
+	s.Append(rows.Entry{Kind: rows.KindFrame, Dir: transport.Outgoing, Method: "response", ID: "2"}) // same way: no answer
+	s.Append(rows.Entry{Kind: rows.KindFrame, Dir: transport.Incoming, Method: "response", ID: "1"})
 	if !s.Get(req).Answered || s.Get(other).Answered {
 		t.Errorf("answered: request 1 %v, ping 2 %v", s.Get(req).Answered, s.Get(other).Answered)
 	}
@@ -384,10 +385,10 @@ func TestStoreMarksAnswered(t *testing.T) {
 // completes a field and a value, a query that does not parse says why and
 // keeps the last good one, status:error and dur: select their rows.
 func TestFilterLanguage(t *testing.T) {
-	p := New(testCommon(), NewStore(0, 0))
+	p := New(testCommon(), rows.NewStore(0, 0))
 	p.SetSize(120, 14)
-	parser := NewParser()
-	p.Append([]Entry{
+	parser := rows.NewParser()
+	p.Append([]rows.Entry{
 		parser.Event(frame(transport.Outgoing, 0, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)),
 		parser.Event(frame(transport.Incoming, 2*time.Second, `{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[]}}`)),
 		parser.Event(frame(transport.Outgoing, 3*time.Second, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)),
@@ -458,10 +459,10 @@ func TestFilterLanguage(t *testing.T) {
 // slowest p99 first, with errors counted and a distribution; the filter
 // applies; L goes back to the frames.
 func TestLatencyView(t *testing.T) {
-	p := New(testCommon(), NewStore(0, 0))
+	p := New(testCommon(), rows.NewStore(0, 0))
 	p.SetSize(110, 16)
-	parser := NewParser()
-	var es []Entry
+	parser := rows.NewParser()
+	var es []rows.Entry
 	at := time.Duration(0)
 	add := func(method, name string, lat time.Duration, result string) {
 		id := len(es) + 1
@@ -538,10 +539,10 @@ func TestLatencyNameKeepsTheTool(t *testing.T) {
 // (enter on a Timeline span) clears the filter and says so; a row it
 // shows keeps it, silently.
 func TestShowFrameSaysTheFilterIsCleared(t *testing.T) {
-	p := New(testCommon(), NewStore(0, 0))
+	p := New(testCommon(), rows.NewStore(0, 0))
 	p.SetSize(100, 12)
-	parser := NewParser()
-	p.Append([]Entry{
+	parser := rows.NewParser()
+	p.Append([]rows.Entry{
 		parser.Event(frame(transport.Outgoing, 0, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)),
 		parser.Event(frame(transport.Outgoing, time.Second, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)),
 	})
