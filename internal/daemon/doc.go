@@ -31,8 +31,11 @@
 //     subscription, a cancelled server request) are made strings
 //     "session:ID", which no id of the attached client can equal.
 //   - A server request no command answers (it is parked for mcpi answer) is
-//     also sent to every attached client; the first answer, theirs or mcpi
-//     answer's, is the one given, and the others are told it was cancelled.
+//     also sent to every attached client, under the board's number for it
+//     (as its id, and in its _meta as mcp.MetaParkedRequest): one number
+//     for a person and a command, as in mcpi pending and mcpi tail. The
+//     first answer, theirs or mcpi answer's, is the one given, and the
+//     others are told it was cancelled.
 //   - The attached client's wire pane is fed the events of the held
 //     session's connection, from its start (a bounded history) on, and
 //     its log and notification panes the notifications of that history,
@@ -45,7 +48,9 @@
 //     says: no client takes the daemon's word for the server's.
 //
 // A server request (sampling, elicitation) that no command under way can
-// answer is parked: it waits on the Board, listed by mcpi pending, until
+// answer is parked (it belongs to the command that caused it: a modern
+// request's own, or the only command under way not held up by a parked
+// request of its own; else to none, and every candidate is told): it waits on the Board, listed by mcpi pending, until
 // mcpi answer answers it or the server withdraws it. While it waits the
 // session's request clock stands still, as while a person types an answer
 // (session.Client.Answering): the handler has not returned.
