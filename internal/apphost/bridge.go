@@ -151,8 +151,9 @@ func (b *Bridge) toPage(v any) {
 }
 
 // toApp sends a message to the App (through the page), seen by the tap.
-func (b *Bridge) toApp(msg any) {
-	data, err := json.Marshal(msg)
+// toApp sends the App one message, encoded by internal/mcp's builders (a
+// message that cannot be encoded is not sent).
+func (b *Bridge) toApp(data []byte, err error) {
 	if err != nil {
 		return
 	}
@@ -224,11 +225,11 @@ func (b *Bridge) FromApp(ctx context.Context, data []byte) {
 }
 
 func (b *Bridge) reply(id json.RawMessage, result any) {
-	b.toApp(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	b.toApp(mcp.NewResult(id, result))
 }
 
 func (b *Bridge) fail(id json.RawMessage, code int, msg string) {
-	b.toApp(mcp.Message{JSONRPC: "2.0", ID: id, Error: &mcp.RPCError{Code: code, Message: msg}})
+	b.toApp(mcp.NewErrorResponse(id, &mcp.RPCError{Code: code, Message: msg}))
 }
 
 // request answers a request of the App.
@@ -413,16 +414,16 @@ func (b *Bridge) deliver() {
 		if len(args) == 0 {
 			args = json.RawMessage(`{}`)
 		}
-		b.toApp(map[string]any{"jsonrpc": "2.0", "method": "ui/notifications/tool-input", "params": map[string]json.RawMessage{"arguments": args}})
+		b.toApp(mcp.NewNotification("ui/notifications/tool-input", map[string]json.RawMessage{"arguments": args}))
 	}
 	if !sendResult {
 		return
 	}
 	if callErr != nil {
-		b.toApp(map[string]any{"jsonrpc": "2.0", "method": "ui/notifications/tool-cancelled", "params": map[string]string{"reason": callErr.Error()}})
+		b.toApp(mcp.NewNotification("ui/notifications/tool-cancelled", map[string]string{"reason": callErr.Error()}))
 		return
 	}
-	b.toApp(map[string]any{"jsonrpc": "2.0", "method": "ui/notifications/tool-result", "params": result})
+	b.toApp(mcp.NewNotification("ui/notifications/tool-result", result))
 }
 
 // callTool forwards the App's tools/call: to a tool of the same server
@@ -500,12 +501,12 @@ func (b *Bridge) readResource(ctx context.Context, m mcp.Message) {
 // JSON-RPC error as it was, or the error mcpi met.
 func (b *Bridge) forward(id json.RawMessage, raw json.RawMessage, err error) {
 	if err == nil {
-		b.toApp(map[string]any{"jsonrpc": "2.0", "id": id, "result": raw})
+		b.toApp(mcp.NewResult(id, raw))
 		return
 	}
 	var rpc *session.RPCError
 	if errors.As(err, &rpc) && rpc.RPCError != nil {
-		b.toApp(map[string]any{"jsonrpc": "2.0", "id": id, "error": rpc.RPCError})
+		b.toApp(mcp.NewErrorResponse(id, rpc.RPCError))
 		return
 	}
 	b.fail(id, codeDenied, err.Error())
@@ -551,7 +552,7 @@ func (b *Bridge) Teardown(reason string, wait time.Duration) {
 	ready := b.initialized
 	b.mu.Unlock()
 	if ready {
-		b.toApp(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "ui/resource-teardown", "params": map[string]string{"reason": reason}})
+		b.toApp(mcp.NewRequestID(json.RawMessage(id), "ui/resource-teardown", map[string]string{"reason": reason}))
 		select {
 		case <-ch:
 		case <-bounds.After(wait):

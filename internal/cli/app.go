@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -90,31 +89,10 @@ func inspectApp(ctx context.Context, c *session.Client, name string) (*apps.Info
 	if tool == nil {
 		return nil, withKind(KindToolNotFound, flagErrorf("the server lists no tool named %q", name))
 	}
-	ui := apps.ToolMeta(tool.Meta)
-	if !ui.HasApp() {
+	if !apps.ToolMeta(tool.Meta).HasApp() {
 		return nil, noAppError(name)
 	}
-	var read mcp.ReadResourceResult
-	if err := c.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: ui.ResourceURI}, &read, nil); err != nil {
-		return nil, err
-	}
-	// Is it listed? Servers may leave UI resources out of resources/list.
-	var listed *mcp.Resource
-	if c.ServerCapabilities().Resources != nil {
-		if all, err := c.AllResources(ctx); err == nil {
-			for i := range all {
-				if all[i].URI == ui.ResourceURI {
-					listed = &all[i]
-					break
-				}
-			}
-		}
-	}
-	in, err := apps.Describe(tool, &read, listed)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", session.ErrMalformed, err)
-	}
-	return in, nil
+	return apphost.Read(ctx, c, tool, true)
 }
 
 // printAppInfo writes the info for a person.
@@ -240,22 +218,6 @@ func appRun(ctx context.Context, opts *AppOptions) error {
 	return opts.with(ctx, func(c *session.Client) error { return runApp(ctx, c, opts) })
 }
 
-// clientServer carries an App's requests over mcpi's session.
-type clientServer struct{ c *session.Client }
-
-func (s clientServer) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-	return s.c.CallToolRaw(ctx, mcp.CallToolParams{Name: name, Arguments: args}, nil)
-}
-
-func (s clientServer) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
-	return s.c.Send(ctx, "resources/read", mustJSON(mcp.ReadResourceParams{URI: uri}), nil)
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
-}
-
 // runApp hosts the tool's App until Ctrl-C, or until the page stops
 // taking what the host sends.
 func runApp(ctx context.Context, c *session.Client, opts *AppOptions) error {
@@ -287,7 +249,7 @@ func runApp(ctx context.Context, c *session.Client, opts *AppOptions) error {
 		defer mu.Unlock()
 		fmt.Fprintln(errOut, line)
 	}
-	bo := apphost.Options{Tool: *tool, Args: args, Tools: tools, Info: info, Server: clientServer{c}, Say: say, Open: browser.Open, Version: Version}
+	bo := apphost.Options{Tool: *tool, Args: args, Tools: tools, Info: info, Say: say, Open: browser.Open, Version: Version}
 	if opts.recorder != nil {
 		bo.Tap = opts.recorder
 	}
@@ -327,8 +289,7 @@ func runApp(ctx context.Context, c *session.Client, opts *AppOptions) error {
 			}
 		}
 	}
-	b := apphost.New(bo)
-	host, err := apphost.Listen(ctx, b)
+	b, host, err := apphost.Start(ctx, c, bo)
 	if err != nil {
 		return err
 	}

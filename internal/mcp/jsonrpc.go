@@ -64,11 +64,17 @@ func (e *RPCError) Error() string {
 
 // NewRequest encodes a request with a numeric id.
 func NewRequest(id int64, method string, params any) ([]byte, error) {
+	return NewRequestID(json.RawMessage(strconv.FormatInt(id, 10)), method, params)
+}
+
+// NewRequestID encodes a request with an id of the caller's (a string id
+// is given with its quotes).
+func NewRequestID(id json.RawMessage, method string, params any) ([]byte, error) {
 	p, err := encodeParams(params)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(Message{JSONRPC: "2.0", ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: p})
+	return json.Marshal(Message{JSONRPC: "2.0", ID: id, Method: method, Params: p})
 }
 
 // NewNotification encodes a notification.

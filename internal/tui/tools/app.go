@@ -46,18 +46,6 @@ type appStartedMsg struct {
 	err error
 }
 
-// clientServer carries the App's requests over the TUI's session.
-type clientServer struct{ c *session.Client }
-
-func (s clientServer) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-	return s.c.CallToolRaw(ctx, mcp.CallToolParams{Name: name, Arguments: args}, nil)
-}
-
-func (s clientServer) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
-	b, _ := json.Marshal(mcp.ReadResourceParams{URI: uri})
-	return s.c.Send(ctx, "resources/read", b, nil)
-}
-
 // runApp hosts the App of call c's tool: it reads the App, serves its
 // page, hands it the call's arguments and result, and opens the browser.
 // What the App asks the person (a destructive call, a link) queues in the
@@ -80,16 +68,8 @@ func (p *Pane) runApp(c *Call) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithCancel(cc.Ctx)
 		fail := func(err error) tea.Msg { cancel(); return appStartedMsg{err: err} }
-		var read mcp.ReadResourceResult
-		if err := client.Call(ctx, "resources/read", mcp.ReadResourceParams{URI: ui.ResourceURI}, &read, nil); err != nil {
-			return fail(fmt.Errorf("reading the App %s: %w", ui.ResourceURI, err))
-		}
-		info, err := apps.Describe(&tool, &read, nil)
-		if err != nil {
-			return fail(err)
-		}
-		b := apphost.New(apphost.Options{
-			Tool: tool, Args: args, Tools: tools, Info: info, Server: clientServer{client}, Version: cc.Version,
+		b, h, err := apphost.Start(ctx, client, apphost.Options{
+			Tool: tool, Args: args, Tools: tools, Version: cc.Version,
 			Tap:  cc.Tap,
 			Open: cc.OpenURL,
 			// What the App does is on the wire (kind app); what mcpi
@@ -107,12 +87,11 @@ func (p *Pane) runApp(c *Call) tea.Cmd {
 				return rep.Err == nil
 			},
 		})
-		if raw != nil || callErr != nil {
-			b.Result(raw, callErr)
-		}
-		h, err := apphost.Listen(ctx, b)
 		if err != nil {
 			return fail(err)
+		}
+		if raw != nil || callErr != nil {
+			b.Result(raw, callErr)
 		}
 		run := &appRun{tool: tool.Name, url: h.URL(), bridge: b, host: h, cancel: cancel}
 		if err := cc.OpenURL(h.URL()); err != nil {
