@@ -40,7 +40,11 @@ func (c *Client) readLoop() {
 			repaired, done, ok := repairFrame(f.Data)
 			if !ok {
 				c.warn("bad-frame", f.Err.Error(), f.Data)
-				c.failAddressed(f.Data, f.Err)
+				if !errors.Is(f.Err, transport.ErrCutFrame) {
+					// A cut frame is no answer: the connection's end,
+					// which follows, says why its requests failed.
+					c.failAddressed(f.Data, f.Err)
+				}
 				continue
 			}
 			c.warn("bad-frame", f.Err.Error()+"; read all the same: "+done, f.Data)

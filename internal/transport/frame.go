@@ -12,6 +12,11 @@ var ErrNotUTF8 = errors.New("frame is not valid UTF-8")
 // ErrNotJSON marks a frame that is not JSON.
 var ErrNotJSON = errors.New("frame is not JSON")
 
+// ErrCutFrame marks the last bytes of a stream that ended inside a frame
+// (a server that died while writing it): no answer, but the end of the
+// connection, which says why.
+var ErrCutFrame = errors.New("the stream ended inside a frame")
+
 // checkFrame says whether data is a well-formed frame: UTF-8 JSON whose top
 // level is an object or an array.
 func checkFrame(data []byte) error {

@@ -56,6 +56,11 @@ func runHelper(mode string) int {
 		out.WriteString("\n")
 		out.WriteString(`{"jsonrpc":"2.0","method":"ok"}` + "\n")
 		return 0
+	case "cut":
+		// Dies while writing a frame, saying why on stderr.
+		out.WriteString(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"te`)
+		errOut.WriteString("RuntimeError: crashed mid-frame\n")
+		return 1
 	case "big":
 		// A line of HELPER_SIZE bytes, then a small frame.
 		n, _ := strconv.Atoi(os.Getenv("HELPER_SIZE"))

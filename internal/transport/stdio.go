@@ -240,9 +240,14 @@ func (s *Stdio) readStdout() {
 			e := fmt.Errorf("line of %d bytes exceeds the %d-byte frame limit; skipped", tooLong, s.opts.MaxFrameBytes)
 			s.deliver(Frame{Data: line, Err: e})
 		} else if len(line) > 0 {
+			cut := line[len(line)-1] != '\n' // the stream ended inside it
 			line = trimEOL(line)
 			if !isBlank(line) {
-				s.deliver(Frame{Data: line, Err: checkFrame(line)})
+				ferr := checkFrame(line)
+				if ferr != nil && cut {
+					ferr = fmt.Errorf("%w (%v)", ErrCutFrame, ferr)
+				}
+				s.deliver(Frame{Data: line, Err: ferr})
 			}
 		}
 		if err != nil {

@@ -487,3 +487,22 @@ func skipUnlessUnix(t *testing.T) {
 		t.Skip("needs Unix signals and pollable pipes")
 	}
 }
+
+// TestStdioCutFrame: a server that dies while writing a frame leaves a
+// cut frame, marked so (no answer), then its exit, which says why.
+func TestStdioCutFrame(t *testing.T) {
+	s := spawnHelper(t, "cut", StdioOptions{})
+	f := recvFrame(t, s)
+	if !errors.Is(f.Err, ErrCutFrame) || !strings.HasPrefix(string(f.Data), `{"jsonrpc":"2.0","id":1`) {
+		t.Fatalf("frame %q, error %v: want the cut frame", f.Data, f.Err)
+	}
+	var exit *ServerExitError
+	if _, err := recv(t, s); !errors.As(err, &exit) || exit.ExitCode != 1 || !strings.Contains(err.Error(), "crashed mid-frame") {
+		t.Fatalf("Recv at the end = %v, want exit status 1 with the stderr", err)
+	}
+	// A whole bad frame is no cut one.
+	g := spawnHelper(t, "garbage", StdioOptions{})
+	if f := recvFrame(t, g); errors.Is(f.Err, ErrCutFrame) {
+		t.Errorf("a bad line is taken for a cut frame: %v", f.Err)
+	}
+}
