@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,9 +13,12 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/collection/report"
+	"github.com/mcpi-dev/mcpi/internal/daemon"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/save"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // TestOptions are the input of `mcpi test`.
@@ -199,6 +203,11 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *rep
 	h := o.collectionHandler()
 	err = o.withHooks(ctx, connHooks{handler: h}, func(c *session.Client) error {
 		r := collection.NewRunner(c, h, opts.env, red.String)
+		if o.held != nil {
+			// The session answers roots/list: a step's roots are its own
+			// while the step runs.
+			r.Roots = sessionRoots{o.held}
+		}
 		for i := range file.Steps {
 			s, err := r.Step(ctx, &file.Steps[i])
 			steps = append(steps, s)
@@ -363,4 +372,45 @@ func (t *TargetOptions) fromCollection(file *collection.File, env func(string) (
 // and otherwise as the command's flags say.
 func (o *ConnOptions) collectionHandler() *collection.Handler {
 	return &collection.Handler{Fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}, WorkDir: o.IO.WorkDir()}
+}
+
+// sessionRoots makes a step's roots a live session's while it runs, and
+// sees, on the session's wire, the server answered with them.
+type sessionRoots struct{ h *daemon.Held }
+
+func (s sessionRoots) UseRoots(roots []mcp.Root) (<-chan struct{}, func()) {
+	old := s.h.Roots()
+	tail := s.h.Hub().Subscribe(true)
+	s.h.SetRoots(roots)
+	asked, stop := make(chan struct{}), make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tail.Ready():
+			}
+			for e, ok := tail.TryPop(); ok; e, ok = tail.TryPop() {
+				if e.Kind == "frame" && e.Dir == transport.Outgoing.String() && answersRoots(e.Frame) {
+					close(asked)
+					return
+				}
+			}
+		}
+	}()
+	return asked, func() {
+		close(stop)
+		s.h.Hub().Unsubscribe(tail)
+		s.h.SetRoots(old)
+	}
+}
+
+// answersRoots says whether a frame mcpi sent answers roots/list.
+func answersRoots(frame []byte) bool {
+	var m struct {
+		Result *struct {
+			Roots json.RawMessage `json:"roots"`
+		} `json:"result"`
+	}
+	return json.Unmarshal(frame, &m) == nil && m.Result != nil && m.Result.Roots != nil
 }

@@ -308,6 +308,7 @@ func TestTestInASession(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)
 	startSession(t, dir, "coll", peerArgs("demo")...)
+	root := t.TempDir()
 	path := writeCollection(t, `server: {url: "http://127.0.0.1:1/never-used"}
 steps:
   - call: sample
@@ -320,14 +321,22 @@ steps:
   - call: echo
     args: {text: hi}
     expect: {text: {equals: hi}}
+  - call: list_roots
+    answers: {roots: ["`+root+`"]}
+    expect: {text: {contains: "1 root(s)"}}
 `)
 	code, out, errOut := runLive(t, dir, nil, "test", path, "--session", "coll", "--json")
 	var doc struct {
 		OK     bool
 		Passed int
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || !doc.OK || doc.Passed != 3 {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || !doc.OK || doc.Passed != 4 {
 		t.Fatalf("exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+	// The step's roots were the session's while it ran, and only then.
+	code, out, errOut = runLive(t, dir, nil, "roots", "--session", "coll", "--json")
+	if code != ExitOK || strings.Contains(out, filepath.Base(root)) {
+		t.Errorf("the session's roots after the test: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
 
@@ -413,5 +422,35 @@ func TestTAPFileThatStops(t *testing.T) {
 		"# " + bad, "not ok 4 - " + bad + ": could not be read", "# " + next, "ok 5 - " + next + ": call t"}
 	if strings.Join(heads, "\n") != strings.Join(want, "\n") || !strings.HasSuffix(out, "1..5\n") {
 		t.Errorf("TAP:\n%s\nwant the points\n%s", out, strings.Join(want, "\n"))
+	}
+}
+
+// crashyServer is a stdio server that dies while writing its answer to
+// tools/call, saying why on stderr.
+const crashyServer = `while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/^.*"id":\([0-9][0-9]*\).*$/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"crashy","version":"1"}}}\n' "$id";;
+    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}\n' "$id";;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"te' "$id"; echo "RuntimeError: crashed mid-frame" >&2; exit 1;;
+    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no"}}\n' "$id";;
+  esac
+done`
+
+// TestServerDiesMidFrame: a server that dies while writing a frame is a
+// server that went away, for mcpi test and mcpi bench alike: exit 3
+// every time, with the end of its stderr.
+func TestServerDiesMidFrame(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	path := writeCollection(t, "steps:\n  - call: t\n")
+	for _, args := range [][]string{{"test", path}, {"bench", "t", "-n", "20", "-c", "2"}, {"bench", path, "-n", "20", "-c", "2"}} {
+		for range 5 {
+			code, out, errOut := runCLI(t, "", append(args, "--", "sh", "-c", crashyServer)...)
+			if code != ExitConnect || !strings.Contains(out+errOut, "server exited with status 1; stderr: RuntimeError: crashed mid-frame") {
+				t.Fatalf("%v: exit %d\n%s\n%s", args[:2], code, out, errOut)
+			}
+		}
 	}
 }

@@ -26,6 +26,10 @@ type Handler struct {
 	mu       sync.Mutex
 	answers  *Answers
 	problems []Failure
+	// roots answer roots/list while set (UseRoots), and asked is closed
+	// when the server has been answered with them.
+	roots []mcp.Root
+	asked chan struct{}
 }
 
 var _ daemon.Answerer = (*Handler)(nil)
@@ -102,23 +106,51 @@ func (h *Handler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.Elici
 
 // ListRoots answers with the step's roots, else as the Fallback does.
 func (h *Handler) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
-	a := h.current()
-	if a == nil || a.Roots == nil {
+	h.mu.Lock()
+	roots, asked := h.roots, h.asked
+	if asked != nil {
+		h.asked = nil
+		defer close(asked)
+	}
+	h.mu.Unlock()
+	if roots == nil {
 		return h.Fallback.ListRoots(ctx)
 	}
-	out := &mcp.ListRootsResult{Roots: []mcp.Root{}}
-	for _, r := range a.Roots {
+	return &mcp.ListRootsResult{Roots: roots}, nil
+}
+
+// UseRoots answers roots/list with roots until done is called; asked is
+// closed once the server has been answered with them.
+func (h *Handler) UseRoots(roots []mcp.Root) (asked <-chan struct{}, done func()) {
+	ch := make(chan struct{})
+	h.mu.Lock()
+	h.roots, h.asked = append([]mcp.Root{}, roots...), ch
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.roots, h.asked = nil, nil
+	}
+}
+
+// parseRoots reads a step's roots, relative to WorkDir; one that cannot
+// be a root (a path that does not exist, a URI that is not a file's) is
+// a failure of the step, and left out.
+func (h *Handler) parseRoots(entries []string) ([]mcp.Root, []Failure) {
+	out := []mcp.Root{}
+	var fails []Failure
+	for _, r := range entries {
 		root, err := roots.ParseIn(r, h.WorkDir)
 		if err != nil {
 			// The error says what is wrong: a path that does not exist,
 			// a URI that is not a file's.
-			h.problem(Failure{Path: "answers.roots", Expected: "an existing directory or file, as a path or a file:// URI",
+			fails = append(fails, Failure{Path: "answers.roots", Expected: "an existing directory or file, as a path or a file:// URI",
 				Actual: safetext.OneLine(err.Error()), Message: "answers: roots: " + safetext.OneLine(err.Error())})
 			continue
 		}
-		out.Roots = append(out.Roots, root)
+		out = append(out, root)
 	}
-	return out, nil
+	return out, fails
 }
 
 // Answers reports whether the step under way, or the Fallback, answers

@@ -43,7 +43,10 @@ type Runner struct {
 	Handler *Handler
 	// Redact hides the environment's secrets in the failures.
 	Redact func(string) string
-	tools  map[string]*listedTool // by name, once listed
+	// Roots, when set, takes a step's roots instead of the Handler: a
+	// live session's, which answers roots/list itself.
+	Roots RootsUser
+	tools map[string]*listedTool // by name, once listed
 }
 
 // listedTool is what a step needs of a tool the server lists.
@@ -84,8 +87,10 @@ func (r *Runner) Step(ctx context.Context, written *Step) (StepReport, error) {
 	}
 	r.Handler.begin(s.Answers)
 	if s.Answers != nil && s.Answers.Roots != nil {
-		// A legacy server asks for the roots when told they changed.
-		if err := r.Client.Notify(ctx, "notifications/roots/list_changed", nil); err != nil {
+		done, fails, err := r.useRoots(ctx, s.Answers.Roots)
+		defer done()
+		rep.Failures = append(rep.Failures, fails...)
+		if err != nil {
 			r.Handler.end()
 			return ended(rep, err)
 		}
@@ -123,6 +128,48 @@ func (r *Runner) Step(ctx context.Context, written *Step) (StepReport, error) {
 	}
 	rep.OK = len(rep.Failures) == 0
 	return rep, nil
+}
+
+// RootsUser answers roots/list with roots until done is called; asked is
+// closed once the server has been answered with them.
+type RootsUser interface {
+	UseRoots(roots []mcp.Root) (asked <-chan struct{}, done func())
+}
+
+// rootsWait is how long a step with roots waits for a legacy server to
+// ask for them once told they changed.
+const rootsWait = 500 * time.Millisecond
+
+// useRoots makes a step's roots the answer to roots/list, tells the
+// server they changed, and, when it asks (a legacy server does), waits
+// until it has them: the step's request goes after the roots' round trip.
+func (r *Runner) useRoots(ctx context.Context, entries []string) (done func(), fails []Failure, err error) {
+	list, fails := r.Handler.parseRoots(entries)
+	var user RootsUser = r.Handler
+	if r.Roots != nil {
+		user = r.Roots
+	}
+	asked, done := user.UseRoots(list)
+	if r.Client.Era() == session.EraModern {
+		return done, fails, nil // a modern request carries the roots it needs
+	}
+	if err := r.Client.Notify(ctx, "notifications/roots/list_changed", nil); err != nil {
+		return done, fails, err
+	}
+	timer := time.NewTimer(rootsWait)
+	defer timer.Stop()
+	select {
+	case <-asked:
+		// The answer was written: a ping's answer says the server read it.
+		err = r.Client.Ping(ctx)
+		if IsRPCError(err) {
+			err = nil
+		}
+	case <-timer.C:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	return done, fails, err
 }
 
 func ended(rep StepReport, err error) (StepReport, error) {
