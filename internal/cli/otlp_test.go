@@ -85,12 +85,7 @@ func TestSessionExports(t *testing.T) {
 		t.Errorf("--otlp-endpoint in a session's command: exit %d, %s", code, errOut)
 	}
 	runLive(t, dir, nil, "session", "stop", "ot")
-	var spans map[string]ptrace.Span
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if spans = sink.SpansByName(); spans["mcp session"] != (ptrace.Span{}) {
-			break
-		}
-	}
+	spans := sink.WaitSpan(t, "mcp session", 60*time.Second)
 	root, call := spans["mcp session"], spans["tools/call t"]
 	if root == (ptrace.Span{}) || call == (ptrace.Span{}) || call.TraceID() != root.TraceID() || call.ParentSpanID() != root.SpanID() {
 		t.Fatalf("the session's spans: %v", keys(spans))

@@ -2,10 +2,13 @@ package mcptest
 
 import (
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -22,12 +25,15 @@ type OTLPReceiver struct {
 	spans    []ptrace.Span
 	metrics  []pmetric.Metric
 	requests []*http.Request
+	// got is closed and replaced at each request received: WaitSpan
+	// waits on it.
+	got chan struct{}
 }
 
 // NewOTLPReceiver starts a receiver on a loopback port, stopped when the
 // test ends.
 func NewOTLPReceiver(t testing.TB) *OTLPReceiver {
-	r := &OTLPReceiver{}
+	r := &OTLPReceiver{got: make(chan struct{})}
 	r.Server = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.Close)
 	return r
@@ -37,6 +43,7 @@ func (r *OTLPReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer func() { close(r.got); r.got = make(chan struct{}) }()
 	r.requests = append(r.requests, req.Clone(req.Context()))
 	if r.Status != 0 {
 		w.WriteHeader(r.Status)
@@ -90,6 +97,29 @@ func (r *OTLPReceiver) SpansByName() map[string]ptrace.Span {
 		out[s.Name()] = s
 	}
 	return out
+}
+
+// WaitSpan waits until a span named name has been received, for at most
+// d, and returns the spans by name then; it fails the test past d, saying
+// which spans did come.
+func (r *OTLPReceiver) WaitSpan(t testing.TB, name string, d time.Duration) map[string]ptrace.Span {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		r.mu.Lock()
+		got := r.got
+		r.mu.Unlock()
+		if spans := r.SpansByName(); spans[name] != (ptrace.Span{}) {
+			return spans
+		}
+		select {
+		case <-got:
+		case <-deadline:
+			spans := r.SpansByName()
+			t.Fatalf("no span %q came in %v; came: %v", name, d, slices.Sorted(maps.Keys(spans)))
+			return spans
+		}
+	}
 }
 
 // Metrics are the metrics received so far.

@@ -27,7 +27,9 @@ func TestAppInTUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	clk := &clock{now: frozen}
 	h := start(t, 120, 36, func(o *Options) {
+		o.Now = clk.Now
 		o.Record = rec
 		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
 			h := hk
@@ -62,7 +64,7 @@ func TestAppInTUI(t *testing.T) {
 	// A keystroke that comes with the question is not an answer.
 	h.press("ctrl+s")
 	h.waitText("ctrl+s again to allow")
-	time.Sleep(consentGuard)
+	clk.add(consentGuard)
 	h.press("ctrl+s")
 	page.Wait(`delete-chart {\"series\":\"a\"}`)
 	h.press("alt+7")

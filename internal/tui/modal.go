@@ -29,7 +29,7 @@ type modal struct {
 	form       *form.Model    // elicitation, form mode
 	notice     common.Notice
 	infoOffset int
-	// openedAt is when the modal opened (the wall clock): a question of an
+	// openedAt is when the modal opened (the TUI's clock): a question of an
 	// App takes no answer in its first moments, which a keystroke meant
 	// for a form could give.
 	openedAt time.Time
@@ -41,7 +41,7 @@ type modal struct {
 const consentGuard = 300 * time.Millisecond
 
 func newModal(c *common.Common, r *common.Request) *modal {
-	m := &modal{c: c, req: r, openedAt: time.Now()}
+	m := &modal{c: c, req: r, openedAt: c.Now()}
 	switch {
 	case r.Kind == common.Sampling:
 		ta := textarea.New()
@@ -127,7 +127,7 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 	case m.req.Kind == common.Consent:
 		if isKey {
 			switch {
-			case key.Matches(kp, k.Approve) && time.Since(m.openedAt) < consentGuard:
+			case key.Matches(kp, k.Approve) && m.c.Now().Sub(m.openedAt) < consentGuard:
 				m.notice.Set("the question has just come: ctrl+s again to allow")
 				return nil
 			case key.Matches(kp, k.Approve):

@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -16,7 +17,7 @@ import (
 // or https URL; anything else (file:, javascript:, an option) is not
 // opened, and the modal says so while the URL stays shown.
 func TestOpenerGetsOnlyHTTPURLs(t *testing.T) {
-	c := &common.Common{Styles: styles.DefaultStyles(false), Keys: keymap.Default()}
+	c := &common.Common{Styles: styles.DefaultStyles(false), Keys: keymap.Default(), Now: time.Now}
 	for _, tc := range []struct {
 		url    string
 		opened bool
