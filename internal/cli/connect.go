@@ -172,9 +172,10 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		Roots:   o.roots,
 		SaveDir: opts.Save,
 		// The t key's file, where the command was typed.
-		Collection: o.IO.Path(collectionOr(opts.Collection)),
-		Mouse:      opts.Mouse,
-		Check:      checkFunc(o.Target),
+		Collection:       o.IO.Path(collectionOr(opts.Collection)),
+		CollectionServer: o.collectionServer(),
+		Mouse:            opts.Mouse,
+		Check:            checkFunc(o.Target),
 		// alt+r writes what --record would.
 		TraceHeader:  o.traceHeader(),
 		TraceOptions: o.traceOptions(),

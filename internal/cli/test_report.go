@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"slices"
+
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/record"
 )
@@ -25,4 +27,27 @@ func fileSecrets(file *collection.File, env func(string) (string, bool)) []strin
 func (o *ConnOptions) redactorOf(file *collection.File, env func(string) (string, bool)) *record.Redactor {
 	o.Target.secrets = append(o.Target.secrets, fileSecrets(file, env)...)
 	return record.NewRedactor(o.secretValues())
+}
+
+// collectionServer is the server a collection saved from the TUI names:
+// the command line, URL or configured server the session connects to.
+// None when one of them holds a secret (a -e value, a token in the URL,
+// a secret-looking option): it would be written into the file in clear.
+func (o *ConnOptions) collectionServer() *collection.Server {
+	t := o.Target
+	red := record.NewRedactor(o.secretValues())
+	switch {
+	case len(t.Command) > 0:
+		if slices.Equal(red.Args(t.Command), t.Command) {
+			return &collection.Server{Command: slices.Clone(t.Command)}
+		}
+	case t.URL != "":
+		if red.URL(t.URL) == t.URL {
+			return &collection.Server{URL: t.URL}
+		}
+	case t.Server != "" && t.Config == "":
+		// A name in the default configuration files: mcpi test finds it.
+		return &collection.Server{Config: t.Server}
+	}
+	return nil
 }

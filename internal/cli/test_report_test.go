@@ -454,3 +454,32 @@ func TestServerDiesMidFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectionServer: the TUI's new collection names the server the
+// session connects to, unless that would write a secret into the file.
+func TestCollectionServer(t *testing.T) {
+	for _, tc := range []struct {
+		target TargetOptions
+		want   string
+	}{
+		{TargetOptions{Command: []string{"python3", "server.py"}}, "python3 server.py"},
+		{TargetOptions{Command: []string{"server", "--api-key", "sk-123456"}}, ""},
+		{TargetOptions{Command: []string{"server", "sk-123456789"}, Env: []string{"API_TOKEN=sk-123456789"}}, ""},
+		{TargetOptions{URL: "http://127.0.0.1:8080/mcp"}, "http://127.0.0.1:8080/mcp"},
+		{TargetOptions{URL: "http://127.0.0.1:8080/mcp?token=abc"}, ""},
+		{TargetOptions{Server: "dev"}, "config dev"},
+		{TargetOptions{Server: "dev", Config: "/elsewhere.json"}, ""},
+	} {
+		o := &ConnOptions{Target: tc.target}
+		got := ""
+		if s := o.collectionServer(); s != nil {
+			got = strings.TrimSpace(strings.Join(s.Command, " ") + s.URL)
+			if s.Config != "" {
+				got = "config " + s.Config
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.target, got, tc.want)
+		}
+	}
+}

@@ -20,6 +20,10 @@ type Saved struct {
 	Answers *Answers
 	IsError bool
 	Text    string
+	// Server is the server the call went to: a new file names it
+	// (server:), so that mcpi test FILE runs it without a TARGET. Nil
+	// when it is not to be written (its command line holds a secret).
+	Server *Server
 }
 
 // savedStep is how a Saved step is written, keys in this order.
@@ -38,13 +42,47 @@ type savedAnswers struct {
 	Roots    []string       `yaml:"roots,omitempty"`
 }
 
+// savedExpect is how a step's expectations are written; a snapshot of
+// several lines is not in it, but written after it as Update writes one
+// (renderSnapshot: a | block, whatever the YAML library would choose).
 type savedExpect struct {
-	IsError  bool   `yaml:"isError"`
-	Snapshot string `yaml:"snapshot"`
+	IsError  bool    `yaml:"isError"`
+	Snapshot *string `yaml:"snapshot,omitempty"`
 }
 
 // NewFileHeader begins a collection file that Append creates.
 const NewFileHeader = "# Calls saved from mcpi connect: run them with\n#   mcpi test FILE -- SERVER\n# (docs/test.md). Each step expects the result it had when it was saved.\nsteps:\n"
+
+// newFileWithServer begins a collection file that names its server.
+const newFileWithServer = "# Calls saved from mcpi connect: run them with\n#   mcpi test FILE\n# (docs/test.md). Each step expects the result it had when it was saved.\n"
+
+// savedServer is how a new file's server is written.
+type savedServer struct {
+	Server struct {
+		Command []string `yaml:"command,omitempty,flow"`
+		URL     string   `yaml:"url,omitempty"`
+		Config  string   `yaml:"config,omitempty"`
+	} `yaml:"server"`
+}
+
+// newFile is the beginning of a new collection file: its header, the
+// server when known, and steps:.
+func newFile(server *Server) ([]byte, error) {
+	if server == nil {
+		return []byte(NewFileHeader), nil
+	}
+	var v savedServer
+	// As it was: a "${" in it is a literal one.
+	for _, w := range server.Command {
+		v.Server.Command = append(v.Server.Command, literal(w).(string))
+	}
+	v.Server.URL, v.Server.Config = literal(server.URL).(string), literal(server.Config).(string)
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(newFileWithServer + string(b) + "steps:\n"), nil
+}
 
 // Append returns the collection data with s added as its last step, the
 // rest of the file unchanged; empty data begins a new file. The file must
@@ -56,7 +94,10 @@ func Append(data []byte, s Saved) ([]byte, error) {
 	var before *File
 	indent := "  "
 	if len(bytes.TrimSpace(data)) == 0 {
-		data = []byte(NewFileHeader)
+		var err error
+		if data, err = newFile(s.Server); err != nil {
+			return nil, err
+		}
 	} else {
 		f, err := Parse(data)
 		if err != nil {
@@ -70,7 +111,11 @@ func Append(data []byte, s Saved) ([]byte, error) {
 	// What was sent is written as it was: a "${" in it is a literal one
 	// (mcpi test would read a variable there).
 	args, _ := literal(s.Args).(map[string]any)
-	item := savedStep{Name: s.Name, Call: s.Call, Args: args, Expect: savedExpect{IsError: s.IsError, Snapshot: s.Text}}
+	item := savedStep{Name: s.Name, Call: s.Call, Args: args, Expect: savedExpect{IsError: s.IsError}}
+	block := strings.Contains(s.Text, "\n") && blockable(s.Text)
+	if !block {
+		item.Expect.Snapshot = &s.Text
+	}
 	if a := s.Answers; a != nil && (a.Sampling != "" || a.Elicit != "" || a.Roots != nil) {
 		fields, _ := literal(a.Fields).(map[string]any)
 		var rs []string
@@ -87,6 +132,12 @@ func Append(data []byte, s Saved) ([]byte, error) {
 	}
 	enc.Close()
 	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	if block {
+		// expect: is the step's last key: its snapshot goes last.
+		for _, l := range renderSnapshot("  ", s.Text) {
+			lines = append(lines, strings.TrimSuffix(l, "\n"))
+		}
+	}
 	var b bytes.Buffer
 	b.Write(data)
 	if !bytes.HasSuffix(data, []byte("\n")) {

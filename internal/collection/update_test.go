@@ -209,3 +209,28 @@ func TestAppendKeepsDollarBraces(t *testing.T) {
 		t.Errorf("%v %+v\n%s", err, e, out)
 	}
 }
+
+// TestAppendNewFileNamesItsServer: a new file saved from the TUI names the
+// server the call went to, so that mcpi test FILE runs it; a snapshot of
+// several lines is a | block whatever its characters (the YAML library
+// quotes an emoji's).
+func TestAppendNewFileNamesItsServer(t *testing.T) {
+	for _, server := range []*Server{{Command: []string{"python3", "server.py", "--dir=${HOME}"}}, {URL: "http://127.0.0.1:8080/mcp"}, {Config: "dev"}} {
+		text := "Hello, Zed! 🎉\n  indented\n\nlast"
+		out, err := Append(nil, Saved{Call: "greet", Args: map[string]any{"name": "Zed"}, Text: text, Server: server})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Parse(out)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		got, _ := f.Server.Expand(Vars{Env: func(string) (string, bool) { return "", false }})
+		if f.Server == nil || strings.Join(got.Command, " ") != strings.Join(server.Command, " ") || got.URL != server.URL || got.Config != server.Config {
+			t.Errorf("server %+v, want %+v:\n%s", f.Server, server, out)
+		}
+		if !strings.Contains(string(out), "snapshot: |-\n") || *f.Steps[0].Expect.Snapshot != text {
+			t.Errorf("the snapshot is no block, or reads back wrong:\n%s", out)
+		}
+	}
+}

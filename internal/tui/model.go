@@ -126,8 +126,9 @@ func New(ctx context.Context, opts Options) *Model {
 		Ctx:     ctx,
 		Version: opts.Version,
 
-		Collection: opts.Collection,
-		Answers:    &common.AnswerLog{},
+		Collection:       opts.Collection,
+		CollectionServer: opts.CollectionServer,
+		Answers:          &common.AnswerLog{},
 	}
 	m := &Model{
 		c: c, opts: opts, ctx: ctx, cancel: cancel,

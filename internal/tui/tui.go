@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/browser"
 	"github.com/mcpi-dev/mcpi/internal/check"
+	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -88,8 +89,10 @@ type Options struct {
 	// SaveDir is where binary content is saved ("" = the working directory).
 	SaveDir string
 	// Collection is the collection file the t key saves a call into, as a
-	// step ("" = collection.DefaultFile in the working directory).
-	Collection string
+	// step ("" = collection.DefaultFile in the working directory), and
+	// CollectionServer the server a new one names (nil: none).
+	Collection       string
+	CollectionServer *collection.Server
 	// Now is the clock (default time.Now); tests stop it.
 	Now func() time.Time
 	// OpenURL opens a URL in a browser (default: xdg-open, open or start).

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/keymap"
 	"github.com/mcpi-dev/mcpi/internal/tui/styles"
@@ -28,6 +29,8 @@ type Common struct {
 	// (the t key); Answers the answers given, for the step's answers.
 	Collection string
 	Answers    *AnswerLog
+	// CollectionServer is the server a new collection file names.
+	CollectionServer *collection.Server
 	// Ctx lives as long as the program; session calls derive from it.
 	Ctx context.Context
 	// Tap sees events besides the session's own (an MCP App's messages

@@ -733,6 +733,7 @@ func (p *Pane) updateResult(msg tea.KeyPressMsg) tea.Cmd {
 		if err != nil {
 			return common.Failuref("call #%d is not saved as a step: %v", c.ID, err)
 		}
+		s.Server = p.c.CollectionServer
 		return saveStepCmd(p.c.Collection, c.ID, s, note)
 	case key.Matches(msg, k.ReadLinks):
 		if c.Result == nil {
