@@ -247,9 +247,7 @@ func (o *ConnOptions) noteSession(c *session.Client) {
 	if init := c.InitializeResult(); init != nil {
 		n.ServerInfo = &init.ServerInfo
 	}
-	if t, ok := c.Conn().(transport.Namer); ok {
-		n.Transport = t.Name()
-	}
+	n.Transport = transport.Describe(c.Conn()).Transport
 	o.recorder.Annotate(record.NoteSession, n)
 }
 

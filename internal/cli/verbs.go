@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -477,10 +478,7 @@ func infoRun(ctx context.Context, opts *InfoOptions) error {
 // printInfo shows what the handshake settled.
 func printInfo(c *session.Client, o *ConnOptions) error {
 	init := c.InitializeResult()
-	transportName := "?"
-	if n, ok := c.Conn().(transport.Namer); ok {
-		transportName = n.Name()
-	}
+	transportName := cmp.Or(transport.Describe(c.Conn()).Transport, "?")
 	if o.JSON {
 		var raw map[string]json.RawMessage
 		json.Unmarshal(c.InitializeResultRaw(), &raw)

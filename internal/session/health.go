@@ -122,10 +122,7 @@ func (c *Client) noteSendError(err error) {
 
 // sessionOf returns the transport's session id, if it has one.
 func (c *Client) sessionOf() string {
-	if s, ok := c.conn.(transport.SessionIDer); ok {
-		return s.SessionID()
-	}
-	return ""
+	return transport.Describe(c.conn).SessionID
 }
 
 // streamReport is the transport's report on the standalone GET stream.

@@ -360,13 +360,7 @@ func (c *Client) requestMeta(rev string) mcp.Meta {
 
 // httpConn returns the connection when it speaks HTTP, else nil.
 func (c *Client) httpConn() transport.Conn {
-	if n, ok := c.conn.(transport.Namer); ok && n.Name() == "stdio" {
-		return nil
-	}
-	if h, ok := c.conn.(transport.HTTPSaying); ok && !h.IsHTTP() {
-		return nil
-	}
-	if _, ok := c.conn.(*transport.Stdio); ok {
+	if !transport.Describe(c.conn).HTTP {
 		return nil
 	}
 	if a, ok := c.conn.(*transport.AutoHTTP); ok {

@@ -45,16 +45,9 @@ type Process interface {
 	StderrTail() []string
 }
 
-// PIDer is a connection to a process of its own.
-type PIDer interface{ Pid() int }
-
-// StderrTailer keeps the last lines of a server's stderr.
-type StderrTailer interface{ StderrTail() []string }
-
 var (
 	_ Namer   = (*Stdio)(nil)
 	_ Process = (*Stdio)(nil)
-	_ PIDer   = (*Stdio)(nil)
 
 	_ Namer          = (*StreamableHTTP)(nil)
 	_ SessionHolder  = (*StreamableHTTP)(nil)
@@ -72,10 +65,17 @@ var (
 	_ StreamListener = (*AutoHTTP)(nil)
 )
 
-// Description is what a person is shown of a connection.
+// Description is what a connection is, from the capabilities it has: the
+// one place that asks (display code and the session alike).
 type Description struct {
-	Transport  string   // its Name, or "" when it has none
-	SessionID  string   // the HTTP session, if any
+	Transport string // its Name, or "" when it has none
+	// HTTP says it carries HTTP (Streamable HTTP or the legacy SSE
+	// transport): not a stdio process, nor an attached client's relay.
+	HTTP bool
+	// Sessions says it can hold an HTTP session (Mcp-Session-Id); SessionID
+	// is the one it holds now, if any.
+	Sessions   bool
+	SessionID  string
 	Pid        int      // the stdio server's pid, if any
 	StderrTail []string // the stdio server's last stderr lines, if any
 }
@@ -87,10 +87,16 @@ func Describe(c Conn) Description {
 		d.Transport = n.Name()
 	}
 	if s, ok := c.(SessionIDer); ok {
-		d.SessionID = s.SessionID()
+		d.Sessions, d.SessionID = true, s.SessionID()
 	}
-	if p, ok := c.(Process); ok {
+	p, process := c.(Process)
+	if process {
 		d.Pid, d.StderrTail = p.Pid(), p.StderrTail()
+	}
+	if h, ok := c.(HTTPSaying); ok {
+		d.HTTP = h.IsHTTP()
+	} else {
+		d.HTTP = !process && d.Transport != "" && d.Transport != "stdio"
 	}
 	return d
 }

@@ -59,10 +59,7 @@ func (l *link) up(c *session.Client) {
 	l.init = c.InitializeResult()
 	l.rev = c.ProtocolVersion()
 	l.era = c.Era()
-	l.trans = ""
-	if t, ok := c.Conn().(transport.Namer); ok {
-		l.trans = t.Name()
-	}
+	l.trans = transport.Describe(c.Conn()).Transport
 	l.health, l.healthErr = session.HealthUp, nil
 }
 

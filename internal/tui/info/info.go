@@ -208,12 +208,12 @@ func (p *Pane) connection(sh *sheet) {
 // session is how the session was made: the transport, its ids, the
 // revision and the era and why.
 func (p *Pane) session(sh *sheet, c *session.Client) {
-	conn := c.Conn()
-	if t, ok := conn.(transport.Namer); ok {
-		sh.field("transport", common.Line(t.Name()))
+	d := transport.Describe(c.Conn())
+	if d.Transport != "" {
+		sh.field("transport", common.Line(d.Transport))
 	}
-	if s, ok := conn.(transport.SessionIDer); ok {
-		id := s.SessionID()
+	if d.Sessions {
+		id := d.SessionID
 		if id == "" {
 			id = sh.st.Dim.Render("(none: the server keeps no session)")
 		} else {
@@ -224,8 +224,8 @@ func (p *Pane) session(sh *sheet, c *session.Client) {
 	if p.sessions > 1 {
 		sh.field("sessions", fmt.Sprintf("%d (the server forgot the session %s; mcpi started a new one each time)", p.sessions, common.Plural(p.sessions-1, "time")))
 	}
-	if s, ok := conn.(transport.PIDer); ok {
-		sh.field("process id", fmt.Sprint(s.Pid()))
+	if d.Pid != 0 {
+		sh.field("process id", fmt.Sprint(d.Pid))
 	}
 	sh.field("revision", common.Line(c.ProtocolVersion()))
 	sh.field("era", common.Line(c.Era()))
