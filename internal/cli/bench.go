@@ -69,7 +69,7 @@ measured from when it should have started: a server that stalls makes the
 calls scheduled meanwhile late, and the percentiles show it.
 
 Exits 1 when the share of failed calls passes --max-errors (default 0: any).`,
-		Example: `  mcpi bench echo message=hi -n 10000 -c 16 -- mcpi demo-server
+		Example: `  mcpi bench echo text=hi -n 10000 -c 16 -- mcpi demo-server
   mcpi bench add a=1 b=2 -d 30s --rate 500 http://127.0.0.1:8080/mcp
   mcpi bench smoke.yaml -c 8 --connections per-worker -d 1m --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -368,13 +368,25 @@ func outcomeOf(c *session.Client, err error) load.Outcome {
 	case exitCodeFor(err) == ExitTimeout:
 		return load.Outcome{Kind: load.Timeout, Message: err.Error()}
 	}
+	// A request that failed because the server went away often fails a
+	// moment before the connection knows it has ended: give it that
+	// moment, or every worker goes on failing at once until it does.
+	timer := time.NewTimer(goneWait)
+	defer timer.Stop()
 	select {
 	case <-c.Done():
+		if end := c.Err(); end != nil && !errors.Is(err, session.ErrDisconnected) {
+			err = end // why it ended (the exit status, stderr), not a write's failure
+		}
 		return load.Outcome{Kind: load.Transport, Message: err.Error(), Fatal: err}
-	default:
+	case <-timer.C:
 	}
 	return load.Outcome{Kind: load.Transport, Message: err.Error()}
 }
+
+// goneWait is how long a failed request waits to learn whether its
+// connection ended.
+const goneWait = 500 * time.Millisecond
 
 // benchHeard counts what the server sent besides answers: notifications,
 // and the warnings about its frames, each kind said once at the end.

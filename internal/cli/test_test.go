@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -267,5 +268,29 @@ func TestTestBadFileAmongGood(t *testing.T) {
 	}
 	if strings.Count(errOut, bad) != 1 || !strings.Contains(errOut, `unknown key "expct"`) {
 		t.Errorf("stderr %q", errOut)
+	}
+}
+
+// TestDocsExamplePasses: the example of docs/test.md passes every step
+// against the demo server it names.
+func TestDocsExamplePasses(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/test.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const open = "```yaml\n# smoke.yaml"
+	i := strings.Index(string(doc), open)
+	j := strings.Index(string(doc[i+len(open):]), "```")
+	if i < 0 || j < 0 {
+		t.Fatal("docs/test.md has no smoke.yaml example")
+	}
+	example := string(doc[i+len("```yaml\n") : i+len(open)+j])
+	if !strings.Contains(example, "command: [mcpi, demo-server]") {
+		t.Fatalf("the example does not name the demo server:\n%s", example)
+	}
+	n := strings.Count(example, "\n  - ")
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", writeCollection(t, example))...)
+	if code != ExitOK || !strings.Contains(out, fmt.Sprintf("%d passed, 0 failed", n)) {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
