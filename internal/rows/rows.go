@@ -35,40 +35,30 @@ const (
 	MaxTotalBytes = 64 << 20
 )
 
-// Kind is what a row shows.
+// Kind is what a row shows: a kind of the transport's tap events (the one
+// table of them is transport.EventKind), or a warning of the session.
 type Kind uint8
 
-// Kinds of rows: the transport's event kinds, and session warnings.
+// Kinds of rows: the transport's event kinds, with their values, and
+// session warnings after them.
 const (
-	KindFrame Kind = iota + 1
-	KindBadFrame
-	KindStderr
-	KindLifecycle
-	KindHTTP
-	KindWarning
+	KindFrame     = Kind(transport.KindFrame)
+	KindBadFrame  = Kind(transport.KindBadFrame)
+	KindStderr    = Kind(transport.KindStderr)
+	KindLifecycle = Kind(transport.KindLifecycle)
+	KindHTTP      = Kind(transport.KindHTTP)
 	// KindApp is a message between an MCP App and mcpi's host of it
 	// (Outgoing: to the App; Incoming: from it).
-	KindApp
+	KindApp = Kind(transport.KindApp)
+	// KindWarning is a warning of the session (not a tap event).
+	KindWarning = Kind(transport.KindLast + 1)
 )
 
 func (k Kind) String() string {
-	switch k {
-	case KindFrame:
-		return "frame"
-	case KindBadFrame:
-		return "bad-frame"
-	case KindStderr:
-		return "stderr"
-	case KindLifecycle:
-		return "lifecycle"
-	case KindHTTP:
-		return "http"
-	case KindWarning:
+	if k == KindWarning {
 		return "warning"
-	case KindApp:
-		return "app"
 	}
-	return "?"
+	return transport.EventKind(k).String()
 }
 
 // Entry is one row of the wire: what the panes, replay and tail show.
@@ -270,23 +260,15 @@ func toolError(result member) bool {
 // Event parses one tap event.
 func (p *Parser) Event(e transport.Event) Entry {
 	en := Entry{Time: e.Time, Dir: e.Dir, Size: len(e.Data), Err: e.Err, Text: e.Text, HTTP: e.HTTP}
+	en.Kind = Kind(e.Kind)
 	switch e.Kind {
 	case transport.KindFrame:
-		en.Kind = KindFrame
 		p.frame(&en, e.Data)
 	case transport.KindBadFrame:
-		en.Kind = KindBadFrame
 		en.Method = "bad frame"
-	case transport.KindStderr:
-		en.Kind = KindStderr
-	case transport.KindLifecycle:
-		en.Kind = KindLifecycle
-	case transport.KindHTTP:
-		en.Kind = KindHTTP
 	case transport.KindApp:
 		// Read as a frame, its requests and answers paired among the
 		// App's own.
-		en.Kind = KindApp
 		p.open, p.appOpen = p.appOpen, p.open
 		p.frame(&en, e.Data)
 		p.open, p.appOpen = p.appOpen, p.open

@@ -348,6 +348,9 @@ const (
 	// (mcpi app): Outgoing goes from the host to the App, Incoming comes
 	// from the App. It is no frame of the server's session.
 	KindApp
+	// KindLast is the last kind: packages that add kinds of their own
+	// (a session's warnings as rows) number them after it.
+	KindLast = KindApp
 )
 
 func (k EventKind) String() string {
