@@ -43,6 +43,8 @@ type BenchOptions struct {
 
 	env   func(string) (string, bool)
 	clock load.Clock
+	// jsonReport says the report is --json's document.
+	jsonReport bool
 }
 
 // The values of --connections.
@@ -192,10 +194,23 @@ type benchConn struct {
 	h *collection.Handler // a collection's answers
 }
 
-// benchRun connects, builds the iteration, runs the load and reports.
+// benchRun runs the load and reports, and says an error that stopped it
+// redacted: with --json, as the one document.
 func benchRun(ctx context.Context, opts *BenchOptions) error {
+	asJSON := opts.JSON
+	// The connection prints no JSON error of its own: this one is
+	// redacted first.
+	opts.JSON, opts.jsonReport = false, asJSON
+	red := record.NewRedactor(opts.secretValues())
+	err := benchLoad(ctx, opts, &red)
+	return withJSONError(opts.IO, asJSON, redactErr(red, err))
+}
+
+// benchLoad connects, builds the iteration, runs the load and reports; red
+// becomes the redactor of the collection's secrets too.
+func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) error {
 	var file *collection.File
-	var red *record.Redactor
+	red := *redp
 	if opts.Collection != "" {
 		var err error
 		if file, err = collection.ReadFile(opts.IO.Path(opts.Collection)); err != nil {
@@ -203,9 +218,10 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 		}
 		// The environment's secrets the file uses: never in the report.
 		red = opts.redactorOf(file, opts.env)
+		*redp = red
 		if !opts.cliTarget {
 			if err := opts.Target.fromCollection(file, opts.env); err != nil {
-				return errors.New(red.Text(err.Error()))
+				return err
 			}
 		}
 		if opts.Connections == connectionsOne && opts.Concurrency > 1 && answersAny(file) {

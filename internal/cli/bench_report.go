@@ -29,7 +29,7 @@ func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *
 		return err
 	}
 	doc := benchDocument(opts, res, heard)
-	if opts.JSON {
+	if opts.jsonReport {
 		if err := writeJSON(opts.IO, doc); err != nil {
 			return err
 		}

@@ -51,3 +51,24 @@ func (o *ConnOptions) collectionServer() *collection.Server {
 	}
 	return nil
 }
+
+// redactErr returns err with its message through red, what errors.Is and
+// errors.As find in it kept (its exit code, its kind).
+func redactErr(red *record.Redactor, err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := red.Text(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	return redactedError{err: err, msg: msg}
+}
+
+type redactedError struct {
+	err error
+	msg string
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }

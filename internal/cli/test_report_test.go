@@ -387,15 +387,22 @@ func TestTestReportIsOneRedactedDocument(t *testing.T) {
 			if len(doc.Files) != 1 || doc.Files[0].Error == "" || doc.OK {
 				t.Errorf("the report does not say why: %+v", doc)
 			}
-			for _, s := range redacttest.Secrets {
-				for _, leak := range redacttest.Leaks(s) {
-					if strings.Contains(out+errOut, leak) {
-						t.Errorf("%q (of %q) shown:\n%s\n%s", leak, s, out, errOut)
-					}
-				}
-			}
 			if tc.peer != "" && !strings.Contains(errOut, dir+"/crashy.py") {
 				t.Errorf("-v does not show the path:\n%s", errOut)
+			}
+			// mcpi bench on the same file: its one document, and no secret.
+			bcode, bout, berrOut := runCLI(t, "", "bench", "--json", "-v", path, "-n", "1", "-c", "1")
+			dec = json.NewDecoder(strings.NewReader(bout))
+			var bdoc map[string]any
+			if err := dec.Decode(&bdoc); err != nil || dec.More() || bcode != tc.code {
+				t.Errorf("bench: exit %d (want %d), not one JSON document (%v):\n%s\n%s", bcode, tc.code, err, bout, berrOut)
+			}
+			for _, s := range redacttest.Secrets {
+				for _, leak := range redacttest.Leaks(s) {
+					if strings.Contains(out+errOut+bout+berrOut, leak) {
+						t.Errorf("%q (of %q) shown:\n%s\n%s\n%s\n%s", leak, s, out, errOut, bout, berrOut)
+					}
+				}
 			}
 		})
 	}

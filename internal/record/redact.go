@@ -366,6 +366,11 @@ func redactURLsIn(s string) string {
 		if end < i {
 			end = len(rest)
 		}
+		// Punctuation that ends a sentence or a clause is the text's,
+		// not the URL's ("POST http://h/mcp?key=K: dial tcp").
+		for end > i && strings.IndexByte(".,:;!?", rest[end-1]) >= 0 {
+			end--
+		}
 		b.WriteString(rest[:i])
 		b.WriteString(redactURL(rest[i:end]))
 		rest = rest[end:]

@@ -263,6 +263,17 @@ func TestEverySpellingIsRedacted(t *testing.T) {
 	}
 }
 
+// TestRedactURLKeepsTheTextAround: the punctuation after a URL in a
+// message stays the message's.
+func TestRedactURLKeepsTheTextAround(t *testing.T) {
+	r := NewRedactor(nil)
+	in := `initialize: POST http://127.0.0.1:9/mcp?key=tok-Hb5vN8cJ3qLw: dial tcp: refused. See https://h/x?token=abc, then`
+	want := `initialize: POST http://127.0.0.1:9/mcp?key=[REDACTED]: dial tcp: refused. See https://h/x?token=[REDACTED], then`
+	if got := r.Text(in); got != want {
+		t.Errorf("Text = %q\nwant %q", got, want)
+	}
+}
+
 // TestSecretNames: a name that says credential marks its value secret; a
 // long value is not one for its length alone.
 func TestSecretNames(t *testing.T) {
