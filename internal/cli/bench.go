@@ -265,7 +265,7 @@ func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) 
 		} else if steps, err = toolSteps(ctx, opts, conns); err != nil {
 			return err
 		}
-		return runLoad(ctx, opts, steps, heard)
+		return runLoad(ctx, opts, steps, heard, red)
 	})
 }
 

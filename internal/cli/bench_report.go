@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/load"
+	"github.com/mcpi-dev/mcpi/internal/record"
 )
 
 // runLoad runs the steps under the flags' load, with a progress line on a
 // terminal, and reports.
-func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *benchHeard) error {
+func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *benchHeard, red *record.Redactor) error {
 	cfg := load.Config{Workers: opts.Concurrency, Count: opts.Count, Duration: opts.Duration, Rate: opts.Rate, Clock: opts.clock}
 	if opts.IO.StderrTTY {
 		cfg.Progress = func(s load.Snapshot) {
@@ -28,7 +29,7 @@ func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *
 	if err != nil {
 		return err
 	}
-	doc := benchDocument(opts, res, heard)
+	doc := benchDocument(opts, res, heard, red)
 	if opts.jsonReport {
 		if err := writeJSON(opts.IO, doc); err != nil {
 			return err
@@ -36,10 +37,10 @@ func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *
 	} else {
 		printBench(opts.IO, doc, len(steps) > 1)
 	}
-	heard.sayWarnings(opts.IO)
+	heard.sayWarnings(opts.IO, red)
 	switch {
 	case res.Aborted != nil:
-		what := "the run ended early: " + oneLine(res.Aborted.Error())
+		what := "the run ended early: " + oneLine(doc.Aborted.String())
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", what)
 		return errSilent{code: exitCodeFor(res.Aborted), what: what}
 	case res.Interrupted:
@@ -78,9 +79,9 @@ type benchStep struct {
 }
 
 type benchKind struct {
-	Kind    string `json:"kind"`
-	Count   int64  `json:"count"`
-	Example string `json:"example,omitempty"`
+	Kind    string       `json:"kind"`
+	Count   int64        `json:"count"`
+	Example record.Clean `json:"example,omitzero"`
 }
 
 // benchDoc is the report: --json prints it, the text is drawn from it.
@@ -107,10 +108,12 @@ type benchDoc struct {
 	Steps          []benchStep  `json:"steps"`
 	Notifications  int64        `json:"notifications"`
 	Interrupted    bool         `json:"interrupted,omitempty"`
-	Aborted        string       `json:"aborted,omitempty"`
+	Aborted        record.Clean `json:"aborted,omitzero"`
 }
 
-func benchDocument(opts *BenchOptions, res *load.Result, heard *benchHeard) benchDoc {
+// benchDocument is the report of res; what the server or the run said
+// crosses red.
+func benchDocument(opts *BenchOptions, res *load.Result, heard *benchHeard, red *record.Redactor) benchDoc {
 	d := benchDoc{
 		Workers: opts.Concurrency, Connections: opts.Connections, Rate: opts.Rate,
 		Started: res.Started, Completed: res.Completed, Failed: res.Failed, Calls: res.Calls, Errors: res.Errors,
@@ -128,13 +131,13 @@ func benchDocument(opts *BenchOptions, res *load.Result, heard *benchHeard) benc
 		d.Achieved = math.Round(res.Kept*10) / 10
 	}
 	for _, k := range res.ByKind {
-		d.ErrorsByKind = append(d.ErrorsByKind, benchKind{Kind: k.Kind, Count: k.Count, Example: k.Example})
+		d.ErrorsByKind = append(d.ErrorsByKind, benchKind{Kind: k.Kind, Count: k.Count, Example: red.Clean(k.Example)})
 	}
 	for _, s := range res.Steps {
 		d.Steps = append(d.Steps, benchStep{Name: s.Name, Calls: s.Latency.Count, Errors: s.Errors, LatencyMS: latencyMS(s.Latency)})
 	}
 	if res.Aborted != nil {
-		d.Aborted = res.Aborted.Error()
+		d.Aborted = red.Clean(res.Aborted.Error())
 	}
 	d.OK = res.Aborted == nil && !res.Interrupted && res.Completed > 0 && res.ErrorRate() <= opts.MaxErrors
 	return d
@@ -176,7 +179,7 @@ func printBench(ios *IOStreams, d benchDoc, perStep bool) {
 	fmt.Fprintf(out, "  latency  %s\n", latencyLine(d.LatencyMS))
 	fmt.Fprintf(out, "  errors   %s (%s)\n", count(d.Errors), pct(d.ErrorRate))
 	for _, k := range d.ErrorsByKind {
-		fmt.Fprintf(out, "    %-16s %8s  %s\n", sanitize(k.Kind, false), count(k.Count), oneLine(k.Example))
+		fmt.Fprintf(out, "    %-16s %8s  %s\n", sanitize(k.Kind, false), count(k.Count), oneLine(k.Example.String()))
 	}
 	if d.Notifications > 0 {
 		fmt.Fprintf(out, "  notifications received: %s\n", count(d.Notifications))
@@ -253,15 +256,15 @@ func clipRunes(s string, n int) string {
 }
 
 // sayWarnings says each kind of warning once, with its count.
-func (b *benchHeard) sayWarnings(ios *IOStreams) {
+func (b *benchHeard) sayWarnings(ios *IOStreams, red *record.Redactor) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, k := range b.order {
 		n := b.warnings[k]
 		if n == 1 {
-			fmt.Fprintf(ios.ErrOut, "warning: %s\n", k)
+			fmt.Fprintf(ios.ErrOut, "warning: %s\n", red.Clean(k))
 		} else {
-			fmt.Fprintf(ios.ErrOut, "warning (%s times): %s\n", count(n), k)
+			fmt.Fprintf(ios.ErrOut, "warning (%s times): %s\n", count(n), red.Clean(k))
 		}
 	}
 }

@@ -11,17 +11,33 @@ import (
 )
 
 // benchJSON runs mcpi bench --json and decodes its document.
-func benchJSON(t *testing.T, args ...string) (ExitCode, benchDoc, string) {
+// benchJSONDoc is the --json document of mcpi bench, as a reader
+// decodes it.
+type benchJSONDoc struct {
+	OK                                        bool
+	Started, Completed, Failed, Calls, Errors int64
+	MaxErrors                                 float64
+	ErrorsByKind                              []struct {
+		Kind    string
+		Count   int64
+		Example string
+	}
+	Steps         []benchStep
+	Notifications int64
+	Aborted       string
+}
+
+func benchJSON(t *testing.T, args ...string) (ExitCode, benchJSONDoc, string) {
 	t.Helper()
 	code, out, errOut := runCLI(t, "", append([]string{"bench", "--json"}, args...)...)
-	var d benchDoc
+	var d benchJSONDoc
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatalf("exit %d: stdout is no bench document: %v\n%s\nstderr: %s", code, err, out, errOut)
 	}
 	return code, d, errOut
 }
 
-func kinds(d benchDoc) map[string]int64 {
+func kinds(d benchJSONDoc) map[string]int64 {
 	m := map[string]int64{}
 	for _, k := range d.ErrorsByKind {
 		m[k.Kind] = k.Count
