@@ -229,6 +229,10 @@ type Client struct {
 
 	done      chan struct{} // closed when the reader stops
 	closeOnce sync.Once
+	// closing is set by Close before it closes the connection: an answer
+	// that can no longer be written then is the client's doing, not the
+	// server's.
+	closing atomic.Bool
 }
 
 type pendingCall struct {
@@ -310,6 +314,7 @@ func (c *Client) Err() error {
 // Close ends the session and the connection. It may be called more than once.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
+		c.closing.Store(true)
 		c.conn.Close()
 		<-c.done
 		c.bg.Wait()

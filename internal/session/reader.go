@@ -252,7 +252,7 @@ func (c *Client) serveRequest(m *mcp.Message) {
 		switch err := c.conn.Send(sctx, frame); {
 		case err == nil:
 			c.deaf.Store(false)
-		case c.isDone():
+		case c.isDone(), c.closing.Load():
 		default:
 			c.log.Debug("answering a server request failed", "method", m.Method, "err", err)
 			if sctx.Err() != nil {
