@@ -16,6 +16,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/replay"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui"
@@ -339,6 +340,8 @@ func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func()
 	// An MCP App's requests are paired among its own: their ids are not
 	// the session's.
 	pending, appPending := map[string]sentRequest{}, map[string]sentRequest{}
+	// A model's turns are read as the Wire pane reads them.
+	models := rows.NewParser()
 	for {
 		ev, err := r.Next()
 		if errors.Is(err, io.EOF) || (wait != nil && errors.Is(err, record.ErrTruncated)) {
@@ -390,6 +393,20 @@ func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func()
 			for _, m := range msgs {
 				fmt.Fprintf(out, "%s %s %s%s  %s\n", at, arrow, kind, describe(m, ev, pend), byteSize(ev.Size))
 			}
+		case record.TypeModel:
+			te, _ := ev.TransportEvent()
+			en := models.Event(te)
+			line := fmt.Sprintf("%s %s model %s", at, arrow, oneLine(en.Label()))
+			if en.HasLatency {
+				line += fmt.Sprintf(" (%s)", en.Latency.Round(10*time.Microsecond))
+			}
+			if en.Text != "" {
+				line += ": " + truncate(oneLine(en.Text), 160)
+			}
+			if en.ToolError {
+				line += "  ✗"
+			}
+			fmt.Fprintln(out, line)
 		case record.TypeBadFrame:
 			fmt.Fprintf(out, "%s %s BAD FRAME (%s): %s\n", at, arrow, oneLine(ev.Error), quoteData(ev.Data))
 		case record.TypeStderr:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpi-dev/mcpi/internal/genai"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/tracectx"
@@ -89,7 +91,12 @@ type Builder struct {
 	seq     uint64
 	root    Span
 	open    map[string]*Span
-	stats   Stats
+	// models are the model's turns waiting for their answers, by id;
+	// tools the execute_tool spans open, the newest last: an MCP request
+	// sent while one is open is its child.
+	models map[string]*Span
+	tools  []*Span
+	stats  Stats
 	// Limit bounds the spans emitted (0: no bound); the session's span is
 	// always emitted, with the count of those left out.
 	Limit int
@@ -106,7 +113,7 @@ type Builder struct {
 
 // NewBuilder starts the spans of a trace with header h.
 func NewBuilder(h record.Header, emit func(*Span)) *Builder {
-	b := &Builder{emit: emit, open: map[string]*Span{}, revision: h.ProtocolVersion}
+	b := &Builder{emit: emit, open: map[string]*Span{}, models: map[string]*Span{}, revision: h.ProtocolVersion}
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s %s %v", h.Created.Format(time.RFC3339Nano), h.Target.Transport, h.Args))
 	copy(b.traceID[:], sum[:16])
 	// Span ids come from the trace's own header, not its trace id: two
@@ -186,6 +193,8 @@ func (b *Builder) Event(ev *record.Event) {
 				}
 			}
 		}
+	case record.TypeModel:
+		b.model(ev)
 	case record.TypeFrame:
 		msgs, _, err := mcp.DecodeFrame(ev.Msg)
 		if err != nil {
@@ -288,6 +297,10 @@ func (b *Builder) newSpan(ev *record.Event, m *mcp.Message) (*Span, bool) {
 	}
 	b.stats.Spans++
 	s := &Span{TraceID: b.traceID, SpanID: b.nextID(), Parent: b.root.SpanID, Start: ev.Time, Name: m.Method}
+	if n := len(b.tools); n > 0 && ev.Dir == transport.Outgoing && m.IsRequest() {
+		// A request the model's tool call caused.
+		s.Parent = b.tools[n-1].SpanID
+	}
 	if b.propagated && ev.Dir == transport.Outgoing {
 		var meta struct {
 			Meta struct {
@@ -333,6 +346,69 @@ func (b *Builder) newSpan(ev *record.Event, m *mcp.Message) (*Span, bool) {
 		s.Attrs = append(s.Attrs, attribute.String("mcp.resource.uri", p.URI))
 	}
 	return s, true
+}
+
+// model starts or ends the span of a model's turn (OpenTelemetry GenAI: a
+// "chat {model}" client span with the request's and the answer's
+// attributes) or of a tool the model asked for ("execute_tool {tool}", an
+// internal span: the MCP requests it causes are its children).
+func (b *Builder) model(ev *record.Event) {
+	t, ok := genai.Decode(ev.Msg)
+	if !ok {
+		return
+	}
+	key := t.Op + "\x00" + t.ID
+	if ev.Dir == transport.Outgoing {
+		if b.Limit > 0 && b.stats.Spans >= b.Limit {
+			b.stats.Dropped++
+			return
+		}
+		b.stats.Spans++
+		s := &Span{TraceID: b.traceID, SpanID: b.nextID(), Parent: b.root.SpanID, Start: ev.Time}
+		s.Attrs = append(s.Attrs, attribute.String("gen_ai.operation.name", t.Op))
+		if t.Purpose != "" {
+			s.Attrs = append(s.Attrs, attribute.String("mcpi.purpose", t.Purpose))
+		}
+		switch t.Op {
+		case genai.OpExecuteTool:
+			s.Name, s.Kind = "execute_tool "+t.Tool, trace.SpanKindInternal
+			s.Attrs = append(s.Attrs, attribute.String("gen_ai.tool.name", t.Tool), attribute.String("gen_ai.tool.call.id", t.ID))
+			b.tools = append(b.tools, s)
+		default:
+			s.Name, s.Kind = t.Op+" "+t.Model, trace.SpanKindClient
+			s.Attrs = append(s.Attrs, attribute.String("gen_ai.provider.name", t.Provider), attribute.String("gen_ai.request.model", t.Model))
+		}
+		if old, ok := b.models[key]; ok {
+			b.unanswered(old)
+		}
+		b.models[key] = s
+		return
+	}
+	s, ok := b.models[key]
+	if !ok {
+		return
+	}
+	delete(b.models, key)
+	b.tools = slices.DeleteFunc(b.tools, func(x *Span) bool { return x == s })
+	s.End = ev.Time
+	if t.Model != "" && t.Op == genai.OpChat {
+		s.set("gen_ai.response.model", t.Model)
+	}
+	if u := t.Usage; u != nil {
+		s.Attrs = append(s.Attrs, attribute.Int64("gen_ai.usage.input_tokens", u.InputTokens), attribute.Int64("gen_ai.usage.output_tokens", u.OutputTokens))
+	}
+	if len(t.FinishReasons) > 0 {
+		s.Attrs = append(s.Attrs, attribute.StringSlice("gen_ai.response.finish_reasons", t.FinishReasons))
+	}
+	switch {
+	case t.Error != "":
+		s.set("error.type", "model_error")
+		s.Error, s.Message = true, t.Error
+	case t.Denied:
+		s.set("error.type", "denied")
+		s.Error, s.Message = true, "the tool call was refused"
+	}
+	b.emit(s)
 }
 
 // negotiated takes the revision an initialize answer names: it is the
@@ -397,6 +473,11 @@ func (b *Builder) Finish() Stats {
 		b.unanswered(s)
 		delete(b.open, k)
 	}
+	for k, s := range b.models {
+		b.unanswered(s)
+		delete(b.models, k)
+	}
+	b.tools = nil
 	b.root.End = b.last
 	if b.session != "" {
 		b.root.set("mcp.session.id", b.session)

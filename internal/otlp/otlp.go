@@ -97,6 +97,11 @@ func toPdata(s *Span, d ptrace.Span) {
 			a.PutBool(string(kv.Key), kv.Value.AsBool())
 		case attribute.INT64:
 			a.PutInt(string(kv.Key), kv.Value.AsInt64())
+		case attribute.STRINGSLICE:
+			sl := a.PutEmptySlice(string(kv.Key))
+			for _, v := range kv.Value.AsStringSlice() {
+				sl.AppendEmpty().SetStr(v)
+			}
 		default:
 			a.PutStr(string(kv.Key), kv.Value.String())
 		}

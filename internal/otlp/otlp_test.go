@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/mcpi-dev/mcpi/internal/genai"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -198,5 +199,77 @@ func TestManyNotifications(t *testing.T) {
 	root := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
 	if v, _ := root.Attributes().Get("mcpi.spans.dropped"); v.Int() != 100 {
 		t.Errorf("the session span does not count the dropped: %v", root.Attributes().AsRaw())
+	}
+}
+
+// TestModelSpans: a model's turns are GenAI spans in the session's trace
+// ("chat {model}" with the request's and the answer's attributes), a
+// tool it asked for an "execute_tool {tool}" span, and the MCP request
+// that tool caused is its child.
+func TestModelSpans(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	w, err := record.Create(path, record.Header{Mcpi: "test", Created: t0, Target: record.Target{Transport: record.TransportStdio, Command: []string{"server"}}}, record.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	w.Observe(genai.Event(at(0), transport.Outgoing, genai.Turn{Op: genai.OpChat, ID: "chat-1", Purpose: "chat", Provider: "openai", Model: "gpt-4.1", Messages: 1, Tools: 1}))
+	w.Observe(genai.Event(at(300), transport.Incoming, genai.Turn{Op: genai.OpChat, ID: "chat-1", Provider: "openai", Model: "gpt-4.1-2026-04-14",
+		ToolCalls: []genai.ToolCall{{ID: "call_1", Name: "add"}}, FinishReasons: []string{"tool_calls"}, Usage: &genai.Usage{InputTokens: 120, OutputTokens: 18}}))
+	w.Observe(genai.Event(at(310), transport.Outgoing, genai.Turn{Op: genai.OpExecuteTool, ID: "call_1", Tool: "add"}))
+	w.Observe(transport.Event{Kind: transport.KindFrame, Dir: transport.Outgoing, Time: at(311), Data: []byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}`)})
+	w.Observe(transport.Event{Kind: transport.KindFrame, Dir: transport.Incoming, Time: at(320), Data: []byte(`{"jsonrpc":"2.0","id":5,"result":{"content":[]}}`)})
+	w.Observe(genai.Event(at(321), transport.Incoming, genai.Turn{Op: genai.OpExecuteTool, ID: "call_1", Tool: "add"}))
+	w.Observe(genai.Event(at(330), transport.Outgoing, genai.Turn{Op: genai.OpChat, ID: "chat-2", Provider: "openai", Model: "gpt-4.1"}))
+	w.Observe(genai.Event(at(400), transport.Incoming, genai.Turn{Op: genai.OpChat, ID: "chat-2", Error: "429 Too Many Requests"}))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := record.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	td, _, err := FromTrace(r, "v-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := JSON(td)
+	back, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := map[string][]ptrace.Span{}
+	ss := back.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	for i := range ss.Len() {
+		spans[ss.At(i).Name()] = append(spans[ss.At(i).Name()], ss.At(i))
+	}
+	chats := spans["chat gpt-4.1"]
+	if len(chats) != 2 {
+		t.Fatalf("chat spans: %d; spans: %v", len(chats), spans)
+	}
+	chat := chats[0]
+	for k, want := range map[string]string{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4.1",
+		"gen_ai.response.model": "gpt-4.1-2026-04-14", "gen_ai.usage.input_tokens": "120", "gen_ai.usage.output_tokens": "18", "gen_ai.response.finish_reasons": `["tool_calls"]`} {
+		if got := str(chat, k); got != want {
+			t.Errorf("chat %s = %q, want %q", k, got, want)
+		}
+	}
+	if chat.Kind() != ptrace.SpanKindClient || chat.EndTimestamp().AsTime().Sub(chat.StartTimestamp().AsTime()) != 300*time.Millisecond {
+		t.Errorf("chat span: kind %v", chat.Kind())
+	}
+	if failed := chats[1]; failed.Status().Code() != ptrace.StatusCodeError || failed.Status().Message() != "429 Too Many Requests" {
+		t.Errorf("the failed turn: %v %q", failed.Status().Code(), failed.Status().Message())
+	}
+	tool := spans["execute_tool add"]
+	call := spans["tools/call add"]
+	if len(tool) != 1 || len(call) != 1 {
+		t.Fatalf("execute_tool %d, tools/call %d", len(tool), len(call))
+	}
+	if str(tool[0], "gen_ai.tool.call.id") != "call_1" || tool[0].Kind() != ptrace.SpanKindInternal {
+		t.Errorf("execute_tool: %v", tool[0].Attributes().AsRaw())
+	}
+	if call[0].ParentSpanID() != tool[0].SpanID() || call[0].TraceID() != tool[0].TraceID() {
+		t.Errorf("the MCP request is not under the tool's span: parent %v, tool %v", call[0].ParentSpanID(), tool[0].SpanID())
 	}
 }

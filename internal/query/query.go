@@ -22,7 +22,8 @@
 //	dir:in|out    from the server (also <), to it (also >)
 //	kind:K        the row's kind starts with K: frame, bad, stderr,
 //	              lifecycle, http, warning, log, notification, app (an
-//	              MCP App's messages with mcpi's host), note (what a
+//	              MCP App's messages with mcpi's host), model (a
+//	              model's turns and the tools it ran), note (what a
 //	              trace says of its session: revision, server)
 //	id:N          the JSON-RPC id is N
 //	text:T        the text or the data contains T
@@ -102,7 +103,7 @@ var Fields = []string{"method", "tool", "status", "dur", "size", "dir", "kind", 
 var Statuses = []string{"ok", "error", "pending"}
 
 // Kinds are the values of kind:.
-var Kinds = []string{"frame", "bad", "stderr", "lifecycle", "http", "warning", "log", "notification", "app", "note"}
+var Kinds = []string{"frame", "bad", "stderr", "lifecycle", "http", "warning", "log", "notification", "app", "model", "note"}
 
 func isField(f string) bool {
 	for _, x := range Fields {

@@ -30,6 +30,10 @@ const (
 	// type of its own, so that a reader that does not know it skips it
 	// instead of reading it as a frame of the server's session.
 	TypeApp = "app"
+	// TypeModel is a model in the loop (internal/genai): a request mcpi
+	// made of a model provider, or a tool the model asked for, and their
+	// answers; msg is the genai.Turn.
+	TypeModel = "model"
 )
 
 // Note kinds the session writes with Annotate.
@@ -201,6 +205,8 @@ func (e *Event) TransportEvent() (ev transport.Event, ok bool) {
 		ev.Kind, ev.Data = transport.KindFrame, e.Msg
 	case TypeApp:
 		ev.Kind, ev.Data = transport.KindApp, e.Msg
+	case TypeModel:
+		ev.Kind, ev.Data = transport.KindModel, e.Msg
 	case TypeBadFrame:
 		ev.Kind = transport.KindBadFrame
 	case TypeStderr:

@@ -20,6 +20,10 @@ func (e *Entry) Record() query.Record {
 		r.Text += e.Err
 	}
 	switch {
+	case e.Kind == KindModel && e.Method == "response":
+		r.Response, r.Error = true, e.ToolError
+	case e.Kind == KindModel:
+		r.Request, r.Answered = true, e.Answered
 	case e.Kind != KindFrame:
 		r.Error = e.Kind == KindBadFrame || e.Err != ""
 	case e.Method == "response" || e.Method == "error":

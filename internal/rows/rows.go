@@ -13,10 +13,12 @@ import (
 	"cmp"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/genai"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tracectx"
@@ -50,6 +52,8 @@ const (
 	// KindApp is a message between an MCP App and mcpi's host of it
 	// (Outgoing: to the App; Incoming: from it).
 	KindApp = Kind(transport.KindApp)
+	// KindModel is a model's turn (internal/genai).
+	KindModel = Kind(transport.KindModel)
 	// KindWarning is a warning of the session (not a tap event).
 	KindWarning = Kind(transport.KindLast + 1)
 )
@@ -116,6 +120,8 @@ type Parser struct {
 	// appOpen are an App's requests and the host's: their ids are theirs,
 	// not the session's.
 	appOpen map[string]openRequest
+	// modelOpen are the model's turns waiting for their answers, by id.
+	modelOpen map[string]openRequest
 	// names interns methods and names, by their JSON text (see str).
 	names map[string]string
 }
@@ -272,6 +278,8 @@ func (p *Parser) Event(e transport.Event) Entry {
 		p.open, p.appOpen = p.appOpen, p.open
 		p.frame(&en, e.Data)
 		p.open, p.appOpen = p.appOpen, p.open
+	case transport.KindModel:
+		p.model(&en, e.Data)
 	}
 	en.Data, en.Truncated = clip(e.Data)
 	return en
@@ -376,6 +384,76 @@ func (p *Parser) message(en *Entry, h *frameHead, method, name string) string {
 	return key
 }
 
+// model reads a model's turn (internal/genai): a request is a row of its
+// operation (chat, execute_tool) about its model or tool; an answer is a
+// response to it, paired by the turn's id, an error when the turn failed.
+func (p *Parser) model(en *Entry, data []byte) {
+	t, ok := genai.Decode(data)
+	if !ok {
+		en.Method, en.Err = "model", "not a model turn"
+		return
+	}
+	name := t.Model
+	if t.Op == genai.OpExecuteTool {
+		name = t.Tool
+	}
+	en.ID = strconv.Quote(t.ID)
+	if p.modelOpen == nil {
+		p.modelOpen = map[string]openRequest{}
+	}
+	if en.Dir == transport.Outgoing {
+		en.Method, en.Name = t.Op, name
+		en.Text = turnText(&t, true)
+		if len(p.modelOpen) >= maxOpen {
+			clear(p.modelOpen)
+		}
+		p.modelOpen[en.ID] = openRequest{t: en.Time, method: t.Op, name: name}
+		return
+	}
+	en.Method, en.Answers, en.Name = "response", t.Op, name
+	if r, ok := p.modelOpen[en.ID]; ok {
+		delete(p.modelOpen, en.ID)
+		en.Latency, en.HasLatency = en.Time.Sub(r.t), true
+		if en.Name == "" {
+			en.Name = r.name
+		}
+	}
+	en.ToolError = t.Failed()
+	en.Text = turnText(&t, false)
+}
+
+// turnText says what a turn holds, in a line: what a request sends, what
+// an answer says or asks for.
+func turnText(t *genai.Turn, request bool) string {
+	var parts []string
+	if t.Purpose != "" {
+		parts = append(parts, t.Purpose)
+	}
+	switch {
+	case request && t.Op == genai.OpChat:
+		parts = append(parts, fmt.Sprintf("%d messages, %d tools", t.Messages, t.Tools))
+	case request:
+		parts = append(parts, string(t.Arguments))
+	default:
+		if t.Error != "" {
+			parts = append(parts, "error: "+t.Error)
+		}
+		if t.Denied {
+			parts = append(parts, "denied")
+		}
+		if t.Text != "" {
+			parts = append(parts, t.Text)
+		}
+		for _, c := range t.ToolCalls {
+			parts = append(parts, "calls "+c.Name)
+		}
+		if u := t.Usage; u != nil {
+			parts = append(parts, fmt.Sprintf("%d in / %d out tokens", u.InputTokens, u.OutputTokens))
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
 // Label is how a frame row names its message: the method and name of a
 // request or notification, and for a response what kind of answer it is and
 // to which request.
@@ -425,12 +503,16 @@ func NewStore(max, budget int) *Store {
 
 // noteAnswer remembers a request, or marks the request an answer answers.
 func (s *Store) noteAnswer(e *Entry) {
-	if e.Kind != KindFrame || e.ID == "" {
+	if (e.Kind != KindFrame && e.Kind != KindModel) || e.ID == "" {
 		return
 	}
 	dir, other := "o", "i"
+	if e.Kind == KindModel {
+		// A model's turns have ids of their own.
+		dir, other = "mo", "mi"
+	}
 	if e.Dir == transport.Incoming {
-		dir, other = "i", "o"
+		dir, other = other, dir
 	}
 	switch e.Method {
 	case "response", "error":

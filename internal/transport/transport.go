@@ -348,9 +348,13 @@ const (
 	// (mcpi app): Outgoing goes from the host to the App, Incoming comes
 	// from the App. It is no frame of the server's session.
 	KindApp
+	// KindModel is a model in the loop (internal/genai): Outgoing a
+	// request mcpi made of a model provider or a tool call the model asked
+	// for, Incoming its answer. It is no frame of the server's session.
+	KindModel
 	// KindLast is the last kind: packages that add kinds of their own
 	// (a session's warnings as rows) number them after it.
-	KindLast = KindApp
+	KindLast = KindModel
 )
 
 func (k EventKind) String() string {
@@ -367,6 +371,8 @@ func (k EventKind) String() string {
 		return "http"
 	case KindApp:
 		return "app"
+	case KindModel:
+		return "model"
 	}
 	return "?"
 }

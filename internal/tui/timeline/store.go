@@ -42,16 +42,19 @@ const (
 	LaneHTTP
 	// LaneApp holds the messages of an MCP App with mcpi's host.
 	LaneApp
+	// LaneModel holds a model's turns (a request to it and its answer)
+	// and the tools it asked for, run by mcpi.
+	LaneModel
 	LaneErrors
 	numLanes
 )
 
-var laneNames = [numLanes]string{"Requests", "Server reqs", "Notifications", "Tasks", "Subscriptions", "HTTP/auth", "App", "Errors"}
+var laneNames = [numLanes]string{"Requests", "Server reqs", "Notifications", "Tasks", "Subscriptions", "HTTP/auth", "App", "Model", "Errors"}
 
 func (l Lane) String() string { return laneNames[l] }
 
 // tracks is how many rows a lane may use for spans that overlap.
-var tracks = [numLanes]int{3, 2, 1, 2, 2, 1, 1, 1}
+var tracks = [numLanes]int{3, 2, 1, 2, 2, 1, 1, 2, 1}
 
 // Flags of a span.
 const (
@@ -132,6 +135,8 @@ func (s *Span) Record() query.Record {
 		r.Kind = "http"
 	case s.Lane == LaneApp:
 		r.Kind = "app"
+	case s.Lane == LaneModel:
+		r.Kind = "model"
 	case s.Lane == LaneErrors && s.Method == "bad frame":
 		r.Kind = "bad"
 	case s.Lane == LaneErrors && s.ID == "":
@@ -366,6 +371,8 @@ func (s *Store) entry(e *rows.Entry, seq int64) {
 		s.http(e, seq, t)
 	case rows.KindApp:
 		s.app(e, seq, t)
+	case rows.KindModel:
+		s.model(e, seq, t)
 	case rows.KindLifecycle:
 		if e.Err != "" {
 			s.add(Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneErrors, Flags: flagPoint | flagFailed, Method: e.Text, Err: e.Err})
@@ -453,6 +460,28 @@ func (s *Store) app(e *rows.Entry, seq int64, t int64) {
 		sp.Err = errText(e)
 	}
 	s.add(sp)
+}
+
+// model draws a model's turn, or a tool it asked for, as a bar from its
+// request to its answer in the model lane; a failed or refused one ends
+// in ✗.
+func (s *Store) model(e *rows.Entry, seq int64, t int64) {
+	key := "m" + e.ID
+	if e.Method != "response" {
+		sp := Span{Start: t, Seq: seq, EndSeq: -1, Lane: LaneModel, Flags: flagOpen | flagOut, Method: e.Method, Name: e.Name, ID: e.ID}
+		s.track(s.open, key, s.add(sp))
+		return
+	}
+	i, ok := s.open[key]
+	if !ok {
+		return
+	}
+	delete(s.open, key)
+	if sp := s.Get(i); sp != nil && e.ToolError {
+		sp.Flags |= flagFailed
+		sp.Err = e.Text
+	}
+	s.close(i, t, seq)
 }
 
 // cancelled ends the request a notifications/cancelled withdraws: it

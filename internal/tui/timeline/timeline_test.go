@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/mcpi-dev/mcpi/internal/genai"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
@@ -501,5 +502,28 @@ func TestAppLane(t *testing.T) {
 	p.SetFilter("kind:app")
 	if s := p.View(); !strings.Contains(s, "4 in view of") {
 		t.Errorf("kind:app:\n%s", s)
+	}
+}
+
+// TestModelLane: a model's turns and the tools it asked for are bars in
+// the Model lane, a refused tool ends in ✗, and kind:model finds them.
+func TestModelLane(t *testing.T) {
+	p := newPane(120, 30)
+	parser := rows.NewParser()
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	p.Append([]rows.Entry{
+		parser.Event(genai.Event(at(0), transport.Outgoing, genai.Turn{Op: genai.OpChat, ID: "chat-1", Model: "gpt-4.1", Messages: 1, Tools: 2})),
+		parser.Event(genai.Event(at(400), transport.Incoming, genai.Turn{Op: genai.OpChat, ID: "chat-1", Model: "gpt-4.1", ToolCalls: []genai.ToolCall{{ID: "c1", Name: "delete_file"}}})),
+		parser.Event(genai.Event(at(450), transport.Outgoing, genai.Turn{Op: genai.OpExecuteTool, ID: "c1", Tool: "delete_file"})),
+		parser.Event(genai.Event(at(900), transport.Incoming, genai.Turn{Op: genai.OpExecuteTool, ID: "c1", Tool: "delete_file", Denied: true})),
+	})
+	s := ansi.Strip(p.View())
+	if !strings.Contains(s, "▾ Model 2") || !strings.Contains(s, "✗") {
+		t.Fatalf("the Model lane:\n%s", s)
+	}
+	p.SetFilter("kind:model status:error")
+	press(p, "home")
+	if sp := p.Selected(); sp == nil || sp.Label() != "execute_tool delete_file" || !sp.Failed() {
+		t.Errorf("kind:model status:error selects %+v", sp)
 	}
 }
