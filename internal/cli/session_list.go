@@ -16,7 +16,8 @@ import (
 // sessionStatuses returns every session's status: from its daemon when it
 // answers, else from the record it left. A socket nobody answers on any
 // more is removed (live.Dial does), a daemon gone without a word is
-// recorded as lost, and records kept long enough are removed.
+// recorded as lost, and records kept long enough are removed, as are the
+// lock files an older mcpi left alone.
 func sessionStatuses(dir string) ([]*live.Status, error) {
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -24,6 +25,7 @@ func sessionStatuses(dir string) ([]*live.Status, error) {
 	if err := live.CheckDir(dir); err != nil {
 		return nil, err
 	}
+	live.RemoveStrayLocks(dir)
 	names, err := live.Names(dir)
 	if err != nil {
 		return nil, err

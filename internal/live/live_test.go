@@ -144,3 +144,32 @@ func TestLockRemovedWithTheSession(t *testing.T) {
 		t.Errorf("a second Lock: %v, want ErrLocked", err)
 	}
 }
+
+// A lock file with no session beside it (an older mcpi's) goes; one held
+// by a start under way, or beside a session's record, stays.
+func TestRemoveStrayLocks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := EnsureDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"old", "starting", "ended"} {
+		l, err := Lock(dir, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == "starting" {
+			defer l.Close()
+			continue
+		}
+		l.Close()
+	}
+	if err := WriteRecord(dir, &Status{Name: "ended", State: StateStopped}); err != nil {
+		t.Fatal(err)
+	}
+	RemoveStrayLocks(dir)
+	for n, want := range map[string]bool{"old": false, "starting": true, "ended": true} {
+		if _, err := os.Lstat(LockPath(dir, n)); (err == nil) != want {
+			t.Errorf("%s.lock there: %v, want %v", n, err == nil, want)
+		}
+	}
+}

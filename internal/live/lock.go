@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // A session's name is owned by whoever holds its lock, NAME.lock in the
@@ -91,4 +92,25 @@ func RemoveUnowned(dir, name string) bool {
 	defer l.Close()
 	Remove(dir, name)
 	return true
+}
+
+// RemoveStrayLocks removes the lock files of names that have no other file
+// (no record, no socket) and that nobody holds: what an mcpi that kept its
+// lock files left behind. A start under way holds its name's lock, and is
+// left alone.
+func RemoveStrayLocks(dir string) {
+	locks, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
+	for _, l := range locks {
+		name := strings.TrimSuffix(filepath.Base(l), ".lock")
+		if ValidName(name) != nil {
+			continue
+		}
+		if _, err := os.Lstat(RecordPath(dir, name)); err == nil {
+			continue
+		}
+		if _, err := os.Lstat(SocketPath(dir, name)); err == nil {
+			continue
+		}
+		RemoveUnowned(dir, name)
+	}
 }
