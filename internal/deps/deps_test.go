@@ -40,6 +40,7 @@ var (
 		"internal/collection":  {"internal/schema", "internal/mcp", "internal/safetext", "internal/roots", "internal/session", "internal/daemon"},
 		"internal/apps":        {"internal/mcp"},
 		"internal/apphost":     {"internal/apps", "internal/bounds", "internal/browser", "internal/mcp", "internal/safetext", "internal/session", "internal/transport"},
+		"internal/llm":         {"internal/bounds", "internal/safetext", "internal/transport"},
 		"cmd/mcpi":             {"internal/cli"},
 
 		"internal/collection/report": {"internal/collection", "internal/record", "internal/safetext"},
@@ -68,6 +69,7 @@ var (
 		"internal/check":     {"github.com/spf13/cobra", "charm.land/"},
 		"internal/surface":   {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/rows":      {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
+		"internal/llm":       {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 	}
 )
 
