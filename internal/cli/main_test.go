@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -22,6 +23,13 @@ func TestMain(m *testing.M) {
 	// the tests look at: TestTraceContext sets its own.
 	os.Unsetenv("TRACEPARENT")
 	os.Unsetenv("TRACESTATE")
+	// The go command that builds mcpi for the end-to-end tests keeps the
+	// user's build cache, which is under XDG_CACHE_HOME unless GOCACHE says.
+	if os.Getenv("GOCACHE") == "" {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			os.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+		}
+	}
 	// In-process commands detect the era every time (tests in parallel must
 	// not see each other's memory), and remember it in a cache of their own.
 	cache, err := os.MkdirTemp("", "mcpi-cache-")

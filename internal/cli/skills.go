@@ -32,7 +32,7 @@ func NewCmdSkills(f *Factory, runF func(context.Context, *SkillsOptions) error) 
 	cmd := &cobra.Command{
 		Use:     "skills TARGET",
 		Short:   "List the server's skills (skills/list, every page; no file is read)",
-		Example: "  mcpi skills http://127.0.0.1:8080/mcp\n  mcpi skills --json -- ./my-server",
+		Example: "  mcpi skills -- ./skills-server\n  mcpi skills --json -- ./skills-server",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rest, err := opts.Target.parseTarget(cmd, args)
 			if err != nil {
@@ -111,9 +111,9 @@ func NewCmdSkill(f *Factory, runF func(context.Context, *SkillOptions) error) *c
 	cmd := &cobra.Command{
 		Use:   "skill NAME [FILE ...] TARGET",
 		Short: "Load a skill: read its SKILL.md (and FILEs), verified against the listing",
-		Example: `  mcpi skill pdf-processing http://127.0.0.1:8080/mcp
+		Example: `  mcpi skill pdf-processing -- ./skills-server
   mcpi skill pdf-processing references/FORMS.md --session work
-  mcpi skill skill://pdf-processing/SKILL.md --json -- ./my-server`,
+  mcpi skill skill://pdf-processing/SKILL.md --json -- ./skills-server`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rest, err := opts.Target.parseTarget(cmd, args)
 			if err != nil {

@@ -135,7 +135,7 @@ func NewCmdDiff(f *Factory, runF func(context.Context, *DiffOptions) error) *cob
 			"non-breaking or changed, with the JSON pointer of what changed. OLD and NEW are each a snapshot file\n" +
 			"(mcpi snapshot) or a trace (--record, proxy); NEW may instead be a server: a URL, --server NAME, or\n" +
 			"a command after \"--\". Exit 1 when a change is breaking (see --fail-on).",
-		Example: "  mcpi diff surface.json -- ./server\n  mcpi diff surface.json -- ./server --markdown > comment.md\n  mcpi diff old.json new.json --fail-on possibly",
+		Example: "  mcpi diff surface.json -- ./server\n  mcpi diff surface.json --markdown -- ./server > comment.md\n  mcpi diff old.json new.json --fail-on possibly",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files := args
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {

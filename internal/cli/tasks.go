@@ -416,7 +416,7 @@ func NewCmdTasksUpdate(f *Factory, runF func(context.Context, *TasksUpdateOption
 	cmd := &cobra.Command{
 		Use:     "update ID TARGET",
 		Short:   "Answer the input a task waits for (tasks/update, 2026-07-28) and show the task",
-		Example: "  mcpi tasks update 3f1c... --elicit-field confirm=true --session modern\n  mcpi tasks update 3f1c... --responses '{\"k1\":{\"action\":\"decline\"}}' --session modern",
+		Example: "  mcpi tasks update 3f1c... --elicit-field confirm=true --session modern\n  mcpi tasks update 3f1c... --responses '{\"confirm\":{\"action\":\"decline\"}}' --session modern",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
 			if opts.ID, err = taskID(&opts.ConnOptions, cmd, args); err != nil {
