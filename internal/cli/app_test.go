@@ -128,7 +128,7 @@ func TestAppCommand(t *testing.T) {
 	}
 	page := mcptest.OpenAppPage(t, base)
 	page.Post(`{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{"appCapabilities":{},"appInfo":{"name":"t","version":"1"},"protocolVersion":"2026-01-26"}}`)
-	page.Wait(`"id":1,"jsonrpc":"2.0","result"`)
+	page.Wait(`"jsonrpc":"2.0","id":1,"result"`)
 	page.Post(`{"jsonrpc":"2.0","method":"ui/notifications/initialized","params":{}}`)
 	page.Wait(`ui/notifications/tool-input`)
 	page.Wait(`ui/notifications/tool-result`)
@@ -156,7 +156,7 @@ func TestAppCommand(t *testing.T) {
 		}
 	})
 	all := strings.Join(app, "\n")
-	for _, want := range []string{`recv {"jsonrpc":"2.0","id":1,"method":"ui/initialize"`, `send {"id":1,"jsonrpc":"2.0","result"`, `ui/notifications/tool-result`, `recv {"jsonrpc":"2.0","id":2,"method":"tools/call"`, `ui/resource-teardown`} {
+	for _, want := range []string{`recv {"jsonrpc":"2.0","id":1,"method":"ui/initialize"`, `send {"jsonrpc":"2.0","id":1,"result"`, `ui/notifications/tool-result`, `recv {"jsonrpc":"2.0","id":2,"method":"tools/call"`, `ui/resource-teardown`} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the trace's App events lack %q:\n%s", want, all)
 		}

@@ -25,6 +25,7 @@ func TestOutputBoundary(t *testing.T) {
 	// Callers of IOStreams.Data and Terminal: exact bytes for programs.
 	rawCallers := map[string]string{
 		"internal/cli/output.go":  "writeRawJSON: JSON for a program (not a terminal), every unsafe rune already \\u-escaped",
+		"internal/cli/check.go":   "check --sarif to a program: written as it is built, through escapeUnsafe (every unsafe rune \\u-escaped)",
 		"internal/cli/proxy.go":   "the host's stdout carries the protocol",
 		"internal/cli/replay.go":  "replay --serve: stdout carries the protocol",
 		"internal/cli/trace.go":   "trace export: a HAR file, OTLP/JSON",
