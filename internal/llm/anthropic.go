@@ -8,6 +8,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+	openaisse "github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // anthropicProvider speaks the Anthropic Messages API, streaming.
@@ -175,9 +176,16 @@ func (c *conn) fail(ctx context.Context, m *meter, err error) *Error {
 	if status != 0 {
 		return c.classify(ctx, m, status, body, header, err)
 	}
+	raw := ""
 	var api interface{ RawJSON() string }
-	if errors.As(err, &api) && api.RawJSON() != "" {
-		raw := api.RawJSON()
+	var oaiStream *openaisse.StreamError
+	switch {
+	case errors.As(err, &api):
+		raw = api.RawJSON()
+	case errors.As(err, &oaiStream):
+		raw = string(oaiStream.Event.Data)
+	}
+	if raw != "" {
 		var v struct {
 			Type  string `json:"type"`
 			Error struct {

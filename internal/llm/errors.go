@@ -107,11 +107,11 @@ func (c *conn) classify(ctx context.Context, m *meter, status int, body string, 
 			if status != http.StatusTooManyRequests {
 				kind, what = ErrOverloaded, "overloaded"
 			}
-			e := newError(p, key, kind, status, "%s is %s (HTTP %d) after %d attempts%s%s", p, what, status, m.attempts.Load(), m.retryNote(), suffix(msg))
+			e := newError(p, key, kind, status, "%s is %s (HTTP %d) after %s%s%s", p, what, status, attempts(m), m.retryNote(), suffix(msg))
 			e.RetryAfter = retryAfter(header)
 			return e
 		case status >= 500:
-			return newError(p, key, ErrServer, status, "%s failed (HTTP %d) after %d attempts%s", p, status, m.attempts.Load(), suffix(msg))
+			return newError(p, key, ErrServer, status, "%s failed (HTTP %d) after %s%s", p, status, attempts(m), suffix(msg))
 		default:
 			return newError(p, key, ErrRequest, status, "%s refused the request (HTTP %d)%s", p, status, suffix(msg))
 		}
@@ -123,6 +123,13 @@ func (c *conn) classify(ctx context.Context, m *meter, status int, body string, 
 		return newError(p, key, ErrCanceled, 0, "%s: canceled after %s read", p, bounds.Size(m.read.Load()))
 	}
 	return newError(p, key, ErrStream, 0, "%s: the stream broke after %s read: %v", p, bounds.Size(m.read.Load()), err)
+}
+
+func attempts(m *meter) string {
+	if n := m.attempts.Load(); n != 1 {
+		return fmt.Sprintf("%d attempts", n)
+	}
+	return "1 attempt"
 }
 
 func suffix(msg string) string {

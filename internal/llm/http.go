@@ -139,6 +139,11 @@ func (m *meter) retryNote() string {
 // middleware runs around each attempt the SDK makes (its retries
 // included).
 func (m *meter) middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	// A bound that ended an attempt ends the call: the SDK would retry a
+	// silence before the headers as a connection error.
+	if f := m.failure(); f != nil {
+		return nil, f
+	}
 	m.attempts.Add(1)
 	if !transport.SameOrigin(req.URL, m.c.base) {
 		e := newError(m.c.name, m.c.key, ErrRedirect, 0, "%s: a request to %s, not the provider's origin, was refused", m.c.name, origin(req.URL))

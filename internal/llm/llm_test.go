@@ -249,6 +249,7 @@ func hostile(t *testing.T, f format, o llm.Options, kind error, turns ...mcptest
 	fk := mcptest.NewFakeLLM(t, f.f, turns...)
 	_, err := open(t, f, fk, o).Stream(ctx(t), ask("hi", weather), nil)
 	keyFree(t, err)
+	t.Logf("%s", err)
 	var e *llm.Error
 	if !errors.As(err, &e) || !errors.Is(err, kind) {
 		t.Fatalf("error %v (%T), want %v", err, err, kind)
@@ -265,6 +266,18 @@ func TestStreamThatNeverEnds(t *testing.T) {
 	})
 }
 
+// A provider that never sends its headers is one silence: the call ends
+// with it, without another attempt.
+func TestNoHeaders(t *testing.T) {
+	each(t, func(t *testing.T, f format) {
+		fk, _ := hostile(t, f, llm.Options{IdleTimeout: 100 * time.Millisecond}, llm.ErrIdle,
+			mcptest.LLMTurn{Stall: true}, mcptest.LLMTurn{Stall: true}, mcptest.LLMTurn{Stall: true})
+		if n := len(fk.Requests()); n != 1 {
+			t.Errorf("%d attempts after a silence", n)
+		}
+	})
+}
+
 func TestOneTokenPerSecond(t *testing.T) {
 	each(t, func(t *testing.T, f format) {
 		hostile(t, f, llm.Options{IdleTimeout: 100 * time.Millisecond, MaxRetries: -1}, llm.ErrIdle,
@@ -276,8 +289,8 @@ func TestFiftyMegabyteStream(t *testing.T) {
 	each(t, func(t *testing.T, f format) {
 		const bound = 1 << 20
 		fk, e := hostile(t, f, llm.Options{MaxBytes: bound, MaxRetries: -1}, llm.ErrTooLarge, mcptest.LLMTurn{Flood: 50 << 20})
-		if !strings.Contains(e.Error(), "1.0 MiB") && !strings.Contains(e.Error(), "1 MiB") {
-			t.Logf("error: %s", e)
+		if !strings.Contains(e.Error(), "more than 1.0 MiB (the byte bound)") {
+			t.Errorf("error %q", e)
 		}
 		// The client stopped reading at the bound: what the fake could write
 		// is the bound and the sockets' buffers, far from 50 MB.
@@ -360,6 +373,21 @@ func TestServerErrorsAreRetriedThenReported(t *testing.T) {
 func TestOverloaded(t *testing.T) {
 	busy := mcptest.LLMTurn{Status: 529, RetryAfter: "0", Body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}
 	hostile(t, formats[0], llm.Options{MaxRetries: 1}, llm.ErrOverloaded, busy, busy)
+}
+
+// An error inside a stream that began with 200 is the provider's error,
+// with its message.
+func TestErrorEventInTheStream(t *testing.T) {
+	each(t, func(t *testing.T, f format) {
+		kind, typ := error(llm.ErrServer), "server_error"
+		if f.f == mcptest.LLMAnthropic {
+			kind, typ = llm.ErrOverloaded, "overloaded_error"
+		}
+		_, e := hostile(t, f, llm.Options{}, kind, mcptest.LLMTurn{StreamError: typ})
+		if !strings.Contains(e.Error(), "scripted "+typ) {
+			t.Errorf("error %q", e)
+		}
+	})
 }
 
 func TestRedirectToAnotherOriginKeepsTheKey(t *testing.T) {

@@ -137,6 +137,8 @@ func (r *responsesProvider) Stream(ctx context.Context, req *Request, on func(Ev
 		case "response.completed", "response.incomplete":
 			resp := ev.Response
 			final = &resp
+		case "error":
+			return nil, newError(r.name, r.key, ErrServer, 0, "%s sent an error in the stream: %s", r.name, peerText(ev.Message))
 		case "response.failed":
 			return nil, newError(r.name, r.key, ErrServer, 0, "%s: the response failed: %s", r.name, peerText(ev.Response.Error.Message))
 		}

@@ -55,6 +55,18 @@ func TestParseDefaults(t *testing.T) {
 	if err != nil || p.Name() != "openai" {
 		t.Fatalf("%v %v", p, err)
 	}
+	// OPENAI_BASE_URL moves the OpenAI formats, with their key.
+	fk := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, mcptest.LLMTurn{Text: "moved"})
+	p, err = llm.Parse("openai:gpt-5.4", llm.Options{HTTPClient: client, Getenv: env(map[string]string{"OPENAI_API_KEY": testKey, "OPENAI_BASE_URL": fk.URL})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Stream(ctx(t), ask("hi"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := fk.Requests(); len(r) != 1 || r[0].Header.Get("Authorization") != "Bearer "+testKey {
+		t.Errorf("requests %v", r)
+	}
 }
 
 // A compatible server never gets a key of the environment: not

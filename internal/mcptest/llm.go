@@ -56,13 +56,17 @@ type LLMTurn struct {
 	// RedirectTo answers 307 to this URL.
 	RedirectTo string
 	// Hang sends the stream's first event and then nothing, until the
-	// client goes away.
-	Hang bool
+	// client goes away; Stall sends not even the headers.
+	Hang, Stall bool
 	// Flood streams this many bytes of text deltas (or until the client
 	// goes away).
 	Flood int64
 	// Drip sends Text one token (four bytes) per Drip.
 	Drip time.Duration
+	// StreamError sends, after the stream's first event, an error event
+	// of the format with this error type ("overloaded_error",
+	// "server_error") and ends the stream.
+	StreamError string
 	// NoEnd leaves out the end of the stream (message_stop; the finish
 	// chunk, the usage chunk and [DONE]; response.completed).
 	NoEnd bool
@@ -166,6 +170,10 @@ func (f *FakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(turn.Status)
 		n, _ := io.WriteString(w, turn.Body)
 		f.written.Add(int64(n))
+		return
+	}
+	if turn.Stall {
+		(&sse{f: f, r: r}).hang()
 		return
 	}
 	var req struct {
@@ -296,6 +304,10 @@ func (s *sse) anthropic(t LLMTurn, model string) {
 		s.hang()
 		return
 	}
+	if t.StreamError != "" {
+		s.event("error", map[string]any{"type": "error", "error": map[string]any{"type": t.StreamError, "message": "scripted " + t.StreamError}})
+		return
+	}
 	index := 0
 	if t.Text != "" || t.Flood > 0 {
 		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": map[string]any{"type": "text", "text": ""}})
@@ -350,6 +362,10 @@ func (s *sse) chat(t LLMTurn, model string) {
 		s.hang()
 		return
 	}
+	if t.StreamError != "" {
+		s.event("", map[string]any{"error": map[string]any{"type": t.StreamError, "message": "scripted " + t.StreamError}})
+		return
+	}
 	s.text(t, func(p string) { chunk(delta(map[string]any{"content": p}, nil), nil) })
 	for i, c := range t.Calls {
 		chunk(delta(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil), nil)
@@ -392,6 +408,10 @@ func (s *sse) responses(t LLMTurn, model string) {
 	ev("response.created", map[string]any{"response": resp("in_progress", []any{})})
 	if t.Hang {
 		s.hang()
+		return
+	}
+	if t.StreamError != "" {
+		ev("error", map[string]any{"code": t.StreamError, "message": "scripted " + t.StreamError, "param": nil})
 		return
 	}
 	var output []any
