@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -62,13 +63,13 @@ type Message struct {
 
 // Text returns the concatenated text blocks of m.
 func (m Message) Text() string {
-	var s string
+	var sb strings.Builder
 	for _, b := range m.Content {
 		if b.Type == BlockText {
-			s += b.Text
+			sb.WriteString(b.Text)
 		}
 	}
-	return s
+	return sb.String()
 }
 
 // Tool is a tool offered to the model: its JSON Schema is sent as it is.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func each(t *testing.T, fn func(t *testing.T, f format)) {
 func open(t *testing.T, f format, fk *mcptest.FakeLLM, o llm.Options) llm.Provider {
 	t.Helper()
 	if o.HTTPClient == nil {
-		o.HTTPClient = transport.NewHTTPClient(nil, transport.EgressPolicy{})
+		o.HTTPClient = testClient()
 	}
 	if o.APIKey == "" {
 		o.APIKey = testKey
@@ -52,6 +53,8 @@ func open(t *testing.T, f format, fk *mcptest.FakeLLM, o llm.Options) llm.Provid
 	}
 	return p
 }
+
+func testClient() *http.Client { return transport.NewHTTPClient(nil, transport.EgressPolicy{}) }
 
 func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
