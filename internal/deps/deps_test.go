@@ -59,6 +59,7 @@ var (
 		"internal/cli": {"internal/tui/wire", "internal/tui/tools", "internal/tui/logs", "internal/tui/timeline", "internal/tui/resources",
 			"internal/tui/prompts", "internal/tui/info", "internal/tui/checkpane", "internal/tui/skillspane", "internal/tui/requestspane", "internal/tui/rootspane"},
 		"internal/rows": {"internal/tui", "internal/cli"},
+		"internal/chat": {"internal/tui", "internal/cli", "internal/daemon"},
 	}
 	// testOnly packages are imported by tests alone.
 	testOnly = []string{"internal/mcptest", "internal/auth/authtest", "internal/record/redacttest"}
@@ -70,6 +71,7 @@ var (
 		"internal/surface":   {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/rows":      {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/llm":       {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
+		"internal/chat":      {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 	}
 )
 
