@@ -122,7 +122,7 @@ func (c *conn) classify(ctx context.Context, m *meter, status int, body string, 
 		}
 		return newError(p, key, ErrCanceled, 0, "%s: canceled after %s read", p, bounds.Size(m.read.Load()))
 	}
-	return newError(p, key, ErrStream, 0, "%s: the stream broke after %s read: %v", p, bounds.Size(m.read.Load()), err)
+	return newError(p, key, ErrStream, 0, "%s: the stream broke after %s read: %s", p, bounds.Size(m.read.Load()), peerText(err.Error()))
 }
 
 func attempts(m *meter) string {

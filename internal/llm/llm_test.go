@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -277,6 +278,49 @@ func TestNoHeaders(t *testing.T) {
 			mcptest.LLMTurn{Stall: true}, mcptest.LLMTurn{Stall: true}, mcptest.LLMTurn{Stall: true})
 		if n := len(fk.Requests()); n != 1 {
 			t.Errorf("%d attempts after a silence", n)
+		}
+	})
+}
+
+// The caller's deadline ends a stream that is still within its idle bound.
+func TestDeadline(t *testing.T) {
+	each(t, func(t *testing.T, f format) {
+		fk := mcptest.NewFakeLLM(t, f.f, mcptest.LLMTurn{Hang: true})
+		c, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		_, err := open(t, f, fk, llm.Options{}).Stream(c, ask("hi"), nil)
+		if !errors.Is(err, llm.ErrDeadline) {
+			t.Fatalf("error %v", err)
+		}
+		keyFree(t, err)
+	})
+}
+
+// Stream may be called concurrently: each call has its own stream and
+// bounds.
+func TestConcurrentStreams(t *testing.T) {
+	each(t, func(t *testing.T, f format) {
+		const n = 4
+		turns := make([]mcptest.LLMTurn, n)
+		for i := range turns {
+			turns[i] = mcptest.LLMTurn{Text: "same answer", Calls: []mcptest.LLMCall{{ID: "call_1", Name: "get_weather", Args: `{"city":"Paris"}`}}}
+		}
+		fk := mcptest.NewFakeLLM(t, f.f, turns...)
+		p := open(t, f, fk, llm.Options{})
+		errs := make(chan error, n)
+		for range n {
+			go func() {
+				resp, err := p.Stream(ctx(t), ask("hi", weather), nil)
+				if err == nil && (resp.Message.Text() != "same answer" || len(resp.ToolCalls) != 1) {
+					err = fmt.Errorf("turn %+v", resp)
+				}
+				errs <- err
+			}()
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
 		}
 	})
 }
