@@ -329,51 +329,6 @@ func (opts *TestOptions) fileTarget(file *collection.File) error {
 	return opts.Target.fromCollection(file, opts.env)
 }
 
-// parseCollectionTarget parses the arguments of a command that takes
-// collection files and, optionally, a TARGET that overrides the server
-// each file names: it returns the other arguments and whether a TARGET
-// was given.
-func (t *TargetOptions) parseCollectionTarget(cmd *cobra.Command, args []string) (rest []string, cliTarget bool, err error) {
-	rest = args
-	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-		rest = args[:dash]
-	}
-	cliTarget = cmd.ArgsLenAtDash() >= 0 || t.Server != "" || t.URL != ""
-	for _, a := range rest {
-		if httpLike(a) != urlNot {
-			cliTarget = true
-		}
-	}
-	if cliTarget {
-		if rest, err = t.parseTarget(cmd, args); err != nil {
-			return nil, false, err
-		}
-	}
-	return rest, cliTarget, nil
-}
-
-// fromCollection sets the target to the server a collection file names.
-func (t *TargetOptions) fromCollection(file *collection.File, env func(string) (string, bool)) error {
-	if file.Server == nil {
-		return flagErrorf("%s names no server (server:) and no TARGET was given", file.Path)
-	}
-	s, err := file.Server.Expand(collection.Vars{Env: env})
-	if err != nil {
-		return &FlagError{Err: fmt.Errorf("%s: %w", file.Path, err)}
-	}
-	t.Command, t.URL, t.Server = s.Command, s.URL, s.Config
-	if err := t.checkTarget(""); err != nil {
-		return err
-	}
-	return t.checkFlags()
-}
-
-// collectionHandler answers the server's requests with a step's answers,
-// and otherwise as the command's flags say.
-func (o *ConnOptions) collectionHandler() *collection.Handler {
-	return &collection.Handler{Fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}, WorkDir: o.IO.WorkDir()}
-}
-
 // sessionRoots makes a step's roots a live session's while it runs, and
 // sees, on the session's wire, the server answered with them.
 type sessionRoots struct{ h *daemon.Held }
