@@ -490,3 +490,32 @@ func TestCollectionServer(t *testing.T) {
 		}
 	}
 }
+
+// rootsServer asks for the roots when told they changed, and answers a
+// call with whether the roots' round trip ended before the call came.
+const rootsServer = `answered=no
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/^.*"id":\([0-9][0-9]*\).*$/\1/p')
+  case "$line" in
+    *'"id":900'*'"result"'*) answered=yes;;
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"roots","version":"1"}}}\n' "$id";;
+    *'"method":"notifications/roots/list_changed"'*) printf '{"jsonrpc":"2.0","id":900,"method":"roots/list"}\n';;
+    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}\n' "$id";;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"roots answered first: %s"}]}}\n' "$id" "$answered";;
+    *'"method":"ping"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id";;
+    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no"}}\n' "$id";;
+  esac
+done`
+
+// TestStepWaitsForTheRoots: a step with roots goes after the server that
+// asked for them has them.
+func TestStepWaitsForTheRoots(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	path := writeCollection(t, "steps:\n  - call: t\n    answers: {roots: [.]}\n    expect: {text: {equals: \"roots answered first: yes\"}}\n")
+	code, out, errOut := runCLI(t, "", "test", path, "--era", "legacy", "--", "sh", "-c", rootsServer)
+	if code != ExitOK {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
