@@ -42,6 +42,10 @@ type Turn struct {
 	// A chat request: how many messages and tools it sent.
 	Messages int `json:"messages,omitempty"`
 	Tools    int `json:"tools,omitempty"`
+	// A sampling request: the server's model hints (advisory: the model
+	// is the one the person chose) and its includeContext.
+	Hints          []string `json:"hints,omitempty"`
+	IncludeContext string   `json:"includeContext,omitempty"`
 
 	// A chat answer: its text, the tools it asked for, why it stopped, its
 	// tokens, its time to first token and duration, its cost.
