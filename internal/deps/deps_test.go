@@ -60,6 +60,7 @@ var (
 			"internal/tui/prompts", "internal/tui/info", "internal/tui/checkpane", "internal/tui/skillspane", "internal/tui/requestspane", "internal/tui/rootspane"},
 		"internal/rows": {"internal/tui", "internal/cli"},
 		"internal/chat": {"internal/tui", "internal/cli", "internal/daemon"},
+		"internal/eval": {"internal/tui", "internal/cli", "internal/daemon", "internal/live", "internal/collection"},
 	}
 	// testOnly packages are imported by tests alone.
 	testOnly = []string{"internal/mcptest", "internal/auth/authtest", "internal/record/redacttest"}
@@ -72,6 +73,7 @@ var (
 		"internal/rows":      {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/llm":       {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/chat":      {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
+		"internal/eval":      {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 	}
 )
 
