@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/otlp"
@@ -29,12 +30,18 @@ type ConnOptions struct {
 
 	Roots         []string
 	SamplingReply string
-	Elicit        string
-	ElicitFields  []string
-	JSON          bool
-	Verbose       bool
-	Record        string
-	NoRedact      bool
+	// SamplingModel answers sampling with a model (PROVIDER:MODEL), at
+	// SamplingModelURL, else at ModelURL: the URL of the command's own
+	// model (mcpi chat's --model-url, which that command declares).
+	SamplingModel    string
+	SamplingModelURL string
+	ModelURL         string
+	Elicit           string
+	ElicitFields     []string
+	JSON             bool
+	Verbose          bool
+	Record           string
+	NoRedact         bool
 	// OTLPEndpoint is where the session's spans and duration metric go
 	// as it runs (--otlp-endpoint): an OTLP/HTTP receiver.
 	OTLPEndpoint string
@@ -52,7 +59,9 @@ type ConnOptions struct {
 	// run in a live session, it sends it along.
 	readsStdin bool
 	roots      []mcp.Root
-	verbose    func(format string, args ...any)
+	// sampler answers sampling with --sampling-model's model.
+	sampler *chat.Sampler
+	verbose func(format string, args ...any)
 	// recorder is the command's trace: the file of --record, and what
 	// --otlp-endpoint's spans are made from (without --record it writes
 	// no file); exporter sends those spans.
@@ -134,6 +143,7 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 	end := flagGroup(cmd, groupArgs)
 	f.StringArrayVar(&o.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
 	f.StringVar(&o.SamplingReply, "sampling-reply", "", "answer sampling requests with this text, or @FILE holding a CreateMessageResult")
+	addSamplingModelFlags(cmd, o)
 	f.StringVar(&o.Elicit, "elicit", "", "answer elicitation requests: accept, decline or cancel")
 	f.StringArrayVar(&o.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE or KEY:=JSON (repeatable)")
 	end()
@@ -266,6 +276,9 @@ func (o *ConnOptions) validate() error {
 	if len(o.ElicitFields) > 0 && o.Elicit == "" {
 		o.Elicit = mcp.ElicitAccept
 	}
+	if err := o.validateSamplingModel(); err != nil {
+		return err
+	}
 	for _, r := range o.Roots {
 		root, err := roots.ParseIn(r, o.IO.WorkDir())
 		if err != nil {
@@ -294,6 +307,7 @@ func (o *ConnOptions) open(ctx context.Context, hk connHooks) (*session.Client, 
 	if err != nil {
 		return nil, err
 	}
+	o.tapSampling(tap)
 	ch := &cliHandler{o: o, say: say, rootsAsked: make(chan struct{})}
 	c, err := o.Target.connect(ctx, o.sessionOptions(hk, ch, say), tap)
 	if err != nil {

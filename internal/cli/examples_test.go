@@ -83,6 +83,8 @@ var examples = []example{
 	{group: "tour", cmd: "mcpi resources http://127.0.0.1:8080/mcp --json"},
 	{group: "tour", cmd: "mcpi templates http://127.0.0.1:8080/mcp --json"},
 	{group: "tour", cmd: "mcpi prompts http://127.0.0.1:8080/mcp --json"},
+	// What a host's model would see: no model is called.
+	{group: "tour", cmd: "mcpi chat --model ollama:qwen3 --host claude-code --show-tools -- mcpi demo-server"},
 	// The configuration the examples assume: a server named github (the
 	// demo server, in the working directory's .mcp.json).
 	{group: "tour", cmd: "mcpi servers"},
@@ -215,6 +217,7 @@ var examples = []example{
 
 	// Not run here.
 	{cmd: "mcpi check https://example.com/mcp --sarif > mcp.sarif", skip: "a remote URL"},
+	{cmd: "mcpi chat --model openai:gpt-4.1 --prompt 'add 2 and 3' --approve all -- mcpi demo-server", skip: "needs a model provider: a key and the network (the tests use fake providers)"},
 	{cmd: `mcpi check https://example.com/mcp --bearer "$TOKEN"`, skip: "a remote URL and a real token"},
 	{cmd: "mcpi snapshot https://example.com/mcp --ignore /serverInfo/version", skip: "a remote URL"},
 	{cmd: "mcpi app-info show-chart --json https://example.com/mcp", skip: "a remote URL"},

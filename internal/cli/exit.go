@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
+	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/skills"
@@ -29,6 +30,7 @@ const (
 	ExitVerify      ExitCode = 7   // a skill's file is not what the server listed (size, digest, frontmatter)
 	ExitEnvironment ExitCode = 9   // mcpi check could not check what the server's environment hid
 	ExitNoApp       ExitCode = 10  // app-info, app: the tool has no MCP App
+	ExitModel       ExitCode = 11  // chat, eval, --sampling-model: the model's provider failed (no key, refused, rate limited, the stream broke)
 	ExitInterrupted ExitCode = 130 // interrupted (Ctrl-C)
 )
 
@@ -73,6 +75,8 @@ func exitCodeFor(err error) ExitCode {
 		return se.code
 	case errors.Is(err, errNoApp):
 		return ExitNoApp
+	case errors.As(err, new(*llm.Error)):
+		return ExitModel
 	case errors.As(err, &fe), errors.As(err, new(*daemon.UsageError)):
 		return ExitUsage
 	case errors.As(err, new(*daemon.EndedError)):
@@ -150,6 +154,8 @@ const (
 	KindListingIncomplete = "listing_incomplete"     // the server's cursors cut a listing short
 	KindSurfaceBreaks     = "breaking_change"        // mcpi diff found a change --fail-on fails on
 	KindNoApp             = "no_app"                 // app-info, app: the tool has no MCP App (exit 10)
+	KindModel             = "model_failed"           // the model's provider failed (exit 11)
+	KindBudget            = "budget_spent"           // chat: --max-turns, --max-tokens or --max-cost stopped the model (exit 1)
 	KindError             = "error"                  // anything else
 )
 
@@ -157,7 +163,7 @@ const (
 var errorKinds = []string{KindUsage, KindToolNotFound, KindToolError, KindProtocol, KindCapability,
 	KindUnreachable, KindRefused, KindDisconnected, KindTimeout, KindAuth, KindVerify, KindInterrupted,
 	KindTaskCancelled, KindSessionEnded, KindServerRequest, KindCheckFailed, KindCheckEnvironment, KindReplayDiffers,
-	KindNothingVerified, KindListingIncomplete, KindSurfaceBreaks, KindNoApp, KindError}
+	KindNothingVerified, KindListingIncomplete, KindSurfaceBreaks, KindNoApp, KindModel, KindBudget, KindError}
 
 // kindError gives an error its kind where the type alone does not say it.
 type kindError struct {
@@ -188,6 +194,8 @@ func errorKind(err error) string {
 		return se.kind
 	}
 	switch {
+	case errors.As(err, new(*llm.Error)):
+		return KindModel
 	case errors.As(err, new(*FlagError)), errors.As(err, new(*daemon.UsageError)):
 		return KindUsage
 	case errors.As(err, new(*daemon.EndedError)):

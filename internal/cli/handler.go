@@ -38,7 +38,7 @@ var _ daemon.Answerer = (*cliHandler)(nil)
 func (h *cliHandler) Answers(kind daemon.Kind) bool {
 	switch kind {
 	case daemon.KindSampling:
-		return h.o.SamplingReply != ""
+		return h.o.SamplingReply != "" || h.o.sampler != nil
 	case daemon.KindElicit:
 		return h.o.Elicit != ""
 	}
@@ -94,8 +94,17 @@ func (h *cliHandler) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
 	return &mcp.ListRootsResult{Roots: roots}, nil
 }
 
-// CreateMessage answers sampling from --sampling-reply or the terminal.
+// CreateMessage answers sampling from --sampling-reply, --sampling-model
+// or the terminal.
 func (h *cliHandler) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	if s := h.o.sampler; s != nil {
+		h.o.verbose("answering sampling/createMessage with %s", s.Spec())
+		res, err := s.CreateMessage(ctx, req)
+		if err != nil {
+			h.o.verbose("sampling: %s", oneLine(err.Error()))
+		}
+		return res, err
+	}
 	if reply := h.o.SamplingReply; reply != "" {
 		if file, ok := strings.CutPrefix(reply, "@"); ok {
 			return readSamplingFile(h.o.IO, file)
@@ -103,7 +112,7 @@ func (h *cliHandler) CreateMessage(ctx context.Context, req *mcp.CreateMessagePa
 		return textReply(reply), nil
 	}
 	if !h.interactive() {
-		return nil, notInteractive("sampling", "--sampling-reply")
+		return nil, notInteractive("sampling", "--sampling-reply or --sampling-model")
 	}
 	h.askMu.Lock()
 	defer h.askMu.Unlock()

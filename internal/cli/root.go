@@ -84,6 +84,7 @@ func subcommands(f *Factory) []struct {
 		{"read", func() *cobra.Command { return NewCmdRead(f, nil) }},
 		{"app-info", func() *cobra.Command { return NewCmdAppInfo(f, nil) }},
 		{"app", func() *cobra.Command { return NewCmdApp(f, nil) }},
+		{"chat", func() *cobra.Command { return NewCmdChat(f, nil) }},
 		{"prompt", func() *cobra.Command { return NewCmdPrompt(f, nil) }},
 		{"complete", func() *cobra.Command { return NewCmdComplete(f, nil) }},
 		{"ping", func() *cobra.Command { return NewCmdPing(f, nil) }},

@@ -387,7 +387,7 @@ func TestAttachedClientThatDoesNotRead(t *testing.T) {
 // either belongs to the connection (refused next to --session: the session
 // made it) or to the command; a new flag must be put on one side.
 func TestEveryFlagIsConnectionOrCommand(t *testing.T) {
-	perCommand := map[string]bool{"force": true, "sampling-reply": true, "elicit": true, "elicit-field": true,
+	perCommand := map[string]bool{"force": true, "sampling-reply": true, "sampling-model": true, "sampling-model-url": true, "elicit": true, "elicit-field": true,
 		"json": true, "verbose": true, "session": true}
 	conn := map[string]bool{}
 	for _, n := range connectionFlags {

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+)
+
+const chatKey = "sk-chat-secret-0123456789"
+
+// TestChatPrompt: mcpi chat --prompt against a fake OpenAI provider (the
+// official SDK pointed at it) and the demo server: the model's tool call
+// runs (--approve all), its result goes back, the answer is printed; --json
+// is one document with every turn and call; the trace has the model's
+// turns; the key is nowhere in what mcpi wrote.
+func TestChatPrompt(t *testing.T) {
+	fake := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat,
+		mcptest.LLMTurn{Text: "Adding.", Calls: []mcptest.LLMCall{{ID: "call_1", Name: "add", Args: `{"a":2,"b":3}`}}},
+		mcptest.LLMTurn{Text: "It is 5."},
+		mcptest.LLMTurn{Calls: []mcptest.LLMCall{{ID: "call_2", Name: "add", Args: `{"a":1,"b":1}`}}},
+		mcptest.LLMTurn{Text: "It is 2."})
+	t.Setenv("OPENAI_API_KEY", chatKey)
+	trace := filepath.Join(t.TempDir(), "chat.jsonl")
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1", "--model-url", fake.URL, "--prompt", "add 2 and 3",
+		"--approve", "all", "--record", trace, "-v")...)
+	if code != ExitOK || !strings.Contains(out, "It is 5.") || !strings.Contains(errOut, "→ add") || !strings.Contains(errOut, "done · 2 turns · 1 tool calls") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	b, _ := os.ReadFile(trace)
+	for _, want := range []string{`"type":"model"`, `"op":"chat"`, `"op":"execute_tool"`, `"name":"add"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the trace lacks %s", want)
+		}
+	}
+	code, out, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1", "--model-url", fake.URL, "--prompt", "add 1 and 1", "--approve", "all", "--json")...)
+	var rep chatReport
+	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Stop != "done" || rep.Text != "It is 2." || len(rep.Calls) != 1 || rep.Calls[0].Tool != "add" || len(rep.Turns) != 2 {
+		t.Fatalf("--json: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, s := range []string{out, errOut, string(b)} {
+		if strings.Contains(s, chatKey) {
+			t.Fatalf("the key is in mcpi's output: %s", s)
+		}
+	}
+	// The fake saw the key: it went to the provider, and only there.
+	if h := fake.Requests()[0].Header.Get("Authorization"); h != "Bearer "+chatKey {
+		t.Errorf("the provider got Authorization %q", h)
+	}
+}
+
+// TestChatOutcomes: a refused key is exit 11 with the variable named and
+// the key not echoed; without --approve nobody allows a call and the model
+// is told; a budget stops the model with exit 1; --show-tools prints what a
+// host's model sees and calls no model.
+func TestChatOutcomes(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", chatKey)
+	refused := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, mcptest.LLMTurn{Status: http.StatusUnauthorized})
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1", "--model-url", refused.URL, "--prompt", "hi")...)
+	if code != ExitModel || !strings.Contains(errOut, "OPENAI_API_KEY") || strings.Contains(out+errOut, chatKey) {
+		t.Errorf("a refused key: exit %d\n%s\n%s", code, out, errOut)
+	}
+	denied := mcptest.NewFakeLLM(t, mcptest.LLMAnthropic,
+		mcptest.LLMTurn{Calls: []mcptest.LLMCall{{ID: "c1", Name: "delete_file", Args: `{"path":"/tmp/x"}`}}},
+		mcptest.LLMTurn{Text: "I could not."})
+	t.Setenv("ANTHROPIC_API_KEY", chatKey)
+	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "anthropic:claude-test", "--model-url", denied.URL, "--prompt", "delete it", "--approve", "destructive")...)
+	if code != ExitOK || !strings.Contains(errOut, "✗ refused delete_file") {
+		t.Errorf("a destructive call with nobody to ask: exit %d\n%s", code, errOut)
+	}
+	if body := string(denied.Requests()[1].Body); !strings.Contains(body, "refused") {
+		t.Errorf("the model was not told: %s", body)
+	}
+	var loop []mcptest.LLMTurn
+	for range 3 {
+		loop = append(loop, mcptest.LLMTurn{Calls: []mcptest.LLMCall{{ID: "c", Name: "echo", Args: `{"text":"again"}`}}})
+	}
+	looping := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, loop...)
+	code, out, _ = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1", "--model-url", looping.URL, "--prompt", "loop", "--approve", "all", "--max-turns", "2", "--json")...)
+	if code != ExitToolError || !strings.Contains(out, `"stop":"max-turns"`) {
+		t.Errorf("--max-turns: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "", with(peerArgs("demo"), "chat", "--show-tools", "--host", "claude-code")...)
+	if code != ExitOK || !strings.Contains(out, "mcp__mcpi-demo__add") || !strings.Contains(out, "host claude-code") {
+		t.Errorf("--show-tools: exit %d\n%s", code, out)
+	}
+	if code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--show-tools", "--host", "nosuch")...); code != ExitUsage || !strings.Contains(errOut, "claude-code") {
+		t.Errorf("--host nosuch: exit %d %s", code, errOut)
+	}
+	if code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1")...); code != ExitUsage || !strings.Contains(errOut, "--prompt") {
+		t.Errorf("no prompt off a terminal: exit %d %s", code, errOut)
+	}
+}

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+)
+
+const samplingKey = "sk-sampling-test-key-0123456789"
+
+// fakeModel starts a fake provider of format f and returns the spec and
+// URL flags that name it; the key is in the environment.
+func fakeModel(t *testing.T, f mcptest.LLMFormat, turns ...mcptest.LLMTurn) (*mcptest.FakeLLM, []string) {
+	t.Helper()
+	fake := mcptest.NewFakeLLM(t, f, turns...)
+	spec := map[mcptest.LLMFormat]string{mcptest.LLMAnthropic: "anthropic:claude-test", mcptest.LLMOpenAIChat: "openai:gpt-test", mcptest.LLMOpenAIResponses: "openai-responses:gpt-test"}[f]
+	return fake, []string{"--sampling-model", spec, "--sampling-model-url", fake.URL}
+}
+
+// TestSamplingModel: mcpi call answers the demo server's sampling with the
+// model of --sampling-model, in each format and both eras: the answer is
+// in the tool's result, the model's turns are in the trace, and the key
+// is in no output (stdout, -v's stderr, the trace).
+func TestSamplingModel(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", samplingKey)
+	t.Setenv("OPENAI_API_KEY", samplingKey)
+	for _, peer := range []string{"demo", "demo:modern"} {
+		for _, f := range []mcptest.LLMFormat{mcptest.LLMAnthropic, mcptest.LLMOpenAIChat, mcptest.LLMOpenAIResponses} {
+			fake, flags := fakeModel(t, f, mcptest.LLMTurn{Text: "The model says Paris."})
+			trace := filepath.Join(t.TempDir(), "t.jsonl")
+			args := with(peerArgs(peer), append([]string{"call", "sample", "prompt=Capital of France?", "-v", "--record", trace}, flags...)...)
+			code, out, errOut := runCLI(t, "", args...)
+			if code != ExitOK || !strings.Contains(out, "The model says Paris.") || !strings.Contains(out, "-fake") {
+				t.Fatalf("%s %v: exit %d\nstdout: %s\nstderr: %s", peer, f, code, out, errOut)
+			}
+			data, err := os.ReadFile(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), `"purpose":"sampling"`) || !strings.Contains(string(data), "The model says Paris.") {
+				t.Errorf("%s %v: the trace lacks the sampling turn:\n%s", peer, f, data)
+			}
+			if !strings.Contains(errOut, "answering sampling/createMessage with") {
+				t.Errorf("%s %v: -v does not say the model answers:\n%s", peer, f, errOut)
+			}
+			for name, s := range map[string]string{"stdout": out, "stderr": errOut, "trace": string(data)} {
+				if strings.Contains(s, samplingKey) || strings.Contains(s, samplingKey[:16]) {
+					t.Errorf("%s %v: the key is in %s", peer, f, name)
+				}
+			}
+			if len(fake.Requests()) != 1 {
+				t.Errorf("%s %v: %d requests to the provider", peer, f, len(fake.Requests()))
+			}
+		}
+	}
+}
+
+// TestSamplingModelFails: a provider that fails, or stalls past
+// --timeout, makes mcpi answer the server with an error saying the model
+// failed; the command ends, and the key is in no output.
+func TestSamplingModelFails(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", samplingKey)
+	for _, tc := range []struct {
+		name string
+		turn mcptest.LLMTurn
+		want string
+	}{
+		{"401 echoing the key", mcptest.LLMTurn{Status: 401, Body: `{"type":"error","error":{"type":"authentication_error","message":"bad key ` + samplingKey + `"}}`}, "refused the key"},
+		{"stall", mcptest.LLMTurn{Stall: true}, "no answer within 2s"},
+	} {
+		_, flags := fakeModel(t, mcptest.LLMAnthropic, tc.turn)
+		args := with(peerArgs("demo"), append([]string{"call", "sample", "prompt=hi", "-v", "--timeout", "2s"}, flags...)...)
+		code, out, errOut := runCLI(t, "", args...)
+		all := out + errOut
+		if code == ExitOK || !strings.Contains(all, "the model anthropic:claude-test failed") || !strings.Contains(all, tc.want) {
+			t.Errorf("%s: exit %d\nstdout: %s\nstderr: %s", tc.name, code, out, errOut)
+		}
+		if strings.Contains(all, samplingKey[:16]) {
+			t.Errorf("%s: the key is in the output", tc.name)
+		}
+	}
+}
+
+// TestSamplingModelFlags: --sampling-model is refused with
+// --sampling-reply, with a bad spec, or without its key, before the server
+// is started.
+func TestSamplingModelFlags(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	demo := peerArgs("demo")
+	for _, tc := range []cliCase{
+		{name: "both answers", args: with(demo, "call", "sample", "prompt=hi", "--sampling-model", "ollama:qwen3", "--sampling-reply", "x"), code: ExitUsage, stderr: []string{"--sampling-model and --sampling-reply"}},
+		{name: "bad spec", args: with(demo, "call", "sample", "prompt=hi", "--sampling-model", "gpt-4"), code: ExitUsage, stderr: []string{"--sampling-model", "PROVIDER:MODEL"}},
+		{name: "no key", args: with(demo, "tools", "--sampling-model", "anthropic:claude-x"), code: ExitUsage, stderr: []string{"ANTHROPIC_API_KEY"}},
+		{name: "compat needs a URL", args: with(demo, "tools", "--sampling-model", "compat:m"), code: ExitUsage, stderr: []string{"--sampling-model-url"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkCase(t, tc) })
+	}
+}
