@@ -2,12 +2,14 @@ package cli
 
 import (
 	"cmp"
+	"context"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/llm"
+	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -46,4 +48,14 @@ func (o *ConnOptions) tapSampling(tap transport.Tap) {
 	if o.sampler != nil && o.sampler.Options.Tap == nil {
 		o.sampler.Options.Tap = tap
 	}
+}
+
+// sessionSampler is how a live session's daemon answers the sampling
+// requests no command answers and no person answers first: with
+// session start's --sampling-model (nil without one).
+func (o *ConnOptions) sessionSampler() func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	if o.sampler == nil {
+		return nil
+	}
+	return o.sampler.CreateMessage
 }

@@ -99,3 +99,27 @@ func TestSamplingModelFlags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { checkCase(t, tc) })
 	}
 }
+
+// TestSessionSamplingModel: a live session started with --sampling-model
+// answers with the model the sampling of a command that gives no answer
+// of its own; a command's own --sampling-reply still answers its own.
+func TestSessionSamplingModel(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", samplingKey)
+	dir := liveDir(t)
+	fake, flags := fakeModel(t, mcptest.LLMAnthropic, mcptest.LLMTurn{Text: "The session's model answers."})
+	startSession(t, dir, "sm", append(flags, peerArgs("demo")...)...)
+	code, out, errOut := runLive(t, dir, nil, "call", "sample", "prompt=hi", "--session", "sm")
+	if code != ExitOK || !strings.Contains(out, "The session's model answers.") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	code, out, errOut = runLive(t, dir, nil, "call", "sample", "prompt=hi", "--session", "sm", "--sampling-reply", "by hand")
+	if code != ExitOK || !strings.Contains(out, "by hand") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Errorf("%d requests to the provider, want 1", n)
+	}
+	if strings.Contains(out+errOut, samplingKey[:16]) {
+		t.Error("the key is in the output")
+	}
+}

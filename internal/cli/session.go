@@ -281,6 +281,7 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 	fl := cmd.Flags()
 	end := flagGroup(cmd, groupArgs)
 	fl.StringArrayVar(&opts.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
+	addSamplingModelFlags(cmd, &opts.ConnOptions)
 	end()
 	end = flagGroup(cmd, groupOutput)
 	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
@@ -604,7 +605,7 @@ func sessionDaemonRun(ctx context.Context, opts *SessionDaemonOptions) error {
 	err := daemon.Serve(ctx, daemon.Config{
 		Name: cfg.Name, Dir: cfg.Dir, Target: targetText(o), Idle: so.Idle, Restart: so.Restart,
 		ParkedCount: so.ParkedCount, ParkedBytes: so.ParkedBytes, LogBytes: so.LogBytes,
-		Roots: o.roots, Secrets: o.secretValues(),
+		Roots: o.roots, Secrets: o.secretValues(), Sample: o.sessionSampler(),
 		Say: errOut, Log: opts.IO.ErrData(),
 		Open: func(ctx context.Context, hk daemon.Hooks) (*session.Client, error) {
 			return o.open(ctx, connHooks{handler: hk.Handler, tap: hk.Tap, notified: hk.OnNotification, warned: hk.OnWarning, maxServerRequests: hk.MaxServerRequests})

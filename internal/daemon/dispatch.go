@@ -29,6 +29,9 @@ type Dispatcher struct {
 	logf func(format string, args ...any)
 	// hub tells the tails what becomes of each parked request (nil: none).
 	hub *Hub
+	// sample answers a parked sampling request with the session's model,
+	// unless a person answers it first (nil: only a person).
+	sample func(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 }
 
 var _ session.Handler = (*Dispatcher)(nil)
@@ -177,6 +180,15 @@ func (d *Dispatcher) park(ctx context.Context, p *Parked) (any, error) {
 	d.hub.parked(p, ParkedWaiting)
 	for _, w := range watchers {
 		go w.ask(p)
+	}
+	if p.Sampling != nil && d.sample != nil {
+		// The model races the people: the first answer is the one the
+		// server gets, and once it is given (or the request withdrawn)
+		// ctx ends the model's turn.
+		go func() {
+			res, err := d.sample(ctx, p.Sampling)
+			d.board.Answer(p.ID, res, err)
+		}()
 	}
 	for _, s := range told {
 		if h := s.Answerer(); h != nil {

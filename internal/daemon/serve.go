@@ -56,6 +56,10 @@ type Config struct {
 	// says after, within LogBytes.
 	Say io.Writer
 	Log io.Writer
+	// Sample answers the server's sampling requests that no command
+	// answers, unless a person answers first (mcpi answer, an attached
+	// TUI): session start --sampling-model. Nil: they wait for a person.
+	Sample func(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 	// Open connects to the server with the daemon's hooks: at the start,
 	// and again for each --restart.
 	Open func(ctx context.Context, hooks Hooks) (*session.Client, error)
@@ -81,7 +85,7 @@ func Serve(ctx context.Context, cfg Config) error {
 		ended: make(chan struct{}), gone: make(chan struct{}), swapped: make(chan struct{}),
 		restartMax: cfg.Restart, log: lf, dir: cfg.Dir, idle: cfg.Idle}
 	board := NewBoard(cfg.ParkedCount, cfg.ParkedBytes)
-	h.disp = &Dispatcher{roots: cfg.Roots, name: cfg.Name, board: board, logf: dlog.Printf}
+	h.disp = &Dispatcher{roots: cfg.Roots, name: cfg.Name, board: board, logf: dlog.Printf, sample: cfg.Sample}
 	h.hub = &Hub{redact: record.NewRedactor(cfg.Secrets)}
 	h.disp.hub = h.hub
 	hooks := Hooks{Handler: h.disp, Tap: h.hub.Tap(), OnWarning: dlog.Warning,
