@@ -59,9 +59,11 @@ type ConnOptions struct {
 	// run in a live session, it sends it along.
 	readsStdin bool
 	roots      []mcp.Root
-	// sampler answers sampling with --sampling-model's model.
-	sampler *chat.Sampler
-	verbose func(format string, args ...any)
+	// sampler answers sampling with --sampling-model's model; samplingTap
+	// is the connection's tap, which sees the model's turns.
+	sampler     *chat.Sampler
+	samplingTap transport.Tap
+	verbose     func(format string, args ...any)
 	// recorder is the command's trace: the file of --record, and what
 	// --otlp-endpoint's spans are made from (without --record it writes
 	// no file); exporter sends those spans.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/schema"
@@ -28,6 +29,10 @@ type cliHandler struct {
 
 	askMu sync.Mutex // one question on the terminal at a time
 	in    *bufio.Reader
+
+	// models answer the sampling of mcpi test's steps that name one.
+	modelsMu sync.Mutex
+	models   map[string]*chat.Sampler
 }
 
 var _ daemon.Answerer = (*cliHandler)(nil)

@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -33,21 +34,57 @@ func (o *ConnOptions) validateSamplingModel() error {
 	if o.SamplingReply != "" {
 		return flagErrorf("--sampling-model and --sampling-reply both answer sampling: give one")
 	}
-	p, err := llm.Parse(o.SamplingModel, llm.Options{HTTPClient: transport.NewHTTPClient(o.Target.httpTransport, transport.EgressPolicy{}), BaseURL: cmp.Or(o.SamplingModelURL, o.ModelURL)})
+	s, err := o.newSampler(o.SamplingModel)
 	if err != nil {
-		return flagErrorf("--sampling-model: %s", strings.ReplaceAll(err.Error(), "--model-url", "--sampling-model-url"))
+		return flagErrorf("--sampling-model: %s", err)
 	}
-	o.sampler = &chat.Sampler{Model: p, Options: chat.SampleOptions{Timeout: o.Target.Timeout}}
+	o.sampler = s
 	return nil
+}
+
+// newSampler makes a sampler of model spec at --sampling-model-url (else
+// the command's --model-url), bound by --timeout, its turns on the
+// connection's tap.
+func (o *ConnOptions) newSampler(spec string) (*chat.Sampler, error) {
+	p, err := llm.Parse(spec, llm.Options{HTTPClient: transport.NewHTTPClient(o.Target.httpTransport, transport.EgressPolicy{}), BaseURL: cmp.Or(o.SamplingModelURL, o.ModelURL)})
+	if err != nil {
+		return nil, errors.New(strings.ReplaceAll(err.Error(), "--model-url", "--sampling-model-url"))
+	}
+	return &chat.Sampler{Model: p, Options: chat.SampleOptions{Timeout: o.Target.Timeout, Tap: o.samplingTap}}, nil
 }
 
 // tapSampling makes the model's turns events of the connection's tap (the
 // trace, --otlp-endpoint, a session's tails), once: a session's restarted
 // server goes on with the same tap.
 func (o *ConnOptions) tapSampling(tap transport.Tap) {
+	if o.samplingTap == nil {
+		o.samplingTap = tap
+	}
 	if o.sampler != nil && o.sampler.Options.Tap == nil {
 		o.sampler.Options.Tap = tap
 	}
+}
+
+// SampleWith answers sampling with the model a step of mcpi test names
+// (answers: {sampling: {model: PROVIDER:MODEL}}): one provider per spec,
+// made when first named.
+func (h *cliHandler) SampleWith(ctx context.Context, spec string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	h.modelsMu.Lock()
+	s, ok := h.models[spec]
+	if !ok {
+		var err error
+		if s, err = h.o.newSampler(spec); err != nil {
+			h.modelsMu.Unlock()
+			return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "sampling: " + err.Error()}
+		}
+		if h.models == nil {
+			h.models = map[string]*chat.Sampler{}
+		}
+		h.models[spec] = s
+	}
+	h.modelsMu.Unlock()
+	h.o.verbose("answering sampling/createMessage with %s (the step's answers)", spec)
+	return s.CreateMessage(ctx, req)
 }
 
 // sessionSampler is how a live session's daemon answers the sampling

@@ -123,3 +123,27 @@ func TestSessionSamplingModel(t *testing.T) {
 		t.Error("the key is in the output")
 	}
 }
+
+// TestCollectionSamplingModel: a step of mcpi test whose answers name a
+// model has its sampling answered by it (the URL from
+// --sampling-model-url); a model that fails fails the step, saying so.
+func TestCollectionSamplingModel(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", samplingKey)
+	fake := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, mcptest.LLMTurn{Text: "four, says the model"}, mcptest.LLMTurn{Status: 400})
+	path := writeCollection(t, `steps:
+  - call: sample
+    args: {prompt: "2+2?"}
+    answers: {sampling: {model: "openai:gpt-test"}}
+    expect: {text: {contains: "four, says the model"}}
+  - call: sample
+    args: {prompt: "2+2?"}
+    answers: {sampling: {model: "openai:gpt-test"}}
+`)
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path, "--sampling-model-url", fake.URL)...)
+	if code == ExitOK || !strings.Contains(out, "1 passed, 1 failed") || !strings.Contains(out, "the model openai:gpt-test failed") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, samplingKey[:16]) {
+		t.Error("the key is in the output")
+	}
+}

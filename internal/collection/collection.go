@@ -136,14 +136,47 @@ type Completion struct {
 // Answers are what mcpi answers the server's requests with while a step
 // runs.
 type Answers struct {
-	// Sampling is the text of the reply to sampling/createMessage.
-	Sampling string `yaml:"sampling"`
+	// Sampling is the text of the reply to sampling/createMessage
+	// (sampling: TEXT); SamplingModel the model that answers it instead
+	// (sampling: {model: PROVIDER:MODEL}).
+	Sampling      string `yaml:"-"`
+	SamplingModel string `yaml:"-"`
 	// Elicit is the action of the answer to elicitation/create: accept,
 	// decline or cancel; Fields the content of an accepted one.
 	Elicit string         `yaml:"elicit"`
 	Fields map[string]any `yaml:"fields"`
 	// Roots answer roots/list: directories or file:// URIs.
 	Roots []string `yaml:"roots"`
+}
+
+// UnmarshalYAML reads answers whose sampling is a text or a model.
+func (a *Answers) UnmarshalYAML(n *yaml.Node) error {
+	type plain Answers
+	var raw struct {
+		plain    `yaml:",inline"`
+		Sampling yaml.Node `yaml:"sampling"`
+	}
+	if err := n.Decode(&raw); err != nil {
+		return err
+	}
+	*a = Answers(raw.plain)
+	switch s := &raw.Sampling; s.Kind {
+	case 0:
+	case yaml.MappingNode:
+		var m struct {
+			Model string `yaml:"model"`
+		}
+		if err := s.Decode(&m); err != nil {
+			return err
+		}
+		if m.Model == "" {
+			return fmt.Errorf("line %d: answers: sampling: give a text, or the model that answers: {model: PROVIDER:MODEL}", s.Line)
+		}
+		a.SamplingModel = m.Model
+	default:
+		return s.Decode(&a.Sampling)
+	}
+	return nil
 }
 
 // Expect are the expectations on a step's result; the zero value expects

@@ -57,6 +57,7 @@ func (s *Step) Expand(v Vars) (*Step, error) {
 	if s.Answers != nil {
 		a := *s.Answers
 		a.Sampling = e.str(a.Sampling)
+		a.SamplingModel = e.str(a.SamplingModel)
 		a.Roots = nil
 		for _, r := range s.Answers.Roots {
 			a.Roots = append(a.Roots, e.str(r))

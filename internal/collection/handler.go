@@ -62,9 +62,31 @@ func (h *Handler) problem(f Failure) {
 	h.problems = append(h.problems, f)
 }
 
-// CreateMessage answers with the step's sampling text.
+// ModelSampler is a Fallback that answers sampling with a model named by
+// its spec (PROVIDER:MODEL): a step's answers: {sampling: {model: ...}}.
+type ModelSampler interface {
+	SampleWith(ctx context.Context, spec string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+}
+
+// CreateMessage answers with the step's sampling text, or its model; a
+// model that fails fails the step, and the server is told.
 func (h *Handler) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	if a := h.current(); a != nil && a.Sampling != "" {
+	a := h.current()
+	switch {
+	case a != nil && a.SamplingModel != "":
+		ms, ok := h.Fallback.(ModelSampler)
+		if !ok {
+			err := &mcp.RPCError{Code: mcp.CodeInternalError, Message: "sampling: no model can answer here (answers: sampling: model)"}
+			h.problem(Failure{Path: "answers.sampling.model", Message: "answers: " + err.Message})
+			return nil, err
+		}
+		res, err := ms.SampleWith(ctx, a.SamplingModel, req)
+		if err != nil {
+			h.problem(Failure{Path: "answers.sampling.model", Expected: "the model's answer", Actual: safetext.OneLine(err.Error()),
+				Message: "answers: " + safetext.OneLine(err.Error())})
+		}
+		return res, err
+	case a != nil && a.Sampling != "":
 		content, _ := json.Marshal(map[string]string{"type": "text", "text": a.Sampling})
 		return &mcp.CreateMessageResult{Role: "assistant", Content: content, Model: mcp.ReplyModel, StopReason: "endTurn"}, nil
 	}
@@ -160,7 +182,7 @@ func (h *Handler) Answers(kind daemon.Kind) bool {
 	if a := h.current(); a != nil {
 		switch kind {
 		case daemon.KindSampling:
-			if a.Sampling != "" {
+			if a.Sampling != "" || a.SamplingModel != "" {
 				return true
 			}
 		case daemon.KindElicit:

@@ -36,7 +36,7 @@ var (
 		{"complete", &shape{keys: []key{{"prompt", scalar}, {"template", scalar}, {"argument", scalar}, {"value", scalar},
 			{"context", &shape{values: scalar}}}}},
 		{"args", data}, {"params", data},
-		{"answers", &shape{keys: []key{{"sampling", scalar}, {"elicit", scalar}, {"fields", data}, {"roots", scalar}}}},
+		{"answers", &shape{keys: []key{{"sampling", &shape{keys: []key{{"model", scalar}}}}, {"elicit", scalar}, {"fields", data}, {"roots", scalar}}}},
 		{"expect", &shape{keys: []key{
 			{"error", &shape{keys: []key{{"code", scalar}, {"message", matchKeys}}}},
 			{"isError", scalar}, {"text", matchKeys}, {"path", &shape{values: matchKeys}},
