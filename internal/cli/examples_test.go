@@ -51,6 +51,10 @@ type example struct {
 // not expected to end.
 const waitsAfterUpdate = "in a session, a call whose task's input request tasks update answered keeps waiting for the parked request (mcpi pending still lists it) until the session stops"
 
+// needsModel is why an example that calls a model is not run here (mcpi
+// eval's tests run it against fake providers).
+const needsModel = "needs a model provider: a key and the network (the tests use fake providers)"
+
 // exampleTaskID is the placeholder the tasks examples use for a task's id.
 const exampleTaskID = "3f1c..."
 
@@ -215,9 +219,17 @@ var examples = []example{
 	{group: "tasks", cmd: `mcpi tasks update 3f1c... --responses '{"confirm":{"action":"decline"}}' --session modern`},
 	{group: "tasks", cmd: "mcpi session stop modern", setup: true},
 
+	// A snapshot to edit for mcpi eval --tools-from (docs/models.md).
+	{group: "eval", cmd: "mcpi snapshot -o edited.json -- mcpi demo-server"},
+
 	// Not run here.
 	{cmd: "mcpi check https://example.com/mcp --sarif > mcp.sarif", skip: "a remote URL"},
 	{cmd: "mcpi chat --model openai:gpt-4.1 --prompt 'add 2 and 3' --approve all -- mcpi demo-server", skip: "needs a model provider: a key and the network (the tests use fake providers)"},
+	{cmd: "mcpi eval cases.yaml --model anthropic:claude-haiku-4-5,openai:gpt-5.4-mini --runs 10 -- mcpi demo-server", skip: needsModel},
+	{cmd: "mcpi eval cases.yaml --model openai:gpt-5.4-mini --runs 20 --json -- mcpi demo-server > base.json", skip: needsModel},
+	{cmd: "mcpi eval cases.yaml --model openai:gpt-5.4-mini --runs 20 --baseline base.json --markdown -- mcpi demo-server", skip: needsModel},
+	{cmd: "mcpi eval cases.yaml --model openai:gpt-5.4-mini --runs 20 --tools-from edited.json --baseline base.json -- mcpi demo-server", skip: needsModel},
+	{cmd: "mcpi eval cases.yaml --model openai:gpt-5.4-mini --runs 10 --record traces/ -- mcpi demo-server", skip: needsModel},
 	{cmd: `mcpi check https://example.com/mcp --bearer "$TOKEN"`, skip: "a remote URL and a real token"},
 	{cmd: "mcpi snapshot https://example.com/mcp --ignore /serverInfo/version", skip: "a remote URL"},
 	{cmd: "mcpi app-info show-chart --json https://example.com/mcp", skip: "a remote URL"},

@@ -90,6 +90,7 @@ func subcommands(f *Factory) []struct {
 		{"ping", func() *cobra.Command { return NewCmdPing(f, nil) }},
 		{"test", func() *cobra.Command { return NewCmdTest(f, nil) }},
 		{"bench", func() *cobra.Command { return NewCmdBench(f, nil) }},
+		{"eval", func() *cobra.Command { return NewCmdEval(f, nil) }},
 		{"info", func() *cobra.Command { return NewCmdInfo(f, nil) }},
 		{"pending", func() *cobra.Command { return NewCmdPending(f, nil) }},
 		{"answer", func() *cobra.Command { return NewCmdAnswer(f, nil) }},

@@ -124,6 +124,30 @@ func (r *Result) summarize() {
 	})
 }
 
+// Redact passes every text of the report that a model, a server or a
+// provider wrote through clean (the redactor of the command's secrets).
+func (rep *Report) Redact(clean func(string) string) {
+	for _, r := range rep.Results {
+		for i := range r.Failures {
+			r.Failures[i].Detail = clean(r.Failures[i].Detail)
+		}
+		for i := range r.RunDetails {
+			d := &r.RunDetails[i]
+			d.Text, d.Error = clean(d.Text), clean(d.Error)
+			for j := range d.Checks {
+				d.Checks[j].Detail = clean(d.Checks[j].Detail)
+			}
+			for j := range d.Calls {
+				if a := d.Calls[j].Arguments; len(a) > 0 {
+					if b, err := json.Marshal(clean(string(a))); err == nil && clean(string(a)) != string(a) {
+						d.Calls[j].Arguments = b
+					}
+				}
+			}
+		}
+	}
+}
+
 // AllModelErrors reports whether every run failed at the model's
 // provider (and there was a run).
 func (rep *Report) AllModelErrors() bool {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -81,17 +82,15 @@ func half(runs int) []mcptest.LLMTurn {
 	return out
 }
 
-const addCase = `cases:
-  - name: adds
-    prompt: What is 2 + 3? Use the tools.
-    expect:
-      called: [add]
-      args:
-        - tool: add
-          pointer: /a
-          equals: 2
-      text: {contains: "5"}
-`
+// addCase is the case of testdata/adds.yaml: add called with a = 2, and
+// the answer 5.
+var addCase = func() string {
+	b, err := os.ReadFile("testdata/adds.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func mustParse(t *testing.T, s string) []*File {
 	t.Helper()
@@ -231,7 +230,7 @@ cases:
 			mu.Unlock()
 		}
 	})
-	rep := Run(context.Background(), files, Options{Models: []Model{m}, Judge: judge.Provider, Server: chat.SessionServer(c), Tools: tools, Runs: 3, Concurrency: 1,
+	rep := Run(context.Background(), files, Options{Models: []Model{m}, Judges: map[string]llm.Provider{"openai:judge": judge.Provider}, Server: chat.SessionServer(c), Tools: tools, Runs: 3, Concurrency: 1,
 		Trace: func(RunID) (transport.Tap, func() error, error) { return tap, func() error { return nil }, nil }})
 	r := rep.Results[0]
 	if r.Passed != 1 {
