@@ -217,7 +217,13 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 		if base != nil {
 			rep.Compare(base, opts.Baseline)
 		}
-		return opts.report(rep)
+		err = opts.report(rep)
+		if ctx.Err() != nil {
+			// Interrupted: what ran is reported; the runs cut short are
+			// no verdict on the provider or the server.
+			return ctx.Err()
+		}
+		return err
 	})
 }
 

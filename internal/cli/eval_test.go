@@ -137,4 +137,13 @@ func TestEvalOutcomes(t *testing.T) {
 	if body := string(fake.Requests()[0].Body); !strings.Contains(body, "EDITED adds") {
 		t.Errorf("the model was not shown the snapshot's tools: %s", body)
 	}
+
+	// --seed and --temperature reach the provider.
+	fake = mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, evalTurns(1, false)...)
+	code, out, errOut = runCLI(t, "", with(peerArgs("demo"), "eval", cases, "--model", "openai:gpt-test", "--model-url", fake.URL, "--seed", "7", "--temperature", "0.5")...)
+	for _, r := range fake.Requests() {
+		if m := r.JSON(t); code != ExitOK || m["seed"] != 7.0 || m["temperature"] != 0.5 {
+			t.Errorf("--seed 7 --temperature 0.5: exit %d, seed %v, temperature %v\n%s", code, m["seed"], m["temperature"], errOut)
+		}
+	}
 }

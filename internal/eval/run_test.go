@@ -392,3 +392,18 @@ func TestConcurrencyBound(t *testing.T) {
 		t.Errorf("in flight at most %d and %d, want 2", p1.maxSeen, p2.maxSeen)
 	}
 }
+
+// TestRedact: every text a model, a server or a provider wrote in the
+// report crosses the redactor, the arguments of calls too.
+func TestRedact(t *testing.T) {
+	const secret = "hunter2-secret"
+	rep := &Report{Results: []*Result{{Failures: []Failure{{Detail: "saw " + secret}}, RunDetails: []RunResult{{
+		Text: "the secret is " + secret, Error: secret, Checks: []Check{{Detail: secret}},
+		Calls: []Call{{Tool: "echo", Arguments: json.RawMessage(`{"text":"` + secret + `"}`)}, {Tool: "add", Arguments: json.RawMessage(`{"a":1}`)}},
+	}}}}}
+	rep.Redact(func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") })
+	b, _ := json.Marshal(rep)
+	if strings.Contains(string(b), secret) || !strings.Contains(string(b), `"arguments":{"a":1}`) {
+		t.Errorf("%s", b)
+	}
+}
