@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
 )
 
@@ -148,15 +149,18 @@ func (rep *Report) Redact(clean func(string) string) {
 	}
 }
 
-// AllModelErrors reports whether every run failed at the model's
-// provider (and there was a run).
+// AllModelErrors reports whether every run ended with its model's
+// provider failing (and there was a run); a run cut short by the caller
+// (cancelled) is no failure of the provider.
 func (rep *Report) AllModelErrors() bool {
 	n := 0
 	for _, r := range rep.Results {
-		if r.Errors != r.Runs {
-			return false
+		for _, d := range r.RunDetails {
+			if d.Stop != string(chat.StopError) {
+				return false
+			}
+			n++
 		}
-		n += r.Runs
 	}
 	return n > 0
 }

@@ -161,7 +161,7 @@ func (o *Options) runOne(ctx context.Context, f *File, c *Case, m Model, out *Ru
 	if o.Trace != nil {
 		t, end, err := o.Trace(id)
 		if err != nil {
-			out.Stop, out.Error = string(chat.StopError), "the run's trace: "+err.Error()
+			out.Stop, out.Error = "not run", "the run's trace: "+err.Error()
 			return
 		}
 		defer func() {

@@ -407,3 +407,20 @@ func TestRedact(t *testing.T) {
 		t.Errorf("%s", b)
 	}
 }
+
+// TestCancelled: runs cut short by the caller are reported as such, and
+// are no verdict on the provider.
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p := &counting{name: "one"}
+	rep := Run(ctx, mustParse(t, addCase), Options{Models: []Model{{"one:m", p}}, Runs: 3})
+	if rep.AllModelErrors() || rep.Results[0].Passed != 0 || rep.Results[0].Errors != 3 {
+		t.Errorf("%+v", rep.Results[0])
+	}
+	for _, d := range rep.Results[0].RunDetails {
+		if d.Stop != string(chat.StopCancelled) {
+			t.Errorf("run %d: stop %q", d.N, d.Stop)
+		}
+	}
+}
