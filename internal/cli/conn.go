@@ -36,12 +36,15 @@ type ConnOptions struct {
 	SamplingModel    string
 	SamplingModelURL string
 	ModelURL         string
-	Elicit           string
-	ElicitFields     []string
-	JSON             bool
-	Verbose          bool
-	Record           string
-	NoRedact         bool
+	// SamplingApprove is the TUI's --sampling-approve: ask (a person sends
+	// the model's draft) or auto.
+	SamplingApprove string
+	Elicit          string
+	ElicitFields    []string
+	JSON            bool
+	Verbose         bool
+	Record          string
+	NoRedact        bool
 	// OTLPEndpoint is where the session's spans and duration metric go
 	// as it runs (--otlp-endpoint): an OTLP/HTTP receiver.
 	OTLPEndpoint string

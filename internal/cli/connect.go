@@ -98,6 +98,7 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	fl := cmd.Flags()
 	end := flagGroup(cmd, groupArgs)
 	fl.StringArrayVar(&opts.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
+	addTUISamplingFlags(cmd, &opts.ConnOptions)
 	end()
 	end = flagGroup(cmd, groupOutput)
 	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
@@ -176,6 +177,7 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		CollectionServer: o.collectionServer(),
 		Mouse:            opts.Mouse,
 		Check:            checkFunc(o.Target),
+		Sampling:         o.tuiSampling(),
 		// alt+r writes what --record would.
 		TraceHeader:  o.traceHeader(),
 		TraceOptions: o.traceOptions(),
@@ -249,6 +251,7 @@ func (o *ConnOptions) tuiDial(ctx context.Context, h tui.Hooks) (*session.Client
 		taps = append(taps, o.recorder)
 	}
 	taps = append(taps, h.Tap)
+	o.tapSampling(transport.MultiTap(taps...))
 	// TRACEPARENT reaches the TUI's requests as it does a command's, so
 	// that the wire and the timeline show their trace id.
 	sopts := session.Options{Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning,

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui"
 )
 
 // addSamplingModelFlags declares --sampling-model and its URL,
@@ -28,6 +29,15 @@ func addSamplingModelFlags(cmd *cobra.Command, o *ConnOptions) {
 // --sampling-reply (one answer to sampling), or when its spec or key is
 // wrong, before anything is sent to the server.
 func (o *ConnOptions) validateSamplingModel() error {
+	switch o.SamplingApprove {
+	case "", "ask":
+	case "auto":
+		if o.SamplingModel == "" {
+			return flagErrorf("--sampling-approve auto sends a model's drafts: give the model, --sampling-model PROVIDER:MODEL")
+		}
+	default:
+		return flagErrorf("invalid --sampling-approve %q: want ask or auto", o.SamplingApprove)
+	}
 	if o.SamplingModel == "" || o.sampler != nil {
 		return nil
 	}
@@ -95,4 +105,20 @@ func (o *ConnOptions) sessionSampler() func(context.Context, *mcp.CreateMessageP
 		return nil
 	}
 	return o.sampler.CreateMessage
+}
+
+// addTUISamplingFlags declares the TUI's sampling model flags:
+// --sampling-model drafts the replies, --sampling-approve says whether a
+// person sends them.
+func addTUISamplingFlags(cmd *cobra.Command, o *ConnOptions) {
+	addSamplingModelFlags(cmd, o)
+	cmd.Flags().StringVar(&o.SamplingApprove, "sampling-approve", "ask", "with --sampling-model: ask (the model's draft is shown for you to send, edit or refuse) or auto (sent unattended)")
+}
+
+// tuiSampling is the TUI's sampling model (nil without --sampling-model).
+func (o *ConnOptions) tuiSampling() *tui.SamplingModel {
+	if o.sampler == nil {
+		return nil
+	}
+	return &tui.SamplingModel{Name: o.SamplingModel, Draft: o.sampler.CreateMessage, Auto: o.SamplingApprove == "auto"}
 }

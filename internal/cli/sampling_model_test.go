@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,5 +146,20 @@ func TestCollectionSamplingModel(t *testing.T) {
 	}
 	if strings.Contains(out+errOut, samplingKey[:16]) {
 		t.Error("the key is in the output")
+	}
+}
+
+// TestSamplingApproveFlag: --sampling-approve is ask or auto, and auto
+// needs the model whose drafts it sends.
+func TestSamplingApproveFlag(t *testing.T) {
+	for _, tc := range []struct {
+		approve, want string
+	}{{"auto", "give the model"}, {"yes", "want ask or auto"}} {
+		o := &ConnOptions{SamplingApprove: tc.approve}
+		err := o.validateSamplingModel()
+		var fe *FlagError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--sampling-approve %s: got %v, want a usage error saying %q", tc.approve, err, tc.want)
+		}
 	}
 }

@@ -36,20 +36,22 @@ func connectSession(ctx context.Context, opts *ConnectOptions, name string, noCo
 				return nil, err
 			}
 		}
+		opts.tapSampling(h.Tap)
 		rc := daemon.NewRelayConn(c, i, dir, daemon.ClientHooks{Tap: h.Tap, OnPast: h.OnPast, OnRoots: h.OnRoots})
 		sopts := daemon.RelayOptions(i)
 		sopts.Handler, sopts.OnNotification, sopts.OnWarning, sopts.OnHealth = h.Handler, h.OnNotification, h.OnWarning, h.OnHealth
 		return session.Connect(ctx, rc, sopts)
 	}
 	return tui.Run(ctx, tui.Options{
-		Version: Version,
-		Dial:    dial,
-		Target:  "session " + name,
-		Session: name,
-		NoColor: noColor,
-		Roots:   info.Roots,
-		SaveDir: opts.Save,
-		Mouse:   opts.Mouse,
+		Version:  Version,
+		Dial:     dial,
+		Target:   "session " + name,
+		Session:  name,
+		NoColor:  noColor,
+		Roots:    info.Roots,
+		SaveDir:  opts.Save,
+		Mouse:    opts.Mouse,
+		Sampling: opts.tuiSampling(),
 		SetRoots: func(ctx context.Context, roots []mcp.Root) error {
 			return setSessionRoots(ctx, dir, name, roots)
 		},

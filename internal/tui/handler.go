@@ -31,6 +31,8 @@ type handler struct {
 	session string
 	// answers keeps what the person answered, for a call saved as a step.
 	answers *common.AnswerLog
+	// sampling drafts sampling replies with a model (nil: none).
+	sampling *SamplingModel
 }
 
 var _ session.Handler = (*handler)(nil)
@@ -71,9 +73,27 @@ func (h *handler) number(meta json.RawMessage) int {
 	return int(h.nextID.Add(1))
 }
 
-// CreateMessage queues a sampling request and waits for the user.
+// CreateMessage queues a sampling request and waits for the user; with a
+// sampling model, the model's draft is shown for the user to send, edit
+// or refuse, or sent unattended (SamplingModel.Auto).
 func (h *handler) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	rep, err := h.ask(ctx, common.Sampling, req.Meta, func(r *common.Request) { r.Sampling = req })
+	var draft *mcp.CreateMessageResult
+	var draftErr error
+	if s := h.sampling; s != nil {
+		draft, draftErr = s.Draft(ctx, req)
+		if s.Auto {
+			return draft, draftErr
+		}
+	}
+	rep, err := h.ask(ctx, common.Sampling, req.Meta, func(r *common.Request) {
+		r.Sampling = req
+		if h.sampling != nil {
+			r.Draft, r.DraftBy = draft, h.sampling.Name
+			if draftErr != nil {
+				r.DraftErr = draftErr.Error()
+			}
+		}
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,9 @@ type modal struct {
 	req *common.Request
 
 	reply      textarea.Model // sampling
+	// draft is the text of a model's draft the reply starts from; tools
+	// the tools the draft calls.
+	draft, tools string
 	form       *form.Model    // elicitation, form mode
 	notice     common.Notice
 	infoOffset int
@@ -55,6 +58,10 @@ func newModal(c *common.Common, r *common.Request) *modal {
 		ta.KeyMap.LineNext.SetKeys("down")
 		ta.KeyMap.LinePrevious.SetKeys("up")
 		ta.Focus()
+		if r.Draft != nil {
+			m.draft, m.tools = draftText(r.Draft.Content)
+			ta.SetValue(m.draft)
+		}
 		m.reply = ta
 	case r.Elicit != nil && r.Elicit.Mode != "url":
 		m.form = form.New(c, r.Elicit.RequestedSchema)
@@ -140,6 +147,10 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 	case m.req.Kind == common.Sampling:
 		if isKey {
 			switch {
+			case key.Matches(kp, k.Approve) && m.req.Draft != nil && m.reply.Value() == m.draft:
+				// The draft as the model made it: its model, its stop
+				// reason, its tool calls.
+				return m.answer(common.Reply{Sampling: m.req.Draft}, "the model's draft sent")
 			case key.Matches(kp, k.Approve):
 				content, _ := json.Marshal(map[string]string{"type": "text", "text": m.reply.Value()})
 				return m.answer(common.Reply{Sampling: &mcp.CreateMessageResult{
@@ -310,6 +321,7 @@ func (m *modal) View() string {
 	var answer []string
 	switch {
 	case m.req.Kind == common.Sampling:
+		answer = append(answer, m.draftLines(iw)...)
 		answer = append(answer, st.Dim.Render(common.Truncate(`Reply (as model "`+mcp.ReplyModel+`"; no request times out while you answer):`, iw)))
 		answer = append(answer, strings.Split(m.reply.View(), "\n")...)
 	case m.form != nil:
@@ -340,4 +352,48 @@ func (m *modal) View() string {
 	}
 	body = append(body[:min(len(body), ih-1)], m.notice.View(st, iw))
 	return st.Modal.Width(m.width).Height(m.height).Render(common.Fit(strings.Join(body, "\n"), iw, ih))
+}
+
+// draftLines say which model drafted the reply, and how it is sent, or
+// why the model gave no draft.
+func (m *modal) draftLines(w int) []string {
+	st, r := m.c.Styles, m.req
+	var lines []string
+	switch {
+	case r.DraftErr != "":
+		lines = append(lines, common.Wrap(st.Error.Render("no draft: "+common.Line(r.DraftErr)), w)...)
+	case r.Draft != nil:
+		lines = append(lines, common.Wrap(st.Title.Render("Drafted by "+common.Line(r.DraftBy))+
+			st.Dim.Render(": sent as it is, as model "+common.Line(r.Draft.Model)+"; once edited, as yours"), w)...)
+		if m.tools != "" {
+			lines = append(lines, common.Wrap(st.Dim.Render("the draft calls ")+common.Line(m.tools)+st.Dim.Render(" (sent only with the draft unedited)"), w)...)
+		}
+	}
+	return lines
+}
+
+// draftText is the text of a draft's content (one block or an array),
+// and the names of the tools it calls.
+func draftText(raw json.RawMessage) (text, tools string) {
+	var blocks []mcp.Content
+	if len(raw) > 0 && raw[0] == '[' {
+		_ = json.Unmarshal(raw, &blocks)
+	} else {
+		var b mcp.Content
+		if json.Unmarshal(raw, &b) == nil {
+			blocks = []mcp.Content{b}
+		}
+	}
+	var texts, names []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			texts = append(texts, b.Text)
+		case "tool_use":
+			names = append(names, b.Name)
+		}
+	}
+	// Shown in the textarea: made safe for the terminal. What is sent
+	// unedited is the draft itself.
+	return common.Block(strings.Join(texts, "\n")), strings.Join(names, ", ")
 }

@@ -146,7 +146,7 @@ func New(ctx context.Context, opts Options) *Model {
 	c.Tap = transport.MultiTap(c.Inbox, m.rec, opts.Record)
 	c.OpenURL = opts.OpenURL
 	m.hooks = Hooks{
-		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now, session: opts.Session, answers: c.Answers},
+		Handler:        &handler{inbox: c.Inbox, roots: m.roots, now: opts.Now, session: opts.Session, answers: c.Answers, sampling: opts.Sampling},
 		Tap:            transport.MultiTap(c.Inbox, m.rec),
 		OnNotification: func(n session.Notification) { notified(c.Inbox, opts.Session, n) },
 		OnWarning:      c.Inbox.Warn,

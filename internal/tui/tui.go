@@ -104,6 +104,9 @@ type Options struct {
 	// TimelineSpans bounds the spans of the timeline pane (default
 	// timeline.MaxSpans).
 	TimelineSpans int
+	// Sampling, when set, has a model draft the reply to each sampling
+	// request (mcpi connect --sampling-model).
+	Sampling *SamplingModel
 	// Check runs `mcpi check` against the target, on connections of its
 	// own, for the Check pane (nil: the pane says it cannot). It runs in a
 	// tea.Cmd; progress is told what is being checked.
@@ -120,6 +123,17 @@ type Options struct {
 	// --watch): the TUI restarts the server the way ctrl+r does, unless
 	// the build failed, and shows what moved in the Diff view.
 	Reloads <-chan Reload
+}
+
+// SamplingModel drafts the replies to the server's sampling requests: the
+// request's modal opens with the draft, for the person to send as it is,
+// edit or refuse (the spec's human in the loop); with Auto the draft is
+// sent without asking. Draft runs on the session's goroutines.
+type SamplingModel struct {
+	// Name is the model, PROVIDER:MODEL, shown with its draft.
+	Name  string
+	Draft func(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	Auto  bool
 }
 
 // Reload is what the watch loop of mcpi connect --watch tells the TUI: the

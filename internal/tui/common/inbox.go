@@ -286,6 +286,11 @@ type Request struct {
 	Elicit   *mcp.ElicitParams
 	// Question is a Consent's.
 	Question string
+	// Draft is a model's draft of a sampling reply (mcpi connect
+	// --sampling-model), DraftBy the model, DraftErr why there is none.
+	Draft    *mcp.CreateMessageResult
+	DraftBy  string
+	DraftErr string
 	Received time.Time
 	// Why says, once the request is withdrawn, by whom ("by the server").
 	Why string
