@@ -203,7 +203,7 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 			}
 		}
 		ro := eval.Options{Models: models, Judges: judges, Server: chat.SessionServer(c), Tools: tools, Runs: opts.Runs,
-			Concurrency: opts.Concurrency, MaxTurns: opts.MaxTurns, Seed: opts.Seed, Temperature: opts.Temperature}
+			Concurrency: opts.Concurrency, MaxTurns: opts.MaxTurns, Seed: opts.Seed, Temperature: opts.Temperature, Tap: opts.modelTap()}
 		if opts.RecordDir != "" {
 			trace, err := opts.runTraces()
 			if err != nil {

@@ -55,6 +55,8 @@ type Options struct {
 	// go to the trace of the run that made it.
 	Trace  func(RunID) (transport.Tap, func() error, error)
 	Frames *Router
+	// Tap sees every run's model events too (-v, --otlp-endpoint).
+	Tap transport.Tap
 	Now    func() time.Time
 }
 
@@ -156,7 +158,7 @@ func Run(ctx context.Context, files []*File, o Options) *Report {
 // runOne runs a case once with a model, into out.
 func (o *Options) runOne(ctx context.Context, f *File, c *Case, m Model, out *RunResult) {
 	id := RunID{File: f.Path, Case: c.Name, Model: m.Spec, N: out.N}
-	var tap transport.Tap
+	tap := o.Tap
 	server := o.Server
 	if o.Trace != nil {
 		t, end, err := o.Trace(id)
@@ -169,7 +171,7 @@ func (o *Options) runOne(ctx context.Context, f *File, c *Case, m Model, out *Ru
 				out.Error = "the run's trace: " + err.Error()
 			}
 		}()
-		tap = t
+		tap = transport.MultiTap(t, o.Tap)
 		if o.Frames != nil {
 			server = o.Frames.caller(server, t)
 		}

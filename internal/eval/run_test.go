@@ -297,9 +297,18 @@ func TestToolsFrom(t *testing.T) {
 		t.Errorf("tools %d, notes %v", len(tools), notes)
 	}
 	m, fake := fakeModel(t, mcptest.LLMOpenAIChat, "gpt-a", good(1)...)
-	rep := Run(context.Background(), mustParse(t, addCase), Options{Models: []Model{m}, Server: chat.SessionServer(c), Tools: tools})
+	var ops []string
+	tap := transport.TapFunc(func(e transport.Event) {
+		tu, _ := genai.Decode(e.Data)
+		ops = append(ops, e.Dir.String()+" "+tu.Op)
+	})
+	rep := Run(context.Background(), mustParse(t, addCase), Options{Models: []Model{m}, Server: chat.SessionServer(c), Tools: tools, Tap: tap})
 	if rep.Results[0].Passed != 1 {
 		t.Errorf("%+v", rep.Results[0].RunDetails)
+	}
+	// The command's tap (--otlp-endpoint) sees the run's model events.
+	if got := strings.Join(ops, ","); got != "send chat,recv chat,send execute_tool,recv execute_tool,send chat,recv chat" {
+		t.Errorf("the tap saw %s", got)
 	}
 	body := string(fake.Requests()[0].Body)
 	if !strings.Contains(body, "EDITED: adds two integers") || strings.Contains(body, `"echo"`) {
