@@ -57,7 +57,7 @@ type Options struct {
 	Frames *Router
 	// Tap sees every run's model events too (-v, --otlp-endpoint).
 	Tap transport.Tap
-	Now    func() time.Time
+	Now func() time.Time
 }
 
 // RunResult is one run of a case with a model.
