@@ -25,13 +25,13 @@ type modal struct {
 	c   *common.Common
 	req *common.Request
 
-	reply      textarea.Model // sampling
+	reply textarea.Model // sampling
 	// draft is the text of a model's draft the reply starts from; tools
 	// the tools the draft calls.
 	draft, tools string
-	form       *form.Model    // elicitation, form mode
-	notice     common.Notice
-	infoOffset int
+	form         *form.Model // elicitation, form mode
+	notice       common.Notice
+	infoOffset   int
 	// openedAt is when the modal opened (the TUI's clock): a question of an
 	// App takes no answer in its first moments, which a keystroke meant
 	// for a form could give.
