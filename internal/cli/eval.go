@@ -211,7 +211,16 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 			}
 			ro.Trace, ro.Frames = trace, router
 		}
+		if opts.IO.StderrTTY {
+			ro.Progress = func(done, total, failed int) {
+				opts.IO.ErrOut.EraseLine()
+				fmt.Fprintf(opts.IO.ErrOut, "%d/%d runs · %d failed", done, total, failed)
+			}
+		}
 		rep := eval.Run(ctx, files, ro)
+		if ro.Progress != nil {
+			opts.IO.ErrOut.EraseLine()
+		}
 		red := record.NewRedactor(opts.secretValues())
 		rep.Redact(red.Text)
 		if base != nil {

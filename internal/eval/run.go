@@ -55,9 +55,12 @@ type Options struct {
 	// go to the trace of the run that made it.
 	Trace  func(RunID) (transport.Tap, func() error, error)
 	Frames *Router
-	// Tap sees every run's model events too (-v, --otlp-endpoint).
+	// Tap sees every run's model events too (--otlp-endpoint).
 	Tap transport.Tap
-	Now func() time.Time
+	// Progress is told of each run that ended: how many have, of how
+	// many, and how many of them failed. Calls do not overlap.
+	Progress func(done, total, failed int)
+	Now      func() time.Time
 }
 
 // RunResult is one run of a case with a model.
@@ -133,6 +136,20 @@ func Run(ctx context.Context, files []*File, o Options) *Report {
 		}
 	}
 	var wg sync.WaitGroup
+	var pmu sync.Mutex
+	done, failed := 0, 0
+	ended := func(r *RunResult) {
+		if o.Progress == nil {
+			return
+		}
+		pmu.Lock()
+		defer pmu.Unlock()
+		done++
+		if !r.Pass {
+			failed++
+		}
+		o.Progress(done, len(jobs), failed)
+	}
 	for _, j := range jobs {
 		sem := sems[j.m.Provider.Name()]
 		wg.Add(1)
@@ -146,6 +163,7 @@ func Run(ctx context.Context, files []*File, o Options) *Report {
 			}
 			defer func() { <-sem }()
 			o.runOne(ctx, j.f, j.c, j.m, j.slot)
+			ended(j.slot)
 		}()
 	}
 	wg.Wait()

@@ -393,9 +393,19 @@ func (c *counting) Stream(ctx context.Context, req *llm.Request, on func(llm.Eve
 func TestConcurrencyBound(t *testing.T) {
 	p1, p2 := &counting{name: "one"}, &counting{name: "two"}
 	files := mustParse(t, "cases:\n  - name: a\n    prompt: p\n    expect: {text: {contains: '5'}}\n")
-	rep := Run(context.Background(), files, Options{Models: []Model{{"one:m", p1}, {"two:m", p2}}, Runs: 40, Concurrency: 2})
+	var told []int
+	progress := func(done, total, failed int) {
+		if total != 80 || failed != 0 {
+			t.Errorf("progress %d/%d, %d failed", done, total, failed)
+		}
+		told = append(told, done)
+	}
+	rep := Run(context.Background(), files, Options{Models: []Model{{"one:m", p1}, {"two:m", p2}}, Runs: 40, Concurrency: 2, Progress: progress})
 	if rep.Results[0].Passed != 40 || rep.Results[1].Passed != 40 {
 		t.Fatalf("%+v", rep.Results[0])
+	}
+	if len(told) != 80 || told[79] != 80 {
+		t.Errorf("progress told %d times, last %v", len(told), told[len(told)-1:])
 	}
 	if p1.maxSeen > 2 || p2.maxSeen > 2 {
 		t.Errorf("in flight at most %d and %d, want 2", p1.maxSeen, p2.maxSeen)
