@@ -190,9 +190,13 @@ func (d *Dispatcher) park(ctx context.Context, p *Parked) (any, error) {
 			d.board.Answer(p.ID, res, err)
 		}()
 	}
+	modelNote := ""
+	if p.Sampling != nil && d.sample != nil {
+		modelNote = ", or the session's model answers it"
+	}
 	for _, s := range told {
 		if h := s.Answerer(); h != nil {
-			h.Say("%s%s): answer it with `mcpi answer %d --session %s`", WaitingLine(p.ID), p.Method, p.ID, d.name)
+			h.Say("%s%s): answer it with `mcpi answer %d --session %s`%s", WaitingLine(p.ID), p.Method, p.ID, d.name, modelNote)
 		}
 		if s.onPark != nil {
 			s.onPark()

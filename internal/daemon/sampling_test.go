@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -52,6 +53,8 @@ func TestSessionModelAnswersSampling(t *testing.T) {
 // the model's turn is cancelled.
 func TestPersonAnswersBeforeTheModel(t *testing.T) {
 	d := newDispatcher(10, 1<<20)
+	quiet := &fakeAnswerer{name: "quiet"}
+	command(d, quiet, "call", "sample", "--session", "s")
 	started, cancelled := make(chan struct{}), make(chan struct{})
 	d.sample = func(ctx context.Context, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 		close(started)
@@ -70,4 +73,7 @@ func TestPersonAnswersBeforeTheModel(t *testing.T) {
 		t.Fatalf("CreateMessage = %+v, %v; want the person's answer", got.r, got.err)
 	}
 	<-cancelled
+	if !strings.Contains(quiet.saidText(), "mcpi answer 1 --session s`, or the session's model answers it") {
+		t.Errorf("the command was told %q", quiet.saidText())
+	}
 }
