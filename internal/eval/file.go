@@ -137,12 +137,12 @@ func Parse(data []byte) (*File, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: a case file is a mapping with cases", root.Line)
 	}
-	if err := checkKeys(root, reflect.TypeOf(File{})); err != nil {
+	if err := checkKeys(root, reflect.TypeOf(File{}), map[checked]bool{}); err != nil {
 		return nil, err
 	}
 	var f File
 	if err := root.Decode(&f); err != nil {
-		return nil, err
+		return nil, firstErrors(err)
 	}
 	if cases := field(root, "cases"); cases != nil && cases.Kind == yaml.SequenceNode {
 		for i, n := range cases.Content {
@@ -157,21 +157,46 @@ func Parse(data []byte) (*File, error) {
 	return &f, nil
 }
 
+// firstErrors keeps the first three of the YAML decoder's type errors:
+// a file may hold thousands, and one says what is wrong.
+func firstErrors(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) || len(te.Errors) <= 3 {
+		return err
+	}
+	return fmt.Errorf("%s (and %d more)", strings.Join(te.Errors[:3], "; "), len(te.Errors)-3)
+}
+
 var nodeType = reflect.TypeOf(yaml.Node{})
+
+// checked is a node checked against a type: each is checked once, so that
+// aliases repeated many times cost no more than their anchors.
+type checked struct {
+	n *yaml.Node
+	t reflect.Type
+}
 
 // checkKeys refuses, in n, a key that t (a struct with yaml tags, a slice
 // or pointer of one) does not know, and a key written with no value, each
-// with its line. A yaml.Node field is data (a value, a schema): not walked.
-func checkKeys(n *yaml.Node, t reflect.Type) error {
+// with its line. An alias is checked as its anchor's value, where it is
+// used. A yaml.Node field is data (a value, a schema): not walked.
+func checkKeys(n *yaml.Node, t reflect.Type, seen map[checked]bool) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+		n = n.Alias
+	}
+	if seen[checked{n, t}] {
+		return nil
+	}
+	seen[checked{n, t}] = true
 	switch {
 	case t == nodeType:
 		return nil
 	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
 		for _, c := range n.Content {
-			if err := checkKeys(c, t.Elem()); err != nil {
+			if err := checkKeys(c, t.Elem(), seen); err != nil {
 				return err
 			}
 		}
@@ -196,7 +221,7 @@ func checkKeys(n *yaml.Node, t reflect.Type) error {
 			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" && v.Value == "" && v.Style == 0 {
 				return fmt.Errorf("line %d: %s: has no value: give one (\"\" for an empty text), or remove the key", k.Line, k.Value)
 			}
-			if err := checkKeys(v, ft); err != nil {
+			if err := checkKeys(v, ft, seen); err != nil {
 				return err
 			}
 		}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,18 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// bomb is a billion laughs: anchors in a check's data, each level ten
+// aliases of the last, the last the value of another check.
+var bomb = func() string {
+	var b strings.Builder
+	b.WriteString("cases:\n  - name: a\n    prompt: p\n    expect:\n      args:\n        - tool: t\n          equals:\n            a0: &a0 [x]\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&b, "            a%d: &a%d [*a%d,*a%d,*a%d,*a%d,*a%d,*a%d,*a%d,*a%d,*a%d,*a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	b.WriteString("        - tool: t\n          equals: *a9\n")
+	return b.String()
+}()
+
 // TestParseRefuses: what would expect nothing, or could not be checked,
 // is refused with its line.
 func TestParseRefuses(t *testing.T) {
@@ -64,6 +77,10 @@ func TestParseRefuses(t *testing.T) {
 		{"bad pointer", "cases:\n  - name: a\n    prompt: p\n    expect: {args: [{tool: add, pointer: a, equals: 1}]}\n", "pointer:"},
 		{"bad schema", "cases:\n  - name: a\n    prompt: p\n    expect: {args: [{tool: add, schema: {type: 7}}]}\n", "schema:"},
 		{"same name", "cases:\n  - name: a\n    prompt: p\n    expect: {called: [x]}\n  - name: a\n    prompt: p\n    expect: {called: [x]}\n", `line 5: a second case named "a"`},
+		{"an anchor beside cases", "x: &e {caled: [add]}\ncases:\n  - name: a\n    prompt: p\n    expect: *e\n", `line 1: unknown key "x"`},
+		{"an alias's unknown key", "cases:\n  - name: a\n    prompt: p\n    expect: {called: [x], args: [{tool: t, equals: &e {caled: 1}}]}\n  - name: b\n    prompt: p\n    expect: *e\n", `line 4: unknown key "caled"`},
+		{"a YAML bomb", bomb, "excessive aliasing"},
+		{"many type errors", "cases:\n  - name: a\n    prompt: p\n    expect: {called: [[1], [2], [3], [4], [5]]}\n", "cannot unmarshal !!seq into string (and 2 more)"},
 		{"empty", "", "empty"},
 		{"no cases", "judge: openai:x\n", "no cases"},
 	} {
