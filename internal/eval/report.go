@@ -199,11 +199,22 @@ func (rep *Report) Below(min float64) []*Result {
 	return out
 }
 
+// MaxReport is the size of the largest baseline report read.
+const MaxReport = 256 << 20
+
 // ReadReport reads a report written with --json (the baseline).
 func ReadReport(path string) (*Report, error) {
-	b, err := os.ReadFile(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, MaxReport+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxReport {
+		return nil, fmt.Errorf("%s: larger than %d MiB: not a report of mcpi eval", path, MaxReport>>20)
 	}
 	var rep Report
 	if err := json.Unmarshal(b, &rep); err != nil {
@@ -228,7 +239,9 @@ func (rep *Report) Compare(base *Report, path string) {
 	for _, r := range rep.Results {
 		var b *Result
 		for _, c := range byCase[r.Case] {
-			if c.Model == r.Model {
+			// The same model, of the same file when two files have
+			// cases of one name.
+			if c.Model == r.Model && (b == nil || c.File == r.File) {
 				b = c
 			}
 		}

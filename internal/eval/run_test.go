@@ -443,3 +443,19 @@ func TestCancelled(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareSameFile: of two files' cases of one name, a result is
+// compared with its own file's.
+func TestCompareSameFile(t *testing.T) {
+	res := func(file string, passed int) *Result {
+		return &Result{File: file, Case: "c", Model: "m", Runs: 10, Passed: passed}
+	}
+	base := &Report{Results: []*Result{res("a.yaml", 10), res("b.yaml", 0)}}
+	cur := &Report{Results: []*Result{res("a.yaml", 10), res("b.yaml", 0)}}
+	cur.Compare(base, "base.json")
+	for _, r := range cur.Results {
+		if r.Against.Passed != r.Passed {
+			t.Errorf("%s compared with %d/%d", r.File, r.Against.Passed, r.Against.Runs)
+		}
+	}
+}
