@@ -163,3 +163,25 @@ func TestSamplingApproveFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplingModelExports: with --otlp-endpoint, the model's answer to
+// sampling is a GenAI chat span marked purpose sampling, with the model
+// asked and the model that answered.
+func TestSamplingModelExports(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", samplingKey)
+	sink := mcptest.NewOTLPReceiver(t)
+	_, flags := fakeModel(t, mcptest.LLMAnthropic, mcptest.LLMTurn{Text: "exported"})
+	code, _, errOut := runCLI(t, "", with(peerArgs("demo"), append([]string{"call", "sample", "prompt=hi", "--otlp-endpoint", sink.URL}, flags...)...)...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	spans := sink.SpansByName()
+	span, ok := spans["chat claude-test"]
+	if !ok {
+		t.Fatalf("no chat span: %v", keys(spans))
+	}
+	attrs := span.Attributes().AsRaw()
+	if attrs["mcpi.purpose"] != "sampling" || attrs["gen_ai.response.model"] != "claude-test-fake" || attrs["gen_ai.provider.name"] != "anthropic" {
+		t.Errorf("the chat span's attributes: %v", attrs)
+	}
+}
