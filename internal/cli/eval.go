@@ -60,9 +60,6 @@ func NewCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cob
 			"  mcpi eval cases.yaml --model openai:gpt-5.4-mini --runs 20 --json -- mcpi demo-server > base.json\n" +
 			"  mcpi eval cases.yaml --model openai:gpt-5.4-mini --runs 20 --baseline base.json --markdown -- mcpi demo-server",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("session") {
-				return flagErrorf("eval runs on a connection of its own: give the TARGET, not --session")
-			}
 			files, err := opts.Target.parseTarget(cmd, args)
 			if err != nil {
 				return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -144,6 +145,33 @@ func TestEvalOutcomes(t *testing.T) {
 	for _, r := range fake.Requests() {
 		if m := r.JSON(t); code != ExitOK || m["seed"] != 7.0 || m["temperature"] != 0.5 {
 			t.Errorf("--seed 7 --temperature 0.5: exit %d, seed %v, temperature %v\n%s", code, m["seed"], m["temperature"], errOut)
+		}
+	}
+}
+
+// TestEvalFlags: the command line as the options read it.
+func TestEvalFlags(t *testing.T) {
+	o, err := parseArgs(NewCmdEval, []string{"a.yaml", "b.yaml", "--model", "openai:x,anthropic:y", "--model", "ollama:z", "--seed", "7", "--temperature", "0",
+		"--record", "traces", "--runs", "5", "--", "./server"})
+	if err != nil || strings.Join(o.Files, ",") != "a.yaml,b.yaml" || strings.Join(o.Models, ",") != "openai:x,anthropic:y,ollama:z" ||
+		o.Seed == nil || *o.Seed != 7 || o.Temperature == nil || *o.Temperature != 0 || o.RecordDir != "traces" || o.Record != "" || o.Runs != 5 || o.Concurrency != 4 || o.MaxTurns != 10 {
+		t.Fatalf("%v %+v", err, o)
+	}
+	if o, err = parseArgs(NewCmdEval, []string{"a.yaml", "--model", "openai:x", "--", "./server"}); err != nil || o.Seed != nil || o.Temperature != nil {
+		t.Errorf("no --seed, no --temperature: %v %+v", err, o)
+	}
+	t.Setenv("MCPI_MODEL", "")
+	for _, argv := range [][]string{
+		{"a.yaml", "--", "./server"},
+		{"--model", "openai:x", "--", "./server"},
+		{"a.yaml", "--model", "gpt-4", "--", "./server"},
+		{"a.yaml", "--model", "openai:x", "--runs", "0", "--", "./server"},
+		{"a.yaml", "--model", "openai:x", "--min-pass-rate", "2", "--", "./server"},
+		{"a.yaml", "--model", "openai:x", "--json", "--markdown", "--", "./server"},
+		{"a.yaml", "--model", "openai:x"},
+	} {
+		if _, err := parseArgs(NewCmdEval, argv); !errors.As(err, new(*FlagError)) {
+			t.Errorf("%v: %v, want a usage error", argv, err)
 		}
 	}
 }
