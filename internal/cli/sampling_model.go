@@ -122,3 +122,7 @@ func (o *ConnOptions) tuiSampling() *tui.SamplingModel {
 	}
 	return &tui.SamplingModel{Name: o.SamplingModel, Draft: o.sampler.CreateMessage, Auto: o.SamplingApprove == "auto"}
 }
+
+// sessionModelTap is where the model turns of a live session's commands
+// go: the session's connection's tap, once it connected.
+func (o *ConnOptions) sessionModelTap() transport.Tap { return o.samplingTap }

@@ -108,7 +108,8 @@ func TestSessionSamplingModel(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", samplingKey)
 	dir := liveDir(t)
 	fake, flags := fakeModel(t, mcptest.LLMAnthropic, mcptest.LLMTurn{Text: "The session's model answers."})
-	startSession(t, dir, "sm", append(flags, peerArgs("demo")...)...)
+	trace := filepath.Join(t.TempDir(), "s.jsonl")
+	startSession(t, dir, "sm", append(append(flags, "--record", trace), peerArgs("demo")...)...)
 	code, out, errOut := runLive(t, dir, nil, "call", "sample", "prompt=hi", "--session", "sm")
 	if code != ExitOK || !strings.Contains(out, "The session's model answers.") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
@@ -122,6 +123,25 @@ func TestSessionSamplingModel(t *testing.T) {
 	}
 	if strings.Contains(out+errOut, samplingKey[:16]) {
 		t.Error("the key is in the output")
+	}
+	// A command's own model answers its own requests, its turns in the
+	// session's trace.
+	_, own := fakeModel(t, mcptest.LLMAnthropic, mcptest.LLMTurn{Text: "The command's model answers."})
+	code, out, errOut = runLive(t, dir, nil, append([]string{"call", "sample", "prompt=hi", "--session", "sm"}, own...)...)
+	if code != ExitOK || !strings.Contains(out, "The command's model answers.") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	runLive(t, dir, nil, "session", "stop", "sm")
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two turns, each a request and an answer.
+	if n := strings.Count(string(data), `"purpose":"sampling"`); n != 4 {
+		t.Errorf("the session's trace has %d sampling events, want 4:\n%s", n, data)
+	}
+	if strings.Contains(string(data), samplingKey[:16]) {
+		t.Error("the key is in the session's trace")
 	}
 }
 

@@ -117,6 +117,7 @@ func (o *ConnOptions) withHeld(ctx context.Context, fn func(*session.Client) err
 	if err := o.validate(); err != nil {
 		return err
 	}
+	o.tapSampling(h.ModelTap())
 	say := o.sayer()
 	if o.slot != nil {
 		var a daemon.Answerer = &cliHandler{o: o, say: say}
@@ -605,7 +606,7 @@ func sessionDaemonRun(ctx context.Context, opts *SessionDaemonOptions) error {
 	err := daemon.Serve(ctx, daemon.Config{
 		Name: cfg.Name, Dir: cfg.Dir, Target: targetText(o), Idle: so.Idle, Restart: so.Restart,
 		ParkedCount: so.ParkedCount, ParkedBytes: so.ParkedBytes, LogBytes: so.LogBytes,
-		Roots: o.roots, Secrets: o.secretValues(), Sample: o.sessionSampler(),
+		Roots: o.roots, Secrets: o.secretValues(), Sample: o.sessionSampler(), ModelTap: o.sessionModelTap,
 		Say: errOut, Log: opts.IO.ErrData(),
 		Open: func(ctx context.Context, hk daemon.Hooks) (*session.Client, error) {
 			return o.open(ctx, connHooks{handler: hk.Handler, tap: hk.Tap, notified: hk.OnNotification, warned: hk.OnWarning, maxServerRequests: hk.MaxServerRequests})

@@ -36,6 +36,8 @@ type Held struct {
 	gone chan struct{}
 	disp *Dispatcher
 	hub  *Hub
+	// modelTap is Config.ModelTap.
+	modelTap func() transport.Tap
 	// tools are the server's tools as last listed, for the checks of
 	// mcpi call.
 	tools *toolCache
@@ -121,6 +123,16 @@ type restartLog struct {
 	Last      time.Time `json:"last,omitzero"`
 	Why       string    `json:"why,omitempty"`
 	Reapplied string    `json:"reapplied,omitempty"`
+}
+
+// ModelTap is where a command's model turns go (a command of the session
+// given its own --sampling-model): the session's connection's tap, nil
+// when the session has none.
+func (h *Held) ModelTap() transport.Tap {
+	if h.modelTap == nil {
+		return nil
+	}
+	return h.modelTap()
 }
 
 // Client returns the client of the session's server now.

@@ -60,6 +60,10 @@ type Config struct {
 	// answers, unless a person answers first (mcpi answer, an attached
 	// TUI): session start --sampling-model. Nil: they wait for a person.
 	Sample func(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// ModelTap returns where the model turns of the session's commands go:
+	// the session's connection's tap (its trace, its tails), once it
+	// connected.
+	ModelTap func() transport.Tap
 	// Open connects to the server with the daemon's hooks: at the start,
 	// and again for each --restart.
 	Open func(ctx context.Context, hooks Hooks) (*session.Client, error)
@@ -83,7 +87,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	defer dlog.Summary()
 	h := &Held{name: cfg.Name, target: cfg.Target, jobs: NewJobs(), tools: &toolCache{},
 		ended: make(chan struct{}), gone: make(chan struct{}), swapped: make(chan struct{}),
-		restartMax: cfg.Restart, log: lf, dir: cfg.Dir, idle: cfg.Idle}
+		restartMax: cfg.Restart, log: lf, dir: cfg.Dir, idle: cfg.Idle, modelTap: cfg.ModelTap}
 	board := NewBoard(cfg.ParkedCount, cfg.ParkedBytes)
 	h.disp = &Dispatcher{roots: cfg.Roots, name: cfg.Name, board: board, logf: dlog.Printf, sample: cfg.Sample}
 	h.hub = &Hub{redact: record.NewRedactor(cfg.Secrets)}
