@@ -76,3 +76,19 @@ func TestGrade(t *testing.T) {
 		}
 	}
 }
+
+func TestCut(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdef", 3, "abc… [3 more bytes]"},
+		{"aé", 2, "a… [2 more bytes]"}, // é is two bytes: not split
+	} {
+		if got := cut(c.s, c.n); got != c.want {
+			t.Errorf("cut(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

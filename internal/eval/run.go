@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/llm"
@@ -215,7 +216,9 @@ func (o *Options) runOne(ctx context.Context, f *File, c *Case, m Model, out *Ru
 	}
 	out.LatencyMs = ms(o.Now().Sub(start))
 	oc.Text = res.Text
-	out.Stop, out.Text, out.Calls = string(res.Stop), res.Text, oc.Calls
+	// The report keeps the start of the text (the trace keeps it whole);
+	// the checks read all of it.
+	out.Stop, out.Text, out.Calls = string(res.Stop), cut(res.Text, maxReportText), oc.Calls
 	out.InputTokens, out.OutputTokens = r.Usage.InputTokens, r.Usage.OutputTokens
 	out.CostUSD, out.Priced = r.Cost, r.Priced()
 	if res.Err != nil {
@@ -258,7 +261,7 @@ func (o *Options) judge(ctx context.Context, judge llm.Provider, c *Case, oc *Ou
 		}
 		fmt.Fprintf(&b, "- %s %s\n", cl.Tool, args)
 	}
-	fmt.Fprintf(&b, "\nFinal answer:\n%s\n", oc.Text)
+	fmt.Fprintf(&b, "\nFinal answer:\n%s\n", cut(oc.Text, maxJudgedText))
 	r := chat.New(chat.Options{Model: judge, System: judgeSystem, Purpose: "judge", MaxTurns: 1, Temperature: ptr(0.0), Prices: o.Prices, Tap: tap, Now: o.Now})
 	res := r.Send(ctx, b.String())
 	if res.Err != nil {
@@ -271,6 +274,25 @@ func (o *Options) judge(ctx context.Context, judge llm.Provider, c *Case, oc *Ou
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// What of a model's last text the report keeps, and the judge is given.
+const (
+	maxReportText = 4 << 10
+	maxJudgedText = 32 << 10
+)
+
+// cut returns s cut to at most n bytes, on a rune's boundary, saying how
+// much was cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + fmt.Sprintf("… [%d more bytes]", len(s)-i)
+}
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 

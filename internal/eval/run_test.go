@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -373,6 +374,7 @@ func TestRecord(t *testing.T) {
 // flight.
 type counting struct {
 	name         string
+	text         string // the answer ("5" when empty)
 	mu           sync.Mutex
 	now, maxSeen int
 }
@@ -385,7 +387,8 @@ func (c *counting) Stream(ctx context.Context, req *llm.Request, on func(llm.Eve
 	c.maxSeen = max(c.maxSeen, c.now)
 	c.mu.Unlock()
 	defer func() { c.mu.Lock(); c.now--; c.mu.Unlock() }()
-	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "5"}}}, Finish: llm.FinishEndTurn}, nil
+	text := cmp.Or(c.text, "5")
+	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: text}}}, Finish: llm.FinishEndTurn}, nil
 }
 
 // TestConcurrencyBound: no more runs of a provider are in flight than
@@ -457,5 +460,16 @@ func TestCompareSameFile(t *testing.T) {
 		if r.Against.Passed != r.Passed {
 			t.Errorf("%s compared with %d/%d", r.File, r.Against.Passed, r.Against.Runs)
 		}
+	}
+}
+
+// TestLongAnswer: the checks read the whole of a long answer; the report
+// keeps its start.
+func TestLongAnswer(t *testing.T) {
+	p := &counting{name: "one", text: strings.Repeat("blah ", 20000) + "the end"}
+	rep := Run(context.Background(), mustParse(t, "cases:\n  - name: a\n    prompt: p\n    expect: {text: {contains: the end}}\n"), Options{Models: []Model{{"one:m", p}}})
+	d := rep.Results[0].RunDetails[0]
+	if !d.Pass || len(d.Text) > 5000 || !strings.HasSuffix(d.Text, "more bytes]") {
+		t.Errorf("pass %v, text of %d bytes", d.Pass, len(d.Text))
 	}
 }
