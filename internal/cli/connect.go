@@ -1,19 +1,24 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/config"
+	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui"
+	"github.com/mcpi-dev/mcpi/internal/tui/chatpane"
 )
 
 // ConnectOptions are the flags of `mcpi connect`.
@@ -34,6 +39,9 @@ type ConnectOptions struct {
 	// Pick is set when no TARGET was given: a picker over the configured
 	// servers chooses one.
 	Pick bool
+	// ChatModel is the Chat pane's model (--model), presented as
+	// ChatHost would, its calls run without asking as ChatApprove says.
+	ChatModel, ChatHost, ChatApprove string
 }
 
 // NewCmdConnect returns `mcpi connect TARGET`: the TUI on one server.
@@ -109,6 +117,14 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	fl.BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
 	fl.BoolVar(&opts.Mouse, "mouse", false, mouseUsage)
 	end()
+	end = flagGroup(cmd, groupArgs)
+	fl.StringVar(&opts.ChatModel, "model", "", "the Chat pane's model, PROVIDER:MODEL (docs/models.md; default $MCPI_MODEL)")
+	if fl.Lookup("model-url") == nil {
+		fl.StringVar(&opts.ModelURL, "model-url", "", "the model's base URL (compat: required; ollama: default http://127.0.0.1:11434/v1/)")
+	}
+	fl.StringVar(&opts.ChatHost, "host", "", "the Chat pane presents the tools as this host would ("+strings.Join(chat.Hosts, ", ")+")")
+	fl.StringVar(&opts.ChatApprove, "approve", "none", "the Chat pane's tool calls that run without asking: none, destructive (all but destructive ones), all")
+	end()
 	end = flagGroup(cmd, groupConnection)
 	fl.StringArrayVar(&opts.Watch, "watch", nil, "restart the stdio server when a file under PATH changes (a file or a directory tree; repeatable): the Diff view shows what moved")
 	fl.StringVar(&opts.WatchRun, "watch-run", "", "with --watch: run this command (sh -c, in the server's directory) before each restart; when it fails the old server keeps running and its output is shown")
@@ -163,6 +179,10 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	if o.recorder != nil {
 		rec = o.recorder
 	}
+	chatOpts, err := opts.chatOptions()
+	if err != nil {
+		return err
+	}
 	err = tui.Run(ctx, tui.Options{
 		Version: Version,
 		Record:  rec,
@@ -178,6 +198,7 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		Mouse:            opts.Mouse,
 		Check:            checkFunc(o.Target),
 		Sampling:         o.tuiSampling(),
+		Chat:             chatOpts,
 		// alt+r writes what --record would.
 		TraceHeader:  o.traceHeader(),
 		TraceOptions: o.traceOptions(),
@@ -284,4 +305,26 @@ func collectionOr(path string) string {
 		return collection.DefaultFile
 	}
 	return path
+}
+
+// chatOptions makes the Chat pane's model from --model (or $MCPI_MODEL):
+// none when neither is given; a wrong spec or a missing key is a usage
+// error before the TUI starts.
+func (opts *ConnectOptions) chatOptions() (chatpane.Options, error) {
+	spec := cmp.Or(opts.ChatModel, os.Getenv("MCPI_MODEL"))
+	approve, err := chat.ParseApproval(opts.ChatApprove)
+	if err != nil {
+		return chatpane.Options{}, flagErrorf("%v", err)
+	}
+	if opts.ChatHost != "" && !slices.Contains(chat.Hosts, opts.ChatHost) {
+		return chatpane.Options{}, flagErrorf("--host %q: one of %s", opts.ChatHost, strings.Join(chat.Hosts, ", "))
+	}
+	o := chatpane.Options{Host: opts.ChatHost, Approve: approve}
+	if spec == "" {
+		return o, nil
+	}
+	if o.Model, err = llm.Parse(spec, llm.Options{HTTPClient: transport.NewHTTPClient(nil, transport.EgressPolicy{}), BaseURL: opts.ModelURL}); err != nil {
+		return o, flagErrorf("--model: %v", err)
+	}
+	return o, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/surface"
 	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui/chatpane"
 	"github.com/mcpi-dev/mcpi/internal/tui/checkpane"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/info"
@@ -163,6 +164,7 @@ func New(ctx context.Context, opts Options) *Model {
 		logs.New(c, logs.KindLog), logs.New(c, logs.KindNotifications), logs.New(c, logs.KindStderr),
 		info.New(c, opts.Target), checkpane.New(c, opts.Check), skillspane.New(c),
 		timeline.New(c, timeline.NewStore(opts.TimelineSpans), true),
+		chatpane.New(c, opts.Chat),
 	}
 	m.composer = newComposer(c)
 	m.help = help.New()
@@ -864,7 +866,7 @@ func (m *Model) keys() help.KeyMap {
 	global := []key.Binding{helpKey, quit}
 	switch top {
 	case paneLayer:
-		global = []key.Binding{k.NextTab, keymap.WithHelp(k.Tabs[0], "alt+1…0", "pane"), keymap.WithHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.TimelineTab, k.Composer, k.Record, k.Reconnect, k.Requests, k.Diff, helpKey, quit}
+		global = []key.Binding{k.NextTab, keymap.WithHelp(k.Tabs[0], "alt+1…0", "pane"), keymap.WithHelp(k.InfoTab, "alt+i", "info"), k.CheckTab, k.SkillsTab, k.TimelineTab, k.ChatTab, k.Composer, k.Record, k.Reconnect, k.Requests, k.Diff, helpKey, quit}
 	case composerLayer:
 		global = []key.Binding{k.Requests, helpKey, quit}
 	}

@@ -237,6 +237,11 @@ func TestRerunMeetsTheNewSchema(t *testing.T) {
 	reloads <- Reload{Changed: []string{file}, Count: 1}
 	h.waitText("Diff · restarted")
 	h.press("esc")
+	// The Tools pane has the new list (fetch gone), then its last result.
+	h.press("alt+1")
+	h.waitText("(1/1)")
+	h.press("alt+l")
+	h.waitText("call #1")
 	h.press("r")
 	s := h.waitText("press ctrl+s again to send anyway", "loud")
 	if strings.Contains(s, "call #2") {

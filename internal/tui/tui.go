@@ -25,6 +25,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui/chatpane"
 )
 
 // Hooks are what the TUI needs wired into a session: its handler for
@@ -107,6 +108,9 @@ type Options struct {
 	// Sampling, when set, has a model draft the reply to each sampling
 	// request (mcpi connect --sampling-model).
 	Sampling *SamplingModel
+	// Chat is the model the Chat pane talks to, and how (a nil Model: the
+	// pane says how to give one).
+	Chat chatpane.Options
 	// Check runs `mcpi check` against the target, on connections of its
 	// own, for the Check pane (nil: the pane says it cannot). It runs in a
 	// tea.Cmd; progress is told what is being checked.

@@ -48,9 +48,9 @@ func TestToolsPane(t *testing.T) {
 // padding before it shortens titles, then numbers only.
 func TestTabsFitTheWidth(t *testing.T) {
 	for width, want := range map[int]string{
-		160: "alt+ [1 Tools]  2 Resources  3 Templates  4 Prompts ",
-		140: "alt+ [1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
-		120: "alt+ [1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
+		175: "alt+ [1 Tools]  2 Resources  3 Templates  4 Prompts ",
+		150: "alt+ [1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
+		130: "alt+ [1 Tools] 2 Res 3 Tmpl 4 Prompts 5 Reqs 6 Roots 7 Wire 8 Log 9 Notifs",
 		100: "alt+ [1 Tools] 2 Res 3 Tem 4 Pro",
 		60:  "alt+ [1 Tools] 2 3 4 5 6 7 8 9(1) 0 i k s m",
 		80:  "alt+ [1 Tools] 2Re 3Te 4Pr 5Re 6Ro 7Wi 8Lo 9No",

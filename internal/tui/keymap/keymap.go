@@ -19,8 +19,10 @@ type KeyMap struct {
 	SkillsTab key.Binding   // the skills pane, the thirteenth
 	// TimelineTab is the timeline pane, the fourteenth.
 	TimelineTab key.Binding
-	Requests    key.Binding // open the oldest waiting server request
-	Diff        key.Binding // the Diff view: what moved at the last restart
+	// ChatTab is the chat pane, the fifteenth.
+	ChatTab  key.Binding
+	Requests key.Binding // open the oldest waiting server request
+	Diff     key.Binding // the Diff view: what moved at the last restart
 
 	// Lists.
 	Up       key.Binding
@@ -139,6 +141,7 @@ func Default() *KeyMap {
 		CheckTab:    key.NewBinding(key.WithKeys("alt+k"), key.WithHelp("alt+k", "check")),
 		SkillsTab:   key.NewBinding(key.WithKeys("alt+s"), key.WithHelp("alt+s", "skills")),
 		TimelineTab: key.NewBinding(key.WithKeys("alt+m"), key.WithHelp("alt+m", "timeline")),
+		ChatTab:     key.NewBinding(key.WithKeys("alt+c"), key.WithHelp("alt+c", "chat")),
 		Diff:        key.NewBinding(key.WithKeys("alt+d"), key.WithHelp("alt+d", "diff")),
 
 		Up:       key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "up")),
@@ -231,7 +234,7 @@ func Default() *KeyMap {
 // ExtraTabs are the keys of the panes after the tenth, in order: their
 // letter after "alt+" labels their tab.
 func (k *KeyMap) ExtraTabs() []key.Binding {
-	return []key.Binding{k.InfoTab, k.CheckTab, k.SkillsTab, k.TimelineTab}
+	return []key.Binding{k.InfoTab, k.CheckTab, k.SkillsTab, k.TimelineTab, k.ChatTab}
 }
 
 // WithHelp returns b with the help text a pane shows for it there ("enter",

@@ -1,0 +1,54 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/chat"
+	"github.com/mcpi-dev/mcpi/internal/llm"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui/chatpane"
+)
+
+// TestChatTab: a person talks to a fake model (the official SDK pointed at
+// it) in the Chat tab: the model's tool call waits, its arguments shown,
+// until ctrl+s runs it; the result goes back and the answer streams in; a
+// second call refused with ctrl+x reaches the model as a refusal; the
+// model's turns are rows of kind model in the Wire pane.
+func TestChatTab(t *testing.T) {
+	fake := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat,
+		mcptest.LLMTurn{Text: "Let me add.", Calls: []mcptest.LLMCall{{ID: "call_1", Name: "add", Args: `{"a":2,"b":3}`}}},
+		mcptest.LLMTurn{Text: "It is 5."},
+		mcptest.LLMTurn{Calls: []mcptest.LLMCall{{ID: "call_2", Name: "delete_file", Args: `{"path":"/tmp/x"}`}}},
+		mcptest.LLMTurn{Text: "I did not delete it."})
+	model, err := llm.Parse("openai:gpt-test", llm.Options{HTTPClient: transport.NewHTTPClient(nil, transport.EgressPolicy{}), BaseURL: fake.URL, APIKey: "sk-tui-key-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, 100, 30, func(o *Options) { o.Chat = chatpane.Options{Model: model, Approve: chat.ApproveNone} })
+	h.waitText(toolsLoaded)
+	h.press("alt+c")
+	h.waitText("Chat · openai:gpt-test", "you>")
+	h.typeText("add 2 and 3")
+	h.press("enter")
+	h.waitText("the model asks to run a tool that may destroy: add", `"a": 2`, "ctrl+s runs it")
+	h.press("ctrl+s")
+	h.waitText(`← add: {"sum":5}`, "model> It is 5.")
+	h.typeText("now delete /tmp/x")
+	h.press("enter")
+	h.waitText("the model asks to run a tool that may destroy: delete_file")
+	h.press("ctrl+x")
+	s := h.waitText("✗ refused delete_file", "I did not delete it.")
+	if strings.Contains(s, "sk-tui-key") {
+		t.Fatalf("the key is on screen:\n%s", s)
+	}
+	if body := string(fake.Requests()[3].Body); !strings.Contains(body, "refused") {
+		t.Errorf("the refusal did not reach the model: %s", body)
+	}
+	h.press("alt+7")
+	h.press("/")
+	h.typeText("kind:model")
+	h.press("enter")
+	h.waitText("model", "chat", "execute_tool")
+}
