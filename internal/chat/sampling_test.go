@@ -90,12 +90,14 @@ func TestSampleTools(t *testing.T) {
 			mcptest.LLMTurn{Calls: []mcptest.LLMCall{{ID: "call_w", Name: "weather", Args: `{"city":"Paris"}`}}},
 			mcptest.LLMTurn{Text: "Sunny in Paris."})
 		params := &mcp.CreateMessageParams{
-			Messages:   []mcp.SamplingMessage{{Role: "user", Content: json.RawMessage(`{"type":"text","text":"Weather in Paris?"}`)}},
-			MaxTokens:  100,
-			Tools:      json.RawMessage(`[{"name":"weather","description":"Weather of a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}]`),
-			ToolChoice: json.RawMessage(`{"mode":"required"}`),
+			Messages:       []mcp.SamplingMessage{{Role: "user", Content: json.RawMessage(`{"type":"text","text":"Weather in Paris?"}`)}},
+			MaxTokens:      100,
+			Tools:          json.RawMessage(`[{"name":"weather","description":"Weather of a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}]`),
+			ToolChoice:     json.RawMessage(`{"mode":"required"}`),
+			IncludeContext: "thisServer",
 		}
-		res, err := Sample(context.Background(), p, params, SampleOptions{})
+		tap := &tapped{}
+		res, err := Sample(context.Background(), p, params, SampleOptions{Tap: tap})
 		if err != nil {
 			t.Fatalf("%v: %v", f, err)
 		}
@@ -106,6 +108,9 @@ func TestSampleTools(t *testing.T) {
 		last := blocks[len(blocks)-1]
 		if res.StopReason != "toolUse" || last["type"] != "tool_use" || last["name"] != "weather" || last["id"] != "call_w" {
 			t.Fatalf("%v: result %s stop %q", f, res.Content, res.StopReason)
+		}
+		if tr, ok := genai.Decode(tap.events()[0].Data); !ok || tr.IncludeContext != "thisServer" || tr.Tools != 1 {
+			t.Errorf("%v: the request's turn %+v does not record includeContext and the tool", f, tr)
 		}
 		req := string(fake.Requests()[0].Body)
 		if !strings.Contains(req, "Weather of a city") || !strings.Contains(req, "required") && !strings.Contains(req, `"any"`) {
