@@ -221,14 +221,6 @@ func printChatEvent(opts *ChatOptions, mu *sync.Mutex, say func(string, ...any),
 			mark = "← error"
 		}
 		say("%s %s: %s", mark, oneLine(e.Result.Tool), truncate(oneLine(e.Result.Text), 200))
-	case chat.EventTurn:
-		t := e.Turn
-		cost := "unpriced"
-		if t.Priced {
-			cost = fmt.Sprintf("$%.4f", t.Cost)
-		}
-		opts.verbose("turn %d: %s · %d in / %d out tokens · first token %s · %s · %s · mcpi %s", t.N, oneLine(t.Model), t.Usage.InputTokens, t.Usage.OutputTokens,
-			t.TimeToFirstToken.Round(time.Millisecond), t.Duration.Round(time.Millisecond), cost, t.Overhead.Round(time.Microsecond))
 	}
 }
 

@@ -28,7 +28,8 @@ func TestChatPrompt(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "chat.jsonl")
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1", "--model-url", fake.URL, "--prompt", "add 2 and 3",
 		"--approve", "all", "--record", trace, "-v")...)
-	if code != ExitOK || !strings.Contains(out, "It is 5.") || !strings.Contains(errOut, "→ add") || !strings.Contains(errOut, "done · 2 turns · 1 tool calls") {
+	if code != ExitOK || !strings.Contains(out, "It is 5.") || !strings.Contains(errOut, "→ add") || !strings.Contains(errOut, "done · 2 turns · 1 tool calls") ||
+		!strings.Contains(errOut, "model: → chat gpt-4.1 (1 messages, ") || !strings.Contains(errOut, "model: ← chat gpt-4.1-fake · 10 in / 5 out tokens") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	b, _ := os.ReadFile(trace)

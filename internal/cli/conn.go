@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
+	"github.com/mcpi-dev/mcpi/internal/genai"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/otlp"
 	"github.com/mcpi-dev/mcpi/internal/record"
@@ -473,8 +475,37 @@ func (o *ConnOptions) verboseTap() transport.Tap {
 			if e.HTTP != nil {
 				o.verbose("http: %s %s -> %s", e.HTTP.Method, sanitize(r.URL(e.HTTP.URL), false), oneLine(r.Text(e.Text+" "+e.Err)))
 			}
+		case transport.KindModel:
+			if t, ok := genai.Decode(e.Data); ok {
+				o.verbose("model: %s", oneLine(r.Text(modelLine(e.Dir, &t))))
+			}
 		}
 	})
+}
+
+// modelLine says a model's turn in a line, for -v.
+func modelLine(dir transport.Direction, t *genai.Turn) string {
+	what := t.Op + " " + cmp.Or(t.Tool, t.Model)
+	if dir == transport.Outgoing {
+		if t.Op == genai.OpChat {
+			return fmt.Sprintf("→ %s (%d messages, %d tools)", what, t.Messages, t.Tools)
+		}
+		return "→ " + what + " " + string(t.Arguments)
+	}
+	s := "← " + what
+	switch {
+	case t.Error != "":
+		s += ": error: " + t.Error
+	case t.Denied:
+		s += ": refused"
+	}
+	if u := t.Usage; u != nil {
+		s += fmt.Sprintf(" · %d in / %d out tokens · first token %.0fms · %.0fms", u.InputTokens, u.OutputTokens, t.TTFTMs, t.DurationMs)
+	}
+	if t.CostUSD > 0 {
+		s += fmt.Sprintf(" · $%.4f", t.CostUSD)
+	}
+	return s
 }
 
 // quoteData shows the start of what a server sent, made safe to print.

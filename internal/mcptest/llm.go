@@ -113,18 +113,29 @@ type FakeLLM struct {
 // test ends.
 func NewFakeLLM(t testing.TB, f LLMFormat, turns ...LLMTurn) *FakeLLM {
 	t.Helper()
+	fk := StartFakeLLM(f, turns...)
+	t.Cleanup(fk.Close)
+	return fk
+}
+
+// StartFakeLLM starts a fake provider of format f on a loopback port, for
+// a program of its own (cmd/fakellm, the TUI's end-to-end script); Close
+// stops it.
+func StartFakeLLM(f LLMFormat, turns ...LLMTurn) *FakeLLM {
 	fk := &FakeLLM{Format: f, turns: turns, stop: make(chan struct{})}
 	fk.srv = httptest.NewServer(http.HandlerFunc(fk.serve))
 	fk.URL = fk.srv.URL + "/"
 	if f != LLMAnthropic {
 		fk.URL += "v1/"
 	}
-	t.Cleanup(func() {
-		close(fk.stop)
-		fk.srv.CloseClientConnections()
-		fk.srv.Close()
-	})
 	return fk
+}
+
+// Close stops the fake and ends the streams it is sending.
+func (f *FakeLLM) Close() {
+	close(f.stop)
+	f.srv.CloseClientConnections()
+	f.srv.Close()
 }
 
 // Requests returns the requests received so far.
