@@ -322,7 +322,11 @@ func (m *modal) View() string {
 	switch {
 	case m.req.Kind == common.Sampling:
 		answer = append(answer, m.draftLines(iw)...)
-		answer = append(answer, st.Dim.Render(common.Truncate(`Reply (as model "`+mcp.ReplyModel+`"; no request times out while you answer):`, iw)))
+		label := `Reply (as model "` + mcp.ReplyModel + `"; no request times out while you answer):`
+		if m.req.Draft != nil {
+			label = "Reply (no request times out while you answer):"
+		}
+		answer = append(answer, st.Dim.Render(common.Truncate(label, iw)))
 		answer = append(answer, strings.Split(m.reply.View(), "\n")...)
 	case m.form != nil:
 		answer = append([]string{st.Dim.Render(common.Truncate("No request times out while you answer.", iw))}, strings.Split(m.form.View(), "\n")...)

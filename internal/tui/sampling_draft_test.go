@@ -40,7 +40,10 @@ func (h *harness) callSample() {
 func TestSamplingDraftSent(t *testing.T) {
 	h := start(t, 100, 30, drafting("Four, drafted.", nil, false))
 	h.callSample()
-	h.waitText("sampling/createMessage", "Drafted by fake:drafter", "│ Four, drafted.")
+	s := h.waitText("sampling/createMessage", "Drafted by fake:drafter", "│ Four, drafted.")
+	if strings.Contains(s, `Reply (as model "mcpi-user"`) {
+		t.Errorf("the reply with a draft is said to go as mcpi-user's:\n%s", s)
+	}
 	h.press("ctrl+s")
 	h.waitText("✓ done", "Four, drafted.", `model "drafter-1"`)
 }
