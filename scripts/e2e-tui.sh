@@ -532,5 +532,58 @@ absent "nothing typed at the Diff view reached the form" "Zed"
 absent "no call was sent from the Diff view" "call #1"
 keys C-c
 
+# --- the Chat pane, against a fake model provider (the official SDK pointed
+# at it): a tool call allowed, one refused, one edited; the turns on the
+# wire; at 80x24 and 200x50.
+if go build -o "$TMP/fakellm" ./internal/mcptest/cmd/fakellm; then
+	cat >"$TMP/turns.json" <<'TURNS'
+[{"Text": "Adding.", "Calls": [{"ID": "call_1", "Name": "add", "Args": "{\"a\":2,\"b\":3}"}]},
+ {"Text": "It is 5."},
+ {"Calls": [{"ID": "call_2", "Name": "delete_file", "Args": "{\"path\":\"/tmp/x\"}"}]},
+ {"Text": "Not deleted."},
+ {"Calls": [{"ID": "call_3", "Name": "echo", "Args": "{\"text\":\"hello\"}"}]},
+ {"Text": "Echoed."}]
+TURNS
+	"$TMP/fakellm" -format openai -script "$TMP/turns.json" >"$TMP/fakellm.url" 2>"$TMP/fakellm.err" &
+	FAKELLM=$!
+	for _ in $(seq 100); do [ -s "$TMP/fakellm.url" ] && break; sleep 0.1; done
+	MODEL_URL=$(head -1 "$TMP/fakellm.url")
+	open chat env OPENAI_API_KEY=sk-e2e-dummy-key-000 "$BIN" connect --model openai:gpt-test --model-url "$MODEL_URL" -- "$BIN" demo-server
+	check "connects with a model" "● connected" "Cha"
+	keys M-c
+	check "the Chat pane" "Chat · openai:gpt-test" "you>"
+	typ "add 2 and 3"
+	keys Enter
+	check "a tool call waits for the person" "the model asks to run a tool that may destroy: add" "ctrl+s runs it"
+	keys C-s
+	check "the allowed call's result goes back" '← add: {"sum":5}' "model> It is 5."
+	typ "delete /tmp/x"
+	keys Enter
+	check "a destructive call waits" "the model asks to run a tool that may destroy: delete_file"
+	keys C-x
+	check "a refused call, and the model told" "✗ refused delete_file" "Not deleted."
+	typ "echo something"
+	keys Enter
+	check "the arguments are shown in an editor" "arguments of echo" '"text": "hello"'
+	for _ in $(seq 30); do keys BSpace; done
+	typ '{"text":"edited"}'
+	keys C-s
+	check "the edited call runs with the edit" "← echo: edited" "Echoed."
+	absent "the key is not on screen" "sk-e2e-dummy"
+	t resize-window -t "$SESSION" -x 80 -y 24
+	check "the Chat pane at 80x24" "model> Echoed." "you>"
+	shot chat-80x24
+	t resize-window -t "$SESSION" -x 200 -y 50
+	check "the Chat pane at 200x50" "you> add 2 and 3" "model> Echoed."
+	shot chat
+	keys M-7
+	check "the model's turns are on the wire" "model" "chat gpt-test" "execute_tool"
+	keys C-c
+	kill "$FAKELLM" 2>/dev/null
+else
+	FAIL=$((FAIL + 1))
+	echo "FAIL chat: the fake model provider did not build"
+fi
+
 echo "$PASS passed, $FAIL failed ($((SECONDS - START))s)"
 [ "$FAIL" = 0 ]
