@@ -76,6 +76,7 @@ func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cob
 		},
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
+	addSessionFlag(cmd, &opts.ConnOptions)
 	fl := cmd.Flags()
 	end := flagGroup(cmd, groupArgs)
 	fl.StringVar(&opts.Model, "model", "", "the model: PROVIDER:MODEL (anthropic:, openai:, openai-responses:, ollama:, compat:; default $MCPI_MODEL)")

@@ -96,3 +96,20 @@ func TestChatOutcomes(t *testing.T) {
 		t.Errorf("no prompt off a terminal: exit %d %s", code, errOut)
 	}
 }
+
+// TestChatInASession: mcpi chat --session runs in the session's daemon,
+// the model's calls on the held session; the key is the environment's the
+// session started in.
+func TestChatInASession(t *testing.T) {
+	fake := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat,
+		mcptest.LLMTurn{Calls: []mcptest.LLMCall{{ID: "call_1", Name: "add", Args: `{"a":2,"b":3}`}}},
+		mcptest.LLMTurn{Text: "It is 5."})
+	t.Setenv("OPENAI_API_KEY", chatKey)
+	dir := liveDir(t)
+	startSession(t, dir, "chat", peerArgs("demo")...)
+	code, out, errOut := runLive(t, dir, nil, "chat", "--session", "chat", "--model", "openai:gpt-4.1", "--model-url", fake.URL, "--prompt", "add", "--approve", "all", "--json")
+	var rep chatReport
+	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Stop != "done" || len(rep.Calls) != 1 || !strings.Contains(rep.Calls[0].Result, "5") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
