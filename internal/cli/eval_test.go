@@ -141,7 +141,7 @@ func TestEvalOutcomes(t *testing.T) {
 
 	// --seed and --temperature reach the provider.
 	fake = mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, evalTurns(1, false)...)
-	code, out, errOut = runCLI(t, "", with(peerArgs("demo"), "eval", cases, "--model", "openai:gpt-test", "--model-url", fake.URL, "--seed", "7", "--temperature", "0.5")...)
+	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "eval", cases, "--model", "openai:gpt-test", "--model-url", fake.URL, "--seed", "7", "--temperature", "0.5")...)
 	for _, r := range fake.Requests() {
 		if m := r.JSON(t); code != ExitOK || m["seed"] != 7.0 || m["temperature"] != 0.5 {
 			t.Errorf("--seed 7 --temperature 0.5: exit %d, seed %v, temperature %v\n%s", code, m["seed"], m["temperature"], errOut)
