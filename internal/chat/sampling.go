@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/bounds"
+
 	"github.com/mcpi-dev/mcpi/internal/genai"
 	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -64,11 +66,8 @@ func Sample(ctx context.Context, p llm.Provider, params *mcp.CreateMessageParams
 	asked := genai.Turn{Op: genai.OpChat, ID: o.ID, Purpose: "sampling", Provider: p.Name(), Model: p.Model(),
 		Messages: len(req.Messages), Tools: len(req.Tools), Hints: modelHints(params.ModelPreferences), IncludeContext: params.IncludeContext}
 	tap(o.Tap, o.Now(), transport.Outgoing, asked)
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := bounds.Clock{Name: "sampling model", D: o.Timeout}.Context(ctx)
+	defer cancel()
 	resp, err := p.Stream(ctx, req, nil)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && o.Timeout > 0 {

@@ -1,8 +1,9 @@
 package check
 
 import (
-	"context"
 	"strings"
+
+	"github.com/mcpi-dev/mcpi/internal/bounds"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
@@ -35,7 +36,7 @@ func (r *run) listen() {
 		return
 	}
 	subject := "subscriptions/listen " + strings.Join(asked, ", ")
-	ctx, cancel := context.WithTimeout(r.ctx, r.opts.Timeout)
+	ctx, cancel := bounds.Clock{Name: "subscriptions/listen probe", D: r.opts.Timeout}.Context(r.ctx)
 	defer cancel()
 	sub, err := r.c.Listen(ctx, filter)
 	if err != nil {
