@@ -697,6 +697,12 @@ func (p *Pane) row(e *rows.Entry, selected bool, methodW int) string {
 		}
 	case rows.KindWarning:
 		what = e.Method + ": " + e.Text
+	case rows.KindModel:
+		// A model's turn: what it is about, then what it says.
+		what = e.Label()
+		if e.Text != "" {
+			what += " · " + e.Text
+		}
 	}
 	what = common.Line(what)
 	latency := ""

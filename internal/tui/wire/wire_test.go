@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/mcpi-dev/mcpi/internal/genai"
 	"github.com/mcpi-dev/mcpi/internal/query"
 	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -556,5 +557,23 @@ func TestShowFrameSaysTheFilterIsCleared(t *testing.T) {
 	}
 	if n, ok := cmd().(common.Notice); !ok || !strings.Contains(n.Text(), "the filter method:ping hid that frame: it is cleared") {
 		t.Errorf("the notice is %#v", cmd())
+	}
+}
+
+// TestModelRows: a model's turns are rows that name the model or the tool
+// and say what the turn holds.
+func TestModelRows(t *testing.T) {
+	p := New(testCommon(), rows.NewStore(0, 0))
+	p.SetSize(160, 10)
+	parser := rows.NewParser()
+	p.Append([]rows.Entry{
+		parser.Event(genai.Event(t0, transport.Outgoing, genai.Turn{Op: genai.OpChat, ID: "chat-1", Model: "gpt-test", Messages: 1, Tools: 18})),
+		parser.Event(genai.Event(t0.Add(time.Second), transport.Incoming, genai.Turn{Op: genai.OpChat, ID: "chat-1", Model: "gpt-test", ToolCalls: []genai.ToolCall{{ID: "c", Name: "add"}}})),
+	})
+	s := ansi.Strip(p.View())
+	for _, want := range []string{"model     chat gpt-test · 1 messages, 18 tools", "response · chat gpt-test · calls add"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the wire lacks %q:\n%s", want, s)
+		}
 	}
 }
