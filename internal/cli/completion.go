@@ -17,8 +17,10 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/check"
 	"github.com/mcpi-dev/mcpi/internal/live"
+	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/query"
 	"github.com/mcpi-dev/mcpi/internal/schema"
@@ -81,7 +83,14 @@ func flagValues(c *cobra.Command, name string) []string {
 	case "log-level":
 		return logLevels()
 	case "host":
+		if c.Name() == "chat" || c.Name() == "connect" {
+			return chat.Hosts // how the model is shown the tools
+		}
 		return append(check.HostIDs(), "all")
+	case "sampling-approve":
+		return []string{"ask", "auto"}
+	case "approve":
+		return []string{string(chat.ApproveNone), string(chat.ApproveSafe), string(chat.ApproveAll)}
 	case "fail-on":
 		return []string{"breaking", "possibly", "any"}
 	case "connections":
@@ -132,6 +141,13 @@ func flagCompletion(f *Factory, c *cobra.Command, name string) cobra.CompletionF
 		return cobra.FixedCompletions(vs, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveKeepOrder)
 	}
 	switch {
+	case name == "model" || name == "sampling-model":
+		// The provider's part of PROVIDER:MODEL; the model's name is the
+		// person's to type.
+		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return []cobra.Completion{llm.KindAnthropic + ":", llm.KindOpenAI + ":", llm.KindOpenAIResponses + ":", llm.KindOllama + ":", llm.KindCompat + ":"},
+				cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveKeepOrder
+		}
 	case name == "session":
 		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return sessionNames(f), cobra.ShellCompDirectiveNoFileComp

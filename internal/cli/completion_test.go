@@ -60,14 +60,20 @@ func TestCompleteClosedSets(t *testing.T) {
 		{[]string{"log-level", ""}, []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}},
 		{[]string{"completion", ""}, []string{"bash", "zsh", "fish", "powershell"}},
 		{[]string{"bench", "--connections", ""}, []string{"one", "per-worker"}},
+		{[]string{"chat", "--approve", ""}, []string{"none", "destructive", "all"}},
+		{[]string{"connect", "--sampling-approve", ""}, []string{"ask", "auto"}},
+		{[]string{"chat", "--host", ""}, []string{"claude-code", "vscode", "cursor", "openai", "openai-strict", "anthropic", "gemini"}},
+		{[]string{"connect", "--host", ""}, []string{"claude-code", "vscode", "cursor", "openai", "openai-strict", "anthropic", "gemini"}},
+		{[]string{"chat", "--model", ""}, []string{"anthropic:", "openai:", "openai-responses:", "ollama:", "compat:"}},
+		{[]string{"call", "--sampling-model", ""}, []string{"anthropic:", "openai:", "openai-responses:", "ollama:", "compat:"}},
 	} {
 		got, directive := completions(t, dir, tc.args...)
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("__complete %q: %q, want %q", tc.args, got, tc.want)
 		}
 		want := ":36"
-		if slices.Contains(tc.args, "--host") {
-			want = ":38" // a comma list: no space after an item
+		if slices.Contains(tc.args, "--host") && tc.args[0] == "check" || slices.Contains(tc.args, "--model") || slices.Contains(tc.args, "--sampling-model") {
+			want = ":38" // a comma list, or a model's PROVIDER:: no space after it
 		}
 		if tc.args[0] != "completion" && directive != want {
 			t.Errorf("__complete %q: directive %s, want %s (no files, in this order)", tc.args, directive, want)
