@@ -113,3 +113,25 @@ func TestChatInASession(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestChatPrintsNoEscapes: a model's text with escape sequences (split
+// across the stream's pieces) and a tool result with them are made
+// visible, never interpreted, on stdout and stderr.
+func TestChatPrintsNoEscapes(t *testing.T) {
+	fake := mcptest.NewFakeLLM(t, mcptest.LLMAnthropic,
+		mcptest.LLMTurn{Text: "\x1b[31mred\x1b]0;title\x07 and \u202e", Calls: []mcptest.LLMCall{{ID: "c1", Name: "echo", Args: `{"text":"\u001b[2Jclear"}`}}},
+		mcptest.LLMTurn{Text: "done \x1b[1mbold"})
+	t.Setenv("ANTHROPIC_API_KEY", chatKey)
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "anthropic:claude-test", "--model-url", fake.URL, "--prompt", "x", "--approve", "all")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, s := range []string{out, errOut} {
+		if strings.ContainsAny(s, "\x1b\x07\u202e") {
+			t.Errorf("raw control characters reached the terminal: %q", s)
+		}
+	}
+	if !strings.Contains(out, `\e[31mred`) || !strings.Contains(errOut, `\e[2Jclear`) {
+		t.Errorf("the escapes are not shown:\nstdout %q\nstderr %q", out, errOut)
+	}
+}
