@@ -455,7 +455,7 @@ func (b *Bridge) callTool(ctx context.Context, m mcp.Message) {
 		b.fail(m.ID, codeDenied, "the tool "+p.Name+" is not visible to Apps (its _meta.ui.visibility lacks \"app\")")
 		return
 	}
-	if mayDestroy(tool) {
+	if tool.MayDestroy() {
 		q := fmt.Sprintf("The App asks to call %s, which may be destructive, with %s. Allow?", p.Name, oneLine(string(p.Arguments), 200))
 		if b.o.Confirm == nil || !b.o.Confirm(ctx, safetext.OneLine(q)) {
 			why := "the person refused it"
@@ -470,19 +470,6 @@ func (b *Bridge) callTool(ctx context.Context, m mcp.Message) {
 	b.note("app: tools/call %s", p.Name)
 	raw, err := b.o.Server.CallTool(ctx, p.Name, p.Arguments)
 	b.forward(m.ID, raw, err)
-}
-
-// mayDestroy follows the tool annotations' defaults: a tool is destructive
-// unless it says it is read-only or not destructive.
-func mayDestroy(t *mcp.Tool) bool {
-	a := t.Annotations
-	if a == nil {
-		return true
-	}
-	if a.ReadOnlyHint != nil && *a.ReadOnlyHint {
-		return false
-	}
-	return a.DestructiveHint == nil || *a.DestructiveHint
 }
 
 func (b *Bridge) readResource(ctx context.Context, m mcp.Message) {

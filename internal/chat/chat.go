@@ -365,7 +365,7 @@ func (r *Runner) run(ctx context.Context, c llm.ToolCall) ToolResult {
 		tr.Tool, tr.IsError, tr.Text = c.Name, true, fmt.Sprintf("no tool named %q was offered", c.Name)
 		return end()
 	}
-	p := Proposal{Call: c, Tool: tool, Destructive: destructive(tool)}
+	p := Proposal{Call: c, Tool: tool, Destructive: tool.MayDestroy()}
 	d := r.decide(ctx, p)
 	if d.Verdict != Allow {
 		tr.Denied = true
@@ -421,20 +421,6 @@ func (r *Runner) decide(ctx context.Context, p Proposal) Decision {
 		return Decision{Verdict: Deny, Why: "no one was there to allow it (--approve)"}
 	}
 	return r.o.Ask(ctx, p)
-}
-
-// destructive reports whether a tool may destroy: annotated so, or not
-// annotated read-only or non-destructive (the spec's default is
-// destructive).
-func destructive(t *mcp.Tool) bool {
-	a := t.Annotations
-	if a == nil {
-		return true
-	}
-	if a.ReadOnlyHint != nil && *a.ReadOnlyHint {
-		return false
-	}
-	return a.DestructiveHint == nil || *a.DestructiveHint
 }
 
 // maxResultText bounds what of a result the model is given.

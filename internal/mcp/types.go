@@ -34,6 +34,20 @@ type Tool struct {
 	Meta         json.RawMessage  `json:"_meta,omitempty"`
 }
 
+// MayDestroy follows the tool annotations' defaults: a tool may destroy
+// unless it says it is read-only or not destructive. Hosts ask before
+// such a call (mcpi's App host and chat do).
+func (t *Tool) MayDestroy() bool {
+	a := t.Annotations
+	if a == nil {
+		return true
+	}
+	if a.ReadOnlyHint != nil && *a.ReadOnlyHint {
+		return false
+	}
+	return a.DestructiveHint == nil || *a.DestructiveHint
+}
+
 // DisplayName follows the spec's precedence: title, annotations.title, name.
 func (t *Tool) DisplayName() string {
 	if t.Title != "" {
