@@ -169,17 +169,11 @@ func runChat(ctx context.Context, c *session.Client, opts *ChatOptions) error {
 	return chatConversation(ctx, opts, r, say)
 }
 
-// modelTap is where the model's events go: the trace (--record,
-// --otlp-endpoint) and -v.
+// modelTap is where the model's events go: the connection's own tap (the
+// trace of --record and --otlp-endpoint, -v).
 func (o *ConnOptions) modelTap() transport.Tap {
-	var taps []transport.Tap
-	if o.recorder != nil {
-		taps = append(taps, o.recorder)
-	}
-	if o.Verbose {
-		taps = append(taps, o.verboseTap())
-	}
-	return transport.MultiTap(taps...)
+	tap, _ := o.connTap(connHooks{}) // the trace is started already: no error is left to give
+	return tap
 }
 
 func printPresented(opts *ChatOptions, p *chat.Presented) error {

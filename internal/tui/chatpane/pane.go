@@ -44,6 +44,32 @@ type line struct {
 	who  string // you, model, tool, note
 	text string
 	bad  bool
+	// rows are the line drawn at width w when its text had n bytes: View
+	// wraps a line again only when it grew (the model's streamed text) or
+	// the width changed.
+	rows []string
+	w, n int
+}
+
+var prefixes = map[string]string{"you": "you> ", "model": "model> ", "tool": "  ", "note": "· "}
+
+// drawn is l wrapped to width, from its cache when it still holds.
+func (p *Pane) drawn(l *line, width int) []string {
+	if l.rows != nil && l.w == width && l.n == len(l.text) {
+		return l.rows
+	}
+	st := p.c.Styles
+	l.rows = l.rows[:0]
+	for _, w := range common.Wrap(prefixes[l.who]+common.Block(l.text), width) {
+		if l.bad {
+			w = st.Error.Render(w)
+		} else if l.who != "model" && l.who != "you" {
+			w = st.Dim.Render(w)
+		}
+		l.rows = append(l.rows, w)
+	}
+	l.w, l.n = width, len(l.text)
+	return l.rows
 }
 
 // Pane is the chat pane.
@@ -508,16 +534,8 @@ func (p *Pane) View() string {
 		return strings.Join(p.scroll.Window(p.toolLines(), p.height), "\n")
 	}
 	var rows []string
-	for _, l := range p.lines {
-		prefix := map[string]string{"you": "you> ", "model": "model> ", "tool": "  ", "note": "· "}[l.who]
-		for _, w := range common.Wrap(prefix+common.Block(l.text), max(10, p.width)) {
-			if l.bad {
-				w = st.Error.Render(w)
-			} else if l.who != "model" && l.who != "you" {
-				w = st.Dim.Render(w)
-			}
-			rows = append(rows, w)
-		}
+	for i := range p.lines {
+		rows = append(rows, p.drawn(&p.lines[i], max(10, p.width))...)
 	}
 	n := p.bodyRows()
 	if p.follow {
