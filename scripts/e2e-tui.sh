@@ -49,6 +49,12 @@ if [ -z "$BIN" ]; then
 	fi
 fi
 
+# One session that outlives the others: without it, the tmux server exits
+# when a scenario's last session ends, and the next scenario's new-session
+# can reach a server on its way out ("server exited unexpectedly").
+# cleanup's kill-server ends it.
+tmux -L "$SOCK" new-session -d -s keeper -x 20 -y 5 "sleep $((TOTAL_BUDGET + 600))"
+
 START=$SECONDS
 PASS=0
 FAIL=0
@@ -63,7 +69,9 @@ open() {
 	SESSION=$1
 	shift
 	t kill-session -t "$SESSION" >/dev/null 2>&1
-	t new-session -d -s "$SESSION" -x 100 -y 30 -e NO_COLOR=1 -e TERM=xterm-256color "$@"
+	if ! t new-session -d -s "$SESSION" -x 100 -y 30 -e NO_COLOR=1 -e TERM=xterm-256color "$@"; then
+		echo "e2e-tui: tmux could not open the session $SESSION" >&2
+	fi
 }
 
 keys() { t send-keys -t "$SESSION" "$@"; }
