@@ -23,7 +23,8 @@
 //	kind:K        the row's kind starts with K: frame, bad, stderr,
 //	              lifecycle, http, warning, log, notification, app (an
 //	              MCP App's messages with mcpi's host), model (a
-//	              model's turns and the tools it ran), note (what a
+//	              model's turns and the tools it ran), intercept (what
+//	              mcpi proxy changed on the wire), note (what a
 //	              trace says of its session: revision, server)
 //	id:N          the JSON-RPC id is N
 //	text:T        the text or the data contains T
@@ -103,7 +104,7 @@ var Fields = []string{"method", "tool", "status", "dur", "size", "dir", "kind", 
 var Statuses = []string{"ok", "error", "pending"}
 
 // Kinds are the values of kind:.
-var Kinds = []string{"frame", "bad", "stderr", "lifecycle", "http", "warning", "log", "notification", "app", "model", "note"}
+var Kinds = []string{"frame", "bad", "stderr", "lifecycle", "http", "warning", "log", "notification", "app", "model", "intercept", "note"}
 
 func isField(f string) bool {
 	for _, x := range Fields {

@@ -34,6 +34,9 @@ const (
 	// made of a model provider, or a tool the model asked for, and their
 	// answers; msg is the genai.Turn.
 	TypeModel = "model"
+	// TypeIntercept is a change mcpi proxy made on the wire: msg holds
+	// the action, the rule, the original frame and what was sent instead.
+	TypeIntercept = "intercept"
 )
 
 // Note kinds the session writes with Annotate.
@@ -207,6 +210,8 @@ func (e *Event) TransportEvent() (ev transport.Event, ok bool) {
 		ev.Kind, ev.Data = transport.KindApp, e.Msg
 	case TypeModel:
 		ev.Kind, ev.Data = transport.KindModel, e.Msg
+	case TypeIntercept:
+		ev.Kind, ev.Data = transport.KindIntercept, e.Msg
 	case TypeBadFrame:
 		ev.Kind = transport.KindBadFrame
 	case TypeStderr:

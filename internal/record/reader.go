@@ -319,7 +319,7 @@ func (r *rawRef) UnmarshalJSON(b []byte) error {
 
 var knownTypes = map[string]bool{
 	TypeFrame: true, TypeBadFrame: true, TypeStderr: true,
-	TypeLifecycle: true, TypeHTTP: true, TypeNote: true, TypeApp: true, TypeModel: true,
+	TypeLifecycle: true, TypeHTTP: true, TypeNote: true, TypeApp: true, TypeModel: true, TypeIntercept: true,
 }
 
 // decodeEvent decodes one line. owned says the event may keep pieces of
@@ -369,7 +369,7 @@ func decodeEvent(line []byte, owned bool) (ev Event, known bool, err error) {
 		return Event{}, false, fmt.Errorf("unknown encoding %q", w.Encoding)
 	}
 	switch w.Type {
-	case TypeFrame, TypeApp, TypeModel:
+	case TypeFrame, TypeApp, TypeModel, TypeIntercept:
 		switch {
 		case w.Msg != nil:
 			ev.Msg = json.RawMessage(keep(w.Msg))

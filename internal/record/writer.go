@@ -267,7 +267,7 @@ func (w *Writer) prepare(e transport.Event) entry {
 	}
 	data, changed := e.Data, false
 	switch e.Kind {
-	case transport.KindFrame, transport.KindApp, transport.KindModel:
+	case transport.KindFrame, transport.KindApp, transport.KindModel, transport.KindIntercept:
 		en.size, en.hasSize = len(data), true
 		// The transport sends only valid JSON as a frame; check anyway,
 		// since one bad line would damage the whole trace.
@@ -317,7 +317,7 @@ func (en *entry) event(seq int64) Event {
 		ev.Data = en.note
 	case en.msg != nil:
 		ev.Msg = en.msg
-	case en.typ == TypeFrame || en.typ == TypeApp || en.typ == TypeModel:
+	case en.typ == TypeFrame || en.typ == TypeApp || en.typ == TypeModel || en.typ == TypeIntercept:
 		ev.Msg = en.data
 	case en.hasLine:
 		ev.Line = string(en.line)

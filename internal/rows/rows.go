@@ -54,6 +54,9 @@ const (
 	KindApp = Kind(transport.KindApp)
 	// KindModel is a model's turn (internal/genai).
 	KindModel = Kind(transport.KindModel)
+	// KindIntercept is a change mcpi proxy made on the wire
+	// (internal/intercept).
+	KindIntercept = Kind(transport.KindIntercept)
 	// KindWarning is a warning of the session (not a tap event).
 	KindWarning = Kind(transport.KindLast + 1)
 )
@@ -280,6 +283,8 @@ func (p *Parser) Event(e transport.Event) Entry {
 		p.open, p.appOpen = p.appOpen, p.open
 	case transport.KindModel:
 		p.model(&en, e.Data)
+	case transport.KindIntercept:
+		interceptRow(&en, e.Data)
 	}
 	en.Data, en.Truncated = clip(e.Data)
 	return en
@@ -420,6 +425,22 @@ func (p *Parser) model(en *Entry, data []byte) {
 	}
 	en.ToolError = t.Failed()
 	en.Text = turnText(&t, false)
+}
+
+// interceptRow reads a change mcpi proxy made (internal/intercept writes
+// it; docs/trace-format.md is the format): the action is the row's method,
+// the rule its name, and its text says what happened.
+func interceptRow(en *Entry, data []byte) {
+	var c struct {
+		Action string `json:"action"`
+		Rule   string `json:"rule"`
+		Note   string `json:"note"`
+	}
+	if json.Unmarshal(data, &c) != nil || c.Action == "" {
+		en.Method, en.Err = "intercept", "not an intercept change"
+		return
+	}
+	en.Method, en.Name, en.Text = c.Action, c.Rule, c.Note
 }
 
 // turnText says what a turn holds, in a line: what a request sends, what

@@ -352,9 +352,14 @@ const (
 	// request mcpi made of a model provider or a tool call the model asked
 	// for, Incoming its answer. It is no frame of the server's session.
 	KindModel
+	// KindIntercept is a change mcpi proxy made on the wire (a fault of
+	// --faults, a held frame forwarded, edited, dropped or answered):
+	// Data is the change (internal/intercept), Dir the direction of the
+	// frame it is about. It is no frame of the server's session.
+	KindIntercept
 	// KindLast is the last kind: packages that add kinds of their own
 	// (a session's warnings as rows) number them after it.
-	KindLast = KindModel
+	KindLast = KindIntercept
 )
 
 func (k EventKind) String() string {
@@ -373,6 +378,8 @@ func (k EventKind) String() string {
 		return "app"
 	case KindModel:
 		return "model"
+	case KindIntercept:
+		return "intercept"
 	}
 	return "?"
 }
