@@ -40,7 +40,8 @@ var (
 		"internal/collection":  {"internal/schema", "internal/mcp", "internal/safetext", "internal/roots", "internal/session", "internal/daemon"},
 		"internal/apps":        {"internal/mcp"},
 		"internal/apphost":     {"internal/apps", "internal/bounds", "internal/browser", "internal/mcp", "internal/safetext", "internal/session", "internal/transport"},
-		"internal/llm":         {"internal/bounds", "internal/safetext", "internal/transport"},
+		"internal/llm":         {"internal/bounds", "internal/safetext", "internal/strictyaml", "internal/transport"},
+		"internal/strictyaml":  {},
 		"cmd/mcpi":             {"internal/cli"},
 
 		"internal/collection/report": {"internal/collection", "internal/record", "internal/safetext"},

@@ -1,13 +1,11 @@
 package eval
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"regexp"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/schema"
+	"github.com/mcpi-dev/mcpi/internal/strictyaml"
 )
 
 // MaxFileSize is the size of the largest case file read.
@@ -123,28 +122,15 @@ func Parse(data []byte) (*File, error) {
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("the case file is larger than %d bytes", MaxFileSize)
 	}
-	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("the case file is empty")
-		}
-		return nil, err
-	}
-	root := &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
-	}
-	if root.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("line %d: a case file is a mapping with cases", root.Line)
-	}
-	if err := checkKeys(root, reflect.TypeOf(File{}), map[checked]bool{}); err != nil {
-		return nil, err
-	}
 	var f File
-	if err := root.Decode(&f); err != nil {
-		return nil, firstErrors(err)
+	root, err := strictyaml.Decode(data, &f)
+	switch {
+	case errors.Is(err, strictyaml.ErrEmpty):
+		return nil, errors.New("the case file is empty")
+	case err != nil:
+		return nil, err
 	}
-	if cases := field(root, "cases"); cases != nil && cases.Kind == yaml.SequenceNode {
+	if cases := strictyaml.Field(root, "cases"); cases != nil && cases.Kind == yaml.SequenceNode {
 		for i, n := range cases.Content {
 			if i < len(f.Cases) {
 				f.Cases[i].Line = n.Line
@@ -155,87 +141,6 @@ func Parse(data []byte) (*File, error) {
 		return nil, err
 	}
 	return &f, nil
-}
-
-// firstErrors keeps the first three of the YAML decoder's type errors:
-// a file may hold thousands, and one says what is wrong.
-func firstErrors(err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) || len(te.Errors) <= 3 {
-		return err
-	}
-	return fmt.Errorf("%s (and %d more)", strings.Join(te.Errors[:3], "; "), len(te.Errors)-3)
-}
-
-var nodeType = reflect.TypeOf(yaml.Node{})
-
-// checked is a node checked against a type: each is checked once, so that
-// aliases repeated many times cost no more than their anchors.
-type checked struct {
-	n *yaml.Node
-	t reflect.Type
-}
-
-// checkKeys refuses, in n, a key that t (a struct with yaml tags, a slice
-// or pointer of one) does not know, and a key written with no value, each
-// with its line. An alias is checked as its anchor's value, where it is
-// used. A yaml.Node field is data (a value, a schema): not walked.
-func checkKeys(n *yaml.Node, t reflect.Type, seen map[checked]bool) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	if seen[checked{n, t}] {
-		return nil
-	}
-	seen[checked{n, t}] = true
-	switch {
-	case t == nodeType:
-		return nil
-	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
-		for _, c := range n.Content {
-			if err := checkKeys(c, t.Elem(), seen); err != nil {
-				return err
-			}
-		}
-	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
-		known := map[string]reflect.Type{}
-		var names []string
-		for i := range t.NumField() {
-			sf := t.Field(i)
-			name, _, _ := strings.Cut(sf.Tag.Get("yaml"), ",")
-			if name == "" || name == "-" || !sf.IsExported() {
-				continue
-			}
-			known[name] = sf.Type
-			names = append(names, name)
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			ft, ok := known[k.Value]
-			if !ok {
-				return fmt.Errorf("line %d: unknown key %q (want one of %s)", k.Line, k.Value, strings.Join(names, ", "))
-			}
-			if v.Kind == yaml.ScalarNode && v.Tag == "!!null" && v.Value == "" && v.Style == 0 {
-				return fmt.Errorf("line %d: %s: has no value: give one (\"\" for an empty text), or remove the key", k.Line, k.Value)
-			}
-			if err := checkKeys(v, ft, seen); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func field(n *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 func (f *File) check() error {

@@ -42,6 +42,6 @@
 //     Message.Accumulate is used for everything but text deltas, which it
 //     appends to a string (a copy of the whole text per delta).
 //
-// It imports of mcpi only bounds, safetext and transport; no terminal
+// It imports of mcpi only bounds, safetext, strictyaml and transport; no terminal
 // library, no command line.
 package llm

@@ -24,7 +24,7 @@ type conn struct {
 	model  string
 	base   *url.URL
 	key    redactor
-	keyVar string // the variable that would hold the key, for errors
+	keyVar string // where the key comes from (a variable, an entry), for errors
 	client *http.Client
 	opts   Options
 }

@@ -214,8 +214,13 @@ type Options struct {
 	// policy). Required: Parse refuses nil, so that no request leaves
 	// through a client of the SDK's own.
 	HTTPClient *http.Client
-	// APIKey overrides the key read from the environment.
-	APIKey string
+	// APIKey overrides the key read from the environment; KeyEnv names
+	// the variable that holds it instead of the provider's usual one (a
+	// key is then required, also of a local server). KeySource says where
+	// either was given (a settings file's entry), for errors.
+	APIKey    string
+	KeyEnv    string
+	KeySource string
 	// BaseURL overrides the provider's URL (--model-url). Required for
 	// compat.
 	BaseURL string

@@ -43,11 +43,9 @@ func open(t *testing.T, f format, fk *mcptest.FakeLLM, o llm.Options) llm.Provid
 	if o.HTTPClient == nil {
 		o.HTTPClient = testClient()
 	}
-	if o.APIKey == "" {
-		o.APIKey = testKey
-	}
+	// The key comes from the provider's usual variable, as a user's does.
+	o.Getenv = env(map[string]string{"ANTHROPIC_API_KEY": testKey, "OPENAI_API_KEY": testKey})
 	o.BaseURL = fk.URL
-	o.Getenv = func(string) string { return "" }
 	p, err := llm.Parse(f.kind+":test-model", o)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"os"
 	"strings"
 )
@@ -96,18 +97,26 @@ func Parse(spec string, o Options) (Provider, error) {
 			keyVar, needKey, name = "GEMINI_API_KEY", true, "gcp.gemini"
 		}
 	}
+	if o.KeyEnv != "" {
+		keyVar, needKey = o.KeyEnv, true
+	}
 	if key == "" && keyVar != "" {
 		key = getenv(keyVar)
 	}
 	if needKey && key == "" {
-		return nil, newError(name, "", ErrNoKey, 0, "%s needs an API key: set %s", spec, keyVar)
+		return nil, newError(name, "", ErrNoKey, 0, "%s needs an API key: set %s%s", spec, keyVar, paren(o.KeySource))
 	}
-	if !needKey {
+	// hint is what an error about the key says to check.
+	hint := keyVar + paren(o.KeySource)
+	switch {
+	case o.APIKey != "":
+		hint = cmp.Or(o.KeySource, "the key given")
+	case !needKey:
 		// A local server gets no key of the environment: only the one
 		// given for it.
-		keyVar = ""
+		hint = ""
 	}
-	c, err := newConn(name, s.Model, base, key, keyVar, o)
+	c, err := newConn(name, s.Model, base, key, hint, o)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +128,13 @@ func Parse(spec string, o Options) (Provider, error) {
 	default:
 		return newChat(c, s.Kind == KindOpenAI), nil
 	}
+}
+
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
 }
 
 func first(s ...string) string {
