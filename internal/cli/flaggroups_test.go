@@ -146,3 +146,22 @@ func usageColumn(line string) int {
 	}
 	return start + j
 }
+
+// flagGroup groups the flags defined after it by their order of definition,
+// not their names, and leaves the set's sorting as it found it.
+func TestFlagGroupByDefinitionOrder(t *testing.T) {
+	cmd := &cobra.Command{Use: "x"}
+	cmd.Flags().Bool("zeta", false, "")
+	end := flagGroup(cmd, groupOutput)
+	cmd.Flags().Bool("alpha", false, "")
+	cmd.Flags().Bool("omega", false, "")
+	end()
+	for name, want := range map[string]string{"zeta": "", "alpha": groupOutput, "omega": groupOutput} {
+		if got := flagGroupOf(cmd.Flags().Lookup(name)); got != want {
+			t.Errorf("--%s: group %q, want %q", name, got, want)
+		}
+	}
+	if !cmd.Flags().SortFlags {
+		t.Error("flagGroup left the flag set unsorted")
+	}
+}
