@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpi-dev/mcpi/internal/intercept"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -26,6 +27,9 @@ type StdioOptions struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Tap            transport.Tap
+	// Faults, when set, judges each frame (internal/intercept); without
+	// it every byte is forwarded unchanged as it comes.
+	Faults *intercept.Engine
 }
 
 // maxRecordedLine bounds a line kept whole for the tap; the bytes are
@@ -68,12 +72,33 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 		return -1, fmt.Errorf("starting %s: %w", o.Command[0], err)
 	}
 	emit(transport.Event{Kind: transport.KindLifecycle, Text: fmt.Sprintf("proxy spawned pid %d", cmd.Process.Pid)})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	toServer, toHost := relay, relay
+	if o.Faults != nil {
+		// Frames are judged: each direction is written line by line by
+		// its outlet, which answers in the peer's place go through too.
+		up, down := &outlet{ctx: ctx, w: stdin}, &outlet{ctx: ctx, w: o.Stdout}
+		closing := func() {
+			emit(transport.Event{Kind: transport.KindLifecycle, Text: "proxy closed the connection (a fault)"})
+			up.close()
+			down.close()
+			stdin.Close()
+			cancel()
+		}
+		toServer = func(src io.Reader, _ io.Writer, sp *splitter) {
+			judgedRelay(src, up, down, transport.Outgoing, emit, o.Faults, closing)
+		}
+		toHost = func(src io.Reader, _ io.Writer, sp *splitter) {
+			judgedRelay(src, down, up, transport.Incoming, emit, o.Faults, closing)
+		}
+	}
 
 	// Host -> server. Stdin is not closed by the copy ending early: the
 	// goroutine may stay blocked on the host's read after the server is
 	// gone, which is harmless for a process that is about to exit.
 	go func() {
-		relay(o.Stdin, stdin, newSplitter(transport.Outgoing, emit))
+		toServer(o.Stdin, stdin, newSplitter(transport.Outgoing, emit))
 		stdin.Close()
 		emit(transport.Event{Kind: transport.KindLifecycle, Text: "host closed its side (stdin)"})
 	}()
@@ -81,7 +106,7 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		relay(stdout, o.Stdout, newSplitter(transport.Incoming, emit))
+		toHost(stdout, o.Stdout, newSplitter(transport.Incoming, emit))
 	}()
 	go func() {
 		defer wg.Done()

@@ -1,0 +1,65 @@
+package intercept
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+func engine(t *testing.T, yaml string, tap transport.Tap) *Engine {
+	t.Helper()
+	fs, err := ParseFaults([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewEngine(Options{Faults: fs, Seed: 1, Tap: tap})
+}
+
+// The first rule that matches, applies and wins its draw decides; a
+// rule's count stops it; an error answers requests only.
+func TestJudge(t *testing.T) {
+	var events []transport.Event
+	e := engine(t, `faults:
+  - name: once
+    match: method:ping
+    error: {code: -1, message: no}
+    count: 1
+  - name: then
+    match: method:ping
+    drop: true
+`, transport.TapFunc(func(ev transport.Event) { events = append(events, ev) }))
+	ping := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	v := e.Judge(Frame{Dir: transport.Outgoing, Data: ping})
+	if v.Send != nil || len(v.Reply) != 1 || string(v.Reply[0]) != `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}` {
+		t.Errorf("first ping: %+v", v)
+	}
+	if v := e.Judge(Frame{Dir: transport.Outgoing, Data: ping}); !v.Changed || v.Send != nil || v.Reply != nil {
+		t.Errorf("second ping: %+v", v)
+	}
+	note := []byte(`{"jsonrpc":"2.0","method":"notifications/message"}`)
+	if v := e.Judge(Frame{Dir: transport.Incoming, Data: note}); v.Changed || !bytes.Equal(v.Send[0], note) {
+		t.Errorf("a notification: %+v", v)
+	}
+	if len(events) != 2 || events[0].Kind != transport.KindIntercept || !bytes.Contains(events[0].Data, []byte(`"action":"error","rule":"once"`)) {
+		t.Errorf("events %v", events)
+	}
+	var sum strings.Builder
+	e.WriteSummary(&sum)
+	for _, want := range []string{"3 frames judged, seed 1", "once", "fired 1 of 1 matching", "then", "fired 1 of 1 matching"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary %q lacks %q", sum.String(), want)
+		}
+	}
+}
+
+// A rule's name from the file reaches the terminal clean.
+func TestSummaryIsClean(t *testing.T) {
+	e := engine(t, "faults:\n  - name: \"\\e[31mred\"\n    drop: true\n", nil)
+	var sum strings.Builder
+	e.WriteSummary(&sum)
+	if strings.Contains(sum.String(), "\x1b") {
+		t.Errorf("summary %q has an escape", sum.String())
+	}
+}

@@ -1,0 +1,206 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/intercept"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// maxJudged bounds a line read whole to be judged; a longer line is
+// forwarded as it comes, unchanged, and only recorded.
+const maxJudged = 64 << 20
+
+// reorderWait is how long a frame held back by a reorder waits for the
+// frames that are to overtake it before it goes anyway: a host waiting
+// for its answer is not left hanging when nothing else comes.
+var reorderWait = bounds.Clock{Name: "reorder", D: time.Second}
+
+// outlet is one side's writer: the frames of its direction, and the
+// answers given in the peer's place, written whole one at a time.
+type outlet struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+	held   []heldBack
+}
+
+// heldBack is a frame a reorder holds until left more frames have gone.
+type heldBack struct {
+	data []byte
+	left int
+}
+
+// send writes the frames of a verdict: at its rate when it has one, then
+// the reorders that waited for them.
+func (o *outlet) send(frames [][]byte, rate int, newline bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, f := range frames {
+		o.writeLocked(f, rate, newline)
+		o.overtaken()
+	}
+}
+
+func (o *outlet) writeLocked(f []byte, rate int, newline bool) {
+	if o.closed {
+		return
+	}
+	if newline {
+		f = append(f[:len(f):len(f)], '\n')
+	}
+	if rate <= 0 {
+		o.w.Write(f)
+		return
+	}
+	chunk := max(1, rate/10)
+	pause := time.Duration(chunk) * time.Second / time.Duration(rate)
+	for len(f) > 0 && !o.closed {
+		n := min(chunk, len(f))
+		o.w.Write(f[:n])
+		f = f[n:]
+		if len(f) > 0 && !bounds.Sleep(o.ctx, pause) {
+			return
+		}
+	}
+}
+
+// overtaken counts one more frame past the held ones, and sends those
+// whose turn came.
+func (o *outlet) overtaken() {
+	kept := o.held[:0]
+	var due [][]byte
+	for _, h := range o.held {
+		if h.left--; h.left <= 0 {
+			due = append(due, h.data)
+			continue
+		}
+		kept = append(kept, h)
+	}
+	o.held = kept
+	for _, d := range due {
+		o.writeLocked(d, 0, true)
+	}
+}
+
+// holdBack keeps a frame until n later frames went, or reorderWait.
+func (o *outlet) holdBack(data []byte, n int) {
+	o.mu.Lock()
+	o.held = append(o.held, heldBack{data: data, left: n})
+	o.mu.Unlock()
+	time.AfterFunc(reorderWait.D, o.flush)
+}
+
+// flush sends every frame still held back.
+func (o *outlet) flush() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	held := o.held
+	o.held = nil
+	for _, h := range held {
+		o.writeLocked(h.data, 0, true)
+	}
+}
+
+func (o *outlet) close() {
+	o.mu.Lock()
+	o.closed = true
+	o.mu.Unlock()
+}
+
+// judgedRelay copies src to out line by line, each line recorded and,
+// when it is a frame, judged by the engine and sent as the verdict says;
+// answers in the peer's place go to back. stop ends the connection.
+func judgedRelay(src io.Reader, out, back *outlet, dir transport.Direction, emit func(transport.Event), eng *intercept.Engine, stop func()) {
+	sp := newSplitter(dir, emit)
+	r := bufio.NewReaderSize(src, 64<<10)
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > maxJudged {
+			// Too long to judge: what was read goes on, and the rest of
+			// the line as it comes.
+			sp.write(line)
+			sp.write(chunk)
+			out.mu.Lock()
+			out.w.Write(line)
+			out.w.Write(chunk)
+			out.mu.Unlock()
+			line = nil
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+		} else {
+			line = append(line, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(line) > 0 {
+			sp.write(line)
+			if !judgeLine(line, out, back, dir, eng, stop) {
+				flushAll(out, back)
+				return
+			}
+			line = nil
+		}
+		if err != nil {
+			sp.flush()
+			out.flush()
+			return
+		}
+	}
+}
+
+// judgeLine sends one line as the engine's verdict says, and reports
+// whether the relay goes on.
+func judgeLine(line []byte, out, back *outlet, dir transport.Direction, eng *intercept.Engine, stop func()) bool {
+	body := trimEOL(line)
+	if frameError(body) != nil {
+		out.send([][]byte{line}, 0, false)
+		return true
+	}
+	v := eng.Judge(intercept.Frame{Dir: dir, Data: body, Carrier: intercept.Stdio})
+	if !v.Changed {
+		out.send([][]byte{line}, 0, false)
+		return true
+	}
+	if v.Delay > 0 && v.Rate == 0 && !bounds.Sleep(out.ctx, v.Delay) {
+		return false
+	}
+	if len(v.Reply) > 0 {
+		back.send(v.Reply, 0, true)
+	}
+	switch {
+	case v.Hold > 0:
+		out.holdBack(body, v.Hold)
+	case v.Close:
+		// A cut frame goes without its end of line: the peer reads half
+		// a frame, then the end of the stream.
+		out.send(v.Send, 0, false)
+		stop()
+		return false
+	default:
+		out.send(v.Send, v.Rate, true)
+	}
+	return true
+}
+
+func flushAll(outs ...*outlet) {
+	for _, o := range outs {
+		o.flush()
+	}
+}
+
+func trimEOL(line []byte) []byte {
+	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
+		line = line[:len(line)-1]
+	}
+	return line
+}
