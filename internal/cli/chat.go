@@ -79,7 +79,7 @@ func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cob
 	addSessionFlag(cmd, &opts.ConnOptions)
 	fl := cmd.Flags()
 	end := flagGroup(cmd, groupArgs)
-	fl.StringVar(&opts.Model, "model", "", "the model: PROVIDER:MODEL (anthropic:, openai:, openai-responses:, ollama:, compat:; default $MCPI_MODEL)")
+	fl.StringVar(&opts.Model, "model", "", "the model: PROVIDER:MODEL (anthropic:, openai:, openai-responses:, ollama:, compat:) or a name of models.yaml; default $MCPI_MODEL")
 	// The connection's ModelURL, which --sampling-model may declare
 	// already: one flag for both.
 	if fl.Lookup("model-url") == nil {
@@ -142,7 +142,7 @@ func runChat(ctx context.Context, c *session.Client, opts *ChatOptions) error {
 	if opts.ShowTools {
 		return printPresented(opts, presented)
 	}
-	model, err := llm.Parse(opts.Model, llm.Options{HTTPClient: transport.NewHTTPClient(nil, transport.EgressPolicy{}), BaseURL: opts.ModelURL})
+	model, err := openModel(opts.Model, opts.ModelURL, nil)
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func runChat(ctx context.Context, c *session.Client, opts *ChatOptions) error {
 	ro := chat.Options{
 		Model: model, Server: chat.SessionServer(c), Tools: tools, Presented: presented, System: opts.System,
 		Approve: approve, MaxTurns: opts.MaxTurns, MaxTokens: opts.MaxTokens, MaxCost: opts.MaxCost,
-		Tap: opts.modelTap(),
+		Tap: opts.modelTap(), Prices: modelPrices(),
 	}
 	if !opts.JSON {
 		ro.OnEvent = func(e chat.Event) { printChatEvent(opts, &out, say, e) }

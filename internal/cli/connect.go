@@ -14,7 +14,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/config"
-	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui"
@@ -118,7 +117,7 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	fl.BoolVar(&opts.Mouse, "mouse", false, mouseUsage)
 	end()
 	end = flagGroup(cmd, groupArgs)
-	fl.StringVar(&opts.ChatModel, "model", "", "the Chat pane's model, PROVIDER:MODEL (docs/models.md; default $MCPI_MODEL)")
+	fl.StringVar(&opts.ChatModel, "model", "", "the Chat pane's model, PROVIDER:MODEL or a name of models.yaml (docs/models.md; default $MCPI_MODEL)")
 	if fl.Lookup("model-url") == nil {
 		fl.StringVar(&opts.ModelURL, "model-url", "", "the model's base URL (compat: required; ollama: default http://127.0.0.1:11434/v1/)")
 	}
@@ -319,11 +318,11 @@ func (opts *ConnectOptions) chatOptions() (chatpane.Options, error) {
 	if opts.ChatHost != "" && !slices.Contains(chat.Hosts, opts.ChatHost) {
 		return chatpane.Options{}, flagErrorf("--host %q: one of %s", opts.ChatHost, strings.Join(chat.Hosts, ", "))
 	}
-	o := chatpane.Options{Host: opts.ChatHost, Approve: approve}
+	o := chatpane.Options{Host: opts.ChatHost, Approve: approve, Prices: modelPrices()}
 	if spec == "" {
 		return o, nil
 	}
-	if o.Model, err = llm.Parse(spec, llm.Options{HTTPClient: transport.NewHTTPClient(nil, transport.EgressPolicy{}), BaseURL: opts.ModelURL}); err != nil {
+	if o.Model, err = openModel(spec, opts.ModelURL, nil); err != nil {
 		return o, flagErrorf("--model: %v", err)
 	}
 	return o, nil

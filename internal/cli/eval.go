@@ -111,7 +111,7 @@ func NewCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cob
 	fl := cmd.Flags()
 	fl.Lookup("record").Usage = "write a trace per run into this directory (the model's turns, the judge's and the frames of the run's tool calls)"
 	end := flagGroup(cmd, groupArgs)
-	fl.StringSliceVar(&opts.Models, "model", nil, "the models to evaluate, comma-separated: PROVIDER:MODEL (anthropic:, openai:, openai-responses:, ollama:, compat:; default $MCPI_MODEL)")
+	fl.StringSliceVar(&opts.Models, "model", nil, "the models to evaluate, comma-separated: PROVIDER:MODEL (anthropic:, openai:, openai-responses:, ollama:, compat:) or names of models.yaml; default $MCPI_MODEL")
 	if fl.Lookup("model-url") == nil {
 		fl.StringVar(&opts.ModelURL, "model-url", "", "the base URL of every model and judge (compat: requires it; give it with models of one server)")
 	}
@@ -165,10 +165,7 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 		}
 	}
 	// The models before the server: a missing key fails at once.
-	client := transport.NewHTTPClient(nil, transport.EgressPolicy{})
-	provider := func(spec string) (llm.Provider, error) {
-		return llm.Parse(spec, llm.Options{HTTPClient: client, BaseURL: opts.ModelURL})
-	}
+	provider := func(spec string) (llm.Provider, error) { return openModel(spec, opts.ModelURL, nil) }
 	var models []eval.Model
 	for _, spec := range opts.Models {
 		p, err := provider(spec)
@@ -200,7 +197,7 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 			}
 		}
 		ro := eval.Options{Models: models, Judges: judges, Server: chat.SessionServer(c), Tools: tools, Runs: opts.Runs,
-			Concurrency: opts.Concurrency, MaxTurns: opts.MaxTurns, Seed: opts.Seed, Temperature: opts.Temperature, Tap: opts.modelTap()}
+			Concurrency: opts.Concurrency, MaxTurns: opts.MaxTurns, Seed: opts.Seed, Temperature: opts.Temperature, Tap: opts.modelTap(), Prices: modelPrices()}
 		if opts.RecordDir != "" {
 			trace, err := opts.runTraces()
 			if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/chat"
-	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui"
@@ -21,7 +20,7 @@ import (
 // default).
 func addSamplingModelFlags(cmd *cobra.Command, o *ConnOptions) {
 	f := cmd.Flags()
-	f.StringVar(&o.SamplingModel, "sampling-model", "", "answer sampling requests with this model, PROVIDER:MODEL (docs/models.md)")
+	f.StringVar(&o.SamplingModel, "sampling-model", "", "answer sampling requests with this model, PROVIDER:MODEL or a name of models.yaml (docs/models.md)")
 	f.StringVar(&o.SamplingModelURL, "sampling-model-url", "", "the base URL of --sampling-model's provider (compat: requires one, e.g. http://127.0.0.1:8080/v1)")
 }
 
@@ -56,11 +55,11 @@ func (o *ConnOptions) validateSamplingModel() error {
 // the command's --model-url), bound by --timeout, its turns on the
 // connection's tap.
 func (o *ConnOptions) newSampler(spec string) (*chat.Sampler, error) {
-	p, err := llm.Parse(spec, llm.Options{HTTPClient: transport.NewHTTPClient(o.Target.httpTransport, transport.EgressPolicy{}), BaseURL: cmp.Or(o.SamplingModelURL, o.ModelURL)})
+	p, err := openModel(spec, cmp.Or(o.SamplingModelURL, o.ModelURL), o.Target.httpTransport)
 	if err != nil {
 		return nil, errors.New(strings.ReplaceAll(err.Error(), "--model-url", "--sampling-model-url"))
 	}
-	return &chat.Sampler{Model: p, Options: chat.SampleOptions{Timeout: o.Target.Timeout, Tap: o.samplingTap}}, nil
+	return &chat.Sampler{Model: p, Options: chat.SampleOptions{Timeout: o.Target.Timeout, Tap: o.samplingTap, Prices: modelPrices()}}, nil
 }
 
 // tapSampling makes the model's turns events of the connection's tap (the

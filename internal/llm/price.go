@@ -39,6 +39,7 @@ func DefaultPrices() Prices {
 		return Price{Input: in, Output: out, Date: openaiDate, Source: openaiSource}
 	}
 	return Prices{
+		"claude-fable-5-2":  a(8, 40, 0.80, 10),
 		"claude-fable-5-1":  a(10, 50, 1, 12.5),
 		"claude-opus-5-5":   a(4, 20, 0.20, 5),
 		"claude-opus-5":     a(5, 25, 0.50, 6.25),

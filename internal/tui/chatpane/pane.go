@@ -37,6 +37,8 @@ type Options struct {
 	MaxTurns  int
 	MaxTokens int64
 	MaxCost   float64
+	// Prices price the turns (llm.DefaultPrices when nil).
+	Prices llm.Prices
 }
 
 // line is one line of the transcript.
@@ -379,7 +381,7 @@ func (p *Pane) send(text string) tea.Cmd {
 				events <- sendDoneMsg{res: &chat.Result{Stop: chat.StopError, Err: err}}
 				return
 			}
-			runner = chat.New(chat.Options{Model: o.Model, Server: chat.SessionServer(c), Tools: tools, Presented: pr, System: o.System,
+			runner = chat.New(chat.Options{Model: o.Model, Prices: o.Prices, Server: chat.SessionServer(c), Tools: tools, Presented: pr, System: o.System,
 				Approve: o.Approve, MaxTurns: o.MaxTurns, MaxTokens: o.MaxTokens, MaxCost: o.MaxCost, Tap: cc.Tap, Now: cc.Now,
 				OnEvent: func(e chat.Event) { events <- eventMsg{e: e} },
 				Ask: func(ctx context.Context, pr chat.Proposal) chat.Decision {

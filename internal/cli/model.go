@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"net/http"
+
+	"github.com/mcpi-dev/mcpi/internal/llm"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// openModel makes the provider a model flag names: a spec
+// (PROVIDER:MODEL) or a name of the user's model settings (models.yaml,
+// or the file $MCPI_MODELS names), with the settings' key and URL for it;
+// url (--model-url, --sampling-model-url) wins over theirs. Every request
+// goes through mcpi's one HTTP client over rt (nil: the default
+// transport). Every model of every command is made here.
+func openModel(spec, url string, rt http.RoundTripper) (llm.Provider, error) {
+	s, err := llm.LoadSettings(nil)
+	if err != nil {
+		// The user's file is input, as a flag is: exit 2.
+		return nil, &FlagError{Err: err}
+	}
+	spec, o, err := s.Resolve(spec, llm.Options{HTTPClient: transport.NewHTTPClient(rt, transport.EgressPolicy{}), BaseURL: url})
+	if err != nil {
+		return nil, err
+	}
+	return llm.Parse(spec, o)
+}
+
+// modelPrices is the price table of the turns: the built-in one with the
+// user's settings' prices over it. A settings file that cannot be read
+// was already said by openModel; here it leaves the built-in table.
+func modelPrices() llm.Prices {
+	s, err := llm.LoadSettings(nil)
+	if err != nil {
+		return llm.DefaultPrices()
+	}
+	return s.PriceTable()
+}
