@@ -69,7 +69,7 @@ func NewCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cob
 			}
 			opts.Files = files
 			for _, m := range opts.Models {
-				if _, err := llm.ParseSpec(m); err != nil {
+				if err := checkModel(m); err != nil {
 					return flagErrorf("--model: %v", err)
 				}
 			}

@@ -26,6 +26,17 @@ func openModel(spec, url string, rt http.RoundTripper) (llm.Provider, error) {
 	return llm.Parse(spec, o)
 }
 
+// checkModel says whether spec names a model: a spec, or a name of the
+// settings; its key is not looked at yet.
+func checkModel(spec string) error {
+	s, err := llm.LoadSettings(nil)
+	if err != nil {
+		return err
+	}
+	_, _, err = s.Resolve(spec, llm.Options{})
+	return err
+}
+
 // modelPrices is the price table of the turns: the built-in one with the
 // user's settings' prices over it. A settings file that cannot be read
 // was already said by openModel; here it leaves the built-in table.

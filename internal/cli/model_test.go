@@ -59,3 +59,31 @@ func TestChatModelSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalModelSettings: eval's --model and a case file's judge take names
+// of models.yaml; a name it does not have is refused before the server.
+func TestEvalModelSettings(t *testing.T) {
+	fake := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, mcptest.LLMTurn{Text: "Hello."})
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "models.yaml")
+	if err := os.WriteFile(settings, []byte("models:\n  work: {model: 'openai:gpt-4.1', url: "+fake.URL+", keyEnv: WORK_KEY}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := filepath.Join(dir, "cases.yaml")
+	if err := os.WriteFile(cases, []byte("cases:\n  - name: greets\n    prompt: hi\n    expect: {text: {contains: Hello}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MCPI_MODELS", settings)
+	t.Setenv("WORK_KEY", chatKey)
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "eval", cases, "--model", "work", "--json")...)
+	if code != ExitOK || !strings.Contains(out, `"work"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if len(fake.Requests()) != 1 {
+		t.Errorf("the named model got %d requests", len(fake.Requests()))
+	}
+	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "eval", cases, "--model", "work,home")...)
+	if code != ExitUsage || !strings.Contains(errOut, `"home"`) {
+		t.Errorf("an unknown name: exit %d %s", code, errOut)
+	}
+}

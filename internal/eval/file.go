@@ -147,7 +147,9 @@ func (f *File) check() error {
 	if len(f.Cases) == 0 {
 		return errors.New("the file has no cases")
 	}
-	if f.Judge != "" {
+	// A judge is a spec, or a name of the user's model settings, looked
+	// up when the run opens it.
+	if strings.Contains(f.Judge, ":") {
 		if _, err := llm.ParseSpec(f.Judge); err != nil {
 			return fmt.Errorf("judge: %w", err)
 		}

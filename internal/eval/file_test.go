@@ -71,7 +71,7 @@ func TestParseRefuses(t *testing.T) {
 		{"no prompt", "cases:\n  - name: a\n    expect: {called: [x]}\n", "a case needs a prompt or a conversation"},
 		{"both", "cases:\n  - name: a\n    prompt: p\n    conversation: [q]\n    expect: {called: [x]}\n", "prompt or conversation, not both"},
 		{"rubric without judge", "cases:\n  - name: a\n    prompt: p\n    expect: {rubric: good}\n", "a rubric needs the file's judge"},
-		{"bad judge", "judge: gpt\ncases:\n  - name: a\n    prompt: p\n    expect: {rubric: good}\n", "judge: model"},
+		{"bad judge", "judge: mistral:large\ncases:\n  - name: a\n    prompt: p\n    expect: {rubric: good}\n", "judge: model"},
 		{"bad regexp", "cases:\n  - name: a\n    prompt: p\n    expect: {text: {matches: '('}}\n", "matches: error parsing regexp"},
 		{"two checks in one", "cases:\n  - name: a\n    prompt: p\n    expect: {args: [{tool: add, equals: 1, matches: x}]}\n", "give one of equals, matches or schema"},
 		{"bad pointer", "cases:\n  - name: a\n    prompt: p\n    expect: {args: [{tool: add, pointer: a, equals: 1}]}\n", "pointer:"},
