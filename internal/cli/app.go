@@ -14,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/browser"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -67,7 +68,7 @@ func appInfoRun(ctx context.Context, opts *AppInfoOptions) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(opts.IO.Out, string(escapeUnsafe(b)))
+			fmt.Fprintln(opts.IO.Out, string(iostreams.EscapeUnsafe(b)))
 			return nil
 		}
 		printAppInfo(opts.IO, in)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 )
 
 // NewCmdAuth returns `mcpi auth`: the credentials OAuth left in the token
@@ -97,7 +98,7 @@ func authListRun(_ context.Context, opts *AuthListOptions) error {
 		list = append(list, c)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO, list)
+		return iostreams.WriteJSON(opts.IO, list)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "no OAuth credentials stored (%s)\n", store.Path())

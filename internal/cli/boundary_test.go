@@ -20,17 +20,17 @@ func TestOutputBoundary(t *testing.T) {
 	notInBinary := []string{"internal/perf/", "internal/mcptest/", "internal/conformance/", "internal/auth/authtest/"}
 	// The raw streams, each with the reason it may have them.
 	rawStreams := map[string]string{
-		"internal/cli/iostreams.go": "builds the sinks over the process's streams",
+		"internal/iostreams/iostreams.go": "builds the sinks over the process's streams",
 	}
 	// Callers of IOStreams.Data and Terminal: exact bytes for programs.
 	rawCallers := map[string]string{
-		"internal/cli/output.go":  "writeRawJSON: JSON for a program (not a terminal), every unsafe rune already \\u-escaped",
-		"internal/cli/check.go":   "check --sarif to a program: written as it is built, through escapeUnsafe (every unsafe rune \\u-escaped)",
-		"internal/cli/proxy.go":   "the host's stdout carries the protocol",
-		"internal/cli/replay.go":  "replay --serve: stdout carries the protocol",
-		"internal/cli/trace.go":   "trace export: a HAR file, OTLP/JSON",
-		"internal/cli/verbs.go":   "read --raw: a resource's bytes, refused on a terminal without --raw-terminal",
-		"internal/cli/session.go": "--session: the bytes the daemon's own Out and ErrOut sinks wrote (and its exact machine output), sent back as they are; the daemon's log, which only its sinks write",
+		"internal/iostreams/json.go": "WriteRawJSON and the other JSON printers: JSON for a program (not a terminal), every unsafe rune already \\u-escaped",
+		"internal/cli/check.go":      "check --sarif to a program: written as it is built, through iostreams.EscapeUnsafe (every unsafe rune \\u-escaped)",
+		"internal/cli/proxy.go":      "the host's stdout carries the protocol",
+		"internal/cli/replay.go":     "replay --serve: stdout carries the protocol",
+		"internal/cli/trace.go":      "trace export: a HAR file, OTLP/JSON",
+		"internal/cli/verbs.go":      "read --raw: a resource's bytes, refused on a terminal without --raw-terminal",
+		"internal/cli/session.go":    "--session: the bytes the daemon's own Out and ErrOut sinks wrote (and its exact machine output), sent back as they are; the daemon's log, which only its sinks write",
 	}
 	fset := token.NewFileSet()
 	root := filepath.Join("..", "..")
@@ -83,8 +83,9 @@ func TestOutputBoundary(t *testing.T) {
 					t.Errorf("%s: %s writes to stderr raw", fset.Position(n.Pos()), id.Name)
 				}
 				sel, ok := n.Fun.(*ast.SelectorExpr)
-				if ok && len(n.Args) == 0 && (sel.Sel.Name == "Data" || sel.Sel.Name == "ErrData" || sel.Sel.Name == "Terminal") && strings.HasPrefix(rel, "internal/cli/") &&
-					rel != "internal/cli/iostreams.go" && rawCallers[rel] == "" {
+				if ok && len(n.Args) == 0 && (sel.Sel.Name == "Data" || sel.Sel.Name == "ErrData" || sel.Sel.Name == "Terminal") &&
+					(strings.HasPrefix(rel, "internal/cli/") || strings.HasPrefix(rel, "internal/iostreams/")) &&
+					rel != "internal/iostreams/iostreams.go" && rawCallers[rel] == "" {
 					t.Errorf("%s: %s() is the raw stream, for exact machine output only: add the file to rawCallers with its reason, or write to Out", fset.Position(n.Pos()), sel.Sel.Name)
 				}
 			}
@@ -103,7 +104,8 @@ func TestOutputBoundary(t *testing.T) {
 // TestPathBoundary keeps IOStreams.Path the one way from a path a user
 // gave to the file system: a live session's daemon runs commands given in
 // other directories, so a command that opens a relative path itself would
-// open the daemon's file. It fails for the first call in internal/cli that
+// open the daemon's file. It fails for the first call in internal/cli (or
+// internal/iostreams, whose printers the commands print through) that
 // opens, creates or resolves a path not passed through Path, outside the
 // functions below, each with its reason.
 func TestPathBoundary(t *testing.T) {
@@ -113,22 +115,22 @@ func TestPathBoundary(t *testing.T) {
 		"os.Remove": true, "filepath.Abs": true, "roots.Parse": true, "record.Create": true, "record.Open": true,
 	}
 	allowed := map[string]string{
-		"era_unix.go:openEraFile":  "mcpi's own cache of eras, an absolute path",
-		"era_other.go:openEraFile": "mcpi's own cache of eras, an absolute path",
-		"era.go:updateEras":        "mcpi's own cache of eras, an absolute path",
-		"session.go:markLost":      "a socket in the runtime directory",
-		"proxy.go:proxyHTTPRun":    "proxy runs in no session",
-		"replay.go:replayTUI":      "replay runs in no session",
-		"replay.go:replayPrint":    "replay runs in no session",
-		"filter.go:replayLatency":  "replay runs in no session",
-		"trace.go:traceExportRun":  "trace runs in no session",
-		"trace.go:write":           "trace runs in no session",
-		"output.go:save":           "the printer's dir went through Path where the printer was made",
-		"session.go:spawnDaemon":   "the session's log in the runtime directory",
-		"export.go:startTrace":     "--record belongs to the connection: no command in a session takes it, and session start's daemon runs where start was typed",
-		"proxy.go:proxyStdioRun":   "proxy runs in no session",
-		"grant.go:readSecretFile":  "a connection's credential: read by session start's daemon, which runs where start was typed",
-		"grant.go:fileOrEnv":       "a connection's credential: read by session start's daemon, which runs where start was typed",
+		"era_unix.go:openEraFile":   "mcpi's own cache of eras, an absolute path",
+		"era_other.go:openEraFile":  "mcpi's own cache of eras, an absolute path",
+		"era.go:updateEras":         "mcpi's own cache of eras, an absolute path",
+		"session.go:markLost":       "a socket in the runtime directory",
+		"proxy.go:proxyHTTPRun":     "proxy runs in no session",
+		"replay.go:replayTUI":       "replay runs in no session",
+		"replay.go:replayPrint":     "replay runs in no session",
+		"filter.go:replayLatency":   "replay runs in no session",
+		"trace.go:traceExportRun":   "trace runs in no session",
+		"trace.go:write":            "trace runs in no session",
+		"iostreams/content.go:save": "the printer's Dir went through Path where the printer was made",
+		"session.go:spawnDaemon":    "the session's log in the runtime directory",
+		"export.go:startTrace":      "--record belongs to the connection: no command in a session takes it, and session start's daemon runs where start was typed",
+		"proxy.go:proxyStdioRun":    "proxy runs in no session",
+		"grant.go:readSecretFile":   "a connection's credential: read by session start's daemon, which runs where start was typed",
+		"grant.go:fileOrEnv":        "a connection's credential: read by session start's daemon, which runs where start was typed",
 	}
 	used := map[string]bool{}
 	fset := token.NewFileSet()
@@ -136,6 +138,12 @@ func TestPathBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The printers the commands print through open what they are given.
+	printers, err := filepath.Glob("../iostreams/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, printers...)
 	checked := 0
 	for _, file := range files {
 		if strings.HasSuffix(file, "_test.go") {
@@ -151,7 +159,7 @@ func TestPathBoundary(t *testing.T) {
 			if !ok || fd.Body == nil {
 				continue
 			}
-			where := file + ":" + fd.Name.Name
+			where := strings.TrimPrefix(file, "../") + ":" + fd.Name.Name
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
 				call, ok := n.(*ast.CallExpr)
 				if !ok {

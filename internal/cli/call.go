@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -106,9 +107,9 @@ func callRun(ctx context.Context, opts *CallOptions) error {
 // the command printed its JSON document already (--json prints exactly
 // one), then returns err for the message on stderr and the exit code.
 func withJSONError(ios *IOStreams, asJSON bool, err error) error {
-	if err != nil && asJSON && !ios.jsonWritten.Load() && !ios.jsonStream.Load() {
+	if err != nil && asJSON && !ios.JSONWritten() && !ios.JSONStream() {
 		if b, merr := json.Marshal(jsonError(err)); merr == nil {
-			writeJSONDocument(ios, b)
+			iostreams.WriteJSONDocument(ios, b)
 		}
 	}
 	return err
@@ -166,16 +167,16 @@ func printToolResult(ios *IOStreams, asJSON bool, save string, tool *mcp.Tool, w
 		checkStructured(ios.ErrOut, tool, result.StructuredContent)
 	}
 	if asJSON {
-		if err := writeRawJSON(ios, raw); err != nil {
+		if err := iostreams.WriteRawJSON(ios, raw); err != nil {
 			return err
 		}
 	} else {
-		p := &contentPrinter{out: ios.Out, errw: ios.ErrOut, dir: ios.Path(save)}
-		if err := p.blocks(result.Content); err != nil {
+		p := &iostreams.ContentPrinter{Out: ios.Out, Errw: ios.ErrOut, Dir: ios.Path(save)}
+		if err := p.Blocks(result.Content); err != nil {
 			return err
 		}
 		if len(result.StructuredContent) > 0 && !textRepeats(result.Content, result.StructuredContent) {
-			fmt.Fprintln(ios.Out, prettyJSON(result.StructuredContent))
+			fmt.Fprintln(ios.Out, iostreams.PrettyJSON(result.StructuredContent))
 		}
 	}
 	if result.IsError {

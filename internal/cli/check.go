@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/check"
 	"github.com/mcpi-dev/mcpi/internal/check/doctor"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -141,7 +142,7 @@ func (opts *CheckOptions) report(rep *check.Report) error {
 		if err != nil {
 			return err
 		}
-		if err := writeRawJSON(opts.IO, b); err != nil {
+		if err := iostreams.WriteRawJSON(opts.IO, b); err != nil {
 			return err
 		}
 	default:
@@ -159,7 +160,7 @@ func (opts *CheckOptions) report(rep *check.Report) error {
 
 // writeSARIF prints the report as SARIF. Off a terminal it is written as
 // it is built (check.WriteSARIF: a result at a time), each piece escaped
-// as writeRawJSON escapes a document, so that a report of 100,000
+// as iostreams.WriteRawJSON escapes a document, so that a report of 100,000
 // findings is never whole in memory; on a terminal it is pretty-printed
 // whole, as every JSON document is.
 func writeSARIF(ios *IOStreams, rep *check.Report) error {
@@ -168,21 +169,21 @@ func writeSARIF(ios *IOStreams, rep *check.Report) error {
 		if err := check.WriteSARIF(&b, rep, Version); err != nil {
 			return err
 		}
-		return writeRawJSON(ios, b.Bytes())
+		return iostreams.WriteRawJSON(ios, b.Bytes())
 	}
-	if ios.jsonFailed.Load() {
+	if ios.JSONFailed() {
 		return nil // the error object takes the document's place
 	}
-	ios.jsonWritten.Store(true)
+	ios.MarkJSONWritten()
 	return check.WriteSARIF(unsafeEscaper{ios.Data()}, rep, Version)
 }
 
-// unsafeEscaper writes JSON with escapeUnsafe's spelling. Each write must
+// unsafeEscaper writes JSON with iostreams.EscapeUnsafe's spelling. Each write must
 // be whole JSON values (check.WriteSARIF's are): a rune is never split.
 type unsafeEscaper struct{ w io.Writer }
 
 func (e unsafeEscaper) Write(b []byte) (int, error) {
-	if _, err := e.w.Write(escapeUnsafe(b)); err != nil {
+	if _, err := e.w.Write(iostreams.EscapeUnsafe(b)); err != nil {
 		return 0, err
 	}
 	return len(b), nil
@@ -271,7 +272,7 @@ func (opts *CheckOptions) cannotConnect(ctx context.Context, a doctor.Attempt) e
 		if merr != nil {
 			return merr
 		}
-		if werr := writeRawJSON(opts.IO, b); werr != nil {
+		if werr := iostreams.WriteRawJSON(opts.IO, b); werr != nil {
 			return werr
 		}
 	} else {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/check"
 	"github.com/mcpi-dev/mcpi/internal/check/doctor"
 	"github.com/mcpi-dev/mcpi/internal/config"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -79,7 +80,7 @@ func checkAllRun(ctx context.Context, opts *CheckOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := writeRawJSON(opts.IO, b); err != nil {
+		if err := iostreams.WriteRawJSON(opts.IO, b); err != nil {
 			return err
 		}
 	} else {

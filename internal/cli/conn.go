@@ -128,7 +128,7 @@ func (o *ConnOptions) answerFailed(err error) {
 	if o.JSON && o.IO != nil {
 		// The command fails with this error: with --json, its error
 		// object is the one document, not the result that follows.
-		o.IO.jsonFailed.Store(true)
+		o.IO.FailJSON()
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/daemon"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/query"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/rows"
@@ -174,7 +175,7 @@ func replayLatency(opts *ReplayOptions) error {
 		for _, r := range lat {
 			out = append(out, row{r.Name, r.Count, r.Errors, ms(r.P50), ms(r.P90), ms(r.P99), ms(r.Max)})
 		}
-		return writeJSON(opts.IO, out)
+		return iostreams.WriteJSON(opts.IO, out)
 	}
 	if len(lat) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "no answer with a latency in the trace")

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/apps"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -91,7 +92,7 @@ func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
 			sigs[i] = toolSig{Name: tools[i].Name, Signature: toolSignature(&tools[i]), Summary: firstSentence(tools[i].Description)}
 		}
 		if o.JSON {
-			return cut(writeJSON(o.IO, sigs), err)
+			return cut(iostreams.WriteJSON(o.IO, sigs), err)
 		}
 		for _, s := range sigs {
 			line := s.Signature
@@ -103,7 +104,7 @@ func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
 		return err
 	}
 	if o.JSON {
-		return cut(writeJSON(o.IO, nonNil(tools)), err)
+		return cut(iostreams.WriteJSON(o.IO, nonNil(tools)), err)
 	}
 	printTools(o.IO.Out, tools)
 	return err
@@ -197,7 +198,7 @@ func listResources(ctx context.Context, c *session.Client, o *ListOptions) error
 		return err
 	}
 	if o.JSON {
-		return cut(writeJSON(o.IO, nonNil(res)), err)
+		return cut(iostreams.WriteJSON(o.IO, nonNil(res)), err)
 	}
 	tw := table(o.IO.Out, "URI", "NAME", "MIME TYPE", "DESCRIPTION")
 	for _, r := range res {
@@ -212,7 +213,7 @@ func listTemplates(ctx context.Context, c *session.Client, o *ListOptions) error
 		return err
 	}
 	if o.JSON {
-		return cut(writeJSON(o.IO, nonNil(ts)), err)
+		return cut(iostreams.WriteJSON(o.IO, nonNil(ts)), err)
 	}
 	tw := table(o.IO.Out, "URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION")
 	for _, t := range ts {
@@ -227,7 +228,7 @@ func listPrompts(ctx context.Context, c *session.Client, o *ListOptions) error {
 		return err
 	}
 	if o.JSON {
-		return cut(writeJSON(o.IO, nonNil(ps)), err)
+		return cut(iostreams.WriteJSON(o.IO, nonNil(ps)), err)
 	}
 	tw := table(o.IO.Out, "NAME", "ARGUMENTS", "DESCRIPTION")
 	for _, p := range ps {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/replay"
@@ -387,16 +388,16 @@ func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func()
 			}
 			msgs, _, derr := mcp.DecodeFrame(ev.Msg)
 			if derr != nil {
-				fmt.Fprintf(out, "%s %s %sframe %s\n", at, arrow, kind, byteSize(ev.Size))
+				fmt.Fprintf(out, "%s %s %sframe %s\n", at, arrow, kind, iostreams.ByteSize(ev.Size))
 				continue
 			}
 			for _, m := range msgs {
-				fmt.Fprintf(out, "%s %s %s%s  %s\n", at, arrow, kind, describe(m, ev, pend), byteSize(ev.Size))
+				fmt.Fprintf(out, "%s %s %s%s  %s\n", at, arrow, kind, describe(m, ev, pend), iostreams.ByteSize(ev.Size))
 			}
-		case record.TypeModel:
+		case record.TypeModel, record.TypeIntercept:
 			te, _ := ev.TransportEvent()
 			en := models.Event(te)
-			line := fmt.Sprintf("%s %s model %s", at, arrow, oneLine(en.Label()))
+			line := fmt.Sprintf("%s %s %s %s", at, arrow, ev.Type, oneLine(en.Label()))
 			if en.HasLatency {
 				line += fmt.Sprintf(" (%s)", en.Latency.Round(10*time.Microsecond))
 			}

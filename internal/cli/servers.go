@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mcpi-dev/mcpi/internal/config"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/record"
 )
 
@@ -245,7 +246,7 @@ func serversRun(_ context.Context, opts *ServersOptions) error {
 		entries = append(entries, e)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO, entries)
+		return iostreams.WriteJSON(opts.IO, entries)
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "no MCP servers configured in the usual places; see mcpi servers --help")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -345,7 +346,7 @@ func TestWriteJSONList(t *testing.T) {
 	for _, tty := range []bool{false, true} {
 		ios, _, out, _ := Test()
 		ios.StdoutTTY = tty
-		if err := writeJSONList(ios, nil, "", len(elems), func(i int) any { return elems[i] }); err != nil {
+		if err := iostreams.WriteJSONList(ios, nil, "", len(elems), func(i int) any { return elems[i] }); err != nil {
 			t.Fatal(err)
 		}
 		var got []map[string]any
@@ -361,7 +362,7 @@ func TestWriteJSONList(t *testing.T) {
 		}
 	}
 	ios, _, out, _ := Test()
-	writeJSONList(ios, nil, "", 0, nil)
+	iostreams.WriteJSONList(ios, nil, "", 0, nil)
 	if out.String() != "[]\n" {
 		t.Errorf("no element: %q", out)
 	}
@@ -370,7 +371,7 @@ func TestWriteJSONList(t *testing.T) {
 		for _, tty := range []bool{false, true} {
 			ios, _, out, _ := Test()
 			ios.StdoutTTY = tty
-			if err := writeJSONList(ios, pendingHead{Count: n, Refused: 3, Truncated: true}, "requests", n, func(i int) any { return elems[i] }); err != nil {
+			if err := iostreams.WriteJSONList(ios, pendingHead{Count: n, Refused: 3, Truncated: true}, "requests", n, func(i int) any { return elems[i] }); err != nil {
 				t.Fatal(err)
 			}
 			var got struct {

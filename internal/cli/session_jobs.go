@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 )
 
 // ExitWaiting: call --no-wait, or result, returned while the call waits on
@@ -125,7 +126,7 @@ func printWaiting(cios *IOStreams, name string, j *daemon.Job, list []*daemon.Pa
 		w.Answer = append(w.Answer, answerHint(p, name))
 	}
 	if asJSON {
-		writeJSON(cios, w)
+		iostreams.WriteJSON(cios, w)
 		return
 	}
 	out := cios.Out
@@ -258,7 +259,7 @@ func resultRun(ctx context.Context, opts *ResultOptions) error {
 		code := awaitJob(ctx, h, j, opts.IO, opts.JSON, false)
 		// What was printed is the call's, or the waiting document:
 		// no error document follows it.
-		opts.IO.jsonWritten.Store(true)
+		opts.IO.MarkJSONWritten()
 		if code != ExitOK {
 			return errSilent{code: code, kind: jobKind(code), what: fmt.Sprintf("job %d ended with exit %d", id, code)}
 		}

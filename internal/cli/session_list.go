@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/live"
 )
 
@@ -110,7 +111,7 @@ func sessionListRun(_ context.Context, opts *SessionListOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO, nonNil(sts))
+		return iostreams.WriteJSON(opts.IO, nonNil(sts))
 	}
 	if len(sts) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "No sessions (mcpi session start starts one).")
@@ -166,7 +167,7 @@ func sessionShowRun(_ context.Context, opts *SessionShowOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO, st)
+		return iostreams.WriteJSON(opts.IO, st)
 	}
 	w := opts.IO.Out
 	line := func(k, v string) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -103,7 +104,7 @@ func printPending(o *ConnOptions, board *daemon.Board) error {
 	u := board.Usage()
 	head := pendingHead{Count: len(list), Refused: u.Refused, Truncated: u.Refused > 0, MaxCount: u.MaxCount, MaxBytes: u.MaxBytes}
 	if o.JSON {
-		return writeJSONList(o.IO, head, "requests", len(list), func(i int) any { return list[i].Describe(now) })
+		return iostreams.WriteJSONList(o.IO, head, "requests", len(list), func(i int) any { return list[i].Describe(now) })
 	}
 	for i, p := range list {
 		if i > 0 {
@@ -266,7 +267,7 @@ func answerParked(ctx context.Context, o *ConnOptions, h *daemon.Held, id int, d
 		return fmt.Errorf("%w: server request #%d was answered or withdrawn meanwhile", errConnect, id)
 	}
 	if o.JSON {
-		return writeJSON(o.IO, map[string]any{"id": id, "kind": p.Method, "answered": true})
+		return iostreams.WriteJSON(o.IO, map[string]any{"id": id, "kind": p.Method, "answered": true})
 	}
 	fmt.Fprintf(o.IO.ErrOut, "Answered server request #%d (%s).\n", id, p.Method)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/daemon"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/roots"
@@ -165,7 +166,7 @@ func changeRoots(op string, cur []mcp.Root, entries []string, dir string) ([]mcp
 
 func printRoots(o *ConnOptions, rs []mcp.Root) error {
 	if o.JSON {
-		return writeJSON(o.IO, mcp.ListRootsResult{Roots: rs})
+		return iostreams.WriteJSON(o.IO, mcp.ListRootsResult{Roots: rs})
 	}
 	if len(rs) == 0 {
 		fmt.Fprintln(o.IO.ErrOut, "No roots.")

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/daemon"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
 
@@ -63,7 +64,7 @@ how many it missed.`,
 func tailRun(ctx context.Context, opts *TailOptions) error {
 	return opts.inSession(ctx, func(h *daemon.Held) error {
 		if opts.JSON {
-			opts.IO.jsonStream.Store(true)
+			opts.IO.StartJSONStream()
 		}
 		sub := h.Hub().Subscribe(opts.Wire)
 		defer h.Hub().Unsubscribe(sub)
@@ -128,7 +129,7 @@ func (t *tailer) drain() error {
 		}
 		var err error
 		if o.JSON {
-			err = writeJSONLine(o.IO, e)
+			err = iostreams.WriteJSONLine(o.IO, e)
 		} else {
 			_, err = fmt.Fprintln(o.IO.Out, tailText(e))
 		}
@@ -146,7 +147,7 @@ func (t *tailer) dropped() error {
 		return nil
 	}
 	if t.o.JSON {
-		return writeJSONLine(t.o.IO, daemon.TailEvent{Time: time.Now(), Kind: "dropped", Dropped: n})
+		return iostreams.WriteJSONLine(t.o.IO, daemon.TailEvent{Time: time.Now(), Kind: "dropped", Dropped: n})
 	}
 	_, err := fmt.Fprintf(t.o.IO.ErrOut, "mcpi: %d event(s) dropped: this tail read too slowly\n", n)
 	return err
@@ -262,7 +263,7 @@ func logLevelRun(ctx context.Context, opts *LogLevelOptions) error {
 			return err
 		}
 		if opts.JSON {
-			return writeJSON(opts.IO, map[string]any{"level": opts.Level})
+			return iostreams.WriteJSON(opts.IO, map[string]any{"level": opts.Level})
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "Log level set to %s.\n", opts.Level)
 		return nil
@@ -336,7 +337,7 @@ func subscribeRun(ctx context.Context, opts *SubscribeOptions) error {
 			return err
 		}
 		if opts.JSON {
-			return writeJSON(opts.IO, map[string]any{"uri": uri, "subscribed": subscribe})
+			return iostreams.WriteJSON(opts.IO, map[string]any{"uri": uri, "subscribed": subscribe})
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "%s %s.\n", what, sanitize(uri, false))
 		return nil

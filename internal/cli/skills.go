@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/skills"
@@ -59,7 +60,7 @@ func skillsRun(ctx context.Context, opts *SkillsOptions) error {
 			return err
 		}
 		if opts.JSON {
-			return cut(writeJSON(opts.IO, nonNil(list)), err)
+			return cut(iostreams.WriteJSON(opts.IO, nonNil(list)), err)
 		}
 		tw := table(opts.IO.Out, "NAME", "FILES", "URI", "DESCRIPTION")
 		for _, e := range list {
@@ -208,7 +209,7 @@ func loadSkill(ctx context.Context, o *ConnOptions, c *session.Client, e mcp.Ski
 	}
 	report.Verified = failure == nil
 	if o.JSON {
-		if err := writeJSON(o.IO, report); err != nil {
+		if err := iostreams.WriteJSON(o.IO, report); err != nil {
 			return err
 		}
 		return failure
@@ -227,7 +228,7 @@ func loadSkill(ctx context.Context, o *ConnOptions, c *session.Client, e mcp.Ski
 			fmt.Fprintf(o.IO.Out, "==> %s <==\n", oneLine(l.File))
 		}
 		if l.Text == nil && !isText(l.Data) {
-			fmt.Fprintf(o.IO.Out, "[binary %s, %s: mcpi read %s --raw writes its bytes]\n", oneLine(l.MimeType), byteSize(len(l.Data)), oneLine(l.File))
+			fmt.Fprintf(o.IO.Out, "[binary %s, %s: mcpi read %s --raw writes its bytes]\n", oneLine(l.MimeType), iostreams.ByteSize(len(l.Data)), oneLine(l.File))
 			continue
 		}
 		text := sanitize(string(l.Data), true)

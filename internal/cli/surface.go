@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/surface"
@@ -75,7 +75,7 @@ func snapshotRun(ctx context.Context, opts *SnapshotOptions) error {
 		if err != nil {
 			return err
 		}
-		b = escapeUnsafe(b)
+		b = iostreams.EscapeUnsafe(b)
 		if opts.Output != "" {
 			if err := os.WriteFile(opts.IO.Path(opts.Output), b, 0o644); err != nil {
 				return &FlagError{Err: fmt.Errorf("-o: %w", err)}
@@ -83,7 +83,7 @@ func snapshotRun(ctx context.Context, opts *SnapshotOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "%s: %s\n", opts.Output, surfaceSummary(snap))
 			return nil
 		}
-		return writeDocument(opts.IO, b)
+		return iostreams.WriteDocument(opts.IO, b)
 	})
 }
 
@@ -209,13 +209,13 @@ func diffRun(ctx context.Context, opts *DiffOptions) error {
 		if changes == nil {
 			changes = []surface.Change{}
 		}
-		if err := writeJSON(opts.IO, map[string]any{"changes": changes, "counts": countClasses(changes), "notCompared": notes}); err != nil {
+		if err := iostreams.WriteJSON(opts.IO, map[string]any{"changes": changes, "counts": surface.Count(changes), "notCompared": notes}); err != nil {
 			return err
 		}
 	case opts.Markdown:
-		writeDiffMarkdown(opts.IO.Out, changes, notes)
+		surface.WriteMarkdown(opts.IO.Out, changes, notes)
 	default:
-		writeDiffText(opts.IO.Out, changes, notes)
+		surface.WriteText(opts.IO.Out, changes, notes)
 	}
 	failing := 0
 	for _, c := range changes {
@@ -249,161 +249,6 @@ func readSurface(ios *IOStreams, which, path string) (*surface.Snapshot, error) 
 		return nil, &FlagError{Err: fmt.Errorf("%s %s: %w", which, path, err)}
 	}
 	return s, nil
-}
-
-// countClasses counts the changes of each class.
-func countClasses(cs []surface.Change) map[surface.Class]int {
-	m := map[surface.Class]int{}
-	for _, c := range surface.Classes {
-		m[c] = 0
-	}
-	for _, c := range cs {
-		m[c.Class]++
-	}
-	return m
-}
-
-var classTitles = map[surface.Class]string{
-	surface.Breaking: "Breaking", surface.PossiblyBreaking: "Possibly breaking",
-	surface.NonBreaking: "Non-breaking", surface.Changed: "Changed",
-}
-
-func countLine(cs []surface.Change) string {
-	n := countClasses(cs)
-	return fmt.Sprintf("%d change(s): %d breaking, %d possibly breaking, %d non-breaking, %d changed",
-		len(cs), n[surface.Breaking], n[surface.PossiblyBreaking], n[surface.NonBreaking], n[surface.Changed])
-}
-
-// shown is a value of a change as a person reads it: one line, clipped.
-func shown(v any) string {
-	s, ok := v.(string)
-	if !ok {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return ""
-		}
-		s = string(b)
-	}
-	s = oneLine(s)
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:200]) + "…"
-	}
-	return s
-}
-
-// writeDiffText prints the changes grouped by class, each with its
-// pointer.
-func writeDiffText(w io.Writer, cs []surface.Change, notes []string) {
-	if len(cs) == 0 {
-		fmt.Fprintln(w, "no changes")
-	} else {
-		fmt.Fprintln(w, countLine(cs))
-	}
-	for _, class := range surface.Classes {
-		var of []surface.Change
-		for _, c := range cs {
-			if c.Class == class {
-				of = append(of, c)
-			}
-		}
-		if len(of) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s (%d)\n", classTitles[class], len(of))
-		for _, c := range of {
-			fmt.Fprintf(w, "  %s: %s\n    %s  [%s]\n", oneLine(c.Subject), oneLine(c.Message), oneLine(c.Pointer), c.Kind)
-			if c.Class == surface.Changed && (c.Old != nil || c.New != nil) {
-				fmt.Fprintf(w, "    was: %s\n    now: %s\n", shown(c.Old), shown(c.New))
-			}
-		}
-	}
-	if len(notes) > 0 {
-		fmt.Fprintln(w)
-	}
-	for _, n := range notes {
-		fmt.Fprintf(w, "not compared: %s\n", n)
-	}
-}
-
-// writeDiffMarkdown prints the changes for a pull-request comment: what
-// the server says is escaped, so that a name or a description renders as
-// text and never as markup.
-func writeDiffMarkdown(w io.Writer, cs []surface.Change, notes []string) {
-	n := countClasses(cs)
-	fmt.Fprintf(w, "### mcpi diff: ")
-	switch {
-	case n[surface.Breaking] > 0:
-		fmt.Fprintf(w, "%d breaking change(s)\n\n", n[surface.Breaking])
-	case len(cs) == 0:
-		fmt.Fprintf(w, "no changes\n")
-	default:
-		fmt.Fprintf(w, "nothing breaking\n\n")
-	}
-	if len(cs) > 0 {
-		fmt.Fprintf(w, "%s\n", countLine(cs))
-	}
-	for _, class := range surface.Classes {
-		if n[class] == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "\n#### %s (%d)\n\n", classTitles[class], n[class])
-		for _, c := range cs {
-			if c.Class != class {
-				continue
-			}
-			fmt.Fprintf(w, "- **%s**: %s %s `%s`\n", mdEscape(oneLine(c.Subject)), mdEscape(oneLine(c.Message)), mdCode(oneLine(c.Pointer)), c.Kind)
-			if c.Class == surface.Changed && (c.Old != nil || c.New != nil) {
-				fmt.Fprintf(w, "  - was: %s\n  - now: %s\n", mdEscape(shown(c.Old)), mdEscape(shown(c.New)))
-			}
-		}
-	}
-	if len(notes) > 0 {
-		fmt.Fprintln(w)
-		for _, note := range notes {
-			fmt.Fprintf(w, "_Not compared: %s_\n", mdEscape(note))
-		}
-	}
-}
-
-// mdEscape makes text render as itself in Markdown (GitHub's included):
-// punctuation that could start markup is backslash-escaped, and <, >, &
-// become entities, so no HTML a server wrote reaches the page.
-func mdEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			b.WriteString("&amp;")
-		case '\\', '`', '*', '_', '{', '}', '[', ']', '(', ')', '#', '+', '-', '!', '|', '~', '@':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// mdCode is s as a Markdown code span, whatever backticks it holds.
-func mdCode(s string) string {
-	run, longest := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if longest > 0 {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
 }
 
 // listChanges counts the list_changed notifications of a connection, for

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -178,7 +179,7 @@ func tasksListRun(ctx context.Context, opts *TasksListOptions) error {
 			return err
 		}
 		if opts.JSON {
-			return cut(writeJSON(opts.IO, nonNil(tasks)), err)
+			return cut(iostreams.WriteJSON(opts.IO, nonNil(tasks)), err)
 		}
 		tw := table(opts.IO.Out, "TASK ID", "STATUS", "UPDATED", "MESSAGE")
 		for _, t := range tasks {
@@ -247,7 +248,7 @@ func tasksGetRun(ctx context.Context, opts *TasksGetOptions) error {
 			return err
 		}
 		if opts.JSON {
-			return writeRawJSON(opts.IO, raw)
+			return iostreams.WriteRawJSON(opts.IO, raw)
 		}
 		var t mcp.Task
 		if err := json.Unmarshal(raw, &t); err != nil {
@@ -355,7 +356,7 @@ func showTaskDetail(ctx context.Context, o *ConnOptions, c *session.Client, verb
 		return err
 	}
 	if o.JSON {
-		return writeRawJSON(o.IO, raw)
+		return iostreams.WriteRawJSON(o.IO, raw)
 	}
 	printTask(o.IO, t.Task())
 	switch t.Status {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/collection/report"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/save"
@@ -127,7 +128,7 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 		}
 	}
 	if format == report.JSON {
-		if err := writeJSON(opts.IO, sum.Document(opts.Update)); err != nil {
+		if err := iostreams.WriteJSON(opts.IO, sum.Document(opts.Update)); err != nil {
 			return err
 		}
 	}

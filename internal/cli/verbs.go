@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/apps"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -100,7 +101,7 @@ func readResource(ctx context.Context, c *session.Client, opts *ReadOptions) err
 		return err
 	}
 	if opts.JSON {
-		return writeRawJSON(opts.IO, result)
+		return iostreams.WriteRawJSON(opts.IO, result)
 	}
 	var r mcp.ReadResourceResult
 	if err := json.Unmarshal(result, &r); err != nil {
@@ -109,7 +110,7 @@ func readResource(ctx context.Context, c *session.Client, opts *ReadOptions) err
 	if opts.Raw {
 		return writeContentsRaw(opts.IO, r.Contents)
 	}
-	p := &contentPrinter{out: opts.IO.Out, errw: opts.IO.ErrOut, dir: opts.IO.Path(opts.Save)}
+	p := &iostreams.ContentPrinter{Out: opts.IO.Out, Errw: opts.IO.ErrOut, Dir: opts.IO.Path(opts.Save)}
 	for i, rc := range r.Contents {
 		if len(r.Contents) == 1 && rc.Text != nil {
 			// One text resource prints as itself, ready for a pipe.
@@ -120,7 +121,7 @@ func readResource(ctx context.Context, c *session.Client, opts *ReadOptions) err
 			}
 			continue
 		}
-		if err := p.resource(i, rc, "[contents]"); err != nil {
+		if err := p.Resource(i, rc, "[contents]"); err != nil {
 			return err
 		}
 	}
@@ -136,7 +137,7 @@ func readDirectory(ctx context.Context, c *session.Client, o *ConnOptions, uri s
 		return err
 	}
 	if o.JSON {
-		return cut(writeJSON(o.IO, nonNil(children)), err)
+		return cut(iostreams.WriteJSON(o.IO, nonNil(children)), err)
 	}
 	tw := table(o.IO.Out, "URI", "NAME", "MIME TYPE", "SIZE", "DESCRIPTION")
 	var bad error
@@ -274,7 +275,7 @@ func getPrompt(ctx context.Context, c *session.Client, opts *PromptOptions) erro
 		return err
 	}
 	if opts.JSON {
-		return writeRawJSON(opts.IO, raw)
+		return iostreams.WriteRawJSON(opts.IO, raw)
 	}
 	var r mcp.GetPromptResult
 	if err := json.Unmarshal(raw, &r); err != nil {
@@ -283,10 +284,10 @@ func getPrompt(ctx context.Context, c *session.Client, opts *PromptOptions) erro
 	if r.Description != "" {
 		fmt.Fprintf(opts.IO.Out, "# %s\n\n", oneLine(r.Description))
 	}
-	p := &contentPrinter{out: opts.IO.Out, errw: opts.IO.ErrOut}
+	p := &iostreams.ContentPrinter{Out: opts.IO.Out, Errw: opts.IO.ErrOut}
 	for i, m := range r.Messages {
 		fmt.Fprintf(opts.IO.Out, "[%s]\n", sanitize(m.Role, false))
-		if err := p.block(i, m.Content); err != nil {
+		if err := p.Block(i, m.Content); err != nil {
 			return err
 		}
 		if i < len(r.Messages)-1 {
@@ -375,7 +376,7 @@ func completeArgument(ctx context.Context, c *session.Client, opts *CompleteOpti
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO, r.Completion)
+		return iostreams.WriteJSON(opts.IO, r.Completion)
 	}
 	for _, v := range r.Completion.Values {
 		fmt.Fprintln(opts.IO.Out, sanitize(v, false))
@@ -429,7 +430,7 @@ func pingRun(ctx context.Context, opts *PingOptions) error {
 		}
 		d := time.Since(start)
 		if opts.JSON {
-			return writeJSON(opts.IO, map[string]any{"ok": true, "ms": float64(d.Microseconds()) / 1000})
+			return iostreams.WriteJSON(opts.IO, map[string]any{"ok": true, "ms": float64(d.Microseconds()) / 1000})
 		}
 		if c.Era() == session.EraModern {
 			fmt.Fprintf(opts.IO.Out, "answered in %s (server/discover: the modern era has no ping)\n", d.Round(10*time.Microsecond))
@@ -489,7 +490,7 @@ func printInfo(c *session.Client, o *ConnOptions) error {
 		raw["protocolVersion"], _ = json.Marshal(c.ProtocolVersion())
 		raw["appsDeclared"], _ = json.Marshal(o.Target.Apps)
 		b, _ := json.Marshal(raw)
-		return writeRawJSON(o.IO, b)
+		return iostreams.WriteRawJSON(o.IO, b)
 	}
 	w := o.IO.Out
 	si := init.ServerInfo

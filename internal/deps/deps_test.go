@@ -33,6 +33,7 @@ var (
 		"internal/watch":       {"internal/bounds"},
 		"internal/load":        {"internal/bounds"},
 		"internal/query":       {},
+		"internal/iostreams":   {"internal/bounds", "internal/mcp", "internal/safetext", "internal/save"},
 		"internal/rows":        {"internal/genai", "internal/mcp", "internal/query", "internal/session", "internal/tracectx", "internal/transport"},
 		"internal/genai":       {"internal/transport"},
 		"internal/tracectx":    {},

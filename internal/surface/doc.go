@@ -4,9 +4,10 @@
 // resource, template and prompt it lists) as one deterministic JSON
 // document (Snapshot, Take, Marshal), the same surface read back from a
 // trace (FromTrace), and the classified differences between two surfaces
-// (Diff): breaking, possibly breaking, non-breaking, changed.
+// (Diff): breaking, possibly breaking, non-breaking, changed, written for
+// a person (WriteText, every server word sanitised) or for a pull-request
+// comment (WriteMarkdown, every server word escaped).
 //
-// It imports mcp, record (to read traces) and session (to list a live
-// server's surface); never cli or tui: the CLI prints what it returns,
-// sanitised, and the TUI may show it one day.
+// It imports mcp, record (to read traces), session (to list a live
+// server's surface) and safetext; never cli or tui.
 package surface
