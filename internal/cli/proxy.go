@@ -3,13 +3,16 @@ package cli
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/intercept"
 	"github.com/mcpi-dev/mcpi/internal/proxy"
 	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // ProxyOptions are the flags of `mcpi proxy`.
@@ -22,6 +25,13 @@ type ProxyOptions struct {
 	Env      []string
 	Listen   string
 	URL      string
+	// Faults is the faults file (internal/intercept); Seed its draws'
+	// seed, chosen at random when SeedSet is false.
+	Faults  string
+	Seed    uint64
+	SeedSet bool
+
+	engine *intercept.Engine
 }
 
 // NewCmdProxy returns `mcpi proxy --record TRACE -- CMD`.
@@ -39,7 +49,14 @@ reaches the host. mcpi exits with the server's exit status.
 With --listen ADDR --url UPSTREAM, mcpi is a reverse proxy for a Streamable HTTP
 (or HTTP+SSE) server instead: point the host at http://ADDR/ (ADDR on
 loopback); requests and answers, SSE streams included, are forwarded unchanged
-as they flow, and recorded with their HTTP metadata.`,
+as they flow, and recorded with their HTTP metadata.
+
+With --faults FILE, frames are judged by the rules of FILE on their way
+(docs/intercept.md): delayed, dropped, answered with an error, corrupted,
+duplicated, reordered, slowed, the connection closed or cut, an HTTP status
+given in the server's place. Each change is an intercept event in TRACE, and
+a summary on stderr at the end says which rule fired how often and the seed
+that repeats the run (--seed).`,
 		Example: `  "command": "mcpi", "args": ["proxy", "--record", "/tmp/host.jsonl", "--", "npx", "-y", "@modelcontextprotocol/server-everything"]`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.parse(cmd, args); err != nil {
@@ -54,6 +71,10 @@ as they flow, and recorded with their HTTP metadata.`,
 	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().StringVar(&opts.Record, "record", "", "the trace file to write")
 	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "keep secrets in the trace")
+	end()
+	end = flagGroup(cmd, groupServe)
+	cmd.Flags().StringVar(&opts.Faults, "faults", "", "change frames on the wire by the rules of this YAML file (docs/intercept.md)")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", 0, "the seed of --faults' draws: the same seed repeats a run (default: a new one, printed)")
 	end()
 	end = flagGroup(cmd, groupConnection)
 	cmd.Flags().StringArrayVarP(&opts.Env, "env", "e", nil, "environment variable KEY=VALUE for the server (repeatable)")
@@ -72,6 +93,10 @@ as they flow, and recorded with their HTTP metadata.`,
 func (opts *ProxyOptions) parse(cmd *cobra.Command, args []string) error {
 	if opts.Record == "" {
 		return flagErrorf("--record TRACE is required")
+	}
+	opts.SeedSet = cmd.Flags().Changed("seed")
+	if opts.SeedSet && opts.Faults == "" {
+		return flagErrorf("--seed goes with --faults")
 	}
 	if opts.Listen != "" || opts.URL != "" {
 		if opts.Listen == "" || opts.URL == "" {
@@ -94,13 +119,34 @@ func (opts *ProxyOptions) parse(cmd *cobra.Command, args []string) error {
 }
 
 func proxyRun(ctx context.Context, opts *ProxyOptions) error {
-	if opts.Listen != "" {
-		return proxyHTTPRun(ctx, opts)
+	var faults *intercept.Faults
+	if opts.Faults != "" {
+		var err error
+		if faults, err = intercept.ReadFaults(opts.Faults); err != nil {
+			return &FlagError{Err: fmt.Errorf("--faults: %w", err)}
+		}
+		if !opts.SeedSet {
+			opts.Seed = rand.Uint64()
+		}
 	}
-	return proxyStdioRun(ctx, opts)
+	start := func(tap transport.Tap) {
+		if faults != nil {
+			opts.engine = intercept.NewEngine(intercept.Options{Faults: faults, Seed: opts.Seed, Tap: tap})
+		}
+	}
+	var err error
+	if opts.Listen != "" {
+		err = proxyHTTPRun(ctx, opts, start)
+	} else {
+		err = proxyStdioRun(ctx, opts, start)
+	}
+	if opts.engine != nil {
+		opts.engine.WriteSummary(opts.IO.ErrOut)
+	}
+	return err
 }
 
-func proxyStdioRun(ctx context.Context, opts *ProxyOptions) error {
+func proxyStdioRun(ctx context.Context, opts *ProxyOptions, start func(transport.Tap)) error {
 	var secrets []string
 	for _, e := range opts.Env {
 		if k, v, ok := strings.Cut(e, "="); ok && record.IsSecretEnv(k, v) {
@@ -114,9 +160,10 @@ func proxyStdioRun(ctx context.Context, opts *ProxyOptions) error {
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
 	}
+	start(w)
 	code, err := proxy.RunStdio(ctx, proxy.StdioOptions{
 		Command: opts.Command, Env: opts.Env,
-		Stdin: opts.IO.In, Stdout: opts.IO.Data(), Stderr: opts.IO.ErrOut, Tap: w,
+		Stdin: opts.IO.In, Stdout: opts.IO.Data(), Stderr: opts.IO.ErrOut, Tap: w, Faults: opts.engine,
 	})
 	if cerr := w.Close(); cerr != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: the trace %s is incomplete: %v\n", opts.Record, cerr)
@@ -130,7 +177,7 @@ func proxyStdioRun(ctx context.Context, opts *ProxyOptions) error {
 	return nil
 }
 
-func proxyHTTPRun(ctx context.Context, opts *ProxyOptions) error {
+func proxyHTTPRun(ctx context.Context, opts *ProxyOptions, start func(transport.Tap)) error {
 	up, err := url.Parse(opts.URL)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return flagErrorf("invalid --url %q", opts.URL)
@@ -148,6 +195,7 @@ func proxyHTTPRun(ctx context.Context, opts *ProxyOptions) error {
 		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
 	}
 	defer w.Close()
+	start(w)
 	fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: http://%s/ -> %s, recording to %s\n", ln.Addr(), opts.URL, opts.Record)
-	return serveHTTP(ctx, ln, proxy.Handler(up, w))
+	return serveHTTP(ctx, ln, proxy.HandlerWith(up, proxy.HTTPOptions{Tap: w, Faults: opts.engine}))
 }

@@ -137,12 +137,16 @@ func (e *Engine) Judge(f Frame) Verdict {
 }
 
 // appliesTo says whether the rule's action can change this frame: an
-// error answers a request, a wrong id needs an id, a status an HTTP
-// request of the host.
+// error answers a request (over HTTP, the host's only: the proxy cannot
+// answer the server's request in an SSE event), a wrong id needs an id, a
+// status an HTTP request of the host; an HTTP body holds one frame, which
+// is not duplicated or held back.
 func (r *Rule) appliesTo(f Frame, m message) bool {
 	switch r.Action {
 	case ActError:
-		return m.request()
+		return m.request() && (f.Carrier == Stdio || f.Dir == transport.Outgoing)
+	case ActDuplicate, ActReorder:
+		return f.Carrier != HTTPBody
 	case ActStatus:
 		return f.Carrier == HTTPBody && f.Dir == transport.Outgoing
 	case ActCorrupt:

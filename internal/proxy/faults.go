@@ -37,38 +37,40 @@ type heldBack struct {
 	left int
 }
 
-// send writes the frames of a verdict: at its rate when it has one, then
-// the reorders that waited for them.
-func (o *outlet) send(frames [][]byte, rate int, newline bool) {
+// send writes frames, each with its framing (an end of line, an SSE
+// event's lines): at rate bytes per second when it is set, then the
+// reorders that waited for them.
+func (o *outlet) send(frames [][]byte, rate int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, f := range frames {
-		o.writeLocked(f, rate, newline)
+		o.writeLocked(f, rate)
 		o.overtaken()
 	}
 }
 
-func (o *outlet) writeLocked(f []byte, rate int, newline bool) {
+func (o *outlet) writeLocked(f []byte, rate int) {
 	if o.closed {
 		return
-	}
-	if newline {
-		f = append(f[:len(f):len(f)], '\n')
 	}
 	if rate <= 0 {
 		o.w.Write(f)
 		return
 	}
 	chunk := max(1, rate/10)
-	pause := time.Duration(chunk) * time.Second / time.Duration(rate)
 	for len(f) > 0 && !o.closed {
 		n := min(chunk, len(f))
 		o.w.Write(f[:n])
 		f = f[n:]
-		if len(f) > 0 && !bounds.Sleep(o.ctx, pause) {
+		if len(f) > 0 && !bounds.Sleep(o.ctx, timeFor(n, rate)) {
 			return
 		}
 	}
+}
+
+// timeFor is how long n bytes take at rate bytes per second.
+func timeFor(n, rate int) time.Duration {
+	return time.Duration(n) * time.Second / time.Duration(rate)
 }
 
 // overtaken counts one more frame past the held ones, and sends those
@@ -85,11 +87,12 @@ func (o *outlet) overtaken() {
 	}
 	o.held = kept
 	for _, d := range due {
-		o.writeLocked(d, 0, true)
+		o.writeLocked(d, 0)
 	}
 }
 
-// holdBack keeps a frame until n later frames went, or reorderWait.
+// holdBack keeps a framed frame until n later frames went, or
+// reorderWait.
 func (o *outlet) holdBack(data []byte, n int) {
 	o.mu.Lock()
 	o.held = append(o.held, heldBack{data: data, left: n})
@@ -104,7 +107,7 @@ func (o *outlet) flush() {
 	held := o.held
 	o.held = nil
 	for _, h := range held {
-		o.writeLocked(h.data, 0, true)
+		o.writeLocked(h.data, 0)
 	}
 }
 
@@ -163,33 +166,42 @@ func judgedRelay(src io.Reader, out, back *outlet, dir transport.Direction, emit
 func judgeLine(line []byte, out, back *outlet, dir transport.Direction, eng *intercept.Engine, stop func()) bool {
 	body := trimEOL(line)
 	if frameError(body) != nil {
-		out.send([][]byte{line}, 0, false)
+		out.send([][]byte{line}, 0)
 		return true
 	}
 	v := eng.Judge(intercept.Frame{Dir: dir, Data: body, Carrier: intercept.Stdio})
 	if !v.Changed {
-		out.send([][]byte{line}, 0, false)
+		out.send([][]byte{line}, 0)
 		return true
 	}
 	if v.Delay > 0 && v.Rate == 0 && !bounds.Sleep(out.ctx, v.Delay) {
 		return false
 	}
 	if len(v.Reply) > 0 {
-		back.send(v.Reply, 0, true)
+		back.send(lines(v.Reply), 0)
 	}
 	switch {
 	case v.Hold > 0:
-		out.holdBack(body, v.Hold)
+		out.holdBack(lines(v.Send)[0], v.Hold)
 	case v.Close:
 		// A cut frame goes without its end of line: the peer reads half
 		// a frame, then the end of the stream.
-		out.send(v.Send, 0, false)
+		out.send(v.Send, 0)
 		stop()
 		return false
 	default:
-		out.send(v.Send, v.Rate, true)
+		out.send(lines(v.Send), v.Rate)
 	}
 	return true
+}
+
+// lines are frames with their ends of line.
+func lines(frames [][]byte) [][]byte {
+	out := make([][]byte, len(frames))
+	for i, f := range frames {
+		out[i] = append(f[:len(f):len(f)], '\n')
+	}
+	return out
 }
 
 func flushAll(outs ...*outlet) {

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/intercept"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -25,12 +27,29 @@ const maxRecordedBody = 64 << 20
 // and the message endpoints an HTTP+SSE upstream announces in its
 // "endpoint" events. Any other path is answered 404 and reaches nothing.
 func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
-	h := &httpProxy{upstream: upstream, tap: tap}
+	return HandlerWith(upstream, HTTPOptions{Tap: tap})
+}
+
+// HTTPOptions are the tap and the faults of an HTTP proxy.
+type HTTPOptions struct {
+	Tap transport.Tap
+	// Faults, when set, judges each frame (internal/intercept): the
+	// host's POSTed frames, JSON answers and SSE events.
+	Faults *intercept.Engine
+}
+
+// HandlerWith is Handler with faults.
+func HandlerWith(upstream *url.URL, o HTTPOptions) http.Handler {
+	h := &httpProxy{upstream: upstream, tap: o.Tap, faults: o.Faults}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite:        h.rewrite,
 		FlushInterval:  -1, // SSE events go out as they arrive
 		ModifyResponse: h.modifyResponse,
 		ErrorHandler:   h.upstreamFailed,
+	}
+	if o.Faults != nil {
+		// A stream a fault ends is no error of the proxy's to log.
+		h.rp.ErrorLog = log.New(io.Discard, "", 0)
 	}
 	return h
 }
@@ -39,6 +58,7 @@ func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
 type httpProxy struct {
 	upstream  *url.URL
 	tap       transport.Tap
+	faults    *intercept.Engine
 	endpoints sync.Map // paths announced by endpoint events
 	rp        *httputil.ReverseProxy
 }
@@ -91,17 +111,26 @@ func (h *httpProxy) modifyResponse(resp *http.Response) error {
 	h.emit(transport.Event{Kind: transport.KindHTTP, HTTP: meta, Text: resp.Status})
 	ct := strings.ToLower(resp.Header.Get("Content-Type"))
 	switch {
+	case h.faults != nil && strings.HasPrefix(ct, "text/event-stream"):
+		h.judgeSSE(resp, meta)
+	case h.faults != nil && resp.StatusCode != http.StatusAccepted && strings.Contains(ct, "json"):
+		return h.judgeJSON(resp, meta, ct)
 	case strings.HasPrefix(ct, "text/event-stream"):
 		h.tapSSE(resp, meta)
 	case resp.StatusCode != http.StatusAccepted:
-		var buf bytes.Buffer
-		resp.Body = &teeBody{r: io.TeeReader(resp.Body, &limitWriter{w: &buf, n: maxRecordedBody}), c: resp.Body, done: func() {
-			if b := bytes.TrimSpace(buf.Bytes()); len(b) > 0 && strings.Contains(ct, "json") {
-				emitFrame(h.emit, transport.Incoming, b, meta)
-			}
-		}}
+		h.tapJSON(resp, meta, ct, resp.Body)
 	}
 	return nil
+}
+
+// tapJSON taps a JSON answer's frame once the host has read it.
+func (h *httpProxy) tapJSON(resp *http.Response, meta *transport.HTTPMeta, ct string, body io.ReadCloser) {
+	var buf bytes.Buffer
+	resp.Body = &teeBody{r: io.TeeReader(body, &limitWriter{w: &buf, n: maxRecordedBody}), c: body, done: func() {
+		if b := bytes.TrimSpace(buf.Bytes()); len(b) > 0 && strings.Contains(ct, "json") {
+			emitFrame(h.emit, transport.Incoming, b, meta)
+		}
+	}}
 }
 
 // tapSSE parses the stream as the host reads it, each event a frame of
@@ -153,11 +182,18 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rest := r.Body
-		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), rest))
 		if len(body) <= maxRecordedBody {
 			emitFrame(h.emit, transport.Outgoing, bytes.TrimSpace(body), &transport.HTTPMeta{
 				Method: r.Method, URL: h.target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex})
+			if h.faults != nil {
+				var goOn bool
+				if body, goOn = h.judgeRequest(w, r, body); !goOn {
+					return
+				}
+				r.ContentLength = int64(len(body))
+			}
 		}
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), rest))
 	} else {
 		h.emit(transport.Event{Kind: transport.KindHTTP, Dir: transport.Outgoing, Text: r.Method + " from the host",
 			HTTP: &transport.HTTPMeta{Method: r.Method, URL: h.target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex}})

@@ -1,26 +1,20 @@
 package proxy
 
 import (
-	"context"
 	"io"
 	"os"
 	"sync"
 	"testing"
 
-	"github.com/mcpi-dev/mcpi/internal/demoserver"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
-// TestMain runs the test binary as a stdio server when asked: the demo
-// server, or a server that writes fixed bytes.
+// TestMain runs the test binary as a stdio server when asked: a peer of
+// mcptest (the demo server), or a server that writes fixed bytes.
 func TestMain(m *testing.M) {
-	switch os.Getenv("MCPI_PROXY_TEST_SERVER") {
-	case "demo":
-		if err := demoserver.RunStdio(context.Background(), demoserver.Options{Era: demoserver.EraLegacy}); err != nil {
-			os.Exit(1)
-		}
-		os.Exit(0)
-	case "raw":
+	mcptest.ServePeer()
+	if os.Getenv("MCPI_PROXY_TEST_SERVER") == "raw" {
 		// Odd bytes a server may write: a CRLF, a blank line, a bad
 		// line, a frame with no end of line, after the host's first line.
 		io.ReadAll(io.LimitReader(os.Stdin, 1))

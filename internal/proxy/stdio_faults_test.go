@@ -43,7 +43,7 @@ func startStdio(t *testing.T, server, faults string, seed uint64) *proxied {
 	p.host = mcptest.NewHost(hostOut, hostIn)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		code, err := RunStdio(ctx, StdioOptions{Command: []string{os.Args[0]}, Env: []string{"MCPI_PROXY_TEST_SERVER=" + server},
+		code, err := RunStdio(ctx, StdioOptions{Command: []string{os.Args[0]}, Env: []string{peerEnv(server)},
 			Stdin: proxyIn, Stdout: proxyOut, Stderr: io.Discard, Tap: p.tap, Faults: p.eng})
 		proxyOut.Close()
 		p.done <- code
@@ -55,6 +55,14 @@ func startStdio(t *testing.T, server, faults string, seed uint64) *proxied {
 		<-p.done
 	})
 	return p
+}
+
+// peerEnv runs the test binary as the demo server or the raw one.
+func peerEnv(server string) string {
+	if server == "raw" {
+		return "MCPI_PROXY_TEST_SERVER=raw"
+	}
+	return mcptest.PeerEnv + "=" + server
 }
 
 // changes are the intercept events' changes.
