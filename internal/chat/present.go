@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -29,12 +30,17 @@ type Presented struct {
 	Notes []string
 }
 
+// The hosts' name rules, compiled on first use: not at every start of mcpi.
 var (
-	openAIName    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-	anthropicName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
-	geminiName    = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`)
-	notNameChar   = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+	openAIName    = lazyRegexp(`^[a-zA-Z0-9_-]{1,64}$`)
+	anthropicName = lazyRegexp(`^[a-zA-Z0-9_-]{1,128}$`)
+	geminiName    = lazyRegexp(`^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`)
+	notNameChar   = lazyRegexp(`[^a-zA-Z0-9_-]`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // hostLimit is how many tools a host sends at most ("" for no limit).
 var hostLimit = map[string]int{"openai": 128, "openai-strict": 128, "cursor": 40, "vscode": 128}
@@ -46,7 +52,7 @@ func Present(host, server string, tools []mcp.Tool) (*Presented, error) {
 		return nil, fmt.Errorf("unknown host %q: one of %s", host, strings.Join(Hosts, ", "))
 	}
 	p := &Presented{Host: host, Names: map[string]string{}}
-	prefix := notNameChar.ReplaceAllString(server, "_")
+	prefix := notNameChar().ReplaceAllString(server, "_")
 	for _, t := range tools {
 		name := t.Name
 		switch host {
@@ -110,11 +116,11 @@ func (p *Presented) note(format string, args ...any) {
 func nameRule(host string) *regexp.Regexp {
 	switch host {
 	case "openai", "openai-strict", "vscode", "claude-code", "cursor":
-		return openAIName
+		return openAIName()
 	case "anthropic":
-		return anthropicName
+		return anthropicName()
 	case "gemini":
-		return geminiName
+		return geminiName()
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package check
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A failure that looks environmental (the server's database is not
@@ -18,27 +19,32 @@ type Environment struct {
 }
 
 // environmental are the signs of a failure that lies in what the server
-// needs around it, each with what it means.
-var environmental = []struct {
+// needs around it, each with what it means; compiled on first use, not at
+// every start of mcpi.
+var environmental = sync.OnceValue(func() []envSign {
+	return []envSign{
+		{regexp.MustCompile(`(?i)\b(ECONNREFUSED|connection refused|connect: refused)\b`), "a service the server connects to refused the connection (is it running?)"},
+		{regexp.MustCompile(`(?i)\b(ENOTFOUND|EAI_AGAIN|getaddrinfo|no such host|name resolution)\b`), "a host the server needs could not be resolved"},
+		{regexp.MustCompile(`(?i)\b(ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|network is unreachable|fetch failed)\b`), "the network the server needs is unreachable"},
+		{regexp.MustCompile(`(?i)\b(credentials?|config(uration)?|keys?|tokens?)\b[^\n]{0,40}\b(ENOENT|no such file)`), "a file the server needs (its credentials or configuration) is not there"},
+		{regexp.MustCompile(`(?i)\b(cannot|could not|unable to) find (a |the )?config(uration)? file\b`), "a file the server needs (its credentials or configuration) is not there"},
+		{regexp.MustCompile(`(?i)\b(api[ _-]?key|access[ _-]?token|credentials?|secret)\b[^.]{0,40}[^.\w](missing|not set|not provided|required|invalid|expired|incorrect|rejected|unauthori[sz]ed)\b`), "a credential the server needs is missing or was refused"},
+		{regexp.MustCompile(`(?i)(^|[^.\w])(missing|invalid|incorrect|expired)\b.{0,20}\b(api[ _-]?key|access[ _-]?token|credentials?)\b`), "a credential the server needs is missing or was refused"},
+		{regexp.MustCompile(`(?i)\b(401 unauthorized|403 forbidden|status code 40[13]|invalid_api_key|authentication failed)\b`), "a service the server calls refused its credentials"},
+		{regexp.MustCompile(`(?i)environment variable\b.{0,60}\b(not set|missing|required|undefined)\b|\b(is not set|must be set)\b`), "an environment variable the server needs is not set"},
+		{regexp.MustCompile(`(?i)\b(database|db|redis|postgres|mysql|mongo\w*)\b.{0,40}\b(not running|unavailable|refused|failed to connect|could not connect|does not exist)\b`), "a database the server needs is not available"},
+	}
+})
+
+type envSign struct {
 	re  *regexp.Regexp
 	why string
-}{
-	{regexp.MustCompile(`(?i)\b(ECONNREFUSED|connection refused|connect: refused)\b`), "a service the server connects to refused the connection (is it running?)"},
-	{regexp.MustCompile(`(?i)\b(ENOTFOUND|EAI_AGAIN|getaddrinfo|no such host|name resolution)\b`), "a host the server needs could not be resolved"},
-	{regexp.MustCompile(`(?i)\b(ETIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|network is unreachable|fetch failed)\b`), "the network the server needs is unreachable"},
-	{regexp.MustCompile(`(?i)\b(credentials?|config(uration)?|keys?|tokens?)\b[^\n]{0,40}\b(ENOENT|no such file)`), "a file the server needs (its credentials or configuration) is not there"},
-	{regexp.MustCompile(`(?i)\b(cannot|could not|unable to) find (a |the )?config(uration)? file\b`), "a file the server needs (its credentials or configuration) is not there"},
-	{regexp.MustCompile(`(?i)\b(api[ _-]?key|access[ _-]?token|credentials?|secret)\b[^.]{0,40}[^.\w](missing|not set|not provided|required|invalid|expired|incorrect|rejected|unauthori[sz]ed)\b`), "a credential the server needs is missing or was refused"},
-	{regexp.MustCompile(`(?i)(^|[^.\w])(missing|invalid|incorrect|expired)\b.{0,20}\b(api[ _-]?key|access[ _-]?token|credentials?)\b`), "a credential the server needs is missing or was refused"},
-	{regexp.MustCompile(`(?i)\b(401 unauthorized|403 forbidden|status code 40[13]|invalid_api_key|authentication failed)\b`), "a service the server calls refused its credentials"},
-	{regexp.MustCompile(`(?i)environment variable\b.{0,60}\b(not set|missing|required|undefined)\b|\b(is not set|must be set)\b`), "an environment variable the server needs is not set"},
-	{regexp.MustCompile(`(?i)\b(database|db|redis|postgres|mysql|mongo\w*)\b.{0,40}\b(not running|unavailable|refused|failed to connect|could not connect|does not exist)\b`), "a database the server needs is not available"},
 }
 
 // Environmental reports whether text (an error, a result's text, stderr)
 // looks like a failure of the server's environment, and why.
 func Environmental(text string) (string, bool) {
-	for _, e := range environmental {
+	for _, e := range environmental() {
 		if e.re.MatchString(text) {
 			return e.why, true
 		}

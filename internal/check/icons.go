@@ -7,12 +7,13 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
-var iconSize = regexp.MustCompile(`^([1-9][0-9]*x[1-9][0-9]*|any)$`)
+var iconSize = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([1-9][0-9]*x[1-9][0-9]*|any)$`) })
 
 // icons checks the icons of subject: an https (or http) URL or a base64
 // data: URI of an image, sizes as WxH or "any".
@@ -41,7 +42,7 @@ func (r *run) icons(subject string, icons []mcp.Icon) {
 			r.report(ruleIconsValid, subject, ic, "%s: src scheme %q is neither https nor data", what, u.Scheme)
 		}
 		for _, s := range ic.Sizes {
-			if !iconSize.MatchString(s) {
+			if !iconSize().MatchString(s) {
 				r.report(ruleIconsValid, subject, ic, "%s: size %q is neither WxH nor \"any\"", what, s)
 			}
 		}

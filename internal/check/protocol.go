@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -93,7 +94,7 @@ func (r *run) unknowns() {
 				var ctr mcp.CallToolResult
 				if json.Unmarshal(res, &ctr) == nil && ctr.IsError {
 					msg := "an unknown tool was answered with isError, not a JSON-RPC error (-32602)"
-					if len(ctr.Content) == 1 && tsSDKUnknownTool.MatchString(ctr.Content[0].Text) {
+					if len(ctr.Content) == 1 && tsSDKUnknownTool().MatchString(ctr.Content[0].Text) {
 						msg += "; this is the TypeScript SDK's McpServer default (@modelcontextprotocol/sdk through 1.32.2, typescript-sdk #1510): its servers answer so unless they handle tools/call themselves"
 					}
 					r.report(ruleErrorsUnknownTool, "tools/call mcpi-no-such-tool", res, "%s", msg)
@@ -341,4 +342,4 @@ func (r *run) learntNothing(err error, subject string, rule *Rule) bool {
 
 // tsSDKUnknownTool is the text the TypeScript SDK's McpServer puts in the
 // isError result it gives an unknown tool.
-var tsSDKUnknownTool = regexp.MustCompile(`^MCP error -32602: Tool .* not found$`)
+var tsSDKUnknownTool = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^MCP error -32602: Tool .* not found$`) })

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
@@ -103,7 +104,9 @@ func (r *run) templates() {
 	}
 }
 
-var varname = regexp.MustCompile(`^([A-Za-z0-9_]|%[0-9A-Fa-f]{2})+(\.([A-Za-z0-9_]|%[0-9A-Fa-f]{2})+)*$`)
+var varname = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z0-9_]|%[0-9A-Fa-f]{2})+(\.([A-Za-z0-9_]|%[0-9A-Fa-f]{2})+)*$`)
+})
 
 // checkURITemplate checks t against RFC 6570's grammar (levels 1 to 4).
 func checkURITemplate(t string) error {
@@ -156,7 +159,7 @@ func checkExpression(e string) error {
 				return fmt.Errorf("prefix length %q is not 1 to 9999", max)
 			}
 		}
-		if !varname.MatchString(name) {
+		if !varname().MatchString(name) {
 			return fmt.Errorf("%q is not a variable name", name)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // DefaultDir returns the per-user runtime directory: $XDG_RUNTIME_DIR/mcpi,
@@ -47,12 +48,12 @@ func CheckDir(dir string) error {
 	return nil
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // ValidName reports whether name may name a session: it becomes a file
 // name in the runtime directory.
 func ValidName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fmt.Errorf("invalid session name %q: letters, digits, '.', '_' and '-', at most 64, not starting with a punctuation mark", name)
 	}
 	return nil

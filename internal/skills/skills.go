@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -184,7 +185,7 @@ func (e *Error) Error() string {
 // Is makes errors.Is(err, ErrVerification) true.
 func (e *Error) Is(target error) bool { return target == ErrVerification }
 
-var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
 // Digest is the digest the extension gives data: "sha256:" and 64
 // lowercase hex digits.
@@ -233,7 +234,7 @@ func Verify(e mcp.SkillEntry, file string, data []byte) *Verification {
 		switch {
 		case line.Digest == "":
 			add("digest", Failed, "the listing gives no digest")
-		case !digestPattern.MatchString(line.Digest):
+		case !digestPattern().MatchString(line.Digest):
 			add("digest", Failed, "the listed digest %q is not sha256: and 64 lowercase hex digits", bounds.Clip(line.Digest))
 		case line.Digest != v.Digest:
 			add("digest", Failed, "served %s, listed %s", v.Digest, line.Digest)

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -185,7 +186,9 @@ func (e *ServerExitError) Error() string {
 // errorLine finds the line of a server's stderr that says why it failed:
 // an error or exception (Node, Python, Go, Java, Rust), a traceback, npm's
 // ERR!, a missing module.
-var errorLine = regexp.MustCompile(`(?i)(^|\W)(\w*error\b|\w*exception\b|traceback|panic:|fatal|npm err!|cannot find module|no such file|not found|permission denied|refused)`)
+var errorLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|\W)(\w*error\b|\w*exception\b|traceback|panic:|fatal|npm err!|cannot find module|no such file|not found|permission denied|refused)`)
+})
 
 // stackFrame reports whether line is a frame of a stack trace (Node's
 // "    at f (file:1:2)", Python's "  File ...", Go's "\tfile.go:12").
@@ -203,7 +206,7 @@ func stackFrame(line string) bool {
 func StderrWhy(tail []string) string {
 	at := -1
 	for i := len(tail) - 1; i >= 0; i-- {
-		if errorLine.MatchString(tail[i]) {
+		if errorLine().MatchString(tail[i]) {
 			at = i
 			// A frame of a stack (a function named …Error matches too):
 			// the line that says why is the one above the frames.
