@@ -116,7 +116,7 @@ func (a *anthropicProvider) Stream(ctx context.Context, req *Request, on func(Ev
 			// Accumulate empties input that is not JSON: take it first.
 			if ev.Index >= 0 && ev.Index < int64(len(acc.Content)) {
 				if b := acc.Content[ev.Index]; b.Type == "tool_use" {
-					t.toolCall(b.ID, b.Name, string(b.Input))
+					t.toolCall(b.ID, b.Name, string(b.Input), nil)
 				}
 			}
 		case "message_stop":

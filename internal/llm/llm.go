@@ -51,6 +51,10 @@ type Block struct {
 	Name    string          `json:"name,omitempty"`
 	Input   json.RawMessage `json:"input,omitempty"`
 	IsError bool            `json:"isError,omitempty"`
+	// Extra is what a provider attached to a tool call and needs back
+	// with it, as it came: Gemini's extra_content with the call's thought
+	// signature, without which Gemini refuses the next request.
+	Extra json.RawMessage `json:"extra,omitempty"`
 }
 
 // Message is one turn of the conversation. Tool results are sent in a user

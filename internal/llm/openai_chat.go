@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -101,19 +102,22 @@ func chatAssistant(m Message) openai.ChatCompletionMessageParamUnion {
 		if b.Type != BlockToolUse {
 			continue
 		}
-		a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-			OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-				ID:       b.ID,
-				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: string(rawOrEmpty(b.Input))},
-			},
-		})
+		call := &openai.ChatCompletionMessageFunctionToolCallParam{
+			ID:       b.ID,
+			Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: string(rawOrEmpty(b.Input))},
+		}
+		if json.Valid(b.Extra) {
+			call.SetExtraFields(map[string]any{"extra_content": b.Extra})
+		}
+		a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: call})
 	}
 	return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
 }
 
 // Stream reads the chunks with the SDK's ChatCompletionAccumulator; the
 // text comes from each chunk's delta, the tool calls from the accumulator
-// as each finishes (parallel calls arrive by index).
+// as each finishes (parallel calls arrive by index, which calls.fix
+// supplies where a compatible server leaves it out).
 func (o *chatProvider) Stream(ctx context.Context, req *Request, on func(Event)) (*Response, error) {
 	t := newTurn(o.conn, req, on)
 	p, err := o.params(req)
@@ -124,16 +128,18 @@ func (o *chatProvider) Stream(ctx context.Context, req *Request, on func(Event))
 	stream := o.svc.NewStreaming(ctx, p, option.WithMiddleware(m.middleware))
 	defer stream.Close()
 	var acc openai.ChatCompletionAccumulator
+	var calls callIndex
 	done := 0 // tool calls handed on, in index order
 	flush := func(upTo int) {
-		calls := acc.Choices[0].Message.ToolCalls
-		for ; done < upTo && done < len(calls); done++ {
-			c := calls[done]
-			t.toolCall(c.ID, c.Function.Name, c.Function.Arguments)
+		acalls := acc.Choices[0].Message.ToolCalls
+		for ; done < upTo && done < len(acalls); done++ {
+			c := acalls[done]
+			t.toolCall(c.ID, c.Function.Name, c.Function.Arguments, calls.extra[done])
 		}
 	}
 	for stream.Next() {
 		chunk := stream.Current()
+		calls.fix(&chunk)
 		if !acc.AddChunk(chunk) {
 			return nil, o.streamError(m, "a chunk the accumulator refused (another id, or a choice or tool call index out of order)")
 		}
@@ -175,4 +181,64 @@ func chatFinish(r string) FinishReason {
 		return FinishRefusal
 	}
 	return FinishOther
+}
+
+// callIndex gives the tool call deltas of choice 0 the index the
+// accumulator pairs them by, where a compatible server got it wrong, and
+// keeps what a server attached to each call for the next request.
+// Gemini's OpenAI-compatible endpoint sends each call whole in one delta
+// with no index, parallel calls too, which the accumulator would join
+// into one call of a tool named twice with two objects for arguments;
+// other servers give every call index 0, or repeat a call's id on each of
+// its deltas. So: a delta with an id that is not the id of the call its
+// index stands for starts the next call; a delta without an id goes on
+// with the call its index stands for, or with the last call when it has
+// no index.
+type callIndex struct {
+	ids   []string // by the accumulator's index
+	extra []json.RawMessage
+	of    map[int64]int64 // the server's index → the accumulator's
+}
+
+func (c *callIndex) fix(chunk *openai.ChatCompletionChunk) {
+	for i := range chunk.Choices {
+		if chunk.Choices[i].Index != 0 {
+			continue
+		}
+		tcs := chunk.Choices[i].Delta.ToolCalls
+		for j := range tcs {
+			c.place(&tcs[j])
+		}
+	}
+}
+
+func (c *callIndex) place(tc *openai.ChatCompletionChunkChoiceDeltaToolCall) {
+	if c.of == nil {
+		c.of = map[int64]int64{}
+	}
+	srv, has := tc.Index, tc.JSON.Index.Valid()
+	ours, known := c.of[srv]
+	if !has {
+		ours, known = int64(len(c.ids)-1), len(c.ids) > 0
+	}
+	if tc.ID != "" && (!known || c.ids[ours] != tc.ID) {
+		ours, known = int64(len(c.ids)), true
+		c.ids = append(c.ids, tc.ID)
+		c.extra = append(c.extra, nil)
+	}
+	if !known {
+		// No id and nothing to go on with: a call of its own.
+		ours = int64(len(c.ids))
+		c.ids = append(c.ids, "")
+		c.extra = append(c.extra, nil)
+	}
+	if has {
+		c.of[srv] = ours
+	}
+	tc.Index = ours
+	// An extra field is never Valid in the SDK's sense: its raw JSON is
+	// what there is.
+	if raw := tc.JSON.ExtraFields["extra_content"].Raw(); raw != "" && raw != "null" && json.Valid([]byte(raw)) {
+		c.extra[ours] = json.RawMessage(raw)
+	}
 }

@@ -111,7 +111,7 @@ func (r *responsesProvider) Stream(ctx context.Context, req *Request, on func(Ev
 		if args == "" {
 			args = c.args.String()
 		}
-		t.toolCall(c.callID, c.name, args)
+		t.toolCall(c.callID, c.name, args, nil)
 	}
 	var final *responses.Response
 	for stream.Next() {

@@ -69,7 +69,7 @@ const maxRaw = 4 << 10
 // toolCall records a complete tool call: an id is made when the provider
 // gave none (some compatible servers), and the call is Invalid when its
 // tool was not offered or its arguments are not a JSON object.
-func (t *turn) toolCall(id, name, args string) {
+func (t *turn) toolCall(id, name, args string, extra json.RawMessage) {
 	t.firstToken()
 	t.endText()
 	if id == "" {
@@ -99,7 +99,7 @@ func (t *turn) toolCall(id, name, args string) {
 	if call.Invalid != "" {
 		input = json.RawMessage("{}")
 	}
-	t.resp.Message.Content = append(t.resp.Message.Content, Block{Type: BlockToolUse, ID: id, Name: name, Input: input})
+	t.resp.Message.Content = append(t.resp.Message.Content, Block{Type: BlockToolUse, ID: id, Name: name, Input: input, Extra: extra})
 	t.resp.ToolCalls = append(t.resp.ToolCalls, call)
 	t.emit(Event{Kind: EventToolCall, Call: &t.resp.ToolCalls[len(t.resp.ToolCalls)-1]})
 }

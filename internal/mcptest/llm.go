@@ -1,6 +1,7 @@
 package mcptest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,6 +27,14 @@ const (
 	// LLMOpenAIResponses is the OpenAI Responses API: POST /v1/responses,
 	// typed SSE events ending with response.completed.
 	LLMOpenAIResponses
+	// LLMGemini is Gemini's OpenAI-compatible Chat Completions: POST
+	// /v1beta/openai/chat/completions, chunks as LLMOpenAIChat's but as
+	// Gemini sends them: each tool call whole in one delta with no index
+	// (parallel calls included), a thought signature on it
+	// (extra_content.google.thought_signature), and finish_reason "stop"
+	// after tool calls. A request whose assistant tool call the fake made
+	// comes back without its signature is refused with Gemini's 400.
+	LLMGemini
 )
 
 // LLMCall is a tool call a fake model makes. Args is sent as it is (a
@@ -125,7 +134,10 @@ func StartFakeLLM(f LLMFormat, turns ...LLMTurn) *FakeLLM {
 	fk := &FakeLLM{Format: f, turns: turns, stop: make(chan struct{})}
 	fk.srv = httptest.NewServer(http.HandlerFunc(fk.serve))
 	fk.URL = fk.srv.URL + "/"
-	if f != LLMAnthropic {
+	switch f {
+	case LLMGemini:
+		fk.URL += "v1beta/openai/"
+	case LLMOpenAIChat, LLMOpenAIResponses:
 		fk.URL += "v1/"
 	}
 	return fk
@@ -159,10 +171,17 @@ func (f *FakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 		f.next++
 	}
 	f.mu.Unlock()
-	want := map[LLMFormat]string{LLMAnthropic: "/v1/messages", LLMOpenAIChat: "/v1/chat/completions", LLMOpenAIResponses: "/v1/responses"}[f.Format]
+	want := map[LLMFormat]string{LLMAnthropic: "/v1/messages", LLMOpenAIChat: "/v1/chat/completions", LLMOpenAIResponses: "/v1/responses",
+		LLMGemini: "/v1beta/openai/chat/completions"}[f.Format]
 	switch {
 	case r.URL.Path != want:
 		http.Error(w, `{"error":{"message":"no such path"}}`, http.StatusNotFound)
+		return
+	case f.Format == LLMGemini && unsigned(body):
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		n, _ := io.WriteString(w, `[{"error":{"code":400,"message":"Function call is missing a thought_signature in functionCall parts.","status":"INVALID_ARGUMENT"}}]`)
+		f.written.Add(int64(n))
 		return
 	case !ok:
 		http.Error(w, `{"error":{"message":"the fake has no more turns scripted"}}`, http.StatusInternalServerError)
@@ -205,7 +224,66 @@ func (f *FakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 		s.chat(turn, model)
 	case LLMOpenAIResponses:
 		s.responses(turn, model)
+	case LLMGemini:
+		s.gemini(turn, model)
 	}
+}
+
+// geminiSignature is the thought signature the Gemini fake gives a call.
+func geminiSignature(id string) string { return "sig-" + id }
+
+// unsigned says whether a Chat Completions request sends back a tool call
+// the Gemini fake made (its id starts with "function-call-") without the
+// call's thought signature.
+func unsigned(body []byte) bool {
+	var req struct {
+		Messages []struct {
+			ToolCalls []struct {
+				ID    string `json:"id"`
+				Extra struct {
+					Google struct {
+						Signature string `json:"thought_signature"`
+					} `json:"google"`
+				} `json:"extra_content"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return false
+	}
+	for _, m := range req.Messages {
+		for _, c := range m.ToolCalls {
+			if strings.HasPrefix(c.ID, "function-call-") && c.Extra.Google.Signature != geminiSignature(c.ID) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gemini writes a turn as Gemini's OpenAI-compatible endpoint streams it.
+func (s *sse) gemini(t LLMTurn, model string) {
+	in, out := usage(t)
+	chunk := func(d map[string]any, finish any, u map[string]any) {
+		m := map[string]any{"id": "gemini-fake", "object": "chat.completion.chunk", "created": 1, "model": model,
+			"choices": []any{map[string]any{"index": 0, "delta": d, "finish_reason": finish}}}
+		if u != nil {
+			m["usage"] = u
+		}
+		s.event("", m)
+	}
+	s.text(t, func(p string) { chunk(map[string]any{"role": "assistant", "content": p}, nil, nil) })
+	for _, c := range t.Calls {
+		chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{
+			"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Args},
+			"extra_content": map[string]any{"google": map[string]any{"thought_signature": geminiSignature(c.ID)}},
+		}}}, nil, nil)
+	}
+	if t.NoEnd {
+		return
+	}
+	chunk(map[string]any{"role": "assistant"}, cmp.Or(t.Stop, "stop"), map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out})
+	s.raw([]byte("data: [DONE]\n\n"))
 }
 
 // sse writes one response stream; a write that fails (the client went

@@ -19,10 +19,10 @@ import (
 )
 
 func main() {
-	format := flag.String("format", "openai", "openai, anthropic or responses")
+	format := flag.String("format", "openai", "openai, anthropic, responses or gemini (its OpenAI-compatible endpoint)")
 	script := flag.String("script", "", "a JSON array of turns")
 	flag.Parse()
-	f, ok := map[string]mcptest.LLMFormat{"openai": mcptest.LLMOpenAIChat, "anthropic": mcptest.LLMAnthropic, "responses": mcptest.LLMOpenAIResponses}[*format]
+	f, ok := map[string]mcptest.LLMFormat{"openai": mcptest.LLMOpenAIChat, "anthropic": mcptest.LLMAnthropic, "responses": mcptest.LLMOpenAIResponses, "gemini": mcptest.LLMGemini}[*format]
 	if !ok {
 		fmt.Fprintln(os.Stderr, "fakellm: -format openai, anthropic or responses")
 		os.Exit(2)
