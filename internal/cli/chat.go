@@ -148,25 +148,25 @@ func runChat(ctx context.Context, c *session.Client, opts *ChatOptions) error {
 	}
 	approve, _ := chat.ParseApproval(opts.Approve)
 	say := opts.sayer()
-	var out sync.Mutex
+	out := &chatPrinter{opts: opts}
 	ro := chat.Options{
 		Model: model, Server: chat.SessionServer(c), Tools: tools, Presented: presented, System: opts.System,
 		Approve: approve, MaxTurns: opts.MaxTurns, MaxTokens: opts.MaxTokens, MaxCost: opts.MaxCost,
 		Tap: opts.modelTap(), Prices: modelPrices(),
 	}
 	if !opts.JSON {
-		ro.OnEvent = func(e chat.Event) { printChatEvent(opts, &out, say, e) }
+		ro.OnEvent = func(e chat.Event) { out.event(say, e) }
 	}
 	if opts.IO.StdinTTY && opts.IO.StderrTTY {
-		ro.Ask = terminalAsk(opts, &out, bufio.NewReader(opts.IO.In))
+		ro.Ask = terminalAsk(opts, out, bufio.NewReader(opts.IO.In))
 	}
 	r := chat.New(ro)
 	if opts.Prompt != "" {
 		start := time.Now()
 		res := r.Send(ctx, opts.Prompt)
-		return chatOutcome(opts, r, res, presented, time.Since(start), say)
+		return chatOutcome(opts, out, r, res, presented, time.Since(start), say)
 	}
-	return chatConversation(ctx, opts, r, say)
+	return chatConversation(ctx, opts, out, r, say)
 }
 
 // modelTap is where the model's events go: the connection's own tap (the
@@ -195,17 +195,45 @@ func printPresented(opts *ChatOptions, p *chat.Presented) error {
 	return nil
 }
 
-// printChatEvent shows the exchange as it goes: the model's text on
-// stdout, streamed; the tool calls and results on stderr.
-func printChatEvent(opts *ChatOptions, mu *sync.Mutex, say func(string, ...any), e chat.Event) {
-	mu.Lock()
-	defer mu.Unlock()
+// chatPrinter shows the exchange as it goes: the model's text on stdout,
+// streamed; the tool calls and results on stderr, each on a line of its
+// own: a line of the model's text left open is ended first, once, so that
+// on a terminal, where the two streams meet, no line holds both and no
+// line is empty.
+type chatPrinter struct {
+	opts *ChatOptions
+	mu   sync.Mutex
+	mid  bool // stdout's last line is not ended
+}
+
+// endLine ends stdout's open line, if any; with p.mu held.
+func (p *chatPrinter) endLine() {
+	if p.mid {
+		fmt.Fprintln(p.opts.IO.Out)
+		p.mid = false
+	}
+	p.opts.IO.Out.Flush()
+}
+
+// end ends stdout's open line, if any.
+func (p *chatPrinter) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endLine()
+}
+
+func (p *chatPrinter) event(say func(string, ...any), e chat.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	switch e.Kind {
 	case chat.EventText:
-		fmt.Fprint(opts.IO.Out, sanitize(e.Text, true))
-		opts.IO.Out.Flush()
+		if t := sanitize(e.Text, true); t != "" {
+			fmt.Fprint(p.opts.IO.Out, t)
+			p.mid = !strings.HasSuffix(t, "\n")
+		}
+		p.opts.IO.Out.Flush()
 	case chat.EventToolCall:
-		fmt.Fprintln(opts.IO.Out)
+		p.endLine()
 		say("→ %s %s", oneLine(e.Call.Name), truncate(oneLine(string(e.Call.Arguments)), 200))
 	case chat.EventToolResult:
 		mark := "←"
@@ -221,16 +249,17 @@ func printChatEvent(opts *ChatOptions, mu *sync.Mutex, say func(string, ...any),
 
 // terminalAsk asks the person about a tool call on the terminal: y runs
 // it, e edits its arguments (JSON), anything else refuses it.
-func terminalAsk(opts *ChatOptions, mu *sync.Mutex, in *bufio.Reader) func(context.Context, chat.Proposal) chat.Decision {
+func terminalAsk(opts *ChatOptions, out *chatPrinter, in *bufio.Reader) func(context.Context, chat.Proposal) chat.Decision {
 	return func(ctx context.Context, p chat.Proposal) chat.Decision {
-		mu.Lock()
+		out.mu.Lock()
+		out.endLine()
 		what := "the model calls"
 		if p.Destructive {
 			what = "the model calls a tool that may destroy:"
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "%s %s %s\nrun it? [y]es, [e]dit, [N]o: ", what, oneLine(p.Call.Name), truncate(oneLine(string(p.Call.Arguments)), 400))
 		opts.IO.ErrOut.Flush()
-		mu.Unlock()
+		out.mu.Unlock()
 		line, ok := readLine(ctx, in)
 		switch {
 		case !ok:
@@ -276,7 +305,7 @@ func readLine(ctx context.Context, in *bufio.Reader) (string, bool) {
 
 // chatConversation talks on the terminal until the person ends it (an
 // empty line after the last answer, Ctrl-D or Ctrl-C).
-func chatConversation(ctx context.Context, opts *ChatOptions, r *chat.Runner, say func(string, ...any)) error {
+func chatConversation(ctx context.Context, opts *ChatOptions, out *chatPrinter, r *chat.Runner, say func(string, ...any)) error {
 	in := bufio.NewReader(opts.IO.In)
 	say("talking to %s: a message and enter; Ctrl-D ends", oneLine(opts.Model))
 	for {
@@ -291,8 +320,7 @@ func chatConversation(ctx context.Context, opts *ChatOptions, r *chat.Runner, sa
 			continue
 		}
 		res := r.Send(ctx, line)
-		fmt.Fprintln(opts.IO.Out)
-		opts.IO.Out.Flush()
+		out.end()
 		switch res.Stop {
 		case chat.StopError:
 			say("the model's provider failed: %s", oneLine(res.Err.Error()))
@@ -320,7 +348,7 @@ func stopWhy(s chat.Stop, opts *ChatOptions) string {
 // chatOutcome prints a --prompt run's end and gives its exit: the text was
 // streamed; the summary goes on stderr, or the whole exchange as one JSON
 // document.
-func chatOutcome(opts *ChatOptions, r *chat.Runner, res *chat.Result, p *chat.Presented, took time.Duration, say func(string, ...any)) error {
+func chatOutcome(opts *ChatOptions, out *chatPrinter, r *chat.Runner, res *chat.Result, p *chat.Presented, took time.Duration, say func(string, ...any)) error {
 	if opts.JSON {
 		rep := chatReport{Model: opts.Model, Host: p.Host, Stop: res.Stop, Text: res.Text, Turns: res.Turns, Usage: r.Usage,
 			CostUSD: r.Cost, Priced: r.Priced(), Notes: p.Notes, Duration: float64(took.Microseconds()) / 1000, Calls: []chatCall{}}
@@ -337,7 +365,7 @@ func chatOutcome(opts *ChatOptions, r *chat.Runner, res *chat.Result, p *chat.Pr
 			return err
 		}
 	} else {
-		fmt.Fprintln(opts.IO.Out)
+		out.end()
 		cost := "unpriced"
 		if r.Priced() {
 			cost = fmt.Sprintf("$%.4f", r.Cost)

@@ -135,3 +135,21 @@ func TestChatPrintsNoEscapes(t *testing.T) {
 		t.Errorf("the escapes are not shown:\nstdout %q\nstderr %q", out, errOut)
 	}
 }
+
+// TestChatLines: the model's text is on stdout line by line, as it would
+// be on a terminal where stderr's calls come between: a line it left open
+// is ended once before a call, and no empty line is printed for a turn
+// with no text (Gemini's two parallel calls here).
+func TestChatLines(t *testing.T) {
+	fake := mcptest.NewFakeLLM(t, mcptest.LLMGemini,
+		mcptest.LLMTurn{Text: "Adding both.", Calls: []mcptest.LLMCall{
+			{ID: "function-call-1", Name: "add", Args: `{"a":2,"b":3}`},
+			{ID: "function-call-2", Name: "add", Args: `{"a":4,"b":5}`},
+		}},
+		mcptest.LLMTurn{Calls: []mcptest.LLMCall{{ID: "function-call-3", Name: "add", Args: `{"a":1,"b":1}`}}},
+		mcptest.LLMTurn{Text: "5, 9 and 2."})
+	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "compat:gemini-3-flash", "--model-url", fake.URL, "--prompt", "add", "--approve", "all")...)
+	if code != ExitOK || out != "Adding both.\n5, 9 and 2.\n" || strings.Count(errOut, "← add") != 3 {
+		t.Errorf("exit %d\nstdout %q\nstderr %s", code, out, errOut)
+	}
+}
