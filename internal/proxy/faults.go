@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"sync"
@@ -13,8 +14,9 @@ import (
 )
 
 // maxJudged bounds a line read whole to be judged; a longer line is
-// forwarded as it comes, unchanged, and only recorded.
-const maxJudged = 64 << 20
+// forwarded as it comes, unchanged, and only recorded. (A variable for
+// the tests.)
+var maxJudged = 64 << 20
 
 // reorderWait is how long a frame held back by a reorder waits for the
 // frames that are to overtake it before it goes anyway: a host waiting
@@ -118,47 +120,85 @@ func (o *outlet) close() {
 }
 
 // judgedRelay copies src to out line by line, each line recorded and,
-// when it is a frame, judged by the engine and sent as the verdict says;
-// answers in the peer's place go to back. stop ends the connection.
-func judgedRelay(src io.Reader, out, back *outlet, dir transport.Direction, emit func(transport.Event), eng *intercept.Engine, stop func()) {
+// when it is a frame, passed by the gate (when there is one) and judged
+// by the engine (when there is one), then sent as they say; answers in
+// the peer's place go to back. stop ends the connection.
+func judgedRelay(src io.Reader, out, back *outlet, dir transport.Direction, emit func(transport.Event), j *judges, stop func()) {
 	sp := newSplitter(dir, emit)
+	sink := func(wire []byte, raw bool) bool {
+		if j.gate != nil {
+			return j.gate.Push(dir, wire, raw) == nil
+		}
+		return j.deliver(intercept.Delivery{AsIs: wire, Frame: trimEOL(wire), Raw: raw}, out, back, dir, stop)
+	}
 	r := bufio.NewReaderSize(src, 64<<10)
 	var line []byte
+	long := false // the line is past maxJudged: it goes on as it comes
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > maxJudged {
-			// Too long to judge: what was read goes on, and the rest of
-			// the line as it comes.
-			sp.write(line)
-			sp.write(chunk)
-			out.mu.Lock()
-			out.w.Write(line)
-			out.w.Write(chunk)
-			out.mu.Unlock()
-			line = nil
-			if err == bufio.ErrBufferFull {
-				continue
+		sp.write(chunk)
+		switch {
+		case long || len(line)+len(chunk) > maxJudged:
+			long = true
+			if len(line) > 0 && !sink(line, true) {
+				return
 			}
-		} else {
+			line = nil
+			if !sink(bytes.Clone(chunk), true) {
+				return
+			}
+			if err != bufio.ErrBufferFull {
+				long = false
+			}
+		case err == bufio.ErrBufferFull:
 			line = append(line, chunk...)
-		}
-		if err == bufio.ErrBufferFull {
 			continue
-		}
-		if len(line) > 0 {
-			sp.write(line)
-			if !judgeLine(line, out, back, dir, eng, stop) {
+		default:
+			line = append(line, chunk...)
+			if len(line) > 0 && !sink(line, false) {
 				flushAll(out, back)
+				drain(r)
 				return
 			}
 			line = nil
 		}
-		if err != nil {
+		if err != nil && err != bufio.ErrBufferFull {
 			sp.flush()
 			out.flush()
 			return
 		}
 	}
+}
+
+// drain reads what the peer still sends once the connection is closed,
+// so that it never blocks on a full pipe.
+func drain(r io.Reader) { io.Copy(io.Discard, r) }
+
+// judges are what a frame passes through: the gate of breakpoints, and
+// the engine of faults.
+type judges struct {
+	gate *intercept.Gate
+	eng  *intercept.Engine
+}
+
+// deliver sends what was decided for a line, and reports whether the
+// relay goes on.
+func (j *judges) deliver(d intercept.Delivery, out, back *outlet, dir transport.Direction, stop func()) bool {
+	if len(d.Reply) > 0 {
+		back.send(lines(d.Reply), 0)
+	}
+	switch {
+	case d.Close:
+		stop()
+		return false
+	case d.AsIs != nil && !d.Raw && j.eng != nil:
+		return judgeLine(d.AsIs, out, back, dir, j.eng, stop)
+	case d.AsIs != nil:
+		out.send([][]byte{d.AsIs}, 0)
+	default:
+		out.send(lines(d.Frames), 0)
+	}
+	return true
 }
 
 // judgeLine sends one line as the engine's verdict says, and reports

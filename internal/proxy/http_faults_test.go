@@ -83,6 +83,8 @@ var jsonUpstream = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request)
 	io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{}}`)
 })
 
+const mcptestDemo = "demo"
+
 const ping = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 
 func TestHTTPFaults(t *testing.T) {

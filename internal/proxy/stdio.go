@@ -27,9 +27,11 @@ type StdioOptions struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Tap            transport.Tap
-	// Faults, when set, judges each frame (internal/intercept); without
-	// it every byte is forwarded unchanged as it comes.
+	// Faults, when set, judges each frame (internal/intercept); Gate,
+	// when set, holds the frames its breakpoints match (RunStdio binds
+	// it). Without either, every byte is forwarded unchanged as it comes.
 	Faults *intercept.Engine
+	Gate   *intercept.Gate
 }
 
 // maxRecordedLine bounds a line kept whole for the tap; the bytes are
@@ -75,7 +77,7 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	toServer, toHost := relay, relay
-	if o.Faults != nil {
+	if o.Faults != nil || o.Gate != nil {
 		// Frames are judged: each direction is written line by line by
 		// its outlet, which answers in the peer's place go through too.
 		up, down := &outlet{ctx: ctx, w: stdin}, &outlet{ctx: ctx, w: o.Stdout}
@@ -86,11 +88,22 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 			stdin.Close()
 			cancel()
 		}
+		j := &judges{gate: o.Gate, eng: o.Faults}
+		if o.Gate != nil {
+			o.Gate.Bind(func(dir transport.Direction, d intercept.Delivery) {
+				if dir == transport.Outgoing {
+					j.deliver(d, up, down, dir, closing)
+				} else {
+					j.deliver(d, down, up, dir, closing)
+				}
+			})
+			defer o.Gate.Close()
+		}
 		toServer = func(src io.Reader, _ io.Writer, sp *splitter) {
-			judgedRelay(src, up, down, transport.Outgoing, emit, o.Faults, closing)
+			judgedRelay(src, up, down, transport.Outgoing, emit, j, closing)
 		}
 		toHost = func(src io.Reader, _ io.Writer, sp *splitter) {
-			judgedRelay(src, down, up, transport.Incoming, emit, o.Faults, closing)
+			judgedRelay(src, down, up, transport.Incoming, emit, j, closing)
 		}
 	}
 

@@ -28,6 +28,11 @@ type proxied struct {
 // of the test binary, with the faults of yaml ("" for none: the proxy of
 // today, no engine).
 func startStdio(t *testing.T, server, faults string, seed uint64) *proxied {
+	return startStdioGate(t, server, faults, seed, nil)
+}
+
+// startStdioGate is startStdio with a gate.
+func startStdioGate(t *testing.T, server, faults string, seed uint64, gate *intercept.Gate) *proxied {
 	t.Helper()
 	p := &proxied{tap: &taps{}, done: make(chan int, 1), errOf: make(chan error, 1)}
 	if faults != "" {
@@ -44,7 +49,7 @@ func startStdio(t *testing.T, server, faults string, seed uint64) *proxied {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		code, err := RunStdio(ctx, StdioOptions{Command: []string{os.Args[0]}, Env: []string{peerEnv(server)},
-			Stdin: proxyIn, Stdout: proxyOut, Stderr: io.Discard, Tap: p.tap, Faults: p.eng})
+			Stdin: proxyIn, Stdout: proxyOut, Stderr: io.Discard, Tap: p.tap, Faults: p.eng, Gate: gate})
 		proxyOut.Close()
 		p.done <- code
 		p.errOf <- err

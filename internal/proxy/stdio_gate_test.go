@@ -1,0 +1,123 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/intercept"
+	"github.com/mcpi-dev/mcpi/internal/query"
+)
+
+// gateFor is a gate of breaks whose changes are told on a channel.
+func gateFor(t *testing.T, breaks ...string) (*intercept.Gate, chan struct{}) {
+	return gateTapped(t, nil, breaks...)
+}
+
+// gateTapped is gateFor with a tap.
+func gateTapped(t *testing.T, tap *taps, breaks ...string) (*intercept.Gate, chan struct{}) {
+	t.Helper()
+	var qs []query.Query
+	for _, b := range breaks {
+		q, err := query.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs = append(qs, q)
+	}
+	changed := make(chan struct{}, 1024)
+	o := intercept.GateOptions{Breaks: qs, OnChange: func() { changed <- struct{}{} }}
+	if tap != nil {
+		o.Tap = tap
+	}
+	return intercept.NewGate(o), changed
+}
+
+// heldOne waits for the gate to hold a frame and returns it.
+func heldOne(t *testing.T, g *intercept.Gate, changed chan struct{}) intercept.Held {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		if h := g.Held(); len(h) > 0 {
+			return h[0]
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatal("nothing was held")
+		}
+	}
+}
+
+// A breakpoint on the host's tools/call: the call is held, edited and
+// forwarded, and the server answers the edit; then a call is answered in
+// the server's place.
+func TestStdioBreakpointOnTheHostsCall(t *testing.T) {
+	tap := &taps{}
+	g, changed := gateTapped(t, tap, "method:tools/call dir:out")
+	p := startStdioGate(t, mcptestDemo, "", 0, g)
+	p.host.Initialize(t)
+	id := p.host.Request(t, "tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 2}})
+	h := heldOne(t, g, changed)
+	if !h.Request || !bytes.Contains(h.Data, []byte(`"add"`)) {
+		t.Fatalf("held %+v", h)
+	}
+	if err := g.Edit(h.ID, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":40,"b":2}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := p.host.Recv(t)
+	if !bytes.Contains(line, []byte(`"id":2`)) || !bytes.Contains(line, []byte("42")) {
+		t.Errorf("call %d got %s, want 42", id, line)
+	}
+	p.host.Request(t, "tools/call", map[string]any{"name": "delete_file", "arguments": map[string]any{"path": "/"}})
+	h = heldOne(t, g, changed)
+	if err := g.Answer(h.ID, json.RawMessage(`{"content":[{"type":"text","text":"not today"}],"isError":true}`), 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := p.host.Recv(t); !bytes.Contains(line, []byte("not today")) {
+		t.Errorf("the answer in the server's place: %s", line)
+	}
+	if ch := (&proxied{tap: tap}).changes(t); len(ch) != 2 || ch[0].Action != "edit" || ch[1].Action != "answer" {
+		t.Errorf("changes %+v", ch)
+	}
+}
+
+// A breakpoint on what the server sends: its answer is held, dropped,
+// and the host's next call goes through.
+func TestStdioBreakpointOnTheServersAnswer(t *testing.T) {
+	g, changed := gateFor(t, "dir:in id:2")
+	p := startStdioGate(t, mcptestDemo, "", 0, g)
+	p.host.Initialize(t)
+	p.host.Request(t, "ping", map[string]any{})
+	h := heldOne(t, g, changed)
+	if err := g.Drop(h.ID); err != nil {
+		t.Fatal(err)
+	}
+	if res := p.host.Call(t, "ping", map[string]any{}); !bytes.Contains(res, []byte(`"id":3`)) {
+		t.Errorf("got %s", res)
+	}
+	if tr := p.host.Transcript(); bytes.Contains(tr, []byte(`"id":2`)) {
+		t.Errorf("the dropped answer reached the host: %s", tr)
+	}
+}
+
+// A frame too long to judge is never held: it goes on as it comes, even
+// when a breakpoint would match it (a 500 MB frame is not read whole).
+func TestStdioLongFrameIsNotHeld(t *testing.T) {
+	old := maxJudged
+	maxJudged = 1 << 10
+	t.Cleanup(func() { maxJudged = old })
+	g, _ := gateFor(t, "method:ping")
+	p := startStdioGate(t, mcptestDemo, "", 0, g)
+	p.host.Initialize(t)
+	pad := strings.Repeat("x", 64<<10)
+	p.host.Send(t, `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"pad":"`+pad+`"}}}`)
+	if line, _ := p.host.Recv(t); string(line) != `{"jsonrpc":"2.0","id":2,"result":{}}` {
+		t.Errorf("got %.200s", line)
+	}
+	if h := g.Held(); len(h) != 0 {
+		t.Errorf("held %d", len(h))
+	}
+}
