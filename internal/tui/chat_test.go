@@ -52,3 +52,31 @@ func TestChatTab(t *testing.T) {
 	h.press("enter")
 	h.waitText("model", "chat", "execute_tool")
 }
+
+// TestChatParallelCalls: two calls of one turn (Gemini's, each whole with
+// no index) wait one after the other, and the transcript has no empty
+// model line between or before them.
+func TestChatParallelCalls(t *testing.T) {
+	fake := mcptest.NewFakeLLM(t, mcptest.LLMGemini,
+		mcptest.LLMTurn{Calls: []mcptest.LLMCall{
+			{ID: "function-call-1", Name: "add", Args: `{"a":2,"b":3}`},
+			{ID: "function-call-2", Name: "add", Args: `{"a":4,"b":5}`},
+		}},
+		mcptest.LLMTurn{Text: "5 and 9."})
+	model, err := llm.Parse("compat:gemini-test", llm.Options{HTTPClient: transport.NewHTTPClient(nil, transport.EgressPolicy{}), BaseURL: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, 100, 30, func(o *Options) { o.Chat = chatpane.Options{Model: model, Approve: chat.ApproveAll} })
+	h.waitText(toolsLoaded)
+	h.press("alt+c")
+	h.waitText("Chat · compat:gemini-test", "you>")
+	h.typeText("add 2+3 and 4+5")
+	h.press("enter")
+	s := h.waitText(`← add: {"sum":5}`, `← add: {"sum":9}`, "model> 5 and 9.")
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) == "model>" {
+			t.Fatalf("an empty model line:\n%s", s)
+		}
+	}
+}

@@ -429,6 +429,10 @@ func (p *Pane) event(e chat.Event) {
 			p.add("model", e.Text, false)
 		}
 	case chat.EventToolCall:
+		// A turn that begins with a call has no text: no empty line for it.
+		if n := len(p.lines); n > 0 && p.lines[n-1].who == "model" && p.lines[n-1].text == "" {
+			p.lines = p.lines[:n-1]
+		}
 		p.add("tool", fmt.Sprintf("→ %s %s", e.Call.Name, string(e.Call.Arguments)), false)
 	case chat.EventToolResult:
 		r := e.Result
@@ -439,7 +443,6 @@ func (p *Pane) event(e chat.Event) {
 			mark = "← error"
 		}
 		p.add("tool", fmt.Sprintf("%s %s: %s", mark, r.Tool, r.Text), r.Denied || r.IsError)
-		p.add("model", "", false)
 	case chat.EventTurn:
 		t := e.Turn
 		cost := "unpriced"
