@@ -150,6 +150,13 @@ func TestCommandFor(t *testing.T) {
 		{[]string{"help", "call"}, ""},
 		{[]string{"completion", "bash"}, ""},
 		{[]string{"__complete", "ca"}, ""},
+		{[]string{"__complete", "call"}, ""},
+		{[]string{"__complete", "call", ""}, "call"},
+		{[]string{"__complete", "session", "start", "--"}, "session"},
+		{[]string{"__completeNoDesc", "tools", "--j"}, "tools"},
+		{[]string{"__complete", "--session", "x", "call", ""}, ""},
+		{[]string{"--version"}, noCommand},
+		{[]string{"--version", "call"}, ""},
 		{[]string{"cal"}, ""},
 	} {
 		if got := commandFor(f, tc.args); got != tc.want {

@@ -196,7 +196,17 @@ func markUsageErrors(c *cobra.Command, inDaemon bool) {
 // names one, so that only that command is built; "" when the whole tree is
 // needed (help, completion scripts, shell completion, a flag first, a
 // mistyped command that deserves suggestions).
+//
+// --version alone needs no command (noCommand); a shell's TAB after a
+// command's name (`__complete call ...`) needs that command's words and
+// flags, not the tree's: every TAB is a process of its own.
 func commandFor(f *Factory, args []string) string {
+	if len(args) == 1 && args[0] == "--version" {
+		return noCommand
+	}
+	if completing(args) && len(args) > 2 {
+		return commandFor(f, args[1:])
+	}
 	if len(args) == 0 || args[0] == "completion" {
 		return ""
 	}
@@ -207,6 +217,9 @@ func commandFor(f *Factory, args []string) string {
 	}
 	return ""
 }
+
+// noCommand is the name of no command: the root alone is built.
+const noCommand = " "
 
 // Main runs mcpi with the process's arguments and returns its exit code.
 func Main() ExitCode {
