@@ -111,6 +111,13 @@ var examples = []example{
 	{group: "trace", cmd: "mcpi proxy --record host.jsonl -- ./my-server"},
 	{group: "trace", cmd: "mcpi call add a=1 b=2 --record t.jsonl -- mcpi demo-server"},
 
+	// Faults on the wire (docs/intercept.md); the fixtures hold the files.
+	{group: "intercept", cmd: "mcpi proxy --record cancel.jsonl --faults slow.yaml -- ./my-server"},
+	{group: "intercept", cmd: "mcpi replay cancel.jsonl"},
+	{group: "intercept", cmd: "mcpi proxy --record cut.jsonl --faults cut.yaml --seed 1 -- ./my-server"},
+	{cmd: "mcpi proxy --record cut.jsonl --faults cut.yaml --seed 1 --listen 127.0.0.1:8080 --url http://127.0.0.1:3000/mcp", skip: "a listener that serves until interrupted, before a server at :3000 (internal/proxy tests the HTTP faults in-process)"},
+	{group: "intercept", cmd: "mcpi replay cut.jsonl --filter kind:intercept"},
+
 	// Surface snapshots and their diffs.
 	{group: "surface", cmd: "mcpi snapshot -o surface.json -- ./server"},
 	{group: "surface", cmd: "mcpi snapshot -o surface.json --ignore /serverInfo/version -- ./server"},
@@ -237,6 +244,7 @@ var examples = []example{
 	{cmd: "mcpi test --json tests/*.yaml https://example.com/mcp", skip: "a remote URL"},
 	{cmd: "mcpi test --junit report.xml *.yaml https://example.com/mcp", skip: "a remote URL"},
 	{cmd: "mcpi check could not reach http://127.0.0.1:1/mcp. Step by step:", output: true},
+	{cmd: "mcpi proxy: faults: 14 frames judged, seed 42 (--seed 42 repeats the run)", output: true},
 }
 
 // TestExamplesRun runs every command of README.md, docs/*.md and the
