@@ -13,8 +13,6 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -137,21 +135,8 @@ func StartLive(h record.Header, o LiveOptions) (*Live, error) {
 	}
 	client := *o.Client
 	client.Timeout = o.Timeout
-	retry := otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 200 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: o.Timeout}
-	te, err := otlptracehttp.New(context.Background(),
-		otlptracehttp.WithEndpointURL(tracesURL), otlptracehttp.WithHTTPClient(&client),
-		otlptracehttp.WithTimeout(o.Timeout), otlptracehttp.WithRetry(retry),
-		otlptracehttp.WithMaxResponseSize(1<<20))
-	if err != nil {
-		return nil, err
-	}
-	me, err := otlpmetrichttp.New(context.Background(),
-		otlpmetrichttp.WithEndpointURL(metricsURL), otlpmetrichttp.WithHTTPClient(&client),
-		otlpmetrichttp.WithTimeout(o.Timeout), otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig(retry)),
-		otlpmetrichttp.WithMaxResponseSize(1<<20))
-	if err != nil {
-		return nil, err
-	}
+	te := &spanExporter{p: newPoster(tracesURL, &client, "TRACES", o.Version)}
+	me := &metricExporter{p: newPoster(metricsURL, &client, "METRICS", o.Version)}
 	res := resource.NewSchemaless(attribute.String("service.name", "mcpi"), attribute.String("service.version", o.Version))
 	l := &Live{spans: &countingSpans{SpanExporter: te}, metrics: &countingMetrics{Exporter: me}, timeout: o.Timeout}
 	l.tp = sdktrace.NewTracerProvider(

@@ -13,6 +13,14 @@
 // marshaler writes OTLP/JSON (hex ids, integer enums): the file form of
 // `mcpi trace export --otlp`. Ids are derived from the trace's header, so
 // that one trace always exports the same ids.
+//
+// The live form (`--otlp-endpoint`, Live) goes through the OpenTelemetry
+// Go SDK (its tracer and meter providers, batch processor and
+// aggregation); its last step, the OTLP/HTTP request, is exporter.go's:
+// the same pdata types encoded as protobuf and POSTed through mcpi's HTTP
+// client, as the SDK's otlptracehttp and otlpmetrichttp do, without the
+// gRPC and protobuf-go packages those link (a millisecond and several MiB
+// at every start of mcpi; docs/performance.md).
 package otlp
 
 import (
@@ -21,7 +29,6 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpi-dev/mcpi/internal/record"
@@ -89,23 +96,7 @@ func toPdata(s *Span, d ptrace.Span) {
 	}
 	d.SetStartTimestamp(pcommon.NewTimestampFromTime(s.Start))
 	d.SetEndTimestamp(pcommon.NewTimestampFromTime(s.End))
-	a := d.Attributes()
-	a.EnsureCapacity(len(s.Attrs))
-	for _, kv := range s.Attrs {
-		switch kv.Value.Type() {
-		case attribute.BOOL:
-			a.PutBool(string(kv.Key), kv.Value.AsBool())
-		case attribute.INT64:
-			a.PutInt(string(kv.Key), kv.Value.AsInt64())
-		case attribute.STRINGSLICE:
-			sl := a.PutEmptySlice(string(kv.Key))
-			for _, v := range kv.Value.AsStringSlice() {
-				sl.AppendEmpty().SetStr(v)
-			}
-		default:
-			a.PutStr(string(kv.Key), kv.Value.String())
-		}
-	}
+	putAttrs(d.Attributes(), s.Attrs)
 	if s.Error {
 		d.Status().SetCode(ptrace.StatusCodeError)
 		d.Status().SetMessage(s.Message)
