@@ -56,6 +56,17 @@ type Delivery struct {
 	// judge, a bad line).
 	Frame []byte
 	Raw   bool
+	// Tag is the PushOptions' Tag (an HTTP request's own way back).
+	Tag any
+}
+
+// PushOptions say more of a line: Raw, not to be judged; NoReply, that
+// it cannot be answered in the peer's place (the proxy has no way to
+// the sender); Tag, handed back with its Delivery.
+type PushOptions struct {
+	Raw     bool
+	NoReply bool
+	Tag     any
 }
 
 // Held is a frame held at a breakpoint.
@@ -66,8 +77,9 @@ type Held struct {
 	Break    string
 	Since    time.Time
 	Deadline time.Time
-	// Request says the frame is a request, which may be answered.
-	Request bool
+	// Request says the frame is a request; Answerable that it may be
+	// answered in the peer's place.
+	Request, Answerable bool
 	// Released says the frames behind it no longer wait for it.
 	Released bool
 	// Waiting is how many frames of its direction wait behind it.
@@ -101,6 +113,8 @@ type gated struct {
 	judged   bool
 	held     bool
 	released bool
+	noReply  bool
+	tag      any
 	brk      string
 	since    time.Time
 	timer    *time.Timer
@@ -143,6 +157,12 @@ var ErrGateClosed = errors.New("the gate is closed")
 // their end of line; raw: not to be judged). It returns once the line is
 // delivered or queued; while the direction's queue is full it waits.
 func (g *Gate) Push(dir transport.Direction, wire []byte, raw bool) error {
+	return g.PushWith(dir, wire, PushOptions{Raw: raw})
+}
+
+// PushWith is Push with options.
+func (g *Gate) PushWith(dir transport.Direction, wire []byte, po PushOptions) error {
+	raw := po.Raw
 	frame := wire
 	for len(frame) > 0 && (frame[len(frame)-1] == '\n' || frame[len(frame)-1] == '\r') {
 		frame = frame[:len(frame)-1]
@@ -162,7 +182,7 @@ func (g *Gate) Push(dir transport.Direction, wire []byte, raw bool) error {
 		return ErrGateClosed
 	}
 	g.next++
-	it := &gated{id: g.next, dir: dir, wire: wire, frame: frame, raw: raw || frameError(frame)}
+	it := &gated{id: g.next, dir: dir, wire: wire, frame: frame, raw: raw || frameError(frame), noReply: po.NoReply, tag: po.Tag}
 	g.lanes[dir] = append(g.lanes[dir], it)
 	changed := g.pump(dir)
 	g.mu.Unlock()
@@ -218,13 +238,15 @@ func (g *Gate) pump(dir transport.Direction) bool {
 		}
 		switch {
 		case it.done != nil:
-			g.deliver(dir, *it.done)
+			d := *it.done
+			d.Tag = it.tag
+			g.deliver(dir, d)
 			changed = true
 		case it.held:
 			kept = append(kept, it)
 			blocked = !it.released
 		default:
-			g.deliver(dir, Delivery{AsIs: it.wire, Frame: it.frame, Raw: it.raw})
+			g.deliver(dir, Delivery{AsIs: it.wire, Frame: it.frame, Raw: it.raw, Tag: it.tag})
 		}
 	}
 	clear(l[len(kept):])
@@ -244,6 +266,8 @@ func (g *Gate) judge(it *gated) {
 		if b.Match(&rec) {
 			it.held, it.brk, it.since = true, b.String(), g.o.Now()
 			g.byID[it.id] = it
+			g.tell(transport.Event{Kind: transport.KindLifecycle, Dir: it.dir, Text: fmt.Sprintf("proxy: held %s at the breakpoint %s",
+				peek(it.frame).describe(), b.String())})
 			id := it.id
 			it.timer = time.AfterFunc(g.o.HoldTimeout, func() { g.expire(id) })
 			return
@@ -270,6 +294,7 @@ func (g *Gate) Held() []Held {
 			if it.held && it.done == nil {
 				h := Held{ID: it.id, Dir: dir, Data: it.frame, Break: it.brk, Since: it.since,
 					Deadline: it.since.Add(g.o.HoldTimeout), Request: peek(it.frame).request(), Released: it.released}
+				h.Answerable = h.Request && !it.noReply
 				if !it.released {
 					h.Waiting = len(l) - i - 1
 				}
@@ -327,6 +352,9 @@ func (g *Gate) Answer(id uint64, result json.RawMessage, code int64, message str
 		m := peek(it.frame)
 		if !m.request() {
 			return Delivery{}, "", errors.New("only a request can be answered: the frame stays held")
+		}
+		if it.noReply {
+			return Delivery{}, "", errors.New("this request cannot be answered here (the proxy has no way back to its sender): the frame stays held")
 		}
 		var ans []byte
 		if code != 0 {

@@ -34,20 +34,30 @@ func Handler(upstream *url.URL, tap transport.Tap) http.Handler {
 type HTTPOptions struct {
 	Tap transport.Tap
 	// Faults, when set, judges each frame (internal/intercept): the
-	// host's POSTed frames, JSON answers and SSE events.
+	// host's POSTed frames, JSON answers and SSE events. Gate, when set,
+	// holds the frames its breakpoints match (HandlerWith binds it).
 	Faults *intercept.Engine
+	Gate   *intercept.Gate
 }
 
 // HandlerWith is Handler with faults.
 func HandlerWith(upstream *url.URL, o HTTPOptions) http.Handler {
-	h := &httpProxy{upstream: upstream, tap: o.Tap, faults: o.Faults}
+	h := &httpProxy{upstream: upstream, tap: o.Tap, faults: o.Faults, gate: o.Gate}
+	if o.Gate != nil {
+		// Each frame waits for its own delivery (a mailbox in its tag).
+		o.Gate.Bind(func(_ transport.Direction, d intercept.Delivery) {
+			if box, ok := d.Tag.(chan intercept.Delivery); ok {
+				box <- d
+			}
+		})
+	}
 	h.rp = &httputil.ReverseProxy{
 		Rewrite:        h.rewrite,
 		FlushInterval:  -1, // SSE events go out as they arrive
 		ModifyResponse: h.modifyResponse,
 		ErrorHandler:   h.upstreamFailed,
 	}
-	if o.Faults != nil {
+	if h.judging() {
 		// A stream a fault ends is no error of the proxy's to log.
 		h.rp.ErrorLog = log.New(io.Discard, "", 0)
 	}
@@ -59,6 +69,7 @@ type httpProxy struct {
 	upstream  *url.URL
 	tap       transport.Tap
 	faults    *intercept.Engine
+	gate      *intercept.Gate
 	endpoints sync.Map // paths announced by endpoint events
 	rp        *httputil.ReverseProxy
 }
@@ -111,9 +122,9 @@ func (h *httpProxy) modifyResponse(resp *http.Response) error {
 	h.emit(transport.Event{Kind: transport.KindHTTP, HTTP: meta, Text: resp.Status})
 	ct := strings.ToLower(resp.Header.Get("Content-Type"))
 	switch {
-	case h.faults != nil && strings.HasPrefix(ct, "text/event-stream"):
+	case h.judging() && strings.HasPrefix(ct, "text/event-stream"):
 		h.judgeSSE(resp, meta)
-	case h.faults != nil && resp.StatusCode != http.StatusAccepted && strings.Contains(ct, "json"):
+	case h.judging() && resp.StatusCode != http.StatusAccepted && strings.Contains(ct, "json"):
 		return h.judgeJSON(resp, meta, ct)
 	case strings.HasPrefix(ct, "text/event-stream"):
 		h.tapSSE(resp, meta)
@@ -185,7 +196,7 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if len(body) <= maxRecordedBody {
 			emitFrame(h.emit, transport.Outgoing, bytes.TrimSpace(body), &transport.HTTPMeta{
 				Method: r.Method, URL: h.target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex})
-			if h.faults != nil {
+			if h.judging() {
 				var goOn bool
 				if body, goOn = h.judgeRequest(w, r, body); !goOn {
 					return

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -17,6 +18,40 @@ import (
 // aborts the host's connection on it.
 var errFault = errors.New("mcpi proxy: the connection closed by a fault")
 
+// judging says frames are judged: by a faults engine, a gate, or both.
+func (h *httpProxy) judging() bool { return h.faults != nil || h.gate != nil }
+
+// pass puts a frame through the gate, when there is one, and waits for
+// its fate (the gate's hold deadline bounds the wait). ok is false when
+// the host went away first.
+func (h *httpProxy) pass(ctx context.Context, dir transport.Direction, frame []byte, noReply bool) (d intercept.Delivery, ok bool) {
+	if h.gate == nil {
+		return intercept.Delivery{AsIs: frame, Frame: frame}, true
+	}
+	box := make(chan intercept.Delivery, 1)
+	if err := h.gate.PushWith(dir, frame, intercept.PushOptions{Tag: box, NoReply: noReply}); err != nil {
+		return d, false
+	}
+	select {
+	case d = <-box:
+		return d, true
+	case <-ctx.Done():
+		return d, false
+	}
+}
+
+// passed is the frame a gate's delivery sends on (nil: none), with drop
+// saying that nothing goes.
+func passed(d intercept.Delivery) (frame []byte, drop bool) {
+	switch {
+	case d.AsIs != nil:
+		return d.AsIs, false
+	case len(d.Frames) > 0:
+		return d.Frames[0], false
+	}
+	return nil, true
+}
+
 // judgeRequest judges the frame a host POSTed, and reports whether the
 // request goes on to the upstream (with body, its bytes now); when it
 // does not, the host has been answered.
@@ -24,6 +59,23 @@ func (h *httpProxy) judgeRequest(w http.ResponseWriter, r *http.Request, body []
 	frame := bytes.TrimSpace(body)
 	if frameError(frame) != nil || len(frame) == 0 {
 		return body, true
+	}
+	d, ok := h.pass(r.Context(), transport.Outgoing, frame, false)
+	switch {
+	case !ok:
+		return nil, false
+	case d.Close:
+		panic(http.ErrAbortHandler)
+	case len(d.Reply) > 0:
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(d.Reply[0])
+		return nil, false
+	}
+	if f, drop := passed(d); drop {
+		w.WriteHeader(http.StatusAccepted)
+		return nil, false
+	} else if d.AsIs == nil {
+		body, frame = f, f
 	}
 	v := h.faults.Judge(intercept.Frame{Dir: transport.Outgoing, Data: frame, Carrier: intercept.HTTPBody})
 	if !v.Changed {
@@ -72,7 +124,24 @@ func (h *httpProxy) judgeJSON(resp *http.Response, meta *transport.HTTPMeta, ct 
 	if len(frame) > 0 {
 		emitFrame(h.emit, transport.Incoming, frame, meta)
 		if frameError(frame) == nil {
-			v = h.faults.Judge(intercept.Frame{Dir: transport.Incoming, Data: frame, Carrier: intercept.HTTPBody})
+			d, ok := h.pass(resp.Request.Context(), transport.Incoming, frame, true)
+			f, drop := passed(d)
+			switch {
+			case !ok:
+				return resp.Request.Context().Err()
+			case d.Close:
+				v = intercept.Verdict{Changed: true, Close: true}
+			case drop:
+				v = intercept.Verdict{Changed: true}
+			default:
+				if d.AsIs == nil {
+					body, frame = f, f
+				}
+				v = h.faults.Judge(intercept.Frame{Dir: transport.Incoming, Data: frame, Carrier: intercept.HTTPBody})
+				if d.AsIs == nil && !v.Changed {
+					v = intercept.Verdict{Changed: true, Send: [][]byte{f}}
+				}
+			}
 		}
 	}
 	if !v.Changed {
@@ -186,6 +255,16 @@ func (h *httpProxy) judgeEvent(resp *http.Response, meta *transport.HTTPMeta, bl
 	if frameError(frame) != nil {
 		out.send([][]byte{block}, 0)
 		return true
+	}
+	d, ok := h.pass(out.ctx, transport.Incoming, frame, true)
+	f, drop := passed(d)
+	switch {
+	case !ok || d.Close:
+		return false
+	case drop:
+		return true
+	case d.AsIs == nil:
+		block, frame = withData(block, f), f
 	}
 	v := h.faults.Judge(intercept.Frame{Dir: transport.Incoming, Data: frame, Carrier: intercept.SSEEvent})
 	if !v.Changed {

@@ -38,6 +38,11 @@ func (p *httpProxied) changes(t *testing.T) []intercept.Change {
 // startHTTP runs the proxy in front of upstream (the demo server when
 // nil) with the faults of yaml ("" for none).
 func startHTTP(t *testing.T, upstream http.Handler, faults string, seed uint64) *httpProxied {
+	return startHTTPGate(t, upstream, faults, seed, nil)
+}
+
+// startHTTPGate is startHTTP with a gate.
+func startHTTPGate(t *testing.T, upstream http.Handler, faults string, seed uint64, gate *intercept.Gate) *httpProxied {
 	t.Helper()
 	p := &httpProxied{tap: &taps{}}
 	if upstream == nil {
@@ -63,7 +68,7 @@ func startHTTP(t *testing.T, upstream http.Handler, faults string, seed uint64) 
 		}
 		eng = intercept.NewEngine(intercept.Options{Faults: fs, Seed: seed, Tap: p.tap})
 	}
-	front := httptest.NewServer(HandlerWith(u, HTTPOptions{Tap: p.tap, Faults: eng}))
+	front := httptest.NewServer(HandlerWith(u, HTTPOptions{Tap: p.tap, Faults: eng, Gate: gate}))
 	t.Cleanup(front.Close)
 	p.host = &mcptest.HTTPHost{URL: front.URL + "/"}
 	return p
