@@ -89,8 +89,17 @@ type Report struct {
 	// (a service it needs refused, a credential is missing): the check
 	// could not check what they hid, and says so instead of a finding.
 	Environment []Environment `json:"environment,omitempty"`
-	Duration    float64       `json:"durationMs"`
+	// Skipped says what the run did not check, and why (a run without
+	// Options.Dial, or on a borrowed session).
+	Skipped  []string `json:"skipped,omitempty"`
+	Duration float64  `json:"durationMs"`
 }
+
+// The Skipped lines.
+const (
+	SkippedSecond   = "not checked: what needs a second connection to the server (an unknown revision offered, the other era, no client capability declared); mcpi check opens one"
+	SkippedSetLevel = "not checked: logging/setLevel, which would change the session's level; mcpi check sends it"
+)
 
 // Count returns how many findings have severity s.
 func (r *Report) Count(s Severity) int {
@@ -108,6 +117,11 @@ type Options struct {
 	// Call also calls the tools annotated read-only, with arguments made
 	// from their input schemas.
 	Call bool
+	// Borrowed says the session is a person's (the TUI's), checked where
+	// it stands: no request that changes its state is sent
+	// (logging/setLevel), and no connection of the check's own is opened
+	// (Dial is not used); Skipped says what that leaves unchecked.
+	Borrowed bool
 	// Transport names the transport, for the report.
 	Transport string
 	// Timeout bounds each probe request (default 10s).
@@ -198,6 +212,8 @@ type run struct {
 	inst     instances
 	released bool
 	via      string
+	// skipped are the Skipped lines of the steps.
+	skipped []string
 }
 
 // Run checks the server behind c, which is connected and initialized.
@@ -210,6 +226,9 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 	}
 	if obs == nil {
 		obs = &Observer{}
+	}
+	if opts.Borrowed {
+		opts.Dial = nil
 	}
 	r := &run{ctx: ctx, c: c, opts: opts, obs: obs, rev: c.ProtocolVersion(), checked: map[string]bool{}, results: map[string][]json.RawMessage{}, resultChars: map[string]int{}}
 	r.inst.open = 1 // the session's
@@ -229,6 +248,10 @@ func Run(ctx context.Context, c *session.Client, obs *Observer, opts Options) *R
 	sort.Slice(rep.Rules, func(i, j int) bool { return rep.Rules[i].ID < rep.Rules[j].ID })
 	rep.Findings = r.found
 	rep.Hosts = r.hosts
+	rep.Skipped = append(rep.Skipped, r.skipped...)
+	if opts.Dial == nil {
+		rep.Skipped = append(rep.Skipped, SkippedSecond)
+	}
 	rep.Environment = r.env
 	if rep.Findings == nil {
 		rep.Findings = []Finding{}

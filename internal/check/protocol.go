@@ -60,7 +60,10 @@ func (r *run) utilities() {
 		r.report(rulePingAnswers, "ping", res, "ping's result is not an object")
 	}
 	caps := r.c.ServerCapabilities()
-	if caps.Logging != nil {
+	switch {
+	case caps.Logging != nil && r.opts.Borrowed:
+		r.skipped = append(r.skipped, SkippedSetLevel)
+	case caps.Logging != nil:
 		r.check(ruleLoggingSetLevel)
 		if _, err := r.probe("logging/setLevel", mcp.SetLevelParams{Level: "warning"}); err != nil {
 			r.report(ruleLoggingSetLevel, "logging/setLevel", nil, "the server declares logging but refused logging/setLevel: %v", err)

@@ -214,11 +214,20 @@ func checkOptions(t *TargetOptions, c *session.Client) check.Options {
 }
 
 // checkFunc returns the TUI Check pane's run: `mcpi check` (without
-// --call) against the target, on connections of its own whose warnings
-// and server requests never reach the terminal.
-func checkFunc(t TargetOptions) func(ctx context.Context, progress func(string)) (*check.Report, error) {
-	return func(ctx context.Context, progress func(string)) (*check.Report, error) {
+// --call) against the target. An HTTP server is checked on connections of
+// the check's own, whose warnings and server requests never reach the
+// terminal. Any other is checked on the TUI's session (live), its frames
+// on the Wire pane: a stdio server is a process per connection, and one
+// that allows a single instance would refuse a second, or be killed by
+// it; what needs a second connection is then said not checked.
+func checkFunc(t TargetOptions) func(ctx context.Context, live *session.Client, progress func(string)) (*check.Report, error) {
+	return func(ctx context.Context, live *session.Client, progress func(string)) (*check.Report, error) {
 		obs := &check.Observer{}
+		if live != nil && !transport.Describe(live.Conn()).HTTP {
+			copts := checkOptions(&t, live)
+			copts.Borrowed, copts.Progress = true, progress
+			return check.Run(ctx, live, obs, copts), nil
+		}
 		tap := transport.TapFunc(func(e transport.Event) {
 			if e.Kind == transport.KindStderr {
 				obs.OnStderr()

@@ -16,8 +16,8 @@ import (
 // checkPeer returns a Check option that runs the checks against the test
 // binary re-executed as peer, on connections of their own, as the CLI's
 // does.
-func checkPeer(peer string) func(ctx context.Context, progress func(string)) (*check.Report, error) {
-	return func(ctx context.Context, progress func(string)) (*check.Report, error) {
+func checkPeer(peer string) func(ctx context.Context, live *session.Client, progress func(string)) (*check.Report, error) {
+	return func(ctx context.Context, _ *session.Client, progress func(string)) (*check.Report, error) {
 		spawn := func(context.Context) (transport.Conn, error) {
 			return transport.Spawn(transport.StdioOptions{Command: os.Args[0], Args: []string{"-test.run=^$"},
 				Env: []string{mcptest.PeerEnv + "=" + peer}})

@@ -111,10 +111,11 @@ type Options struct {
 	// Chat is the model the Chat pane talks to, and how (a nil Model: the
 	// pane says how to give one).
 	Chat chatpane.Options
-	// Check runs `mcpi check` against the target, on connections of its
-	// own, for the Check pane (nil: the pane says it cannot). It runs in a
-	// tea.Cmd; progress is told what is being checked.
-	Check func(ctx context.Context, progress func(string)) (*check.Report, error)
+	// Check runs `mcpi check` against the target for the Check pane (nil:
+	// the pane says it cannot), given the TUI's session while connected
+	// (a server of one instance is checked on it). It runs in a tea.Cmd;
+	// progress is told what is being checked.
+	Check func(ctx context.Context, live *session.Client, progress func(string)) (*check.Report, error)
 	// TraceHeader and TraceOptions are the header and the redaction of a
 	// trace started with alt+r (what --record would write); zero values
 	// name the target only.

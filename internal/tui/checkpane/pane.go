@@ -19,12 +19,15 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/mcpi-dev/mcpi/internal/check"
+	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
 
 // RunFunc runs the checks, telling progress what it is checking; it runs
-// in a tea.Cmd.
-type RunFunc func(ctx context.Context, progress func(string)) (*check.Report, error)
+// in a tea.Cmd. live is the TUI's own session (nil while it is not
+// connected): a run may borrow it rather than start a second instance of
+// a server that allows one.
+type RunFunc func(ctx context.Context, live *session.Client, progress func(string)) (*check.Report, error)
 
 // Pane is the check pane.
 type Pane struct {
@@ -32,7 +35,8 @@ type Pane struct {
 	run RunFunc
 
 	connected bool
-	server    string // the server's name and version, as it gave them
+	live      *session.Client // the TUI's session, while connected
+	server    string          // the server's name and version, as it gave them
 	gen       int
 	reportGen int // the connection the report was made on
 
@@ -93,17 +97,15 @@ func (p *Pane) SetSize(w, h int) { p.width, p.height = w, h }
 func (p *Pane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case common.ConnectedMsg:
-		p.connected, p.gen = true, msg.Gen
+		p.connected, p.gen, p.live = true, msg.Gen, msg.Client
 		p.server = ""
 		if msg.Client != nil {
 			if init := msg.Client.InitializeResult(); init != nil {
 				p.server = strings.TrimSpace(init.ServerInfo.Name + " " + init.ServerInfo.Version)
 			}
 		}
-	case common.ConnectingMsg:
-		p.connected = false
-	case common.DisconnectedMsg:
-		p.connected = false
+	case common.ConnectingMsg, common.DisconnectedMsg:
+		p.connected, p.live = false, nil
 	case progressMsg:
 		if msg.run == p.runs && p.running {
 			p.progress = msg.what
@@ -177,9 +179,9 @@ func (p *Pane) start() tea.Cmd {
 	p.cancel = cancel
 	steps := make(chan string, 16)
 	p.steps = steps
-	run, fn := p.runs, p.run
+	run, fn, live := p.runs, p.run, p.live
 	do := func() tea.Msg {
-		rep, err := fn(ctx, func(what string) {
+		rep, err := fn(ctx, live, func(what string) {
 			select {
 			case steps <- what:
 			default: // the screen is behind: it shows a later step
@@ -269,6 +271,9 @@ func (p *Pane) head() []string {
 		out = append(out, counts)
 		if hosts := hostsLine(r); hosts != "" {
 			out = append(out, common.Truncate(hosts, w))
+		}
+		for _, s := range r.Skipped {
+			out = append(out, st.Dim.Render(common.Truncate(common.Line(s), w)))
 		}
 	}
 	return out
