@@ -60,3 +60,23 @@ func initBytes(line string) (pkg string, n int, ok bool) {
 	n, err := strconv.Atoi(f[7])
 	return f[1], n, err == nil
 }
+
+// notLinked are module paths mcpi must not link: every start pays for what
+// is linked (its inits, a larger image), and these come only with
+// exporters that mcpi's own OTLP/HTTP export replaces (internal/otlp).
+var notLinked = []string{"google.golang.org/grpc", "google.golang.org/protobuf", "go.opentelemetry.io/proto/otlp",
+	"go.opentelemetry.io/otel/exporters/"}
+
+func TestBinaryLinksNoGRPC(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/mcpi-dev/mcpi/cmd/mcpi").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for pkg := range strings.SplitSeq(string(out), "\n") {
+		for _, p := range notLinked {
+			if strings.HasPrefix(pkg, p) {
+				t.Errorf("mcpi links %s", pkg)
+			}
+		}
+	}
+}
