@@ -273,7 +273,9 @@ func (p *Pane) head() []string {
 			out = append(out, common.Truncate(hosts, w))
 		}
 		for _, s := range r.Skipped {
-			out = append(out, st.Dim.Render(common.Truncate(common.Line(s), w)))
+			for _, l := range common.Wrap(common.Line(s), w) {
+				out = append(out, st.Dim.Render(l))
+			}
 		}
 	}
 	return out
