@@ -22,14 +22,7 @@ func TestChatTab(t *testing.T) {
 		mcptest.LLMTurn{Text: "It is 5."},
 		mcptest.LLMTurn{Calls: []mcptest.LLMCall{{ID: "call_2", Name: "delete_file", Args: `{"path":"/tmp/x"}`}}},
 		mcptest.LLMTurn{Text: "I did not delete it."})
-	model, err := llm.Parse("openai:gpt-test", llm.Options{HTTPClient: transport.NewHTTPClient(nil, transport.EgressPolicy{}), BaseURL: fake.URL, APIKey: "sk-tui-key-0123456789"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := start(t, 100, 30, func(o *Options) { o.Chat = chatpane.Options{Model: model, Approve: chat.ApproveNone} })
-	h.waitText(toolsLoaded)
-	h.press("alt+c")
-	h.waitText("Chat · openai:gpt-test", "you>")
+	h := chatHarness(t, "openai:gpt-test", fake, "sk-tui-key-0123456789", chat.ApproveNone)
 	h.typeText("add 2 and 3")
 	h.press("enter")
 	h.waitText("the model asks to run a tool that may destroy: add", `"a": 2`, "ctrl+s runs it")
@@ -63,14 +56,7 @@ func TestChatParallelCalls(t *testing.T) {
 			{ID: "function-call-2", Name: "add", Args: `{"a":4,"b":5}`},
 		}},
 		mcptest.LLMTurn{Text: "5 and 9."})
-	model, err := llm.Parse("compat:gemini-test", llm.Options{HTTPClient: transport.NewHTTPClient(nil, transport.EgressPolicy{}), BaseURL: fake.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := start(t, 100, 30, func(o *Options) { o.Chat = chatpane.Options{Model: model, Approve: chat.ApproveAll} })
-	h.waitText(toolsLoaded)
-	h.press("alt+c")
-	h.waitText("Chat · compat:gemini-test", "you>")
+	h := chatHarness(t, "compat:gemini-test", fake, "", chat.ApproveAll)
 	h.typeText("add 2+3 and 4+5")
 	h.press("enter")
 	s := h.waitText(`← add: {"sum":5}`, `← add: {"sum":9}`, "model> 5 and 9.")
@@ -79,4 +65,19 @@ func TestChatParallelCalls(t *testing.T) {
 			t.Fatalf("an empty model line:\n%s", s)
 		}
 	}
+}
+
+// chatHarness starts the TUI with spec's model at fake and opens its Chat
+// pane.
+func chatHarness(t *testing.T, spec string, fake *mcptest.FakeLLM, key string, approve chat.Approval) *harness {
+	t.Helper()
+	model, err := llm.Parse(spec, llm.Options{HTTPClient: transport.NewHTTPClient(nil, transport.EgressPolicy{}), BaseURL: fake.URL, APIKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, 100, 30, func(o *Options) { o.Chat = chatpane.Options{Model: model, Approve: approve} })
+	h.waitText(toolsLoaded)
+	h.press("alt+c")
+	h.waitText("Chat · "+spec, "you>")
+	return h
 }
