@@ -46,7 +46,10 @@ func completing(args []string) bool {
 func addCompletions(f *Factory, root *cobra.Command) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		c.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
+		// mcpi defines no persistent flags: a command's own are its
+		// Flags(), visited in their order (LocalNonPersistentFlags would
+		// copy and sort them, for every command at every TAB).
+		visitDefined(c.Flags(), func(fl *pflag.Flag) {
 			if fn := flagCompletion(f, c, fl.Name); fn != nil {
 				c.RegisterFlagCompletionFunc(fl.Name, fn)
 			}
