@@ -43,14 +43,18 @@ func hostRule(r *hosts.Rule, h *hosts.Host) *Rule {
 	return &Rule{ID: "hosts/" + r.ID, Severity: sev, Summary: summary, Source: r.Source + "; " + string(r.Confidence)}
 }
 
-func init() {
+// ruleList is every rule check knows: the protocol's, then each host's.
+var ruleList = append(slices.Clip(protocolRules), hostRules()...)
+
+// hostRules are the rules of every host's profile, in the profiles' order.
+func hostRules() []*Rule {
+	var out []*Rule
 	for _, h := range hosts.Profiles() {
 		for _, r := range h.Rules {
-			rule := hostRule(r, h)
-			rules[rule.ID] = rule
-			ruleList = append(ruleList, rule)
+			out = append(out, hostRule(r, h))
 		}
 	}
+	return out
 }
 
 // HostIDs are the hosts --host may name.

@@ -109,7 +109,9 @@ var (
 	ruleSseMessageEvents            = &Rule{ID: "sse/message-events", Severity: Error, Summary: "Every server message comes as a \"message\" event whose data is one JSON-RPC message.", Source: srcSSE}
 )
 
-var ruleList = []*Rule{
+// protocolRules are the rules of the protocol and its transports; the
+// hosts' rules follow them in ruleList.
+var protocolRules = []*Rule{
 	ruleHandshakeCompletes,
 	ruleHandshakeUnknownVersion,
 	ruleDualEraSameTools,
