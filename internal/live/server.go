@@ -185,7 +185,7 @@ func (s *Server) checkProto(req *Request) error {
 	if theirs == 0 {
 		theirs = 1
 	}
-	return &MismatchError{Name: s.status().Name, Theirs: ProtocolVersion(), Ours: theirs}
+	return &MismatchError{Name: s.status().Name, Daemon: ProtocolVersion(), Client: theirs}
 }
 
 func (s *Server) status() Status {

@@ -136,15 +136,17 @@ func readBuildCache(path, key string) string {
 	return ""
 }
 
-// MismatchError is a session whose daemon speaks another protocol.
+// MismatchError is a session whose daemon speaks another protocol than
+// the command talking to it. Each side fills it the same way: Daemon is
+// the daemon's protocol, Client the command's.
 type MismatchError struct {
 	Name   string
-	Theirs int // 1: a daemon of before the version
-	Ours   int
+	Daemon int // 1: a daemon of before the version
+	Client int // 1: a command of before the version
 }
 
 func (e *MismatchError) Error() string {
-	return fmt.Sprintf("session %s was started by an mcpi that speaks socket protocol %d, and this mcpi speaks %d: stop it (mcpi session stop %s) and start it again", e.Name, e.Theirs, e.Ours, e.Name)
+	return fmt.Sprintf("session %s was started by an mcpi that speaks socket protocol %d, and this mcpi speaks %d: stop it (mcpi session stop %s) and start it again", e.Name, e.Daemon, e.Client, e.Name)
 }
 
 // CheckRecord refuses a session whose record says it speaks another
@@ -155,7 +157,7 @@ func CheckRecord(name string, rec *Status) error {
 		theirs = 1
 	}
 	if theirs != ProtocolVersion() {
-		return &MismatchError{Name: name, Theirs: theirs, Ours: ProtocolVersion()}
+		return &MismatchError{Name: name, Daemon: theirs, Client: ProtocolVersion()}
 	}
 	return nil
 }
