@@ -54,7 +54,7 @@ var allowedWaits = map[site]struct {
 	"internal/cli/replay.go:replayPrint":                       {1, "a 100 ms poll of a trace that is still being written, ended by the command's context"},
 	"internal/cli/replay.go:replayTUI":                         {1, "a 100 ms poll of a trace that is still being written, ended by the command's context"},
 	"internal/cli/serve.go:serveHTTP":                          {1, "the HTTP server's 2 s shutdown"},
-	"internal/cli/session.go:awaitDaemon":                      {1, "an unbuffered hand-over of the daemon's one start report, read by a waiter with a start clock"},
+	"internal/live/start.go:Await":                             {1, "an unbuffered hand-over of the daemon's one start report, read by a waiter with a start clock"},
 	"internal/daemon/relay.go:Held.ServeAttached":              {1, "a 1 s wait for the attached client's goodbye"},
 	"internal/daemon/relay.go:newRelay":                        {1, "the relay's queue to its client, bounded by watchBuffer items and watchBytes"},
 	"internal/daemon/relayconn.go:NewRelayConn":                {1, "frames from one attached client: 64, its reader waits (the client's socket pushes back)"},

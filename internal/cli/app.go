@@ -12,10 +12,10 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/apphost"
 	"github.com/mcpi-dev/mcpi/internal/apps"
-	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/browser"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -71,7 +71,7 @@ func appInfoRun(ctx context.Context, opts *AppInfoOptions) error {
 			fmt.Fprintln(opts.IO.Out, string(iostreams.EscapeUnsafe(b)))
 			return nil
 		}
-		printAppInfo(opts.IO, in)
+		mcptext.PrintAppInfo(opts.IO.Out, in)
 		return nil
 	})
 }
@@ -94,74 +94,6 @@ func inspectApp(ctx context.Context, c *session.Client, name string) (*apps.Info
 		return nil, noAppError(name)
 	}
 	return apphost.Read(ctx, c, tool, true)
-}
-
-// printAppInfo writes the info for a person.
-func printAppInfo(io *IOStreams, in *apps.Info) {
-	w := io.Out
-	field := func(name, value string) { fmt.Fprintf(w, "%-12s %s\n", name, value) }
-	field("tool", oneLine(in.Tool)+"  (visible to: "+oneLine(in.VisibleTo())+")")
-	listed := "not listed by resources/list"
-	if in.Listed {
-		listed = "listed"
-	}
-	field("resource", oneLine(in.ResourceURI)+"  ("+listed+")")
-	field("type", fmt.Sprintf("%s, %s (%s)", oneLine(in.MIMEType), bounds.Size(int64(in.Size)), in.Encoding))
-	if in.CSP == nil {
-		field("csp", "none declared: the restrictive default")
-	} else {
-		first := true
-		for _, f := range []struct {
-			name string
-			list []string
-		}{{"connectDomains", in.CSP.ConnectDomains}, {"resourceDomains", in.CSP.ResourceDomains}, {"frameDomains", in.CSP.FrameDomains}, {"baseUriDomains", in.CSP.BaseURIDomains}} {
-			if len(f.list) == 0 {
-				continue
-			}
-			label := ""
-			if first {
-				label, first = "csp", false
-			}
-			field(label, f.name+": "+oneLine(strings.Join(f.list, " ")))
-		}
-		if first {
-			field("csp", "declared, with no domain: nothing from other origins")
-		}
-	}
-	field("policy", oneLine(in.Policy))
-	if len(in.Permissions) > 0 {
-		field("permissions", strings.Join(in.Permissions, ", "))
-	}
-	if in.Domain != "" {
-		field("domain", oneLine(in.Domain))
-	}
-	if in.PrefersBorder != nil {
-		field("border", map[bool]string{true: "prefers a border and background", false: "prefers none"}[*in.PrefersBorder])
-	}
-	for i, l := range in.Loads {
-		label := ""
-		if i == 0 {
-			label = "loads"
-		}
-		field(label, l.Kind+" "+oneLine(l.URL))
-	}
-	if len(in.Loads) == 0 {
-		field("loads", "no script or stylesheet from a tag (a static reading)")
-	}
-	var notes []string
-	for _, d := range in.Domains {
-		notes = append(notes, fmt.Sprintf("csp %s %q: %s", d.Field, d.Domain, d.Why))
-	}
-	for _, l := range in.Undeclared {
-		notes = append(notes, fmt.Sprintf("the HTML loads a %s from %s, which the CSP does not declare: a host blocks it (a static reading of the tags)", l.Kind, l.Origin))
-	}
-	notes = append(notes, in.Warnings...)
-	if len(notes) > 0 {
-		fmt.Fprintln(w, "warnings")
-		for _, n := range notes {
-			fmt.Fprintln(w, "  ! "+oneLine(n))
-		}
-	}
 }
 
 // AppOptions are mcpi app's.

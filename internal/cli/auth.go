@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 )
 
 // NewCmdAuth returns `mcpi auth`: the credentials OAuth left in the token
@@ -104,13 +105,13 @@ func authListRun(_ context.Context, opts *AuthListOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "no OAuth credentials stored (%s)\n", store.Path())
 		return nil
 	}
-	tw := table(opts.IO.Out, "AUTHORIZATION SERVER", "RESOURCE", "CLIENT", "SCOPE", "TOKEN")
+	tw := mcptext.Table(opts.IO.Out, "AUTHORIZATION SERVER", "RESOURCE", "CLIENT", "SCOPE", "TOKEN")
 	for _, c := range list {
 		client := c.ClientID
 		if c.Registration != "" {
 			client += " (" + c.Registration + ")"
 		}
-		row(tw, c.Issuer, c.Resource, client, c.Scope, tokenState(c, opts.Now()))
+		mcptext.Row(tw, c.Issuer, c.Resource, client, c.Scope, tokenState(c, opts.Now()))
 	}
 	return tw.Flush()
 }

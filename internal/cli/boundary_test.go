@@ -115,10 +115,6 @@ func TestPathBoundary(t *testing.T) {
 		"os.Remove": true, "filepath.Abs": true, "roots.Parse": true, "record.Create": true, "record.Open": true,
 	}
 	allowed := map[string]string{
-		"era_unix.go:openEraFile":   "mcpi's own cache of eras, an absolute path",
-		"era_other.go:openEraFile":  "mcpi's own cache of eras, an absolute path",
-		"era.go:updateEras":         "mcpi's own cache of eras, an absolute path",
-		"session.go:markLost":       "a socket in the runtime directory",
 		"proxy.go:proxyHTTPRun":     "proxy runs in no session",
 		"replay.go:replayTUI":       "replay runs in no session",
 		"replay.go:replayPrint":     "replay runs in no session",
@@ -126,7 +122,6 @@ func TestPathBoundary(t *testing.T) {
 		"trace.go:traceExportRun":   "trace runs in no session",
 		"trace.go:write":            "trace runs in no session",
 		"iostreams/content.go:save": "the printer's Dir went through Path where the printer was made",
-		"session.go:spawnDaemon":    "the session's log in the runtime directory",
 		"export.go:startTrace":      "--record belongs to the connection: no command in a session takes it, and session start's daemon runs where start was typed",
 		"proxy.go:proxyStdioRun":    "proxy runs in no session",
 		"grant.go:readSecretFile":   "a connection's credential: read by session start's daemon, which runs where start was typed",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -135,7 +136,7 @@ func callTool(ctx context.Context, c *session.Client, opts *CallOptions) error {
 		return err
 	}
 	progress, endProgress := progressReporter(opts.IO, opts.verbose)
-	onStatus, endStatus := taskReporter(opts.IO)
+	onStatus, endStatus := mcptext.TaskReporter(opts.IO)
 	params := mcp.CallToolParams{Name: opts.Tool, Arguments: args}
 	var raw json.RawMessage
 	if asTask {

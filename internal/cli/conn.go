@@ -16,9 +16,11 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/genai"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/otlp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/roots"
+	"github.com/mcpi-dev/mcpi/internal/safetext"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tracectx"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -387,7 +389,7 @@ func (o *ConnOptions) sessionOptions(hk connHooks, ch *cliHandler, say func(form
 				hk.warned(w)
 				return
 			}
-			say("warning: %s: %s", oneLine(w.Message), quoteData(w.Data))
+			say("warning: %s: %s", oneLine(w.Message), safetext.Quote(w.Data))
 		},
 		OnNotification: func(n session.Notification) {
 			if hk.notified != nil {
@@ -414,8 +416,8 @@ func (o *ConnOptions) showNotification(n session.Notification) {
 		o.verbose("server log: %s", oneLine(string(n.Params)))
 		return
 	}
-	if t, ok := taskNotification(n); ok {
-		o.verbose("task notification: %s", taskLine(t.Task()))
+	if t, ok := mcptext.TaskNotification(n); ok {
+		o.verbose("task notification: %s", mcptext.TaskLine(t.Task()))
 		return
 	}
 	o.verbose("notification %s %s", sanitize(n.Method, false), oneLine(string(n.Params)))
@@ -506,14 +508,4 @@ func modelLine(dir transport.Direction, t *genai.Turn) string {
 		s += fmt.Sprintf(" · $%.4f", t.CostUSD)
 	}
 	return s
-}
-
-// quoteData shows the start of what a server sent, made safe to print.
-func quoteData(b []byte) string {
-	const max = 200
-	s := string(b)
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return "«" + sanitize(s, false) + "»"
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui"
 )
@@ -84,7 +85,7 @@ func demoPrint(ctx context.Context, opts *DemoOptions, target *TargetOptions) er
 	if err != nil {
 		return err
 	}
-	printTools(opts.IO.Out, tools)
+	mcptext.PrintTools(opts.IO.Out, tools)
 	if !opts.Print {
 		fmt.Fprintln(opts.IO.ErrOut, "\n(no terminal: printed the demo server's tools instead of opening the TUI)")
 	}

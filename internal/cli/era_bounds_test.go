@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/eras"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -54,7 +55,7 @@ func TestEraMemoryIsReadWithCare(t *testing.T) {
 		"fifo":     func(p string) error { return syscall.Mkfifo(p, 0o600) },
 		"dev-zero": func(p string) error { return os.Symlink("/dev/zero", p) },
 		"too-big": func(p string) error {
-			return os.WriteFile(p, append([]byte(`{"x":{"era":"legacy"},"pad":"`), make([]byte, maxEraFile)...), 0o600)
+			return os.WriteFile(p, append([]byte(`{"x":{"era":"legacy"},"pad":"`), make([]byte, eras.MaxFile)...), 0o600)
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -2,20 +2,17 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
-	"github.com/mcpi-dev/mcpi/internal/schema"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
+	"github.com/mcpi-dev/mcpi/internal/safetext"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
@@ -87,9 +84,9 @@ func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
 		keep(c.Generation(), slices.Clone(tools))
 	}
 	if o.Signatures {
-		sigs := make([]toolSig, len(tools))
+		sigs := make([]mcptext.ToolSig, len(tools))
 		for i := range tools {
-			sigs[i] = toolSig{Name: tools[i].Name, Signature: toolSignature(&tools[i]), Summary: firstSentence(tools[i].Description)}
+			sigs[i] = mcptext.ToolSig{Name: tools[i].Name, Signature: mcptext.Signature(&tools[i]), Summary: mcptext.FirstSentence(tools[i].Description)}
 		}
 		if o.JSON {
 			return cut(iostreams.WriteJSON(o.IO, sigs), err)
@@ -106,76 +103,8 @@ func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
 	if o.JSON {
 		return cut(iostreams.WriteJSON(o.IO, nonNil(tools)), err)
 	}
-	printTools(o.IO.Out, tools)
+	mcptext.PrintTools(o.IO.Out, tools)
 	return err
-}
-
-// toolSig is a tool as tools --signatures prints it.
-type toolSig struct {
-	Name      string `json:"name"`
-	Signature string `json:"signature"`
-	Summary   string `json:"summary,omitempty"`
-}
-
-// toolSignature is a tool's name and arguments on one line:
-// get-sum(a: number, b?: number, mode: "fast"|"slow", tags?: string[]).
-func toolSignature(t *mcp.Tool) string {
-	s, err := schema.Compile(t.InputSchema)
-	if err != nil || len(t.InputSchema) == 0 {
-		return t.Name + "(…)"
-	}
-	var args []string
-	for _, p := range s.Properties() {
-		name := p.Name
-		if !p.Required {
-			name += "?"
-		}
-		args = append(args, name+": "+typeText(p.Types, p.Enum, p.Raw))
-	}
-	return t.Name + "(" + strings.Join(args, ", ") + ")"
-}
-
-// typeText names a property's type compactly.
-func typeText(types []string, enum []any, raw map[string]any) string {
-	if len(enum) > 0 {
-		var vals []string
-		for i, v := range enum {
-			if i == 5 {
-				vals = append(vals, "…")
-				break
-			}
-			b, _ := json.Marshal(v)
-			vals = append(vals, string(b))
-		}
-		return strings.Join(vals, "|")
-	}
-	if len(types) == 0 {
-		return "any"
-	}
-	out := make([]string, len(types))
-	for i, t := range types {
-		out[i] = t
-		if t == "array" {
-			item := "any"
-			if items, ok := raw["items"].(map[string]any); ok {
-				switch it := items["type"].(type) {
-				case string:
-					item = it
-				}
-			}
-			out[i] = item + "[]"
-		}
-	}
-	return strings.Join(out, "|")
-}
-
-// firstSentence is a description's first sentence, at most 100 runes.
-func firstSentence(d string) string {
-	d = strings.Join(strings.Fields(d), " ")
-	if i := strings.Index(d, ". "); i >= 0 {
-		d = d[:i+1]
-	}
-	return truncate(d, 100)
 }
 
 // listed reports whether a listing's items are printed: every one, or those
@@ -200,9 +129,9 @@ func listResources(ctx context.Context, c *session.Client, o *ListOptions) error
 	if o.JSON {
 		return cut(iostreams.WriteJSON(o.IO, nonNil(res)), err)
 	}
-	tw := table(o.IO.Out, "URI", "NAME", "MIME TYPE", "DESCRIPTION")
+	tw := mcptext.Table(o.IO.Out, "URI", "NAME", "MIME TYPE", "DESCRIPTION")
 	for _, r := range res {
-		row(tw, r.URI, displayName(r.Title, r.Name), r.MimeType, r.Description)
+		mcptext.Row(tw, r.URI, mcptext.DisplayName(r.Title, r.Name), r.MimeType, r.Description)
 	}
 	return cut(tw.Flush(), err)
 }
@@ -215,9 +144,9 @@ func listTemplates(ctx context.Context, c *session.Client, o *ListOptions) error
 	if o.JSON {
 		return cut(iostreams.WriteJSON(o.IO, nonNil(ts)), err)
 	}
-	tw := table(o.IO.Out, "URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION")
+	tw := mcptext.Table(o.IO.Out, "URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION")
 	for _, t := range ts {
-		row(tw, t.URITemplate, displayName(t.Title, t.Name), t.MimeType, t.Description)
+		mcptext.Row(tw, t.URITemplate, mcptext.DisplayName(t.Title, t.Name), t.MimeType, t.Description)
 	}
 	return cut(tw.Flush(), err)
 }
@@ -230,7 +159,7 @@ func listPrompts(ctx context.Context, c *session.Client, o *ListOptions) error {
 	if o.JSON {
 		return cut(iostreams.WriteJSON(o.IO, nonNil(ps)), err)
 	}
-	tw := table(o.IO.Out, "NAME", "ARGUMENTS", "DESCRIPTION")
+	tw := mcptext.Table(o.IO.Out, "NAME", "ARGUMENTS", "DESCRIPTION")
 	for _, p := range ps {
 		var args []string
 		for _, a := range p.Arguments {
@@ -240,7 +169,7 @@ func listPrompts(ctx context.Context, c *session.Client, o *ListOptions) error {
 			}
 			args = append(args, name)
 		}
-		row(tw, displayName(p.Title, p.Name), strings.Join(args, " "), p.Description)
+		mcptext.Row(tw, mcptext.DisplayName(p.Title, p.Name), strings.Join(args, " "), p.Description)
 	}
 	return cut(tw.Flush(), err)
 }
@@ -252,84 +181,5 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-func displayName(title, name string) string {
-	if title != "" && title != name {
-		return name + " (" + title + ")"
-	}
-	return name
-}
-
-func table(w io.Writer, headers ...string) *tabwriter.Writer {
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(headers, "\t"))
-	return tw
-}
-
-// row prints one table row; every cell is server text, so each is
-// sanitised and folded onto one line, and long ones are cut.
-func row(tw io.Writer, cells ...string) {
-	for i, c := range cells {
-		cells[i] = truncate(oneLine(c), 80)
-	}
-	fmt.Fprintln(tw, strings.Join(cells, "\t"))
-}
-
-// annotationBadges names a tool's behaviour hints, and its App: "app"
-// when it has one, "app-only" when the model may not see it,
-// "model-only" when its App may not call it.
-func annotationBadges(t *mcp.Tool) string {
-	var b []string
-	ui := apps.ToolMeta(t.Meta)
-	if ui.HasApp() {
-		b = append(b, "app")
-	}
-	switch {
-	case !ui.Visible(apps.Model):
-		b = append(b, "app-only")
-	case !ui.Visible(apps.App):
-		b = append(b, "model-only")
-	}
-	a := t.Annotations
-	if a == nil {
-		return strings.Join(b, ",")
-	}
-	flag := func(p *bool, yes, no string) {
-		if p == nil {
-			return
-		}
-		if *p && yes != "" {
-			b = append(b, yes)
-		} else if !*p && no != "" {
-			b = append(b, no)
-		}
-	}
-	flag(a.ReadOnlyHint, "read-only", "")
-	flag(a.DestructiveHint, "destructive", "")
-	flag(a.IdempotentHint, "idempotent", "")
-	flag(a.OpenWorldHint, "open-world", "")
-	return strings.Join(b, ",")
-}
-
-func printTools(w io.Writer, tools []mcp.Tool) {
-	tw := table(w, "NAME", "ANNOTATIONS", "DESCRIPTION")
-	for i := range tools {
-		t := &tools[i]
-		desc := t.Description
-		if title := t.DisplayName(); title != t.Name {
-			desc = title + ": " + desc
-		}
-		if t.Execution != nil && t.Execution.TaskSupport != "" && t.Execution.TaskSupport != "forbidden" {
-			desc = "[task " + t.Execution.TaskSupport + "] " + desc
-		}
-		row(tw, t.Name, annotationBadges(t), desc)
-	}
-	tw.Flush()
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// truncate is safetext.Truncate, by the name the verbs know.
+func truncate(s string, n int) string { return safetext.Truncate(s, n) }

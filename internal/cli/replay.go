@@ -2,23 +2,20 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/replay"
-	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/timeline"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui"
 )
@@ -37,7 +34,7 @@ type ReplayOptions struct {
 	// Filter shows only what matches (the search language of the Wire
 	// pane); filter is it parsed.
 	Filter string
-	filter *frameFilter
+	filter *timeline.Filter
 	// Latency prints the latencies by method instead of the timeline.
 	Latency bool
 }
@@ -304,173 +301,17 @@ func replayPrint(ctx context.Context, opts *ReplayOptions) error {
 			}
 		}
 	}
-	if opts.filter.needsAnswers() && !opts.Follow {
+	if opts.filter.NeedsAnswers() && !opts.Follow {
 		// status: asks which requests were ever answered: read the
 		// trace once for that.
 		if first, err := record.Open(opts.Trace); err == nil {
-			opts.filter.learnAnswers(first)
+			opts.filter.LearnAnswers(first)
 			first.Close()
 		}
 	}
-	err = printTimeline(opts.IO.Out, opts.IO.ErrOut, opts.Trace, r, wait, opts.filter)
+	err = timeline.Print(opts.IO.Out, opts.IO.ErrOut, opts.Trace, r, wait, opts.filter)
 	if ctx.Err() != nil {
 		return errSilent{code: ExitOK}
 	}
 	return err
-}
-
-type sentRequest struct {
-	at     time.Time
-	method string
-}
-
-// printTimeline prints every event of r. At the end of the data it returns,
-// unless wait is set: then it waits for more (a trace still being written)
-// for as long as wait says.
-func printTimeline(w, errw io.Writer, path string, r *record.Reader, wait func() bool, filter *frameFilter) error {
-	h := r.Header()
-	fmt.Fprintf(w, "trace of mcpi %s, %s, %s", sanitize(h.Mcpi, false), h.Created.Format(time.RFC3339), h.Target.Transport)
-	if len(h.Target.Command) > 0 {
-		fmt.Fprintf(w, ": %s", oneLine(strings.Join(h.Target.Command, " ")))
-	}
-	if h.Target.URL != "" {
-		fmt.Fprintf(w, ": %s", oneLine(h.Target.URL))
-	}
-	fmt.Fprintln(w)
-	var start time.Time
-	// An MCP App's requests are paired among its own: their ids are not
-	// the session's.
-	pending, appPending := map[string]sentRequest{}, map[string]sentRequest{}
-	// A model's turns are read as the Wire pane reads them.
-	models := rows.NewParser()
-	for {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) || (wait != nil && errors.Is(err, record.ErrTruncated)) {
-			// A follower waits for the writer to append (or finish a line).
-			if wait != nil && wait() {
-				continue
-			}
-			return nil
-		}
-		if err != nil {
-			var ce *record.CorruptError
-			if errors.As(err, &ce) {
-				fmt.Fprintf(errw, "warning: %s\n", ce.Skipped(path))
-				continue
-			}
-			fmt.Fprintf(errw, "warning: the trace stops being readable here: %v\n", err)
-			if errors.Is(err, record.ErrTruncated) {
-				return nil
-			}
-			return err
-		}
-		if start.IsZero() {
-			start = ev.Time
-		}
-		out := w
-		if filter != nil && !filter.recordEvent(ev) {
-			// Described all the same: the answers after it keep their
-			// latencies.
-			out = io.Discard
-		}
-		at := fmt.Sprintf("%+9.3fs", ev.Time.Sub(start).Seconds())
-		arrow := "→"
-		if ev.Dir == transport.Incoming {
-			arrow = "←"
-		}
-		switch ev.Type {
-		case record.TypeFrame, record.TypeApp:
-			// An App's message: "→ app" from mcpi's host to the App,
-			// "← app" from the App.
-			kind, pend := "", pending
-			if ev.Type == record.TypeApp {
-				kind, pend = "app ", appPending
-			}
-			msgs, _, derr := mcp.DecodeFrame(ev.Msg)
-			if derr != nil {
-				fmt.Fprintf(out, "%s %s %sframe %s\n", at, arrow, kind, iostreams.ByteSize(ev.Size))
-				continue
-			}
-			for _, m := range msgs {
-				fmt.Fprintf(out, "%s %s %s%s  %s\n", at, arrow, kind, describe(m, ev, pend), iostreams.ByteSize(ev.Size))
-			}
-		case record.TypeModel, record.TypeIntercept:
-			te, _ := ev.TransportEvent()
-			en := models.Event(te)
-			line := fmt.Sprintf("%s %s %s %s", at, arrow, ev.Type, oneLine(en.Label()))
-			if en.HasLatency {
-				line += fmt.Sprintf(" (%s)", en.Latency.Round(10*time.Microsecond))
-			}
-			if en.Text != "" {
-				line += ": " + truncate(oneLine(en.Text), 160)
-			}
-			if en.ToolError {
-				line += "  ✗"
-			}
-			fmt.Fprintln(out, line)
-		case record.TypeBadFrame:
-			fmt.Fprintf(out, "%s %s BAD FRAME (%s): %s\n", at, arrow, oneLine(ev.Error), quoteData(ev.Data))
-		case record.TypeStderr:
-			fmt.Fprintf(out, "%s   stderr: %s\n", at, sanitize(ev.Line, false))
-		case record.TypeLifecycle:
-			msg := ev.Text
-			if ev.Error != "" {
-				msg += ": " + ev.Error
-			}
-			fmt.Fprintf(out, "%s   %s\n", at, oneLine(msg))
-		case record.TypeHTTP:
-			if ev.HTTP != nil {
-				fmt.Fprintf(out, "%s   http %s %s → %s\n", at, ev.HTTP.Method, oneLine(ev.HTTP.URL), oneLine(ev.Text))
-			}
-		case record.TypeNote:
-			fmt.Fprintf(out, "%s   note %s: %s\n", at, sanitize(ev.Kind, false), truncate(oneLine(string(ev.Data)), 160))
-		}
-	}
-}
-
-// describe names a message and, for a response, the request it answers
-// and how long it took.
-func describe(m *mcp.Message, ev record.Event, pending map[string]sentRequest) string {
-	key, _ := mcp.IDKey(m.ID)
-	dirKey := fmt.Sprintf("%d:%s", ev.Dir, key)
-	switch {
-	case m.IsRequest():
-		pending[dirKey] = sentRequest{at: ev.Time, method: m.Method}
-		var p struct {
-			Name string `json:"name"`
-			URI  string `json:"uri"`
-		}
-		json.Unmarshal(m.Params, &p)
-		what := sanitize(m.Method, false)
-		if p.Name != "" {
-			what += " " + oneLine(p.Name)
-		} else if p.URI != "" {
-			what += " " + oneLine(p.URI)
-		}
-		return fmt.Sprintf("#%s %s", sanitize(key, false), what)
-	case m.IsResponse():
-		// A response goes the other way from its request.
-		other := transport.Outgoing
-		if ev.Dir == transport.Outgoing {
-			other = transport.Incoming
-		}
-		req, ok := pending[fmt.Sprintf("%d:%s", other, key)]
-		status := "result"
-		var r struct {
-			IsError bool `json:"isError"`
-		}
-		switch {
-		case m.Error != nil:
-			status = fmt.Sprintf("error %d %s", m.Error.Code, oneLine(m.Error.Message))
-		case json.Unmarshal(m.Result, &r) == nil && r.IsError:
-			// A tool's result that is an error: the call failed.
-			status = "result isError"
-		}
-		if ok {
-			delete(pending, fmt.Sprintf("%d:%s", other, key))
-			return fmt.Sprintf("#%s %s of %s (%s)", sanitize(key, false), status, sanitize(req.method, false), ev.Time.Sub(req.at).Round(10*time.Microsecond))
-		}
-		return fmt.Sprintf("#%s %s", sanitize(key, false), status)
-	}
-	return sanitize(m.Method, false)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/config"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/record"
 )
 
@@ -252,7 +253,7 @@ func serversRun(_ context.Context, opts *ServersOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "no MCP servers configured in the usual places; see mcpi servers --help")
 		return nil
 	}
-	tw := table(opts.IO.Out, "NAME", "TRANSPORT", "COMMAND OR URL", "FORMAT", "SOURCE")
+	tw := mcptext.Table(opts.IO.Out, "NAME", "TRANSPORT", "COMMAND OR URL", "FORMAT", "SOURCE")
 	for _, e := range entries {
 		what := e.URL
 		if e.Command != nil {
@@ -265,7 +266,7 @@ func serversRun(_ context.Context, opts *ServersOptions) error {
 		if e.Disabled {
 			name += " (disabled)"
 		}
-		row(tw, name, e.Transport, what, e.Format, e.Source)
+		mcptext.Row(tw, name, e.Transport, what, e.Format, e.Source)
 	}
 	return tw.Flush()
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,11 +8,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -174,7 +170,7 @@ func sessionError(dir, name string, err error) error {
 			return fmt.Errorf("%w: no session named %s (mcpi session list shows them)", errConnect, name)
 		}
 		if rec.Live() {
-			rec = markLost(dir, rec)
+			rec = live.MarkLost(dir, rec)
 		}
 		return sessionEnded(name, rec)
 	case errors.Is(err, live.ErrLostDaemon):
@@ -188,23 +184,6 @@ func sessionError(dir, name string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: session %s: %v", errConnect, name, err)
-}
-
-// markLost records that a session's daemon is gone without a word, unless
-// the name is owned again (a new daemon starts under it).
-func markLost(dir string, rec *live.Status) *live.Status {
-	lock, err := live.Lock(dir, rec.Name)
-	if err != nil {
-		return rec
-	}
-	defer lock.Close()
-	rec.State = live.StateLost
-	rec.Reason = fmt.Sprintf("its daemon (pid %d) is gone without saying why (killed?)", rec.PID)
-	rec.Ended = time.Now()
-	rec.Active = 0
-	live.WriteRecord(dir, rec)
-	os.Remove(live.SocketPath(dir, rec.Name))
-	return rec
 }
 
 // SessionStartOptions are the flags of `mcpi session start`.
@@ -303,23 +282,6 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 	return cmd
 }
 
-// daemonConfig is what session start tells the daemon, on its standard
-// input: never in its argv, which every user can read.
-type daemonConfig struct {
-	Args []string `json:"args"` // session start's arguments
-	Name string   `json:"name"`
-	Dir  string   `json:"dir"`
-}
-
-// startReport is one line from the daemon to session start, on a pipe:
-// the daemon's stderr while it connects, then how connecting went.
-type startReport struct {
-	Err     []byte `json:"err,omitempty"`
-	Ready   bool   `json:"ready,omitempty"`
-	Fail    int    `json:"fail,omitempty"`
-	Message string `json:"message,omitempty"`
-}
-
 func sessionStartRun(ctx context.Context, opts *SessionStartOptions) error {
 	dir := opts.runtimeDir
 	if err := live.EnsureDir(dir); err != nil {
@@ -327,7 +289,7 @@ func sessionStartRun(ctx context.Context, opts *SessionStartOptions) error {
 	}
 	// The name is claimed before any file of the session is touched: a
 	// start that loses it to another leaves everything alone.
-	name, lock, err := claimName(dir, opts.Name, defaultName(&opts.Target))
+	name, lock, err := live.Claim(dir, opts.Name, live.DefaultName(opts.Target.Server, opts.Target.URL, opts.Target.Command))
 	if err != nil {
 		if errors.Is(err, live.ErrLocked) {
 			msg := fmt.Sprintf("mcpi: a session named %s is running already (mcpi session stop %s ends it)", opts.Name, opts.Name)
@@ -346,9 +308,8 @@ func sessionStartRun(ctx context.Context, opts *SessionStartOptions) error {
 	return awaitDaemon(ctx, opts.IO, cmd, reports, dir, name)
 }
 
-// spawnDaemon starts the daemon of session name, detached, its output
-// going to the session's log: it reads its configuration on stdin and
-// reports on the pipe returned.
+// spawnDaemon starts the daemon of session name (live.Spawn) with start's
+// arguments.
 func spawnDaemon(opts *SessionStartOptions, dir, name string, lock *os.File) (*exec.Cmd, *os.File, error) {
 	exe, err := opts.Executable()
 	if err != nil {
@@ -358,163 +319,33 @@ func spawnDaemon(opts *SessionStartOptions, dir, name string, lock *os.File) (*e
 	if len(args) >= 2 && args[0] == "session" && args[1] == "start" {
 		args = args[2:]
 	}
-	cfg, _ := json.Marshal(daemonConfig{Args: args, Name: name, Dir: dir})
-	logf, err := os.OpenFile(live.LogPath(dir, name), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return nil, nil, err
+	cmd, reports, err := live.Spawn(exe, live.StartConfig{Args: args, Name: name, Dir: dir}, lock)
+	var se *live.SpawnError
+	if errors.As(err, &se) {
+		return nil, nil, fmt.Errorf("%w: %v", errConnect, se)
 	}
-	defer logf.Close()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, nil, err
-	}
-	defer pw.Close()
-	cmd := exec.Command(exe, "session", "daemon")
-	cmd.Stdin = bytes.NewReader(cfg)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.ExtraFiles = []*os.File{pw, lock}
-	live.Detach(cmd)
-	if err := cmd.Start(); err != nil {
-		pr.Close()
-		return nil, nil, fmt.Errorf("%w: starting the session's daemon: %v", errConnect, err)
-	}
-	return cmd, pr, nil
+	return cmd, reports, err
 }
 
-// awaitDaemon relays what the daemon cmd reports on pr until it says
-// how connecting went: its stderr meanwhile, then the session's name, or
-// why it failed; interrupted, it kills the daemon.
+// awaitDaemon waits for the daemon to say how connecting went
+// (live.Await): the session's name on stdout when it is up.
 func awaitDaemon(ctx context.Context, ios *IOStreams, cmd *exec.Cmd, pr *os.File, dir, name string) error {
-	waited := make(chan struct{})
-	go func() { cmd.Wait(); close(waited) }()
-	reports := make(chan startReport)
-	go func() {
-		defer close(reports)
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var r startReport
-			if json.Unmarshal(sc.Bytes(), &r) == nil {
-				reports <- r
-			}
-		}
-	}()
-	for {
-		select {
-		case r, ok := <-reports:
-			switch {
-			case !ok:
-				return fmt.Errorf("%w: the session's daemon ended before it connected (see %s)", errConnect, live.LogPath(dir, name))
-			case len(r.Err) > 0:
-				ios.ErrOut.Write(r.Err)
-			case r.Ready:
-				fmt.Fprintln(ios.Out, name)
-				return nil
-			case r.Fail != 0:
-				<-waited
-				live.Remove(dir, name)
-				fmt.Fprintln(ios.ErrOut, r.Message)
-				return errSilent{code: ExitCode(r.Fail), what: strings.TrimPrefix(r.Message, "mcpi: ")}
-			}
-		case <-ctx.Done():
-			cmd.Process.Kill()
-			<-waited
-			live.Remove(dir, name)
-			return ctx.Err()
-		}
-	}
-}
-
-var nameJunk = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// defaultName names a session after its target: the --server entry, the
-// URL's host and port, or the server command (the package a runner such
-// as npx runs, rather than the runner).
-func defaultName(t *TargetOptions) string {
-	var n string
+	err := live.Await(ctx, cmd, pr, dir, name, ios.ErrOut)
+	var failed *live.StartFailed
 	switch {
-	case t.Server != "":
-		n = t.Server
-	case t.URL != "":
-		if u, err := url.Parse(t.URL); err == nil {
-			n = u.Host
-		}
-	case len(t.Command) > 0:
-		n = filepath.Base(t.Command[0])
-		switch strings.TrimSuffix(n, ".exe") {
-		case "npx", "uvx", "bunx", "pnpx", "node", "python", "python3", "deno", "uv", "pipx", "docker":
-			for _, a := range t.Command[1:] {
-				if !strings.HasPrefix(a, "-") {
-					// @scope/package@version: package; dir/server.py: server
-					n, _, _ = strings.Cut(filepath.Base(a), "@")
-					n = strings.TrimSuffix(n, filepath.Ext(n))
-					break
-				}
-			}
-		}
+	case err == nil:
+		fmt.Fprintln(ios.Out, name)
+	case errors.Is(err, live.ErrEndedEarly):
+		return fmt.Errorf("%w: %v", errConnect, err)
+	case errors.As(err, &failed):
+		fmt.Fprintln(ios.ErrOut, failed.Message)
+		return errSilent{code: ExitCode(failed.Code), what: strings.TrimPrefix(failed.Message, "mcpi: ")}
 	}
-	n = strings.Trim(nameJunk.ReplaceAllString(n, "-"), "-._")
-	if len(n) > 40 {
-		n = n[:40]
-	}
-	if live.ValidName(n) != nil {
-		n = "session"
-	}
-	return n
-}
-
-// claimName takes the lock of a session's name: the one given (ErrLocked
-// when a session has it: running, or starting), else the first one made
-// from base that no session has.
-func claimName(dir, name, base string) (string, *os.File, error) {
-	if name != "" {
-		lock, err := live.Lock(dir, name)
-		if err != nil {
-			return "", nil, err
-		}
-		// A daemon that holds no lock (an older mcpi's) still owns its name.
-		if st, err := live.Ask(dir, name, live.OpStatus); err == nil && st.Live() {
-			lock.Close()
-			return "", nil, live.ErrLocked
-		}
-		return name, lock, nil
-	}
-	taken := map[string]bool{}
-	for {
-		n := uniqueName(dir, base, taken)
-		lock, err := live.Lock(dir, n)
-		switch {
-		case errors.Is(err, live.ErrLocked):
-			// Claimed meanwhile by another start.
-			taken[n] = true
-			continue
-		case err != nil:
-			return "", nil, err
-		}
-		return n, lock, nil
-	}
-}
-
-// uniqueName returns base, or base-2, base-3...: the first name no
-// session has, running or ended, and not in taken.
-func uniqueName(dir, base string, taken map[string]bool) string {
-	taken = maps.Clone(taken)
-	names, _ := live.Names(dir)
-	for _, n := range names {
-		taken[n] = true
-	}
-	if !taken[base] {
-		return base
-	}
-	for i := 2; ; i++ {
-		if n := fmt.Sprintf("%s-%d", base, i); !taken[n] {
-			return n
-		}
-	}
+	return err
 }
 
 // SessionDaemonOptions are the input of `mcpi session daemon`, which
-// reads the rest (a daemonConfig) on its standard input.
+// reads the rest (a live.StartConfig) on its standard input.
 type SessionDaemonOptions struct {
 	IO         *IOStreams
 	Executable func() (string, error)
@@ -538,32 +369,8 @@ func NewCmdSessionDaemon(f *Factory, runF func(context.Context, *SessionDaemonOp
 	}
 }
 
-// switchWriter writes to w, which may be replaced.
-type switchWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *switchWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-func (s *switchWriter) set(w io.Writer) { s.mu.Lock(); s.w = w; s.mu.Unlock() }
-
-// reportWriter sends the daemon's stderr to session start.
-type reportWriter struct{ enc *json.Encoder }
-
-func (r reportWriter) Write(p []byte) (int, error) {
-	if err := r.enc.Encode(startReport{Err: p}); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
 func sessionDaemonRun(ctx context.Context, opts *SessionDaemonOptions) error {
-	var cfg daemonConfig
+	var cfg live.StartConfig
 	if err := json.NewDecoder(opts.IO.In).Decode(&cfg); err != nil {
 		return fmt.Errorf("reading the configuration: %w", err)
 	}
@@ -571,11 +378,10 @@ func sessionDaemonRun(ctx context.Context, opts *SessionDaemonOptions) error {
 	if report == nil {
 		return errors.New("no report pipe: mcpi session daemon is started by mcpi session start")
 	}
-	enc := json.NewEncoder(report)
 	// The session's name is this daemon's as long as it lives.
 	lock := live.Inherit(4)
 	defer lock.Close()
-	errOut := &switchWriter{w: reportWriter{enc}}
+	errOut := live.NewReporter(report)
 	ios := NewIOStreams(bytes.NewReader(nil), io.Discard, errOut)
 	df := &Factory{IO: ios, Executable: opts.Executable, Args: append([]string{"session", "start"}, cfg.Args...), RuntimeDir: cfg.Dir}
 	fail := func(err error) error {
@@ -585,8 +391,7 @@ func sessionDaemonRun(ctx context.Context, opts *SessionDaemonOptions) error {
 			msg = fmt.Sprintf("mcpi: %v", err)
 		}
 		ios.ErrOut.Flush()
-		enc.Encode(startReport{Fail: int(exitCodeFor(err)), Message: msg})
-		report.Close()
+		errOut.Fail(int(exitCodeFor(err)), msg)
 		return errSilent{code: exitCodeFor(err)}
 	}
 
@@ -616,9 +421,7 @@ func sessionDaemonRun(ctx context.Context, opts *SessionDaemonOptions) error {
 		Failed: func(code int) bool { return code != int(ExitOK) && code != int(ExitWaiting) },
 		Ready: func(log io.Writer) {
 			ios.ErrOut.Flush()
-			enc.Encode(startReport{Ready: true})
-			report.Close()
-			errOut.set(log)
+			errOut.Ready(log)
 		},
 	})
 	o.endTrace()

@@ -12,54 +12,12 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/live"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 )
 
-// sessionStatuses returns every session's status: from its daemon when it
-// answers, else from the record it left. A socket nobody answers on any
-// more is removed (live.Dial does), a daemon gone without a word is
-// recorded as lost, and records kept long enough are removed, as are the
-// lock files an older mcpi left alone.
-func sessionStatuses(dir string) ([]*live.Status, error) {
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err := live.CheckDir(dir); err != nil {
-		return nil, err
-	}
-	live.RemoveStrayLocks(dir)
-	names, err := live.Names(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []*live.Status
-	now := time.Now()
-	for _, n := range names {
-		st, err := live.Ask(dir, n, live.OpStatus)
-		if err == nil {
-			out = append(out, st)
-			continue
-		}
-		if errors.Is(err, live.ErrUnsafeDir) {
-			return nil, err
-		}
-		rec, rerr := live.ReadRecord(dir, n)
-		if rerr != nil {
-			continue
-		}
-		if rec.Live() && errors.Is(err, live.ErrNoDaemon) {
-			rec = markLost(dir, rec)
-		}
-		if rec.Expired(now) && live.RemoveUnowned(dir, n) {
-			continue
-		}
-		out = append(out, rec)
-	}
-	return out, nil
-}
-
-// sessionStatus returns one session's status, as sessionStatuses would.
+// sessionStatus returns one session's status, as live.Statuses would.
 func sessionStatus(dir, name string) (*live.Status, error) {
-	sts, err := sessionStatuses(dir)
+	sts, err := live.Statuses(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +64,7 @@ func NewCmdSessionList(f *Factory, runF func(context.Context, *SessionListOption
 }
 
 func sessionListRun(_ context.Context, opts *SessionListOptions) error {
-	sts, err := sessionStatuses(opts.RuntimeDir)
+	sts, err := live.Statuses(opts.RuntimeDir)
 	if err != nil {
 		return err
 	}
@@ -117,14 +75,14 @@ func sessionListRun(_ context.Context, opts *SessionListOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "No sessions (mcpi session start starts one).")
 		return nil
 	}
-	tw := table(opts.IO.Out, "NAME", "TARGET", "ERA", "STATE", "UPTIME", "PID", "NOTE")
+	tw := mcptext.Table(opts.IO.Out, "NAME", "TARGET", "ERA", "STATE", "UPTIME", "PID", "NOTE")
 	for _, st := range sts {
 		up, note := since(st.Started), ""
 		if !st.Live() {
 			up = "-"
 			note = fmt.Sprintf("%s ago: %s", since(st.Ended), st.Reason)
 		}
-		row(tw, st.Name, st.Target, st.Era, st.State, up, fmt.Sprint(st.PID), note)
+		mcptext.Row(tw, st.Name, st.Target, st.Era, st.State, up, fmt.Sprint(st.PID), note)
 	}
 	return tw.Flush()
 }

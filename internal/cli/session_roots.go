@@ -12,6 +12,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/roots"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -172,7 +173,7 @@ func printRoots(o *ConnOptions, rs []mcp.Root) error {
 		fmt.Fprintln(o.IO.ErrOut, "No roots.")
 		return nil
 	}
-	tw := table(o.IO.Out, "URI", "NAME")
+	tw := mcptext.Table(o.IO.Out, "URI", "NAME")
 	for _, r := range rs {
 		fmt.Fprintf(tw, "%s\t%s\n", oneLine(r.URI), oneLine(r.Name)) // whole URIs: not row's cut
 	}

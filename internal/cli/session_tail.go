@@ -2,17 +2,16 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/timeline"
 )
 
 // TailOptions are the input of `mcpi tail`.
@@ -22,7 +21,7 @@ type TailOptions struct {
 	Wire bool
 	// Filter shows only what matches (the Wire pane's search language).
 	Filter string
-	filter *frameFilter
+	filter *timeline.Filter
 }
 
 // NewCmdTail returns `mcpi tail`.
@@ -68,152 +67,9 @@ func tailRun(ctx context.Context, opts *TailOptions) error {
 		}
 		sub := h.Hub().Subscribe(opts.Wire)
 		defer h.Hub().Unsubscribe(sub)
-		t := &tailer{o: &opts.ConnOptions, h: h, sub: sub, filter: opts.filter}
-		return t.follow(ctx)
+		t := &timeline.Tail{IO: opts.IO, JSON: opts.JSON, Held: h, Sub: sub, Filter: opts.filter}
+		return t.Follow(ctx)
 	})
-}
-
-// tailer is a tail following a session: what it reads, and where from.
-type tailer struct {
-	o      *ConnOptions
-	h      *daemon.Held
-	sub    *daemon.Tail
-	filter *frameFilter
-}
-
-// follow prints the session's events as they come, until the session
-// ends or ctx does.
-func (t *tailer) follow(ctx context.Context) error {
-	h := t.h
-	for {
-		select {
-		case <-t.sub.Ready():
-			if err := t.drain(); err != nil {
-				return err
-			}
-		case <-h.Gone():
-			why := "the connection ended"
-			if err := h.Client().Err(); err != nil {
-				why = oneLine(err.Error())
-			}
-			return t.ended(why)
-		case <-h.Ended():
-			// Stopped, or its idle timeout passed.
-			return t.ended(h.End().Reason)
-		case <-ctx.Done():
-			if st := h.End(); st != nil {
-				// The daemon cancels what runs once the session
-				// ended: that is the session's end, not Ctrl-C.
-				return t.ended(st.Reason)
-			}
-			t.dropped()
-			return ctx.Err()
-		}
-	}
-}
-
-// drain prints the events that wait, each after the count of those
-// dropped before it.
-func (t *tailer) drain() error {
-	o := t.o
-	for {
-		e, ok := t.sub.TryPop()
-		if !ok {
-			return nil
-		}
-		if err := t.dropped(); err != nil {
-			return err
-		}
-		if t.filter != nil && !t.filter.tail(e) {
-			continue
-		}
-		var err error
-		if o.JSON {
-			err = iostreams.WriteJSONLine(o.IO, e)
-		} else {
-			_, err = fmt.Fprintln(o.IO.Out, tailText(e))
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-// dropped says how many events the tail missed, if any, since it last
-// said so.
-func (t *tailer) dropped() error {
-	n := t.sub.Dropped()
-	if n == 0 {
-		return nil
-	}
-	if t.o.JSON {
-		return iostreams.WriteJSONLine(t.o.IO, daemon.TailEvent{Time: time.Now(), Kind: "dropped", Dropped: n})
-	}
-	_, err := fmt.Fprintf(t.o.IO.ErrOut, "mcpi: %d event(s) dropped: this tail read too slowly\n", n)
-	return err
-}
-
-// ended says the session ended, and why.
-func (t *tailer) ended(why string) error {
-	t.dropped()
-	fmt.Fprintf(t.o.IO.ErrOut, "mcpi: session %s ended: %s\n", t.h.Name(), why)
-	return nil
-}
-
-// tailText is an event as one line of text.
-func tailText(e daemon.TailEvent) string {
-	ts := e.Time.Format("15:04:05.000")
-	switch e.Kind {
-	case "frame":
-		arrow := "→"
-		if e.Dir == "recv" {
-			arrow = "←"
-		}
-		return fmt.Sprintf("%s %s %s", ts, arrow, oneLine(string(e.Frame)))
-	case "request":
-		// A parked server request, under the number mcpi pending and
-		// mcpi answer use.
-		line := fmt.Sprintf("%s request #%d %s %s", ts, e.Request, oneLine(e.Method), e.State)
-		if e.Command != "" {
-			line += " for: " + oneLine(e.Command)
-		}
-		if e.Summary != "" {
-			line += ": " + oneLine(e.Summary)
-		}
-		return line
-	}
-	switch e.Method {
-	case "notifications/message":
-		var m mcp.LoggingMessageParams
-		if json.Unmarshal(e.Params, &m) == nil {
-			data := string(m.Data)
-			var s string
-			if json.Unmarshal(m.Data, &s) == nil {
-				data = s
-			}
-			logger := ""
-			if m.Logger != "" {
-				logger = " [" + oneLine(m.Logger) + "]"
-			}
-			return fmt.Sprintf("%s log %s%s %s", ts, oneLine(string(m.Level)), logger, oneLine(data))
-		}
-	case "notifications/tasks", "notifications/tasks/status":
-		// A task's status (the 2026-07-28 extension; 2025-11-25 tasks).
-		var t mcp.Task
-		if json.Unmarshal(e.Params, &t) == nil && t.TaskID != "" {
-			return ts + " " + taskLine(t)
-		}
-	case "notifications/progress":
-		var p mcp.ProgressParams
-		if json.Unmarshal(e.Params, &p) == nil {
-			n := fmt.Sprint(p.Progress)
-			if p.Total != nil {
-				n += fmt.Sprintf("/%v", *p.Total)
-			}
-			return strings.TrimSpace(fmt.Sprintf("%s progress %s %s %s", ts, oneLine(string(p.ProgressToken)), n, oneLine(p.Message)))
-		}
-	}
-	return fmt.Sprintf("%s %s %s", ts, oneLine(e.Method), oneLine(string(e.Params)))
 }
 
 // LogLevelOptions are the input of `mcpi log-level`.

@@ -330,7 +330,7 @@ func TestSessionFlagsAndNames(t *testing.T) {
 		default:
 			o.Server = f[1]
 		}
-		if got := defaultName(&o); got != want {
+		if got := live.DefaultName(o.Server, o.URL, o.Command); got != want {
 			t.Errorf("defaultName(%s) = %q, want %q", target, got, want)
 		}
 	}

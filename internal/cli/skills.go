@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/skills"
 )
@@ -62,9 +63,9 @@ func skillsRun(ctx context.Context, opts *SkillsOptions) error {
 		if opts.JSON {
 			return cut(iostreams.WriteJSON(opts.IO, nonNil(list)), err)
 		}
-		tw := table(opts.IO.Out, "NAME", "FILES", "URI", "DESCRIPTION")
+		tw := mcptext.Table(opts.IO.Out, "NAME", "FILES", "URI", "DESCRIPTION")
 		for _, e := range list {
-			row(tw, skills.DisplayName(e), manifestSummary(e), e.URI, skills.Description(e))
+			mcptext.Row(tw, skills.DisplayName(e), manifestSummary(e), e.URI, skills.Description(e))
 		}
 		return cut(tw.Flush(), err)
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/eras"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -466,7 +467,7 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 	if err != nil && remembered && ctx.Err() == nil && !errors.As(err, new(*auth.Error)) {
 		// The server may have changed: forget, and detect, if any of the
 		// start clock remains.
-		forgetEra(o.eraKey())
+		eras.Forget(o.eraKey())
 		if sctx.Err() == nil {
 			if conn, derr := o.dial(ctx, tap); derr == nil {
 				sopts.Era, sopts.EraReason = session.EraAuto, ""
@@ -484,10 +485,10 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 			// remembered, and a remembered modern one it did not confirm
 			// is forgotten.
 			if remembered {
-				forgetEra(o.eraKey())
+				eras.Forget(o.eraKey())
 			}
 		} else {
-			rememberEra(o.eraKey(), c.Era())
+			eras.Remember(o.eraKey(), c.Era())
 		}
 	}
 	var ae *auth.Error

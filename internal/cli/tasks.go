@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
-	"sync"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
@@ -67,49 +64,6 @@ func serverTakesToolTasks(c *session.Client) bool {
 		} `json:"tools"`
 	}
 	return json.Unmarshal(ir.Capabilities.Tasks.Requests, &req) == nil && req.Tools != nil && req.Tools.Call != nil
-}
-
-// taskReporter shows a task's states on stderr, each change once: one line
-// each, or, on a terminal, one line that updates itself and stays when the
-// task ends. end finishes that line.
-func taskReporter(ios *IOStreams) (report func(mcp.Task), end func()) {
-	var mu sync.Mutex
-	var last string
-	shown := false
-	report = func(t mcp.Task) {
-		msg := taskLine(t)
-		mu.Lock()
-		defer mu.Unlock()
-		if msg == last {
-			return
-		}
-		last = msg
-		if ios.StderrTTY {
-			shown = true
-			ios.ErrOut.EraseLine()
-			fmt.Fprint(ios.ErrOut, msg)
-			return
-		}
-		fmt.Fprintln(ios.ErrOut, msg)
-	}
-	end = func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if shown {
-			fmt.Fprintln(ios.ErrOut)
-			shown = false
-		}
-	}
-	return report, end
-}
-
-// taskLine is a task's state on one line: task ID: STATUS — MESSAGE.
-func taskLine(t mcp.Task) string {
-	msg := "task " + oneLine(t.TaskID) + ": " + oneLine(t.Status)
-	if t.StatusMessage != "" {
-		msg += " — " + oneLine(t.StatusMessage)
-	}
-	return msg
 }
 
 // NewCmdTasks returns `mcpi tasks list|get|cancel|result`.
@@ -181,13 +135,13 @@ func tasksListRun(ctx context.Context, opts *TasksListOptions) error {
 		if opts.JSON {
 			return cut(iostreams.WriteJSON(opts.IO, nonNil(tasks)), err)
 		}
-		tw := table(opts.IO.Out, "TASK ID", "STATUS", "UPDATED", "MESSAGE")
+		tw := mcptext.Table(opts.IO.Out, "TASK ID", "STATUS", "UPDATED", "MESSAGE")
 		for _, t := range tasks {
 			updated := t.LastUpdatedAt
 			if updated == "" {
 				updated = t.CreatedAt
 			}
-			row(tw, t.TaskID, t.Status, updated, t.StatusMessage)
+			mcptext.Row(tw, t.TaskID, t.Status, updated, t.StatusMessage)
 		}
 		return cut(tw.Flush(), err)
 	})
@@ -254,34 +208,9 @@ func tasksGetRun(ctx context.Context, opts *TasksGetOptions) error {
 		if err := json.Unmarshal(raw, &t); err != nil {
 			return &session.RPCError{Method: "tasks/" + verb, RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "the result is not a task: " + err.Error()}}
 		}
-		printTask(opts.IO, t)
+		mcptext.PrintTask(opts.IO, t)
 		return nil
 	})
-}
-
-// printTask shows a task, one field a line.
-func printTask(ios *IOStreams, t mcp.Task) {
-	tw := tabwriter.NewWriter(ios.Out, 2, 4, 2, ' ', 0)
-	row(tw, "task", t.TaskID)
-	field := func(name, v string) {
-		if v != "" {
-			row(tw, name, v)
-		}
-	}
-	field("status", t.Status)
-	field("message", t.StatusMessage)
-	field("created", t.CreatedAt)
-	field("updated", t.LastUpdatedAt)
-	if ttl := strings.TrimSpace(string(t.TTL)); ttl != "" {
-		if ttl != "null" {
-			ttl += " ms"
-		}
-		field("ttl", ttl)
-	}
-	if t.PollInterval != nil {
-		field("poll interval", fmt.Sprintf("%d ms", *t.PollInterval))
-	}
-	tw.Flush()
 }
 
 // TasksResultOptions are the input of `mcpi tasks result`.
@@ -358,10 +287,10 @@ func showTaskDetail(ctx context.Context, o *ConnOptions, c *session.Client, verb
 	if o.JSON {
 		return iostreams.WriteRawJSON(o.IO, raw)
 	}
-	printTask(o.IO, t.Task())
+	mcptext.PrintTask(o.IO, t.Task())
 	switch t.Status {
 	case "input_required":
-		printInputRequests(o.IO, t)
+		mcptext.PrintInputRequests(o.IO, t)
 	case "failed":
 		if t.Error != nil {
 			fmt.Fprintf(o.IO.Out, "error: %d %s\n", t.Error.Code, oneLine(t.Error.Message))
@@ -373,30 +302,6 @@ func showTaskDetail(ctx context.Context, o *ConnOptions, c *session.Client, verb
 		}
 	}
 	return nil
-}
-
-// printInputRequests lists what an input_required task waits for, one
-// request a line: its key, its method and its message.
-func printInputRequests(ios *IOStreams, t *mcp.DetailedTask) {
-	keys := make([]string, 0, len(t.InputRequests))
-	for k := range t.InputRequests {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		var ir struct {
-			Method string `json:"method"`
-			Params struct {
-				Message string `json:"message"`
-			} `json:"params"`
-		}
-		json.Unmarshal(t.InputRequests[k], &ir)
-		line := "input " + k + ": " + ir.Method
-		if ir.Params.Message != "" {
-			line += " — " + ir.Params.Message
-		}
-		fmt.Fprintln(ios.Out, oneLine(line))
-	}
 }
 
 // TasksUpdateOptions are the input of `mcpi tasks update`.
@@ -470,17 +375,4 @@ func tasksUpdateRun(ctx context.Context, opts *TasksUpdateOptions) error {
 		}
 		return showTaskDetail(ctx, &opts.ConnOptions, c, "get", id)
 	})
-}
-
-// taskNotification decodes a notifications/tasks (the tasks extension's
-// status notification).
-func taskNotification(n session.Notification) (*mcp.DetailedTask, bool) {
-	if n.Method != "notifications/tasks" {
-		return nil, false
-	}
-	var t mcp.DetailedTask
-	if json.Unmarshal(n.Params, &t) != nil || t.TaskID == "" {
-		return nil, false
-	}
-	return &t, true
 }

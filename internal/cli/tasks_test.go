@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 )
 
 var taskIDLine = regexp.MustCompile(`(?m)^task (\S+): working`)
@@ -183,7 +184,7 @@ func TestTaskReporter(t *testing.T) {
 		{TaskID: "t1", Status: "completed"},
 	}
 	ios, _, _, errOut := Test()
-	report, end := taskReporter(ios)
+	report, end := mcptext.TaskReporter(ios)
 	for _, s := range states {
 		report(s)
 	}
@@ -195,7 +196,7 @@ func TestTaskReporter(t *testing.T) {
 
 	ios, _, _, errOut = Test()
 	ios.StderrTTY = true
-	report, end = taskReporter(ios)
+	report, end = mcptext.TaskReporter(ios)
 	for _, s := range states {
 		report(s)
 	}

@@ -6,17 +6,15 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -139,7 +137,7 @@ func readDirectory(ctx context.Context, c *session.Client, o *ConnOptions, uri s
 	if o.JSON {
 		return cut(iostreams.WriteJSON(o.IO, nonNil(children)), err)
 	}
-	tw := table(o.IO.Out, "URI", "NAME", "MIME TYPE", "SIZE", "DESCRIPTION")
+	tw := mcptext.Table(o.IO.Out, "URI", "NAME", "MIME TYPE", "SIZE", "DESCRIPTION")
 	var bad error
 	for i, raw := range children {
 		var r mcp.Resource
@@ -154,7 +152,7 @@ func readDirectory(ctx context.Context, c *session.Client, o *ConnOptions, uri s
 		if r.Size != nil {
 			size = fmt.Sprint(*r.Size)
 		}
-		row(tw, r.URI, displayName(r.Title, r.Name), r.MimeType, size, r.Description)
+		mcptext.Row(tw, r.URI, mcptext.DisplayName(r.Title, r.Name), r.MimeType, size, r.Description)
 	}
 	if ferr := tw.Flush(); ferr != nil {
 		return ferr
@@ -478,7 +476,6 @@ func infoRun(ctx context.Context, opts *InfoOptions) error {
 
 // printInfo shows what the handshake settled.
 func printInfo(c *session.Client, o *ConnOptions) error {
-	init := c.InitializeResult()
 	transportName := cmp.Or(transport.Describe(c.Conn()).Transport, "?")
 	if o.JSON {
 		var raw map[string]json.RawMessage
@@ -492,69 +489,7 @@ func printInfo(c *session.Client, o *ConnOptions) error {
 		b, _ := json.Marshal(raw)
 		return iostreams.WriteRawJSON(o.IO, b)
 	}
-	w := o.IO.Out
-	si := init.ServerInfo
-	fmt.Fprintf(w, "Server:     %s %s\n", oneLine(displayName(si.Title, si.Name)), oneLine(si.Version))
-	if si.Description != "" {
-		fmt.Fprintf(w, "            %s\n", oneLine(si.Description))
-	}
-	if si.WebsiteURL != "" {
-		fmt.Fprintf(w, "Website:    %s\n", oneLine(si.WebsiteURL))
-	}
-	fmt.Fprintf(w, "Protocol:   %s (%s era; %s)\n", c.ProtocolVersion(), c.Era(), oneLine(c.EraReason()))
-	fmt.Fprintf(w, "Transport:  %s\n", transportName)
-	var cache mcp.Cache
-	if json.Unmarshal(c.InitializeResultRaw(), &cache) == nil && (cache.TTLMs != nil || cache.CacheScope != "") {
-		ttl := "none"
-		if cache.TTLMs != nil {
-			ttl = (time.Duration(*cache.TTLMs) * time.Millisecond).String()
-		}
-		fmt.Fprintf(w, "Cache:      ttl %s, scope %s\n", ttl, sanitize(cache.CacheScope, false))
-	}
-	fmt.Fprintf(w, "Capabilities:\n")
-	for _, line := range capabilityLines(c.InitializeResultRaw()) {
-		fmt.Fprintf(w, "  %s\n", line)
-	}
-	// Servers may list their App tools only to a client that declares
-	// MCP Apps: say which listing this is.
-	if o.Target.Apps {
-		fmt.Fprintf(w, "MCP Apps:   declared (%s): the server lists to mcpi what it lists to an App host\n", apps.Extension)
-	} else {
-		fmt.Fprintf(w, "MCP Apps:   not declared: a server may list more tools to an App host (--apps declares %s)\n", apps.Extension)
-	}
-	if init.Instructions != "" {
-		fmt.Fprintf(w, "Instructions:\n")
-		for _, l := range strings.Split(sanitize(init.Instructions, true), "\n") {
-			fmt.Fprintf(w, "  %s\n", l)
-		}
-	}
-	return nil
-}
-
-// capabilityLines lists the server's capabilities as sent, one per line.
-func capabilityLines(initRaw json.RawMessage) []string {
-	var r struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	json.Unmarshal(initRaw, &r)
-	names := make([]string, 0, len(r.Capabilities))
-	for k := range r.Capabilities {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var out []string
-	for _, k := range names {
-		v := string(r.Capabilities[k])
-		if v == "{}" {
-			out = append(out, sanitize(k, false))
-		} else {
-			out = append(out, sanitize(k, false)+" "+oneLine(v))
-		}
-	}
-	if len(out) == 0 {
-		out = append(out, "(none)")
-	}
-	return out
+	return mcptext.PrintInfo(o.IO.Out, c, o.Target.Apps)
 }
 
 // CompletionOptions are the input of `mcpi completion`.
@@ -624,7 +559,7 @@ func checkCompletable(ctx context.Context, c *session.Client, prompt, template, 
 		}
 		what = "prompt " + prompt
 	} else {
-		names = templateVariables(template)
+		names = mcptext.TemplateVariables(template)
 		what = "template " + template
 	}
 	check := func(n, role string) error {
@@ -646,20 +581,4 @@ func checkCompletable(ctx context.Context, c *session.Client, prompt, template, 
 		}
 	}
 	return nil
-}
-
-var templateExpr = regexp.MustCompile(`\{([+#./;?&]?)([^}]*)\}`)
-
-// templateVariables names the variables of an RFC 6570 URI template.
-func templateVariables(t string) []string {
-	var out []string
-	for _, m := range templateExpr.FindAllStringSubmatch(t, -1) {
-		for _, v := range strings.Split(m[2], ",") {
-			v, _, _ = strings.Cut(strings.TrimSuffix(strings.TrimSpace(v), "*"), ":")
-			if v != "" && !slices.Contains(out, v) {
-				out = append(out, v)
-			}
-		}
-	}
-	return out
 }

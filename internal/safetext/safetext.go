@@ -137,3 +137,24 @@ func Block(s string) string {
 func Clean(s string) bool {
 	return Sanitize(s, true) == s
 }
+
+// Truncate cuts s to n runes, the last of them an ellipsis when it cut.
+// It does not sanitise: callers cut what they sanitised.
+func Truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// Quote shows the start of what a peer sent (200 bytes), sanitised and
+// between guillemets, so that where it starts and ends is plain.
+func Quote(b []byte) string {
+	const max = 200
+	s := string(b)
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return "«" + Sanitize(s, false) + "»"
+}

@@ -1,15 +1,15 @@
 //go:build unix
 
-package cli
+package eras
 
 import (
 	"os"
 	"syscall"
 )
 
-// openEraFile opens path for reading without following a symbolic link
+// openFile opens path for reading without following a symbolic link
 // (ELOOP) and without waiting on a FIFO's writer or a device (O_NONBLOCK);
-// readEraFile then refuses anything that is not a regular file.
-func openEraFile(path string) (*os.File, error) {
+// readFile then refuses anything that is not a regular file.
+func openFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }

@@ -1,16 +1,16 @@
 //go:build !unix
 
-package cli
+package eras
 
 import (
 	"fmt"
 	"os"
 )
 
-// openEraFile opens path for reading, refusing a symbolic link (checked
-// before the open: there is no O_NOFOLLOW here); readEraFile then refuses
+// openFile opens path for reading, refusing a symbolic link (checked
+// before the open: there is no O_NOFOLLOW here); readFile then refuses
 // anything that is not a regular file.
-func openEraFile(path string) (*os.File, error) {
+func openFile(path string) (*os.File, error) {
 	if fi, err := os.Lstat(path); err != nil {
 		return nil, err
 	} else if fi.Mode()&os.ModeSymlink != 0 {

@@ -1,0 +1,10 @@
+// Package mcptext owns how the one-shot commands show MCP objects to a
+// person: tables whose every cell is sanitised, folded and cut; a tool's
+// signature, badges and first sentence; a task's line, fields and the
+// input it waits for, and the reporter that keeps a task's state on one
+// line of a terminal; what a handshake settled (PrintInfo) and what
+// app-info found of an App. Every word a server chose is sanitised here.
+//
+// It imports apps, bounds, iostreams, mcp, safetext, schema, session and
+// transport; never cli or tui.
+package mcptext
