@@ -2,17 +2,24 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/url"
+	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/intercept"
 	"github.com/mcpi-dev/mcpi/internal/proxy"
+	"github.com/mcpi-dev/mcpi/internal/query"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/tui"
 )
 
 // ProxyOptions are the flags of `mcpi proxy`.
@@ -30,8 +37,13 @@ type ProxyOptions struct {
 	Faults  string
 	Seed    uint64
 	SeedSet bool
+	// UI opens the TUI on the proxied conversation; Breaks are its
+	// breakpoints, HoldTimeout a held frame's deadline.
+	UI          bool
+	Breaks      []string
+	HoldTimeout time.Duration
 
-	engine *intercept.Engine
+	breaks []query.Query
 }
 
 // NewCmdProxy returns `mcpi proxy --record TRACE -- CMD`.
@@ -56,7 +68,13 @@ With --faults FILE, frames are judged by the rules of FILE on their way
 duplicated, reordered, slowed, the connection closed or cut, an HTTP status
 given in the server's place. Each change is an intercept event in TRACE, and
 a summary on stderr at the end says which rule fired how often and the seed
-that repeats the run (--seed).`,
+that repeats the run (--seed).
+
+With --ui, the TUI shows the proxied conversation as it flows (on the
+terminal for --listen; on /dev/tty for a stdio proxy, whose stdin and stdout
+are the host's), and --break QUERY holds each frame the query matches until
+you forward it, edit it, drop it, answer it in the server's place or close
+the connection; past --hold-timeout it is forwarded, and the trace says so.`,
 		Example: `  "command": "mcpi", "args": ["proxy", "--record", "/tmp/host.jsonl", "--", "npx", "-y", "@modelcontextprotocol/server-everything"]`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.parse(cmd, args); err != nil {
@@ -75,6 +93,9 @@ that repeats the run (--seed).`,
 	end = flagGroup(cmd, groupServe)
 	cmd.Flags().StringVar(&opts.Faults, "faults", "", "change frames on the wire by the rules of this YAML file (docs/intercept.md)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 0, "the seed of --faults' draws: the same seed repeats a run (default: a new one, printed)")
+	cmd.Flags().BoolVar(&opts.UI, "ui", false, "open the TUI on the proxied conversation")
+	cmd.Flags().StringArrayVar(&opts.Breaks, "break", nil, "with --ui: hold each frame this query matches until you decide (repeatable)")
+	cmd.Flags().DurationVar(&opts.HoldTimeout, "hold-timeout", intercept.DefaultHoldTimeout, "with --break: forward a held frame after this long")
 	end()
 	end = flagGroup(cmd, groupConnection)
 	cmd.Flags().StringArrayVarP(&opts.Env, "env", "e", nil, "environment variable KEY=VALUE for the server (repeatable)")
@@ -97,6 +118,22 @@ func (opts *ProxyOptions) parse(cmd *cobra.Command, args []string) error {
 	opts.SeedSet = cmd.Flags().Changed("seed")
 	if opts.SeedSet && opts.Faults == "" {
 		return flagErrorf("--seed goes with --faults")
+	}
+	if len(opts.Breaks) > 0 && !opts.UI {
+		return flagErrorf("--break holds frames for you to decide on: it needs --ui")
+	}
+	if cmd.Flags().Changed("hold-timeout") && len(opts.Breaks) == 0 {
+		return flagErrorf("--hold-timeout goes with --break")
+	}
+	if opts.HoldTimeout <= 0 {
+		return flagErrorf("--hold-timeout must be more than 0")
+	}
+	for _, b := range opts.Breaks {
+		q, err := query.Parse(b)
+		if err != nil {
+			return flagErrorf("--break %q: %v", b, err)
+		}
+		opts.breaks = append(opts.breaks, q)
 	}
 	if opts.Listen != "" || opts.URL != "" {
 		if opts.Listen == "" || opts.URL == "" {
@@ -129,24 +166,101 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 			opts.Seed = rand.Uint64()
 		}
 	}
-	start := func(tap transport.Tap) {
-		if faults != nil {
-			opts.engine = intercept.NewEngine(intercept.Options{Faults: faults, Seed: opts.Seed, Tap: tap})
-		}
-	}
+	p := &proxied{opts: opts, faults: faults}
 	var err error
 	if opts.Listen != "" {
-		err = proxyHTTPRun(ctx, opts, start)
+		err = p.http(ctx)
 	} else {
-		err = proxyStdioRun(ctx, opts, start)
+		err = p.stdio(ctx)
 	}
-	if opts.engine != nil {
-		opts.engine.WriteSummary(opts.IO.ErrOut)
+	if p.engine != nil {
+		p.engine.WriteSummary(opts.IO.ErrOut)
 	}
 	return err
 }
 
-func proxyStdioRun(ctx context.Context, opts *ProxyOptions, start func(transport.Tap)) error {
+// proxied is one run of the proxy: its trace, its faults and its gate,
+// and the TUI's tap once it runs.
+type proxied struct {
+	opts   *ProxyOptions
+	faults *intercept.Faults
+	engine *intercept.Engine
+	gate   *intercept.Gate
+	ui     lateTap
+}
+
+// lateTap hands events to the TUI once it runs.
+type lateTap struct {
+	mu  sync.Mutex
+	tap transport.Tap
+}
+
+func (l *lateTap) Observe(e transport.Event) {
+	l.mu.Lock()
+	t := l.tap
+	l.mu.Unlock()
+	if t != nil {
+		t.Observe(e)
+	}
+}
+
+// start makes the engine and the gate, their events going to the trace
+// (and to the TUI), and returns the tap of the proxy's events.
+func (p *proxied) start(w transport.Tap) transport.Tap {
+	tap := w
+	if p.opts.UI {
+		tap = transport.MultiTap(w, &p.ui)
+	}
+	if p.faults != nil {
+		p.engine = intercept.NewEngine(intercept.Options{Faults: p.faults, Seed: p.opts.Seed, Tap: tap})
+	}
+	if len(p.opts.breaks) > 0 {
+		p.gate = intercept.NewGate(intercept.GateOptions{Breaks: p.opts.breaks, HoldTimeout: p.opts.HoldTimeout, Tap: tap})
+	}
+	return tap
+}
+
+// run runs the proxy, in the TUI with --ui (its terminal: in and out).
+func (p *proxied) run(ctx context.Context, title string, in io.Reader, out io.Writer, proxy func(context.Context) error) error {
+	if !p.opts.UI {
+		return proxy(ctx)
+	}
+	var perr error
+	started, finished := make(chan struct{}), make(chan struct{})
+	err := tui.RunProxy(ctx, tui.ProxyOptions{Title: title, Gate: p.gate, In: in, Out: out, NoColor: !p.opts.IO.Color,
+		Run: func(ctx context.Context, tap transport.Tap) error {
+			close(started)
+			defer close(finished)
+			p.ui.mu.Lock()
+			p.ui.tap = tap
+			p.ui.mu.Unlock()
+			perr = proxy(ctx)
+			return perr
+		}})
+	// Quitting the TUI stops the proxy: wait for it to end, so that its
+	// trace is whole.
+	select {
+	case <-started:
+		<-finished
+	default:
+	}
+	if perr != nil && !errors.Is(perr, context.Canceled) {
+		return perr
+	}
+	return err
+}
+
+func (p *proxied) stdio(ctx context.Context) error {
+	opts := p.opts
+	var tty *os.File
+	if opts.UI {
+		// The host has stdin and stdout: the TUI takes the terminal.
+		var err error
+		if tty, err = os.OpenFile("/dev/tty", os.O_RDWR, 0); err != nil {
+			return flagErrorf("--ui: a stdio proxy shows its TUI on /dev/tty, and there is none here: %v", err)
+		}
+		defer tty.Close()
+	}
 	var secrets []string
 	for _, e := range opts.Env {
 		if k, v, ok := strings.Cut(e, "="); ok && record.IsSecretEnv(k, v) {
@@ -160,15 +274,29 @@ func proxyStdioRun(ctx context.Context, opts *ProxyOptions, start func(transport
 	if err != nil {
 		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
 	}
-	start(w)
-	code, err := proxy.RunStdio(ctx, proxy.StdioOptions{
-		Command: opts.Command, Env: opts.Env,
-		Stdin: opts.IO.In, Stdout: opts.IO.Data(), Stderr: opts.IO.ErrOut, Tap: w, Faults: opts.engine,
+	tap := p.start(w)
+	stderr := io.Writer(opts.IO.ErrOut)
+	if opts.UI {
+		// Shown in the TUI and kept in the trace: on the terminal it would
+		// tear the screen.
+		stderr = io.Discard
+	}
+	code := 0
+	err = p.run(ctx, strings.Join(opts.Command, " "), tty, tty, func(ctx context.Context) error {
+		var err error
+		code, err = proxy.RunStdio(ctx, proxy.StdioOptions{
+			Command: opts.Command, Env: opts.Env,
+			Stdin: opts.IO.In, Stdout: opts.IO.Data(), Stderr: stderr, Tap: tap, Faults: p.engine, Gate: p.gate,
+		})
+		return err
 	})
 	if cerr := w.Close(); cerr != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: the trace %s is incomplete: %v\n", opts.Record, cerr)
 	}
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
 		return fmt.Errorf("%w: %v", errConnect, err)
 	}
 	if code != 0 {
@@ -177,10 +305,14 @@ func proxyStdioRun(ctx context.Context, opts *ProxyOptions, start func(transport
 	return nil
 }
 
-func proxyHTTPRun(ctx context.Context, opts *ProxyOptions, start func(transport.Tap)) error {
+func (p *proxied) http(ctx context.Context) error {
+	opts := p.opts
 	up, err := url.Parse(opts.URL)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return flagErrorf("invalid --url %q", opts.URL)
+	}
+	if opts.UI && (!opts.IO.StdinTTY || !opts.IO.StdoutTTY) {
+		return flagErrorf("--ui: %v", errNoTerminal)
 	}
 	ln, err := listen(opts.Listen, "--listen", true)
 	if err != nil {
@@ -195,7 +327,16 @@ func proxyHTTPRun(ctx context.Context, opts *ProxyOptions, start func(transport.
 		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
 	}
 	defer w.Close()
-	start(w)
-	fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: http://%s/ -> %s, recording to %s\n", ln.Addr(), opts.URL, opts.Record)
-	return serveHTTP(ctx, ln, proxy.HandlerWith(up, proxy.HTTPOptions{Tap: w, Faults: opts.engine}))
+	tap := p.start(w)
+	banner := fmt.Sprintf("http://%s/ -> %s", ln.Addr(), opts.URL)
+	if !opts.UI {
+		fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: %s, recording to %s\n", banner, opts.Record)
+	}
+	h := proxy.HandlerWith(up, proxy.HTTPOptions{Tap: tap, Faults: p.engine, Gate: p.gate})
+	return p.run(ctx, banner, nil, nil, func(ctx context.Context) error {
+		if p.gate != nil {
+			defer p.gate.Close()
+		}
+		return serveHTTP(ctx, ln, h)
+	})
 }

@@ -23,6 +23,11 @@ func TestProxyFaultsFlags(t *testing.T) {
 		{[]string{"proxy", "--record", trace, "--seed", "3", "--", "x"}, "--seed goes with --faults"},
 		{[]string{"proxy", "--record", trace, "--faults", bad, "--", "x"}, `--faults: ` + bad + `: line 3: unknown key "propability"`},
 		{[]string{"proxy", "--record", trace, "--faults", filepath.Join(dir, "none.yaml"), "--", "x"}, "--faults: open"},
+		{[]string{"proxy", "--record", trace, "--break", "method:ping", "--", "x"}, "--break holds frames for you to decide on: it needs --ui"},
+		{[]string{"proxy", "--record", trace, "--ui", "--break", "dur:>x", "--", "x"}, `--break "dur:>x": `},
+		{[]string{"proxy", "--record", trace, "--hold-timeout", "5s", "--", "x"}, "--hold-timeout goes with --break"},
+		{[]string{"proxy", "--record", trace, "--ui", "--break", "method:ping", "--hold-timeout", "0s", "--", "x"}, "--hold-timeout must be more than 0"},
+		{[]string{"proxy", "--record", trace, "--ui", "--listen", "127.0.0.1:0", "--url", "http://127.0.0.1:1/"}, "--ui: the TUI needs a terminal"},
 	} {
 		code, _, errOut := runCLI(t, "", c.args...)
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {

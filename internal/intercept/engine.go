@@ -171,18 +171,7 @@ func (r *Rule) apply(f Frame, m message, rng *rand.Rand) (Verdict, string) {
 		return v, "dropped " + what
 	case ActError:
 		v.Send = nil
-		ans, _ := json.Marshal(struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Error   struct {
-				Code    int64  `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}{JSONRPC: "2.0", ID: m.ID, Error: struct {
-			Code    int64  `json:"code"`
-			Message string `json:"message"`
-		}{r.Code, r.Message}})
-		v.Reply = [][]byte{ans}
+		v.Reply = [][]byte{answerFrame(m.ID, nil, r.Code, r.Message)}
 		return v, fmt.Sprintf("answered %s with error %d in the peer's place", what, r.Code)
 	case ActCorrupt:
 		v.Send = [][]byte{corrupt(f.Data, r.Corrupt, m)}
@@ -270,6 +259,26 @@ func wrongID(id json.RawMessage) json.RawMessage {
 		return b
 	}
 	return json.RawMessage(`"wrong"`)
+}
+
+// answerFrame is the answer to the request of id: its result, or the
+// error of code (not 0) and message.
+func answerFrame(id, result json.RawMessage, code int64, message string) []byte {
+	type rpcError struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}
+	var e *rpcError
+	if code != 0 {
+		e, result = &rpcError{code, message}, nil
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   *rpcError       `json:"error,omitempty"`
+	}{"2.0", id, result, e})
+	return b
 }
 
 // message is what a rule needs of a frame: its id and method.

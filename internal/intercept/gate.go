@@ -356,12 +356,7 @@ func (g *Gate) Answer(id uint64, result json.RawMessage, code int64, message str
 		if it.noReply {
 			return Delivery{}, "", errors.New("this request cannot be answered here (the proxy has no way back to its sender): the frame stays held")
 		}
-		var ans []byte
-		if code != 0 {
-			ans, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": code, "message": message}})
-		} else {
-			ans, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
-		}
+		ans := answerFrame(m.ID, result, code, message)
 		return Delivery{Reply: [][]byte{ans}, Frame: it.frame}, "answered " + m.describe() + " in the peer's place", nil
 	})
 }

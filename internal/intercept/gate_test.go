@@ -181,8 +181,8 @@ func TestGateDecisions(t *testing.T) {
 	}
 	want := []string{
 		`EDIT {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}`,
-		`REPLY {"id":2,"jsonrpc":"2.0","result":{"content":[]}}`,
-		`REPLY {"error":{"code":-32000,"message":"no"},"id":3,"jsonrpc":"2.0"}`,
+		`REPLY {"jsonrpc":"2.0","id":2,"result":{"content":[]}}`,
+		`REPLY {"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"no"}}`,
 		"CLOSE",
 	}
 	if got := r.sent(out); fmt.Sprint(got) != fmt.Sprint(want) {

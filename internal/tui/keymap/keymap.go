@@ -126,6 +126,17 @@ type KeyMap struct {
 	Composer  key.Binding
 	Record    key.Binding
 	SendFrame key.Binding
+
+	// Held frames (mcpi proxy --ui): the fate of the frame a breakpoint
+	// holds.
+	HeldForward key.Binding
+	HeldEdit    key.Binding
+	HeldEditor  key.Binding // edit in $VISUAL or $EDITOR
+	HeldDrop    key.Binding
+	HeldAnswer  key.Binding
+	HeldClose   key.Binding
+	HeldRelease key.Binding // the frames behind it go on
+	HeldNext    key.Binding
 }
 
 // Default returns the default key bindings.
@@ -223,6 +234,15 @@ func Default() *KeyMap {
 		Composer:  key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "raw request")),
 		Record:    key.NewBinding(key.WithKeys("alt+r"), key.WithHelp("alt+r", "start/stop recording")),
 		SendFrame: key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "send as raw frame")),
+
+		HeldForward: key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "forward")),
+		HeldEdit:    key.NewBinding(key.WithKeys("ctrl+e"), key.WithHelp("ctrl+e", "edit")),
+		HeldEditor:  key.NewBinding(key.WithKeys("alt+e"), key.WithHelp("alt+e", "$EDITOR")),
+		HeldDrop:    key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "drop")),
+		HeldAnswer:  key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "answer")),
+		HeldClose:   key.NewBinding(key.WithKeys("ctrl+k"), key.WithHelp("ctrl+k", "close connection")),
+		HeldRelease: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "let the rest pass")),
+		HeldNext:    key.NewBinding(key.WithKeys("alt+n"), key.WithHelp("alt+n", "next held")),
 	}
 	for i := 1; i <= 10; i++ {
 		d := string(rune('0' + i%10))
