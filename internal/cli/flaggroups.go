@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,6 +48,11 @@ const (
 // flagGroupKey is the annotation of a flag that names its group.
 const flagGroupKey = "mcpi/group"
 
+// flagRangesKey is the annotation of a command that holds its groups of
+// flags until they are needed (applyFlagGroups): "FROM-TO:GROUP;" for each
+// group, FROM and TO positions in the order the flags were defined.
+const flagRangesKey = "mcpi/flag-groups"
+
 // flagGroup puts the flags defined on cmd from now on, until the function
 // it returns is called, in the group g (one of flagGroups):
 //
@@ -59,24 +65,55 @@ const flagGroupKey = "mcpi/group"
 // A flag already in a group (defined by a nested helper) keeps it.
 //
 // It runs for every command at every start, --version and a shell's TAB
-// included, so it visits the flags in the order they were defined (the new
-// ones last) rather than sorted: sorting a set as it grows, once per
-// group, was a quarter of mcpi's start.
+// included, so it only notes which flags (by their order of definition) a
+// group holds; applyFlagGroups annotates them when help is shown. Sorting
+// the set as it grew, once per group, was a quarter of mcpi's start, and a
+// map for each flag of the tree a tenth.
 func flagGroup(cmd *cobra.Command, g string) (end func()) {
 	fs := cmd.Flags()
-	before := 0
-	visitDefined(fs, func(*pflag.Flag) { before++ })
+	from := definedFlags(fs)
 	return func() {
-		i := 0
-		visitDefined(fs, func(f *pflag.Flag) {
-			if i++; i > before && f.Annotations[flagGroupKey] == nil {
+		if to := definedFlags(fs); to > from {
+			if cmd.Annotations == nil {
+				cmd.Annotations = map[string]string{}
+			}
+			cmd.Annotations[flagRangesKey] += strconv.Itoa(from) + "-" + strconv.Itoa(to) + ":" + g + ";"
+		}
+	}
+}
+
+// applyFlagGroups annotates each flag of c with its group (flagGroupKey),
+// from what flagGroup noted; the first group noted for a flag, a nested
+// helper's, wins.
+func applyFlagGroups(c *cobra.Command) {
+	ranges := c.Annotations[flagRangesKey]
+	if ranges == "" {
+		return
+	}
+	delete(c.Annotations, flagRangesKey)
+	var defined []*pflag.Flag
+	visitDefined(c.Flags(), func(f *pflag.Flag) { defined = append(defined, f) })
+	for r := range strings.SplitSeq(strings.TrimSuffix(ranges, ";"), ";") {
+		span, g, _ := strings.Cut(r, ":")
+		a, b, _ := strings.Cut(span, "-")
+		from, _ := strconv.Atoi(a)
+		to, _ := strconv.Atoi(b)
+		for _, f := range defined[from:min(to, len(defined))] {
+			if f.Annotations[flagGroupKey] == nil {
 				if f.Annotations == nil {
 					f.Annotations = map[string][]string{}
 				}
 				f.Annotations[flagGroupKey] = []string{g}
 			}
-		})
+		}
 	}
+}
+
+// definedFlags is how many flags fs has.
+func definedFlags(fs *pflag.FlagSet) int {
+	n := 0
+	visitDefined(fs, func(*pflag.Flag) { n++ })
+	return n
 }
 
 // visitDefined calls fn for each flag of fs in the order they were defined.
@@ -103,6 +140,7 @@ func flagGroupOf(f *pflag.Flag) string {
 // its title, the flags aligned across groups as cobra aligns them in one
 // list. A flag in no group is listed last, under "Flags".
 func flagGroupUsages(c *cobra.Command) string {
+	applyFlagGroups(c)
 	all := pflag.NewFlagSet(c.Name(), pflag.ContinueOnError)
 	all.AddFlagSet(c.LocalFlags())
 	all.AddFlagSet(c.InheritedFlags())

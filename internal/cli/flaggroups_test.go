@@ -31,6 +31,7 @@ func TestEveryFlagInAGroup(t *testing.T) {
 	n := 0
 	walkCommands(root, func(c *cobra.Command) {
 		c.InitDefaultHelpFlag()
+		applyFlagGroups(c)
 		c.Flags().VisitAll(func(f *pflag.Flag) {
 			n++
 			if g := flagGroupOf(f); !known[g] {
@@ -69,6 +70,7 @@ func TestHelpGroupsFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		applyFlagGroups(c)
 		if strings.Contains(out, "\nFlags:\n") {
 			t.Errorf("mcpi %s --help has flags in no group:\n%s", strings.Join(path, " "), out)
 		}
@@ -156,6 +158,7 @@ func TestFlagGroupByDefinitionOrder(t *testing.T) {
 	cmd.Flags().Bool("alpha", false, "")
 	cmd.Flags().Bool("omega", false, "")
 	end()
+	applyFlagGroups(cmd)
 	for name, want := range map[string]string{"zeta": "", "alpha": groupOutput, "omega": groupOutput} {
 		if got := flagGroupOf(cmd.Flags().Lookup(name)); got != want {
 			t.Errorf("--%s: group %q, want %q", name, got, want)
@@ -163,5 +166,25 @@ func TestFlagGroupByDefinitionOrder(t *testing.T) {
 	}
 	if !cmd.Flags().SortFlags {
 		t.Error("flagGroup left the flag set unsorted")
+	}
+}
+
+// A group opened inside another (a helper that defines flags of its own)
+// keeps its flags; the outer group gets the ones defined around it.
+func TestFlagGroupNested(t *testing.T) {
+	cmd := &cobra.Command{Use: "x"}
+	outer := flagGroup(cmd, groupConnection)
+	cmd.Flags().Bool("url", false, "")
+	inner := flagGroup(cmd, groupAuth)
+	cmd.Flags().Bool("bearer", false, "")
+	inner()
+	cmd.Flags().Bool("cwd", false, "")
+	outer()
+	cmd.Flags().Bool("loose", false, "")
+	applyFlagGroups(cmd)
+	for name, want := range map[string]string{"url": groupConnection, "bearer": groupAuth, "cwd": groupConnection, "loose": ""} {
+		if got := flagGroupOf(cmd.Flags().Lookup(name)); got != want {
+			t.Errorf("--%s: group %q, want %q", name, got, want)
+		}
 	}
 }
