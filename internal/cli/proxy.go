@@ -257,9 +257,12 @@ func (p *proxied) stdio(ctx context.Context) error {
 		// The host has stdin and stdout: the TUI takes the terminal.
 		var err error
 		if tty, err = os.OpenFile("/dev/tty", os.O_RDWR, 0); err != nil {
-			return flagErrorf("--ui: a stdio proxy shows its TUI on /dev/tty, and there is none here: %v", err)
+			return flagErrorf("--ui: a stdio proxy shows its TUI on /dev/tty, and there is none here (%v): put the HTTP proxy (--listen, --url) in front of the server instead", err)
 		}
 		defer tty.Close()
+		if !foreground(tty) {
+			return flagErrorf("--ui: the host started this proxy in the background of its terminal (a process group of its own), where the TUI could not read a key: put the HTTP proxy (--listen, --url) in front of the server instead")
+		}
 	}
 	var secrets []string
 	for _, e := range opts.Env {

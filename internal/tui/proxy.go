@@ -81,7 +81,7 @@ type editedMsg struct {
 // NewProxy returns the proxy's model; Close releases it.
 func NewProxy(ctx context.Context, opts ProxyOptions) *ProxyModel {
 	r := NewReplay(ctx, ReplayOptions{Title: opts.Title, Feed: opts.Run, In: opts.In, Out: opts.Out,
-		NoColor: opts.NoColor, Width: opts.Width, Height: opts.Height, Mouse: opts.Mouse})
+		NoColor: opts.NoColor, Width: opts.Width, Height: opts.Height, Mouse: opts.Mouse, Name: "mcpi proxy", Live: true})
 	if opts.EditCmd == nil {
 		opts.EditCmd = editorCmd
 	}
@@ -327,16 +327,10 @@ func (m *ProxyModel) apply(id uint64, answer bool, data []byte) error {
 // above the help line.
 func (m *ProxyModel) View() tea.View {
 	v := m.ReplayModel.View()
-	v.WindowTitle = "mcpi proxy"
 	if m.width <= 0 || m.height <= 0 {
 		return v
 	}
 	lines := strings.Split(v.Content, "\n")
-	if len(lines) > 0 {
-		lines[0] = strings.Replace(lines[0], "mcpi replay", "mcpi proxy", 1)
-		lines[0] = strings.Replace(lines[0], "read-only", "live", 1)
-		lines[0] = strings.Replace(lines[0], "reading…", "proxying…", 1)
-	}
 	n := len(lines)
 	if e := m.editor; e != nil && n >= 4 {
 		st := m.c.Styles

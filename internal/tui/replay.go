@@ -47,6 +47,11 @@ type ReplayOptions struct {
 	TimelineSpans int
 	// Mouse turns the mouse on: the wheel scrolls.
 	Mouse bool
+	// Name is the header's title ("mcpi replay" when empty); Live says
+	// the feed is a conversation as it happens (mcpi proxy --ui), not a
+	// trace read.
+	Name string
+	Live bool
 }
 
 // ReplayModel is the root model of `mcpi replay` on a terminal: the wire
@@ -181,6 +186,9 @@ func (m *ReplayModel) View() tea.View {
 	v := tea.NewView("")
 	v.AltScreen = true
 	v.WindowTitle = "mcpi replay"
+	if m.opts.Name != "" {
+		v.WindowTitle = m.opts.Name
+	}
 	if m.opts.Mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
@@ -188,15 +196,25 @@ func (m *ReplayModel) View() tea.View {
 		return v
 	}
 	st := m.c.Styles
-	state := st.Running.Render("reading…")
+	name, running, ended, tag := "mcpi replay", "reading…", "complete", "read-only"
+	if m.opts.Name != "" {
+		name = m.opts.Name
+	}
+	if m.opts.Live {
+		running, ended, tag = "live", "ended", ""
+	}
+	state := st.Running.Render(running)
 	switch {
 	case m.feedErr != nil:
 		state = st.Error.Render("✗ " + common.Line(m.feedErr.Error()))
 	case m.ended:
-		state = st.OK.Render("complete")
+		state = st.OK.Render(ended)
 	}
-	head := []string{st.HeaderTitle.Render("mcpi replay"), m.viewName(), st.HeaderServer.Render(common.Line(m.opts.Title)),
-		fmt.Sprintf("%d events", m.wire.Store().Len()), state, st.HeaderDim.Render("read-only")}
+	head := []string{st.HeaderTitle.Render(name), m.viewName(), st.HeaderServer.Render(common.Line(m.opts.Title)),
+		fmt.Sprintf("%d events", m.wire.Store().Len()), state}
+	if tag != "" {
+		head = append(head, st.HeaderDim.Render(tag))
+	}
 	if !m.notice.Empty() {
 		head = append(head, m.notice.View(st, m.width))
 	}
