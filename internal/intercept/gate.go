@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -95,6 +96,7 @@ type Gate struct {
 	deliver func(dir transport.Direction, d Delivery)
 
 	mu     sync.Mutex
+	snap   atomic.Pointer[[]Held]
 	room   *sync.Cond
 	parser *rows.Parser
 	lanes  map[transport.Direction][]*gated
@@ -251,6 +253,7 @@ func (g *Gate) pump(dir transport.Direction) bool {
 	}
 	clear(l[len(kept):])
 	g.lanes[dir] = kept
+	g.keepHeld()
 	if len(kept) < len(l) {
 		g.full[dir] = false
 		g.room.Broadcast()
@@ -283,10 +286,18 @@ func (g *Gate) expire(id uint64) {
 	})
 }
 
-// Held returns the frames held now, oldest first.
+// Held returns the frames held now, oldest first (outgoing first).
+// It never waits for the gate's lock (a UI calls it as it draws): it
+// reads the list as the gate last left it.
 func (g *Gate) Held() []Held {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	if p := g.snap.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// keepHeld notes the frames held now for Held. Called with the lock held.
+func (g *Gate) keepHeld() {
 	var out []Held
 	for _, dir := range []transport.Direction{transport.Outgoing, transport.Incoming} {
 		l := g.lanes[dir]
@@ -302,7 +313,7 @@ func (g *Gate) Held() []Held {
 			}
 		}
 	}
-	return out
+	g.snap.Store(&out)
 }
 
 // ErrNotHeld is the error of a decision on a frame no longer held.

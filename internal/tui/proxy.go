@@ -70,6 +70,16 @@ type heldEditor struct {
 // heldTickMsg redraws the held frame's deadline.
 type heldTickMsg struct{}
 
+// decidedMsg is the outcome of a decision on a held frame, made off the
+// UI's goroutine (the gate may wait on a peer that does not read).
+type decidedMsg struct {
+	done string // what to say when it worked
+	err  error
+	// editor says the decision came from the JSON editor, which stays
+	// open on a refusal.
+	editor bool
+}
+
 // editedMsg comes back from the editor.
 type editedMsg struct {
 	id     uint64
@@ -132,7 +142,21 @@ func (m *ProxyModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.refresh()
 		return m, m.tick()
 	case editedMsg:
-		m.edited(msg)
+		return m, m.edited(msg)
+	case decidedMsg:
+		switch {
+		case msg.err != nil && msg.editor && m.editor != nil:
+			m.editor.err = msg.err.Error()
+		case msg.err != nil:
+			m.notice.Fail(msg.err)
+		default:
+			if msg.editor {
+				m.editor = nil
+			}
+			if msg.done != "" {
+				m.notice.Set("%s", msg.done)
+			}
+		}
 		m.refresh()
 		return m, nil
 	case *common.Batch:
@@ -159,20 +183,22 @@ func (m *ProxyModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // the held frame's.
 func (m *ProxyModel) heldKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k, g, h := m.c.Keys, m.popts.Gate, m.held[m.sel]
-	var err error
+	var decide func(uint64) error
 	switch {
 	case key.Matches(msg, k.HeldForward):
-		err = g.Forward(h.ID)
+		decide = g.Forward
 	case key.Matches(msg, k.HeldDrop):
-		err = g.Drop(h.ID)
+		decide = g.Drop
 	case key.Matches(msg, k.HeldClose):
-		err = g.CloseConn(h.ID)
+		decide = g.CloseConn
 	case key.Matches(msg, k.HeldRelease):
-		err = g.Release(h.ID)
+		decide = g.Release
 	case key.Matches(msg, k.HeldNext):
 		m.sel = (m.sel + 1) % len(m.held)
+		return nil, true
 	case key.Matches(msg, k.HeldEdit):
 		m.openEditor(h, false)
+		return nil, true
 	case key.Matches(msg, k.HeldEditor):
 		return m.edit(h, false), true
 	case key.Matches(msg, k.HeldAnswer):
@@ -181,13 +207,12 @@ func (m *ProxyModel) heldKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.openEditor(h, true)
+		return nil, true
 	default:
 		return nil, false
 	}
-	if err != nil {
-		m.notice.Fail(err)
-	}
-	return nil, true
+	id := h.ID
+	return func() tea.Msg { return decidedMsg{err: decide(id)} }, true
 }
 
 // openEditor opens the JSON editor on the held frame, or on an answer's
@@ -213,13 +238,7 @@ func (m *ProxyModel) editorKey(msg tea.KeyPressMsg) tea.Cmd {
 	k, e := m.c.Keys, m.editor
 	switch {
 	case key.Matches(msg, k.Submit):
-		if err := m.apply(e.id, e.answer, []byte(e.ta.Value())); err != nil {
-			e.err = err.Error()
-			return nil
-		}
-		m.editor = nil
-		m.refresh()
-		return nil
+		return m.apply(e.id, e.answer, []byte(e.ta.Value()), true)
 	case key.Matches(msg, k.Back):
 		m.editor = nil
 		return nil
@@ -270,7 +289,7 @@ func (m *ProxyModel) edit(h intercept.Held, answer bool) tea.Cmd {
 }
 
 // edited sends what the external editor left.
-func (m *ProxyModel) edited(msg editedMsg) {
+func (m *ProxyModel) edited(msg editedMsg) tea.Cmd {
 	data, rerr := os.ReadFile(msg.path)
 	os.Remove(msg.path)
 	switch {
@@ -279,22 +298,20 @@ func (m *ProxyModel) edited(msg editedMsg) {
 	case rerr != nil:
 		m.notice.Fail(rerr)
 	default:
-		if err := m.apply(msg.id, msg.answer, data); err != nil {
-			m.notice.Fail(err)
-		}
+		return m.apply(msg.id, msg.answer, data, false)
 	}
+	return nil
 }
 
 // apply sends an edit in a held frame's place, or an answer to it (a
-// result, or an error with its code and message).
-func (m *ProxyModel) apply(id uint64, answer bool, data []byte) error {
+// result, or an error with its code and message), off the UI's
+// goroutine.
+func (m *ProxyModel) apply(id uint64, answer bool, data []byte, editor bool) tea.Cmd {
 	g := m.popts.Gate
 	if !answer {
-		if err := g.Edit(id, data); err != nil {
-			return err
+		return func() tea.Msg {
+			return decidedMsg{done: "the edit was sent", err: g.Edit(id, data), editor: editor}
 		}
-		m.notice.Set("the edit was sent")
-		return nil
 	}
 	var a struct {
 		Result json.RawMessage `json:"result"`
@@ -303,6 +320,7 @@ func (m *ProxyModel) apply(id uint64, answer bool, data []byte) error {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
+	var send func() error
 	err := json.Unmarshal(data, &a)
 	switch {
 	case err != nil:
@@ -310,17 +328,18 @@ func (m *ProxyModel) apply(id uint64, answer bool, data []byte) error {
 	case a.Error != nil && a.Error.Code == 0:
 		err = errors.New("an error answer needs a code other than 0: the frame stays held")
 	case a.Error != nil:
-		err = g.Answer(id, nil, a.Error.Code, a.Error.Message)
+		send = func() error { return g.Answer(id, nil, a.Error.Code, a.Error.Message) }
 	case a.Result == nil:
 		err = errors.New(`an answer is {"result": {...}} or {"error": {"code": …, "message": …}}: the frame stays held`)
 	default:
-		err = g.Answer(id, a.Result, 0, "")
+		send = func() error { return g.Answer(id, a.Result, 0, "") }
 	}
-	if err != nil {
-		return err
+	return func() tea.Msg {
+		if send != nil {
+			err = send()
+		}
+		return decidedMsg{done: "answered in the peer's place", err: err, editor: editor}
 	}
-	m.notice.Set("answered in the peer's place")
-	return nil
 }
 
 // View lays out the screen: the replay's, with the held frame's bar
