@@ -40,7 +40,21 @@ type Span struct {
 	// Request says the span is a request's, from its sending to its
 	// answer (a notification's span has no duration).
 	Request bool
+	// Events are the span's events: the changes mcpi proxy made on the
+	// wire (mcpi.intercept), at most maxEvents.
+	Events []Event
 }
+
+// Event is an event of a span.
+type Event struct {
+	Name  string
+	Time  time.Time
+	Attrs []attribute.KeyValue
+}
+
+// maxEvents bounds a span's events; past it they are counted
+// (mcpi.events.dropped).
+const maxEvents = 1000
 
 // Attr returns the value of the attribute named key, or "".
 func (s *Span) Attr(key string) string {
@@ -195,6 +209,8 @@ func (b *Builder) Event(ev *record.Event) {
 		}
 	case record.TypeModel:
 		b.model(ev)
+	case record.TypeIntercept:
+		b.intercept(ev)
 	case record.TypeFrame:
 		msgs, _, err := mcp.DecodeFrame(ev.Msg)
 		if err != nil {
@@ -204,6 +220,40 @@ func (b *Builder) Event(ev *record.Event) {
 			b.message(ev, m)
 		}
 	}
+}
+
+// intercept adds a change mcpi proxy made on the wire as an event: on
+// the span of the request it changed while that span is open, else on
+// the session's.
+func (b *Builder) intercept(ev *record.Event) {
+	var c struct {
+		Action   string          `json:"action"`
+		Rule     string          `json:"rule"`
+		Note     string          `json:"note"`
+		Original json.RawMessage `json:"original"`
+	}
+	if json.Unmarshal(ev.Msg, &c) != nil || c.Action == "" {
+		return
+	}
+	s := &b.root
+	if msgs, _, err := mcp.DecodeFrame(c.Original); err == nil && len(msgs) == 1 && msgs[0].IsRequest() {
+		key, _ := mcp.IDKey(msgs[0].ID)
+		dir := "o"
+		if ev.Dir == transport.Incoming {
+			dir = "i"
+		}
+		if open, ok := b.open[dir+key]; ok {
+			s = open
+		}
+	}
+	if len(s.Events) >= maxEvents {
+		n, _ := strconv.Atoi(s.Attr("mcpi.events.dropped"))
+		s.set("mcpi.events.dropped", strconv.Itoa(n+1))
+		return
+	}
+	s.Events = append(s.Events, Event{Name: "mcpi.intercept", Time: ev.Time, Attrs: []attribute.KeyValue{
+		attribute.String("mcpi.intercept.action", c.Action), attribute.String("mcpi.intercept.rule", c.Rule),
+		attribute.String("mcpi.intercept.note", c.Note)}})
 }
 
 // message starts or ends the span of one message.

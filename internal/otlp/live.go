@@ -184,6 +184,9 @@ func (l *Live) emit(s *Span) {
 			TraceID: s.TraceID, SpanID: s.Parent, TraceFlags: trace.FlagsSampled, Remote: true}))
 	}
 	_, span := l.tracer.Start(ctx, s.Name, trace.WithTimestamp(s.Start), trace.WithSpanKind(s.Kind), trace.WithAttributes(s.Attrs...))
+	for _, ev := range s.Events {
+		span.AddEvent(ev.Name, trace.WithTimestamp(ev.Time), trace.WithAttributes(ev.Attrs...))
+	}
 	if s.Error {
 		span.SetStatus(codes.Error, s.Message)
 	}

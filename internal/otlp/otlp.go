@@ -97,6 +97,12 @@ func toPdata(s *Span, d ptrace.Span) {
 	d.SetStartTimestamp(pcommon.NewTimestampFromTime(s.Start))
 	d.SetEndTimestamp(pcommon.NewTimestampFromTime(s.End))
 	putAttrs(d.Attributes(), s.Attrs)
+	for _, ev := range s.Events {
+		e := d.Events().AppendEmpty()
+		e.SetName(ev.Name)
+		e.SetTimestamp(pcommon.NewTimestampFromTime(ev.Time))
+		putAttrs(e.Attributes(), ev.Attrs)
+	}
 	if s.Error {
 		d.Status().SetCode(ptrace.StatusCodeError)
 		d.Status().SetMessage(s.Message)

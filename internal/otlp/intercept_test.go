@@ -1,0 +1,63 @@
+package otlp
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// A change mcpi proxy made is a span event: on the span of the request
+// it changed while that span is open, else on the session's span.
+func TestInterceptSpanEvents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	w, err := record.Create(path, record.Header{Mcpi: "test", Created: t0, Role: record.RoleProxy, Target: record.Target{Transport: record.TransportStdio, Command: []string{"server"}}}, record.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	call := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}`
+	answer := `{"jsonrpc":"2.0","id":5,"result":{"content":[]}}`
+	w.Observe(transport.Event{Kind: transport.KindFrame, Dir: transport.Outgoing, Time: at(1), Data: []byte(call)})
+	w.Observe(transport.Event{Kind: transport.KindIntercept, Dir: transport.Outgoing, Time: at(2),
+		Data: []byte(`{"action":"delay","rule":"slow","note":"delayed tools/call id 5 by 10ms","original":` + call + `,"sent":[` + call + `]}`)})
+	w.Observe(transport.Event{Kind: transport.KindFrame, Dir: transport.Incoming, Time: at(20), Data: []byte(answer)})
+	w.Observe(transport.Event{Kind: transport.KindIntercept, Dir: transport.Incoming, Time: at(21),
+		Data: []byte(`{"action":"drop","rule":"rule 2","note":"dropped the answer id 5","original":` + answer + `,"sent":[]}`)})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := record.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	td, _, err := FromTrace(r, "v-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := JSON(td)
+	back, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := spansByName(t, back)
+	event := func(s ptrace.Span) (name, action string, at time.Time) {
+		if s.Events().Len() != 1 {
+			t.Fatalf("span %s has %d events", s.Name(), s.Events().Len())
+		}
+		e := s.Events().At(0)
+		v, _ := e.Attributes().Get("mcpi.intercept.action")
+		return e.Name(), v.Str(), e.Timestamp().AsTime()
+	}
+	if name, action, when := event(spans["tools/call add"]); name != "mcpi.intercept" || action != "delay" || !when.Equal(at(2)) {
+		t.Errorf("the call's event: %s %s %v", name, action, when)
+	}
+	if _, action, _ := event(spans["mcp session"]); action != "drop" {
+		t.Errorf("the session's event: %s", action)
+	}
+}
