@@ -3,12 +3,14 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/intercept"
 	"github.com/mcpi-dev/mcpi/internal/query"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // gateFor is a gate of breaks whose changes are told on a channel.
@@ -119,5 +121,74 @@ func TestStdioLongFrameIsNotHeld(t *testing.T) {
 	}
 	if h := g.Held(); len(h) != 0 {
 		t.Errorf("held %d", len(h))
+	}
+}
+
+// A host that floods while a frame is held: the frames behind it wait,
+// bounded (the host is not read past the bound, and the trace says so),
+// and every one is answered once the held frame goes.
+func TestStdioFloodBehindAHeldFrame(t *testing.T) {
+	q, _ := query.Parse("method:tools/call dir:out")
+	changed := make(chan struct{}, 1<<14)
+	tap := &taps{}
+	signal := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	g := intercept.NewGate(intercept.GateOptions{Breaks: []query.Query{q}, MaxWaiting: 50, OnChange: signal,
+		Tap: transport.TapFunc(func(e transport.Event) { tap.Observe(e); signal() })})
+	p := startStdioGate(t, mcptestDemo, "", 0, g)
+	p.host.Initialize(t)
+	p.host.Request(t, "tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 2}})
+	h := heldOne(t, g, changed)
+	const flood = 2000
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for range flood {
+			p.host.Request(t, "ping", map[string]any{})
+		}
+	}()
+	// The bound is hit and said; the host waits.
+	for deadline := time.After(10 * time.Second); ; {
+		said := false
+		for _, e := range tap.of(transport.KindLifecycle) {
+			said = said || strings.Contains(e.Text, "not read until one moves")
+		}
+		if said {
+			break
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatal("the bound was not said")
+		}
+	}
+	if w := g.Held()[0].Waiting; w > 49 {
+		t.Errorf("%d frames wait, past the bound", w)
+	}
+	if err := g.Forward(h.ID); err != nil {
+		t.Fatal(err)
+	}
+	<-sent
+	// Every one is answered (the server may answer in its own order).
+	seen := map[string]bool{}
+	for len(seen) < flood+1 {
+		line, ok := p.host.Recv(t)
+		if !ok {
+			t.Fatalf("the connection ended after %d answers", len(seen))
+		}
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(line, &m)
+		seen[string(m.ID)] = true
+	}
+	for _, id := range []int{2, 3, flood + 2} {
+		if !seen[fmt.Sprint(id)] {
+			t.Errorf("no answer to %d", id)
+		}
 	}
 }
