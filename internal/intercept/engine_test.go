@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -61,5 +62,30 @@ func TestSummaryIsClean(t *testing.T) {
 	e.WriteSummary(&sum)
 	if strings.Contains(sum.String(), "\x1b") {
 		t.Errorf("summary %q has an escape", sum.String())
+	}
+}
+
+// close: after the Nth matching frame, or at the first at or after a
+// time since the start (the engine's clock).
+func TestJudgeClose(t *testing.T) {
+	now := time.Unix(0, 0)
+	fs, err := ParseFaults([]byte("faults:\n  - match: dir:out\n    close: {after: 3}\n  - match: dir:in\n    close: {at: 2s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(Options{Faults: fs, Now: func() time.Time { return now }})
+	ping := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	answer := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	for i, want := range []bool{false, false, true} {
+		if v := e.Judge(Frame{Dir: transport.Outgoing, Data: ping}); v.Close != want {
+			t.Errorf("frame %d: close %v", i+1, v.Close)
+		}
+	}
+	if v := e.Judge(Frame{Dir: transport.Incoming, Data: answer}); v.Close {
+		t.Error("closed before 2s")
+	}
+	now = now.Add(2 * time.Second)
+	if v := e.Judge(Frame{Dir: transport.Incoming, Data: answer}); !v.Close || v.Send != nil {
+		t.Errorf("at 2s: %+v", v)
 	}
 }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -216,5 +217,33 @@ func TestHTTPUnchangedByIdleFaults(t *testing.T) {
 	}
 	if !bytes.Equal(got[0], got[1]) {
 		t.Errorf("with idle faults %s, without %s", got[1], got[0])
+	}
+}
+
+// Over SSE, a reorder lets a later event of the stream overtake the one
+// it holds back; the stream keeps every event.
+func TestHTTPReorderSSE(t *testing.T) {
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"long_running","arguments":{"steps":3,"interval_ms":1},"_meta":{"progressToken":"p"}}}`
+	frames := func(faults string) []string {
+		p := startHTTP(t, nil, faults, 1)
+		p.host.Initialize(t)
+		a := p.host.Post(t, call)
+		var out []string
+		for _, f := range a.Frames {
+			var m struct {
+				Method string `json:"method"`
+				Params struct {
+					Progress float64 `json:"progress"`
+				} `json:"params"`
+			}
+			json.Unmarshal(f, &m)
+			out = append(out, fmt.Sprintf("%s%v", m.Method, m.Params.Progress))
+		}
+		return out
+	}
+	plain := frames("")
+	reordered := frames("faults:\n  - match: method:notifications/progress\n    reorder: 1\n    count: 1\n")
+	if len(plain) < 3 || len(reordered) != len(plain) || reordered[0] != plain[1] || reordered[1] != plain[0] {
+		t.Errorf("without faults %v, with the reorder %v", plain, reordered)
 	}
 }

@@ -165,6 +165,16 @@ func TestStdioFaults(t *testing.T) {
 				t.Errorf("got %q", line)
 			}
 		}, "corrupt"},
+		{"corrupt cut", "faults:\n  - match: dir:in id:2\n    corrupt: cut\n", func(t *testing.T, p *proxied) {
+			p.host.Request(t, "ping", map[string]any{})
+			if line, _ := p.host.Recv(t); string(line) != `{"jsonrpc":"2.0","id":2,"result":{}}`[:18] {
+				t.Errorf("got %q", line)
+			}
+			// The connection goes on.
+			if res := p.host.Call(t, "ping", map[string]any{}); !bytes.Contains(res, []byte(`"id":3`)) {
+				t.Errorf("the next ping got %s", res)
+			}
+		}, "corrupt"},
 		{"corrupt json", "faults:\n  - match: dir:in id:2\n    corrupt: json\n", func(t *testing.T, p *proxied) {
 			p.host.Request(t, "ping", map[string]any{})
 			if line, _ := p.host.Recv(t); json.Valid(line) {
