@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -114,7 +115,7 @@ func (e *Engine) Judge(f Frame) Verdict {
 	e.frames++
 	en := e.parser.Event(transport.Event{Kind: transport.KindFrame, Dir: f.Dir, Data: f.Data})
 	rec := en.Record()
-	m := peek(f.Data)
+	m := fromEntry(&en)
 	rng := e.rng[f.Dir]
 	for i := range e.o.Faults.Rules {
 		r := &e.o.Faults.Rules[i]
@@ -285,6 +286,20 @@ func answerFrame(id, result json.RawMessage, code int64, message string) []byte 
 type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+}
+
+// fromEntry is the message of a row of rows: its id key is the id as
+// written (a number as sent, a string quoted).
+func fromEntry(en *rows.Entry) message {
+	m := message{ID: json.RawMessage(en.ID)}
+	if s, err := strconv.Unquote(en.ID); err == nil && strings.HasPrefix(en.ID, `"`) {
+		// A string id's key is Go-quoted: the answer echoes it as JSON.
+		m.ID, _ = json.Marshal(s)
+	}
+	if en.Kind == rows.KindFrame && en.Method != "response" && en.Method != "error" && !strings.HasPrefix(en.Method, "batch(") {
+		m.Method = en.Method
+	}
+	return m
 }
 
 func peek(data []byte) message {

@@ -2,6 +2,7 @@ package intercept
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,26 @@ func TestJudgeClose(t *testing.T) {
 	now = now.Add(2 * time.Second)
 	if v := e.Judge(Frame{Dir: transport.Incoming, Data: answer}); !v.Close || v.Send != nil {
 		t.Errorf("at 2s: %+v", v)
+	}
+}
+
+// An error answer echoes the request's id as it was sent: a string with
+// characters Go and JSON quote differently too.
+func TestErrorAnswerEchoesTheID(t *testing.T) {
+	e := engine(t, "faults:\n  - error: {code: -1, message: no}\n", nil)
+	for _, id := range []string{`7`, `"a\u0001b"`, `"é"`, `-3`} {
+		v := e.Judge(Frame{Dir: transport.Outgoing, Data: []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)})
+		var ans struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if len(v.Reply) != 1 || json.Unmarshal(v.Reply[0], &ans) != nil {
+			t.Fatalf("id %s: %+v", id, v)
+		}
+		var want, got any
+		json.Unmarshal([]byte(id), &want)
+		json.Unmarshal(ans.ID, &got)
+		if want != got {
+			t.Errorf("id %s answered as %s", id, ans.ID)
+		}
 	}
 }
