@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -59,5 +60,28 @@ func TestInterceptSpanEvents(t *testing.T) {
 	}
 	if _, action, _ := event(spans["mcp session"]); action != "drop" {
 		t.Errorf("the session's event: %s", action)
+	}
+}
+
+// The live export sends a change on the wire as a span event too.
+func TestLiveInterceptSpanEvent(t *testing.T) {
+	rcv := mcptest.NewOTLPReceiver(t)
+	h := record.Header{Mcpi: "test", Created: t0, Role: record.RoleProxy}
+	l := startLive(t, h, rcv.URL, 2*time.Second)
+	w := record.NewTap(h, record.Options{Events: l.Event})
+	call := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add"}}`
+	w.Observe(transport.Event{Kind: transport.KindFrame, Dir: transport.Outgoing, Time: t0, Data: []byte(call)})
+	w.Observe(transport.Event{Kind: transport.KindIntercept, Dir: transport.Outgoing, Time: t0.Add(time.Millisecond),
+		Data: []byte(`{"action":"error","rule":"quota","note":"answered tools/call id 5 with error -32000 in the peer's place","original":` + call + `,"sent":[]}`)})
+	w.Close()
+	if st := l.Close(); st.Err != nil || st.Exported != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	s, ok := rcv.SpansByName()["tools/call add"]
+	if !ok || s.Events().Len() != 1 || s.Events().At(0).Name() != "mcpi.intercept" {
+		t.Fatalf("the call's span: %v", ok)
+	}
+	if rule, _ := s.Events().At(0).Attributes().Get("mcpi.intercept.rule"); rule.Str() != "quota" {
+		t.Errorf("rule %q", rule.Str())
 	}
 }
