@@ -13,6 +13,7 @@ import (
 // TestMain runs the test binary as a stdio server when asked: a peer of
 // mcptest (the demo server), or a server that writes fixed bytes.
 func TestMain(m *testing.M) {
+	serveBenchProxy()
 	mcptest.ServePeer()
 	if os.Getenv("MCPI_PROXY_TEST_SERVER") == "raw" {
 		// Odd bytes a server may write: a CRLF, a blank line, a bad
