@@ -33,11 +33,7 @@
 # HEAVY_ROUNDS=1 takes about a minute.
 set -euo pipefail
 
-out=/dev/stdout
-if [ "${1:-}" = "-o" ]; then
-  out=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
-fi
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/bench-common.sh"
 N=${N:-30}
 HEAVY_N=${HEAVY_N:-3}
 ROUNDS=${ROUNDS:-5}

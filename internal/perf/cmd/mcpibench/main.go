@@ -1,6 +1,6 @@
 // Command mcpibench is the comparison program of scripts/bench.sh.
 //
-//	mcpibench oneshot -bin DIR [-n 30] [-heavy-n 5] [-node NODE -inspector LAUNCHER_JS -mcpdo MCPDO_JS] [-other-mcpi LABEL=PATH]
+//	mcpibench oneshot -bin DIR [-n 30] [-heavy-n 5] [-node NODE -inspector LAUNCHER_JS -mcpdo MCPDO_JS] [-other-mcpi LABEL=PATH] [-summary FILE]
 //	mcpibench summarize [-baseline gosdk] < go-test-bench-output
 //	mcpibench machine
 //
@@ -21,6 +21,11 @@
 // `mcpi --help` (what any process costs) beside them; over stdio (the
 // Go SDK demo server) and Streamable HTTP (mcpi's demo server). Connecting
 // is done once, before the rounds, and not timed.
+//
+// The start-up scenarios (version, complete, complete-flag,
+// complete-session; not run unless named in -scenarios) time what every
+// mcpi process and every shell TAB pays, against another build given with
+// -other-mcpi (scripts/bench-startup.sh).
 //
 // summarize reads the output of rounds of `go test -bench` (each round
 // running every benchmark once) and prints, per benchmark, the median of
@@ -77,9 +82,10 @@ func usage() {
 // --- oneshot ------------------------------------------------------------------
 
 type contender struct {
-	name string
-	argv []string
-	env  []string // added to the environment
+	name   string
+	argv   []string
+	env    []string               // added to the environment
+	expect func(out []byte) error // the scenario's when nil
 }
 
 type scenario struct {
@@ -111,6 +117,7 @@ func oneshot(args []string) error {
 	only := fs.String("scenarios", "startup,echo,flood,huge,session,session-http", "scenarios to run, comma-separated")
 	timeout := fs.Duration("timeout", 2*time.Minute, "bound on one run")
 	other := fs.String("other-mcpi", "", "LABEL=PATH: another mcpi build to run as one more contender (a before/after comparison)")
+	summary := fs.String("summary", "", "append each contender's medians and ratios to this file, a JSON object a line")
 	fs.Parse(args)
 	if *bin == "" {
 		return fmt.Errorf("oneshot: -bin is required")
@@ -132,6 +139,7 @@ func oneshot(args []string) error {
 	}
 	all := k.scenarios(*n, *heavyN, filepath.Join(tmp, "trace.jsonl"))
 	all = append(all, sessionScenarios(k.p, *node, *mcpdo, tmp, *n)...)
+	all = append(all, k.startupScenarios(*n, tmp)...)
 	// Ptrace requests must come from the thread that started the tracee.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -139,7 +147,7 @@ func oneshot(args []string) error {
 		if !slices.Contains(strings.Split(*only, ","), sc.name) {
 			continue
 		}
-		if err := runScenario(sc, tmp, *timeout, os.Stdout); err != nil {
+		if err := runScenario(sc, tmp, *timeout, os.Stdout, *summary); err != nil {
 			return err
 		}
 	}
@@ -255,7 +263,7 @@ func compact(cs ...*contender) []contender {
 	return out
 }
 
-func runScenario(sc scenario, tmp string, timeout time.Duration, w io.Writer) error {
+func runScenario(sc scenario, tmp string, timeout time.Duration, w io.Writer, summary string) error {
 	fmt.Fprintf(os.Stderr, "scenario %s: %d rounds of %d contenders\n", sc.name, sc.rounds, len(sc.players))
 	// A first round checks every contender's output and warms the caches;
 	// it is not counted. A contender that fails is left out, with why.
@@ -277,7 +285,11 @@ func runScenario(sc scenario, tmp string, timeout time.Duration, w io.Writer) er
 		if err == nil {
 			var out []byte
 			if out, err = os.ReadFile(outPath); err == nil {
-				err = sc.expect(out)
+				expect := sc.expect
+				if c.expect != nil {
+					expect = c.expect
+				}
+				err = expect(out)
 			}
 		}
 		if err != nil {
@@ -299,8 +311,7 @@ func runScenario(sc scenario, tmp string, timeout time.Duration, w io.Writer) er
 		}
 		fmt.Fprintf(os.Stderr, "  round %d/%d\n", r+1, sc.rounds)
 	}
-	report(w, sc, players, samples, failed)
-	return nil
+	return appendSummary(summary, report(w, sc, players, samples, failed))
 }
 
 // runOnce runs c with stdout to outPath and stderr to errPath.
@@ -333,7 +344,8 @@ func runOnce(c contender, outPath, errPath string, timeout time.Duration) (sampl
 	return s, err
 }
 
-func report(w io.Writer, sc scenario, players []contender, samples map[string][]sample, failed []string) {
+func report(w io.Writer, sc scenario, players []contender, samples map[string][]sample, failed []string) []summaryLine {
+	var lines []summaryLine
 	fmt.Fprintf(w, "\n### %s: %s\n\n", sc.name, sc.what)
 	fmt.Fprintf(w, "%d rounds, contenders in turn. Ratios are medians of the per-round ratio to %s.\n\n", sc.rounds, sc.base)
 	fmt.Fprintf(w, "| contender | median | p90 | ratio to %s | median − %s | peak RSS (client) | RSS ratio |\n", sc.base, sc.base)
@@ -364,10 +376,21 @@ func report(w io.Writer, sc scenario, players []contender, samples map[string][]
 		}
 		fmt.Fprintf(w, "| %s | %s ms | %s ms | %s | %s | %s MiB | %s |\n", c.name,
 			num(quantile(walls, 0.5)), num(quantile(walls, 0.9)), ratio(ratios), diff, num(quantile(rss, 0.5)), ratio(rssRatios))
+		lines = append(lines, summaryLine{Scenario: sc.name, Contender: c.name, Base: sc.base, MedianMs: orZero(quantile(walls, 0.5)),
+			RSSMiB: orZero(quantile(rss, 0.5)), Ratio: orZero(quantile(ratios, 0.5)), RSSRatio: orZero(quantile(rssRatios, 0.5))})
 	}
 	for _, f := range failed {
 		fmt.Fprintf(w, "\nLeft out: %s\n", f)
 	}
+	return lines
+}
+
+// orZero is v, or 0 for NaN (none), which JSON cannot hold.
+func orZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
 }
 
 func num(v float64) string {
