@@ -137,6 +137,23 @@ absent() {
 	fi
 }
 
+# file_has NAME FILE TEXT: one assertion that FILE comes to hold TEXT
+# (what a command in the background printed), bounded like wait_for.
+file_has() {
+	local deadline=$((SECONDS + WAIT))
+	until grep -qF -- "$3" "$2" 2>/dev/null; do
+		if [ $SECONDS -ge $deadline ]; then
+			FAIL=$((FAIL + 1))
+			echo "FAIL $SESSION: $1: $2 never held: $3"
+			sed 's/^/     | /' "$2"
+			return
+		fi
+		sleep 0.1
+	done
+	PASS=$((PASS + 1))
+	echo "ok   $SESSION: $1"
+}
+
 # shot FILE: save the screen, trailing blanks trimmed, when SCREENS is set.
 shot() {
 	[ -n "${SCREENS:-}" ] || return 0
@@ -539,6 +556,48 @@ check "the typed value is kept" "kept across the restart"
 absent "nothing typed at the Diff view reached the form" "Zed"
 absent "no call was sent from the Diff view" "call #1"
 keys C-c
+
+# --- mcpi proxy --ui: the HTTP proxy between a host (mcpi call) and the
+# demo server, a breakpoint on tools/call: the held call edited in $EDITOR
+# (its answer, held too, forwarded), another answered in the server's
+# place; at 80x24 and 200x50; the changes in the trace.
+"$BIN" demo-server --http 127.0.0.1:0 >"$TMP/upstream.out" 2>&1 &
+UPSTREAM_PID=$!
+for _ in $(seq 100); do grep -q 'http://' "$TMP/upstream.out" && break; sleep 0.1; done
+UPSTREAM=$(grep -o 'http://[^ ]*' "$TMP/upstream.out" | head -1)
+PPORT=$((21000 + $$ % 20000))
+cat >"$TMP/edit.sh" <<'EDIT'
+#!/bin/sh
+sed -i 's/"a": 2,/"a": 39,/' "$1"
+EDIT
+chmod +x "$TMP/edit.sh"
+open proxy env EDITOR="$TMP/edit.sh" "$BIN" proxy --ui --record "$TMP/proxy.jsonl" --break method:tools/call --listen "127.0.0.1:$PPORT" --url "$UPSTREAM"
+check "the proxied conversation" "mcpi proxy" "Nothing on the wire yet"
+"$BIN" call add a=2 b=3 "http://127.0.0.1:$PPORT/" >"$TMP/call1.out" 2>&1 &
+check "the host's call is held" "⏸ 1/1 → tools/call add" "break method:tools/call" "ctrl+s forward"
+keys M-e
+check "the edit goes in its place, its answer held" "the edit was sent" "← answer"
+keys C-s
+file_has "the host gets the edited call's answer" "$TMP/call1.out" '{"sum":42}'
+"$BIN" call add a=1 b=1 "http://127.0.0.1:$PPORT/" >"$TMP/call2.out" 2>&1 &
+check "the next call is held" "⏸ 1/1 → tools/call add"
+keys C-o
+check "an answer in the server's place" "in the peer's place" '"result"'
+keys C-s
+check "answered in the server's place" "intercept answer"
+t resize-window -t "$SESSION" -x 80 -y 24
+check "the proxy at 80x24" "mcpi proxy" "intercept"
+t resize-window -t "$SESSION" -x 200 -y 50
+check "the proxy at 200x50" "tools/call add" "intercept answer"
+keys C-c
+if "$BIN" replay --filter kind:intercept "$TMP/proxy.jsonl" 2>&1 | grep -q "answer"; then
+	PASS=$((PASS + 1))
+	echo "ok   proxy: the changes are intercept events of the trace"
+else
+	FAIL=$((FAIL + 1))
+	echo "FAIL proxy: replay --filter kind:intercept shows no answer"
+fi
+kill "$UPSTREAM_PID" 2>/dev/null
 
 # --- the Chat pane, against a fake model provider (the official SDK pointed
 # at it): a tool call allowed, one refused, one edited; the turns on the
