@@ -227,7 +227,11 @@ func (p *proxied) run(ctx context.Context, title string, in io.Reader, out io.Wr
 	}
 	var perr error
 	started, finished := make(chan struct{}), make(chan struct{})
-	err := tui.RunProxy(ctx, tui.ProxyOptions{Title: title, Gate: p.gate, In: in, Out: out, NoColor: !p.opts.IO.Color,
+	var gate intercept.Decider
+	if p.gate != nil {
+		gate = p.gate
+	}
+	err := tui.RunProxy(ctx, tui.ProxyOptions{Title: title, Gate: gate, In: in, Out: out, NoColor: !p.opts.IO.Color,
 		Run: func(ctx context.Context, tap transport.Tap) error {
 			close(started)
 			defer close(finished)

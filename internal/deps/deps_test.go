@@ -41,6 +41,7 @@ var (
 		"internal/genai":       {"internal/transport"},
 		"internal/tracectx":    {},
 		"internal/intercept":   {"internal/bounds", "internal/query", "internal/rows", "internal/safetext", "internal/transport"},
+		"internal/attach":      {"internal/bounds", "internal/intercept", "internal/live", "internal/transport"},
 		"internal/otlp":        {"internal/genai", "internal/mcp", "internal/record", "internal/transport", "internal/bounds", "internal/safetext", "internal/tracectx"},
 		"internal/collection":  {"internal/schema", "internal/mcp", "internal/safetext", "internal/roots", "internal/session", "internal/daemon"},
 		"internal/apps":        {"internal/mcp"},

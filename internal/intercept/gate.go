@@ -87,6 +87,21 @@ type Held struct {
 	Waiting int
 }
 
+// Decider is what decides on held frames: the Gate itself, or a client
+// of a gate in another process (internal/attach). Its methods may be
+// called concurrently; Held never waits for a peer.
+type Decider interface {
+	Held() []Held
+	Forward(id uint64) error
+	Edit(id uint64, data []byte) error
+	Drop(id uint64) error
+	Answer(id uint64, result json.RawMessage, code int64, message string) error
+	CloseConn(id uint64) error
+	Release(id uint64) error
+}
+
+var _ Decider = (*Gate)(nil)
+
 // Gate holds the frames a breakpoint matches until they are forwarded,
 // edited, dropped, answered or the connection closed (or their deadline
 // passes), keeping each direction's order: frames behind a held one wait

@@ -31,8 +31,12 @@ type ProxyOptions struct {
 	// Run runs the proxy, its events given to tap, until it ends or ctx
 	// ends; it runs on a goroutine of its own.
 	Run func(ctx context.Context, tap transport.Tap) error
-	// Gate holds the frames of the breakpoints (nil: none).
-	Gate *intercept.Gate
+	// Gate decides on the frames the breakpoints hold (nil: none): the
+	// proxy's own gate, or a client of the gate of a proxy attached to.
+	Gate intercept.Decider
+	// Changes, when set, has a value when the frames held may have
+	// changed: the bar is redrawn then rather than at its next tick.
+	Changes <-chan struct{}
 	// EditCmd is the editor run on a file to edit (default: $VISUAL,
 	// $EDITOR, vi).
 	EditCmd func(path string) *exec.Cmd
@@ -69,6 +73,9 @@ type heldEditor struct {
 
 // heldTickMsg redraws the held frame's deadline.
 type heldTickMsg struct{}
+
+// heldChangedMsg says the frames held may have changed.
+type heldChangedMsg struct{}
 
 // decidedMsg is the outcome of a decision on a held frame, made off the
 // UI's goroutine (the gate may wait on a peer that does not read).
@@ -116,7 +123,21 @@ func (m *ProxyModel) Held() []intercept.Held { return m.held }
 
 // Init starts the proxy and the clock of the held frame's deadline.
 func (m *ProxyModel) Init() tea.Cmd {
-	return tea.Batch(m.ReplayModel.Init(), m.tick())
+	return tea.Batch(m.ReplayModel.Init(), m.tick(), m.watchHeld())
+}
+
+// watchHeld waits for the next change of the frames held.
+func (m *ProxyModel) watchHeld() tea.Cmd {
+	ch := m.popts.Changes
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if _, ok := <-ch; !ok {
+			return nil
+		}
+		return heldChangedMsg{}
+	}
 }
 
 func (m *ProxyModel) tick() tea.Cmd {
@@ -141,6 +162,9 @@ func (m *ProxyModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case heldTickMsg:
 		m.refresh()
 		return m, m.tick()
+	case heldChangedMsg:
+		m.refresh()
+		return m, m.watchHeld()
 	case editedMsg:
 		return m, m.edited(msg)
 	case decidedMsg:
