@@ -36,21 +36,15 @@ func NewCmdAppInfo(f *Factory, runF func(context.Context, *AppInfoOptions) error
 			"the ui:// resource its _meta names, read with resources/read, and its security posture.\n" +
 			"Exit 10 when the tool has no App.",
 		Example: "  mcpi app-info show-chart -- node server.js\n  mcpi app-info show-chart --json https://example.com/mcp",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			if err := exactly(1, "the tool's name")(rest); err != nil {
 				return err
 			}
 			opts.Tool = rest[0]
 			opts.Target.Apps = true
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return appInfoRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, appInfoRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -119,11 +113,7 @@ func NewCmdApp(f *Factory, runF func(context.Context, *AppOptions) error) *cobra
 			"refused without one). Every App message is on the wire (-v) and in the trace (--record).\n" +
 			"Ctrl-C ends the App (ui/resource-teardown). Exit 10 when the tool has no App.",
 		Example: "  mcpi app show-chart series=a -- node server.js\n  mcpi app show-chart --no-open --record app.jsonl https://example.com/mcp",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) == 0 {
 				return flagErrorf("give the tool's name")
 			}
@@ -131,11 +121,9 @@ func NewCmdApp(f *Factory, runF func(context.Context, *AppOptions) error) *cobra
 				return err
 			}
 			opts.Target.Apps = true
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return appRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, appRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	end := flagGroup(cmd, groupArgs)

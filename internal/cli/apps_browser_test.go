@@ -76,19 +76,13 @@ func TestAppInChromium(t *testing.T) {
 	defer stopBrowser()
 	// Wait for the App's call to come back to it through mcpi.
 	want := []string{`"method":"ui/initialize"`, `"ui/notifications/tool-result"`, `"name":"refresh-chart"`, `refreshed b`}
-	var seen string
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		seen = appTrace(trace)
-		if containsAll(seen, want) {
-			break
-		}
-	}
+	poll(60*time.Second, func() bool { return containsAll(appTrace(trace), want) })
 	stopBrowser()
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("mcpi app: %v", err)
 	}
-	seen = appTrace(trace)
+	seen := appTrace(trace)
 	if !containsAll(seen, want) {
 		t.Fatalf("the App's messages in the trace lack some of %q:\n%s\nstderr: %s", want, seen, errOut)
 	}

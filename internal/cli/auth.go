@@ -43,12 +43,7 @@ func NewCmdAuthList(f *Factory, runF func(context.Context, *AuthListOptions) err
 		Use:   "list",
 		Short: "List the stored OAuth credentials (never their secrets)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return authListRun(cmd.Context(), opts)
-		},
+		RunE:  runE(opts, runF, authListRun),
 	}
 	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")

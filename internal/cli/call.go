@@ -48,11 +48,7 @@ Arguments are validated against the inputSchema before sending.`,
 		Example: `  mcpi call add a=2 b=3 -- mcpi demo-server
   mcpi call echo text=hello http://127.0.0.1:8080/mcp --json
   mcpi call get_content_types --save out/ -- mcpi demo-server`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) == 0 {
 				return flagErrorf("no tool name given")
 			}
@@ -63,11 +59,9 @@ Arguments are validated against the inputSchema before sending.`,
 			if opts.NoWait && opts.Target.Session == "" {
 				return flagErrorf("--no-wait runs the call in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", sessionEnv)
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return callRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, callRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -223,9 +217,9 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 	default:
 		obj := map[string]any{}
 		for _, pair := range opts.Pairs {
-			k, v, isJSON := splitPair(pair)
+			k, v, isJSON := schema.SplitPair(pair)
 			if isJSON {
-				x, err := pairValue(k, v, true, schema.Property{})
+				x, err := schema.PairValue(k, v, true, schema.Property{})
 				if err != nil {
 					return nil, flagErrorf("argument %s: %v", k, err)
 				}
@@ -237,10 +231,10 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 				if p, ok := s.Property(k); ok {
 					prop = p
 				} else if !opts.NoValidate {
-					return nil, flagErrorf("tool %s has no argument %q (it takes: %s)", opts.Tool, k, fieldNames(s))
+					return nil, flagErrorf("tool %s has no argument %q (it takes: %s)", opts.Tool, k, schema.FieldNames(s))
 				}
 			}
-			x, err := pairValue(k, v, false, prop)
+			x, err := schema.PairValue(k, v, false, prop)
 			if err != nil {
 				if !opts.NoValidate {
 					return nil, flagErrorf("argument %s: %v (--no-validate sends it as the string typed)", k, err)

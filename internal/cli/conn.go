@@ -21,6 +21,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/roots"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
+	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tracectx"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -77,23 +78,50 @@ type ConnOptions struct {
 	recorder *record.Writer
 	exporter *otlp.Live
 
-	// answerErr is the first answer the flags could not give (an
-	// --elicit-field that does not fit the form): the command fails with
-	// it once the server has been told.
-	answerMu  sync.Mutex
-	answerErr error
+	answers answerLog
 	// answerer answers the server's requests for the command in a live
 	// session, instead of the flags (mcpi test's scripted answers).
 	answerer daemon.Answerer
+	trace    traceState
+}
 
-	// traceOnce reads the trace context of the environment once: trace
-	// is it, traceWhy why one given is not used.
-	traceOnce sync.Once
-	trace     *tracectx.Context
-	traceWhy  string
-	// traceRoot says mcpi began the trace (it exports, and the environment
-	// gave none): the context's span is the session's own.
-	traceRoot bool
+// answerLog keeps the first answer the flags could not give (an
+// --elicit-field that does not fit the form): the command fails with it
+// once the server has been told. Its methods may be called concurrently.
+type answerLog struct {
+	mu  sync.Mutex
+	err error
+}
+
+// failed records err unless an answer failed before.
+func (l *answerLog) failed(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		l.err = &FlagError{Err: err}
+	}
+}
+
+// over returns the command's error, or the answer that failed, which
+// fails a command that otherwise succeeded or failed because of it.
+func (l *answerLog) over(err error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return l.err
+}
+
+// traceState is the trace context of a command's requests, read from the
+// environment once: ctx is it, why says why one given is not used, and
+// root says mcpi began the trace (it exports, and the environment gave
+// none): the context's span is the session's own.
+type traceState struct {
+	once sync.Once
+	ctx  *tracectx.Context
+	why  string
+	root bool
 }
 
 // traceContext is the W3C trace context mcpi's requests go on from:
@@ -103,47 +131,32 @@ type ConnOptions struct {
 // carry none; malformed or oversized, TRACEPARENT is not used, and the
 // first connection says why.
 func (o *ConnOptions) traceContext() *tracectx.Context {
-	o.traceOnce.Do(func() {
+	t := &o.trace
+	t.once.Do(func() {
 		if tp, ok := os.LookupEnv("TRACEPARENT"); ok && tp != "" {
 			c, err := tracectx.Parse(tp, os.Getenv("TRACESTATE"))
 			if err == nil {
-				o.trace = &c
+				t.ctx = &c
 				return
 			}
-			o.traceWhy = "TRACEPARENT is not used: " + err.Error()
+			t.why = "TRACEPARENT is not used: " + err.Error()
 		}
 		if o.OTLPEndpoint != "" {
 			c := tracectx.New()
-			o.trace, o.traceRoot = &c, true
+			t.ctx, t.root = &c, true
 		}
 	})
-	return o.trace
+	return t.ctx
 }
 
 // answerFailed records an answer the flags could not give.
 func (o *ConnOptions) answerFailed(err error) {
-	o.answerMu.Lock()
-	defer o.answerMu.Unlock()
-	if o.answerErr == nil {
-		o.answerErr = &FlagError{Err: err}
-	}
+	o.answers.failed(err)
 	if o.JSON && o.IO != nil {
 		// The command fails with this error: with --json, its error
 		// object is the one document, not the result that follows.
 		o.IO.FailJSON()
 	}
-}
-
-// withAnswers returns the command's error, or the answer the flags could
-// not give, which fails a command that otherwise succeeded or failed
-// because of it.
-func (o *ConnOptions) withAnswers(err error) error {
-	o.answerMu.Lock()
-	defer o.answerMu.Unlock()
-	if o.answerErr == nil || errors.Is(err, context.Canceled) {
-		return err
-	}
-	return o.answerErr
 }
 
 func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
@@ -207,7 +220,7 @@ func (o *ConnOptions) withHooks(ctx context.Context, hk connHooks, fn func(*sess
 	c, err := o.open(ctx, hk)
 	switch {
 	case err == nil:
-		err = o.withAnswers(fn(c))
+		err = o.answers.over(fn(c))
 		c.Close()
 	case hk.connectFailed != nil && !errors.As(err, new(*FlagError)):
 		err = hk.connectFailed(err)
@@ -230,7 +243,7 @@ func (o *ConnOptions) traceHeader() record.Header {
 	h := record.Header{Mcpi: Version, ProtocolVersion: t.Protocol, Args: o.Args,
 		Target: record.Target{Command: t.Command, URL: t.URL, Server: t.Server, Config: t.Config}}
 	if tc := o.traceContext(); tc != nil {
-		h.TraceParent, h.TraceRoot = tc.TraceParent(), o.traceRoot
+		h.TraceParent, h.TraceRoot = tc.TraceParent(), o.trace.root
 	}
 	switch {
 	case t.Command != nil:
@@ -278,7 +291,7 @@ func (o *ConnOptions) validate() error {
 		return flagErrorf("invalid --elicit %q: want accept, decline or cancel", o.Elicit)
 	}
 	for _, f := range o.ElicitFields {
-		if k, _, _ := splitPair(f); !strings.Contains(f, "=") || k == "" {
+		if k, _, _ := schema.SplitPair(f); !strings.Contains(f, "=") || k == "" {
 			return flagErrorf("invalid --elicit-field %q: want KEY=VALUE or KEY:=JSON", f)
 		}
 	}
@@ -307,9 +320,9 @@ func (o *ConnOptions) open(ctx context.Context, hk connHooks) (*session.Client, 
 	if err := o.resolveServer(ctx); err != nil {
 		return nil, err
 	}
-	if o.traceContext(); o.traceWhy != "" {
-		say("warning: %s", oneLine(o.traceWhy))
-		o.traceWhy = ""
+	if o.traceContext(); o.trace.why != "" {
+		say("warning: %s", oneLine(o.trace.why))
+		o.trace.why = ""
 	}
 	o.Target.shutdownGrace = oneShotGrace
 	tap, err := o.connTap(hk)

@@ -32,12 +32,7 @@ func NewCmdDemo(f *Factory, runF func(context.Context, *DemoOptions) error) *cob
 feature an inspector has to show. Without a terminal (or with --print) it
 prints the server's info and its tools instead.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return demoRun(cmd.Context(), opts)
-		},
+		RunE: runE(opts, runF, demoRun),
 	}
 	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.Print, "print", false, "print the server's info and tools instead of opening the TUI")

@@ -27,12 +27,7 @@ func NewCmdDemoServer(f *Factory, runF func(context.Context, *DemoServerOptions)
 		Short:  "Run mcpi's demo MCP server (stdio, or HTTP with --http)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return demoServerRun(cmd.Context(), opts)
-		},
+		RunE:   runE(opts, runF, demoServerRun),
 	}
 	end := flagGroup(cmd, groupServe)
 	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio")

@@ -531,13 +531,20 @@ func shellWords(s string) ([]string, error) {
 
 // parsesAsMcpi checks a command against mcpi's command tree: the command
 // exists, its flags are its flags (with their values' types), and its
-// arguments are as many as it takes.
+// TARGET and arguments are as it takes them (its Args).
 func parsesAsMcpi(line string) error {
 	words, err := shellWords(line)
 	if err != nil {
 		return err
 	}
 	for len(words) > 0 && envAssignment.MatchString(words[0]) {
+		// The TARGET is parsed with the command's arguments, and
+		// $MCPI_SESSION may be it. TestExamplesRun calls this before its
+		// parallel subtests, while no other test of the package runs.
+		if name, value, _ := strings.Cut(words[0], "="); name == sessionEnv {
+			defer os.Unsetenv(sessionEnv)
+			os.Setenv(sessionEnv, value)
+		}
 		words = words[1:]
 	}
 	root := NewCmdRoot(&Factory{IO: &IOStreams{}})

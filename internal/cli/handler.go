@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -194,12 +192,12 @@ func (h *cliHandler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.El
 func (h *cliHandler) fieldsFromFlags(s *schema.Schema) (map[string]any, error) {
 	values := map[string]any{}
 	for _, f := range h.o.ElicitFields {
-		k, v, isJSON := splitPair(f)
+		k, v, isJSON := schema.SplitPair(f)
 		p, ok := s.Property(k)
 		if !ok {
-			return nil, fmt.Errorf("the form has no field %q (fields: %s)", k, fieldNames(s))
+			return nil, fmt.Errorf("the form has no field %q (fields: %s)", k, schema.FieldNames(s))
 		}
-		x, err := pairValue(k, v, isJSON, p)
+		x, err := schema.PairValue(k, v, isJSON, p)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %v", k, err)
 		}
@@ -207,73 +205,9 @@ func (h *cliHandler) fieldsFromFlags(s *schema.Schema) (map[string]any, error) {
 	}
 	values = s.ApplyDefaults(values)
 	if ps := s.Validate(values); ps != nil {
-		return nil, fmt.Errorf("%s (give fields with --elicit-field KEY=VALUE or KEY:=JSON)", fieldProblems(ps))
+		return nil, fmt.Errorf("%s (give fields with --elicit-field KEY=VALUE or KEY:=JSON)", ps.Fields())
 	}
 	return values, nil
-}
-
-// splitPair reads a KEY=VALUE or KEY:=JSON pair, as mcpi call's arguments
-// and --elicit-field are given.
-func splitPair(pair string) (key, text string, isJSON bool) {
-	k, v, _ := strings.Cut(pair, "=")
-	if key, ok := strings.CutSuffix(k, ":"); ok {
-		return key, v, true
-	}
-	return k, v, false
-}
-
-// pairValue is the value of a pair for property p: JSON as given after
-// :=, else the text read as p's type; a value that is no array or object
-// where p wants one is refused with how to give it as JSON.
-func pairValue(key, text string, isJSON bool, p schema.Property) (any, error) {
-	if isJSON {
-		var x any
-		if err := json.Unmarshal([]byte(text), &x); err != nil {
-			return nil, fmt.Errorf("%q is not JSON: %v", text, err)
-		}
-		return x, nil
-	}
-	x, err := p.Coerce(text)
-	if err != nil {
-		if hint := jsonPairHint(key, text, p.Types); hint != "" {
-			err = fmt.Errorf("%v: %s", err, hint)
-		}
-		return nil, err
-	}
-	return x, nil
-}
-
-// jsonPairHint says how to give an array or an object, as JSON after :=:
-// the text split at its commas for an array.
-func jsonPairHint(key, text string, types []string) string {
-	switch {
-	case slices.Contains(types, "array"):
-		items := []string{}
-		if text != "" {
-			items = strings.Split(text, ",")
-		}
-		for i := range items {
-			items[i] = strings.TrimSpace(items[i])
-		}
-		b, _ := json.Marshal(items)
-		return fmt.Sprintf("give an array as JSON, e.g. %s:='%s'", key, b)
-	case slices.Contains(types, "object"):
-		return fmt.Sprintf(`give an object as JSON, e.g. %s:='{"name":"value"}'`, key)
-	}
-	return ""
-}
-
-// fieldProblems names the field of each problem: "field email: 'bob' is
-// not a valid email: expected …".
-func fieldProblems(ps schema.Problems) string { return ps.Fields() }
-
-func fieldNames(s *schema.Schema) string {
-	var names []string
-	for _, p := range s.Properties() {
-		names = append(names, p.Name)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
 }
 
 func (h *cliHandler) elicitOnTerminal(ctx context.Context, req *mcp.ElicitParams, s *schema.Schema) (*mcp.ElicitResult, error) {
@@ -332,7 +266,7 @@ func (h *cliHandler) elicitOnTerminal(ctx context.Context, req *mcp.ElicitParams
 	}
 	values = s.ApplyDefaults(values)
 	if ps := s.Validate(values); ps != nil {
-		h.say("The answer does not fit the form (%s): cancelling.", fieldProblems(ps))
+		h.say("The answer does not fit the form (%s): cancelling.", ps.Fields())
 		return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
 	}
 	return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: values}, nil
@@ -361,3 +295,6 @@ func (h *cliHandler) elicitURL(ctx context.Context, req *mcp.ElicitParams) (*mcp
 	}
 	return &mcp.ElicitResult{Action: mcp.ElicitDecline}, nil
 }
+
+// splitPair is schema.SplitPair, by the name shell completion knows.
+func splitPair(pair string) (key, text string, isJSON bool) { return schema.SplitPair(pair) }

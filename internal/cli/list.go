@@ -44,19 +44,13 @@ func NewCmdList(f *Factory, what string, runF func(context.Context, *ListOptions
 		Short: l.short,
 		Example: fmt.Sprintf(`  mcpi %[1]s -- npx -y @modelcontextprotocol/server-everything
   mcpi %[1]s http://127.0.0.1:8080/mcp --json`, what),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) > 0 {
 				return flagErrorf("unexpected argument %q", rest[0])
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return listRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, listRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)

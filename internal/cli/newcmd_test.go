@@ -92,7 +92,7 @@ func TestEveryCommandTakesRunF(t *testing.T) {
 			t.Errorf("%s: %s's runF takes *%s, which is not an Options struct of this package", where, name, opts)
 		}
 		if !callsRunF(fd) {
-			t.Errorf("%s: %s never checks runF != nil: its RunE must hand the options to runF when given", where, name)
+			t.Errorf("%s: %s never checks runF != nil nor gives it to runE: its RunE must hand the options to runF when given", where, name)
 		}
 	}
 	for name := range commandGroups {
@@ -151,6 +151,14 @@ func types(p *ast.Field) string {
 func callsRunF(fd *ast.FuncDecl) bool {
 	found := false
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		// runE(opts, runF, xRun) and sessionRunE check it for the command.
+		if c, ok := n.(*ast.CallExpr); ok && len(c.Args) >= 3 {
+			if f, ok := c.Fun.(*ast.Ident); ok && (f.Name == "runE" || f.Name == "sessionRunE") {
+				if a, ok := c.Args[len(c.Args)-2].(*ast.Ident); ok && a.Name == "runF" {
+					found = true
+				}
+			}
+		}
 		if b, ok := n.(*ast.BinaryExpr); ok && b.Op == token.NEQ {
 			if x, ok := b.X.(*ast.Ident); ok && x.Name == "runF" {
 				if y, ok := b.Y.(*ast.Ident); ok && y.Name == "nil" {

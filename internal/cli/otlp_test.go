@@ -142,7 +142,7 @@ func TestJaegerRoundTrip(t *testing.T) {
 	// server's span is there too.
 	byName := map[string]span{}
 	service := map[string]string{}
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	poll(30*time.Second, func() bool {
 		resp, err := http.Get(queryURL + "/api/traces/" + traceID)
 		if err != nil {
 			t.Fatal(err)
@@ -157,10 +157,9 @@ func TestJaegerRoundTrip(t *testing.T) {
 				service[s.Operation] = d.Processes[s.ProcessID].ServiceName
 			}
 		}
-		if _, ok := byName["server tools/call"]; ok && len(byName) >= 4 {
-			break
-		}
-	}
+		_, ok := byName["server tools/call"]
+		return ok && len(byName) >= 4
+	})
 	names := func() []string {
 		var out []string
 		for k := range byName {

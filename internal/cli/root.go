@@ -184,7 +184,7 @@ func markUsageErrors(c *cobra.Command, inDaemon bool) {
 	if orig := c.Args; orig != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			err := orig(cmd, args)
-			if err == nil || errors.As(err, new(*FlagError)) {
+			if err == nil || errors.As(err, new(*FlagError)) || errors.As(err, new(notUsage)) {
 				return err
 			}
 			return &FlagError{Err: err}
@@ -321,4 +321,15 @@ func needsSession(cmd *cobra.Command, args []string) error {
 		return flagErrorf("mcpi %s runs in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", verb, sessionEnv)
 	}
 	return nil
+}
+
+// runE is a command's RunE: its options go to runF when one is given (a
+// test, session start's daemon), else to run.
+func runE[T any](opts T, runF, run func(context.Context, T) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		if runF != nil {
+			return runF(cmd.Context(), opts)
+		}
+		return run(cmd.Context(), opts)
+	}
 }

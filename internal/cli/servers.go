@@ -199,12 +199,7 @@ Windsurf and the MCP Inspector's config. Without --config the usual locations
 are searched, and the project files of the current directory and its parents.
 Use a name with --server NAME in any command.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return serversRun(cmd.Context(), opts)
-		},
+		RunE: runE(opts, runF, serversRun),
 	}
 	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().StringVar(&opts.Config, "config", "", "read only this configuration file")

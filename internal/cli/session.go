@@ -129,7 +129,7 @@ func (o *ConnOptions) withHeld(ctx context.Context, fn func(*session.Client) err
 	if err != nil {
 		return err
 	}
-	return o.withAnswers(fn(c))
+	return o.answers.over(fn(c))
 }
 
 // forward runs the command in the live session o.Target.Session.
@@ -228,11 +228,7 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 		Example: `  mcpi session start demo -- mcpi demo-server
   mcpi call add a=1 b=2 --session demo
   MCPI_SESSION=demo mcpi tools`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			switch {
 			case len(rest) > 1:
 				return flagErrorf("unexpected argument %q", rest[1])
@@ -248,14 +244,9 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 			if opts.ParkedCount < 1 || opts.ParkedBytes < 1 || opts.LogBytes < 1024 {
 				return flagErrorf("invalid budget: --parked-max and --parked-max-bytes must be positive, --log-max-bytes at least 1024")
 			}
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return sessionStartRun(cmd.Context(), opts)
-		},
+			return opts.validate()
+		}),
+		RunE: runE(opts, runF, sessionStartRun),
 	}
 	addTargetFlags(cmd, &opts.Target)
 	fl := cmd.Flags()
@@ -360,12 +351,7 @@ func NewCmdSessionDaemon(f *Factory, runF func(context.Context, *SessionDaemonOp
 		Short:  "Hold a session for mcpi session start (reads its configuration on stdin)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return sessionDaemonRun(cmd.Context(), opts)
-		},
+		RunE:   runE(opts, runF, sessionDaemonRun),
 	}
 }
 

@@ -2,17 +2,15 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 )
 
 // ExitWaiting: call --no-wait, or result, returned while the call waits on
@@ -123,7 +121,7 @@ func printWaiting(cios *IOStreams, name string, j *daemon.Job, list []*daemon.Pa
 	for _, p := range list {
 		d := p.Describe(now)
 		w.Pending = append(w.Pending, d)
-		w.Answer = append(w.Answer, answerHint(p, name))
+		w.Answer = append(w.Answer, mcptext.AnswerHint(p, name))
 	}
 	if asJSON {
 		iostreams.WriteJSON(cios, w)
@@ -132,82 +130,10 @@ func printWaiting(cios *IOStreams, name string, j *daemon.Job, list []*daemon.Pa
 	out := cios.Out
 	fmt.Fprintf(out, "%s is waiting: the server asks something the call's flags do not answer.\n", sanitize(w.Command, false))
 	for i, d := range w.Pending {
-		printParkedDetail(out, d)
+		mcptext.PrintPending(out, d)
 		fmt.Fprintf(out, "  answer: %s\n", w.Answer[i])
 	}
 	fmt.Fprintf(out, "then:     %s\n", w.Result)
-}
-
-// answerHint is the command that answers a parked request.
-func answerHint(p *daemon.Parked, session string) string {
-	base := fmt.Sprintf("mcpi answer %d --session %s", p.ID, session)
-	switch {
-	case p.Sampling != nil:
-		return base + " --sampling-reply TEXT   (or --decline)"
-	case p.Elicit != nil && p.Elicit.Mode == "url":
-		return base + " --elicit accept   (once the URL is done; or --decline, --cancel)"
-	}
-	return base + " --elicit-field NAME=VALUE ...   (or --decline, --cancel)"
-}
-
-// printParkedDetail prints one parked request in full: its kind, message
-// and, for a form, each field with its type, whether it is required, its
-// allowed values, default and description.
-func printParkedDetail(w io.Writer, d daemon.Pending) {
-	kind := d.Kind
-	if d.Mode == "url" {
-		kind += " (url)"
-	}
-	fmt.Fprintf(w, "#%d %s", d.ID, kind)
-	if d.Command != "" {
-		fmt.Fprintf(w, " for: %s", sanitize(d.Command, false))
-	} else {
-		fmt.Fprint(w, " for: ? (the server does not say which call it serves)")
-	}
-	if age := time.Duration(d.AgeMs) * time.Millisecond; age >= time.Second {
-		fmt.Fprintf(w, ", waiting %s", age.Round(time.Second))
-	}
-	fmt.Fprintln(w)
-	switch {
-	case d.URL != "":
-		fmt.Fprintf(w, "  open: %s\n  message: %s\n", sanitize(d.URL, false), sanitize(d.Message, true))
-	case d.Kind == "sampling/createMessage":
-		fmt.Fprintf(w, "  max tokens: %d\n  last message: %s\n", d.MaxTokens, sanitize(bounds.Clip(d.LastText), true))
-	default:
-		fmt.Fprintf(w, "  message: %s\n", sanitize(d.Message, true))
-		for _, f := range d.Fields {
-			line := "  field " + sanitize(f.Name, false)
-			var attrs []string
-			if len(f.Types) > 0 {
-				attrs = append(attrs, strings.Join(f.Types, "|"))
-			}
-			if f.Required {
-				attrs = append(attrs, "required")
-			}
-			if len(f.Enum) > 0 {
-				vals := make([]string, len(f.Enum))
-				for i, v := range f.Enum {
-					b, _ := json.Marshal(v)
-					vals[i] = string(b)
-				}
-				attrs = append(attrs, "one of "+strings.Join(vals, ", "))
-			}
-			if f.Default != nil {
-				b, _ := json.Marshal(f.Default)
-				attrs = append(attrs, "default "+string(b))
-			}
-			if len(attrs) > 0 {
-				line += " (" + sanitize(strings.Join(attrs, "; "), false) + ")"
-			}
-			if f.Title != "" {
-				line += " " + sanitize(f.Title, false)
-			}
-			if f.Description != "" {
-				line += ": " + sanitize(bounds.Clip(f.Description), false)
-			}
-			fmt.Fprintln(w, line)
-		}
-	}
 }
 
 // ResultOptions are the input of `mcpi result`.

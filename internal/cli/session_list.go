@@ -50,12 +50,7 @@ func NewCmdSessionList(f *Factory, runF func(context.Context, *SessionListOption
 		Use:   "list",
 		Short: "List the live sessions, and those that ended lately with why",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return sessionListRun(cmd.Context(), opts)
-		},
+		RunE:  runE(opts, runF, sessionListRun),
 	}
 	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -31,6 +32,18 @@ func sessionOnly(cmd *cobra.Command, o *ConnOptions, args []string) error {
 		return flagErrorf("mcpi %s runs in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", strings.TrimPrefix(cmd.CommandPath(), "mcpi "), sessionEnv)
 	}
 	return o.Target.checkSession(cmd)
+}
+
+// sessionRunE is the RunE of a command that runs in a live session only:
+// sessionOnly, then the options handed on as runE does.
+func sessionRunE[T any](o *ConnOptions, opts T, runF, run func(context.Context, T) error) func(*cobra.Command, []string) error {
+	next := runE(opts, runF, run)
+	return func(cmd *cobra.Command, args []string) error {
+		if err := sessionOnly(cmd, o, args); err != nil {
+			return err
+		}
+		return next(cmd, args)
+	}
 }
 
 // inSession runs fn in the daemon holding the command's session, or sends
@@ -60,15 +73,7 @@ A sampling or elicitation request that no command under way can answer
 whose call it holds up says so on stderr, and mcpi answer answers it.`,
 		Example: "  mcpi pending --session demo\n  mcpi pending --session demo --json",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return pendingRun(cmd.Context(), opts)
-		},
+		RunE:    sessionRunE(&opts.ConnOptions, opts, runF, pendingRun),
 	}
 	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
@@ -110,7 +115,7 @@ func printPending(o *ConnOptions, board *daemon.Board) error {
 		if i > 0 {
 			fmt.Fprintln(o.IO.Out)
 		}
-		printParkedDetail(o.IO.Out, p.Describe(now))
+		mcptext.PrintPending(o.IO.Out, p.Describe(now))
 	}
 	switch {
 	case len(list) == 0 && u.Refused == 0:
@@ -147,18 +152,10 @@ A sampling request takes --sampling-reply, an elicitation --elicit and
 of the form's fields; --decline and --cancel refuse either (a refused
 sampling request gets the error "user rejected the request").`,
 		Example: "  mcpi answer 1 --sampling-reply 'Paris' --session demo\n  mcpi answer 2 --elicit-field name=Ada --session demo\n  mcpi answer 3 --decline --session demo",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := opts.parse(args); err != nil {
-				return err
-			}
-			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return answerRun(cmd.Context(), opts)
+		Args: func(_ *cobra.Command, args []string) error {
+			return opts.parse(args)
 		},
+		RunE: sessionRunE(&opts.ConnOptions, opts, runF, answerRun),
 	}
 	fl := cmd.Flags()
 	end := flagGroup(cmd, groupArgs)

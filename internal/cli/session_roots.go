@@ -40,15 +40,7 @@ the command runs) or a file:// URI; paths must exist.`,
   mcpi roots set ~/project /tmp/data --session demo
   mcpi roots remove file:///tmp/data --session demo`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return rootsRun(cmd.Context(), opts)
-		},
+		RunE: sessionRunE(&opts.ConnOptions, opts, runF, rootsRun),
 	}
 	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: the roots as roots/list answers them")
@@ -80,19 +72,14 @@ func NewCmdRootsChange(f *Factory, op, short string, runF func(context.Context, 
 	cmd := &cobra.Command{
 		Use:   op + " [PATH|URI...] --session NAME",
 		Short: short,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: func(_ *cobra.Command, args []string) error {
 			if op != "set" && len(args) == 0 {
 				return flagErrorf("give the roots to %s: directories or file:// URIs", op)
 			}
 			opts.Entries = args
-			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return rootsChangeRun(cmd.Context(), opts)
+			return nil
 		},
+		RunE: sessionRunE(&opts.ConnOptions, opts, runF, rootsChangeRun),
 	}
 	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: the roots as roots/list answers them")

@@ -89,7 +89,7 @@ mcpi tail): debug, info, notice, warning, error, critical, alert or
 emergency. A legacy server is sent logging/setLevel; in the modern era the
 level goes with every later request.`,
 		Example: "  mcpi log-level debug --session demo",
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return flagErrorf("give one LEVEL: %s", levelNames())
 			}
@@ -97,14 +97,9 @@ level goes with every later request.`,
 			if !slices.Contains(mcp.LoggingLevels, opts.Level) {
 				return flagErrorf("invalid LEVEL %q: want %s", args[0], levelNames())
 			}
-			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return logLevelRun(cmd.Context(), opts)
+			return nil
 		},
+		RunE: sessionRunE(&opts.ConnOptions, opts, runF, logLevelRun),
 	}
 	end := flagGroup(cmd, groupOutput)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
@@ -154,19 +149,14 @@ resources/unsubscribe); in the modern era the session holds one
 subscriptions/listen for all the resources it is subscribed to, opened anew
 with each change (the new one acknowledged before the old one is closed).`,
 		Example: "  mcpi subscribe demo://counter --session demo",
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return flagErrorf("give one resource URI")
 			}
 			opts.URI = args[0]
-			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return subscribeRun(cmd.Context(), opts)
+			return nil
 		},
+		RunE: sessionRunE(&opts.ConnOptions, opts, runF, subscribeRun),
 	}
 	end := flagGroup(cmd, groupArgs)
 	cmd.Flags().BoolVar(&opts.Unsubscribe, "unsubscribe", false, "end the subscription instead")

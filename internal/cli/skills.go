@@ -35,19 +35,8 @@ func NewCmdSkills(f *Factory, runF func(context.Context, *SkillsOptions) error) 
 		Use:     "skills TARGET",
 		Short:   "List the server's skills (skills/list, every page; no file is read)",
 		Example: "  mcpi skills -- ./skills-server\n  mcpi skills --json -- ./skills-server",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
-			if err := exactly(0, "")(rest); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return skillsRun(cmd.Context(), opts)
-		},
+		Args:    targetArgs(&opts.Target, none),
+		RunE:    runE(opts, runF, skillsRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -116,20 +105,14 @@ func NewCmdSkill(f *Factory, runF func(context.Context, *SkillOptions) error) *c
 		Example: `  mcpi skill pdf-processing -- ./skills-server
   mcpi skill pdf-processing references/FORMS.md --session work
   mcpi skill skill://pdf-processing/SKILL.md --json -- ./skills-server`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) == 0 {
 				return flagErrorf("missing the skill's name or URI")
 			}
 			opts.Name, opts.Files = rest[0], rest[1:]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return skillRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, skillRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)

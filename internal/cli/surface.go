@@ -39,22 +39,16 @@ func NewCmdSnapshot(f *Factory, runF func(context.Context, *SnapshotOptions) err
 			"sorted keys: two snapshots of an unchanged server are the same bytes. Commit it beside the server's\n" +
 			"code and compare it with mcpi diff.",
 		Example: "  mcpi snapshot -o surface.json -- ./server\n  mcpi snapshot https://example.com/mcp --ignore /serverInfo/version",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			if err := exactly(0, "")(rest); err != nil {
 				return err
 			}
 			if err := (&surface.Snapshot{}).Ignore(opts.Ignore); err != nil {
 				return flagErrorf("invalid --ignore: %v", err)
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return snapshotRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, snapshotRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	end := flagGroup(cmd, groupOutput)

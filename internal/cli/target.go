@@ -277,6 +277,45 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// targetArgs is the Args of a command that talks to a server: the TARGET
+// taken out of the positional arguments into t (parseTarget), the rest
+// given to take, which checks them and keeps what the command needs. RunE
+// then only hands the options on (runE).
+func targetArgs(t *TargetOptions, take func(rest []string) error) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		rest, err := t.parseTarget(cmd, args)
+		if err == nil {
+			err = take(rest)
+		}
+		if err != nil && !errors.As(err, new(*FlagError)) {
+			// Not a usage error (a file an argument names, a
+			// configuration): markUsageErrors leaves it as it is.
+			return notUsage{err}
+		}
+		return err
+	}
+}
+
+// notUsage is an error of a command's Args that is no usage error: it
+// keeps its own exit code and message.
+type notUsage struct{ error }
+
+func (e notUsage) Unwrap() error { return e.error }
+
+// none takes no argument but the TARGET.
+var none = exactly(0, "")
+
+// one takes one argument but the TARGET, what, into *into.
+func one(what string, into *string) func([]string) error {
+	return func(rest []string) error {
+		if err := exactly(1, what)(rest); err != nil {
+			return err
+		}
+		*into = rest[0]
+		return nil
+	}
+}
+
 // parseTarget fills o.Command and o.URL from the positional arguments:
 // everything after "--" is a command, and a first argument that is an http
 // or https URL is the server's URL. It returns the other arguments.

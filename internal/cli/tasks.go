@@ -104,19 +104,8 @@ func NewCmdTasksList(f *Factory, runF func(context.Context, *TasksListOptions) e
 		Use:     "list TARGET",
 		Short:   "List the server's tasks (every page)",
 		Example: "  mcpi tasks list --session everything\n  mcpi tasks list --session everything --json",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
-			if err := exactly(0, "")(rest); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return tasksListRun(cmd.Context(), opts)
-		},
+		Args:    targetArgs(&opts.Target, none),
+		RunE:    runE(opts, runF, tasksListRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -155,18 +144,6 @@ type TasksGetOptions struct {
 	ID   string
 }
 
-// taskID parses the one positional argument of a tasks verb: the task ID.
-func taskID(o *ConnOptions, cmd *cobra.Command, args []string) (string, error) {
-	rest, err := o.Target.parseTarget(cmd, args)
-	if err != nil {
-		return "", err
-	}
-	if err := exactly(1, "the task ID")(rest); err != nil {
-		return "", err
-	}
-	return rest[0], nil
-}
-
 // NewCmdTasksGet returns `mcpi tasks get ID` or `mcpi tasks cancel ID`:
 // both answer with the task.
 func NewCmdTasksGet(f *Factory, verb, short string, runF func(context.Context, *TasksGetOptions) error) *cobra.Command {
@@ -175,16 +152,8 @@ func NewCmdTasksGet(f *Factory, verb, short string, runF func(context.Context, *
 		Use:     verb + " ID TARGET",
 		Short:   short,
 		Example: fmt.Sprintf("  mcpi tasks %s 3f1c... --session everything", verb),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if opts.ID, err = taskID(&opts.ConnOptions, cmd, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return tasksGetRun(cmd.Context(), opts)
-		},
+		Args:    targetArgs(&opts.Target, one("the task ID", &opts.ID)),
+		RunE:    runE(opts, runF, tasksGetRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -227,16 +196,8 @@ func NewCmdTasksResult(f *Factory, runF func(context.Context, *TasksResultOption
 		Use:     "result ID TARGET",
 		Short:   "Wait for a task's result (tasks/result) and print it as mcpi call does",
 		Example: "  mcpi tasks result 3f1c... --session everything\n  mcpi tasks result 3f1c... --session everything --json",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if opts.ID, err = taskID(&opts.ConnOptions, cmd, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return tasksResultRun(cmd.Context(), opts)
-		},
+		Args:    targetArgs(&opts.Target, one("the task ID", &opts.ID)),
+		RunE:    runE(opts, runF, tasksResultRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -323,17 +284,11 @@ func NewCmdTasksUpdate(f *Factory, runF func(context.Context, *TasksUpdateOption
 		Use:     "update ID TARGET",
 		Short:   "Answer the input a task waits for (tasks/update, 2026-07-28) and show the task",
 		Example: "  mcpi tasks update 3f1c... --elicit-field confirm=true --session modern\n  mcpi tasks update 3f1c... --responses '{\"confirm\":{\"action\":\"decline\"}}' --session modern",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if opts.ID, err = taskID(&opts.ConnOptions, cmd, args); err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			opts.readsStdin = opts.Responses == "-"
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return tasksUpdateRun(cmd.Context(), opts)
-		},
+			return one("the task ID", &opts.ID)(rest)
+		}),
+		RunE: runE(opts, runF, tasksUpdateRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)

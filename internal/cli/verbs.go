@@ -48,11 +48,7 @@ func NewCmdRead(f *Factory, runF func(context.Context, *ReadOptions) error) *cob
 		Use:     "read URI TARGET",
 		Short:   "Read a resource and print its contents",
 		Example: "  mcpi read demo://text/hello -- mcpi demo-server\n  mcpi read demo://binary/logo.png --save out/ -- mcpi demo-server\n  mcpi read demo://binary/logo.png --raw -- mcpi demo-server > logo.png\n  mcpi read --dir skill://pdf-processing -- ./skills-server",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			if err := exactly(1, "the resource URI")(rest); err != nil {
 				return err
 			}
@@ -67,11 +63,9 @@ func NewCmdRead(f *Factory, runF func(context.Context, *ReadOptions) error) *cob
 			case opts.RawTerminal && !opts.Raw:
 				return flagErrorf("--raw-terminal goes with --raw")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return readRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, readRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -219,23 +213,16 @@ func NewCmdPrompt(f *Factory, runF func(context.Context, *PromptOptions) error) 
 		Use:     "prompt NAME [KEY=VALUE ...] TARGET",
 		Short:   "Get a prompt with its arguments filled in",
 		Example: "  mcpi prompt greet name=Ada style=pirate -- mcpi demo-server",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) == 0 {
 				return flagErrorf("missing the prompt name")
 			}
 			opts.Name = rest[0]
-			if opts.Arguments, err = parsePairs(rest[1:], "argument"); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return promptRun(cmd.Context(), opts)
-		},
+			var err error
+			opts.Arguments, err = parsePairs(rest[1:], "argument")
+			return err
+		}),
+		RunE: runE(opts, runF, promptRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -313,11 +300,7 @@ func NewCmdComplete(f *Factory, runF func(context.Context, *CompleteOptions) err
 		Use:     "complete (--prompt NAME | --template URI_TEMPLATE) ARG=PARTIAL TARGET",
 		Short:   "Ask the server to complete an argument of a prompt or a resource template",
 		Example: "  mcpi complete --prompt greet style=p -- mcpi demo-server\n  mcpi complete --template 'demo://greeting/{lang}/{name}' lang=f -- mcpi demo-server",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			if (opts.Prompt == "") == (opts.Template == "") {
 				return flagErrorf("give exactly one of --prompt and --template")
 			}
@@ -334,11 +317,9 @@ func NewCmdComplete(f *Factory, runF func(context.Context, *CompleteOptions) err
 			if opts.Context, err = parsePairs(opts.ContextPairs, "--context"); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return completeRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, completeRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -401,19 +382,8 @@ func NewCmdPing(f *Factory, runF func(context.Context, *PingOptions) error) *cob
 		Use:     "ping TARGET",
 		Short:   "Check that the server answers, and how fast",
 		Example: "  mcpi ping -- mcpi demo-server",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
-			if err := exactly(0, "")(rest); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return pingRun(cmd.Context(), opts)
-		},
+		Args:    targetArgs(&opts.Target, none),
+		RunE:    runE(opts, runF, pingRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -451,19 +421,8 @@ func NewCmdInfo(f *Factory, runF func(context.Context, *InfoOptions) error) *cob
 		Use:     "info TARGET",
 		Short:   "Show the negotiated revision, server info, capabilities and instructions",
 		Example: "  mcpi info -- mcpi demo-server",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
-			if err := exactly(0, "")(rest); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return infoRun(cmd.Context(), opts)
-		},
+		Args:    targetArgs(&opts.Target, none),
+		RunE:    runE(opts, runF, infoRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)

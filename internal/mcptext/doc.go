@@ -2,9 +2,10 @@
 // person: tables whose every cell is sanitised, folded and cut; a tool's
 // signature, badges and first sentence; a task's line, fields and the
 // input it waits for, and the reporter that keeps a task's state on one
-// line of a terminal; what a handshake settled (PrintInfo) and what
-// app-info found of an App. Every word a server chose is sanitised here.
+// line of a terminal; what a handshake settled (PrintInfo), what app-info
+// found of an App, and a server request a live session holds for an
+// answer. Every word a server chose is sanitised here.
 //
-// It imports apps, bounds, iostreams, mcp, safetext, schema, session and
-// transport; never cli or tui.
+// It imports apps, bounds, daemon, iostreams, mcp, safetext, schema,
+// session and transport; never cli or tui.
 package mcptext

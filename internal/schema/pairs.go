@@ -1,0 +1,70 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// SplitPair reads a KEY=VALUE or KEY:=JSON pair, as mcpi call's arguments
+// and --elicit-field are given.
+func SplitPair(pair string) (key, text string, isJSON bool) {
+	k, v, _ := strings.Cut(pair, "=")
+	if key, ok := strings.CutSuffix(k, ":"); ok {
+		return key, v, true
+	}
+	return k, v, false
+}
+
+// PairValue is the value of a pair for property p: JSON as given after
+// :=, else the text read as p's type; a value that is no array or object
+// where p wants one is refused with how to give it as JSON.
+func PairValue(key, text string, isJSON bool, p Property) (any, error) {
+	if isJSON {
+		var x any
+		if err := json.Unmarshal([]byte(text), &x); err != nil {
+			return nil, fmt.Errorf("%q is not JSON: %v", text, err)
+		}
+		return x, nil
+	}
+	x, err := p.Coerce(text)
+	if err != nil {
+		if hint := jsonPairHint(key, text, p.Types); hint != "" {
+			err = fmt.Errorf("%v: %s", err, hint)
+		}
+		return nil, err
+	}
+	return x, nil
+}
+
+// jsonPairHint says how to give an array or an object, as JSON after :=:
+// the text split at its commas for an array.
+func jsonPairHint(key, text string, types []string) string {
+	switch {
+	case slices.Contains(types, "array"):
+		items := []string{}
+		if text != "" {
+			items = strings.Split(text, ",")
+		}
+		for i := range items {
+			items[i] = strings.TrimSpace(items[i])
+		}
+		b, _ := json.Marshal(items)
+		return fmt.Sprintf("give an array as JSON, e.g. %s:='%s'", key, b)
+	case slices.Contains(types, "object"):
+		return fmt.Sprintf(`give an object as JSON, e.g. %s:='{"name":"value"}'`, key)
+	}
+	return ""
+}
+
+// FieldNames lists the properties of s, sorted, for a message.
+func FieldNames(s *Schema) string {
+	var names []string
+	for _, p := range s.Properties() {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
