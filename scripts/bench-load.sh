@@ -22,7 +22,8 @@
 # Usage: scripts/bench-load.sh [-o FILE]
 # Environment: ROUNDS [5], CS ["1 8 32"], N [50000], RATE [2000], DUR [5],
 # NO_INSPECTOR=1 (leave the Inspector out), NO_RATE=1 (no constant-rate
-# runs), NO_CHECK=1 (exit 0 on a missed goal). Exit status 1 when a goal is
+# runs), NO_CHECK=1 (exit 0 on a missed goal), MCPI=PATH (measure that
+# build of mcpi instead of this tree's). Exit status 1 when a goal is
 # missed. The Inspector comes from scripts/deps.sh (npm). Not run in CI.
 set -euo pipefail
 
@@ -47,7 +48,11 @@ export XDG_CACHE_HOME="$tmp/cache"
 bin=$tmp/bin
 mkdir -p "$bin"
 echo "building..." >&2
-CGO_ENABLED=0 go build -o "$bin/mcpi" ./cmd/mcpi
+if [ -n "${MCPI:-}" ]; then
+  cp "$MCPI" "$bin/mcpi" # a build of mcpi to measure instead of this tree's
+else
+  CGO_ENABLED=0 go build -o "$bin/mcpi" ./cmd/mcpi
+fi
 CGO_ENABLED=0 go build -o "$bin/benchserver" ./internal/perf/cmd/benchserver
 CGO_ENABLED=0 go build -o "$bin/floorload" ./internal/perf/cmd/floorload
 server=("$bin/benchserver" -mode fast)
@@ -84,7 +89,7 @@ status=0
   echo
   echo "Machine: $(nproc) cores, $(uname -sr), Go $(go env GOVERSION), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)${NO_INSPECTOR:+, without the Inspector}${NO_INSPECTOR:-, Node $("$node" --version), Inspector $(cd .cache/npm/node_modules/@modelcontextprotocol/inspector && "$node" -p 'require("./package.json").version')}"
   echo
-  echo "Reproduce: \`ROUNDS=$ROUNDS CS=\"$CS\" N=$N RATE=$RATE DUR=$DUR${NO_INSPECTOR:+ NO_INSPECTOR=1}${NO_RATE:+ NO_RATE=1} scripts/bench-load.sh\`"
+  echo "Reproduce: \`${MCPI:+MCPI=$MCPI }ROUNDS=$ROUNDS CS=\"$CS\" N=$N RATE=$RATE DUR=$DUR${NO_INSPECTOR:+ NO_INSPECTOR=1}${NO_RATE:+ NO_RATE=1} scripts/bench-load.sh\`"
   echo
   python3 - "$tmp" "$ROUNDS" "$N" "$CS" "${NO_INSPECTOR:-}" "${NO_RATE:-}" <<'EOF' || status=$?
 import json, statistics, sys
