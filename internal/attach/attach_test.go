@@ -261,6 +261,9 @@ func TestHoldDeadlineWithNobodyAttached(t *testing.T) {
 	if got := c2.Info().Clients; got != 2 {
 		t.Errorf("the second TUI's hello says %d clients, want 2", got)
 	}
+	// The proxy's end is said to the TUIs that stay.
+	r.srv.Close("the proxy ended")
+	ev2.waitText(t, "mcpi proxy attach: the proxy ended; the TUI shows what it saw until you quit")
 }
 
 // A client of another version of the protocol is refused in a sentence,

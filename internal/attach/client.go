@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/intercept"
 	"github.com/mcpi-dev/mcpi/internal/live"
@@ -165,6 +166,9 @@ func (c *Client) read(tap transport.Tap) error {
 				ch <- err
 			}
 		case m.Bye != "":
+			// Said in the panes: the TUI stays until it is quit.
+			tap.Observe(transport.Event{Kind: transport.KindLifecycle, Time: time.Now(),
+				Text: "mcpi proxy attach: " + m.Bye + "; the TUI shows what it saw until you quit"})
 			return nil
 		}
 	}

@@ -35,10 +35,11 @@ type Info struct {
 	Title string `json:"title"`
 	PID   int    `json:"pid"`
 	// Record is the trace the proxy writes ("" for none).
-	Record      string        `json:"record,omitempty"`
-	Breaks      []string      `json:"breaks,omitempty"`
-	HoldTimeout time.Duration `json:"holdTimeout,omitempty"`
-	Started     time.Time     `json:"started"`
+	Record string   `json:"record,omitempty"`
+	Breaks []string `json:"breaks,omitempty"`
+	// HoldTimeout is a held frame's deadline ("60s"), with Breaks.
+	HoldTimeout string    `json:"holdTimeout,omitempty"`
+	Started     time.Time `json:"started"`
 	// Clients is how many TUIs are attached; Held how many frames are
 	// held (at the time of the answer).
 	Clients int `json:"clients"`

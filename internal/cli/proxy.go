@@ -37,20 +37,26 @@ type ProxyOptions struct {
 	Faults  string
 	Seed    uint64
 	SeedSet bool
-	// UI opens the TUI on the proxied conversation; Breaks are its
-	// breakpoints, HoldTimeout a held frame's deadline.
+	// UI opens the TUI on the proxied conversation (UIMode: how, one of
+	// the ui* constants); Breaks are its breakpoints, HoldTimeout a held
+	// frame's deadline.
 	UI          bool
+	UIMode      string
 	Breaks      []string
 	HoldTimeout time.Duration
+	// Name names the proxy a TUI attaches to (mcpi proxy attach NAME);
+	// RuntimeDir is where its socket goes.
+	Name       string
+	RuntimeDir string
 
 	breaks []query.Query
 }
 
 // NewCmdProxy returns `mcpi proxy --record TRACE -- CMD`.
 func NewCmdProxy(f *Factory, runF func(context.Context, *ProxyOptions) error) *cobra.Command {
-	opts := &ProxyOptions{IO: f.IO, Args: f.Args}
+	opts := &ProxyOptions{IO: f.IO, Args: f.Args, RuntimeDir: f.runtimeDir()}
 	cmd := &cobra.Command{
-		Use:   "proxy --record TRACE (-- CMD [ARGS...] | --listen ADDR --url UPSTREAM)",
+		Use:   "proxy [--record TRACE] [--ui[=attach] [--name NAME]] (-- CMD [ARGS...] | --listen ADDR --url UPSTREAM)",
 		Short: "Record what a real host and a server say to each other",
 		Long: `Sit between an MCP host and a stdio server: put "mcpi proxy --record TRACE --"
 in front of the server command in the host's configuration. Every byte is
@@ -74,7 +80,13 @@ With --ui, the TUI shows the proxied conversation as it flows (on the
 terminal for --listen; on /dev/tty for a stdio proxy, whose stdin and stdout
 are the host's), and --break QUERY holds each frame the query matches until
 you forward it, edit it, drop it, answer it in the server's place or close
-the connection; past --hold-timeout it is forwarded, and the trace says so.`,
+the connection; past --hold-timeout it is forwarded, and the trace says so.
+
+A proxy a desktop app starts has no terminal: with --ui (and no terminal,
+or --ui=attach, or --name NAME) it serves its conversation and its
+breakpoints on a private socket instead, says on stderr how to attach, and
+"mcpi proxy attach NAME" opens the TUI on it from any terminal. --record is
+optional with --ui.`,
 		Example: `  "command": "mcpi", "args": ["proxy", "--record", "/tmp/host.jsonl", "--", "npx", "-y", "@modelcontextprotocol/server-everything"]`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.parse(cmd, args); err != nil {
@@ -93,7 +105,9 @@ the connection; past --hold-timeout it is forwarded, and the trace says so.`,
 	end = flagGroup(cmd, groupServe)
 	cmd.Flags().StringVar(&opts.Faults, "faults", "", "change frames on the wire by the rules of this YAML file (docs/intercept.md)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 0, "the seed of --faults' draws: the same seed repeats a run (default: a new one, printed)")
-	cmd.Flags().BoolVar(&opts.UI, "ui", false, "open the TUI on the proxied conversation")
+	cmd.Flags().StringVar(&opts.UIMode, "ui", "", "open the TUI on the proxied conversation: on the terminal, else (or with =attach) for mcpi proxy attach")
+	cmd.Flags().Lookup("ui").NoOptDefVal = uiAuto
+	cmd.Flags().StringVar(&opts.Name, "name", "", "with --ui: the name mcpi proxy attach NAME reaches this proxy by (default: after the server)")
 	cmd.Flags().StringArrayVar(&opts.Breaks, "break", nil, "with --ui: hold each frame this query matches until you decide (repeatable)")
 	cmd.Flags().DurationVar(&opts.HoldTimeout, "hold-timeout", intercept.DefaultHoldTimeout, "with --break: forward a held frame after this long")
 	end()
@@ -106,14 +120,18 @@ the connection; past --hold-timeout it is forwarded, and the trace says so.`,
 	end = flagGroup(cmd, groupConnection)
 	cmd.Flags().StringVar(&opts.URL, "url", "", "HTTP proxy: the upstream server's URL")
 	end()
+	cmd.AddCommand(NewCmdProxyAttach(f, nil), NewCmdProxyList(f, nil))
 	return cmd
 }
 
 // parse checks the flags, and takes the server command after "--" (a
 // stdio proxy) or none (an HTTP proxy: --listen and --url).
 func (opts *ProxyOptions) parse(cmd *cobra.Command, args []string) error {
-	if opts.Record == "" {
-		return flagErrorf("--record TRACE is required")
+	if err := opts.parseUI(); err != nil {
+		return err
+	}
+	if opts.Record == "" && !opts.UI {
+		return flagErrorf("--record TRACE is required (or --ui)")
 	}
 	opts.SeedSet = cmd.Flags().Changed("seed")
 	if opts.SeedSet && opts.Faults == "" {
@@ -140,7 +158,7 @@ func (opts *ProxyOptions) parse(cmd *cobra.Command, args []string) error {
 			return flagErrorf("--listen and --url go together")
 		}
 		if len(args) > 0 {
-			return flagErrorf("unexpected argument %q: an HTTP proxy runs no command", args[0])
+			return flagErrorf("unexpected argument %q: an HTTP proxy runs no command%s", args[0], uiHint(args[0]))
 		}
 		return nil
 	}
@@ -149,7 +167,7 @@ func (opts *ProxyOptions) parse(cmd *cobra.Command, args []string) error {
 		return flagErrorf("give the server command after \"--\", or --listen and --url")
 	}
 	if dash > 0 {
-		return flagErrorf("unexpected argument %q", args[0])
+		return flagErrorf("unexpected argument %q%s", args[0], uiHint(args[0]))
 	}
 	opts.Command = args[dash:]
 	return nil
@@ -187,6 +205,8 @@ type proxied struct {
 	engine *intercept.Engine
 	gate   *intercept.Gate
 	ui     lateTap
+	// att is the socket a TUI attaches to, with --ui and no terminal.
+	att *attached
 }
 
 // lateTap hands events to the TUI once it runs.
@@ -215,15 +235,19 @@ func (p *proxied) start(w transport.Tap) transport.Tap {
 		p.engine = intercept.NewEngine(intercept.Options{Faults: p.faults, Seed: p.opts.Seed, Tap: tap})
 	}
 	if len(p.opts.breaks) > 0 {
-		p.gate = intercept.NewGate(intercept.GateOptions{Breaks: p.opts.breaks, HoldTimeout: p.opts.HoldTimeout, Tap: tap})
+		p.gate = intercept.NewGate(intercept.GateOptions{Breaks: p.opts.breaks, HoldTimeout: p.opts.HoldTimeout, Tap: tap, OnChange: p.heldChanged})
 	}
 	return tap
 }
 
-// run runs the proxy, in the TUI with --ui (its terminal: in and out).
+// run runs the proxy, in the TUI with --ui (its terminal: in and out),
+// or with its socket served for a TUI to attach.
 func (p *proxied) run(ctx context.Context, title string, in io.Reader, out io.Writer, proxy func(context.Context) error) error {
-	if !p.opts.UI {
+	switch {
+	case !p.opts.UI:
 		return proxy(ctx)
+	case p.att != nil:
+		return p.runAttached(ctx, proxy)
 	}
 	var perr error
 	started, finished := make(chan struct{}), make(chan struct{})
@@ -258,14 +282,26 @@ func (p *proxied) stdio(ctx context.Context) error {
 	opts := p.opts
 	var tty *os.File
 	if opts.UI {
-		// The host has stdin and stdout: the TUI takes the terminal.
-		var err error
-		if tty, err = os.OpenFile("/dev/tty", os.O_RDWR, 0); err != nil {
-			return flagErrorf("--ui: a stdio proxy shows its TUI on /dev/tty, and there is none here (%v): put the HTTP proxy (--listen, --url) in front of the server instead", err)
+		// The host has stdin and stdout: the TUI takes the terminal, when
+		// there is one it may read; else it is served for mcpi proxy attach.
+		why := "asked for the socket"
+		if !opts.attachOnly() {
+			tty, why = openTTY()
+			if tty != nil {
+				defer tty.Close()
+			}
 		}
-		defer tty.Close()
-		if !foreground(tty) {
-			return flagErrorf("--ui: the host started this proxy in the background of its terminal (a process group of its own), where the TUI could not read a key: put the HTTP proxy (--listen, --url) in front of the server instead")
+		switch {
+		case tty != nil:
+		case opts.UIMode == uiTTY:
+			return flagErrorf("--ui=tty: %s: use --ui alone to attach a TUI from another terminal (mcpi proxy attach), or put the HTTP proxy (--listen, --url) in front of the server", why)
+		default:
+			if opts.attachOnly() {
+				why = ""
+			}
+			if err := p.listenAttach(why); err != nil {
+				return err
+			}
 		}
 	}
 	var secrets []string
@@ -274,22 +310,27 @@ func (p *proxied) stdio(ctx context.Context) error {
 			secrets = append(secrets, v)
 		}
 	}
-	w, err := record.Create(opts.Record, record.Header{
+	title := strings.Join(opts.Command, " ")
+	w, err := p.trace(record.Header{
 		Mcpi: Version, Role: record.RoleProxy, Args: opts.Args,
 		Target: record.Target{Transport: record.TransportStdio, Command: opts.Command},
-	}, record.Options{NoRedact: opts.NoRedact, SecretValues: secrets})
+	}, record.Options{SecretValues: secrets})
 	if err != nil {
-		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
+		p.closeAttach()
+		return err
 	}
 	tap := p.start(w)
+	if p.att != nil {
+		p.serveAttach(title, secrets)
+	}
 	stderr := io.Writer(opts.IO.ErrOut)
-	if opts.UI {
+	if opts.UI && p.att == nil {
 		// Shown in the TUI and kept in the trace: on the terminal it would
 		// tear the screen.
 		stderr = io.Discard
 	}
 	code := 0
-	err = p.run(ctx, strings.Join(opts.Command, " "), tty, tty, func(ctx context.Context) error {
+	err = p.run(ctx, title, tty, tty, func(ctx context.Context) error {
 		var err error
 		code, err = proxy.RunStdio(ctx, proxy.StdioOptions{
 			Command: opts.Command, Env: opts.Env,
@@ -297,7 +338,7 @@ func (p *proxied) stdio(ctx context.Context) error {
 		})
 		return err
 	})
-	if cerr := w.Close(); cerr != nil {
+	if cerr := w.Close(); cerr != nil && opts.Record != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: the trace %s is incomplete: %v\n", opts.Record, cerr)
 	}
 	if err != nil {
@@ -318,25 +359,38 @@ func (p *proxied) http(ctx context.Context) error {
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return flagErrorf("invalid --url %q", opts.URL)
 	}
-	if opts.UI && (!opts.IO.StdinTTY || !opts.IO.StdoutTTY) {
-		return flagErrorf("--ui: %v", errNoTerminal)
+	terminal := opts.IO.StdinTTY && opts.IO.StdoutTTY
+	switch {
+	case !opts.UI || (terminal && !opts.attachOnly()):
+	case !opts.attachOnly():
+		// A person starts an HTTP proxy, in a terminal: the socket is
+		// served when asked for only.
+		return flagErrorf("--%s: %v (--ui=attach serves it for mcpi proxy attach instead)", strings.TrimSuffix("ui="+opts.UIMode, "="+uiAuto), errNoTerminal)
+	default:
+		if err := p.listenAttach(""); err != nil {
+			return err
+		}
+		defer p.closeAttach()
 	}
 	ln, err := listen(opts.Listen, "--listen", true)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	w, err := record.Create(opts.Record, record.Header{
+	w, err := p.trace(record.Header{
 		Mcpi: Version, Role: record.RoleProxy, Args: opts.Args,
 		Target: record.Target{Transport: record.TransportHTTP, URL: opts.URL},
-	}, record.Options{NoRedact: opts.NoRedact})
+	}, record.Options{})
 	if err != nil {
-		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
+		return err
 	}
 	defer w.Close()
 	tap := p.start(w)
 	banner := fmt.Sprintf("http://%s/ -> %s", ln.Addr(), opts.URL)
-	if !opts.UI {
+	if p.att != nil {
+		p.serveAttach(banner, nil)
+	}
+	if !opts.UI || p.att != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: %s, recording to %s\n", banner, opts.Record)
 	}
 	h := proxy.HandlerWith(up, proxy.HTTPOptions{Tap: tap, Faults: p.engine, Gate: p.gate})

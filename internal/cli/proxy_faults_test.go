@@ -28,6 +28,7 @@ func TestProxyFaultsFlags(t *testing.T) {
 		{[]string{"proxy", "--record", trace, "--hold-timeout", "5s", "--", "x"}, "--hold-timeout goes with --break"},
 		{[]string{"proxy", "--record", trace, "--ui", "--break", "method:ping", "--hold-timeout", "0s", "--", "x"}, "--hold-timeout must be more than 0"},
 		{[]string{"proxy", "--record", trace, "--ui", "--listen", "127.0.0.1:0", "--url", "http://127.0.0.1:1/"}, "--ui: the TUI needs a terminal"},
+		{[]string{"proxy", "--record", trace, "--ui=tty", "--listen", "127.0.0.1:0", "--url", "http://127.0.0.1:1/"}, "--ui=tty: the TUI needs a terminal"},
 	} {
 		code, _, errOut := runCLI(t, "", c.args...)
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {

@@ -2,7 +2,11 @@
 
 package cli
 
-import "os"
+import (
+	"os"
+)
 
-// foreground: without process groups, the terminal is this process's.
-func foreground(*os.File) bool { return true }
+// openTTY: without /dev/tty, the TUI is served for mcpi proxy attach.
+func openTTY() (*os.File, string) {
+	return nil, "a stdio proxy shows its TUI on /dev/tty, which this system has not"
+}
