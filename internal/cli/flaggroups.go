@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -179,32 +181,72 @@ func flagGroupUsages(c *cobra.Command) string {
 	return b.String()
 }
 
-func init() {
-	cobra.AddTemplateFunc("flagGroupUsages", flagGroupUsages)
+// usage writes a command's usage as cobra's usage template does, with the
+// flags in their groups. It is a function, not a template: executing a
+// template (text/template finds methods by name) makes the linker keep
+// every exported method of every type in the binary, and the model SDKs'
+// thousands of types were then half of mcpi's size and start-up.
+// TestBinaryKeepsNoDeadMethods keeps it so.
+func usage(c *cobra.Command) error {
+	var b strings.Builder
+	b.WriteString("Usage:")
+	if c.Runnable() {
+		b.WriteString("\n  " + c.UseLine())
+	}
+	if c.HasAvailableSubCommands() {
+		b.WriteString("\n  " + c.CommandPath() + " [command]")
+	}
+	if len(c.Aliases) > 0 {
+		b.WriteString("\n\nAliases:\n  " + c.NameAndAliases())
+	}
+	if c.HasExample() {
+		b.WriteString("\n\nExamples:\n" + c.Example)
+	}
+	if c.HasAvailableSubCommands() {
+		subcommandUsages(&b, c)
+	}
+	if c.HasAvailableLocalFlags() || c.HasAvailableInheritedFlags() {
+		b.WriteString(flagGroupUsages(c))
+	}
+	if c.HasHelpSubCommands() {
+		b.WriteString("\n\nAdditional help topics:")
+		for _, s := range c.Commands() {
+			if s.IsAdditionalHelpTopicCommand() {
+				b.WriteString("\n  " + rpad(s.CommandPath(), s.CommandPathPadding()) + " " + s.Short)
+			}
+		}
+	}
+	if c.HasAvailableSubCommands() {
+		b.WriteString("\n\nUse \"" + c.CommandPath() + " [command] --help\" for more information about a command.")
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(c.OutOrStderr(), b.String())
+	return err
 }
 
-// usageTemplate is cobra's, with the flags in their groups.
-const usageTemplate = `Usage:{{if .Runnable}}
-  {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
-  {{.CommandPath}} [command]{{end}}{{if gt (len .Aliases) 0}}
+// subcommandUsages lists c's commands, in their groups when it has any.
+func subcommandUsages(b *strings.Builder, c *cobra.Command) {
+	list := func(group string, all bool) {
+		for _, s := range c.Commands() {
+			if (all || s.GroupID == group) && (s.IsAvailableCommand() || s.Name() == "help") {
+				b.WriteString("\n  " + rpad(s.Name(), s.NamePadding()) + " " + s.Short)
+			}
+		}
+	}
+	if len(c.Groups()) == 0 {
+		b.WriteString("\n\nAvailable Commands:")
+		list("", true)
+		return
+	}
+	for _, g := range c.Groups() {
+		b.WriteString("\n\n" + g.Title)
+		list(g.ID, false)
+	}
+	if !c.AllChildCommandsHaveGroup() {
+		b.WriteString("\n\nAdditional Commands:")
+		list("", false)
+	}
+}
 
-Aliases:
-  {{.NameAndAliases}}{{end}}{{if .HasExample}}
-
-Examples:
-{{.Example}}{{end}}{{if .HasAvailableSubCommands}}{{$cmds := .Commands}}{{if eq (len .Groups) 0}}
-
-Available Commands:{{range $cmds}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
-  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{else}}{{range $group := .Groups}}
-
-{{.Title}}{{range $cmds}}{{if (and (eq .GroupID $group.ID) (or .IsAvailableCommand (eq .Name "help")))}}
-  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if not .AllChildCommandsHaveGroup}}
-
-Additional Commands:{{range $cmds}}{{if (and (eq .GroupID "") (or .IsAvailableCommand (eq .Name "help")))}}
-  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{end}}{{end}}{{if (or .HasAvailableLocalFlags .HasAvailableInheritedFlags)}}{{flagGroupUsages .}}{{end}}{{if .HasHelpSubCommands}}
-
-Additional help topics:{{range .Commands}}{{if .IsAdditionalHelpTopicCommand}}
-  {{rpad .CommandPath .CommandPathPadding}} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableSubCommands}}
-
-Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
-`
+// rpad is cobra's: s padded with spaces to n.
+func rpad(s string, n int) string { return fmt.Sprintf("%-*s", n, s) }

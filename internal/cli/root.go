@@ -133,7 +133,7 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
-	root.SetUsageTemplate(usageTemplate)
+	root.SetUsageFunc(usage)
 	// -v is --verbose everywhere, as on every command; the version is
 	// --version alone.
 	end := flagGroup(root, groupHelp)
