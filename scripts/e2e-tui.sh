@@ -654,3 +654,67 @@ fi
 
 echo "$PASS passed, $FAIL failed ($((SECONDS - START))s)"
 [ "$FAIL" = 0 ]
+
+# --- mcpi proxy --ui for a host with no terminal (a desktop app starts its
+# servers so): the stdio proxy serves a socket, and mcpi proxy attach
+# opens the TUI on it from a terminal; a host (mcpi call, started with no
+# terminal by setsid) calls add through it; the held call is edited at
+# 80x24 (its answer, held too, forwarded) and answered in the server's
+# place at 200x50; quitting the TUI leaves the proxy running. The summary
+# above counts the scenarios before this one; the line at the end, all.
+proxy_attach_e2e() {
+	local rt="$TMP/rt" w h
+	mkdir -p "$rt" && chmod 700 "$rt"
+	cat >"$TMP/attach-edit.sh" <<'EDIT'
+#!/bin/sh
+sed -i 's/"a": 1,/"a": 40,/' "$1"
+EDIT
+	chmod +x "$TMP/attach-edit.sh"
+	for size in 80x24 200x50; do
+		w=${size%x*} h=${size#*x}
+		XDG_RUNTIME_DIR="$rt" setsid "$BIN" call add a=1 b=2 -- "$BIN" proxy --ui --name "demo$w" --break method:tools/call \
+			-- "$BIN" demo-server </dev/null >"$TMP/attach$w.out" 2>&1 &
+		for _ in $(seq 100); do [ -S "$rt/mcpi/proxy/demo$w.sock" ] && break; sleep 0.1; done
+		open "attach$w" env XDG_RUNTIME_DIR="$rt" EDITOR="$TMP/attach-edit.sh" "$BIN" proxy attach "demo$w"
+		t resize-window -t "$SESSION" -x "$w" -y "$h"
+		check "the conversation so far, the call held" "attached to demo$w" "tools/list" "⏸ 1/1 → tools/call add #3"
+		if [ "$w" = 80 ]; then
+			keys M-e
+			check "the edit goes in its place, its answer held" "the edit was sent" "← answer #3"
+			keys C-s
+			file_has "the host gets the edited call's answer" "$TMP/attach$w.out" '{"sum":42}'
+		else
+			keys C-o
+			check "an answer in the server's place" "in the peer's place" '"result"'
+			for _ in $(seq 70); do keys BSpace; done
+			typ '{"result":{"content":[{"type":"text","text":"answered by hand"}],"structuredContent":{"sum":7}}}'
+			keys C-s
+			check "answered in the server's place" "answered in the peer's place" "intercept answer"
+			file_has "the host gets the answer given in the server's place" "$TMP/attach$w.out" "answered by hand"
+		fi
+		# At 80 columns the line is cut after "the pro".
+		check "the proxy's end, said in the panes" "mcpi proxy attach: the pro"
+		shot "proxy-attach-$size"
+		keys q
+	done
+	# A TUI that quits leaves the proxy running: attach, quit, attach again.
+	XDG_RUNTIME_DIR="$rt" setsid "$BIN" call add a=1 b=2 -- "$BIN" proxy --ui --name again --break method:tools/call \
+		--hold-timeout 5m -- "$BIN" demo-server </dev/null >"$TMP/attach-again.out" 2>&1 &
+	for _ in $(seq 100); do [ -S "$rt/mcpi/proxy/again.sock" ] && break; sleep 0.1; done
+	open attach-again env XDG_RUNTIME_DIR="$rt" "$BIN" proxy attach again
+	check "the call held" "⏸ 1/1 → tools/call add #3"
+	keys q
+	open attach-again env XDG_RUNTIME_DIR="$rt" "$BIN" proxy attach
+	check "attached again, the call still held" "attached to again" "⏸ 1/1 → tools/call add #3"
+	keys C-k
+	check "the connection closed instead" "intercept close"
+	keys q
+}
+if command -v setsid >/dev/null 2>&1; then
+	proxy_attach_e2e
+else
+	echo "e2e-tui: SKIP proxy attach: setsid is not installed" >&2
+fi
+
+echo "$PASS passed, $FAIL failed ($((SECONDS - START))s, every scenario)"
+[ "$FAIL" = 0 ]
