@@ -391,7 +391,11 @@ func (p *proxied) http(ctx context.Context) error {
 		p.serveAttach(banner, nil)
 	}
 	if !opts.UI || p.att != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: %s, recording to %s\n", banner, opts.Record)
+		rec := ", recording to " + opts.Record
+		if opts.Record == "" {
+			rec = ", recording nothing (no --record)"
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: %s%s\n", banner, rec)
 	}
 	h := proxy.HandlerWith(up, proxy.HTTPOptions{Tap: tap, Faults: p.engine, Gate: p.gate})
 	return p.run(ctx, banner, nil, nil, func(ctx context.Context) error {

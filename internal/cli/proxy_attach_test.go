@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -104,7 +105,8 @@ func TestProxyAttachServes(t *testing.T) {
 	f := &Factory{IO: iostreams.New(hostIn, out, errOut), Executable: func() (string, error) { return os.Args[0], nil }}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	args := append([]string{"proxy", "--ui", "--name", "fs", "--break", "method:tools/call dir:out"}, peerArgs("demo")...)
+	const secret = "supersecretvalue123"
+	args := append([]string{"proxy", "--ui", "--name", "fs", "--break", "method:tools/call dir:out", "-e", "API_TOKEN=" + secret}, peerArgs("demo")...)
 	done := make(chan ExitCode, 1)
 	go func() { done <- run(ctx, f, args) }()
 	errOut.waitFor(t, "mcpi proxy: attach it from a terminal with: mcpi proxy attach fs (socket "+dir+"/mcpi/proxy/fs.sock)")
@@ -114,11 +116,15 @@ func TestProxyAttachServes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var seen watched
+	seen.moved = make(chan struct{}, 1)
 	fed := make(chan error, 1)
-	go func() { fed <- c.Run(ctx, transport.TapFunc(func(transport.Event) {})) }()
+	go func() {
+		fed <- c.Run(ctx, transport.TapFunc(func(e transport.Event) { seen.Write(append(append([]byte(e.Text), e.Data...), '\n')) }))
+	}()
 	io.WriteString(host, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2,"token":"`+secret+`"}}}
 `)
 	deadline := time.After(20 * time.Second)
 	for len(c.Held()) == 0 {
@@ -127,6 +133,14 @@ func TestProxyAttachServes(t *testing.T) {
 		case <-deadline:
 			t.Fatal("the call was not held")
 		}
+	}
+	// What the TUI sees is redacted as the trace is.
+	if h := c.Held()[0]; bytes.Contains(h.Data, []byte(secret)) || !bytes.Contains(h.Data, []byte("[REDACTED]")) {
+		t.Errorf("the held call reached the TUI as %s", h.Data)
+	}
+	seen.waitFor(t, `"token":"[REDACTED]"`)
+	if strings.Contains(seen.String(), secret) {
+		t.Errorf("an event reached the TUI with the secret: %s", seen.String())
 	}
 	if err := c.Answer(c.Held()[0].ID, []byte(`{"content":[{"type":"text","text":"in place"}]}`), 0, ""); err != nil {
 		t.Fatal(err)
@@ -140,6 +154,32 @@ func TestProxyAttachServes(t *testing.T) {
 		t.Errorf("the attached feed ended with %v, want the proxy's goodbye", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "mcpi", "proxy", "fs.sock")); !os.IsNotExist(err) {
+		t.Errorf("the socket is left: %v", err)
+	}
+}
+
+// The HTTP proxy serves its socket when asked (--ui=attach): its banner
+// and the attach line on stderr, its status on the socket; it ends with
+// its context, and its socket with it.
+func TestProxyAttachHTTP(t *testing.T) {
+	dir := privateRuntime(t)
+	errOut := &watched{moved: make(chan struct{}, 1)}
+	f := &Factory{IO: iostreams.New(strings.NewReader(""), io.Discard, errOut)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan ExitCode, 1)
+	go func() {
+		done <- run(ctx, f, []string{"proxy", "--ui=attach", "--listen", "127.0.0.1:0", "--url", "http://127.0.0.1:1/mcp"})
+	}()
+	errOut.waitFor(t, "-> http://127.0.0.1:1/mcp, recording nothing (no --record)")
+	errOut.waitFor(t, "mcpi proxy: attach it from a terminal with: mcpi proxy attach 127.0.0.1-1 (socket ")
+	info, err := proxysock.Status(filepath.Join(dir, "mcpi"), "127.0.0.1-1")
+	if err != nil || !strings.HasPrefix(info.Title, "http://127.0.0.1:") || info.Clients != 0 {
+		t.Errorf("the proxy's status: %+v, %v", info, err)
+	}
+	cancel()
+	<-done
+	if _, err := os.Stat(filepath.Join(dir, "mcpi", "proxy", "127.0.0.1-1.sock")); !os.IsNotExist(err) {
 		t.Errorf("the socket is left: %v", err)
 	}
 }
