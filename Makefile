@@ -53,10 +53,11 @@ deps:
 
 ## bench: mcpi against the floor, the Go SDK client and the Inspector CLI; start-up and the
 ## shell's TAB against 101763e; mcpi bench against the floor generator (docs/performance.md).
-## Each script checks its goals; a missed one makes the target fail after all three ran.
+## what mcpi proxy adds to a frame. Each script checks its goals; a missed one makes the
+## target fail after all four ran.
 bench:
 	@status=0; scripts/bench.sh || status=1; scripts/bench-startup.sh || status=1; \
-	  scripts/bench-load.sh || status=1; exit $$status
+	  scripts/bench-load.sh || status=1; scripts/bench-proxy.sh || status=1; exit $$status
 
 ## build: build the mcpi binary into ./bin, static (no cgo: no libc to load, 0.5 ms less to start)
 build:
