@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"strings"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -129,7 +127,7 @@ func callTool(ctx context.Context, c *session.Client, opts *CallOptions) error {
 	} else if asTask, err = opts.asTask(c, tool); err != nil {
 		return err
 	}
-	progress, endProgress := progressReporter(opts.IO, opts.verbose)
+	progress, endProgress := mcptext.ProgressReporter(opts.IO, opts.verbose)
 	onStatus, endStatus := mcptext.TaskReporter(opts.IO)
 	params := mcp.CallToolParams{Name: opts.Tool, Arguments: args}
 	var raw json.RawMessage
@@ -159,7 +157,7 @@ func printToolResult(ios *IOStreams, asJSON bool, save string, tool *mcp.Tool, w
 		return &session.RPCError{Method: "tools/call", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "the result is not a CallToolResult: " + err.Error()}}
 	}
 	if tool != nil && len(tool.OutputSchema) > 0 && !result.IsError {
-		checkStructured(ios.ErrOut, tool, result.StructuredContent)
+		mcptext.CheckStructured(ios.ErrOut, tool, result.StructuredContent)
 	}
 	if asJSON {
 		if err := iostreams.WriteRawJSON(ios, raw); err != nil {
@@ -170,7 +168,7 @@ func printToolResult(ios *IOStreams, asJSON bool, save string, tool *mcp.Tool, w
 		if err := p.Blocks(result.Content); err != nil {
 			return err
 		}
-		if len(result.StructuredContent) > 0 && !textRepeats(result.Content, result.StructuredContent) {
+		if len(result.StructuredContent) > 0 && !mcptext.TextRepeats(result.Content, result.StructuredContent) {
 			fmt.Fprintln(ios.Out, iostreams.PrettyJSON(result.StructuredContent))
 		}
 	}
@@ -276,81 +274,4 @@ func readArg(v string, ios *IOStreams) ([]byte, error) {
 		return b, nil
 	}
 	return []byte(v), nil
-}
-
-// checkStructured warns when structuredContent does not match outputSchema.
-func checkStructured(w io.Writer, tool *mcp.Tool, structured json.RawMessage) {
-	if len(structured) == 0 {
-		fmt.Fprintf(w, "warning: tool %s declares an outputSchema but returned no structuredContent\n", sanitize(tool.Name, false))
-		return
-	}
-	s, err := schema.Compile(tool.OutputSchema)
-	if err != nil {
-		fmt.Fprintf(w, "warning: tool %s has an invalid outputSchema: %s\n", sanitize(tool.Name, false), oneLine(err.Error()))
-		return
-	}
-	if ps := s.Validate(structured); ps != nil {
-		fmt.Fprintf(w, "warning: structuredContent does not match the outputSchema of %s: %s\n", sanitize(tool.Name, false), oneLine(ps.Error()))
-	}
-}
-
-// progressReporter shows progress notifications on stderr: on one line that
-// updates itself on a terminal, with -v otherwise. end clears that line.
-func progressReporter(ios *IOStreams, verbose func(string, ...any)) (report func(mcp.ProgressParams), end func()) {
-	var shown atomic.Bool
-	end = func() {
-		if shown.Load() {
-			ios.ErrOut.EraseLine()
-		}
-	}
-	return func(p mcp.ProgressParams) {
-		msg := fmt.Sprintf("progress %g", p.Progress)
-		if p.Total != nil {
-			msg += fmt.Sprintf("/%g", *p.Total)
-		}
-		if p.Message != "" {
-			msg += ": " + oneLine(p.Message)
-		}
-		if ios.StderrTTY {
-			shown.Store(true)
-			ios.ErrOut.EraseLine()
-			fmt.Fprint(ios.ErrOut, msg)
-			return
-		}
-		verbose("%s", msg)
-	}, end
-}
-
-// textRepeats reports whether a text block already carries the structured
-// content (servers are asked to include it as text for older clients), so
-// that it is not printed twice.
-func textRepeats(blocks []mcp.Content, structured json.RawMessage) bool {
-	var want any
-	if json.Unmarshal(structured, &want) != nil {
-		return false
-	}
-	// A result whose structured form only wraps its text ({"content":
-	// TEXT}, as server-filesystem's read_text_file sends) repeats it too.
-	var wrapped *string
-	if m, ok := want.(map[string]any); ok && len(m) == 1 {
-		for _, v := range m {
-			if s, ok := v.(string); ok {
-				wrapped = &s
-			}
-		}
-	}
-	var texts []string
-	for _, b := range blocks {
-		var got any
-		if b.Type == "text" && json.Unmarshal([]byte(b.Text), &got) == nil && reflect.DeepEqual(got, want) {
-			return true
-		}
-		if b.Type == "text" {
-			texts = append(texts, b.Text)
-			if wrapped != nil && b.Text == *wrapped {
-				return true
-			}
-		}
-	}
-	return wrapped != nil && len(texts) > 1 && strings.Join(texts, "") == *wrapped
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"slices"
 	"strings"
@@ -175,18 +174,7 @@ func writeSARIF(ios *IOStreams, rep *check.Report) error {
 		return nil // the error object takes the document's place
 	}
 	ios.MarkJSONWritten()
-	return check.WriteSARIF(unsafeEscaper{ios.Data()}, rep, Version)
-}
-
-// unsafeEscaper writes JSON with iostreams.EscapeUnsafe's spelling. Each write must
-// be whole JSON values (check.WriteSARIF's are): a rune is never split.
-type unsafeEscaper struct{ w io.Writer }
-
-func (e unsafeEscaper) Write(b []byte) (int, error) {
-	if _, err := e.w.Write(iostreams.EscapeUnsafe(b)); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+	return check.WriteSARIF(iostreams.EscapingWriter{W: ios.Data()}, rep, Version)
 }
 
 // checkOptions are the options of a check of the server behind c, which
@@ -285,7 +273,7 @@ func (opts *CheckOptions) cannotConnect(ctx context.Context, a doctor.Attempt) e
 			return werr
 		}
 	} else {
-		writeDoctor(opts.IO.Out, *d.doc, d.kind == KindRefused)
+		doctor.Write(opts.IO.Out, *d.doc, d.kind == KindRefused)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", d.what)
 	return errSilent{code: d.code, kind: d.kind, what: d.what}
@@ -330,28 +318,4 @@ func (opts *CheckOptions) diagnose(ctx context.Context, a doctor.Attempt) diagno
 		d.code, d.kind = ExitEnvironment, KindCheckEnvironment
 	}
 	return d
-}
-
-// writeDoctor prints the doctor's checklist; refused says the server was
-// reached, and refused the request.
-func writeDoctor(w io.Writer, rep doctor.Report, refused bool) {
-	if refused {
-		fmt.Fprintf(w, "mcpi check was refused by %s. Step by step:\n", rep.Target)
-	} else {
-		fmt.Fprintf(w, "mcpi check could not reach %s. Step by step:\n", rep.Target)
-	}
-	marks := map[string]string{doctor.Passed: "ok  ", doctor.Failed: "FAIL", doctor.Skipped: "-   "}
-	for _, s := range rep.Steps {
-		line := fmt.Sprintf("  %s %s", marks[s.Status], s.Name)
-		if s.Detail != "" {
-			line += ": " + s.Detail
-		}
-		fmt.Fprintln(w, line)
-		if s.Fix != "" {
-			fmt.Fprintf(w, "       what to do: %s\n", s.Fix)
-		}
-	}
-	if rep.Environment != "" {
-		fmt.Fprintf(w, "This looks like the server's environment, not its protocol: %s. Check the server's configuration (its environment variables, credentials and the services it needs).\n", rep.Environment)
-	}
 }

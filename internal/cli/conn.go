@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
-	"github.com/mcpi-dev/mcpi/internal/genai"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/otlp"
@@ -23,6 +21,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/safetext"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/timeline"
 	"github.com/mcpi-dev/mcpi/internal/tracectx"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -377,7 +376,7 @@ func (o *ConnOptions) connTap(hk connHooks) (transport.Tap, error) {
 	// The transport events are shown with -v only; without a tap at all,
 	// the transport does not even build them.
 	if o.Verbose {
-		taps = append(taps, o.verboseTap())
+		taps = append(taps, timeline.VerboseTap(record.NewRedactor(o.secretValues()), o.verbose))
 	}
 	if hk.tap != nil {
 		taps = append(taps, hk.tap)
@@ -469,56 +468,4 @@ func (o *ConnOptions) awaitRoots(ctx context.Context, c *session.Client, asked <
 		o.verbose("the server did not ask for the roots within %v; going on", rootsWait)
 	case <-ctx.Done():
 	}
-}
-
-// verboseTap shows server stderr and transport events on stderr (-v).
-// Credentials are redacted as in a trace (the screen is shared and
-// captured as often as a trace is).
-func (o *ConnOptions) verboseTap() transport.Tap {
-	r := record.NewRedactor(o.secretValues())
-	return transport.TapFunc(func(e transport.Event) {
-		switch e.Kind {
-		case transport.KindStderr:
-			o.verbose("server stderr: %s", sanitize(r.String(string(e.Data)), false))
-		case transport.KindLifecycle:
-			msg := e.Text
-			if e.Err != "" {
-				msg += ": " + e.Err
-			}
-			o.verbose("transport: %s", oneLine(r.Text(msg)))
-		case transport.KindHTTP:
-			if e.HTTP != nil {
-				o.verbose("http: %s %s -> %s", e.HTTP.Method, sanitize(r.URL(e.HTTP.URL), false), oneLine(r.Text(e.Text+" "+e.Err)))
-			}
-		case transport.KindModel:
-			if t, ok := genai.Decode(e.Data); ok {
-				o.verbose("model: %s", oneLine(r.Text(modelLine(e.Dir, &t))))
-			}
-		}
-	})
-}
-
-// modelLine says a model's turn in a line, for -v.
-func modelLine(dir transport.Direction, t *genai.Turn) string {
-	what := t.Op + " " + cmp.Or(t.Tool, t.Model)
-	if dir == transport.Outgoing {
-		if t.Op == genai.OpChat {
-			return fmt.Sprintf("→ %s (%d messages, %d tools)", what, t.Messages, t.Tools)
-		}
-		return "→ " + what + " " + string(t.Arguments)
-	}
-	s := "← " + what
-	switch {
-	case t.Error != "":
-		s += ": error: " + t.Error
-	case t.Denied:
-		s += ": refused"
-	}
-	if u := t.Usage; u != nil {
-		s += fmt.Sprintf(" · %d in / %d out tokens · first token %.0fms · %.0fms", u.InputTokens, u.OutputTokens, t.TTFTMs, t.DurationMs)
-	}
-	if t.CostUSD > 0 {
-		s += fmt.Sprintf(" · $%.4f", t.CostUSD)
-	}
-	return s
 }

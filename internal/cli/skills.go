@@ -184,7 +184,7 @@ func loadSkill(ctx context.Context, o *ConnOptions, c *session.Client, e mcp.Ski
 			f.Blob = l.Data
 		}
 		report.Files = append(report.Files, f)
-		sayChecks(o.IO, l.Verification)
+		mcptext.SayChecks(o.IO.ErrOut, l.Verification)
 		if err != nil {
 			failure = err
 			break
@@ -222,29 +222,6 @@ func loadSkill(ctx context.Context, o *ConnOptions, c *session.Client, e mcp.Ski
 		}
 	}
 	return nil
-}
-
-// sayChecks tells stderr, in one line, what was verified of a file that
-// passed (the error of one that failed says why).
-func sayChecks(ios *IOStreams, v *skills.Verification) {
-	if !v.OK() {
-		return
-	}
-	var passed, unchecked []string
-	why := ""
-	for _, ch := range v.Checks {
-		if ch.Status == skills.Passed {
-			passed = append(passed, ch.Name)
-		} else {
-			unchecked = append(unchecked, ch.Name)
-			why = ch.Detail
-		}
-	}
-	msg := "verified " + v.File + ": " + strings.Join(passed, ", ")
-	if len(unchecked) > 0 {
-		msg += "; " + strings.Join(unchecked, ", ") + " unchecked (" + why + ")"
-	}
-	fmt.Fprintln(ios.ErrOut, oneLine(msg))
 }
 
 // isText reports whether data may be shown as text.

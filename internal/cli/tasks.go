@@ -212,7 +212,7 @@ func tasksResultRun(ctx context.Context, opts *TasksResultOptions) error {
 		if c.Era() == session.EraModern {
 			return &removedMethod{method: "tasks/result", instead: "a completed task carries its result: mcpi tasks get ID prints it"}
 		}
-		progress, endProgress := progressReporter(opts.IO, opts.verbose)
+		progress, endProgress := mcptext.ProgressReporter(opts.IO, opts.verbose)
 		raw, err := c.TaskResult(ctx, opts.ID, &session.CallOptions{OnProgress: progress})
 		endProgress()
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -250,7 +249,7 @@ func updateSnapshots(opts *TestOptions, path string, data []byte, file *collecti
 	texts := map[int]string{}
 	for i := range steps {
 		s := &steps[i]
-		if s.Text == nil || !snapshotFailed(s.Failures) {
+		if s.Text == nil || !collection.SnapshotFailed(s.Failures) {
 			continue
 		}
 		if red.Holds(*s.Text) {
@@ -274,7 +273,7 @@ func updateSnapshots(opts *TestOptions, path string, data []byte, file *collecti
 		s := &steps[i]
 		old := file.Steps[i].Expect.Snapshot
 		fmt.Fprintf(opts.IO.ErrOut, "%s:%d: snapshot of %s updated\n", red.Clean(file.Path), file.Steps[i].Line, sanitize(red.String(s.Name), false))
-		for _, l := range snapshotDiff(old, texts[i]) {
+		for _, l := range collection.SnapshotDiff(old, texts[i]) {
 			fmt.Fprintf(opts.IO.ErrOut, "    %s\n", red.Clean(l))
 		}
 		var rest []collection.Failure
@@ -286,39 +285,6 @@ func updateSnapshots(opts *TestOptions, path string, data []byte, file *collecti
 		s.Failures, s.Updated, s.OK = rest, true, len(rest) == 0
 	}
 	return len(texts), nil
-}
-
-func snapshotFailed(fs []collection.Failure) bool {
-	for _, f := range fs {
-		if f.Path == "snapshot" {
-			return true
-		}
-	}
-	return false
-}
-
-// snapshotDiff shows the lines that went (-) and came (+), at most 20.
-func snapshotDiff(old *string, now string) []string {
-	var before []string
-	if old != nil {
-		before = strings.Split(*old, "\n")
-	}
-	after := strings.Split(now, "\n")
-	common := 0
-	for common < len(before) && common < len(after) && before[common] == after[common] {
-		common++
-	}
-	var out []string
-	for _, l := range before[common:] {
-		out = append(out, "- "+oneLine(l))
-	}
-	for _, l := range after[common:] {
-		out = append(out, "+ "+oneLine(l))
-	}
-	if len(out) > 20 {
-		out = append(out[:20], fmt.Sprintf("… %d more line(s)", len(out)-20))
-	}
-	return out
 }
 
 // fileTarget sets the target to the server the file names, unless the

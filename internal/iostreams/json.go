@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -217,4 +218,16 @@ func ByteSize(n int) string {
 // PrettyJSON indents raw JSON for people, sanitising strings.
 func PrettyJSON(raw []byte) string {
 	return safetext.Sanitize(string(pretty.Pretty(raw)), true)
+}
+
+// EscapingWriter writes JSON to W with EscapeUnsafe's spelling. Each
+// write must be whole JSON values (check.WriteSARIF's are): a rune is never
+// split.
+type EscapingWriter struct{ W io.Writer }
+
+func (e EscapingWriter) Write(b []byte) (int, error) {
+	if _, err := e.W.Write(EscapeUnsafe(b)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

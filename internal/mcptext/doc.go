@@ -3,9 +3,10 @@
 // signature, badges and first sentence; a task's line, fields and the
 // input it waits for, and the reporter that keeps a task's state on one
 // line of a terminal; what a handshake settled (PrintInfo), what app-info
-// found of an App, and a server request a live session holds for an
-// answer. Every word a server chose is sanitised here.
+// found of an App, a server request a live session holds for an answer,
+// a tool result's checks and progress, and what was verified of a skill's
+// file. Every word a server chose is sanitised here.
 //
 // It imports apps, bounds, daemon, iostreams, mcp, safetext, schema,
-// session and transport; never cli or tui.
+// session, skills and transport; never cli or tui.
 package mcptext

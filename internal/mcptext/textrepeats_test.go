@@ -1,4 +1,4 @@
-package cli
+package mcptext
 
 import (
 	"encoding/json"
@@ -31,8 +31,8 @@ func TestStructuredThatRepeatsTheTextIsNotPrinted(t *testing.T) {
 		{"other text", text("hello"), `{"content":"bye"}`, false},
 		{"no text", nil, `{"content":"hello"}`, false},
 	} {
-		if got := textRepeats(tc.blocks, json.RawMessage(tc.structured)); got != tc.repeats {
-			t.Errorf("%s: textRepeats = %v, want %v", tc.name, got, tc.repeats)
+		if got := TextRepeats(tc.blocks, json.RawMessage(tc.structured)); got != tc.repeats {
+			t.Errorf("%s: TextRepeats = %v, want %v", tc.name, got, tc.repeats)
 		}
 	}
 }
