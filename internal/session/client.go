@@ -1052,6 +1052,12 @@ func encodeRequest(id int64, method string, params any, meta mcp.Meta) ([]byte, 
 		if err != nil {
 			return nil, err
 		}
+		// Every modern request carries _meta: params that are an object
+		// with no _meta of their own (nearly all) get it spliced in
+		// front, rather than decoded into a map and encoded again.
+		if len(b) >= 2 && b[0] == '{' && !bytes.Contains(b, []byte(`"_meta"`)) {
+			return spliceMeta(id, method, b, meta)
+		}
 		if string(b) != "null" {
 			if err := json.Unmarshal(b, &obj); err != nil {
 				return nil, fmt.Errorf("params must be a JSON object to carry _meta: %w", err)
@@ -1074,6 +1080,23 @@ func encodeRequest(id int64, method string, params any, meta mcp.Meta) ([]byte, 
 	}
 	obj["_meta"] = b
 	return mcp.NewRequest(id, method, obj)
+}
+
+// spliceMeta encodes a request whose params, obj, are a JSON object with
+// no _meta: meta goes in as its first member.
+func spliceMeta(id int64, method string, obj []byte, meta mcp.Meta) ([]byte, error) {
+	m, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	p := make([]byte, 0, len(obj)+len(m)+10)
+	p = append(p, `{"_meta":`...)
+	p = append(p, m...)
+	if rest := bytes.TrimSpace(obj[1:]); len(rest) > 0 && rest[0] != '}' {
+		p = append(p, ',')
+	}
+	p = append(p, obj[1:]...)
+	return mcp.NewRequest(id, method, json.RawMessage(p))
 }
 
 func mergeMeta(a, b mcp.Meta) mcp.Meta {

@@ -1,0 +1,56 @@
+package session
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/mcp"
+)
+
+// TestEncodeRequestMeta: _meta joins the params whatever their shape: an
+// object without one (spliced in), an empty object, none, an object with
+// its own _meta (merged, the request's keys winning), an object whose
+// arguments hold a _meta of their own (left alone); params that are not
+// an object are refused.
+func TestEncodeRequestMeta(t *testing.T) {
+	meta := mcp.Meta{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "progressToken": 3}
+	for _, tc := range []struct {
+		name   string
+		params any
+		want   string // the params as JSON
+	}{
+		{"object", map[string]any{"name": "echo", "arguments": map[string]any{"text": "<hi>"}},
+			`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":3},"arguments":{"text":"<hi>"},"name":"echo"}`},
+		{"empty object", struct{}{}, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":3}}`},
+		{"no params", nil, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":3}}`},
+		{"its own _meta", map[string]any{"name": "x", "_meta": map[string]any{"progressToken": 1, "mine": true}},
+			`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","mine":true,"progressToken":3},"name":"x"}`},
+		{"a _meta in the arguments", map[string]any{"arguments": map[string]any{"_meta": 1}},
+			`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":3},"arguments":{"_meta":1}}`},
+		{"raw object with spaces", json.RawMessage(` { "a" : 1 } `),
+			`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":3},"a":1}`},
+	} {
+		frame, err := encodeRequest(9, "tools/call", tc.params, meta)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var m struct {
+			ID     int             `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(frame, &m); err != nil || m.ID != 9 || m.Method != "tools/call" {
+			t.Fatalf("%s: %s (%v)", tc.name, frame, err)
+		}
+		var got, want any
+		json.Unmarshal(m.Params, &got)
+		json.Unmarshal([]byte(tc.want), &want)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: params %s, want %s", tc.name, m.Params, tc.want)
+		}
+	}
+	if _, err := encodeRequest(1, "x", []int{1}, meta); err == nil {
+		t.Error("params that are an array took _meta")
+	}
+}
