@@ -54,3 +54,17 @@ func TestEncodeRequestMeta(t *testing.T) {
 		t.Error("params that are an array took _meta")
 	}
 }
+
+// BenchmarkEncodeModernRequest is the encoding of a modern tools/call
+// with the _meta every one carries (docs/performance.md).
+func BenchmarkEncodeModernRequest(b *testing.B) {
+	caps := mcp.ClientCapabilities{Roots: &mcp.RootsCapability{}, Sampling: &mcp.SamplingCapability{}}
+	meta := mcp.Meta{mcp.MetaProtocolVersion: "2026-07-28", mcp.MetaClientCapabilities: caps, mcp.MetaClientInfo: mcp.Implementation{Name: "mcpi", Version: "1"}}
+	params := map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := encodeRequest(7, "tools/call", params, meta); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
