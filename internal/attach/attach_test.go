@@ -313,3 +313,38 @@ func TestHeldRedacted(t *testing.T) {
 		t.Errorf("the held frame reached the client unredacted: %s", h.Data)
 	}
 }
+
+// A client that reads nothing never holds up the proxy: past its queue's
+// bound it is dropped (its connection ends), and the others go on.
+func TestSlowClientDropped(t *testing.T) {
+	r := newRig(t, time.Hour, nil)
+	// A small backlog: the TUI that attaches after reads it in a moment.
+	r.srv.o.BacklogBytes = 1 << 20
+	stuck, err := live.Dial(Dir(r.dir), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck.Close()
+	if err := stuck.Send(hello{Proto: ProtocolVersion, Op: OpAttach}); err != nil {
+		t.Fatal(err)
+	}
+	var m message
+	if err := stuck.Recv(&m); err != nil || m.Info == nil {
+		t.Fatalf("the hello: %+v, %v", m, err)
+	}
+	big := bytes.Repeat([]byte("x"), 64<<10)
+	for i := 0; i < 2*(clientQueueBytes+(1<<20))/len(big); i++ {
+		r.srv.Observe(transport.Event{Kind: transport.KindStderr, Data: big})
+	}
+	for {
+		if err := stuck.Recv(&m); err != nil {
+			break
+		}
+	}
+	if info, err := Status(r.dir, "t"); err != nil || info.Clients != 0 {
+		t.Errorf("after the drop: %+v, %v", info, err)
+	}
+	_, ev := r.attach(t)
+	r.push(t, call1)
+	ev.waitText(t, "held tools/call id 1")
+}

@@ -18,7 +18,8 @@ import (
 
 // Client is a TUI's end of an attached connection: an intercept.Decider
 // whose decisions go to the proxy's gate, and the feed of the proxy's
-// events (Run). Its methods may be called concurrently.
+// events (Run). Its methods may be called concurrently; a decision is
+// answered while Run reads, and fails once the connection has ended.
 type Client struct {
 	c    *live.Conn
 	info Info

@@ -231,7 +231,6 @@ func (s *Server) serveConn(nc net.Conn) {
 	}
 	c := live.NewConn(nc)
 	defer c.Close()
-	c.SetWriteTimeout(writeTimeout)
 	c.SetDeadline(time.Now().Add(helloTimeout))
 	var h hello
 	if err := c.Recv(&h); err != nil {
