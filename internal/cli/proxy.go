@@ -82,11 +82,11 @@ are the host's), and --break QUERY holds each frame the query matches until
 you forward it, edit it, drop it, answer it in the server's place or close
 the connection; past --hold-timeout it is forwarded, and the trace says so.
 
-A proxy a desktop app starts has no terminal: with --ui (and no terminal,
-or --ui=attach, or --name NAME) it serves its conversation and its
-breakpoints on a private socket instead, says on stderr how to attach, and
-"mcpi proxy attach NAME" opens the TUI on it from any terminal. --record is
-optional with --ui.`,
+A stdio proxy a desktop app starts has no terminal: with --ui it then
+serves its conversation and its breakpoints on a private socket instead,
+says on stderr how to attach, and "mcpi proxy attach NAME" opens the TUI on
+it from any terminal. --ui=attach or --name NAME serve the socket without
+trying the terminal (for either proxy). --record is optional with --ui.`,
 		Example: `  "command": "mcpi", "args": ["proxy", "--record", "/tmp/host.jsonl", "--", "npx", "-y", "@modelcontextprotocol/server-everything"]`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.parse(cmd, args); err != nil {
@@ -105,7 +105,7 @@ optional with --ui.`,
 	end = flagGroup(cmd, groupServe)
 	cmd.Flags().StringVar(&opts.Faults, "faults", "", "change frames on the wire by the rules of this YAML file (docs/intercept.md)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 0, "the seed of --faults' draws: the same seed repeats a run (default: a new one, printed)")
-	cmd.Flags().StringVar(&opts.UIMode, "ui", "", "open the TUI on the proxied conversation: on the terminal, else (or with =attach) for mcpi proxy attach")
+	cmd.Flags().StringVar(&opts.UIMode, "ui", "", "open the TUI on the proxied conversation: on the terminal (=tty), or for mcpi proxy attach (=attach; a stdio proxy with no terminal too)")
 	cmd.Flags().Lookup("ui").NoOptDefVal = uiAuto
 	cmd.Flags().StringVar(&opts.Name, "name", "", "with --ui: the name mcpi proxy attach NAME reaches this proxy by (default: after the server)")
 	cmd.Flags().StringArrayVar(&opts.Breaks, "break", nil, "with --ui: hold each frame this query matches until you decide (repeatable)")
