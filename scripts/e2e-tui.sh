@@ -709,6 +709,9 @@ EDIT
 }
 if command -v setsid >/dev/null 2>&1; then
 	proxy_attach_e2e
+elif [ -n "${CI:-}" ]; then
+	FAIL=$((FAIL + 1))
+	echo "FAIL proxy attach: setsid is not installed"
 else
 	echo "e2e-tui: SKIP proxy attach: setsid is not installed" >&2
 fi
