@@ -45,9 +45,7 @@ func NewCmdAuthList(f *Factory, runF func(context.Context, *AuthListOptions) err
 		Args:  cobra.NoArgs,
 		RunE:  runE(opts, runF, authListRun),
 	}
-	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
-	end()
+	addJSONFlag(cmd, &opts.JSON, "print JSON")
 	return cmd
 }
 

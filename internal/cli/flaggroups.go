@@ -126,6 +126,14 @@ func visitDefined(fs *pflag.FlagSet, fn func(*pflag.Flag)) {
 	fs.SortFlags = sorted
 }
 
+// addJSONFlag adds --json, in the Output group, to a command whose
+// output has a JSON form.
+func addJSONFlag(cmd *cobra.Command, json *bool, usage string) {
+	end := flagGroup(cmd, groupOutput)
+	cmd.Flags().BoolVar(json, "json", false, usage)
+	end()
+}
+
 // flagGroupOf returns the group of f ("" when it has none).
 func flagGroupOf(f *pflag.Flag) string {
 	if g := f.Annotations[flagGroupKey]; len(g) > 0 {

@@ -168,9 +168,7 @@ and how to answer it, as call --no-wait did.`,
 			return resultRun(cmd.Context(), opts)
 		},
 	}
-	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON while the call waits (its own output is as the call printed it)")
-	end()
+	addJSONFlag(cmd, &opts.JSON, "print JSON while the call waits (its own output is as the call printed it)")
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
 }

@@ -52,9 +52,7 @@ func NewCmdSessionList(f *Factory, runF func(context.Context, *SessionListOption
 		Args:  cobra.NoArgs,
 		RunE:  runE(opts, runF, sessionListRun),
 	}
-	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
-	end()
+	addJSONFlag(cmd, &opts.JSON, "print JSON")
 	return cmd
 }
 
@@ -108,9 +106,7 @@ func NewCmdSessionShow(f *Factory, runF func(context.Context, *SessionShowOption
 			return sessionShowRun(cmd.Context(), opts)
 		},
 	}
-	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
-	end()
+	addJSONFlag(cmd, &opts.JSON, "print JSON")
 	return cmd
 }
 

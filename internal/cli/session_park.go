@@ -75,9 +75,7 @@ whose call it holds up says so on stderr, and mcpi answer answers it.`,
 		Args:    cobra.NoArgs,
 		RunE:    sessionRunE(&opts.ConnOptions, opts, runF, pendingRun),
 	}
-	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
-	end()
+	addJSONFlag(cmd, &opts.JSON, "print JSON")
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
 }

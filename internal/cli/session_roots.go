@@ -42,9 +42,7 @@ the command runs) or a file:// URI; paths must exist.`,
 		Args: cobra.NoArgs,
 		RunE: sessionRunE(&opts.ConnOptions, opts, runF, rootsRun),
 	}
-	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: the roots as roots/list answers them")
-	end()
+	addJSONFlag(cmd, &opts.JSON, "print JSON: the roots as roots/list answers them")
 	addSessionFlag(cmd, &opts.ConnOptions)
 	cmd.AddCommand(NewCmdRootsChange(f, "set", "Replace a live session's roots (none: no roots)", nil),
 		NewCmdRootsChange(f, "add", "Add roots to a live session", nil),
@@ -81,9 +79,7 @@ func NewCmdRootsChange(f *Factory, op, short string, runF func(context.Context, 
 		},
 		RunE: sessionRunE(&opts.ConnOptions, opts, runF, rootsChangeRun),
 	}
-	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: the roots as roots/list answers them")
-	end()
+	addJSONFlag(cmd, &opts.JSON, "print JSON: the roots as roots/list answers them")
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
 }

@@ -101,9 +101,7 @@ level goes with every later request.`,
 		},
 		RunE: sessionRunE(&opts.ConnOptions, opts, runF, logLevelRun),
 	}
-	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
-	end()
+	addJSONFlag(cmd, &opts.JSON, "print JSON")
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
 }
