@@ -17,7 +17,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui"
-	"github.com/mcpi-dev/mcpi/internal/tui/chatpane"
 )
 
 // ConnectOptions are the flags of `mcpi connect`.
@@ -309,16 +308,16 @@ func collectionOr(path string) string {
 // chatOptions makes the Chat pane's model from --model (or $MCPI_MODEL):
 // none when neither is given; a wrong spec or a missing key is a usage
 // error before the TUI starts.
-func (opts *ConnectOptions) chatOptions() (chatpane.Options, error) {
+func (opts *ConnectOptions) chatOptions() (tui.ChatOptions, error) {
 	spec := cmp.Or(opts.ChatModel, os.Getenv("MCPI_MODEL"))
 	approve, err := chat.ParseApproval(opts.ChatApprove)
 	if err != nil {
-		return chatpane.Options{}, flagErrorf("%v", err)
+		return tui.ChatOptions{}, flagErrorf("%v", err)
 	}
 	if opts.ChatHost != "" && !slices.Contains(chat.Hosts, opts.ChatHost) {
-		return chatpane.Options{}, flagErrorf("--host %q: one of %s", opts.ChatHost, strings.Join(chat.Hosts, ", "))
+		return tui.ChatOptions{}, flagErrorf("--host %q: one of %s", opts.ChatHost, strings.Join(chat.Hosts, ", "))
 	}
-	o := chatpane.Options{Host: opts.ChatHost, Approve: approve, Prices: modelPrices()}
+	o := tui.ChatOptions{Host: opts.ChatHost, Approve: approve, Prices: modelPrices()}
 	if spec == "" {
 		return o, nil
 	}

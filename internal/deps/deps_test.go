@@ -64,7 +64,8 @@ var (
 		"internal/surface":      {"internal/cli", "internal/tui", "internal/live", "internal/daemon"},
 		// The commands reach the TUI through its root alone: no pane.
 		"internal/cli": {"internal/tui/wire", "internal/tui/tools", "internal/tui/logs", "internal/tui/timeline", "internal/tui/resources",
-			"internal/tui/prompts", "internal/tui/info", "internal/tui/checkpane", "internal/tui/skillspane", "internal/tui/requestspane", "internal/tui/rootspane"},
+			"internal/tui/prompts", "internal/tui/info", "internal/tui/checkpane", "internal/tui/skillspane", "internal/tui/requestspane", "internal/tui/rootspane",
+			"internal/tui/chatpane"},
 		"internal/rows": {"internal/tui", "internal/cli"},
 		"internal/chat": {"internal/tui", "internal/cli", "internal/daemon"},
 		"internal/eval": {"internal/tui", "internal/cli", "internal/daemon", "internal/live", "internal/collection"},

@@ -54,6 +54,11 @@ type Hooks struct {
 // unreachable within it (sooner where a GET stream is open).
 const KeepAlive = 10 * time.Second
 
+// ChatOptions are the Chat pane's: its model, the host it presents the
+// tools as, and its approvals and budgets. The commands give them here,
+// not to the pane.
+type ChatOptions = chatpane.Options
+
 // Options configure the TUI.
 type Options struct {
 	// Version is mcpi's (an MCP App's host says it).
@@ -110,7 +115,7 @@ type Options struct {
 	Sampling *SamplingModel
 	// Chat is the model the Chat pane talks to, and how (a nil Model: the
 	// pane says how to give one).
-	Chat chatpane.Options
+	Chat ChatOptions
 	// Check runs `mcpi check` against the target for the Check pane (nil:
 	// the pane says it cannot), given the TUI's session while connected
 	// (a server of one instance is checked on it). It runs in a tea.Cmd;
