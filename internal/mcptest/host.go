@@ -173,7 +173,8 @@ func (h *HTTPHost) Post(t testing.TB, frame string) HTTPAnswer {
 	}
 	c := h.Client
 	if c == nil {
-		c = &http.Client{Timeout: hostWait}
+		c = transport.NewHTTPClient(nil, transport.EgressPolicy{})
+		c.Timeout = hostWait
 	}
 	resp, err := c.Do(req)
 	if err != nil {
