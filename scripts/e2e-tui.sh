@@ -674,7 +674,7 @@ EDIT
 		for _ in $(seq 100); do [ -S "$rt/mcpi/proxy/demo$w.sock" ] && break; sleep 0.1; done
 		open "attach$w" env XDG_RUNTIME_DIR="$rt" EDITOR="$TMP/attach-edit.sh" "$BIN" proxy attach "demo$w"
 		t resize-window -t "$SESSION" -x "$w" -y "$h"
-		check "the conversation so far, the call held" "attached to demo$w" "tools/list" "⏸ 1/1 → tools/call add #3"
+		check "the conversation so far, the call held" "· attached" "tools/list" "⏸ 1/1 → tools/call add #3"
 		if [ "$w" = 80 ]; then
 			keys M-e
 			check "the edit goes in its place, its answer held" "the edit was sent" "← answer #3"
