@@ -23,6 +23,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/query"
+	"github.com/mcpi-dev/mcpi/internal/safetext"
 	"github.com/mcpi-dev/mcpi/internal/schema"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -198,6 +199,15 @@ func argCompletion(f *Factory, c *cobra.Command) cobra.CompletionFunc {
 	case "mcpi session show", "mcpi session stop":
 		return first(func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return sessionNames(f), cobra.ShellCompDirectiveNoFileComp
+		})
+	case "mcpi proxy attach":
+		return first(func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			infos, _ := proxyNames(f.runtimeDir())
+			var names []cobra.Completion
+			for _, i := range infos {
+				names = append(names, cobra.CompletionWithDesc(i.Name, safetext.OneLine(i.Title)))
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
 		})
 	}
 	return nil

@@ -282,16 +282,9 @@ func NewCmdProxyList(f *Factory, runF func(context.Context, *ProxyListOptions) e
 		Use:   "list [--json]",
 		Short: "List the proxies a TUI may attach to",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return proxyListRun(cmd.Context(), opts)
-		},
+		RunE:  runE(opts, runF, proxyListRun),
 	}
-	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON array")
-	end()
+	addJSONFlag(cmd, &opts.JSON, "print a JSON array")
 	return cmd
 }
 

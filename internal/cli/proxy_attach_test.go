@@ -111,6 +111,10 @@ func TestProxyAttachServes(t *testing.T) {
 	go func() { done <- run(ctx, f, args) }()
 	errOut.waitFor(t, "mcpi proxy: attach it from a terminal with: mcpi proxy attach fs (socket "+dir+"/mcpi/proxy/fs.sock)")
 	errOut.waitFor(t, "a frame a breakpoint holds goes on after --hold-timeout (1m0s)")
+	// A TAB after mcpi proxy attach offers the running proxy.
+	if code, comp, _ := runCLI(t, "", "__complete", "proxy", "attach", ""); code != 0 || !strings.Contains(comp, "fs\t") {
+		t.Errorf("completion of proxy attach: exit %d\n%s", code, comp)
+	}
 
 	c, err := proxysock.Dial(filepath.Join(dir, "mcpi"), "fs")
 	if err != nil {
