@@ -67,6 +67,9 @@ func TestAppInTUI(t *testing.T) {
 	clk.add(consentGuard)
 	h.press("ctrl+s")
 	page.Wait(`delete-chart {\"series\":\"a\"}`)
+	// The question is in front until the allowed call is sent: a key
+	// pressed while it shows is its own (no pane below it moves).
+	h.waitFor("the App's question answered", func(s string) bool { return !strings.Contains(s, "an MCP App asks you") })
 	h.press("alt+7")
 	h.waitText("app", "ui/initialize", "ui/notifications/tool-result")
 	// The command's trace (--record) has the App's messages too.
