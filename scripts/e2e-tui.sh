@@ -576,7 +576,7 @@ check "the proxied conversation" "mcpi proxy" "Nothing on the wire yet"
 "$BIN" call add a=2 b=3 "http://127.0.0.1:$PPORT/" >"$TMP/call1.out" 2>&1 &
 check "the host's call is held" "⏸ 1/1 → tools/call add" "break method:tools/call" "ctrl+s forward"
 keys M-e
-check "the edit goes in its place, its answer held" "the edit was sent" "← answer"
+check "the edit goes in its place, its answer held" "sent the edit of" "← answer"
 keys C-s
 file_has "the host gets the edited call's answer" "$TMP/call1.out" '{"sum":42}'
 "$BIN" call add a=1 b=1 "http://127.0.0.1:$PPORT/" >"$TMP/call2.out" 2>&1 &
@@ -677,7 +677,7 @@ EDIT
 		check "the conversation so far, the call held" "· attached" "tools/list" "⏸ 1/1 → tools/call add #3"
 		if [ "$w" = 80 ]; then
 			keys M-e
-			check "the edit goes in its place, its answer held" "the edit was sent" "← answer #3"
+			check "the edit goes in its place, its answer held" "sent the edit of" "← answer #3"
 			keys C-s
 			file_has "the host gets the edited call's answer" "$TMP/attach$w.out" '{"sum":42}'
 		else
@@ -686,7 +686,7 @@ EDIT
 			for _ in $(seq 70); do keys BSpace; done
 			typ '{"result":{"content":[{"type":"text","text":"answered by hand"}],"structuredContent":{"sum":7}}}'
 			keys C-s
-			check "answered in the server's place" "answered in the peer's place" "intercept answer"
+			check "answered in the server's place" "answered tools/call add #3 in the peer's place" "intercept answer"
 			file_has "the host gets the answer given in the server's place" "$TMP/attach$w.out" "answered by hand"
 		fi
 		# At 80 columns the line is cut after "the pro".

@@ -208,15 +208,17 @@ func (m *ProxyModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *ProxyModel) heldKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k, g, h := m.c.Keys, m.popts.Gate, m.held[m.sel]
 	var decide func(uint64) error
+	var done string
+	what := describeHeld(h.Data)
 	switch {
 	case key.Matches(msg, k.HeldForward):
-		decide = g.Forward
+		decide, done = g.Forward, "forwarded "+what+" as it came"
 	case key.Matches(msg, k.HeldDrop):
-		decide = g.Drop
+		decide, done = g.Drop, "dropped "+what
 	case key.Matches(msg, k.HeldClose):
-		decide = g.CloseConn
+		decide, done = g.CloseConn, "closed the connection instead of sending "+what
 	case key.Matches(msg, k.HeldRelease):
-		decide = g.Release
+		decide, done = g.Release, "released: the frames behind "+what+" go on"
 	case key.Matches(msg, k.HeldNext):
 		m.sel = (m.sel + 1) % len(m.held)
 		return nil, true
@@ -236,7 +238,7 @@ func (m *ProxyModel) heldKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	id := h.ID
-	return func() tea.Msg { return decidedMsg{err: decide(id)} }, true
+	return func() tea.Msg { return decidedMsg{done: done, err: decide(id)} }, true
 }
 
 // openEditor opens the JSON editor on the held frame, or on an answer's
@@ -331,10 +333,15 @@ func (m *ProxyModel) edited(msg editedMsg) tea.Cmd {
 // result, or an error with its code and message), off the UI's
 // goroutine.
 func (m *ProxyModel) apply(id uint64, answer bool, data []byte, editor bool) tea.Cmd {
-	g := m.popts.Gate
+	g, what := m.popts.Gate, "the held frame"
+	for _, h := range m.held {
+		if h.ID == id {
+			what = describeHeld(h.Data)
+		}
+	}
 	if !answer {
 		return func() tea.Msg {
-			return decidedMsg{done: "the edit was sent", err: g.Edit(id, data), editor: editor}
+			return decidedMsg{done: "sent the edit of " + what, err: g.Edit(id, data), editor: editor}
 		}
 	}
 	var a struct {
@@ -362,7 +369,7 @@ func (m *ProxyModel) apply(id uint64, answer bool, data []byte, editor bool) tea
 		if send != nil {
 			err = send()
 		}
-		return decidedMsg{done: "answered in the peer's place", err: err, editor: editor}
+		return decidedMsg{done: "answered " + what + " in the peer's place", err: err, editor: editor}
 	}
 }
 

@@ -123,11 +123,15 @@ func TestProxyTUIBreakpoints(t *testing.T) {
 	if line, _ := host.Recv(t); !bytes.Contains(line, []byte("42")) {
 		t.Errorf("the edited call got %s", line)
 	}
+	waitScreen("sent the edit of tools/call add #2")
 
 	host.Send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`)
 	late.waitText(t, "held notifications/cancelled")
 	waitScreen("→ notifications/cancelled")
 	tm.Send(keyMsg("ctrl+x"))
+	// Each decision says what it did: the edit's notice is not left
+	// standing over the next one.
+	waitScreen("dropped notifications/cancelled")
 
 	host.Request(t, "tools/call", map[string]any{"name": "delete_file", "arguments": map[string]any{"path": "/"}})
 	late.waitText(t, "held tools/call id 3")
@@ -139,7 +143,7 @@ func TestProxyTUIBreakpoints(t *testing.T) {
 	if line, _ := host.Recv(t); !bytes.Contains(line, []byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":""}]}}`)) || !bytes.Contains(line, []byte(`"id":3`)) {
 		t.Errorf("the answer in the server's place: %s", line)
 	}
-	waitScreen("answered in the peer's place")
+	waitScreen("answered tools/call delete_file #3 in the peer's place")
 	tm.Send(keyMsg("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 
@@ -235,7 +239,7 @@ func TestProxyTUIAttached(t *testing.T) {
 	if line, _ := host.Recv(t); !bytes.Contains(line, []byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":""}]}}`)) {
 		t.Errorf("the answer in the server's place: %s", line)
 	}
-	waitScreen("answered in the peer's place")
+	waitScreen("answered tools/call delete_file #3 in the peer's place")
 	tm.Send(keyMsg("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 
