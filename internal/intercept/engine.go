@@ -142,16 +142,17 @@ func (e *Engine) Judge(f Frame) Verdict {
 }
 
 // appliesTo says whether the rule's action can change this frame: an
-// error answers a request (over HTTP, the host's only: the proxy cannot
-// answer the server's request in an SSE event), a wrong id needs an id, a
-// status an HTTP request of the host; an HTTP body holds one frame, which
-// is not duplicated or held back.
+// error answers a request (the server's, in an SSE event, with a POST of
+// the proxy's own), a wrong id needs an id, a status an HTTP request of
+// the host; the body of an HTTP answer holds one frame, which is not
+// duplicated or held back (a host's request is: sent again, or after
+// later ones).
 func (r *Rule) appliesTo(f Frame, m message) bool {
 	switch r.Action {
 	case ActError:
-		return m.request() && (f.Carrier == Stdio || f.Dir == transport.Outgoing)
+		return m.request()
 	case ActDuplicate, ActReorder:
-		return f.Carrier != HTTPBody
+		return f.Carrier != HTTPBody || f.Dir == transport.Outgoing
 	case ActStatus:
 		return f.Carrier == HTTPBody && f.Dir == transport.Outgoing
 	case ActCorrupt:

@@ -54,6 +54,7 @@ func newGateRig(t *testing.T, o GateOptions, breaks ...string) *gateRig {
 		for _, f := range d.Reply {
 			r.out[dir] = append(r.out[dir], "REPLY "+string(f))
 		}
+		r.moved <- struct{}{}
 	})
 	t.Cleanup(r.g.Close)
 	return r
@@ -63,6 +64,24 @@ func (r *gateRig) sent(dir transport.Direction) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.out[dir]...)
+}
+
+// waitSent waits until n frames of dir were delivered, and returns them
+// (a test fails after 10 s rather than hang): a delivery follows the
+// intercept event that tells of it.
+func (r *gateRig) waitSent(t *testing.T, dir transport.Direction, n int) []string {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		if got := r.sent(dir); len(got) >= n {
+			return got
+		}
+		select {
+		case <-r.moved:
+		case <-deadline:
+			t.Fatalf("%d frames sent, want %d: %q", len(r.sent(dir)), n, r.sent(dir))
+		}
+	}
 }
 
 func (r *gateRig) push(t *testing.T, dir transport.Direction, frames ...string) {
@@ -204,7 +223,7 @@ func TestGateHoldTimeout(t *testing.T) {
 	r.waitFor(t, "second timeout", func(e transport.Event) bool {
 		return e.Kind == transport.KindIntercept && strings.Contains(string(e.Data), `"id":6`)
 	})
-	if got := r.sent(transport.Incoming); len(got) != 2 || got[0] != frame(5, "sampling/createMessage") {
+	if got := r.waitSent(t, transport.Incoming, 2); len(got) != 2 || got[0] != frame(5, "sampling/createMessage") {
 		t.Errorf("sent %q", got)
 	}
 }

@@ -126,6 +126,9 @@ func (o *outlet) close() {
 func judgedRelay(src io.Reader, out, back *outlet, dir transport.Direction, emit func(transport.Event), j *judges, stop func()) {
 	sp := newSplitter(dir, emit)
 	sink := func(wire []byte, raw bool) bool {
+		if !raw && j.strays.withhold(dir, trimEOL(wire)) {
+			return true
+		}
 		if j.gate != nil {
 			return j.gate.Push(dir, wire, raw) == nil
 		}
@@ -177,22 +180,26 @@ func drain(r io.Reader) { io.Copy(io.Discard, r) }
 // judges are what a frame passes through: the gate of breakpoints, and
 // the engine of faults.
 type judges struct {
-	gate *intercept.Gate
-	eng  *intercept.Engine
+	gate   *intercept.Gate
+	eng    *intercept.Engine
+	strays *strays
 }
 
 // deliver sends what was decided for a line, and reports whether the
 // relay goes on.
 func (j *judges) deliver(d intercept.Delivery, out, back *outlet, dir transport.Direction, stop func()) bool {
 	if len(d.Reply) > 0 {
+		j.strays.keep(dir, d.Frame, true)
 		back.send(lines(d.Reply), 0)
+	} else if d.AsIs == nil && len(d.Frames) == 0 && !d.Close {
+		j.strays.keep(dir, d.Frame, false)
 	}
 	switch {
 	case d.Close:
 		stop()
 		return false
 	case d.AsIs != nil && !d.Raw && j.eng != nil:
-		return judgeLine(d.AsIs, out, back, dir, j.eng, stop)
+		return judgeLine(d.AsIs, out, back, dir, j.eng, j.strays, stop)
 	case d.AsIs != nil:
 		out.send([][]byte{d.AsIs}, 0)
 	default:
@@ -203,7 +210,7 @@ func (j *judges) deliver(d intercept.Delivery, out, back *outlet, dir transport.
 
 // judgeLine sends one line as the engine's verdict says, and reports
 // whether the relay goes on.
-func judgeLine(line []byte, out, back *outlet, dir transport.Direction, eng *intercept.Engine, stop func()) bool {
+func judgeLine(line []byte, out, back *outlet, dir transport.Direction, eng *intercept.Engine, st *strays, stop func()) bool {
 	body := trimEOL(line)
 	if frameError(body) != nil {
 		out.send([][]byte{line}, 0)
@@ -218,7 +225,10 @@ func judgeLine(line []byte, out, back *outlet, dir transport.Direction, eng *int
 		return false
 	}
 	if len(v.Reply) > 0 {
+		st.keep(dir, body, true)
 		back.send(lines(v.Reply), 0)
+	} else if len(v.Send) == 0 && !v.Close {
+		st.keep(dir, body, false)
 	}
 	switch {
 	case v.Hold > 0:

@@ -43,6 +43,7 @@ type HTTPOptions struct {
 // HandlerWith is Handler with faults.
 func HandlerWith(upstream *url.URL, o HTTPOptions) http.Handler {
 	h := &httpProxy{upstream: upstream, tap: o.Tap, faults: o.Faults, gate: o.Gate}
+	h.strays = newStrays(h.emit)
 	if o.Gate != nil {
 		// Each frame waits for its own delivery (a mailbox in its tag).
 		o.Gate.Bind(func(_ transport.Direction, d intercept.Delivery) {
@@ -72,6 +73,11 @@ type httpProxy struct {
 	gate      *intercept.Gate
 	endpoints sync.Map // paths announced by endpoint events
 	rp        *httputil.ReverseProxy
+	strays    *strays
+	overtaken overtaking
+
+	clientOnce sync.Once
+	client     *http.Client
 }
 
 // announce records the message endpoint an endpoint event names, when it
@@ -120,6 +126,10 @@ func (h *httpProxy) modifyResponse(resp *http.Response) error {
 	meta := &transport.HTTPMeta{Method: resp.Request.Method, URL: resp.Request.URL.String(),
 		StatusCode: resp.StatusCode, RequestHeader: resp.Request.Header.Clone(), ResponseHeader: resp.Header.Clone(), Exchange: ex}
 	h.emit(transport.Event{Kind: transport.KindHTTP, HTTP: meta, Text: resp.Status})
+	if resp.Request.Method == http.MethodPost {
+		// The upstream has the request: one held back behind it may go.
+		h.overtaken.went()
+	}
 	ct := strings.ToLower(resp.Header.Get("Content-Type"))
 	switch {
 	case h.judging() && strings.HasPrefix(ct, "text/event-stream"):
@@ -170,6 +180,9 @@ func (h *httpProxy) tapSSE(resp *http.Response, meta *transport.HTTPMeta) {
 }
 
 func (h *httpProxy) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Method == http.MethodPost {
+		h.overtaken.went()
+	}
 	h.emit(transport.Event{Kind: transport.KindHTTP, Text: "upstream failed", Err: err.Error(),
 		HTTP: &transport.HTTPMeta{Method: r.Method, URL: h.target(r.URL).String(), RequestHeader: r.Header.Clone()}})
 	http.Error(w, "mcpi proxy: upstream failed: "+err.Error(), http.StatusBadGateway)
@@ -186,6 +199,7 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ex := transport.NewExchange()
 	r = r.WithContext(contextWithExchange(r.Context(), ex))
+	var copies [][]byte
 	if r.Body != nil && r.Method == http.MethodPost {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxRecordedBody+1))
 		if err != nil {
@@ -198,7 +212,7 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				Method: r.Method, URL: h.target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex})
 			if h.judging() {
 				var goOn bool
-				if body, goOn = h.judgeRequest(w, r, body); !goOn {
+				if body, copies, goOn = h.judgeRequest(w, r, body); !goOn {
 					return
 				}
 				r.ContentLength = int64(len(body))
@@ -210,6 +224,9 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			HTTP: &transport.HTTPMeta{Method: r.Method, URL: h.target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex}})
 	}
 	h.rp.ServeHTTP(w, r)
+	if len(copies) > 0 {
+		h.sendCopies(r, copies)
+	}
 }
 
 // isEndpoint reports whether p is the MCP endpoint ("/", the upstream's

@@ -53,44 +53,53 @@ func passed(d intercept.Delivery) (frame []byte, drop bool) {
 }
 
 // judgeRequest judges the frame a host POSTed, and reports whether the
-// request goes on to the upstream (with body, its bytes now); when it
-// does not, the host has been answered.
-func (h *httpProxy) judgeRequest(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+// request goes on to the upstream (with body, its bytes now, and copies,
+// the bodies to send again once the host has its answer); when it does
+// not, the host has been answered.
+func (h *httpProxy) judgeRequest(w http.ResponseWriter, r *http.Request, body []byte) (_ []byte, copies [][]byte, goOn bool) {
 	frame := bytes.TrimSpace(body)
 	if frameError(frame) != nil || len(frame) == 0 {
-		return body, true
+		return body, nil, true
+	}
+	if h.strays.withhold(transport.Outgoing, frame) {
+		w.WriteHeader(http.StatusAccepted)
+		return nil, nil, false
 	}
 	d, ok := h.pass(r.Context(), transport.Outgoing, frame, false)
 	switch {
 	case !ok:
-		return nil, false
+		return nil, nil, false
 	case d.Close:
 		panic(http.ErrAbortHandler)
 	case len(d.Reply) > 0:
+		h.strays.keep(transport.Outgoing, frame, true)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(d.Reply[0])
-		return nil, false
+		return nil, nil, false
 	}
 	if f, drop := passed(d); drop {
+		h.strays.keep(transport.Outgoing, frame, false)
 		w.WriteHeader(http.StatusAccepted)
-		return nil, false
+		return nil, nil, false
 	} else if d.AsIs == nil {
 		body, frame = f, f
 	}
 	v := h.faults.Judge(intercept.Frame{Dir: transport.Outgoing, Data: frame, Carrier: intercept.HTTPBody})
 	if !v.Changed {
-		return body, true
+		return body, nil, true
 	}
 	if v.Delay > 0 && !bounds.Sleep(r.Context(), v.Delay) {
-		return nil, false
+		return nil, nil, false
 	}
 	switch {
 	case v.Status != 0:
+		h.strays.keep(transport.Outgoing, frame, false)
 		if v.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(v.RetryAfter))
 		}
 		http.Error(w, "mcpi proxy: status "+strconv.Itoa(v.Status)+" given by a fault", v.Status)
 	case len(v.Reply) > 0:
+		h.strays.keep(transport.Outgoing, frame, true)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(v.Reply[0])
 	case v.Close:
@@ -98,11 +107,19 @@ func (h *httpProxy) judgeRequest(w http.ResponseWriter, r *http.Request, body []
 	case len(v.Send) == 0:
 		// Dropped: the upstream never sees it, and the host's request is
 		// answered as a notification would be.
+		h.strays.keep(transport.Outgoing, frame, false)
 		w.WriteHeader(http.StatusAccepted)
+	case v.Hold > 0:
+		// Held back: it goes once that many later requests of the host
+		// went on, or a second passed.
+		if !h.overtaken.wait(r.Context(), v.Hold) {
+			return nil, nil, false
+		}
+		return v.Send[0], nil, true
 	default:
-		return v.Send[0], true
+		return v.Send[0], v.Send[1:], true
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // judgeJSON judges the frame of a JSON answer, recorded as it came: its
@@ -123,7 +140,9 @@ func (h *httpProxy) judgeJSON(resp *http.Response, meta *transport.HTTPMeta, ct 
 	var v intercept.Verdict
 	if len(frame) > 0 {
 		emitFrame(h.emit, transport.Incoming, frame, meta)
-		if frameError(frame) == nil {
+		if frameError(frame) == nil && h.strays.withhold(transport.Incoming, frame) {
+			v = intercept.Verdict{Changed: true}
+		} else if frameError(frame) == nil {
 			d, ok := h.pass(resp.Request.Context(), transport.Incoming, frame, true)
 			f, drop := passed(d)
 			switch {
@@ -214,12 +233,13 @@ func (h *httpProxy) judgeSSE(resp *http.Response, meta *transport.HTTPMeta) {
 	pr, pw := io.Pipe()
 	src := resp.Body
 	out := &outlet{ctx: resp.Request.Context(), w: pw}
+	way := newWayBack(resp)
 	go func() {
 		defer src.Close()
 		r := bufio.NewReader(src)
 		for {
 			block, err := readEventBlock(r)
-			if len(block) > 0 && !h.judgeEvent(resp, meta, block, out) {
+			if len(block) > 0 && !h.judgeEvent(resp, meta, block, out, way) {
 				out.flush()
 				pw.CloseWithError(errFault)
 				return
@@ -239,10 +259,11 @@ func (h *httpProxy) judgeSSE(resp *http.Response, meta *transport.HTTPMeta) {
 
 // judgeEvent sends one event block, and reports whether the stream goes
 // on.
-func (h *httpProxy) judgeEvent(resp *http.Response, meta *transport.HTTPMeta, block []byte, out *outlet) bool {
+func (h *httpProxy) judgeEvent(resp *http.Response, meta *transport.HTTPMeta, block []byte, out *outlet, way *wayBack) bool {
 	ev := parseEventBlock(block)
 	if ev.Event == "endpoint" && ev.HasData {
 		h.announce(resp.Request.URL, ev.Data)
+		way.endpoint(resp.Request.URL, ev.Data)
 	}
 	frame := bytes.TrimSpace(ev.Data)
 	if !ev.HasData || len(frame) == 0 {
@@ -256,12 +277,20 @@ func (h *httpProxy) judgeEvent(resp *http.Response, meta *transport.HTTPMeta, bl
 		out.send([][]byte{block}, 0)
 		return true
 	}
-	d, ok := h.pass(out.ctx, transport.Incoming, frame, true)
+	if h.strays.withhold(transport.Incoming, frame) {
+		return true
+	}
+	d, ok := h.pass(out.ctx, transport.Incoming, frame, false)
 	f, drop := passed(d)
 	switch {
 	case !ok || d.Close:
 		return false
+	case len(d.Reply) > 0:
+		h.strays.keep(transport.Incoming, frame, true)
+		h.answerUpstream(out.ctx, way, d.Reply[0])
+		return true
 	case drop:
+		h.strays.keep(transport.Incoming, frame, false)
 		return true
 	case d.AsIs == nil:
 		block, frame = withData(block, f), f
@@ -273,6 +302,16 @@ func (h *httpProxy) judgeEvent(resp *http.Response, meta *transport.HTTPMeta, bl
 	}
 	if v.Delay > 0 && v.Rate == 0 && !bounds.Sleep(out.ctx, v.Delay) {
 		return false
+	}
+	switch {
+	case len(v.Reply) > 0:
+		// The server's request, answered in the host's place: the answer
+		// goes to the server as the host would send it.
+		h.strays.keep(transport.Incoming, frame, true)
+		h.answerUpstream(out.ctx, way, v.Reply[0])
+		return true
+	case len(v.Send) == 0 && !v.Close:
+		h.strays.keep(transport.Incoming, frame, false)
 	}
 	var events [][]byte
 	for _, s := range v.Send {

@@ -49,9 +49,8 @@ func TestHTTPBreakpointOnTheHostsCall(t *testing.T) {
 	}
 }
 
-// Over HTTP, a breakpoint on the server's SSE answer: it cannot be
-// answered (the proxy has no way back to the server), and dropped, the
-// host's stream ends with no frame.
+// Over HTTP, a breakpoint on the server's SSE answer: an answer is no
+// request to answer, and dropped, the host's stream ends with no frame.
 func TestHTTPBreakpointOnTheServersAnswer(t *testing.T) {
 	g, changed := gateFor(t, "dir:in id:2")
 	p := startHTTPGate(t, nil, "", 0, g)

@@ -88,7 +88,7 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 			stdin.Close()
 			cancel()
 		}
-		j := &judges{gate: o.Gate, eng: o.Faults}
+		j := &judges{gate: o.Gate, eng: o.Faults, strays: newStrays(emit)}
 		if o.Gate != nil {
 			o.Gate.Bind(func(dir transport.Direction, d intercept.Delivery) {
 				if dir == transport.Outgoing {

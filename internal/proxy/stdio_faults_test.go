@@ -64,8 +64,8 @@ func startStdioGate(t *testing.T, server, faults string, seed uint64, gate *inte
 
 // peerEnv runs the test binary as the demo server or the raw one.
 func peerEnv(server string) string {
-	if server == "raw" {
-		return "MCPI_PROXY_TEST_SERVER=raw"
+	if server == "raw" || server == "stray" {
+		return "MCPI_PROXY_TEST_SERVER=" + server
 	}
 	return mcptest.PeerEnv + "=" + server
 }
@@ -240,5 +240,43 @@ func TestStdioSeedRepeats(t *testing.T) {
 	}
 	if !strings.Contains(a, "1000") {
 		t.Errorf("no frame was corrupted: %s", a)
+	}
+}
+
+// A server that answers requests the proxy kept from it: its answer to
+// the one the proxy answered in its place is withheld (the host has one
+// answer for each id), to the dropped one forwarded; both are said.
+func TestStdioStrayAnswers(t *testing.T) {
+	p := startStdio(t, "stray", "faults:\n  - match: id:1 dir:out\n    error: {code: -32001, message: busy}\n  - match: id:2 dir:out\n    drop: true\n", 1)
+	p.host.Send(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	p.host.Send(t, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	p.host.Send(t, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	var got []string
+	for range 3 {
+		line, ok := p.host.Recv(t)
+		if !ok {
+			t.Fatalf("the connection ended after %q", got)
+		}
+		got = append(got, string(line))
+	}
+	want := []string{`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"busy"}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"from":"server"}}`, `{"jsonrpc":"2.0","id":3,"result":{"from":"server"}}`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the host got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	p.in.Close()
+	p.host.Ended(t)
+	if tr := p.host.Transcript(); bytes.Count(tr, []byte(`"id":1,`)) != 1 {
+		t.Errorf("the host got two answers for id 1: %s", tr)
+	}
+	var notes []string
+	for _, c := range p.changes(t) {
+		if c.Action == "stray" {
+			notes = append(notes, c.Note)
+		}
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], "id 1") || !strings.Contains(notes[0], "withheld") ||
+		!strings.Contains(notes[1], "id 2") || !strings.Contains(notes[1], "forwarded") {
+		t.Errorf("stray notes %q", notes)
 	}
 }

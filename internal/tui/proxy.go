@@ -278,7 +278,7 @@ func (m *ProxyModel) editorKey(msg tea.KeyPressMsg) tea.Cmd {
 // answer's template.
 func editable(h intercept.Held, answer bool) []byte {
 	if answer {
-		return []byte(answerTemplate)
+		return answerTemplate(h.Data)
 	}
 	var buf bytes.Buffer
 	if json.Indent(&buf, h.Data, "", "  ") == nil {
@@ -287,11 +287,30 @@ func editable(h intercept.Held, answer bool) []byte {
 	return h.Data
 }
 
-// answerTemplate is what an answer's editor starts from.
-const answerTemplate = `{
-  "result": {"content": [{"type": "text", "text": ""}]}
+// answerTemplates are what an answer's editor starts from, by the
+// request's method: the shape its result has.
+var answerTemplates = map[string]string{
+	"tools/call":             `{"content": [{"type": "text", "text": ""}]}`,
+	"sampling/createMessage": `{"role": "assistant", "content": {"type": "text", "text": ""}, "model": ""}`,
+	"elicitation/create":     `{"action": "decline"}`,
+	"roots/list":             `{"roots": []}`,
+	"resources/read":         `{"contents": []}`,
+	"prompts/get":            `{"messages": []}`,
 }
-`
+
+// answerTemplate is what the answer to the request frame starts from:
+// its method's result, or an empty one.
+func answerTemplate(frame []byte) []byte {
+	var m struct {
+		Method string `json:"method"`
+	}
+	json.Unmarshal(frame, &m)
+	result, ok := answerTemplates[m.Method]
+	if !ok {
+		result = "{}"
+	}
+	return []byte("{\n  \"result\": " + result + "\n}\n")
+}
 
 // edit writes the held frame (or an answer's template) to a file and
 // runs the editor on it.

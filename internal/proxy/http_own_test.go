@@ -1,0 +1,191 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
+)
+
+// count is how many of the strings contain sub.
+func count(ss []string, sub string) int {
+	n := 0
+	for _, s := range ss {
+		if strings.Contains(s, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+// Over HTTP, a duplicated request of the host reaches the server twice:
+// the host gets the first answer, the copy's answer is recorded.
+func TestHTTPDuplicateRequest(t *testing.T) {
+	p := startHTTP(t, nil, "faults:\n  - match: dir:out method:tools/call\n    duplicate: 2\n", 1)
+	p.host.Initialize(t)
+	a := p.host.Post(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
+	if len(a.Frames) != 1 || !bytes.Contains(a.Frames[0], []byte(`"sum":3`)) {
+		t.Fatalf("the host's answer %d %q", a.Status, a.Frames)
+	}
+	p.tap.waitFor(t, "the copy's answer", func(evs []transport.Event) bool {
+		return count(framesOf(evs, transport.Incoming), `"sum":3`) == 2
+	})
+	if n := count(p.upstreamSaw(), `"tools/call"`); n != 2 {
+		t.Errorf("the upstream got the call %d times, want 2", n)
+	}
+	if ch := p.changes(t); len(ch) != 1 || ch[0].Action != "duplicate" {
+		t.Errorf("changes %+v", ch)
+	}
+}
+
+// Over HTTP, a request of the host held back by a reorder reaches the
+// server after the next one; alone, it goes after reorderWait.
+func TestHTTPReorderRequests(t *testing.T) {
+	p := startHTTP(t, jsonUpstream, "faults:\n  - match: dir:out id:2\n    reorder: 1\n", 1)
+	first := postAsync(t, p.host, ping)
+	p.tap.waitFor(t, "the reorder", func(evs []transport.Event) bool {
+		for _, e := range evs {
+			if e.Kind == transport.KindIntercept {
+				return true
+			}
+		}
+		return false
+	})
+	if a := p.host.Post(t, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); len(a.Frames) != 1 {
+		t.Fatalf("the second request's answer %q", a.Frames)
+	}
+	if a := <-first; len(a.Frames) != 1 || !bytes.Contains(a.Frames[0], []byte(`"id":2`)) {
+		t.Fatalf("the held request's answer %q %v", a.Frames, a.Err)
+	}
+	if saw := p.upstreamSaw(); len(saw) != 2 || !strings.Contains(saw[0], `"id":3`) || !strings.Contains(saw[1], `"id":2`) {
+		t.Errorf("the upstream saw %q, want id 3 before id 2", saw)
+	}
+	old := reorderWait.D
+	reorderWait.D = time.Millisecond
+	t.Cleanup(func() { reorderWait.D = old })
+	p = startHTTP(t, jsonUpstream, "faults:\n  - match: dir:out id:2\n    reorder: 3\n", 1)
+	if a := p.host.Post(t, ping); len(a.Frames) != 1 {
+		t.Errorf("a request held back with nothing behind it: %q %v", a.Frames, a.Err)
+	}
+}
+
+// sampleCall calls the demo server's tool that asks the host's model.
+const sampleCall = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"prompt":"hi"}}}`
+
+// initSampling starts a session whose host says it samples.
+func initSampling(t *testing.T, p *httpProxied) {
+	t.Helper()
+	if a := p.host.Post(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"sampling":{}},"clientInfo":{"name":"mcptest-host","version":"1"}}}`); a.Status != 200 {
+		t.Fatalf("initialize %d %q", a.Status, a.Frames)
+	}
+	p.host.Post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// Over HTTP, the server's request in an SSE event answered in the host's
+// place: by a fault (an error) and at a breakpoint (a result); the
+// answer reaches the server with the host's session, the host never sees
+// the request, and the tool's answer says what the server got.
+func TestHTTPServersRequestAnsweredInPlace(t *testing.T) {
+	t.Run("fault", func(t *testing.T) {
+		p := startHTTP(t, nil, "faults:\n  - match: method:sampling/createMessage\n    error: {code: -32001, message: no model here}\n", 1)
+		initSampling(t, p)
+		a := p.host.Post(t, sampleCall)
+		if len(a.Frames) != 1 || !bytes.Contains(a.Frames[0], []byte(`"id":2`)) || bytes.Contains(a.Frames[0], []byte(`"method"`)) {
+			t.Fatalf("the host got %q, want the call's answer alone", a.Frames)
+		}
+		if !bytes.Contains(a.Frames[0], []byte("no model here")) {
+			t.Errorf("the tool's answer does not tell the server's error: %s", a.Frames[0])
+		}
+		if n := count(p.upstreamSaw(), `"message":"no model here"`); n != 1 {
+			t.Errorf("the upstream got the answer %d times: %q", n, p.upstreamSaw())
+		}
+		if ch := p.changes(t); len(ch) != 1 || ch[0].Action != "error" {
+			t.Errorf("changes %+v", ch)
+		}
+	})
+	t.Run("breakpoint", func(t *testing.T) {
+		g, changed := gateFor(t, "method:sampling/createMessage")
+		p := startHTTPGate(t, nil, "", 0, g)
+		initSampling(t, p)
+		done := postAsync(t, p.host, sampleCall)
+		h := heldOne(t, g, changed)
+		if !h.Answerable {
+			t.Fatalf("the server's request cannot be answered: %+v", h)
+		}
+		if err := g.Answer(h.ID, json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"said by the proxy"},"model":"none"}`), 0, ""); err != nil {
+			t.Fatal(err)
+		}
+		a := <-done
+		if len(a.Frames) != 1 || !bytes.Contains(a.Frames[0], []byte("said by the proxy")) {
+			t.Errorf("the host got %q %v", a.Frames, a.Err)
+		}
+	})
+}
+
+// strayUpstream answers each request with an SSE stream holding the
+// answers to every id up to its own not yet answered: a server that
+// answers requests it never got.
+func strayUpstream() http.Handler {
+	var mu sync.Mutex
+	answered := map[int]bool{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID int `json:"id"`
+		}
+		json.NewDecoder(r.Body).Decode(&m)
+		if m.ID == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		mu.Lock()
+		defer mu.Unlock()
+		for id := 1; id <= m.ID; id++ {
+			if !answered[id] {
+				answered[id] = true
+				fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"from\":\"server\"}}\n\n", id)
+			}
+		}
+	})
+}
+
+// Over HTTP, a server that answers a request the proxy answered in its
+// place: the host gets one answer for the id, the proxy's; the server's
+// is withheld and said. An answer to a dropped request goes on, said.
+func TestHTTPStrayAnswers(t *testing.T) {
+	p := startHTTP(t, strayUpstream(), "faults:\n  - match: id:1 dir:out\n    error: {code: -32001, message: busy}\n  - match: id:2 dir:out\n    drop: true\n", 1)
+	if a := p.host.Post(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); len(a.Frames) != 1 || !bytes.Contains(a.Frames[0], []byte("busy")) {
+		t.Fatalf("id 1: %q", a.Frames)
+	}
+	if a := p.host.Post(t, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); a.Status != http.StatusAccepted {
+		t.Fatalf("id 2: %d %q", a.Status, a.Frames)
+	}
+	a := p.host.Post(t, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	var ids []string
+	for _, f := range a.Frames {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(f, &m)
+		ids = append(ids, string(m.ID))
+	}
+	if strings.Join(ids, ",") != "2,3" {
+		t.Errorf("the host got the answers of ids %v, want 2 (the dropped request's) and 3", ids)
+	}
+	var notes []string
+	for _, c := range p.changes(t) {
+		if c.Action == "stray" {
+			notes = append(notes, c.Note)
+		}
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], "id 1") || !strings.Contains(notes[0], "withheld") ||
+		!strings.Contains(notes[1], "id 2") || !strings.Contains(notes[1], "forwarded") {
+		t.Errorf("stray notes %q", notes)
+	}
+}
