@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -39,14 +38,15 @@ func commandDuringTheRestartWaits(t *testing.T) {
 	<-old.Done()
 	h := &Held{name: "t", swapped: make(chan struct{}), gone: make(chan struct{}), restartMax: 1}
 	h.cur.Store(old)
-	// What supervise does: c.Close() (here 200ms), then restarting, then
-	// the new client 100ms later.
+	// What supervise does: c.Close(), then restarting, then the new
+	// client; each step once the command is waiting (every other
+	// goroutine of the bubble blocked), so that it came before each.
 	go func() {
-		time.Sleep(200 * time.Millisecond)
+		synctest.Wait()
 		h.stateMu.Lock()
 		h.restarting = true
 		h.stateMu.Unlock()
-		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
 		nc := session.New(liveConn{closed: make(chan struct{})}, session.Options{})
 		h.cur.Store(nc)
 		h.stateMu.Lock()
