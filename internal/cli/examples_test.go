@@ -118,7 +118,7 @@ var examples = []example{
 	{cmd: "mcpi proxy --record cut.jsonl --faults cut.yaml --seed 1 --listen 127.0.0.1:8080 --url http://127.0.0.1:3000/mcp", skip: "a listener that serves until interrupted, before a server at :3000 (internal/proxy tests the HTTP faults in-process)"},
 	{group: "intercept", cmd: "mcpi replay cut.jsonl --filter kind:intercept"},
 	{group: "intercept", cmd: "mcpi call add a=1 b=2 --record t.jsonl -- ./my-server", setup: true},
-	{group: "intercept", cmd: "mcpi call add a=1 b=2 -- mcpi proxy --record hostile.jsonl --faults cut.yaml --seed 2 -- mcpi replay t.jsonl --serve", code: 3},
+	{group: "intercept", cmd: "mcpi call add a=1 b=2 -- mcpi replay t.jsonl --serve --faults cut.yaml --seed 2 --record hostile.jsonl", code: 3},
 	{group: "intercept", cmd: "mcpi proxy --ui --record t.jsonl --break 'method:tools/call tool:delete_' --listen 127.0.0.1:8080 --url http://127.0.0.1:3000/mcp", tui: true},
 
 	// Surface snapshots and their diffs.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -50,6 +51,11 @@ type ProxyOptions struct {
 	RuntimeDir string
 
 	breaks []query.Query
+	// serve, when set, is the server, of this process (Command then
+	// only names it): mcpi replay --serve --faults.
+	serve func(ctx context.Context, in io.Reader, out io.Writer) error
+	// ln, when set, is the HTTP proxy's listener, open already.
+	ln net.Listener
 }
 
 // NewCmdProxy returns `mcpi proxy --record TRACE -- CMD`.
@@ -333,7 +339,7 @@ func (p *proxied) stdio(ctx context.Context) error {
 	err = p.run(ctx, title, tty, tty, func(ctx context.Context) error {
 		var err error
 		code, err = proxy.RunStdio(ctx, proxy.StdioOptions{
-			Command: opts.Command, Env: opts.Env,
+			Command: opts.Command, Env: opts.Env, Serve: opts.serve,
 			Stdin: opts.IO.In, Stdout: opts.IO.Data(), Stderr: stderr, Tap: tap, Faults: p.engine, Gate: p.gate,
 		})
 		return err
@@ -372,9 +378,11 @@ func (p *proxied) http(ctx context.Context) error {
 		}
 		defer p.closeAttach()
 	}
-	ln, err := listen(opts.Listen, "--listen", true)
-	if err != nil {
-		return err
+	ln := opts.ln
+	if ln == nil {
+		if ln, err = listen(opts.Listen, "--listen", true); err != nil {
+			return err
+		}
 	}
 	defer ln.Close()
 	w, err := p.trace(record.Header{

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -23,14 +24,19 @@ import (
 // ReplayOptions are the flags of `mcpi replay`.
 type ReplayOptions struct {
 	ConnOptions
-	Trace  string
-	Serve  bool
-	HTTP   string
-	Verify bool
-	Ignore []string
-	Print  bool
-	Follow bool
-	Mouse  bool
+	Trace string
+	Serve bool
+	HTTP  string
+	// Faults, with --serve, puts the proxy's faults (internal/intercept)
+	// between the host and the trace served: Seed their draws' seed.
+	Faults  string
+	Seed    uint64
+	seedSet bool
+	Verify  bool
+	Ignore  []string
+	Print   bool
+	Follow  bool
+	Mouse   bool
 	// Filter shows only what matches (the search language of the Wire
 	// pane); filter is it parsed.
 	Filter string
@@ -56,6 +62,10 @@ func NewCmdReplay(f *Factory, runF func(context.Context, *ReplayOptions) error) 
                                      repeats), replaying the server's messages around it
   mcpi replay TRACE --serve --http 127.0.0.1:8080
                                      the same over Streamable HTTP at /mcp
+  mcpi replay TRACE --serve --faults FILE [--seed N] [--record OUT]
+                                     the same behind the faults of FILE, as mcpi proxy
+                                     --faults puts them (docs/intercept.md): a hostile
+                                     mock server of your own traffic, the same each run
   mcpi replay TRACE --verify TARGET  re-send the recorded requests to a live server,
                                      answer its requests from the trace, and diff each
                                      answer with the recorded one; exit 0 when equal,
@@ -84,6 +94,8 @@ func addReplayFlags(cmd *cobra.Command, opts *ReplayOptions) {
 	end := flagGroup(cmd, groupServe)
 	f2.BoolVar(&opts.Serve, "serve", false, "serve the trace as a mock MCP server (stdio, or HTTP with --http)")
 	f2.StringVar(&opts.HTTP, "http", "", "with --serve: listen on this address (loopback) and serve Streamable HTTP at /mcp")
+	f2.StringVar(&opts.Faults, "faults", "", "with --serve: change what is served by the rules of this YAML file, as mcpi proxy --faults (docs/intercept.md)")
+	f2.Uint64Var(&opts.Seed, "seed", 0, "the seed of --faults' draws: the same seed repeats a run (default: a new one, printed)")
 	end()
 	end = flagGroup(cmd, groupArgs)
 	f2.BoolVar(&opts.Verify, "verify", false, "re-send the recorded requests to TARGET and compare the answers")
@@ -110,11 +122,16 @@ func (opts *ReplayOptions) parse(cmd *cobra.Command, args []string) error {
 		return flagErrorf("no trace file given")
 	}
 	opts.Trace = pos[0]
+	opts.seedSet = cmd.Flags().Changed("seed")
 	switch {
 	case opts.Serve && opts.Verify:
 		return flagErrorf("give either --serve or --verify")
 	case opts.HTTP != "" && !opts.Serve:
 		return flagErrorf("--http needs --serve")
+	case opts.Faults != "" && !opts.Serve:
+		return flagErrorf("--faults needs --serve")
+	case cmd.Flags().Changed("seed") && opts.Faults == "":
+		return flagErrorf("--seed goes with --faults")
 	case len(opts.Ignore) > 0 && !opts.Verify:
 		return flagErrorf("--ignore needs --verify")
 	case opts.Filter != "" && (opts.Serve || opts.Verify):
@@ -185,6 +202,9 @@ func replayServe(ctx context.Context, opts *ReplayOptions) error {
 		return err
 	}
 	srv := replay.NewServer(t)
+	if opts.Faults != "" {
+		return replayServeFaults(ctx, opts, t, srv)
+	}
 	if opts.HTTP == "" {
 		// stdout carries the protocol: everything else goes to stderr.
 		return srv.ServeStdio(ctx, opts.IO.In, opts.IO.Data())
@@ -197,6 +217,40 @@ func replayServe(ctx context.Context, opts *ReplayOptions) error {
 	mux.Handle("/mcp", srv.HTTPHandler())
 	fmt.Fprintf(opts.IO.ErrOut, "replaying %s (%d exchanges) at http://%s/mcp\n", opts.Trace, len(t.Exchanges), ln.Addr())
 	return serveHTTP(ctx, ln, mux)
+}
+
+// replayServeFaults serves the trace behind the proxy's faults: over
+// stdio the proxy's server is the trace served in this process; over
+// HTTP the trace is served on a loopback port of its own, the proxy on
+// --http.
+func replayServeFaults(ctx context.Context, opts *ReplayOptions, t *replay.Trace, srv *replay.Server) error {
+	po := &ProxyOptions{IO: opts.IO, Args: opts.Args, Record: opts.Record, NoRedact: opts.NoRedact,
+		Faults: opts.Faults, Seed: opts.Seed, SeedSet: opts.seedSet}
+	if opts.HTTP == "" {
+		po.Command, po.serve = []string{"mcpi", "replay", opts.Trace, "--serve"}, srv.ServeStdio
+		return proxyRun(ctx, po)
+	}
+	ln, err := listen(opts.HTTP, "--http", true)
+	if err != nil {
+		return err
+	}
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.HTTPHandler())
+	served := make(chan error, 1)
+	go func() { served <- serveHTTP(ctx, inner, mux) }()
+	po.Listen, po.URL, po.ln = opts.HTTP, "http://"+inner.Addr().String()+"/mcp", ln
+	fmt.Fprintf(opts.IO.ErrOut, "replaying %s (%d exchanges) at http://%s/mcp behind the faults of %s\n", opts.Trace, len(t.Exchanges), ln.Addr(), opts.Faults)
+	err = proxyRun(ctx, po)
+	cancel()
+	<-served
+	return err
 }
 
 func replayVerify(ctx context.Context, opts *ReplayOptions) error {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,27 +147,7 @@ func TestReplayServeHTTP(t *testing.T) {
 	if code, _, errOut := runCLI(t, "", with(peerArgs("demo:both"), "call", "echo", "text=over http", "--record", trace)...); code != 0 {
 		t.Fatalf("record: %s", errOut)
 	}
-	cmd := exec.Command(mcpiBinary(t), "replay", trace, "--serve", "--http", "127.0.0.1:0")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if i := strings.Index(sc.Text(), "http://"); i >= 0 {
-				urls <- sc.Text()[i:]
-			}
-		}
-	}()
-	var url string
-	select {
-	case url = <-urls:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the replay server did not start")
-	}
+	url := serveReplayHTTP(t, trace)
 	code, out, errOut := runCLI(t, "", "call", "echo", "text=over http", url)
 	if code != 0 || !strings.Contains(out, "over http") {
 		t.Errorf("call over HTTP: exit %d %s %s", code, out, errOut)
@@ -273,17 +254,7 @@ func TestReplayFollow(t *testing.T) {
 	poll(2*time.Second, func() bool { fi, err := os.Stat(trace); return err == nil && fi.Size() > 0 })
 	follow := exec.Command(bin, "replay", trace, "--follow")
 	stdout, _ := follow.StdoutPipe()
-	if err := follow.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { follow.Process.Kill(); follow.Wait() })
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	lines := startLines(t, follow, stdout)
 	deadline := time.After(30 * time.Second)
 	for {
 		select {
@@ -309,4 +280,90 @@ func TestReplayOlderTrace(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "hello from an old trace") {
 		t.Errorf("serve: exit %d\n%s\n%s", code, out, errOut)
 	}
+}
+
+// replay --serve --faults: the trace served behind the proxy's faults,
+// over stdio (the host's call answered in the server's place, the change
+// recorded and summed up) and over HTTP (the answer cut mid-event).
+func TestReplayServeFaults(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	trace, faults, out := filepath.Join(dir, "t.jsonl"), filepath.Join(dir, "f.yaml"), filepath.Join(dir, "hostile.jsonl")
+	if code, _, errOut := runCLI(t, "", with(peerArgs("demo:both"), "call", "echo", "text=served", "--record", trace, "--era", "legacy")...); code != 0 {
+		t.Fatalf("record: %s", errOut)
+	}
+	os.WriteFile(faults, []byte("faults:\n  - name: busy\n    match: dir:out method:tools/call\n    error: {code: -32001, message: busy}\n"), 0o600)
+	code, _, errOut := runCLI(t, "", "call", "echo", "text=served", "--", mcpiBinary(t), "replay", trace, "--serve", "--faults", faults, "--seed", "4", "--record", out)
+	if code == 0 || !strings.Contains(errOut, "busy") {
+		t.Errorf("the call behind the faults: exit %d %s", code, errOut)
+	}
+	_, evs := readTrace(t, out)
+	var actions []string
+	for _, e := range evs {
+		if e.Type == record.TypeIntercept {
+			actions = append(actions, string(e.Msg))
+		}
+	}
+	if len(actions) != 1 || !strings.Contains(actions[0], `"action":"error"`) {
+		t.Errorf("intercept events %q", actions)
+	}
+	// Run by hand, with the host's frames on stdin: the summary on stderr.
+	stdin := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"served"}}}` + "\n"
+	code, stdout, errOut := runCLI(t, stdin, "replay", trace, "--serve", "--faults", faults, "--seed", "4")
+	if code != 0 || strings.TrimSpace(stdout) != `{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"busy"}}` {
+		t.Errorf("served behind the faults: exit %d %q %s", code, stdout, errOut)
+	}
+	if !strings.Contains(errOut, "fired 1 of 1 matching frames") || !strings.Contains(errOut, "seed 4") {
+		t.Errorf("no summary of the faults on stderr: %s", errOut)
+	}
+	for _, c := range []struct{ args []string }{{[]string{"replay", trace, "--faults", faults}}, {[]string{"replay", trace, "--serve", "--seed", "1"}}} {
+		if code, _, errOut := runCLI(t, "", c.args...); code != ExitUsage {
+			t.Errorf("%v: exit %d %s", c.args, code, errOut)
+		}
+	}
+
+	os.WriteFile(faults, []byte("faults:\n  - match: dir:in method:tools/call\n    cut: true\n"), 0o600)
+	url := serveReplayHTTP(t, trace, "--faults", faults)
+	code, _, errOut = runCLI(t, "", "call", "echo", "text=served", url, "--era", "legacy")
+	if code == 0 {
+		t.Errorf("a call whose answer is cut: exit 0 %s", errOut)
+	}
+}
+
+// serveReplayHTTP runs mcpi replay TRACE --serve --http on a port of its
+// own (with more flags), and returns the URL its first line gives.
+func serveReplayHTTP(t *testing.T, trace string, more ...string) string {
+	t.Helper()
+	cmd := exec.Command(mcpiBinary(t), append([]string{"replay", trace, "--serve", "--http", "127.0.0.1:0"}, more...)...)
+	stderr, _ := cmd.StderrPipe()
+	lines := startLines(t, cmd, stderr)
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case l := <-lines:
+			if i := strings.Index(l, "http://"); i >= 0 && strings.HasPrefix(l, "replaying") {
+				return strings.Fields(l[i:])[0]
+			}
+		case <-deadline:
+			t.Fatal("the replay server did not start")
+		}
+	}
+}
+
+// startLines starts cmd, killed when the test ends, and hands out the
+// lines of out (one of its pipes) as they come.
+func startLines(t *testing.T, cmd *exec.Cmd, out io.Reader) chan string {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return lines
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -32,6 +33,10 @@ type StdioOptions struct {
 	// it). Without either, every byte is forwarded unchanged as it comes.
 	Faults *intercept.Engine
 	Gate   *intercept.Gate
+	// Serve, instead of Command, is a server of this process: it reads
+	// the frames sent to it from in and writes its own to out, until in
+	// ends or ctx is done (mcpi replay --serve --faults).
+	Serve func(ctx context.Context, in io.Reader, out io.Writer) error
 }
 
 // maxRecordedLine bounds a line kept whole for the tap; the bytes are
@@ -42,7 +47,7 @@ const maxRecordedLine = 1 << 30
 // returns its exit status. Nothing of mcpi's own is written to Stdout.
 // When ctx is done the server gets SIGTERM, then SIGKILL.
 func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
-	if len(o.Command) == 0 {
+	if len(o.Command) == 0 && o.Serve == nil {
 		return -1, errors.New("no server command")
 	}
 	emit := func(e transport.Event) {
@@ -53,29 +58,17 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 			o.Tap.Observe(e)
 		}
 	}
-	cmd := exec.Command(o.Command[0], o.Command[1:]...)
-	cmd.Dir = o.Dir
-	if len(o.Env) > 0 {
-		cmd.Env = append(os.Environ(), o.Env...)
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return -1, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return -1, err
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return -1, err
-	}
-	if err := cmd.Start(); err != nil {
-		return -1, fmt.Errorf("starting %s: %w", o.Command[0], err)
-	}
-	emit(transport.Event{Kind: transport.KindLifecycle, Text: fmt.Sprintf("proxy spawned pid %d", cmd.Process.Pid)})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var srv *server
+	var err error
+	if o.Serve != nil {
+		srv = serveHere(ctx, o.Serve)
+	} else if srv, err = spawn(o); err != nil {
+		return -1, err
+	}
+	stdin, stdout, stderr := srv.stdin, srv.stdout, srv.stderr
+	emit(transport.Event{Kind: transport.KindLifecycle, Text: srv.started})
 	toServer, toHost := relay, relay
 	if o.Faults != nil || o.Gate != nil {
 		// Frames are judged: each direction is written line by line by
@@ -125,20 +118,81 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 		defer wg.Done()
 		relayStderr(stderr, o.Stderr, emit)
 	}()
-	stop := context.AfterFunc(ctx, func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		time.AfterFunc(3*time.Second, func() { cmd.Process.Kill() })
-	})
+	stop := context.AfterFunc(ctx, srv.stop)
 	defer stop()
 	wg.Wait() // the pipes must be drained before Wait closes them
-	err = cmd.Wait()
-	code := cmd.ProcessState.ExitCode()
+	code, err := srv.wait()
 	emit(transport.Event{Kind: transport.KindLifecycle, Text: fmt.Sprintf("server exited with status %d", code)})
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		return code, err
+	return code, err
+}
+
+// server is the proxied server: a process, or a server of this one.
+type server struct {
+	stdin          io.WriteCloser
+	stdout, stderr io.Reader
+	started        string
+	stop           func()
+	wait           func() (int, error)
+}
+
+// spawn starts the server command.
+func spawn(o StdioOptions) (*server, error) {
+	cmd := exec.Command(o.Command[0], o.Command[1:]...)
+	cmd.Dir = o.Dir
+	if len(o.Env) > 0 {
+		cmd.Env = append(os.Environ(), o.Env...)
 	}
-	return code, nil
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", o.Command[0], err)
+	}
+	return &server{stdin: stdin, stdout: stdout, stderr: stderr,
+		started: fmt.Sprintf("proxy spawned pid %d", cmd.Process.Pid),
+		stop: func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			time.AfterFunc(3*time.Second, func() { cmd.Process.Kill() })
+		},
+		wait: func() (int, error) {
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if err != nil && !errors.As(err, &ee) {
+				return cmd.ProcessState.ExitCode(), err
+			}
+			return cmd.ProcessState.ExitCode(), nil
+		}}, nil
+}
+
+// serveHere runs serve on pipes: its status is 0 when it returns nil,
+// 1 when it fails.
+func serveHere(ctx context.Context, serve func(context.Context, io.Reader, io.Writer) error) *server {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := serve(ctx, inR, outW)
+		outW.Close()
+		inR.Close()
+		done <- err
+	}()
+	return &server{stdin: inW, stdout: outR, stderr: strings.NewReader(""), started: "proxy serves the server itself",
+		stop: func() { inR.CloseWithError(context.Canceled) },
+		wait: func() (int, error) {
+			if err := <-done; err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.ErrClosedPipe) {
+				return 1, err
+			}
+			return 0, nil
+		}}
 }
 
 // relay copies src to dst as it arrives, and hands the same bytes to the
