@@ -67,3 +67,26 @@ func TestHTTPBreakpointOnTheServersAnswer(t *testing.T) {
 		t.Errorf("answer %q %v", a.Frames, a.Err)
 	}
 }
+
+// Over HTTP, a held call forwarded as it came is answered; the
+// connection closed at the next one breaks the host's request.
+func TestHTTPBreakpointForwardAndClose(t *testing.T) {
+	g, changed := gateFor(t, "method:tools/call dir:out")
+	p := startHTTPGate(t, nil, "", 0, g)
+	p.host.Initialize(t)
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
+	done := postAsync(t, p.host, call)
+	if err := g.Forward(heldOne(t, g, changed).ID); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-done; len(a.Frames) != 1 || !bytes.Contains(a.Frames[0], []byte(`"sum":3`)) {
+		t.Errorf("the forwarded call got %d %q", a.Status, a.Frames)
+	}
+	done = postAsync(t, p.host, call)
+	if err := g.CloseConn(heldOne(t, g, changed).ID); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-done; a.Err == nil {
+		t.Errorf("the closed call got %d %q, want a broken connection", a.Status, a.Frames)
+	}
+}

@@ -192,3 +192,27 @@ func TestStdioFloodBehindAHeldFrame(t *testing.T) {
 		}
 	}
 }
+
+// A held call forwarded as it came is answered; the connection closed at
+// the next one ends the host's stream, and the proxy with it.
+func TestStdioBreakpointForwardAndClose(t *testing.T) {
+	tap := &taps{}
+	g, changed := gateTapped(t, tap, "method:tools/call dir:out")
+	p := startStdioGate(t, mcptestDemo, "", 0, g)
+	p.host.Initialize(t)
+	p.host.Request(t, "tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 2}})
+	if err := g.Forward(heldOne(t, g, changed).ID); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := p.host.Recv(t); !bytes.Contains(line, []byte(`"sum":3`)) {
+		t.Errorf("the forwarded call got %s", line)
+	}
+	p.host.Request(t, "tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 2}})
+	if err := g.CloseConn(heldOne(t, g, changed).ID); err != nil {
+		t.Fatal(err)
+	}
+	p.host.Ended(t)
+	if ch := (&proxied{tap: tap}).changes(t); len(ch) != 2 || ch[0].Action != "forward" || ch[1].Action != "close" {
+		t.Errorf("changes %+v", ch)
+	}
+}
