@@ -3,11 +3,13 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // postAsync posts a frame on a goroutine of its own: the answer waits
@@ -88,5 +90,42 @@ func TestHTTPBreakpointForwardAndClose(t *testing.T) {
 	}
 	if a := <-done; a.Err == nil {
 		t.Errorf("the closed call got %d %q, want a broken connection", a.Status, a.Frames)
+	}
+}
+
+// Over HTTP, a host that floods while a call is held: the requests behind
+// it wait, bounded (past the bound they are not read, and the trace says
+// so), and every one is answered once the held call goes.
+func TestHTTPFloodBehindAHeldCall(t *testing.T) {
+	g, changed, tap := boundedGate(20)
+	p := startHTTPGate(t, jsonUpstream, "", 0, g)
+	call := postAsync(t, p.host, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}`)
+	h := heldOne(t, g, changed)
+	const flood = 200
+	answers := make(chan mcptest.HTTPAnswer, flood)
+	for i := range flood {
+		go func() { answers <- p.host.Post(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+2)) }()
+	}
+	tap.waitFor(t, "the bound said", func(evs []transport.Event) bool {
+		for _, e := range evs {
+			if e.Kind == transport.KindLifecycle && strings.Contains(e.Text, "not read until one moves") {
+				return true
+			}
+		}
+		return false
+	})
+	if w := g.Held()[0].Waiting; w > 19 {
+		t.Errorf("%d requests wait, past the bound", w)
+	}
+	if err := g.Forward(h.ID); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-call; len(a.Frames) != 1 {
+		t.Errorf("the held call got %q %v", a.Frames, a.Err)
+	}
+	for range flood {
+		if a := <-answers; len(a.Frames) != 1 {
+			t.Fatalf("a ping got %d %q %v", a.Status, a.Frames, a.Err)
+		}
 	}
 }

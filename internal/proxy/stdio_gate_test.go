@@ -128,17 +128,7 @@ func TestStdioLongFrameIsNotHeld(t *testing.T) {
 // bounded (the host is not read past the bound, and the trace says so),
 // and every one is answered once the held frame goes.
 func TestStdioFloodBehindAHeldFrame(t *testing.T) {
-	q, _ := query.Parse("method:tools/call dir:out")
-	changed := make(chan struct{}, 1<<14)
-	tap := &taps{}
-	signal := func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	}
-	g := intercept.NewGate(intercept.GateOptions{Breaks: []query.Query{q}, MaxWaiting: 50, OnChange: signal,
-		Tap: transport.TapFunc(func(e transport.Event) { tap.Observe(e); signal() })})
+	g, changed, tap := boundedGate(50)
 	p := startStdioGate(t, mcptestDemo, "", 0, g)
 	p.host.Initialize(t)
 	p.host.Request(t, "tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 2}})
@@ -215,4 +205,21 @@ func TestStdioBreakpointForwardAndClose(t *testing.T) {
 	if ch := (&proxied{tap: tap}).changes(t); len(ch) != 2 || ch[0].Action != "forward" || ch[1].Action != "close" {
 		t.Errorf("changes %+v", ch)
 	}
+}
+
+// boundedGate is a gate holding the host's calls, at most max frames
+// waiting behind one; changed is signalled by its changes and events.
+func boundedGate(max int) (*intercept.Gate, chan struct{}, *taps) {
+	q, _ := query.Parse("method:tools/call dir:out")
+	changed := make(chan struct{}, 1<<14)
+	tap := &taps{}
+	signal := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	g := intercept.NewGate(intercept.GateOptions{Breaks: []query.Query{q}, MaxWaiting: max, OnChange: signal,
+		Tap: transport.TapFunc(func(e transport.Event) { tap.Observe(e); signal() })})
+	return g, changed, tap
 }
