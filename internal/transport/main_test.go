@@ -38,16 +38,14 @@ func runHelper(mode string) int {
 	switch mode {
 	case "echo":
 		// Every stdin line back on stdout; exit on stdin EOF.
-		r := bufio.NewReaderSize(os.Stdin, 1<<20)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				out.Write(line)
-			}
-			if err != nil {
-				return 0
-			}
-		}
+		return echo(out)
+	case "gated":
+		// Says it is ready, reads nothing until SIGHUP, then echoes.
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		out.WriteString(`{"ready":true}` + "\n")
+		<-hup
+		return echo(out)
 	case "garbage":
 		out.WriteString("not json\n")
 		out.Write([]byte("{\"a\":\"\xff\xfe\"}\n"))
@@ -137,6 +135,20 @@ func runHelper(mode string) int {
 }
 
 // spawnHelper starts the test binary as a stdio server in the given mode.
+// echo writes every stdin line back on out, and returns 0 on stdin EOF.
+func echo(out *os.File) int {
+	r := bufio.NewReaderSize(os.Stdin, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			out.Write(line)
+		}
+		if err != nil {
+			return 0
+		}
+	}
+}
+
 func spawnHelper(t *testing.T, mode string, opts StdioOptions) *Stdio {
 	t.Helper()
 	exe, err := os.Executable()

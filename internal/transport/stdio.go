@@ -2,7 +2,6 @@ package transport
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -45,8 +45,18 @@ type Stdio struct {
 	cmd   *exec.Cmd
 	stdin *os.File
 
-	writes chan writeReq
 	frames chan Frame
+
+	// The writes (see stdio_write.go): wbusy says a sender, or a goroutine
+	// finishing a write, holds the pipe; wqueue the frames waiting for it;
+	// wbuf the holder's buffer. stdinRaw writes without waiting, nil where
+	// stdin cannot.
+	wmu      sync.Mutex
+	wbusy    bool
+	wqueue   []*writeReq
+	wbuf     []byte
+	stdinRaw syscall.RawConn
+	wbatches atomic.Int64 // batches written, each in one write (tests)
 
 	reaped  chan struct{} // closed once the process has been waited for
 	exited  chan struct{} // closed once, besides, its output has been drained
@@ -61,11 +71,6 @@ type Stdio struct {
 	tail   []string // last stderr lines
 	closed chan struct{}
 	once   sync.Once
-}
-
-type writeReq struct {
-	data []byte
-	done chan error
 }
 
 // maxStderrLine bounds one stderr line as kept and reported. A longer one
@@ -141,16 +146,15 @@ func Spawn(opts StdioOptions) (*Stdio, error) {
 		stdin:      inW,
 		stdout:     outR,
 		stderr:     errR,
-		writes:     make(chan writeReq),
 		frames:     make(chan Frame, 64),
 		reaped:     make(chan struct{}),
 		exited:     make(chan struct{}),
 		stdoutDone: make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		closed:     make(chan struct{}),
+		stdinRaw:   nonBlocking(inW),
 	}
 	s.emit(Event{Kind: KindLifecycle, Text: fmt.Sprintf("spawned pid %d: %s", cmd.Process.Pid, commandLine(opts.Command, opts.Args))})
-	go s.writeLoop()
 	go s.readStdout()
 	go s.readStderr()
 	go s.wait()
@@ -169,66 +173,6 @@ func commandLine(cmd string, args []string) string {
 
 // Pid returns the server's process id.
 func (s *Stdio) Pid() int { return s.cmd.Process.Pid }
-
-// Send writes frame followed by a newline.
-func (s *Stdio) Send(ctx context.Context, frame []byte) error {
-	req := writeReq{data: frame, done: make(chan error, 1)}
-	select {
-	case s.writes <- req:
-	case <-s.closed:
-		return ErrClosed
-	case <-s.exited:
-		return s.exitError()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-req.done:
-		return err
-	case <-ctx.Done():
-		// The write goes on in the background and finishes or fails when
-		// the server reads or exits; the frame is never half-abandoned.
-		return ctx.Err()
-	}
-}
-
-func (s *Stdio) writeLoop() {
-	w := bufio.NewWriterSize(s.stdin, 64<<10)
-	for {
-		var req writeReq
-		select {
-		case req = <-s.writes:
-		case <-s.closed:
-			return
-		}
-		// The tap hears of the frame before the server can answer it, so
-		// that a request never appears after its own response.
-		s.emit(Event{Kind: KindFrame, Dir: Outgoing, Data: req.data})
-		_, err := w.Write(req.data)
-		if err == nil {
-			err = w.WriteByte('\n')
-		}
-		if err == nil {
-			err = w.Flush()
-		}
-		if err != nil {
-			err = fmt.Errorf("writing to server stdin: %w", err)
-			s.emit(Event{Kind: KindLifecycle, Text: "the frame above was not delivered", Err: err.Error()})
-			select {
-			case <-s.closed:
-				// Close shut stdin under the write: the connection is over,
-				// which is what the caller must hear.
-				err = ErrClosed
-			case <-s.exited:
-				err = s.exitError()
-			case <-time.After(100 * time.Millisecond):
-			}
-			req.done <- err
-			continue
-		}
-		req.done <- nil
-	}
-}
 
 func (s *Stdio) readStdout() {
 	defer close(s.stdoutDone)
@@ -264,6 +208,11 @@ func (s *Stdio) deliver(f Frame) {
 		s.emit(Event{Kind: KindBadFrame, Dir: Incoming, Data: f.Data, Err: f.Err.Error()})
 	} else {
 		s.emit(Event{Kind: KindFrame, Dir: Incoming, Data: f.Data})
+	}
+	select {
+	case s.frames <- f:
+		return
+	default:
 	}
 	select {
 	case s.frames <- f:

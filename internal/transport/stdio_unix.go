@@ -5,6 +5,8 @@ package transport
 import (
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // newProcAttr puts the server in a process group of its own, so that signals
@@ -34,3 +36,40 @@ func groupAlive(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
 
 // signalPgid sends sig to the process group pgid.
 func signalPgid(pgid int, sig syscall.Signal) { _ = syscall.Kill(-pgid, sig) }
+
+// nonBlocking returns what writes to f without waiting, or nil when f's
+// descriptor is blocking (a write to it could not be left when the pipe
+// is full).
+func nonBlocking(f *os.File) syscall.RawConn {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	var flags int
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { flags, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil || ferr != nil || flags&unix.O_NONBLOCK == 0 {
+		return nil
+	}
+	return rc
+}
+
+// writeNow writes what the descriptor takes of b at once. A full pipe is
+// no error: n says how much went.
+func writeNow(fd uintptr, b []byte) (n int, err error) {
+	for n < len(b) {
+		m, err := syscall.Write(int(fd), b[n:])
+		if m > 0 {
+			n += m
+		}
+		switch {
+		case err == syscall.EINTR:
+		case err == syscall.EAGAIN:
+			return n, nil
+		case err != nil:
+			return n, err
+		case m == 0:
+			return n, nil
+		}
+	}
+	return n, nil
+}
