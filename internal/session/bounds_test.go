@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -175,27 +176,28 @@ func (c *progressConn) Close() error {
 }
 
 // Progress resets the timeout, never the maximum time: a call kept alive
-// by progress forever ends after MaxTime with an error that says so.
+// by progress forever ends after MaxTime with an error that says so. In a
+// synctest bubble: the clocks are the bubble's, and the progress comes
+// every 10 ms of it, however busy the machine.
 func TestMaxTimeBeatsProgress(t *testing.T) {
-	conn := &progressConn{frames: make(chan transport.Frame, 16), closed: make(chan struct{})}
-	c := session.New(conn, session.Options{Timeout: 100 * time.Millisecond, MaxTime: 600 * time.Millisecond})
-	defer c.Close()
-	start := time.Now()
-	var progressed atomic.Int64
-	err := c.Call(context.Background(), "tools/call", map[string]any{"name": "forever"}, nil,
-		&session.CallOptions{OnProgress: func(mcp.ProgressParams) { progressed.Add(1) }})
-	took := time.Since(start)
-	var te *session.TimeoutError
-	if !errors.As(err, &te) || !te.Max {
-		t.Fatalf("err = %v, want the maximum time", err)
-	}
-	if !strings.Contains(err.Error(), "maximum time of 600ms") {
-		t.Errorf("error %q does not name the maximum time", err)
-	}
-	if progressed.Load() < 10 {
-		t.Errorf("only %d progress notifications: the timeout, not the maximum, may have ended the call", progressed.Load())
-	}
-	if took < 550*time.Millisecond {
-		t.Errorf("the call ended after %v, before the maximum time", took)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		conn := &progressConn{frames: make(chan transport.Frame, 16), closed: make(chan struct{})}
+		c := session.New(conn, session.Options{Timeout: 100 * time.Millisecond, MaxTime: 600 * time.Millisecond})
+		defer c.Close()
+		var progressed atomic.Int64
+		err := c.Call(context.Background(), "tools/call", map[string]any{"name": "forever"}, nil,
+			&session.CallOptions{OnProgress: func(mcp.ProgressParams) { progressed.Add(1) }})
+		var te *session.TimeoutError
+		if !errors.As(err, &te) || !te.Max {
+			t.Fatalf("err = %v, want the maximum time", err)
+		}
+		if !strings.Contains(err.Error(), "maximum time of 600ms") {
+			t.Errorf("error %q does not name the maximum time", err)
+		}
+		// Progress came all along: 59 notifications, 10 ms apart, up to the
+		// maximum; the timeout alone would have ended the call after 10.
+		if n := progressed.Load(); n < 50 {
+			t.Errorf("only %d progress notifications: the timeout, not the maximum, may have ended the call", n)
+		}
+	})
 }
