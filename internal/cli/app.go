@@ -136,12 +136,13 @@ func NewCmdApp(f *Factory, runF func(context.Context, *AppOptions) error) *cobra
 }
 
 func appRun(ctx context.Context, opts *AppOptions) error {
-	return opts.with(ctx, func(c *session.Client) error { return runApp(ctx, c, opts) })
+	return opts.withRun(ctx, func(r *connRun) error { return runApp(ctx, r, opts) })
 }
 
 // runApp hosts the tool's App until Ctrl-C, or until the page stops
 // taking what the host sends.
-func runApp(ctx context.Context, c *session.Client, opts *AppOptions) error {
+func runApp(ctx context.Context, r *connRun, opts *AppOptions) error {
+	c := r.client
 	info, err := inspectApp(ctx, c, opts.Tool)
 	if err != nil {
 		return err
@@ -171,8 +172,8 @@ func runApp(ctx context.Context, c *session.Client, opts *AppOptions) error {
 		fmt.Fprintln(errOut, line)
 	}
 	bo := apphost.Options{Tool: *tool, Args: args, Tools: tools, Info: info, Say: say, Open: browser.Open, Version: Version}
-	if opts.recorder != nil {
-		bo.Tap = opts.recorder
+	if r.trace.recorder != nil {
+		bo.Tap = r.trace.recorder
 	}
 	if opts.Verbose {
 		bo.Tap = transport.MultiTap(bo.Tap, transport.TapFunc(func(e transport.Event) {

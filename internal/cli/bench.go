@@ -74,7 +74,7 @@ Exits 1 when the share of failed calls passes --max-errors (default 0: any).`,
 		Example: `  mcpi bench echo text=hi -n 10000 -c 16 -- mcpi demo-server
   mcpi bench add a=1 b=2 -d 30s --rate 500 http://127.0.0.1:8080/mcp
   mcpi bench smoke.yaml -c 8 --connections per-worker -d 1m --json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: checkedArgs(func(cmd *cobra.Command, args []string) error {
 			rest, cliTarget, err := opts.Target.parseCollectionTarget(cmd, args)
 			if err != nil {
 				return err
@@ -107,11 +107,9 @@ Exits 1 when the share of failed calls passes --max-errors (default 0: any).`,
 			if err := opts.checkLoad(maxErrors); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return benchRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, benchRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	fs := cmd.Flags()
@@ -229,10 +227,9 @@ func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) 
 		}
 	}
 	heard := &benchHeard{}
-	o := &opts.ConnOptions
-	o.roots = nil
+	run := opts.newRun()
 	hooks := func() (connHooks, *collection.Handler) {
-		h := o.collectionHandler()
+		h := run.collectionHandler()
 		hk := connHooks{notified: heard.notified, warned: heard.warned}
 		if file != nil {
 			hk.handler = h
@@ -240,8 +237,8 @@ func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) 
 		return hk, h
 	}
 	hk, h := hooks()
-	return o.withHooks(ctx, hk, func(first *session.Client) error {
-		conns := []benchConn{{c: first, h: h}}
+	return run.with(ctx, hk, func(run *connRun) error {
+		conns := []benchConn{{c: run.client, h: h}}
 		defer func() {
 			for _, bc := range conns[1:] {
 				bc.c.Close()
@@ -250,8 +247,7 @@ func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) 
 		if opts.Connections == connectionsPerWorker {
 			for len(conns) < opts.Concurrency {
 				hk, h := hooks()
-				o.roots = nil
-				c, err := o.open(ctx, hk)
+				c, err := run.open(ctx, hk)
 				if err != nil {
 					return fmt.Errorf("connection %d of %d: %w", len(conns)+1, opts.Concurrency, err)
 				}

@@ -53,7 +53,7 @@ Arguments are validated against the inputSchema before sending.`,
 			if err := opts.takeToolArgs(rest); err != nil {
 				return err
 			}
-			opts.readsStdin = opts.Args == "-"
+			opts.ReadsStdin = opts.Args == "-"
 			if opts.NoWait && opts.Target.Session == "" {
 				return flagErrorf("--no-wait runs the call in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", sessionEnv)
 			}
@@ -93,7 +93,7 @@ func (opts *CallOptions) takeToolArgs(rest []string) error {
 }
 
 func callRun(ctx context.Context, opts *CallOptions) error {
-	return opts.with(ctx, func(c *session.Client) error { return callTool(ctx, c, opts) })
+	return opts.withRun(ctx, func(r *connRun) error { return callTool(ctx, r, opts) })
 }
 
 // withJSONError prints a JSON error object on stdout for --json, unless
@@ -108,7 +108,8 @@ func withJSONError(ios *IOStreams, asJSON bool, err error) error {
 	return err
 }
 
-func callTool(ctx context.Context, c *session.Client, opts *CallOptions) error {
+func callTool(ctx context.Context, r *connRun, opts *CallOptions) error {
+	c := r.client
 	tool, err := opts.findTool(ctx, c, opts.Tool)
 	if err != nil {
 		return err
@@ -127,7 +128,7 @@ func callTool(ctx context.Context, c *session.Client, opts *CallOptions) error {
 	} else if asTask, err = opts.asTask(c, tool); err != nil {
 		return err
 	}
-	progress, endProgress := mcptext.ProgressReporter(opts.IO, opts.verbose)
+	progress, endProgress := mcptext.ProgressReporter(opts.IO, r.verbose)
 	onStatus, endStatus := mcptext.TaskReporter(opts.IO)
 	params := mcp.CallToolParams{Name: opts.Tool, Arguments: args}
 	var raw json.RawMessage
@@ -184,8 +185,8 @@ func printToolResult(ios *IOStreams, asJSON bool, save string, tool *mcp.Tool, w
 // A tool that is not listed is still called (servers may hide tools), with
 // a warning. Pages after the tool's are not fetched: each is a round trip.
 func (o *ConnOptions) findTool(ctx context.Context, c *session.Client, name string) (*mcp.Tool, error) {
-	if o.held != nil {
-		return o.held.FindTool(ctx, c, name)
+	if o.Held != nil {
+		return o.Held.FindTool(ctx, c, name)
 	}
 	return c.FindTool(ctx, name)
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/llm"
-	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -49,11 +48,7 @@ func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cob
 			"Exit 0 when the model answered, 1 when a budget stopped it, 11 when its provider failed.",
 		Example: "  mcpi chat --model openai:gpt-4.1 --prompt 'add 2 and 3' --approve all -- mcpi demo-server\n" +
 			"  mcpi chat --model ollama:qwen3 --host claude-code --show-tools -- mcpi demo-server",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
+		Args: targetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) > 0 {
 				return flagErrorf("unexpected argument %q: the message goes in --prompt", rest[0])
 			}
@@ -69,11 +64,9 @@ func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cob
 			if opts.Prompt == "" && !opts.ShowTools && !opts.IO.StdinTTY {
 				return flagErrorf("give the message with --prompt TEXT (a conversation needs a terminal)")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return chatRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, chatRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -98,7 +91,7 @@ func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cob
 }
 
 func chatRun(ctx context.Context, opts *ChatOptions) error {
-	return opts.with(ctx, func(c *session.Client) error { return runChat(ctx, c, opts) })
+	return opts.withRun(ctx, func(r *connRun) error { return runChat(ctx, r, opts) })
 }
 
 // chatReport is mcpi chat --json's document.
@@ -126,7 +119,8 @@ type chatCall struct {
 	Denied    bool            `json:"denied,omitempty"`
 }
 
-func runChat(ctx context.Context, c *session.Client, opts *ChatOptions) error {
+func runChat(ctx context.Context, run *connRun, opts *ChatOptions) error {
+	c := run.client
 	tools, err := c.AllTools(ctx)
 	if err != nil {
 		return err
@@ -147,12 +141,12 @@ func runChat(ctx context.Context, c *session.Client, opts *ChatOptions) error {
 		return err
 	}
 	approve, _ := chat.ParseApproval(opts.Approve)
-	say := opts.sayer()
+	say := run.sayer()
 	out := &chatPrinter{opts: opts}
 	ro := chat.Options{
 		Model: model, Server: chat.SessionServer(c), Tools: tools, Presented: presented, System: opts.System,
 		Approve: approve, MaxTurns: opts.MaxTurns, MaxTokens: opts.MaxTokens, MaxCost: opts.MaxCost,
-		Tap: opts.modelTap(), Prices: modelPrices(),
+		Tap: run.modelTap(), Prices: modelPrices(),
 	}
 	if !opts.JSON {
 		ro.OnEvent = func(e chat.Event) { out.event(say, e) }
@@ -171,8 +165,8 @@ func runChat(ctx context.Context, c *session.Client, opts *ChatOptions) error {
 
 // modelTap is where the model's events go: the connection's own tap (the
 // trace of --record and --otlp-endpoint, -v).
-func (o *ConnOptions) modelTap() transport.Tap {
-	tap, _ := o.connTap(connHooks{}) // the trace is started already: no error is left to give
+func (r *connRun) modelTap() transport.Tap {
+	tap, _ := r.connTap(connHooks{}) // the trace is started already: no error is left to give
 	return tap
 }
 

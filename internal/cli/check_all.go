@@ -140,7 +140,7 @@ func (opts *CheckOptions) checkOne(ctx context.Context, s config.Server) serverC
 		return res
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "checking %s…\n", sanitize(s.Name, false))
-	one := &CheckOptions{ConnOptions: ConnOptions{IO: opts.IO, Args: opts.Args, runtimeDir: opts.runtimeDir,
+	one := &CheckOptions{ConnOptions: ConnOptions{IO: opts.IO, Args: opts.Args, RuntimeDir: opts.RuntimeDir,
 		Target: TargetOptions{Server: s.Name, Config: s.Source, Timeout: opts.Target.Timeout, MaxTime: opts.Target.MaxTime,
 			Transport: "auto", Era: opts.Target.Era, stderrTTY: false, httpTransport: opts.Target.httpTransport}},
 		Hosts: opts.Hosts}

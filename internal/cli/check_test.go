@@ -116,7 +116,7 @@ func TestCheckProbesUnderTheUsersClock(t *testing.T) {
 		if want, _ := time.ParseDuration(timeout); hk.probeTimeout != want {
 			t.Errorf("--timeout %s: the probe gets %v", timeout, hk.probeTimeout)
 		}
-		sopts := opts.sessionOptions(hk, nil, nil)
+		sopts := opts.newRun().sessionOptions(hk, nil, nil)
 		if sopts.ProbeTimeout != opts.Target.Timeout {
 			t.Errorf("--timeout %s: the session's probe gets %v", timeout, sopts.ProbeTimeout)
 		}

@@ -121,6 +121,6 @@ func (t *TargetOptions) fromCollection(file *collection.File, env func(string) (
 
 // collectionHandler answers the server's requests with a step's answers,
 // and otherwise as the command's flags say.
-func (o *ConnOptions) collectionHandler() *collection.Handler {
-	return &collection.Handler{Fallback: &cliHandler{o: o, say: o.sayer(), rootsAsked: make(chan struct{})}, WorkDir: o.IO.WorkDir()}
+func (r *connRun) collectionHandler() *collection.Handler {
+	return &collection.Handler{Fallback: &cliHandler{r: r, say: r.sayer(), rootsAsked: make(chan struct{})}, WorkDir: r.IO.WorkDir()}
 }

@@ -55,50 +55,8 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
   mcpi connect http://127.0.0.1:8080/mcp
   mcpi connect --server github
   mcpi connect`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			t := &opts.Target
-			if len(args) == 0 && cmd.ArgsLenAtDash() < 0 && t.URL == "" && t.Server == "" && t.Session == "" {
-				t.Session = os.Getenv(sessionEnv)
-			}
-			if t.Session != "" {
-				if len(args) > 0 {
-					return flagErrorf("give either --session or a TARGET, not both")
-				}
-				if err := t.checkSession(cmd); err != nil {
-					return err
-				}
-				if err := opts.checkWatch(); err != nil {
-					return err
-				}
-				if runF != nil {
-					return runF(cmd.Context(), opts)
-				}
-				return connectRun(cmd.Context(), opts)
-			}
-			if len(args) == 0 && cmd.ArgsLenAtDash() < 0 && t.URL == "" && t.Server == "" {
-				// No target: the picker chooses a configured server. The
-				// other flags are checked as if one was given.
-				opts.Pick = true
-				t.Server = "(picked)"
-			}
-			rest, err := opts.Target.parseTarget(cmd, args)
-			if opts.Pick {
-				t.Server = ""
-			}
-			if err != nil {
-				return err
-			}
-			if len(rest) > 0 {
-				return flagErrorf("unexpected argument %q", rest[0])
-			}
-			if err := opts.checkWatch(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return connectRun(cmd.Context(), opts)
-		},
+		Args: checkedArgs(opts.parseArgs),
+		RunE: runE(opts, runF, connectRun),
 	}
 	addTargetFlags(cmd, &opts.Target)
 	fl := cmd.Flags()
@@ -133,6 +91,41 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	return cmd
 }
 
+// parseArgs takes the TARGET, a live session, or none (the picker
+// chooses), and checks the flags as if one was given.
+func (opts *ConnectOptions) parseArgs(cmd *cobra.Command, args []string) error {
+	t := &opts.Target
+	if len(args) == 0 && cmd.ArgsLenAtDash() < 0 && t.URL == "" && t.Server == "" && t.Session == "" {
+		t.Session = os.Getenv(sessionEnv)
+	}
+	if t.Session != "" {
+		if len(args) > 0 {
+			return flagErrorf("give either --session or a TARGET, not both")
+		}
+		if err := t.checkSession(cmd); err != nil {
+			return err
+		}
+		return opts.checkWatch()
+	}
+	if len(args) == 0 && cmd.ArgsLenAtDash() < 0 && t.URL == "" && t.Server == "" {
+		// No target: the picker chooses a configured server. The
+		// other flags are checked as if one was given.
+		opts.Pick = true
+		t.Server = "(picked)"
+	}
+	rest, err := opts.Target.parseTarget(cmd, args)
+	if opts.Pick {
+		t.Server = ""
+	}
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return flagErrorf("unexpected argument %q", rest[0])
+	}
+	return opts.checkWatch()
+}
+
 // mouseUsage describes --mouse of the TUI commands.
 const mouseUsage = "turn the mouse on: the wheel scrolls, a click on a tab opens its pane (the terminal no longer selects text)"
 
@@ -144,20 +137,20 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		return flagErrorf("%v; for scripts use the one-shot commands (mcpi tools, mcpi call, ...)", errNoTerminal)
 	}
 	o := &opts.ConnOptions
-	if err := o.validate(); err != nil {
+	r := o.newRun()
+	if err := r.prepare(); err != nil {
 		return err
 	}
-	o.verbose = func(string, ...any) {}
 	noColor := opts.NoColor || !opts.IO.Color
 	if name := o.Target.Session; name != "" {
-		return connectSession(ctx, opts, name, noColor)
+		return connectSession(ctx, opts, r, name, noColor)
 	}
 	if opts.Pick {
 		if err := pickServer(ctx, o, noColor); err != nil {
 			return err
 		}
 	}
-	if err := o.resolveServer(ctx); err != nil {
+	if err := r.resolveServer(ctx); err != nil {
 		return err
 	}
 	// The TUI declares MCP Apps: it shows them and runs them.
@@ -169,13 +162,13 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		return err
 	}
 	if o.Record != "" || o.OTLPEndpoint != "" {
-		if err := o.startTrace(); err != nil {
+		if err := r.startTrace(); err != nil {
 			return err
 		}
 	}
 	var rec transport.Tap
-	if o.recorder != nil {
-		rec = o.recorder
+	if r.trace.recorder != nil {
+		rec = r.trace.recorder
 	}
 	chatOpts, err := opts.chatOptions()
 	if err != nil {
@@ -185,23 +178,23 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		Version: Version,
 		Record:  rec,
 		Reloads: reloads,
-		Dial:    o.tuiDial,
+		Dial:    r.tuiDial,
 		Target:  targetLabel(&o.Target),
 		NoColor: noColor,
-		Roots:   o.roots,
+		Roots:   r.roots,
 		SaveDir: opts.Save,
 		// The t key's file, where the command was typed.
 		Collection:       o.IO.Path(collectionOr(opts.Collection)),
 		CollectionServer: o.collectionServer(),
 		Mouse:            opts.Mouse,
 		Check:            checkFunc(o.Target),
-		Sampling:         o.tuiSampling(),
+		Sampling:         r.tuiSampling(),
 		Chat:             chatOpts,
 		// alt+r writes what --record would.
-		TraceHeader:  o.traceHeader(),
+		TraceHeader:  r.traceHeader(),
 		TraceOptions: o.traceOptions(),
 	})
-	if cerr := o.endTrace(); cerr != nil && err == nil {
+	if cerr := r.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
 	return err
@@ -264,22 +257,22 @@ func pickServer(ctx context.Context, o *ConnOptions, noColor bool) error {
 
 // tuiDial connects with the TUI's hooks; the TUI calls it again to
 // reconnect. With --record every session of the TUI goes to one trace.
-func (o *ConnOptions) tuiDial(ctx context.Context, h tui.Hooks) (*session.Client, error) {
+func (r *connRun) tuiDial(ctx context.Context, h tui.Hooks) (*session.Client, error) {
 	var taps []transport.Tap
-	if o.recorder != nil {
-		taps = append(taps, o.recorder)
+	if r.trace.recorder != nil {
+		taps = append(taps, r.trace.recorder)
 	}
 	taps = append(taps, h.Tap)
-	o.tapSampling(transport.MultiTap(taps...))
+	r.tapSampling(transport.MultiTap(taps...))
 	// TRACEPARENT reaches the TUI's requests as it does a command's, so
 	// that the wire and the timeline show their trace id.
 	sopts := session.Options{Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning,
-		OnHealth: h.OnHealth, KeepAlive: h.KeepAlive, TraceContext: o.traceContext()}
-	c, err := o.Target.connect(ctx, sopts, transport.MultiTap(taps...))
+		OnHealth: h.OnHealth, KeepAlive: h.KeepAlive, TraceContext: r.traceContext()}
+	c, err := r.Target.connect(ctx, sopts, transport.MultiTap(taps...))
 	if err != nil {
 		return nil, err
 	}
-	o.noteSession(c)
+	r.noteSession(c)
 	return c, nil
 }
 

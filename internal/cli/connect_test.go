@@ -91,8 +91,8 @@ func TestTUIDial(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	o := &got.ConnOptions
-	if err := o.validate(); err != nil {
+	o := got.ConnOptions.newRun()
+	if err := o.prepare(); err != nil {
 		t.Fatal(err)
 	}
 	if err := o.startTrace(); err != nil {
@@ -120,7 +120,7 @@ func TestTUIDial(t *testing.T) {
 		}
 		c.Close()
 	}
-	if err := o.recorder.Close(); err != nil {
+	if err := o.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if frames.Load() < 8 {
@@ -172,12 +172,12 @@ func TestDemoWithoutTerminalPrints(t *testing.T) {
 // transport, and the same redaction.
 func TestTUITraceHeader(t *testing.T) {
 	o := &ConnOptions{Target: TargetOptions{Command: []string{"node", "server.js"}}, Args: []string{"connect", "--", "node", "server.js"}}
-	h := o.traceHeader()
+	h := o.newRun().traceHeader()
 	if h.Mcpi != Version || h.Target.Transport != record.TransportStdio || len(h.Args) != 4 || len(h.Target.Command) != 2 {
 		t.Errorf("header %+v", h)
 	}
 	o = &ConnOptions{Target: TargetOptions{URL: "http://127.0.0.1:1/mcp", Transport: "sse"}}
-	if h := o.traceHeader(); h.Target.Transport != record.TransportSSE || h.Target.URL == "" {
+	if h := o.newRun().traceHeader(); h.Target.Transport != record.TransportSSE || h.Target.URL == "" {
 		t.Errorf("header %+v", h)
 	}
 }

@@ -54,14 +54,15 @@ func demoRun(ctx context.Context, opts *DemoOptions) error {
 	// The TUI declares MCP Apps: it shows them and runs them.
 	target.Apps = true
 	o := &ConnOptions{IO: opts.IO, Target: target, Args: []string{"demo"}}
+	r := o.newRun()
 	return tui.Run(ctx, tui.Options{
 		Version:      Version,
-		Dial:         o.tuiDial,
+		Dial:         r.tuiDial,
 		Target:       "mcpi demo-server (stdio)",
 		NoColor:      opts.NoColor || !opts.IO.Color,
 		Mouse:        opts.Mouse,
 		Check:        checkFunc(target),
-		TraceHeader:  o.traceHeader(),
+		TraceHeader:  r.traceHeader(),
 		TraceOptions: o.traceOptions(),
 	})
 }

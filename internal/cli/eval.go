@@ -16,7 +16,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/save"
-	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/surface"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -59,54 +58,48 @@ func NewCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cob
 		Example: "  mcpi eval cases.yaml --model anthropic:claude-haiku-4-5,openai:gpt-5.4-mini --runs 10 -- mcpi demo-server\n" +
 			"  mcpi eval cases.yaml --model openai:gpt-5.4-mini --runs 20 --json -- mcpi demo-server > base.json\n" +
 			"  mcpi eval cases.yaml --model openai:gpt-5.4-mini --runs 20 --baseline base.json --markdown -- mcpi demo-server",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			files, err := opts.Target.parseTarget(cmd, args)
-			if err != nil {
-				return err
-			}
-			if len(files) == 0 {
-				return flagErrorf("missing the case FILE")
-			}
-			opts.Files = files
-			for _, m := range opts.Models {
-				if err := checkModel(m); err != nil {
-					return flagErrorf("--model: %v", err)
-				}
-			}
-			if len(opts.Models) == 0 {
-				if m := os.Getenv("MCPI_MODEL"); m != "" {
-					opts.Models = []string{m}
-				} else {
-					return flagErrorf("give the models: --model PROVIDER:MODEL[,PROVIDER:MODEL...], or set MCPI_MODEL")
-				}
-			}
-			switch {
-			case opts.Runs < 1:
-				return flagErrorf("--runs: at least 1")
-			case opts.Concurrency < 1:
-				return flagErrorf("--concurrency: at least 1")
-			case opts.MaxTurns < 1:
-				return flagErrorf("--max-turns: at least 1")
-			case opts.MinPassRate < 0 || opts.MinPassRate > 1:
-				return flagErrorf("--min-pass-rate: a rate from 0 to 1")
-			case opts.JSON && opts.Markdown:
-				return flagErrorf("give --json or --markdown, not both: each is the whole of stdout")
-			}
-			if cmd.Flags().Changed("seed") {
-				opts.Seed = &seed
-			}
-			if cmd.Flags().Changed("temperature") {
-				opts.Temperature = &temperature
-			}
-			// --record is a directory here: the connection writes no
-			// trace of its own, each run writes one.
-			opts.RecordDir, opts.Record = opts.Record, ""
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return evalRun(cmd.Context(), opts)
-		},
+		RunE: runE(opts, runF, evalRun),
 	}
+	cmd.Args = targetArgs(&opts.Target, func(files []string) error {
+		if len(files) == 0 {
+			return flagErrorf("missing the case FILE")
+		}
+		opts.Files = files
+		for _, m := range opts.Models {
+			if err := checkModel(m); err != nil {
+				return flagErrorf("--model: %v", err)
+			}
+		}
+		if len(opts.Models) == 0 {
+			if m := os.Getenv("MCPI_MODEL"); m != "" {
+				opts.Models = []string{m}
+			} else {
+				return flagErrorf("give the models: --model PROVIDER:MODEL[,PROVIDER:MODEL...], or set MCPI_MODEL")
+			}
+		}
+		switch {
+		case opts.Runs < 1:
+			return flagErrorf("--runs: at least 1")
+		case opts.Concurrency < 1:
+			return flagErrorf("--concurrency: at least 1")
+		case opts.MaxTurns < 1:
+			return flagErrorf("--max-turns: at least 1")
+		case opts.MinPassRate < 0 || opts.MinPassRate > 1:
+			return flagErrorf("--min-pass-rate: a rate from 0 to 1")
+		case opts.JSON && opts.Markdown:
+			return flagErrorf("give --json or --markdown, not both: each is the whole of stdout")
+		}
+		if cmd.Flags().Changed("seed") {
+			opts.Seed = &seed
+		}
+		if cmd.Flags().Changed("temperature") {
+			opts.Temperature = &temperature
+		}
+		// --record is a directory here: the connection writes no
+		// trace of its own, each run writes one.
+		opts.RecordDir, opts.Record = opts.Record, ""
+		return nil
+	})
 	addConnFlags(cmd, &opts.ConnOptions)
 	fl := cmd.Flags()
 	fl.Lookup("record").Usage = "write a trace per run into this directory (the model's turns, the judge's and the frames of the run's tool calls)"
@@ -182,7 +175,8 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 		judges[spec] = p
 	}
 	router := eval.NewRouter()
-	return opts.withHooks(ctx, connHooks{tap: router}, func(c *session.Client) error {
+	return opts.newRun().with(ctx, connHooks{tap: router}, func(r *connRun) error {
+		c := r.client
 		tools, err := c.AllTools(ctx)
 		if err != nil {
 			return err
@@ -197,9 +191,9 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 			}
 		}
 		ro := eval.Options{Models: models, Judges: judges, Server: chat.SessionServer(c), Tools: tools, Runs: opts.Runs,
-			Concurrency: opts.Concurrency, MaxTurns: opts.MaxTurns, Seed: opts.Seed, Temperature: opts.Temperature, Tap: opts.modelTap(), Prices: modelPrices()}
+			Concurrency: opts.Concurrency, MaxTurns: opts.MaxTurns, Seed: opts.Seed, Temperature: opts.Temperature, Tap: r.modelTap(), Prices: modelPrices()}
 		if opts.RecordDir != "" {
-			trace, err := opts.runTraces()
+			trace, err := opts.runTraces(r)
 			if err != nil {
 				return err
 			}
@@ -232,14 +226,14 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 
 // runTraces makes --record's directory and returns what opens a run's
 // trace in it: the command's header, its redaction, a file per run.
-func (opts *EvalOptions) runTraces() (func(eval.RunID) (transport.Tap, func() error, error), error) {
+func (opts *EvalOptions) runTraces(r *connRun) (func(eval.RunID) (transport.Tap, func() error, error), error) {
 	if err := os.MkdirAll(opts.IO.Path(opts.RecordDir), 0o700); err != nil {
 		return nil, &FlagError{Err: fmt.Errorf("--record: %w", err)}
 	}
 	var seq atomic.Int64
 	return func(id eval.RunID) (transport.Tap, func() error, error) {
 		name := fmt.Sprintf("%03d-%s-%s-%s-%d.jsonl", seq.Add(1), slug(strings.TrimSuffix(filepath.Base(id.File), filepath.Ext(id.File))), slug(id.Case), slug(id.Model), id.N)
-		w, err := record.Create(opts.IO.Path(filepath.Join(opts.RecordDir, name)), opts.traceHeader(), opts.traceOptions())
+		w, err := record.Create(opts.IO.Path(filepath.Join(opts.RecordDir, name)), r.traceHeader(), opts.traceOptions())
 		if err != nil {
 			return nil, nil, err
 		}

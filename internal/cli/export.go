@@ -20,67 +20,68 @@ func addExportFlag(f *pflag.FlagSet, o *ConnOptions) {
 // spans of --otlp-endpoint, which are made from the trace's events as
 // they are recorded (what the trace redacts, the spans redact). Without
 // --record the trace writes no file.
-func (o *ConnOptions) startTrace() error {
-	opts := o.traceOptions()
-	h := o.traceHeader()
+func (r *connRun) startTrace() error {
+	opts := r.traceOptions()
+	h := r.traceHeader()
 	// The spans begin where the trace does.
 	h.Created = time.Now()
-	if o.OTLPEndpoint != "" {
+	if r.OTLPEndpoint != "" {
 		// One HTTP client for every request mcpi makes, with its egress
 		// policy: a redirect to another origin is refused, and with it
 		// the headers of OTEL_EXPORTER_OTLP_HEADERS.
-		client := transport.NewHTTPClient(o.Target.httpTransport, transport.EgressPolicy{})
-		live, err := otlp.StartLive(h, otlp.LiveOptions{Endpoint: o.OTLPEndpoint, Client: client, Version: Version})
+		client := transport.NewHTTPClient(r.Target.httpTransport, transport.EgressPolicy{})
+		live, err := otlp.StartLive(h, otlp.LiveOptions{Endpoint: r.OTLPEndpoint, Client: client, Version: Version})
 		if err != nil {
 			return &FlagError{Err: fmt.Errorf("--otlp-endpoint: %w", err)}
 		}
-		o.exporter = live
+		r.trace.exporter = live
 		opts.Events = live.Event
 	}
-	if o.Record == "" {
-		o.recorder = record.NewTap(h, opts)
+	if r.Record == "" {
+		r.trace.recorder = record.NewTap(h, opts)
 		return nil
 	}
-	w, err := record.Create(o.Record, h, opts)
+	w, err := record.Create(r.Record, h, opts)
 	if err != nil {
-		if o.exporter != nil {
-			o.exporter.Close()
-			o.exporter = nil
+		if r.trace.exporter != nil {
+			r.trace.exporter.Close()
+			r.trace.exporter = nil
 		}
 		return &FlagError{Err: fmt.Errorf("--record: %w", err)}
 	}
-	o.recorder = w
+	r.trace.recorder = w
 	return nil
 }
 
-// endTrace closes the trace and ends the export. A trace file that could
-// not be written fails the command (exit 3); an export that failed is a
-// warning, and changes no exit code.
-func (o *ConnOptions) endTrace() error {
+// Close closes the run's trace and ends its export. A trace file that
+// could not be written fails the command (exit 3); an export that failed
+// is a warning, and changes no exit code. Close may be called more than
+// once.
+func (r *connRun) Close() error {
 	var err error
-	if o.recorder != nil {
-		if cerr := o.recorder.Close(); cerr != nil && o.Record != "" {
-			what := fmt.Sprintf("the trace %s is incomplete: %v", o.Record, cerr)
-			fmt.Fprintf(o.IO.ErrOut, "mcpi: %s\n", what)
+	if r.trace.recorder != nil {
+		if cerr := r.trace.recorder.Close(); cerr != nil && r.Record != "" {
+			what := fmt.Sprintf("the trace %s is incomplete: %v", r.Record, cerr)
+			fmt.Fprintf(r.IO.ErrOut, "mcpi: %s\n", what)
 			err = errSilent{code: ExitConnect, what: what}
 		}
-		o.recorder = nil
+		r.trace.recorder = nil
 	}
-	if o.exporter != nil {
-		st := o.exporter.Close()
-		id := o.exporter.TraceID()
-		o.exporter = nil
-		if o.Verbose {
-			fmt.Fprintf(o.IO.ErrOut, "exported %d spans of trace %s to %s\n", st.Exported, id, o.OTLPEndpoint)
+	if r.trace.exporter != nil {
+		st := r.trace.exporter.Close()
+		id := r.trace.exporter.TraceID()
+		r.trace.exporter = nil
+		if r.Verbose {
+			fmt.Fprintf(r.IO.ErrOut, "exported %d spans of trace %s to %s\n", st.Exported, id, r.OTLPEndpoint)
 			if st.NoMetrics {
-				fmt.Fprintf(o.IO.ErrOut, "the receiver takes no metrics (404 on /v1/metrics): %s was not sent\n", otlp.DurationMetric)
+				fmt.Fprintf(r.IO.ErrOut, "the receiver takes no metrics (404 on /v1/metrics): %s was not sent\n", otlp.DurationMetric)
 			}
 		}
 		if st.Err != nil || st.Failed > 0 || st.Dropped > 0 {
-			fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", exportProblem(o.OTLPEndpoint, st))
+			fmt.Fprintf(r.IO.ErrOut, "warning: %s\n", exportProblem(r.OTLPEndpoint, st))
 		}
 		if st.MetricErr != nil {
-			fmt.Fprintf(o.IO.ErrOut, "warning: the OTLP export to %s did not take the %s metric: %s\n", o.OTLPEndpoint, otlp.DurationMetric, oneLine(st.MetricErr.Error()))
+			fmt.Fprintf(r.IO.ErrOut, "warning: the OTLP export to %s did not take the %s metric: %s\n", r.OTLPEndpoint, otlp.DurationMetric, oneLine(st.MetricErr.Error()))
 		}
 	}
 	return err

@@ -97,8 +97,8 @@ func TestRootFlag(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	o := &ConnOptions{Roots: []string{dir}}
-	if err := o.validate(); err != nil || len(o.roots) != 1 || o.roots[0].URI != "file://"+filepath.ToSlash(filepath.Dir(dir))+"/a%20b" {
+	o := (&ConnOptions{Roots: []string{dir}}).newRun()
+	if err := o.prepare(); err != nil || len(o.roots) != 1 || o.roots[0].URI != "file://"+filepath.ToSlash(filepath.Dir(dir))+"/a%20b" {
 		t.Errorf("roots %+v, %v", o.roots, err)
 	}
 	for _, bad := range []string{"/no/such/dir", "https://example.com/repo", "file:///no/such"} {

@@ -19,7 +19,7 @@ import (
 // cliHandler answers server->client requests for the one-shot commands: from
 // flags, else by asking on the terminal, else by declining with a reason.
 type cliHandler struct {
-	o   *ConnOptions
+	r   *connRun
 	say func(format string, args ...any)
 
 	rootsOnce  sync.Once
@@ -41,9 +41,9 @@ var _ daemon.Answerer = (*cliHandler)(nil)
 func (h *cliHandler) Answers(kind daemon.Kind) bool {
 	switch kind {
 	case daemon.KindSampling:
-		return h.o.SamplingReply != "" || h.o.sampler != nil
+		return h.r.SamplingReply != "" || h.r.sampler != nil
 	case daemon.KindElicit:
-		return h.o.Elicit != ""
+		return h.r.Elicit != ""
 	}
 	return false
 }
@@ -51,14 +51,14 @@ func (h *cliHandler) Answers(kind daemon.Kind) bool {
 // Say writes a line on the command's stderr.
 func (h *cliHandler) Say(format string, args ...any) { h.say(format, args...) }
 
-func (h *cliHandler) interactive() bool { return h.o.IO.StdinTTY && h.o.IO.StderrTTY }
+func (h *cliHandler) interactive() bool { return h.r.IO.StdinTTY && h.r.IO.StderrTTY }
 
 // ask prints a question on stderr and reads one line from stdin.
 func (h *cliHandler) ask(ctx context.Context, question string) (string, error) {
 	if h.in == nil {
-		h.in = bufio.NewReader(h.o.IO.In)
+		h.in = bufio.NewReader(h.r.IO.In)
 	}
-	fmt.Fprint(h.o.IO.ErrOut, question)
+	fmt.Fprint(h.r.IO.ErrOut, question)
 	type answer struct {
 		s   string
 		err error
@@ -75,7 +75,7 @@ func (h *cliHandler) ask(ctx context.Context, question string) (string, error) {
 		}
 		return a.s, nil
 	case <-ctx.Done():
-		fmt.Fprintln(h.o.IO.ErrOut)
+		fmt.Fprintln(h.r.IO.ErrOut)
 		return "", ctx.Err()
 	}
 }
@@ -86,11 +86,11 @@ func notInteractive(what, flag string) error {
 
 // ListRoots answers with the --root values.
 func (h *cliHandler) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
-	roots := h.o.roots
+	roots := h.r.roots
 	if roots == nil {
 		roots = []mcp.Root{}
 	}
-	h.o.verbose("answering roots/list with %d root(s)", len(roots))
+	h.r.verbose("answering roots/list with %d root(s)", len(roots))
 	if h.rootsAsked != nil {
 		h.rootsOnce.Do(func() { close(h.rootsAsked) })
 	}
@@ -100,17 +100,17 @@ func (h *cliHandler) ListRoots(context.Context) (*mcp.ListRootsResult, error) {
 // CreateMessage answers sampling from --sampling-reply, --sampling-model
 // or the terminal.
 func (h *cliHandler) CreateMessage(ctx context.Context, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	if s := h.o.sampler; s != nil {
-		h.o.verbose("answering sampling/createMessage with %s", s.Spec())
+	if s := h.r.sampler; s != nil {
+		h.r.verbose("answering sampling/createMessage with %s", s.Spec())
 		res, err := s.CreateMessage(ctx, req)
 		if err != nil {
-			h.o.verbose("sampling: %s", oneLine(err.Error()))
+			h.r.verbose("sampling: %s", oneLine(err.Error()))
 		}
 		return res, err
 	}
-	if reply := h.o.SamplingReply; reply != "" {
+	if reply := h.r.SamplingReply; reply != "" {
 		if file, ok := strings.CutPrefix(reply, "@"); ok {
-			return readSamplingFile(h.o.IO, file)
+			return readSamplingFile(h.r.IO, file)
 		}
 		return textReply(reply), nil
 	}
@@ -169,16 +169,16 @@ func (h *cliHandler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.El
 		h.say("warning: the server's elicitation schema is invalid: %s", oneLine(err.Error()))
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestedSchema is invalid: " + err.Error()}
 	}
-	switch h.o.Elicit {
+	switch h.r.Elicit {
 	case mcp.ElicitDecline, mcp.ElicitCancel:
-		h.o.verbose("answering elicitation with %s", h.o.Elicit)
-		return &mcp.ElicitResult{Action: h.o.Elicit}, nil
+		h.r.verbose("answering elicitation with %s", h.r.Elicit)
+		return &mcp.ElicitResult{Action: h.r.Elicit}, nil
 	case mcp.ElicitAccept:
 		values, err := h.fieldsFromFlags(s)
 		if err != nil {
 			// The server is told (cancel) so that it is not left waiting;
 			// the command fails with the mistake, as a usage error.
-			h.o.answerFailed(fmt.Errorf("elicitation «%s»: %v; the server was answered cancel", oneLine(req.Message), err))
+			h.r.answerFailed(fmt.Errorf("elicitation «%s»: %v; the server was answered cancel", oneLine(req.Message), err))
 			return &mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
 		}
 		return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: values}, nil
@@ -191,7 +191,7 @@ func (h *cliHandler) Elicit(ctx context.Context, req *mcp.ElicitParams) (*mcp.El
 
 func (h *cliHandler) fieldsFromFlags(s *schema.Schema) (map[string]any, error) {
 	values := map[string]any{}
-	for _, f := range h.o.ElicitFields {
+	for _, f := range h.r.ElicitFields {
 		k, v, isJSON := schema.SplitPair(f)
 		p, ok := s.Property(k)
 		if !ok {
@@ -273,12 +273,12 @@ func (h *cliHandler) elicitOnTerminal(ctx context.Context, req *mcp.ElicitParams
 }
 
 func (h *cliHandler) elicitURL(ctx context.Context, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	switch h.o.Elicit {
+	switch h.r.Elicit {
 	case mcp.ElicitAccept:
 		h.say("The server asks you to open %s: %s", sanitize(req.URL, false), sanitize(req.Message, true))
 		return &mcp.ElicitResult{Action: mcp.ElicitAccept}, nil
 	case mcp.ElicitDecline, mcp.ElicitCancel:
-		return &mcp.ElicitResult{Action: h.o.Elicit}, nil
+		return &mcp.ElicitResult{Action: h.r.Elicit}, nil
 	}
 	if !h.interactive() {
 		return nil, notInteractive("URL elicitation", "--elicit")

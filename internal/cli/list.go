@@ -67,7 +67,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 
 func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
 	var keep func(gen int64, tools []mcp.Tool)
-	if h := o.held; h != nil && h.Client() == c {
+	if h := o.Held; h != nil && h.Client() == c {
 		keep = h.BeginListing().Done
 	}
 	tools, err := c.AllTools(ctx)

@@ -44,7 +44,7 @@ type Factory struct {
 // conn returns the options of a command that talks to a server, with
 // what the factory holds for it.
 func (f *Factory) conn() ConnOptions {
-	return ConnOptions{IO: f.IO, Args: f.Args, held: f.Held, slot: f.Slot, runtimeDir: f.runtimeDir(),
+	return ConnOptions{IO: f.IO, Args: f.Args, Held: f.Held, Slot: f.Slot, RuntimeDir: f.runtimeDir(),
 		Target: TargetOptions{inDaemon: f.Held != nil, stderrTTY: f.IO.StderrTTY, httpTransport: f.HTTPTransport}}
 }
 

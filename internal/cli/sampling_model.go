@@ -24,53 +24,53 @@ func addSamplingModelFlags(cmd *cobra.Command, o *ConnOptions) {
 	f.StringVar(&o.SamplingModelURL, "sampling-model-url", "", "the base URL of --sampling-model's provider (compat: requires one, e.g. http://127.0.0.1:8080/v1)")
 }
 
-// validateSamplingModel makes the model of --sampling-model: refused with
-// --sampling-reply (one answer to sampling), or when its spec or key is
-// wrong, before anything is sent to the server.
-func (o *ConnOptions) validateSamplingModel() error {
+// samplingModel checks --sampling-approve and makes the model of
+// --sampling-model when make says so: refused with --sampling-reply (one
+// answer to sampling), or when its spec or key is wrong, before anything
+// is sent to the server.
+func (o *ConnOptions) samplingModel(make bool) (*chat.Sampler, error) {
 	switch o.SamplingApprove {
 	case "", "ask":
 	case "auto":
 		if o.SamplingModel == "" {
-			return flagErrorf("--sampling-approve auto sends a model's drafts: give the model, --sampling-model PROVIDER:MODEL")
+			return nil, flagErrorf("--sampling-approve auto sends a model's drafts: give the model, --sampling-model PROVIDER:MODEL")
 		}
 	default:
-		return flagErrorf("invalid --sampling-approve %q: want ask or auto", o.SamplingApprove)
+		return nil, flagErrorf("invalid --sampling-approve %q: want ask or auto", o.SamplingApprove)
 	}
-	if o.SamplingModel == "" || o.sampler != nil {
-		return nil
+	if o.SamplingModel == "" || !make {
+		return nil, nil
 	}
 	if o.SamplingReply != "" {
-		return flagErrorf("--sampling-model and --sampling-reply both answer sampling: give one")
+		return nil, flagErrorf("--sampling-model and --sampling-reply both answer sampling: give one")
 	}
-	s, err := o.newSampler(o.SamplingModel)
+	s, err := o.newSampler(o.SamplingModel, nil)
 	if err != nil {
-		return flagErrorf("--sampling-model: %s", err)
+		return nil, flagErrorf("--sampling-model: %s", err)
 	}
-	o.sampler = s
-	return nil
+	return s, nil
 }
 
 // newSampler makes a sampler of model spec at --sampling-model-url (else
-// the command's --model-url), bound by --timeout, its turns on the
-// connection's tap.
-func (o *ConnOptions) newSampler(spec string) (*chat.Sampler, error) {
+// the command's --model-url), bound by --timeout, its turns on tap (the
+// connection's).
+func (o *ConnOptions) newSampler(spec string, tap transport.Tap) (*chat.Sampler, error) {
 	p, err := openModel(spec, cmp.Or(o.SamplingModelURL, o.ModelURL), o.Target.httpTransport)
 	if err != nil {
 		return nil, errors.New(strings.ReplaceAll(err.Error(), "--model-url", "--sampling-model-url"))
 	}
-	return &chat.Sampler{Model: p, Options: chat.SampleOptions{Timeout: o.Target.Timeout, Tap: o.samplingTap, Prices: modelPrices()}}, nil
+	return &chat.Sampler{Model: p, Options: chat.SampleOptions{Timeout: o.Target.Timeout, Tap: tap, Prices: modelPrices()}}, nil
 }
 
 // tapSampling makes the model's turns events of the connection's tap (the
 // trace, --otlp-endpoint, a session's tails), once: a session's restarted
 // server goes on with the same tap.
-func (o *ConnOptions) tapSampling(tap transport.Tap) {
-	if o.samplingTap == nil {
-		o.samplingTap = tap
+func (r *connRun) tapSampling(tap transport.Tap) {
+	if r.samplingTap == nil {
+		r.samplingTap = tap
 	}
-	if o.sampler != nil && o.sampler.Options.Tap == nil {
-		o.sampler.Options.Tap = tap
+	if r.sampler != nil && r.sampler.Options.Tap == nil {
+		r.sampler.Options.Tap = tap
 	}
 }
 
@@ -82,7 +82,7 @@ func (h *cliHandler) SampleWith(ctx context.Context, spec string, req *mcp.Creat
 	s, ok := h.models[spec]
 	if !ok {
 		var err error
-		if s, err = h.o.newSampler(spec); err != nil {
+		if s, err = h.r.newSampler(spec, h.r.samplingTap); err != nil {
 			h.modelsMu.Unlock()
 			return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "sampling: " + err.Error()}
 		}
@@ -92,18 +92,18 @@ func (h *cliHandler) SampleWith(ctx context.Context, spec string, req *mcp.Creat
 		h.models[spec] = s
 	}
 	h.modelsMu.Unlock()
-	h.o.verbose("answering sampling/createMessage with %s (the step's answers)", spec)
+	h.r.verbose("answering sampling/createMessage with %s (the step's answers)", spec)
 	return s.CreateMessage(ctx, req)
 }
 
 // sessionSampler is how a live session's daemon answers the sampling
 // requests no command answers and no person answers first: with
 // session start's --sampling-model (nil without one).
-func (o *ConnOptions) sessionSampler() func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	if o.sampler == nil {
+func (r *connRun) sessionSampler() func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	if r.sampler == nil {
 		return nil
 	}
-	return o.sampler.CreateMessage
+	return r.sampler.CreateMessage
 }
 
 // addTUISamplingFlags declares the TUI's sampling model flags:
@@ -115,13 +115,13 @@ func addTUISamplingFlags(cmd *cobra.Command, o *ConnOptions) {
 }
 
 // tuiSampling is the TUI's sampling model (nil without --sampling-model).
-func (o *ConnOptions) tuiSampling() *tui.SamplingModel {
-	if o.sampler == nil {
+func (r *connRun) tuiSampling() *tui.SamplingModel {
+	if r.sampler == nil {
 		return nil
 	}
-	return &tui.SamplingModel{Name: o.SamplingModel, Draft: o.sampler.CreateMessage, Auto: o.SamplingApprove == "auto"}
+	return &tui.SamplingModel{Name: r.SamplingModel, Draft: r.sampler.CreateMessage, Auto: r.SamplingApprove == "auto"}
 }
 
 // sessionModelTap is where the model turns of a live session's commands
 // go: the session's connection's tap, once it connected.
-func (o *ConnOptions) sessionModelTap() transport.Tap { return o.samplingTap }
+func (r *connRun) sessionModelTap() transport.Tap { return r.samplingTap }

@@ -176,7 +176,7 @@ func TestSamplingApproveFlag(t *testing.T) {
 		approve, want string
 	}{{"auto", "give the model"}, {"yes", "want ask or auto"}} {
 		o := &ConnOptions{SamplingApprove: tc.approve}
-		err := o.validateSamplingModel()
+		_, err := o.samplingModel(true)
 		var fe *FlagError
 		if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--sampling-approve %s: got %v, want a usage error saying %q", tc.approve, err, tc.want)

@@ -43,12 +43,12 @@ func loadServers(file string, warn func(string)) ([]config.Server, error) {
 }
 
 // resolveServer fills the target from a config entry (--server).
-func (o *ConnOptions) resolveServer(ctx context.Context) error {
-	t := &o.Target
+func (r *connRun) resolveServer(ctx context.Context) error {
+	t := &r.Target
 	if t.Server == "" {
 		return nil
 	}
-	servers, err := loadServers(t.Config, func(s string) { fmt.Fprintln(o.IO.ErrOut, s) })
+	servers, err := loadServers(t.Config, func(s string) { fmt.Fprintln(r.IO.ErrOut, s) })
 	if err != nil {
 		return err
 	}
@@ -57,13 +57,13 @@ func (o *ConnOptions) resolveServer(ctx context.Context) error {
 		return &FlagError{Err: err}
 	}
 	if s.Disabled {
-		fmt.Fprintf(o.IO.ErrOut, "warning: server %s is disabled in %s; using it anyway\n", sanitize(s.Name, false), s.Source)
+		fmt.Fprintf(r.IO.ErrOut, "warning: server %s is disabled in %s; using it anyway\n", sanitize(s.Name, false), s.Source)
 	}
-	resolved, err := o.resolveInputs(ctx, s)
+	resolved, err := r.resolveInputs(ctx, s)
 	if err != nil {
 		return err
 	}
-	o.verbose("using server %s from %s (%s)", sanitize(resolved.Name, false), resolved.Source, resolved.Format)
+	r.verbose("using server %s from %s (%s)", sanitize(resolved.Name, false), resolved.Source, resolved.Format)
 	return t.useServer(resolved)
 }
 
@@ -169,7 +169,7 @@ func (o *ConnOptions) askInput(ctx context.Context, in config.Input) (string, er
 			return string(b), nil
 		}
 	}
-	h := &cliHandler{o: o}
+	h := &cliHandler{r: o.newRun()}
 	v, err := h.ask(ctx, "")
 	if err != nil {
 		return "", err

@@ -108,19 +108,19 @@ func (o *TargetOptions) checkSession(cmd *cobra.Command) error {
 
 // withHeld runs fn against the daemon's session, answering the server's
 // requests with this command's flags.
-func (o *ConnOptions) withHeld(ctx context.Context, fn func(*session.Client) error) error {
-	h := o.held
-	if err := o.validate(); err != nil {
+func (r *connRun) withHeld(ctx context.Context, fn func(*connRun) error) error {
+	h := r.Held
+	if err := r.prepare(); err != nil {
 		return err
 	}
-	o.tapSampling(h.ModelTap())
-	say := o.sayer()
-	if o.slot != nil {
-		var a daemon.Answerer = &cliHandler{o: o, say: say}
-		if o.answerer != nil {
-			a = o.answerer
+	r.tapSampling(h.ModelTap())
+	say := r.sayer()
+	if r.Slot != nil {
+		var a daemon.Answerer = &cliHandler{r: r, say: say}
+		if r.answerer != nil {
+			a = r.answerer
 		}
-		o.slot.SetAnswerer(a)
+		r.Slot.SetAnswerer(a)
 	}
 	c, err := h.Current(ctx)
 	if note := h.RestartNote(); note != "" {
@@ -129,12 +129,13 @@ func (o *ConnOptions) withHeld(ctx context.Context, fn func(*session.Client) err
 	if err != nil {
 		return err
 	}
-	return o.answers.over(fn(c))
+	r.client = c
+	return r.answers.over(fn(r))
 }
 
 // forward runs the command in the live session o.Target.Session.
 func (o *ConnOptions) forward(ctx context.Context) error {
-	dir, args := o.runtimeDir, o.Args
+	dir, args := o.RuntimeDir, o.Args
 	if dir == "" {
 		dir = live.DefaultDir()
 	}
@@ -142,7 +143,7 @@ func (o *ConnOptions) forward(ctx context.Context) error {
 	if wd, err := os.Getwd(); err == nil {
 		req.Cwd = wd
 	}
-	if o.readsStdin {
+	if o.ReadsStdin {
 		b, err := io.ReadAll(o.IO.In)
 		if err != nil {
 			return fmt.Errorf("reading stdin: %w", err)
@@ -274,7 +275,7 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 }
 
 func sessionStartRun(ctx context.Context, opts *SessionStartOptions) error {
-	dir := opts.runtimeDir
+	dir := opts.RuntimeDir
 	if err := live.EnsureDir(dir); err != nil {
 		return err
 	}
@@ -393,14 +394,18 @@ func sessionDaemonRun(ctx context.Context, opts *SessionDaemonOptions) error {
 		return fail(err)
 	}
 	o := &so.ConnOptions
+	r := o.newRun()
+	if err := r.prepare(); err != nil {
+		return fail(err)
+	}
 	run := &daemonRunner{executable: opts.Executable, dir: cfg.Dir}
 	err := daemon.Serve(ctx, daemon.Config{
 		Name: cfg.Name, Dir: cfg.Dir, Target: targetText(o), Idle: so.Idle, Restart: so.Restart,
 		ParkedCount: so.ParkedCount, ParkedBytes: so.ParkedBytes, LogBytes: so.LogBytes,
-		Roots: o.roots, Secrets: o.secretValues(), Sample: o.sessionSampler(), ModelTap: o.sessionModelTap,
+		Roots: r.roots, Secrets: o.secretValues(), Sample: r.sessionSampler(), ModelTap: r.sessionModelTap,
 		Say: errOut, Log: opts.IO.ErrData(),
 		Open: func(ctx context.Context, hk daemon.Hooks) (*session.Client, error) {
-			return o.open(ctx, connHooks{handler: hk.Handler, tap: hk.Tap, notified: hk.OnNotification, warned: hk.OnWarning, maxServerRequests: hk.MaxServerRequests})
+			return r.open(ctx, connHooks{handler: hk.Handler, tap: hk.Tap, notified: hk.OnNotification, warned: hk.OnWarning, maxServerRequests: hk.MaxServerRequests})
 		},
 		Run: run.run,
 		// A call --no-wait that returned while it waits has not failed.
@@ -410,7 +415,7 @@ func sessionDaemonRun(ctx context.Context, opts *SessionDaemonOptions) error {
 			errOut.Ready(log)
 		},
 	})
-	o.endTrace()
+	r.Close()
 	if err != nil {
 		return fail(err)
 	}

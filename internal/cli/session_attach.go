@@ -14,8 +14,8 @@ import (
 )
 
 // connectSession opens the TUI on the live session name.
-func connectSession(ctx context.Context, opts *ConnectOptions, name string, noColor bool) error {
-	dir := opts.runtimeDir
+func connectSession(ctx context.Context, opts *ConnectOptions, r *connRun, name string, noColor bool) error {
+	dir := opts.RuntimeDir
 	if dir == "" {
 		dir = live.DefaultDir()
 	}
@@ -36,7 +36,7 @@ func connectSession(ctx context.Context, opts *ConnectOptions, name string, noCo
 				return nil, err
 			}
 		}
-		opts.tapSampling(h.Tap)
+		r.tapSampling(h.Tap)
 		rc := daemon.NewRelayConn(c, i, dir, daemon.ClientHooks{Tap: h.Tap, OnPast: h.OnPast, OnRoots: h.OnRoots})
 		sopts := daemon.RelayOptions(i)
 		sopts.Handler, sopts.OnNotification, sopts.OnWarning, sopts.OnHealth = h.Handler, h.OnNotification, h.OnWarning, h.OnHealth
@@ -51,7 +51,7 @@ func connectSession(ctx context.Context, opts *ConnectOptions, name string, noCo
 		Roots:    info.Roots,
 		SaveDir:  opts.Save,
 		Mouse:    opts.Mouse,
-		Sampling: opts.tuiSampling(),
+		Sampling: r.tuiSampling(),
 		SetRoots: func(ctx context.Context, roots []mcp.Root) error {
 			return setSessionRoots(ctx, dir, name, roots)
 		},

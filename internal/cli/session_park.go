@@ -22,7 +22,7 @@ import (
 // sessionOnly checks, outside a session's daemon, that a command that
 // has no meaning outside a live session was given one, and no server.
 func sessionOnly(cmd *cobra.Command, o *ConnOptions, args []string) error {
-	if o.held != nil {
+	if o.Held != nil {
 		return nil
 	}
 	if err := needsSession(cmd, args); err != nil {
@@ -49,7 +49,7 @@ func sessionRunE[T any](o *ConnOptions, opts T, runF, run func(context.Context, 
 // inSession runs fn in the daemon holding the command's session, or sends
 // the command there.
 func (o *ConnOptions) inSession(ctx context.Context, fn func(*daemon.Held) error) error {
-	if h := o.held; h != nil {
+	if h := o.Held; h != nil {
 		return withJSONError(o.IO, o.JSON, fn(h))
 	}
 	return o.forward(ctx)
@@ -210,12 +210,11 @@ func answerParked(ctx context.Context, o *ConnOptions, h *daemon.Held, id int, d
 		return flagErrorf("no server request #%d is waiting in session %s (mcpi pending --session %s lists them)", id, h.Name(), h.Name())
 	}
 	var errOut sync.Mutex
-	ch := &cliHandler{o: o, say: func(format string, args ...any) {
+	ch := &cliHandler{r: o.newRun(), say: func(format string, args ...any) {
 		errOut.Lock()
 		defer errOut.Unlock()
 		fmt.Fprintf(o.IO.ErrOut, format+"\n", args...)
 	}}
-	o.verbose = func(string, ...any) {}
 	var a struct {
 		result any
 		err    error

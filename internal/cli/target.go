@@ -282,14 +282,24 @@ func editDistance(a, b string) int {
 // given to take, which checks them and keeps what the command needs. RunE
 // then only hands the options on (runE).
 func targetArgs(t *TargetOptions, take func(rest []string) error) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
+	return checkedArgs(func(cmd *cobra.Command, args []string) error {
 		rest, err := t.parseTarget(cmd, args)
-		if err == nil {
-			err = take(rest)
+		if err != nil {
+			return err
 		}
+		return take(rest)
+	})
+}
+
+// checkedArgs is the Args of a command whose arguments check does not fit
+// targetArgs (a TARGET that may be a session, a picker, a file's): its
+// errors that are not usage errors (a file an argument names, a
+// configuration) keep their own exit code and message.
+func checkedArgs(check func(cmd *cobra.Command, args []string) error) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		err := check(cmd, args)
 		if err != nil && !errors.As(err, new(*FlagError)) {
-			// Not a usage error (a file an argument names, a
-			// configuration): markUsageErrors leaves it as it is.
+			// markUsageErrors leaves it as it is.
 			return notUsage{err}
 		}
 		return err

@@ -208,11 +208,12 @@ func NewCmdTasksResult(f *Factory, runF func(context.Context, *TasksResultOption
 }
 
 func tasksResultRun(ctx context.Context, opts *TasksResultOptions) error {
-	return opts.with(ctx, func(c *session.Client) error {
+	return opts.withRun(ctx, func(r *connRun) error {
+		c := r.client
 		if c.Era() == session.EraModern {
 			return &removedMethod{method: "tasks/result", instead: "a completed task carries its result: mcpi tasks get ID prints it"}
 		}
-		progress, endProgress := mcptext.ProgressReporter(opts.IO, opts.verbose)
+		progress, endProgress := mcptext.ProgressReporter(opts.IO, r.verbose)
 		raw, err := c.TaskResult(ctx, opts.ID, &session.CallOptions{OnProgress: progress})
 		endProgress()
 		if err != nil {
@@ -285,7 +286,7 @@ func NewCmdTasksUpdate(f *Factory, runF func(context.Context, *TasksUpdateOption
 		Short:   "Answer the input a task waits for (tasks/update, 2026-07-28) and show the task",
 		Example: "  mcpi tasks update 3f1c... --elicit-field confirm=true --session modern\n  mcpi tasks update 3f1c... --responses '{\"confirm\":{\"action\":\"decline\"}}' --session modern",
 		Args: targetArgs(&opts.Target, func(rest []string) error {
-			opts.readsStdin = opts.Responses == "-"
+			opts.ReadsStdin = opts.Responses == "-"
 			return one("the task ID", &opts.ID)(rest)
 		}),
 		RunE: runE(opts, runF, tasksUpdateRun),

@@ -17,7 +17,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/save"
-	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -50,7 +49,7 @@ func NewCmdTest(f *Factory, runF func(context.Context, *TestOptions) error) *cob
 			"The server is the one the file names (server:), or the TARGET given on the command line (or --session), which overrides it.\n" +
 			"Exits 1 when a step fails. The format: docs/test.md.",
 		Example: "  mcpi test smoke.yaml\n  mcpi test smoke.yaml -- mcpi demo-server\n  mcpi test --junit report.xml *.yaml https://example.com/mcp\n  mcpi test --update smoke.yaml",
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: checkedArgs(func(cmd *cobra.Command, args []string) error {
 			var files []string
 			var err error
 			if cmd.Flags().Changed("session") || opts.Target.inDaemon {
@@ -73,11 +72,9 @@ func NewCmdTest(f *Factory, runF func(context.Context, *TestOptions) error) *cob
 				return flagErrorf("give --tap or --json, not both: each is the whole of stdout")
 			}
 			opts.Files = files
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return testRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, testRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -90,7 +87,7 @@ func NewCmdTest(f *Factory, runF func(context.Context, *TestOptions) error) *cob
 }
 
 func testRun(ctx context.Context, opts *TestOptions) error {
-	if opts.held == nil && opts.Target.Session != "" {
+	if opts.Held == nil && opts.Target.Session != "" {
 		// The whole command runs in the session's daemon.
 		return opts.forward(ctx)
 	}
@@ -199,14 +196,14 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *rep
 	}
 	out.File(rep.File)
 	o := &opts.ConnOptions
-	o.roots = nil
-	h := o.collectionHandler()
-	err = o.withHooks(ctx, connHooks{handler: h}, func(c *session.Client) error {
-		r := collection.NewRunner(c, h, opts.env, red.String)
-		if o.held != nil {
+	run := o.newRun()
+	h := run.collectionHandler()
+	err = run.with(ctx, connHooks{handler: h}, func(run *connRun) error {
+		r := collection.NewRunner(run.client, h, opts.env, red.String)
+		if o.Held != nil {
 			// The session answers roots/list: a step's roots are its own
 			// while the step runs.
-			r.Roots = sessionRoots{o.held}
+			r.Roots = sessionRoots{o.Held}
 		}
 		for i := range file.Steps {
 			s, err := r.Step(ctx, &file.Steps[i])
