@@ -44,15 +44,9 @@ func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 			"and prints what it finds, grouped by severity, with the frame that shows each. It calls no tool\n" +
 			"unless --call is given, and then only tools annotated read-only. Exit 1 when it finds errors.",
 		Example: "  mcpi check -- npx -y @modelcontextprotocol/server-everything\n  mcpi check https://example.com/mcp --sarif > mcp.sarif",
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: checkedArgs(func(cmd *cobra.Command, args []string) error {
 			if opts.All {
-				if err := opts.checkAllFlags(cmd, args); err != nil {
-					return err
-				}
-				if runF != nil {
-					return runF(cmd.Context(), opts)
-				}
-				return checkAllRun(cmd.Context(), opts)
+				return opts.checkAllFlags(cmd, args)
 			}
 			rest, err := opts.Target.parseTarget(cmd, args)
 			if err != nil {
@@ -67,11 +61,9 @@ func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 			if err := opts.validateHosts(); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return checkRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, checkRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	end := flagGroup(cmd, groupArgs)
@@ -85,7 +77,11 @@ func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 	return cmd
 }
 
+// checkRun checks the server, or with --all every server configured.
 func checkRun(ctx context.Context, opts *CheckOptions) error {
+	if opts.All {
+		return checkAllRun(ctx, opts)
+	}
 	hk, rep := opts.hooksFor()
 	attempt := timedAttempt()
 	hk.connectFailed = func(err error) error { return opts.cannotConnect(ctx, attempt(err)) }

@@ -130,7 +130,7 @@ func NewCmdDiff(f *Factory, runF func(context.Context, *DiffOptions) error) *cob
 			"(mcpi snapshot) or a trace (--record, proxy); NEW may instead be a server: a URL, --server NAME, or\n" +
 			"a command after \"--\". Exit 1 when a change is breaking (see --fail-on).",
 		Example: "  mcpi diff surface.json -- ./server\n  mcpi diff surface.json --markdown -- ./server > comment.md\n  mcpi diff old.json new.json --fail-on possibly",
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args: checkedArgs(func(cmd *cobra.Command, args []string) error {
 			files := args
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 				files = args[:dash]
@@ -159,11 +159,9 @@ func NewCmdDiff(f *Factory, runF func(context.Context, *DiffOptions) error) *cob
 			if opts.JSON && opts.Markdown {
 				return flagErrorf("--json and --markdown: give one")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return diffRun(cmd.Context(), opts)
-		},
+			return nil
+		}),
+		RunE: runE(opts, runF, diffRun),
 	}
 	addConnFlags(cmd, &opts.ConnOptions)
 	end := flagGroup(cmd, groupArgs)
