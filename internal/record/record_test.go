@@ -384,15 +384,17 @@ func TestFlushLatency(t *testing.T) {
 		}
 		// In the bubble the sleep is the fake clock moving on by the
 		// flush interval, which is what is under test; it takes no time.
-		time.Sleep(DefaultFlushInterval)
-		synctest.Wait()
+		flushInterval := func() {
+			time.Sleep(DefaultFlushInterval)
+			synctest.Wait()
+		}
+		flushInterval()
 		if !strings.Contains(out.String(), "first") {
 			t.Fatalf("the event is still buffered after %v", DefaultFlushInterval)
 		}
 		// The timer is armed again by the next event only.
 		w.Observe(transport.Event{Kind: transport.KindLifecycle, Text: "second"})
-		time.Sleep(DefaultFlushInterval)
-		synctest.Wait()
+		flushInterval()
 		if !strings.Contains(out.String(), "second") {
 			t.Fatalf("the second event is still buffered")
 		}

@@ -15,10 +15,7 @@ func TestDebounceOneChangePerQuietPeriod(t *testing.T) {
 		go Debounce(t.Context(), in, out, Quiet)
 		start := time.Now()
 		// One file written a thousand times a second for one second.
-		for range 1000 {
-			in <- "/src/main.go"
-			time.Sleep(time.Millisecond)
-		}
+		writeEvery(in, "/src/main.go", 1000, time.Millisecond)
 		synctest.Wait()
 		if len(out) != 0 {
 			t.Fatalf("a change before the quiet period: %+v", <-out)
@@ -31,8 +28,7 @@ func TestDebounceOneChangePerQuietPeriod(t *testing.T) {
 		if at < time.Second+Quiet-2*time.Millisecond || at > time.Second+Quiet {
 			t.Errorf("the change came at %v, want a quiet period after the last write", at)
 		}
-		time.Sleep(10 * Quiet)
-		synctest.Wait()
+		pass(10 * Quiet)
 		if len(out) != 0 {
 			t.Errorf("a second change for one burst: %+v", <-out)
 		}
@@ -57,12 +53,8 @@ func TestDebounceNeverQuiet(t *testing.T) {
 		}()
 		// Written without pause for 10 s: reported every
 		// maxWaitFactor quiet periods, not never and not a flood.
-		for range 10_000 {
-			in <- "/src/a.go"
-			time.Sleep(time.Millisecond)
-		}
-		time.Sleep(Quiet)
-		synctest.Wait()
+		writeEvery(in, "/src/a.go", 10_000, time.Millisecond)
+		pass(Quiet)
 		cancel()
 		<-done
 		max := int(10*time.Second/(maxWaitFactor*Quiet)) + 2
@@ -88,7 +80,7 @@ func TestDebounceSlowReaderBoundsWhatIsHeld(t *testing.T) {
 			for i := range 100 {
 				in <- fmt.Sprintf("/src/%d/%d.go", burst, i)
 			}
-			time.Sleep(2 * Quiet)
+			pass(2 * Quiet)
 		}
 		synctest.Wait()
 		var cs []Change
@@ -122,4 +114,21 @@ func TestDebounceFlushesOnClose(t *testing.T) {
 			t.Errorf("change = %+v", c)
 		}
 	})
+}
+
+// In a synctest bubble, time passes only when every goroutine of the
+// bubble waits: these move the fake clock on, and take no time.
+
+// writeEvery writes path n times, every d.
+func writeEvery(in chan<- string, path string, n int, d time.Duration) {
+	for range n {
+		in <- path
+		time.Sleep(d)
+	}
+}
+
+// pass lets d go by, and then the debouncer do what it does at that time.
+func pass(d time.Duration) {
+	time.Sleep(d)
+	synctest.Wait()
 }
