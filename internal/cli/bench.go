@@ -17,6 +17,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/load"
+	"github.com/mcpi-dev/mcpi/internal/loadreport"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -50,7 +51,7 @@ type BenchOptions struct {
 // The values of --connections.
 const (
 	connectionsOne       = "one"
-	connectionsPerWorker = "per-worker"
+	connectionsPerWorker = loadreport.PerWorker
 )
 
 // NewCmdBench returns `mcpi bench TOOL [KEY=VALUE...] [TARGET]` and

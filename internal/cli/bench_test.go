@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/loadreport"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -22,7 +23,7 @@ type benchJSONDoc struct {
 		Count   int64
 		Example string
 	}
-	Steps         []benchStep
+	Steps         []loadreport.Step
 	Notifications int64
 	Aborted       string
 }

@@ -32,6 +32,7 @@ var (
 		"internal/check/hosts": {"internal/schema"},
 		"internal/watch":       {"internal/bounds"},
 		"internal/load":        {"internal/bounds"},
+		"internal/loadreport":  {"internal/load", "internal/record", "internal/safetext"},
 		"internal/query":       {},
 		"internal/eras":        {},
 		"internal/mcptext":     {"internal/apps", "internal/bounds", "internal/daemon", "internal/iostreams", "internal/mcp", "internal/safetext", "internal/schema", "internal/session", "internal/skills", "internal/transport"},
