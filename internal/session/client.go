@@ -588,7 +588,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *callOpt
 		return nil, err
 	}
 	defer c.forget(r.key)
-	defer r.cancelSend()
+	defer r.send.release()
 	if err := c.sendRequest(ctx, r); err != nil {
 		return nil, err
 	}
@@ -603,6 +603,7 @@ type request struct {
 	method string
 	o      *callOptions
 	pc     *pendingCall
+	call   pendingCall // pc's, made with the request
 	frame  []byte
 	// The clocks: timeout is the inactivity clock (reset by progress);
 	// maxLeft what remains of the maximum time (the operation's, when the
@@ -614,8 +615,8 @@ type request struct {
 	// when it began, so that the maximum time counts the write too.
 	writeClock bounds.Clock
 	written    time.Time
+	send       sendContext // the write's context, released when the call ends
 	sendCtx    context.Context
-	cancelSend context.CancelFunc
 	// gen is the session the request went in; retried says it was sent
 	// again in a new one.
 	gen     int64
@@ -634,7 +635,8 @@ func (c *Client) newRequest(ctx context.Context, method string, params any, o *c
 	}
 	r := &request{id: c.nextID.Add(1), method: method, o: o}
 	r.key = strconv.FormatInt(r.id, 10)
-	r.pc = &pendingCall{method: method, holdMark: make(chan struct{}), resp: make(chan *mcp.Message, 1), activity: make(chan struct{}, 1), lost: make(chan error, 1), onProg: o.OnProgress}
+	r.call = pendingCall{method: method, holdMark: make(chan struct{}), resp: make(chan *mcp.Message, 1), activity: make(chan struct{}, 1), lost: make(chan error, 1), onProg: o.OnProgress}
+	r.pc = &r.call
 	meta := o.Meta
 	if o.OnProgress != nil {
 		meta = mergeMeta(meta, mcp.Meta{mcp.ProgressTokenKey: r.id})
@@ -684,7 +686,8 @@ func (c *Client) newRequest(ctx context.Context, method string, params any, o *c
 	}
 	r.writeClock = bounds.Clock{Name: "request", D: firstBound(r.timeout, r.maxLeft)}
 	r.written = time.Now()
-	r.sendCtx, r.cancelSend = r.writeClock.Context(ctx)
+	r.send.init(ctx, r.writeClock, r.written)
+	r.sendCtx = &r.send
 	if h := o.header; len(h) > 0 {
 		r.sendCtx = transport.WithHeader(r.sendCtx, h)
 	}
@@ -754,7 +757,8 @@ func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error)
 		// A clock of zero never fires: one spent fires at once.
 		maxLeft = max(maxLeft-time.Since(r.written), time.Nanosecond)
 	}
-	clock := newCallClock(r.timeout, maxLeft)
+	var clock callClock
+	clock.start(r.timeout, maxLeft)
 	defer func() {
 		// Answered, or ended, while a person answered: the operation
 		// does not count that time either.
@@ -780,16 +784,13 @@ func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error)
 			return raw, err
 		case <-pc.activity:
 			clock.activity()
-		case <-clock.idle:
-			if clock.held {
-				continue
+		case <-clock.fire:
+			switch clock.ranOut() {
+			case ranIdle:
+				return c.expired(r, false)
+			case ranMax:
+				return c.expired(r, true)
 			}
-			return c.expired(r, false)
-		case <-clock.max:
-			if clock.held {
-				continue
-			}
-			return c.expired(r, true)
 		case <-ctx.Done():
 			c.cancelRequest(r.id, "cancelled by the user")
 			return nil, ctx.Err()
@@ -820,88 +821,6 @@ func (c *Client) expired(r *request, atMax bool) (json.RawMessage, error) {
 	}
 	c.cancelRequest(r.id, fmt.Sprintf("reached the maximum time of %v", maxTime))
 	return nil, &TimeoutError{Method: r.method, After: maxTime, Max: true}
-}
-
-// callClock owns the two clocks of one request: the inactivity clock
-// (timeout, started again by progress) and the maximum time (maxLeft,
-// which nothing starts again). While held, both stand still; on resume
-// the inactivity clock starts from zero, the maximum goes on from where
-// it stood. A zero duration is a clock that never fires (a nil channel).
-type callClock struct {
-	timeout time.Duration
-	t       *time.Timer
-	idle    <-chan time.Time // fires when timeout passes without activity
-
-	maxLeft time.Duration
-	maxFrom time.Time
-	mt      *time.Timer
-	max     <-chan time.Time // fires when the maximum time is used up
-
-	held     bool
-	heldFrom time.Time
-}
-
-func newCallClock(timeout, maxLeft time.Duration) *callClock {
-	k := &callClock{timeout: timeout, maxLeft: maxLeft, maxFrom: time.Now()}
-	if timeout > 0 {
-		k.t = time.NewTimer(timeout)
-		k.idle = k.t.C
-	}
-	if maxLeft > 0 {
-		k.mt = time.NewTimer(maxLeft)
-		k.max = k.mt.C
-	}
-	return k
-}
-
-// setHeld holds or resumes both clocks. When it resumes, it returns how
-// long they were held.
-func (k *callClock) setHeld(held bool) (time.Duration, bool) {
-	if held == k.held {
-		return 0, false
-	}
-	k.held = held
-	now := time.Now()
-	if held {
-		k.heldFrom = now
-		if k.t != nil {
-			k.t.Stop()
-		}
-		if k.mt != nil {
-			k.mt.Stop()
-			k.maxLeft -= now.Sub(k.maxFrom)
-		}
-		return 0, false
-	}
-	if k.t != nil {
-		k.t.Reset(k.timeout)
-	}
-	if k.mt != nil {
-		k.maxFrom = now
-		k.mt.Reset(k.maxLeft)
-	}
-	return now.Sub(k.heldFrom), true
-}
-
-// activity starts the inactivity clock again, unless it is held.
-func (k *callClock) activity() {
-	if k.t != nil && !k.held {
-		k.t.Reset(k.timeout)
-	}
-}
-
-// stop stops both clocks. When they were held, it returns for how long.
-func (k *callClock) stop() (time.Duration, bool) {
-	if k.t != nil {
-		k.t.Stop()
-	}
-	if k.mt != nil {
-		k.mt.Stop()
-	}
-	if k.held {
-		return time.Since(k.heldFrom), true
-	}
-	return 0, false
 }
 
 // arrived takes an answer already delivered, without waiting.
@@ -1043,14 +962,23 @@ func (r *recentIDs) take(k string) bool {
 }
 
 func encodeRequest(id int64, method string, params any, meta mcp.Meta) ([]byte, error) {
-	if len(meta) == 0 {
+	_, raw := params.(json.RawMessage)
+	if len(meta) == 0 && (raw || params == nil) {
 		return mcp.NewRequest(id, method, params)
 	}
 	var obj map[string]json.RawMessage
 	if params != nil {
 		b, err := json.Marshal(params)
 		if err != nil {
+			if len(meta) == 0 {
+				return nil, fmt.Errorf("encoding params: %w", err)
+			}
 			return nil, err
+		}
+		if len(meta) == 0 {
+			// Compact, escaped JSON already: the request goes round it as
+			// it is, not through a second encoding that checks it again.
+			return requestFrame(id, method, b)
 		}
 		// Every modern request carries _meta: params that are an object
 		// with no _meta of their own (nearly all) get it spliced in
@@ -1096,7 +1024,39 @@ func spliceMeta(id int64, method string, obj []byte, meta mcp.Meta) ([]byte, err
 		p = append(p, ',')
 	}
 	p = append(p, obj[1:]...)
-	return mcp.NewRequest(id, method, json.RawMessage(p))
+	return requestFrame(id, method, p)
+}
+
+// requestFrame encodes a request whose params are compact JSON as
+// json.Marshal writes it (none when they are null), as mcp.NewRequest
+// would: the same members in the same order.
+func requestFrame(id int64, method string, params []byte) ([]byte, error) {
+	if !plainMethod(method) {
+		return mcp.NewRequest(id, method, json.RawMessage(params))
+	}
+	b := make([]byte, 0, len(params)+len(method)+48)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":"`...)
+	b = append(b, method...)
+	b = append(b, '"')
+	if string(params) != "null" {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	return append(b, '}'), nil
+}
+
+// plainMethod reports whether a method name goes into JSON as it is,
+// between quotes: the names of the spec do.
+func plainMethod(m string) bool {
+	for i := 0; i < len(m); i++ {
+		c := m[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '/' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return m != ""
 }
 
 func mergeMeta(a, b mcp.Meta) mcp.Meta {

@@ -68,3 +68,49 @@ func BenchmarkEncodeModernRequest(b *testing.B) {
 		}
 	}
 }
+
+// TestEncodeRequestAsNewRequest: a request without _meta is the frame
+// mcp.NewRequest makes, byte for byte, whatever its params and method.
+func TestEncodeRequestAsNewRequest(t *testing.T) {
+	var none *mcp.CallToolParams
+	for _, tc := range []struct {
+		method string
+		params any
+	}{
+		{"tools/call", mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text": "<a & b>", "n": 1.5}`)}},
+		{"tools/call", map[string]any{"name": "x\u2028y", "arguments": map[string]any{}}},
+		{"ping", nil},
+		{"ping", none},
+		{"ping", struct{}{}},
+		{"resources/read", json.RawMessage(` { "uri" : "a" } `)},
+		{"odd \"method\" <é>", map[string]int{"a": 1}},
+		{"", map[string]int{"a": 1}},
+	} {
+		got, err := encodeRequest(12345, tc.method, tc.params, nil)
+		if err != nil {
+			t.Fatalf("%s %v: %v", tc.method, tc.params, err)
+		}
+		want, err := mcp.NewRequest(12345, tc.method, tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s %#v:\n got %s\nwant %s", tc.method, tc.params, got, want)
+		}
+	}
+	if _, err := encodeRequest(1, "x", func() {}, nil); err == nil {
+		t.Error("params that are no JSON were encoded")
+	}
+}
+
+// TestIDKey: the ids mcpi sends are their own key; every other id is keyed
+// as mcp.IDKey keys it.
+func TestIDKey(t *testing.T) {
+	for _, id := range []string{"1", "42", "123456789012345678", "1234567890123456789", "0", "007", "-3", "1.0", "1e3", `"7"`, `"a"`, " 5", "null", "", "[1]"} {
+		gotKey, gotOK := idKey(json.RawMessage(id))
+		wantKey, wantOK := mcp.IDKey(json.RawMessage(id))
+		if gotKey != wantKey || gotOK != wantOK {
+			t.Errorf("idKey(%q) = %q, %v; want %q, %v", id, gotKey, gotOK, wantKey, wantOK)
+		}
+	}
+}

@@ -106,7 +106,7 @@ func (c *Client) dispatch(m *mcp.Message, frame []byte) {
 }
 
 func (c *Client) deliverResponse(m *mcp.Message, frame []byte) {
-	key, ok := mcp.IDKey(m.ID)
+	key, ok := idKey(m.ID)
 	if !ok {
 		if m.Error != nil {
 			c.warn("unknown-id", "error response without a usable id: "+m.Error.Error(), frame)
@@ -152,6 +152,24 @@ func (c *Client) deliverResponse(m *mcp.Message, frame []byte) {
 		return
 	}
 	pc.resp <- m
+}
+
+// idKey is mcp.IDKey, at once for the ids mcpi sends: positive integers
+// in their shortest form, which are their own key.
+func idKey(id json.RawMessage) (string, bool) {
+	if n := len(id); n > 0 && n < 19 && id[0] != '0' {
+		plain := true
+		for _, c := range id {
+			if c < '0' || c > '9' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return string(id), true
+		}
+	}
+	return mcp.IDKey(id)
 }
 
 func (c *Client) handleNotification(m *mcp.Message) {
