@@ -143,14 +143,15 @@ func (e *Engine) Judge(f Frame) Verdict {
 
 // appliesTo says whether the rule's action can change this frame: an
 // error answers a request (the server's, in an SSE event, with a POST of
-// the proxy's own), a wrong id needs an id, a status an HTTP request of
-// the host; the body of an HTTP answer holds one frame, which is not
-// duplicated or held back (a host's request is: sent again, or after
-// later ones).
+// the proxy's own; never one in the body of an HTTP answer, which no
+// protocol has and nothing could answer), a wrong id needs an id, a
+// status an HTTP request of the host; the body of an HTTP answer holds
+// one frame, which is not duplicated or held back (a host's request is:
+// sent again, or after later ones).
 func (r *Rule) appliesTo(f Frame, m message) bool {
 	switch r.Action {
 	case ActError:
-		return m.request()
+		return m.request() && (f.Carrier != HTTPBody || f.Dir == transport.Outgoing)
 	case ActDuplicate, ActReorder:
 		return f.Carrier != HTTPBody || f.Dir == transport.Outgoing
 	case ActStatus:

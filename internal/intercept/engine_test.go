@@ -111,3 +111,29 @@ func TestErrorAnswerEchoesTheID(t *testing.T) {
 		}
 	}
 }
+
+// Where an action cannot act, its rule does not fire: an error on a
+// request in the body of an HTTP answer (nothing could answer it), a
+// duplicate or reorder of an HTTP answer's body; the host's HTTP request
+// may be duplicated or held back.
+func TestRulesActOnlyWhereTheyCan(t *testing.T) {
+	req := []byte(`{"jsonrpc":"2.0","id":"s1","method":"roots/list"}`)
+	for _, c := range []struct {
+		rule  string
+		f     Frame
+		fires bool
+	}{
+		{"error: {code: -1, message: no}", Frame{Dir: transport.Incoming, Data: req, Carrier: HTTPBody}, false},
+		{"error: {code: -1, message: no}", Frame{Dir: transport.Incoming, Data: req, Carrier: SSEEvent}, true},
+		{"error: {code: -1, message: no}", Frame{Dir: transport.Outgoing, Data: req, Carrier: HTTPBody}, true},
+		{"duplicate: 2", Frame{Dir: transport.Incoming, Data: req, Carrier: HTTPBody}, false},
+		{"duplicate: 2", Frame{Dir: transport.Outgoing, Data: req, Carrier: HTTPBody}, true},
+		{"reorder: 2", Frame{Dir: transport.Incoming, Data: req, Carrier: HTTPBody}, false},
+		{"reorder: 2", Frame{Dir: transport.Outgoing, Data: req, Carrier: HTTPBody}, true},
+	} {
+		e := engine(t, "faults:\n  - "+c.rule+"\n", nil)
+		if v := e.Judge(c.f); v.Changed != c.fires {
+			t.Errorf("%s on %+v: fired %v", c.rule, c.f, v.Changed)
+		}
+	}
+}

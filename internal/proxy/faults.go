@@ -126,7 +126,7 @@ func (o *outlet) close() {
 func judgedRelay(src io.Reader, out, back *outlet, dir transport.Direction, emit func(transport.Event), j *judges, stop func()) {
 	sp := newSplitter(dir, emit)
 	sink := func(wire []byte, raw bool) bool {
-		if !raw && j.strays.withhold(dir, trimEOL(wire)) {
+		if !raw && j.strays.judge(dir, "", trimEOL(wire)) {
 			return true
 		}
 		if j.gate != nil {
@@ -189,10 +189,10 @@ type judges struct {
 // relay goes on.
 func (j *judges) deliver(d intercept.Delivery, out, back *outlet, dir transport.Direction, stop func()) bool {
 	if len(d.Reply) > 0 {
-		j.strays.keep(dir, d.Frame, true)
+		j.strays.keep(dir, "", d.Frame, true)
 		back.send(lines(d.Reply), 0)
 	} else if d.AsIs == nil && len(d.Frames) == 0 && !d.Close {
-		j.strays.keep(dir, d.Frame, false)
+		j.strays.keep(dir, "", d.Frame, false)
 	}
 	switch {
 	case d.Close:
@@ -225,10 +225,10 @@ func judgeLine(line []byte, out, back *outlet, dir transport.Direction, eng *int
 		return false
 	}
 	if len(v.Reply) > 0 {
-		st.keep(dir, body, true)
+		st.keep(dir, "", body, true)
 		back.send(lines(v.Reply), 0)
 	} else if len(v.Send) == 0 && !v.Close {
-		st.keep(dir, body, false)
+		st.keep(dir, "", body, false)
 	}
 	switch {
 	case v.Hold > 0:

@@ -72,6 +72,7 @@ type httpProxy struct {
 	faults    *intercept.Engine
 	gate      *intercept.Gate
 	endpoints sync.Map // paths announced by endpoint events
+	legacy    sync.Map // message endpoint (legacyKey) -> its stream's *outlet
 	rp        *httputil.ReverseProxy
 	strays    *strays
 	overtaken overtaking

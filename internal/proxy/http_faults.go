@@ -61,7 +61,8 @@ func (h *httpProxy) judgeRequest(w http.ResponseWriter, r *http.Request, body []
 	if frameError(frame) != nil || len(frame) == 0 {
 		return body, nil, true
 	}
-	if h.strays.withhold(transport.Outgoing, frame) {
+	session := r.Header.Get("Mcp-Session-Id")
+	if h.strays.judge(transport.Outgoing, session, frame) {
 		w.WriteHeader(http.StatusAccepted)
 		return nil, nil, false
 	}
@@ -72,13 +73,12 @@ func (h *httpProxy) judgeRequest(w http.ResponseWriter, r *http.Request, body []
 	case d.Close:
 		panic(http.ErrAbortHandler)
 	case len(d.Reply) > 0:
-		h.strays.keep(transport.Outgoing, frame, true)
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(d.Reply[0])
+		h.strays.keep(transport.Outgoing, session, frame, true)
+		h.replyToHost(w, r, d.Reply[0])
 		return nil, nil, false
 	}
 	if f, drop := passed(d); drop {
-		h.strays.keep(transport.Outgoing, frame, false)
+		h.strays.keep(transport.Outgoing, session, frame, false)
 		w.WriteHeader(http.StatusAccepted)
 		return nil, nil, false
 	} else if d.AsIs == nil {
@@ -93,21 +93,21 @@ func (h *httpProxy) judgeRequest(w http.ResponseWriter, r *http.Request, body []
 	}
 	switch {
 	case v.Status != 0:
-		h.strays.keep(transport.Outgoing, frame, false)
+		// Not kept: the host is told the request failed, and may send it
+		// again.
 		if v.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(v.RetryAfter))
 		}
 		http.Error(w, "mcpi proxy: status "+strconv.Itoa(v.Status)+" given by a fault", v.Status)
 	case len(v.Reply) > 0:
-		h.strays.keep(transport.Outgoing, frame, true)
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(v.Reply[0])
+		h.strays.keep(transport.Outgoing, session, frame, true)
+		h.replyToHost(w, r, v.Reply[0])
 	case v.Close:
 		panic(http.ErrAbortHandler)
 	case len(v.Send) == 0:
 		// Dropped: the upstream never sees it, and the host's request is
 		// answered as a notification would be.
-		h.strays.keep(transport.Outgoing, frame, false)
+		h.strays.keep(transport.Outgoing, session, frame, false)
 		w.WriteHeader(http.StatusAccepted)
 	case v.Hold > 0:
 		// Held back: it goes once that many later requests of the host
@@ -140,7 +140,7 @@ func (h *httpProxy) judgeJSON(resp *http.Response, meta *transport.HTTPMeta, ct 
 	var v intercept.Verdict
 	if len(frame) > 0 {
 		emitFrame(h.emit, transport.Incoming, frame, meta)
-		if frameError(frame) == nil && h.strays.withhold(transport.Incoming, frame) {
+		if frameError(frame) == nil && h.strays.judge(transport.Incoming, resp.Request.Header.Get("Mcp-Session-Id"), frame) {
 			v = intercept.Verdict{Changed: true}
 		} else if frameError(frame) == nil {
 			d, ok := h.pass(resp.Request.Context(), transport.Incoming, frame, true)
@@ -236,6 +236,11 @@ func (h *httpProxy) judgeSSE(resp *http.Response, meta *transport.HTTPMeta) {
 	way := newWayBack(resp)
 	go func() {
 		defer src.Close()
+		defer func() {
+			if way.legacy != "" {
+				h.legacy.CompareAndDelete(way.legacy, out)
+			}
+		}()
 		r := bufio.NewReader(src)
 		for {
 			block, err := readEventBlock(r)
@@ -263,7 +268,9 @@ func (h *httpProxy) judgeEvent(resp *http.Response, meta *transport.HTTPMeta, bl
 	ev := parseEventBlock(block)
 	if ev.Event == "endpoint" && ev.HasData {
 		h.announce(resp.Request.URL, ev.Data)
-		way.endpoint(resp.Request.URL, ev.Data)
+		if key, ok := way.endpoint(resp.Request.URL, ev.Data); ok {
+			h.legacy.Store(key, out)
+		}
 	}
 	frame := bytes.TrimSpace(ev.Data)
 	if !ev.HasData || len(frame) == 0 {
@@ -277,7 +284,8 @@ func (h *httpProxy) judgeEvent(resp *http.Response, meta *transport.HTTPMeta, bl
 		out.send([][]byte{block}, 0)
 		return true
 	}
-	if h.strays.withhold(transport.Incoming, frame) {
+	session := way.session()
+	if h.strays.judge(transport.Incoming, session, frame) {
 		return true
 	}
 	d, ok := h.pass(out.ctx, transport.Incoming, frame, false)
@@ -286,11 +294,11 @@ func (h *httpProxy) judgeEvent(resp *http.Response, meta *transport.HTTPMeta, bl
 	case !ok || d.Close:
 		return false
 	case len(d.Reply) > 0:
-		h.strays.keep(transport.Incoming, frame, true)
+		h.strays.keep(transport.Incoming, session, frame, true)
 		h.answerUpstream(out.ctx, way, d.Reply[0])
 		return true
 	case drop:
-		h.strays.keep(transport.Incoming, frame, false)
+		h.strays.keep(transport.Incoming, session, frame, false)
 		return true
 	case d.AsIs == nil:
 		block, frame = withData(block, f), f
@@ -307,11 +315,11 @@ func (h *httpProxy) judgeEvent(resp *http.Response, meta *transport.HTTPMeta, bl
 	case len(v.Reply) > 0:
 		// The server's request, answered in the host's place: the answer
 		// goes to the server as the host would send it.
-		h.strays.keep(transport.Incoming, frame, true)
+		h.strays.keep(transport.Incoming, session, frame, true)
 		h.answerUpstream(out.ctx, way, v.Reply[0])
 		return true
 	case len(v.Send) == 0 && !v.Close:
-		h.strays.keep(transport.Incoming, frame, false)
+		h.strays.keep(transport.Incoming, session, frame, false)
 	}
 	var events [][]byte
 	for _, s := range v.Send {

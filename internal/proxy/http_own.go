@@ -27,6 +27,10 @@ type wayBack struct {
 	mu     sync.Mutex
 	url    *url.URL
 	header http.Header
+	// legacy is the message endpoint an endpoint event named (path and
+	// query), under which the stream is registered for answers given in
+	// the server's place.
+	legacy string
 }
 
 func newWayBack(resp *http.Response) *wayBack {
@@ -39,13 +43,22 @@ func newWayBack(resp *http.Response) *wayBack {
 
 // endpoint takes the message endpoint of an endpoint event, when it is
 // on the stream's origin.
-func (w *wayBack) endpoint(base *url.URL, data []byte) {
-	if u, err := base.Parse(strings.TrimSpace(string(data))); err == nil && transport.SameOrigin(u, base) {
-		w.mu.Lock()
-		w.url = u
-		w.mu.Unlock()
+func (w *wayBack) endpoint(base *url.URL, data []byte) (legacy string, ok bool) {
+	u, err := base.Parse(strings.TrimSpace(string(data)))
+	if err != nil || !transport.SameOrigin(u, base) {
+		return "", false
 	}
+	w.mu.Lock()
+	w.url, w.legacy = u, legacyKey(u)
+	w.mu.Unlock()
+	return w.legacy, true
 }
+
+// legacyKey names an HTTP+SSE message endpoint: its path and query.
+func legacyKey(u *url.URL) string { return u.Path + "?" + u.RawQuery }
+
+// session is the Streamable HTTP session of the stream ("" for none).
+func (w *wayBack) session() string { return w.header.Get("Mcp-Session-Id") }
 
 func (w *wayBack) get() (*url.URL, http.Header) {
 	w.mu.Lock()
@@ -76,7 +89,8 @@ func (h *httpProxy) sendCopies(r *http.Request, copies [][]byte) {
 }
 
 // hopHeaders are the headers of the host's request the proxy's own
-// request does not copy: a connection's, and those it sets itself.
+// request does not copy: a connection's (and those its Connection header
+// names), and those it sets itself.
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer",
 	"Transfer-Encoding", "Upgrade", "Content-Length", "Content-Type", "Accept", "Accept-Encoding", "Last-Event-Id"}
 
@@ -92,6 +106,11 @@ func (h *httpProxy) post(ctx context.Context, u *url.URL, header http.Header, fr
 	}
 	for k, vs := range header {
 		req.Header[k] = append([]string(nil), vs...)
+	}
+	for _, f := range req.Header.Values("Connection") {
+		for _, k := range strings.Split(f, ",") {
+			req.Header.Del(strings.TrimSpace(k))
+		}
 	}
 	for _, k := range hopHeaders {
 		req.Header.Del(k)
@@ -181,4 +200,18 @@ func (o *overtaking) wait(ctx context.Context, k int) bool {
 			return parent.Err() == nil
 		}
 	}
+}
+
+// replyToHost answers the host's request in the server's place: in the
+// POST's body (Streamable HTTP), or, for a request to an HTTP+SSE message
+// endpoint, as a message event on the stream that announced it (a legacy
+// host reads answers there only), the POST itself 202 Accepted.
+func (h *httpProxy) replyToHost(w http.ResponseWriter, r *http.Request, reply []byte) {
+	if out, ok := h.legacy.Load(legacyKey(h.target(r.URL))); ok {
+		out.(*outlet).send([][]byte{[]byte("event: message\ndata: " + string(reply) + "\n\n")}, 0)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(reply)
 }

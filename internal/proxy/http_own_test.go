@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -50,14 +51,7 @@ func TestHTTPDuplicateRequest(t *testing.T) {
 func TestHTTPReorderRequests(t *testing.T) {
 	p := startHTTP(t, jsonUpstream, "faults:\n  - match: dir:out id:2\n    reorder: 1\n", 1)
 	first := postAsync(t, p.host, ping)
-	p.tap.waitFor(t, "the reorder", func(evs []transport.Event) bool {
-		for _, e := range evs {
-			if e.Kind == transport.KindIntercept {
-				return true
-			}
-		}
-		return false
-	})
+	p.waitChange(t)
 	if a := p.host.Post(t, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); len(a.Frames) != 1 {
 		t.Fatalf("the second request's answer %q", a.Frames)
 	}
@@ -196,4 +190,116 @@ func checkStrays(t *testing.T, changes []intercept.Change) {
 		!strings.Contains(notes[1], "id 2") || !strings.Contains(notes[1], "forwarded") {
 		t.Errorf("stray notes %q", notes)
 	}
+}
+
+// A request the proxy answered in the server's place, then one of the
+// same id sent on (the next session's, or a retry): the server's answer
+// to that one is no stray, and reaches the host.
+func TestStrayEndsWithTheNextRequestOfItsID(t *testing.T) {
+	p := startHTTP(t, jsonUpstream, "faults:\n  - match: id:1 dir:out\n    error: {code: -32001, message: busy}\n    count: 1\n", 1)
+	if a := p.host.Post(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); len(a.Frames) != 1 || !bytes.Contains(a.Frames[0], []byte("busy")) {
+		t.Fatalf("the first: %q", a.Frames)
+	}
+	if a := p.host.Post(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); len(a.Frames) != 1 || !bytes.Contains(a.Frames[0], []byte(`"result"`)) {
+		t.Errorf("the second, sent on: %d %q", a.Status, a.Frames)
+	}
+	s := startStdio(t, "stray", "faults:\n  - match: id:1 dir:out\n    error: {code: -32001, message: busy}\n    count: 1\n", 1)
+	s.host.Send(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	s.host.Send(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	for _, want := range []string{"busy", `"from":"server"`} {
+		if line, _ := s.host.Recv(t); !strings.Contains(string(line), want) {
+			t.Errorf("got %s, want %s", line, want)
+		}
+	}
+}
+
+// A host that answers a server's request the proxy answered in its
+// place: the server never gets a second answer.
+func TestHostsStrayAnswerIsWithheld(t *testing.T) {
+	p := startHTTP(t, nil, "faults:\n  - match: method:sampling/createMessage\n    error: {code: -32001, message: no model here}\n", 1)
+	initSampling(t, p)
+	p.host.Post(t, sampleCall)
+	var asked struct {
+		Original struct {
+			ID json.RawMessage `json:"id"`
+		} `json:"original"`
+	}
+	ch := p.changes(t)
+	if len(ch) != 1 {
+		t.Fatalf("changes %+v", ch)
+	}
+	b, _ := json.Marshal(ch[0])
+	json.Unmarshal(b, &asked)
+	a := p.host.Post(t, `{"jsonrpc":"2.0","id":`+string(asked.Original.ID)+`,"result":{"role":"assistant","content":{"type":"text","text":"late"},"model":"m"}}`)
+	if a.Status != http.StatusAccepted || count(p.upstreamSaw(), "late") != 0 {
+		t.Errorf("the host's stray answer: %d, the upstream saw %q", a.Status, p.upstreamSaw())
+	}
+}
+
+// The copies of a duplicated request carry none of the headers the
+// host's Connection header names.
+func TestCopiesLeaveHopHeaders(t *testing.T) {
+	got := make(chan http.Header, 4)
+	p := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+		jsonUpstream.ServeHTTP(w, r)
+	}), "faults:\n  - match: dir:out\n    duplicate: 2\n", 1)
+	req, _ := http.NewRequest(http.MethodPost, p.host.URL, strings.NewReader(ping))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Connection", "keep-alive, X-Hop")
+	req.Header.Set("X-Hop", "not for the server")
+	req.Header.Set("Authorization", "Bearer for-the-server")
+	resp, err := transport.NewHTTPClient(nil, transport.EgressPolicy{}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for i := range 2 {
+		select {
+		case h := <-got:
+			if h.Get("X-Hop") != "" || h.Get("Authorization") != "Bearer for-the-server" {
+				t.Errorf("request %d: X-Hop %q, Authorization %q", i, h.Get("X-Hop"), h.Get("Authorization"))
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d requests reached the upstream, want 2", i)
+		}
+	}
+}
+
+// A request held back by a reorder goes once a later one failed at the
+// upstream, as once a later one was answered.
+func TestReorderCountsAFailedRequest(t *testing.T) {
+	old := reorderWait.D
+	reorderWait.D = time.Hour
+	t.Cleanup(func() { reorderWait.D = old })
+	p := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b bytes.Buffer
+		b.ReadFrom(r.Body)
+		if strings.Contains(b.String(), `"id":3`) {
+			panic(http.ErrAbortHandler) // the upstream fails this one
+		}
+		r.Body = io.NopCloser(&b)
+		jsonUpstream.ServeHTTP(w, r)
+	}), "faults:\n  - match: dir:out id:2\n    reorder: 1\n", 1)
+	first := postAsync(t, p.host, ping)
+	p.waitChange(t)
+	if a := p.host.Post(t, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); a.Status != http.StatusBadGateway {
+		t.Errorf("the failed request: %d", a.Status)
+	}
+	if a := <-first; len(a.Frames) != 1 {
+		t.Errorf("the held request: %d %q %v", a.Status, a.Frames, a.Err)
+	}
+}
+
+// waitChange waits for the proxy's first change.
+func (p *httpProxied) waitChange(t *testing.T) {
+	t.Helper()
+	p.tap.waitFor(t, "a change", func(evs []transport.Event) bool {
+		for _, e := range evs {
+			if e.Kind == transport.KindIntercept {
+				return true
+			}
+		}
+		return false
+	})
 }
