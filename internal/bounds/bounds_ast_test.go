@@ -64,7 +64,7 @@ var allowedWaits = map[site]struct {
 	"internal/demoserver/tools_client.go:longRunning":          {1, "the demo tool's progress interval, ended by its request's context"},
 	"internal/live/server.go:Server.Serve":                     {2, "the idle check's ticker and a 5 s wait for the work of a stopping daemon"},
 	"internal/live/server.go:frameBatch.write":                 {1, "the output batch's flush delay"},
-	"internal/proxy/stdio.go:RunStdio":                         {1, "the server is killed 3 s after the proxy's client went away"},
+	"internal/proxy/stdio.go:spawn":                            {1, "the server is killed 3 s after the proxy's client went away"},
 	"internal/intercept/gate.go:Gate.judge":                    {1, "a held frame's deadline: --hold-timeout (60 s by default), then it is forwarded and the trace says so"},
 	"internal/proxy/faults.go:outlet.holdBack":                 {1, "reorderWait (1 s): a frame a reorder fault holds back goes then at the latest"},
 	"internal/record/writer.go:newWriter":                      {1, "the trace's flush timer (100 ms after a write)"},
