@@ -42,7 +42,7 @@ type HTTPOptions struct {
 
 // HandlerWith is Handler with faults.
 func HandlerWith(upstream *url.URL, o HTTPOptions) http.Handler {
-	h := &httpProxy{upstream: upstream, tap: o.Tap, faults: o.Faults, gate: o.Gate}
+	h := &httpProxy{upstream: upstream, tap: o.Tap, faults: o.Faults, gate: o.Gate, own: make(chan struct{}, maxOwn)}
 	h.strays = newStrays(h.emit)
 	if o.Gate != nil {
 		// Each frame waits for its own delivery (a mailbox in its tag).
@@ -76,6 +76,7 @@ type httpProxy struct {
 	rp        *httputil.ReverseProxy
 	strays    *strays
 	overtaken overtaking
+	own       chan struct{} // the proxy's own requests under way (maxOwn)
 
 	clientOnce sync.Once
 	client     *http.Client

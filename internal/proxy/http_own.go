@@ -72,8 +72,31 @@ func (w *wayBack) get() (*url.URL, http.Header) {
 // before it reads the answer).
 func (h *httpProxy) answerUpstream(ctx context.Context, way *wayBack, frame []byte) {
 	u, header := way.get()
-	go h.post(context.WithoutCancel(ctx), u, header, frame)
+	if !h.takeOwn(ctx) {
+		return
+	}
+	go func() {
+		defer h.giveOwn()
+		h.post(context.WithoutCancel(ctx), u, header, frame)
+	}()
 }
+
+// maxOwn bounds the proxy's own requests under way at once: past it, the
+// stream (or the host's request) that makes one more waits for a turn.
+const maxOwn = 64
+
+// takeOwn waits for a turn to send a request of the proxy's own; false
+// when ctx ends first.
+func (h *httpProxy) takeOwn(ctx context.Context) bool {
+	select {
+	case h.own <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (h *httpProxy) giveOwn() { <-h.own }
 
 // sendCopies sends the upstream the copies of a duplicated request, one
 // after the other, once the host has its answer to the first; their
@@ -81,7 +104,11 @@ func (h *httpProxy) answerUpstream(ctx context.Context, way *wayBack, frame []by
 func (h *httpProxy) sendCopies(r *http.Request, copies [][]byte) {
 	u, header := h.target(r.URL), r.Header.Clone()
 	ctx := context.WithoutCancel(r.Context())
+	if !h.takeOwn(r.Context()) {
+		return
+	}
 	go func() {
+		defer h.giveOwn()
 		for _, c := range copies {
 			h.post(ctx, u, header, c)
 		}
