@@ -303,3 +303,29 @@ func (p *httpProxied) waitChange(t *testing.T) {
 		return false
 	})
 }
+
+// Over HTTP too, a seed repeats a run byte for byte: the same host
+// requests get the same answers under the same draws.
+func TestHTTPSeedRepeats(t *testing.T) {
+	faults := "faults:\n  - match: dir:in method:ping\n    probability: 0.5\n    corrupt: id\n  - match: dir:out method:ping\n    probability: 0.3\n    error: {code: -32001, message: busy}\n"
+	run := func(seed uint64) string {
+		p := startHTTP(t, nil, faults, seed)
+		p.host.Initialize(t)
+		var out bytes.Buffer
+		for id := range 40 {
+			a := p.host.Post(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id+2))
+			fmt.Fprintf(&out, "%d %q\n", a.Status, a.Frames)
+		}
+		return out.String()
+	}
+	a, b, c := run(7), run(7), run(8)
+	if a != b {
+		t.Errorf("seed 7 twice gave two runs:\n%s\n%s", a, b)
+	}
+	if a == c {
+		t.Errorf("seeds 7 and 8 gave the same run")
+	}
+	if !strings.Contains(a, "1000") || !strings.Contains(a, "busy") {
+		t.Errorf("a rule never fired: %s", a)
+	}
+}
