@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
@@ -64,7 +65,7 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 	addTargetFlags(cmd, &o.Target)
 	f := cmd.Flags()
 	end := flagGroup(cmd, groupArgs)
-	f.StringArrayVar(&o.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
+	addRootFlag(f, o)
 	f.StringVar(&o.SamplingReply, "sampling-reply", "", "answer sampling requests with this text, or @FILE holding a CreateMessageResult")
 	addSamplingModelFlags(cmd, o)
 	f.StringVar(&o.Elicit, "elicit", "", "answer elicitation requests: accept, decline or cancel")
@@ -73,6 +74,34 @@ func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
 	defer flagGroup(cmd, groupOutput)()
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "show server stderr, notifications and transport events on stderr")
+	addTraceFlags(f, o)
+}
+
+// addHeldConnFlags declares the flags of a command that holds its
+// connection for long (connect's TUI, a session's daemon): the target,
+// --root and the sampling model's flags (sampling) among the arguments,
+// and the trace's among the output flags, whose group it leaves open for
+// the caller's own: end closes it.
+func addHeldConnFlags(cmd *cobra.Command, o *ConnOptions, sampling func(*cobra.Command, *ConnOptions)) (end func()) {
+	addTargetFlags(cmd, &o.Target)
+	f := cmd.Flags()
+	end = flagGroup(cmd, groupArgs)
+	addRootFlag(f, o)
+	sampling(cmd, o)
+	end()
+	end = flagGroup(cmd, groupOutput)
+	addTraceFlags(f, o)
+	return end
+}
+
+// addRootFlag declares --root.
+func addRootFlag(f *pflag.FlagSet, o *ConnOptions) {
+	f.StringArrayVar(&o.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
+}
+
+// addTraceFlags declares the flags of the run's trace: --record,
+// --no-redact and --otlp-endpoint.
+func addTraceFlags(f *pflag.FlagSet, o *ConnOptions) {
 	f.StringVar(&o.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
 	f.BoolVar(&o.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
 	addExportFlag(f, o)

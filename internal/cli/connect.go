@@ -58,16 +58,8 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 		Args: checkedArgs(opts.parseArgs),
 		RunE: runE(opts, runF, connectRun),
 	}
-	addTargetFlags(cmd, &opts.Target)
+	end := addHeldConnFlags(cmd, &opts.ConnOptions, addTUISamplingFlags)
 	fl := cmd.Flags()
-	end := flagGroup(cmd, groupArgs)
-	fl.StringArrayVar(&opts.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
-	addTUISamplingFlags(cmd, &opts.ConnOptions)
-	end()
-	end = flagGroup(cmd, groupOutput)
-	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
-	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
-	addExportFlag(fl, &opts.ConnOptions)
 	fl.StringVar(&opts.Save, "save", "", "directory where the s key saves images, audio and blobs (default: the working directory)")
 	fl.StringVar(&opts.Collection, "collection", "", "the collection file the t key saves a call into as a test step (default: "+collection.DefaultFile+" in the working directory)")
 	fl.BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")

@@ -249,16 +249,8 @@ func NewCmdSessionStart(f *Factory, runF func(context.Context, *SessionStartOpti
 		}),
 		RunE: runE(opts, runF, sessionStartRun),
 	}
-	addTargetFlags(cmd, &opts.Target)
+	end := addHeldConnFlags(cmd, &opts.ConnOptions, addSamplingModelFlags)
 	fl := cmd.Flags()
-	end := flagGroup(cmd, groupArgs)
-	fl.StringArrayVar(&opts.Roots, "root", nil, "a root to offer the server (a directory path or a URI; repeatable)")
-	addSamplingModelFlags(cmd, &opts.ConnOptions)
-	end()
-	end = flagGroup(cmd, groupOutput)
-	fl.StringVar(&opts.Record, "record", "", "write the session's wire traffic to this trace file (JSON Lines, secrets redacted)")
-	fl.BoolVar(&opts.NoRedact, "no-redact", false, "with --record: keep secrets (Authorization headers, tokens, -e values) in the trace")
-	addExportFlag(fl, &opts.ConnOptions)
 	end()
 	end = flagGroup(cmd, groupSession)
 	fl.DurationVar(&opts.Idle, "idle", 30*time.Minute, "end the session after this long without a command (0: never)")
