@@ -1,260 +1,28 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
-
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+
+	"github.com/mcpi-dev/mcpi/internal/cmdutil"
 )
 
-// Help shows a command's flags in groups, in this order, each under its
-// title: a call's --args is not lost among forty flags of OAuth. Every
-// flag of every command is in one (TestEveryFlagInAGroup walks the tree).
-var flagGroups = []struct{ id, title string }{
-	{groupArgs, "Arguments and answers"},
-	{groupLoad, "Load"},
-	{groupOutput, "Output"},
-	{groupSession, "Live session"},
-	{groupServe, "Serving"},
-	{groupConnection, "Connection"},
-	{groupAuth, "Authorization (HTTP servers)"},
-	{groupHelp, "Help"},
-}
-
-// The groups of flags.
+// The groups of flags a command's help shows (cmdutil.FlagGroups), by the
+// names the verbs use.
 const (
-	// groupArgs: what the command sends (its arguments) and how the
-	// server's requests are answered (roots, sampling, elicitation).
-	groupArgs = "args"
-	// groupLoad: how much load mcpi bench makes, and how fast.
-	groupLoad = "load"
-	// groupOutput: what is printed, saved and recorded.
-	groupOutput = "output"
-	// groupSession: live sessions (--session, a session's own settings).
-	groupSession = "session"
-	// groupServe: what mcpi serves or listens on (replay --serve, proxy,
-	// demo-server).
-	groupServe = "serve"
-	// groupConnection: the target and how to reach it.
-	groupConnection = "connection"
-	// groupAuth: authorization to HTTP servers (--bearer, OAuth).
-	groupAuth = "auth"
-	// groupHelp: --help (cobra's, in this group without annotation) and
-	// --version.
-	groupHelp = "help"
+	groupArgs       = cmdutil.GroupArgs
+	groupLoad       = cmdutil.GroupLoad
+	groupOutput     = cmdutil.GroupOutput
+	groupSession    = cmdutil.GroupSession
+	groupServe      = cmdutil.GroupServe
+	groupConnection = cmdutil.GroupConnection
+	groupAuth       = cmdutil.GroupAuth
+	groupHelp       = cmdutil.GroupHelp
 )
 
-// flagGroupKey is the annotation of a flag that names its group.
-const flagGroupKey = "mcpi/group"
-
-// flagRangesKey is the annotation of a command that holds its groups of
-// flags until they are needed (applyFlagGroups): "FROM-TO:GROUP;" for each
-// group, FROM and TO positions in the order the flags were defined.
-const flagRangesKey = "mcpi/flag-groups"
-
-// flagGroup puts the flags defined on cmd from now on, until the function
-// it returns is called, in the group g (one of flagGroups):
-//
-//	defer flagGroup(cmd, groupConnection)()   // a function defining flags
-//
-//	end := flagGroup(cmd, groupOutput)
-//	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
-//	end()
-//
-// A flag already in a group (defined by a nested helper) keeps it.
-//
-// It runs for every command at every start, --version and a shell's TAB
-// included, so it only notes which flags (by their order of definition) a
-// group holds; applyFlagGroups annotates them when help is shown. Sorting
-// the set as it grew, once per group, was a quarter of mcpi's start, and a
-// map for each flag of the tree a tenth.
-func flagGroup(cmd *cobra.Command, g string) (end func()) {
-	fs := cmd.Flags()
-	from := definedFlags(fs)
-	return func() {
-		if to := definedFlags(fs); to > from {
-			if cmd.Annotations == nil {
-				cmd.Annotations = map[string]string{}
-			}
-			cmd.Annotations[flagRangesKey] += strconv.Itoa(from) + "-" + strconv.Itoa(to) + ":" + g + ";"
-		}
-	}
-}
-
-// applyFlagGroups annotates each flag of c with its group (flagGroupKey),
-// from what flagGroup noted; the first group noted for a flag, a nested
-// helper's, wins.
-func applyFlagGroups(c *cobra.Command) {
-	ranges := c.Annotations[flagRangesKey]
-	if ranges == "" {
-		return
-	}
-	delete(c.Annotations, flagRangesKey)
-	var defined []*pflag.Flag
-	visitDefined(c.Flags(), func(f *pflag.Flag) { defined = append(defined, f) })
-	for r := range strings.SplitSeq(strings.TrimSuffix(ranges, ";"), ";") {
-		span, g, _ := strings.Cut(r, ":")
-		a, b, _ := strings.Cut(span, "-")
-		from, _ := strconv.Atoi(a)
-		to, _ := strconv.Atoi(b)
-		for _, f := range defined[from:min(to, len(defined))] {
-			if f.Annotations[flagGroupKey] == nil {
-				if f.Annotations == nil {
-					f.Annotations = map[string][]string{}
-				}
-				f.Annotations[flagGroupKey] = []string{g}
-			}
-		}
-	}
-}
-
-// definedFlags is how many flags fs has.
-func definedFlags(fs *pflag.FlagSet) int {
-	n := 0
-	visitDefined(fs, func(*pflag.Flag) { n++ })
-	return n
-}
-
-// visitDefined calls fn for each flag of fs in the order they were defined.
-func visitDefined(fs *pflag.FlagSet, fn func(*pflag.Flag)) {
-	sorted := fs.SortFlags
-	fs.SortFlags = false
-	fs.VisitAll(fn)
-	fs.SortFlags = sorted
-}
+// flagGroup puts the flags defined on cmd from now on, until end is
+// called, in the group g (cmdutil.FlagGroup).
+func flagGroup(cmd *cobra.Command, g string) (end func()) { return cmdutil.FlagGroup(cmd, g) }
 
 // addJSONFlag adds --json, in the Output group, to a command whose
 // output has a JSON form.
-func addJSONFlag(cmd *cobra.Command, json *bool, usage string) {
-	end := flagGroup(cmd, groupOutput)
-	cmd.Flags().BoolVar(json, "json", false, usage)
-	end()
-}
-
-// flagGroupOf returns the group of f ("" when it has none).
-func flagGroupOf(f *pflag.Flag) string {
-	if g := f.Annotations[flagGroupKey]; len(g) > 0 {
-		return g[0]
-	}
-	if f.Name == "help" {
-		// cobra adds it to every command when it runs.
-		return groupHelp
-	}
-	return ""
-}
-
-// flagGroupUsages is the flags part of a command's help: each group under
-// its title, the flags aligned across groups as cobra aligns them in one
-// list. A flag in no group is listed last, under "Flags".
-func flagGroupUsages(c *cobra.Command) string {
-	applyFlagGroups(c)
-	all := pflag.NewFlagSet(c.Name(), pflag.ContinueOnError)
-	all.AddFlagSet(c.LocalFlags())
-	all.AddFlagSet(c.InheritedFlags())
-	// One line per flag, and one more per line break in its usage or
-	// default, in the order VisitAll visits them.
-	lines := strings.SplitAfter(all.FlagUsages(), "\n")
-	byGroup := map[string][]string{}
-	i := 0
-	all.VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		g := flagGroupOf(f)
-		for n := 1 + strings.Count(f.Usage, "\n") + strings.Count(f.DefValue, "\n"); n > 0 && i < len(lines); n-- {
-			byGroup[g] = append(byGroup[g], lines[i])
-			i++
-		}
-	})
-	var b strings.Builder
-	section := func(title string, lines []string) {
-		if len(lines) == 0 {
-			return
-		}
-		b.WriteString("\n\n" + title + ":\n")
-		b.WriteString(strings.TrimRight(strings.Join(lines, ""), " \t\n"))
-	}
-	for _, g := range flagGroups {
-		section(g.title, byGroup[g.id])
-		delete(byGroup, g.id)
-	}
-	var rest []string
-	for _, ls := range byGroup {
-		rest = append(rest, ls...)
-	}
-	section("Flags", rest)
-	return b.String()
-}
-
-// usage writes a command's usage as cobra's usage template does, with the
-// flags in their groups. It is a function, not a template: executing a
-// template (text/template finds methods by name) makes the linker keep
-// every exported method of every type in the binary, and the model SDKs'
-// thousands of types were then half of mcpi's size and start-up.
-// TestBinaryKeepsNoDeadMethods keeps it so.
-func usage(c *cobra.Command) error {
-	var b strings.Builder
-	b.WriteString("Usage:")
-	if c.Runnable() {
-		b.WriteString("\n  " + c.UseLine())
-	}
-	if c.HasAvailableSubCommands() {
-		b.WriteString("\n  " + c.CommandPath() + " [command]")
-	}
-	if len(c.Aliases) > 0 {
-		b.WriteString("\n\nAliases:\n  " + c.NameAndAliases())
-	}
-	if c.HasExample() {
-		b.WriteString("\n\nExamples:\n" + c.Example)
-	}
-	if c.HasAvailableSubCommands() {
-		subcommandUsages(&b, c)
-	}
-	if c.HasAvailableLocalFlags() || c.HasAvailableInheritedFlags() {
-		b.WriteString(flagGroupUsages(c))
-	}
-	if c.HasHelpSubCommands() {
-		b.WriteString("\n\nAdditional help topics:")
-		for _, s := range c.Commands() {
-			if s.IsAdditionalHelpTopicCommand() {
-				b.WriteString("\n  " + rpad(s.CommandPath(), s.CommandPathPadding()) + " " + s.Short)
-			}
-		}
-	}
-	if c.HasAvailableSubCommands() {
-		b.WriteString("\n\nUse \"" + c.CommandPath() + " [command] --help\" for more information about a command.")
-	}
-	b.WriteString("\n")
-	_, err := io.WriteString(c.OutOrStderr(), b.String())
-	return err
-}
-
-// subcommandUsages lists c's commands, in their groups when it has any.
-func subcommandUsages(b *strings.Builder, c *cobra.Command) {
-	list := func(group string, all bool) {
-		for _, s := range c.Commands() {
-			if (all || s.GroupID == group) && (s.IsAvailableCommand() || s.Name() == "help") {
-				b.WriteString("\n  " + rpad(s.Name(), s.NamePadding()) + " " + s.Short)
-			}
-		}
-	}
-	if len(c.Groups()) == 0 {
-		b.WriteString("\n\nAvailable Commands:")
-		list("", true)
-		return
-	}
-	for _, g := range c.Groups() {
-		b.WriteString("\n\n" + g.Title)
-		list(g.ID, false)
-	}
-	if !c.AllChildCommandsHaveGroup() {
-		b.WriteString("\n\nAdditional Commands:")
-		list("", false)
-	}
-}
-
-// rpad is cobra's: s padded with spaces to n.
-func rpad(s string, n int) string { return fmt.Sprintf("%-*s", n, s) }
+func addJSONFlag(cmd *cobra.Command, json *bool, usage string) { cmdutil.AddJSONFlag(cmd, json, usage) }

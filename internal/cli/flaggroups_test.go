@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/mcpi-dev/mcpi/internal/cmdutil"
 )
 
 // walkCommands calls fn for every command of the whole tree, hidden ones
@@ -25,16 +27,16 @@ func TestEveryFlagInAGroup(t *testing.T) {
 	ios, _, _, _ := Test()
 	root := newCmdRoot(&Factory{IO: ios}, "")
 	known := map[string]bool{}
-	for _, g := range flagGroups {
-		known[g.id] = true
+	for _, g := range cmdutil.FlagGroups {
+		known[g.ID] = true
 	}
 	n := 0
 	walkCommands(root, func(c *cobra.Command) {
 		c.InitDefaultHelpFlag()
-		applyFlagGroups(c)
+		cmdutil.ApplyFlagGroups(c)
 		c.Flags().VisitAll(func(f *pflag.Flag) {
 			n++
-			if g := flagGroupOf(f); !known[g] {
+			if g := cmdutil.FlagGroupOf(f); !known[g] {
 				t.Errorf("%s --%s is in no group of flags (%q): define it between flagGroup(cmd, group) and the end it returns", c.CommandPath(), f.Name, g)
 			}
 		})
@@ -50,8 +52,8 @@ func TestHelpGroupsFlags(t *testing.T) {
 	ios, _, _, _ := Test()
 	root := newCmdRoot(&Factory{IO: ios}, "")
 	title := map[string]string{}
-	for _, g := range flagGroups {
-		title[g.id] = g.title
+	for _, g := range cmdutil.FlagGroups {
+		title[g.ID] = g.Title
 	}
 	flagLine := regexp.MustCompile(`^  (?:-\S, |    )--([a-z0-9-]+)`)
 	var paths [][]string
@@ -70,7 +72,7 @@ func TestHelpGroupsFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		applyFlagGroups(c)
+		cmdutil.ApplyFlagGroups(c)
 		if strings.Contains(out, "\nFlags:\n") {
 			t.Errorf("mcpi %s --help has flags in no group:\n%s", strings.Join(path, " "), out)
 		}
@@ -89,7 +91,7 @@ func TestHelpGroupsFlags(t *testing.T) {
 			if f.Hidden {
 				return
 			}
-			want := title[flagGroupOf(f)]
+			want := title[cmdutil.FlagGroupOf(f)]
 			if got, ok := seen[f.Name]; !ok || got != want {
 				t.Errorf("mcpi %s --help: --%s is under %q, want %q:\n%s", strings.Join(path, " "), f.Name, got, want, out)
 			}
@@ -158,9 +160,9 @@ func TestFlagGroupByDefinitionOrder(t *testing.T) {
 	cmd.Flags().Bool("alpha", false, "")
 	cmd.Flags().Bool("omega", false, "")
 	end()
-	applyFlagGroups(cmd)
+	cmdutil.ApplyFlagGroups(cmd)
 	for name, want := range map[string]string{"zeta": "", "alpha": groupOutput, "omega": groupOutput} {
-		if got := flagGroupOf(cmd.Flags().Lookup(name)); got != want {
+		if got := cmdutil.FlagGroupOf(cmd.Flags().Lookup(name)); got != want {
 			t.Errorf("--%s: group %q, want %q", name, got, want)
 		}
 	}
@@ -181,9 +183,9 @@ func TestFlagGroupNested(t *testing.T) {
 	cmd.Flags().Bool("cwd", false, "")
 	outer()
 	cmd.Flags().Bool("loose", false, "")
-	applyFlagGroups(cmd)
+	cmdutil.ApplyFlagGroups(cmd)
 	for name, want := range map[string]string{"url": groupConnection, "bearer": groupAuth, "cwd": groupConnection, "loose": ""} {
-		if got := flagGroupOf(cmd.Flags().Lookup(name)); got != want {
+		if got := cmdutil.FlagGroupOf(cmd.Flags().Lookup(name)); got != want {
 			t.Errorf("--%s: group %q, want %q", name, got, want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
 )
@@ -133,7 +134,7 @@ func newCmdRoot(f *Factory, only string) *cobra.Command {
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
-	root.SetUsageFunc(usage)
+	root.SetUsageFunc(cmdutil.Usage)
 	// -v is --verbose everywhere, as on every command; the version is
 	// --version alone.
 	end := flagGroup(root, groupHelp)

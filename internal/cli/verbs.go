@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -484,7 +485,7 @@ func completionRun(_ context.Context, opts *CompletionOptions) error {
 	out := opts.IO.Out
 	switch opts.Shell {
 	case "bash":
-		return genBashCompletion(opts.Root, out)
+		return cmdutil.GenBashCompletion(opts.Root, out)
 	case "zsh":
 		return opts.Root.GenZshCompletion(out)
 	case "fish":

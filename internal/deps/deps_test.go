@@ -33,6 +33,7 @@ var (
 		"internal/watch":       {"internal/bounds"},
 		"internal/load":        {"internal/bounds"},
 		"internal/loadreport":  {"internal/load", "internal/record", "internal/safetext"},
+		"internal/cmdutil":     {},
 		"internal/query":       {},
 		"internal/eras":        {},
 		"internal/mcptext":     {"internal/apps", "internal/bounds", "internal/daemon", "internal/iostreams", "internal/mcp", "internal/safetext", "internal/schema", "internal/session", "internal/skills", "internal/transport"},
