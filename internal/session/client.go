@@ -244,7 +244,7 @@ type pendingCall struct {
 	holdMark chan struct{}
 	resp     chan *mcp.Message
 	onProg   func(mcp.ProgressParams)
-	activity chan struct{}
+	activity chan struct{} // nil without onProg: no progress reaches the call
 	lost     chan error
 }
 
@@ -635,7 +635,11 @@ func (c *Client) newRequest(ctx context.Context, method string, params any, o *c
 	}
 	r := &request{id: c.nextID.Add(1), method: method, o: o}
 	r.key = strconv.FormatInt(r.id, 10)
-	r.call = pendingCall{method: method, holdMark: make(chan struct{}), resp: make(chan *mcp.Message, 1), activity: make(chan struct{}, 1), lost: make(chan error, 1), onProg: o.OnProgress}
+	r.call = pendingCall{method: method, holdMark: make(chan struct{}), resp: make(chan *mcp.Message, 1), lost: make(chan error, 1), onProg: o.OnProgress}
+	if o.OnProgress != nil {
+		// Only a request with a progress token hears of progress.
+		r.call.activity = make(chan struct{}, 1)
+	}
 	r.pc = &r.call
 	meta := o.Meta
 	if o.OnProgress != nil {
