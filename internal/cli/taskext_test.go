@@ -112,4 +112,30 @@ func TestTasksExtensionSession(t *testing.T) {
 	if got := <-done; !strings.HasPrefix(got, "130 ") || !strings.Contains(got, "task t-3 was cancelled elsewhere") {
 		t.Errorf("the call whose task was cancelled elsewhere: %s", got)
 	}
+
+	// A task's input given from another shell while the call waits for
+	// it (parked for mcpi answer): the call goes on to the task's result.
+	go func() {
+		code, out, errOut := runLive(t, dir, nil, "call", "confirm", "--session", "tx")
+		done <- fmt.Sprint(code, " ", out, errOut)
+	}()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if code, out, _ := in("pending"); code == ExitOK && strings.Contains(out, "elicitation") {
+			break
+		}
+	}
+	if code, out, errOut := in("tasks", "update", "t-4", "--elicit-field", "confirm=true"); code != ExitOK {
+		t.Fatalf("update t-4: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	select {
+	case got := <-done:
+		if !strings.HasPrefix(got, "0 ") || !strings.Contains(got, `answered confirm={"action":"accept","content":{"confirm":true}}`) {
+			t.Errorf("the call whose task was answered elsewhere: %s", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("the call still waits after its task was answered from another shell")
+	}
+	if code, out, _ := in("pending"); code != ExitOK || strings.Contains(out, "elicitation") {
+		t.Errorf("a request still parked: exit %d %s", code, out)
+	}
 }

@@ -288,10 +288,64 @@ func (f *taskFollow) answer(t *mcp.DetailedTask) error {
 		}
 		f.rounds++
 	}
-	if err := f.c.AnswerTask(f.ctx, t, f.answered); err != nil {
+	// While the Handler asks its person, the task is watched: input given
+	// elsewhere (mcpi tasks update, another client) ends the asking.
+	actx, cancel := context.WithCancel(f.ctx)
+	elsewhere := make(chan bool, 1)
+	go func() { elsewhere <- f.watchInput(actx, t, cancel) }()
+	err := f.c.AnswerTask(actx, t, f.answered)
+	cancel()
+	if <-elsewhere {
+		for k := range t.InputRequests {
+			f.answered[k] = true
+		}
+		return nil
+	}
+	if err != nil {
 		return f.giveUp(err)
 	}
 	return nil
+}
+
+// watchInput polls the task at its poll interval (or when a notification
+// names it) while its input requests are being answered, and reports
+// whether the task stopped asking for them first: answered elsewhere, or
+// ended. Then it calls done (which ends the asking). It returns false
+// when ctx ends first.
+func (f *taskFollow) watchInput(ctx context.Context, t *mcp.DetailedTask, done func()) bool {
+	for {
+		wait := bounds.Clock{Name: "poll", D: pollWait(t.Task())}.Timer()
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return false
+		case <-f.poke:
+		case <-wait.C:
+		}
+		wait.Stop()
+		next, _, err := f.c.GetTaskDetail(ctx, f.id)
+		if err != nil || ctx.Err() != nil {
+			continue
+		}
+		if !stillAsks(next, t, f.answered) {
+			done()
+			return true
+		}
+	}
+}
+
+// stillAsks reports whether now still asks for an input of asked that is
+// not answered.
+func stillAsks(now, asked *mcp.DetailedTask, answered map[string]bool) bool {
+	if now.Status != "input_required" {
+		return false
+	}
+	for k := range asked.InputRequests {
+		if _, ok := now.InputRequests[k]; ok && !answered[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // wait waits until the task is to be polled again: its poll interval, or
