@@ -290,11 +290,11 @@ func (f *taskFollow) answer(t *mcp.DetailedTask) error {
 	}
 	// While the Handler asks its person, the task is watched: input given
 	// elsewhere (mcpi tasks update, another client) ends the asking.
-	actx, cancel := context.WithCancel(f.ctx)
+	actx, cancel := context.WithCancelCause(f.ctx)
 	elsewhere := make(chan bool, 1)
-	go func() { elsewhere <- f.watchInput(actx, t, cancel) }()
+	go func() { elsewhere <- f.watchInput(actx, t, func() { cancel(ErrInputGivenElsewhere) }) }()
 	err := f.c.AnswerTask(actx, t, f.answered)
-	cancel()
+	cancel(nil)
 	if <-elsewhere {
 		for k := range t.InputRequests {
 			f.answered[k] = true
@@ -306,6 +306,11 @@ func (f *taskFollow) answer(t *mcp.DetailedTask) error {
 	}
 	return nil
 }
+
+// ErrInputGivenElsewhere is the cause of the end of a request for a
+// task's input that the task stopped asking for: given elsewhere (mcpi
+// tasks update, another client), or the task ended.
+var ErrInputGivenElsewhere = errors.New("the task no longer asks for this input (given elsewhere, or the task ended)")
 
 // watchInput polls the task at its poll interval (or when a notification
 // names it) while its input requests are being answered, and reports

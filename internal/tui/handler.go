@@ -47,7 +47,9 @@ func (h *handler) ask(ctx context.Context, kind common.RequestKind, meta json.Ra
 		// live session, answered elsewhere (its daemon says so itself).
 		r.Why = "by the server"
 		var ce *session.CancelledError
-		if errors.As(context.Cause(ctx), &ce) {
+		if errors.Is(context.Cause(ctx), session.ErrInputGivenElsewhere) {
+			r.Why = "since " + session.ErrInputGivenElsewhere.Error()
+		} else if errors.As(context.Cause(ctx), &ce) {
 			if fromSession(ce.Params, h.session) {
 				r.Why = "by session " + common.Line(h.session) + ": " + common.Line(ce.Reason)
 			}
