@@ -14,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
@@ -124,7 +125,7 @@ func TestSessionParkedRequestsHaveABudget(t *testing.T) {
 		t.Errorf("pending: exit %d, stderr %q, %d request(s) listed", code, errOut, strings.Count(out, "\n#")+1)
 	}
 	_, out, _ = runLive(t, dir, nil, "pending", "--json", "--session", "flood")
-	var head pendingHead
+	var head mcptext.PendingHead
 	if err := json.Unmarshal([]byte(out), &head); err != nil || head.Count != u.Count || head.Refused != u.Refused || !head.Truncated {
 		t.Errorf("pending --json says %+v (%v), the budget %+v", head, err, u)
 	}
@@ -374,11 +375,11 @@ func TestWriteJSONList(t *testing.T) {
 		for _, tty := range []bool{false, true} {
 			ios, _, out, _ := Test()
 			ios.StdoutTTY = tty
-			if err := iostreams.WriteJSONList(ios, pendingHead{Count: n, Refused: 3, Truncated: true}, "requests", n, func(i int) any { return elems[i] }); err != nil {
+			if err := iostreams.WriteJSONList(ios, mcptext.PendingHead{Count: n, Refused: 3, Truncated: true}, "requests", n, func(i int) any { return elems[i] }); err != nil {
 				t.Fatal(err)
 			}
 			var got struct {
-				pendingHead
+				mcptext.PendingHead
 				Requests []map[string]any `json:"requests"`
 			}
 			if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.Count != n || got.Refused != 3 || len(got.Requests) != n || got.Requests == nil {

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/daemon"
-	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
 )
 
@@ -83,7 +81,7 @@ func awaitJob(ctx context.Context, h *daemon.Held, j *daemon.Job, cios *IOStream
 		default:
 		}
 		if list := j.Waiting(h.Board()); len(list) > 0 {
-			printWaiting(cios, h.Name(), j, list, asJSON)
+			mcptext.WriteWaiting(cios, h.Name(), j, list, asJSON)
 			return ExitWaiting
 		}
 		select {
@@ -102,38 +100,6 @@ func awaitJob(ctx context.Context, h *daemon.Held, j *daemon.Job, cios *IOStream
 			return ExitInterrupted
 		}
 	}
-}
-
-// waitingJSON is what call --no-wait and result print while the call waits.
-type waitingJSON struct {
-	Status  string           `json:"status"` // "waiting"
-	Job     int              `json:"job"`
-	Command string           `json:"command"`
-	Pending []daemon.Pending `json:"pending"`
-	Answer  []string         `json:"answer"`
-	Result  string           `json:"result"`
-}
-
-func printWaiting(cios *IOStreams, name string, j *daemon.Job, list []*daemon.Parked, asJSON bool) {
-	now := time.Now()
-	w := waitingJSON{Status: "waiting", Job: j.ID, Command: strings.Join(j.Slot.DisplayArgs(), " "),
-		Result: fmt.Sprintf("mcpi result %d --session %s", j.ID, name)}
-	for _, p := range list {
-		d := p.Describe(now)
-		w.Pending = append(w.Pending, d)
-		w.Answer = append(w.Answer, mcptext.AnswerHint(p, name))
-	}
-	if asJSON {
-		iostreams.WriteJSON(cios, w)
-		return
-	}
-	out := cios.Out
-	fmt.Fprintf(out, "%s is waiting: the server asks something the call's flags do not answer.\n", sanitize(w.Command, false))
-	for i, d := range w.Pending {
-		mcptext.PrintPending(out, d)
-		fmt.Fprintf(out, "  answer: %s\n", w.Answer[i])
-	}
-	fmt.Fprintf(out, "then:     %s\n", w.Result)
 }
 
 // ResultOptions are the input of `mcpi result`.

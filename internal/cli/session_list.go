@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,12 +28,8 @@ func sessionStatus(dir, name string) (*live.Status, error) {
 	return nil, fmt.Errorf("%w: no session named %s", errConnect, name)
 }
 
-func since(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return time.Since(t).Round(time.Second).String()
-}
+// since is how long ago t was ("-" for never).
+func since(t time.Time) string { return mcptext.Since(t) }
 
 // SessionListOptions are the input of `mcpi session list`.
 type SessionListOptions struct {
@@ -68,16 +63,7 @@ func sessionListRun(_ context.Context, opts *SessionListOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "No sessions (mcpi session start starts one).")
 		return nil
 	}
-	tw := mcptext.Table(opts.IO.Out, "NAME", "TARGET", "ERA", "STATE", "UPTIME", "PID", "NOTE")
-	for _, st := range sts {
-		up, note := since(st.Started), ""
-		if !st.Live() {
-			up = "-"
-			note = fmt.Sprintf("%s ago: %s", since(st.Ended), st.Reason)
-		}
-		mcptext.Row(tw, st.Name, st.Target, st.Era, st.State, up, fmt.Sprint(st.PID), note)
-	}
-	return tw.Flush()
+	return mcptext.PrintSessions(opts.IO.Out, sts)
 }
 
 // SessionShowOptions are the input of `mcpi session show`.
@@ -118,38 +104,7 @@ func sessionShowRun(_ context.Context, opts *SessionShowOptions) error {
 	if opts.JSON {
 		return iostreams.WriteJSON(opts.IO, st)
 	}
-	w := opts.IO.Out
-	line := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(w, "%-11s %s\n", k+":", oneLine(v))
-		}
-	}
-	line("Session", st.Name)
-	line("Target", st.Target)
-	line("State", st.State)
-	if !st.Live() {
-		line("Ended", fmt.Sprintf("%s ago: %s", since(st.Ended), st.Reason))
-	}
-	line("PID", fmt.Sprint(st.PID))
-	line("Started", st.Started.Format(time.RFC3339)+" ("+since(st.Started)+" ago)")
-	line("Server", strings.TrimSpace(st.ServerName+" "+st.ServerVersion))
-	line("Protocol", fmt.Sprintf("%s (%s era)", st.ProtocolVersion, st.Era))
-	line("Transport", st.Transport)
-	line("Session id", st.SessionID)
-	line("Commands", fmt.Sprintf("%d run, %d running, %d failed", st.Commands, st.Active, st.Failed))
-	if st.Restarts > 0 {
-		line("Restarts", fmt.Sprintf("%d, last %s", st.Restarts, st.LastRestart))
-	}
-	if !st.LastUsed.IsZero() {
-		line("Last used", since(st.LastUsed)+" ago")
-	}
-	line("Idle", st.Idle)
-	if len(st.StderrTail) > 0 {
-		fmt.Fprintln(w, "Server stderr (last lines):")
-		for _, l := range st.StderrTail {
-			fmt.Fprintf(w, "  %s\n", sanitize(l, false))
-		}
-	}
+	mcptext.PrintSession(opts.IO.Out, st)
 	return nil
 }
 

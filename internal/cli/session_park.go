@@ -6,11 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -82,49 +80,8 @@ whose call it holds up says so on stderr, and mcpi answer answers it.`,
 
 func pendingRun(ctx context.Context, opts *PendingOptions) error {
 	return opts.inSession(ctx, func(h *daemon.Held) error {
-		return printPending(&opts.ConnOptions, h.Board())
+		return mcptext.WritePending(opts.IO, opts.JSON, h.Board())
 	})
-}
-
-// pendingHead is what mcpi pending --json says of the list before its
-// requests: how many it holds, and how many the server asked that it does
-// not (refused past the parked requests' budget).
-type pendingHead struct {
-	Count     int   `json:"count"`
-	Refused   int64 `json:"refused"`
-	Truncated bool  `json:"truncated"`
-	MaxCount  int   `json:"maxCount"`
-	MaxBytes  int64 `json:"maxBytes"`
-}
-
-// printPending prints the parked requests one at a time: the output is as
-// large as the board's budget lets the requests be, and never built whole.
-// Text and JSON list the same requests, each once, and say the same of
-// those left out.
-func printPending(o *ConnOptions, board *daemon.Board) error {
-	now := time.Now()
-	list := board.List()
-	u := board.Usage()
-	head := pendingHead{Count: len(list), Refused: u.Refused, Truncated: u.Refused > 0, MaxCount: u.MaxCount, MaxBytes: u.MaxBytes}
-	if o.JSON {
-		return iostreams.WriteJSONList(o.IO, head, "requests", len(list), func(i int) any { return list[i].Describe(now) })
-	}
-	for i, p := range list {
-		if i > 0 {
-			fmt.Fprintln(o.IO.Out)
-		}
-		mcptext.PrintPending(o.IO.Out, p.Describe(now))
-	}
-	switch {
-	case len(list) == 0 && u.Refused == 0:
-		fmt.Fprintln(o.IO.ErrOut, "No server request is waiting.")
-	case u.Refused > 0:
-		fmt.Fprintf(o.IO.ErrOut, "%d server request(s) waiting; %d more were refused and are not listed: the session parks at most %d requests and %s of params (session start --parked-max, --parked-max-bytes)\n",
-			len(list), u.Refused, u.MaxCount, bounds.Size(u.MaxBytes))
-	default:
-		fmt.Fprintf(o.IO.ErrOut, "%d server request(s) waiting.\n", len(list))
-	}
-	return nil
 }
 
 // AnswerOptions are the input of `mcpi answer`: the answer is the one

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
+	"github.com/mcpi-dev/mcpi/internal/mcptext"
 )
 
 // lockedBuffer is a buffer a command writes while the test reads it.
@@ -132,7 +133,7 @@ func pendingList(t *testing.T, dir, name string) []daemon.Pending {
 		t.Fatalf("pending: exit %d, stderr %q", code, errOut)
 	}
 	var doc struct {
-		pendingHead
+		mcptext.PendingHead
 		Requests []daemon.Pending `json:"requests"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Requests == nil || doc.Count != len(doc.Requests) {
@@ -458,7 +459,7 @@ func TestCallNoWait(t *testing.T) {
 		return runLive(t, dir, nil, append(args, "--session", "nw")...)
 	}
 	code, out, errOut := in("call", "elicit", "--no-wait", "--json")
-	var w waitingJSON
+	var w mcptext.Waiting
 	if code != ExitWaiting || json.Unmarshal([]byte(out), &w) != nil || w.Status != "waiting" || w.Job != 1 || len(w.Pending) != 1 {
 		t.Fatalf("call --no-wait: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
@@ -537,7 +538,7 @@ func TestCallNoWaitJobsKeepTheirOwn(t *testing.T) {
 		t.Errorf("pending: exit %d, a request with no command:\n%s", code, out)
 	}
 	code, out, _ := in("result", "1", "--json")
-	var w waitingJSON
+	var w mcptext.Waiting
 	if code != ExitWaiting || json.Unmarshal([]byte(out), &w) != nil || len(w.Pending) != 1 || w.Pending[0].ID != 1 {
 		t.Errorf("result 1: exit %d, want only request #1:\n%s", code, out)
 	}

@@ -36,7 +36,7 @@ var (
 		"internal/cmdutil":     {},
 		"internal/query":       {},
 		"internal/eras":        {},
-		"internal/mcptext":     {"internal/apps", "internal/bounds", "internal/daemon", "internal/iostreams", "internal/mcp", "internal/safetext", "internal/schema", "internal/session", "internal/skills", "internal/transport"},
+		"internal/mcptext":     {"internal/apps", "internal/bounds", "internal/daemon", "internal/iostreams", "internal/live", "internal/mcp", "internal/safetext", "internal/schema", "internal/session", "internal/skills", "internal/transport"},
 		"internal/timeline":    {"internal/daemon", "internal/genai", "internal/iostreams", "internal/mcp", "internal/mcptext", "internal/query", "internal/record", "internal/rows", "internal/safetext", "internal/transport"},
 		"internal/iostreams":   {"internal/bounds", "internal/mcp", "internal/safetext", "internal/save"},
 		"internal/rows":        {"internal/genai", "internal/mcp", "internal/query", "internal/session", "internal/tracectx", "internal/transport"},
