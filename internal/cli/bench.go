@@ -293,6 +293,9 @@ func toolSteps(ctx context.Context, opts *BenchOptions, conns []benchConn) ([]lo
 		if err != nil {
 			return outcomeOf(c, err)
 		}
+		if succeeded(raw) {
+			return load.Outcome{}
+		}
 		var res struct {
 			IsError bool          `json:"isError"`
 			Content []mcp.Content `json:"content"`
@@ -309,6 +312,18 @@ func toolSteps(ctx context.Context, opts *BenchOptions, conns []benchConn) ([]lo
 }
 
 // contentText is a result's text blocks, for an error's example.
+// succeeded reports, without decoding it, that a CallToolResult is no
+// error: its isError absent or false, its content an array. Any other
+// result (an error, or one that cannot be told this way) is decoded.
+func succeeded(raw []byte) bool {
+	isErr, ok := mcp.MemberRaw(raw, "isError")
+	if !ok || (isErr != nil && string(isErr) != "false") {
+		return false
+	}
+	content, ok := mcp.MemberRaw(raw, "content")
+	return ok && len(content) > 0 && content[0] == '['
+}
+
 func contentText(blocks []mcp.Content) string {
 	var b strings.Builder
 	for _, c := range blocks {

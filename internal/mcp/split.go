@@ -220,48 +220,73 @@ func skipValue(data []byte, i int) int {
 // value that is not a plain string, or obj not a valid object. It lets a
 // caller skip decoding a result of megabytes only to read one field.
 func MemberString(obj []byte, key string) (value string, ok bool) {
+	ok = members(obj, key, func(raw []byte) bool {
+		value, ok = plainString(raw)
+		return ok
+	})
+	if !ok {
+		return "", false
+	}
+	return value, true
+}
+
+// MemberRaw returns the bytes of the value json.Unmarshal would decode
+// into a field named key from the JSON object obj: that of the last member
+// whose name equals key but for case, nil when there is none. ok is false
+// when it cannot tell without decoding: a member name with escapes, or obj
+// not an object (its values are skipped by their shape, not checked).
+func MemberRaw(obj []byte, key string) (value []byte, ok bool) {
+	ok = members(obj, key, func(raw []byte) bool {
+		value = raw
+		return true
+	})
+	if !ok {
+		return nil, false
+	}
+	return value, true
+}
+
+// members calls take with the value of each member of the object obj
+// whose name equals key but for case, in order, and reports whether obj
+// is an object it can read that way and take took each.
+func members(obj []byte, key string, take func(raw []byte) bool) bool {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
-		return "", false
+		return false
 	}
 	i = skipSpace(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
-		return "", true
+		return true
 	}
 	for {
 		if i >= len(obj) || obj[i] != '"' {
-			return "", false
+			return false
 		}
 		end := skipString(obj, i)
 		if end < 0 {
-			return "", false
+			return false
 		}
 		name := obj[i+1 : end-1]
 		if bytes.IndexByte(name, '\\') >= 0 {
-			return "", false
+			return false
 		}
 		i = skipSpace(obj, end)
 		if i >= len(obj) || obj[i] != ':' {
-			return "", false
+			return false
 		}
 		i = skipSpace(obj, i+1)
 		vend := skipValue(obj, i)
 		if vend < 0 {
-			return "", false
+			return false
 		}
-		if bytes.EqualFold(name, []byte(key)) {
-			if value, ok = plainString(obj[i:vend]); !ok {
-				return "", false
-			}
+		if bytes.EqualFold(name, []byte(key)) && !take(obj[i:vend]) {
+			return false
 		}
 		i = skipSpace(obj, vend)
 		if i < len(obj) && obj[i] == ',' {
 			i = skipSpace(obj, i+1)
 			continue
 		}
-		if i < len(obj) && obj[i] == '}' && skipSpace(obj, i+1) == len(obj) {
-			return value, true
-		}
-		return "", false
+		return i < len(obj) && obj[i] == '}' && skipSpace(obj, i+1) == len(obj)
 	}
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -87,7 +88,8 @@ func TestDecodeValidFrameShares(t *testing.T) {
 }
 
 // FuzzMemberString: whenever MemberString answers, json.Unmarshal decodes
-// the same value into a field of that name.
+// the same value into a field of that name; whenever MemberRaw answers
+// on valid JSON, the same bytes into a json.RawMessage field.
 func FuzzMemberString(f *testing.F) {
 	for _, s := range []string{
 		`{"resultType":"complete","content":[{"type":"text","text":"x"}]}`,
@@ -98,6 +100,14 @@ func FuzzMemberString(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if raw, ok := MemberRaw(data, "resultType"); ok && json.Valid(data) {
+			var want struct {
+				ResultType json.RawMessage `json:"resultType"`
+			}
+			if err := json.Unmarshal(data, &want); err == nil && !bytes.Equal(raw, want.ResultType) {
+				t.Fatalf("MemberRaw(%q) = %q, json.Unmarshal %q", data, raw, want.ResultType)
+			}
+		}
 		got, ok := MemberString(data, "resultType")
 		if !ok || !json.Valid(data) {
 			return
