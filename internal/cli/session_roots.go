@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -86,7 +85,7 @@ func NewCmdRootsChange(f *Factory, op, short string, runF func(context.Context, 
 
 func rootsChangeRun(ctx context.Context, opts *RootsChangeOptions) error {
 	return opts.inSession(ctx, func(h *daemon.Held) error {
-		next, err := changeRoots(opts.Op, h.Roots(), opts.Entries, opts.IO.WorkDir())
+		next, err := roots.Change(opts.Op, h.Roots(), opts.Entries, opts.IO.WorkDir())
 		if err != nil {
 			return &FlagError{Err: err}
 		}
@@ -108,44 +107,6 @@ func rootsCount(n int) string {
 		return "1 root"
 	}
 	return fmt.Sprintf("%d roots", n)
-}
-
-// changeRoots applies set, add or remove of entries to roots.
-func changeRoots(op string, cur []mcp.Root, entries []string, dir string) ([]mcp.Root, error) {
-	switch op {
-	case "set", "add":
-		next := []mcp.Root{}
-		if op == "add" {
-			next = append(next, cur...)
-		}
-		for _, e := range entries {
-			r, err := roots.ParseIn(e, dir)
-			if err != nil {
-				return nil, err
-			}
-			if slices.ContainsFunc(next, func(x mcp.Root) bool { return x.URI == r.URI }) {
-				if op == "add" {
-					return nil, fmt.Errorf("%s is a root already", r.URI)
-				}
-				continue
-			}
-			next = append(next, r)
-		}
-		return next, nil
-	}
-	next := slices.Clone(cur)
-	for _, e := range entries {
-		uri := e
-		if r, err := roots.ParseIn(e, dir); err == nil {
-			uri = r.URI
-		}
-		i := slices.IndexFunc(next, func(x mcp.Root) bool { return x.URI == uri || x.URI == e })
-		if i < 0 {
-			return nil, fmt.Errorf("%s is not one of the session's roots", sanitize(e, false))
-		}
-		next = slices.Delete(next, i, i+1)
-	}
-	return next, nil
 }
 
 func printRoots(o *ConnOptions, rs []mcp.Root) error {

@@ -1,5 +1,6 @@
 // Package roots decides what a root a person typed (the TUI's Roots pane,
-// the CLI's --root) becomes: the one rule for both front ends.
+// the CLI's --root) becomes: the one rule for both front ends; and what a
+// set, add or remove of them (mcpi roots) makes of a session's roots.
 //
 // It imports only internal/mcp and internal/safetext of mcpi.
 package roots
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -101,3 +103,44 @@ func unwrapURLError(err error) string {
 // shown is text quoted for a message, its control and invisible characters
 // made visible.
 func shown(s string) string { return `"` + safetext.Sanitize(s, false) + `"` }
+
+// Change applies op (set, add or remove) of entries to the roots cur, and
+// returns the roots that result; an entry is parsed as ParseIn parses it
+// in dir. Adding a root that is one already, or removing one that is
+// not, is an error.
+func Change(op string, cur []mcp.Root, entries []string, dir string) ([]mcp.Root, error) {
+	switch op {
+	case "set", "add":
+		next := []mcp.Root{}
+		if op == "add" {
+			next = append(next, cur...)
+		}
+		for _, e := range entries {
+			r, err := ParseIn(e, dir)
+			if err != nil {
+				return nil, err
+			}
+			if slices.ContainsFunc(next, func(x mcp.Root) bool { return x.URI == r.URI }) {
+				if op == "add" {
+					return nil, fmt.Errorf("%s is a root already", r.URI)
+				}
+				continue
+			}
+			next = append(next, r)
+		}
+		return next, nil
+	}
+	next := slices.Clone(cur)
+	for _, e := range entries {
+		uri := e
+		if r, err := ParseIn(e, dir); err == nil {
+			uri = r.URI
+		}
+		i := slices.IndexFunc(next, func(x mcp.Root) bool { return x.URI == uri || x.URI == e })
+		if i < 0 {
+			return nil, fmt.Errorf("%s is not one of the session's roots", safetext.Sanitize(e, false))
+		}
+		next = slices.Delete(next, i, i+1)
+	}
+	return next, nil
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
 )
 
@@ -62,5 +63,29 @@ func TestParse(t *testing.T) {
 		if !safetext.Clean(err.Error()) {
 			t.Errorf("Parse(%q): unsanitised message %q", tc.entry, err)
 		}
+	}
+}
+
+// Change sets, adds and removes roots by URI or by the path that names
+// one; adding one twice, or removing one that is not there, is refused.
+func TestChange(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	ra, err := ParseIn(a, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := Change("set", []mcp.Root{{URI: "file:///old"}}, []string{a, b, a}, "")
+	if err != nil || len(set) != 2 || set[0].URI != ra.URI {
+		t.Fatalf("set: %+v, %v", set, err)
+	}
+	if _, err := Change("add", set, []string{a}, ""); err == nil {
+		t.Error("a root added twice")
+	}
+	left, err := Change("remove", set, []string{a, set[1].URI}, "")
+	if err != nil || len(left) != 0 || len(set) != 2 {
+		t.Fatalf("remove: %+v, %v (set now %+v)", left, err, set)
+	}
+	if _, err := Change("remove", set, []string{"file:///nowhere\x1b[2J"}, ""); err == nil || strings.Contains(err.Error(), "\x1b") {
+		t.Errorf("removing what is not there: %v", err)
 	}
 }
