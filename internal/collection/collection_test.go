@@ -108,13 +108,19 @@ func TestYAMLBomb(t *testing.T) {
 		b.WriteString("]\n")
 	}
 	b.WriteString("steps: [{call: echo, args: {x: *a9}}]\n")
-	start := time.Now()
-	_, err := Parse([]byte(b.String()))
+	parsed := make(chan error, 1)
+	go func() {
+		_, err := Parse([]byte(b.String()))
+		parsed <- err
+	}()
+	var err error
+	select {
+	case err = <-parsed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the bomb is still being expanded: it was not refused at its first aliases")
+	}
 	if err == nil || !strings.Contains(err.Error(), "expands") {
 		t.Fatalf("err = %v", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("refusing the bomb took %s", d)
 	}
 	// A few aliases that do not expand much are fine.
 	if _, err := Parse([]byte("steps:\n  - call: echo\n    args: &a {text: hi}\n  - call: echo\n    args: *a\n")); err != nil {

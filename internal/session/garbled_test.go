@@ -32,12 +32,10 @@ func TestMalformedButAddressable(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
 			p := mustPeer(t)(stdioPeer(t, mcptest.GarbledPrefix+tc.mode, peerConfig{noSchema: true,
-				opts: session.Options{Era: session.EraLegacy, Timeout: time.Minute}}))
-			start := time.Now()
+				opts: session.Options{Era: session.EraLegacy, Timeout: 20 * time.Second}}))
+			// A call that waited instead of taking the answer would end on
+			// its 20 s clock: a timeout error, which no case wants.
 			res, err := p.c.CallTool(ctxT(t), "echo", json.RawMessage(`{}`), nil)
-			if d := time.Since(start); d > 20*time.Second {
-				t.Errorf("the call took %v: it waited instead of taking the answer", d)
-			}
 			switch {
 			case tc.rpcCode != 0:
 				var re *session.RPCError

@@ -56,8 +56,9 @@ func TestHugeSingleLineResult(t *testing.T) {
 func TestCrashMidCall(t *testing.T) {
 	t.Parallel()
 	p := mustPeer(t)(stdioPeer(t, hostile(mcptest.HostileCrash), peerConfig{}))
-	start := time.Now()
-	_, err := p.c.CallTool(ctxT(t), "echo", nil, nil)
+	// A clock of its own: a call that waited for the dead server would
+	// end on it, and fail the test by its error, not by its time.
+	_, err := p.c.CallTool(ctxT(t), "echo", nil, &session.CallOptions{Timeout: 10 * time.Second})
 	if !errors.Is(err, session.ErrDisconnected) {
 		t.Fatalf("want a disconnection, got %v", err)
 	}
@@ -67,9 +68,6 @@ func TestCrashMidCall(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "panic: something broke") {
 		t.Errorf("error should carry the stderr tail: %v", err)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("took %v to notice the crash", d)
 	}
 	// Later calls fail at once too.
 	if err := p.c.Ping(ctxT(t)); !errors.Is(err, session.ErrDisconnected) {

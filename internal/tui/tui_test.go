@@ -478,11 +478,9 @@ func TestFlood(t *testing.T) {
 	if m.Notifications() != n+1 {
 		t.Errorf("notifications = %d, want %d", m.Notifications(), n+1)
 	}
-	if d := time.Duration(h.p.maxUpdate.Load()); d > 2*time.Second {
-		t.Errorf("the slowest Update took %v", d)
-	} else {
-		t.Logf("the slowest Update took %v", d)
-	}
+	// How long the slowest Update took is a figure, not a verdict (the
+	// machine may be busy): the key above is what says the UI kept up.
+	t.Logf("the slowest Update took %v", time.Duration(h.p.maxUpdate.Load()))
 }
 
 func TestPicker(t *testing.T) {
