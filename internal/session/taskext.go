@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -292,7 +293,8 @@ func (f *taskFollow) answer(t *mcp.DetailedTask) error {
 	// elsewhere (mcpi tasks update, another client) ends the asking.
 	actx, cancel := context.WithCancelCause(f.ctx)
 	elsewhere := make(chan bool, 1)
-	go func() { elsewhere <- f.watchInput(actx, t, func() { cancel(ErrInputGivenElsewhere) }) }()
+	prior := maps.Clone(f.answered) // AnswerTask writes f.answered meanwhile
+	go func() { elsewhere <- f.watchInput(actx, t, prior, func() { cancel(ErrInputGivenElsewhere) }) }()
 	err := f.c.AnswerTask(actx, t, f.answered)
 	cancel(nil)
 	if <-elsewhere {
@@ -313,11 +315,15 @@ func (f *taskFollow) answer(t *mcp.DetailedTask) error {
 var ErrInputGivenElsewhere = errors.New("the task no longer asks for this input (given elsewhere, or the task ended)")
 
 // watchInput polls the task at its poll interval (or when a notification
-// names it) while its input requests are being answered, and reports
-// whether the task stopped asking for them first: answered elsewhere, or
+// names it, but no sooner than pollFloor after the last poll) while its
+// input requests are being answered, and reports whether the task stopped
+// asking for those answered does not hold first: answered elsewhere, or
 // ended. Then it calls done (which ends the asking). It returns false
-// when ctx ends first.
-func (f *taskFollow) watchInput(ctx context.Context, t *mcp.DetailedTask, done func()) bool {
+// when ctx ends first. Its polls are outside the operation: the person's
+// time, which the operation does not count, is not over yet.
+func (f *taskFollow) watchInput(ctx context.Context, t *mcp.DetailedTask, answered map[string]bool, done func()) bool {
+	pctx := context.WithValue(ctx, operationKey{}, (*operation)(nil))
+	last := time.Now()
 	for {
 		wait := bounds.Clock{Name: "poll", D: pollWait(t.Task())}.Timer()
 		select {
@@ -328,11 +334,15 @@ func (f *taskFollow) watchInput(ctx context.Context, t *mcp.DetailedTask, done f
 		case <-wait.C:
 		}
 		wait.Stop()
-		next, _, err := f.c.GetTaskDetail(ctx, f.id)
+		if since := time.Since(last); since < pollFloor && !bounds.Sleep(ctx, pollFloor-since) {
+			return false
+		}
+		last = time.Now()
+		next, _, err := f.c.GetTaskDetail(pctx, f.id)
 		if err != nil || ctx.Err() != nil {
 			continue
 		}
-		if !stillAsks(next, t, f.answered) {
+		if !stillAsks(next, t, answered) {
 			done()
 			return true
 		}
