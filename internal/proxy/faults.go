@@ -126,7 +126,7 @@ func (o *outlet) close() {
 func judgedRelay(src io.Reader, out, back *outlet, dir transport.Direction, emit func(transport.Event), j *judges, stop func()) {
 	sp := newSplitter(dir, emit)
 	sink := func(wire []byte, raw bool) bool {
-		if !raw && j.strays.judge(dir, "", trimEOL(wire)) {
+		if !raw && j.strays.judge(dir, "", "", trimEOL(wire)) {
 			return true
 		}
 		if j.gate != nil {

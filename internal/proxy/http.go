@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"log"
 	"net/http"
@@ -213,6 +214,9 @@ func (h *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			emitFrame(h.emit, transport.Outgoing, bytes.TrimSpace(body), &transport.HTTPMeta{
 				Method: r.Method, URL: h.target(r.URL).String(), RequestHeader: r.Header.Clone(), Exchange: ex})
 			if h.judging() {
+				if m := idOf(bytes.TrimSpace(body)); m.Method != "" && len(m.ID) > 0 {
+					r = r.WithContext(context.WithValue(r.Context(), ownIDKey{}, string(m.ID)))
+				}
 				var goOn bool
 				if body, copies, goOn = h.judgeRequest(w, r, body); !goOn {
 					return

@@ -61,8 +61,8 @@ func (h *httpProxy) judgeRequest(w http.ResponseWriter, r *http.Request, body []
 	if frameError(frame) != nil || len(frame) == 0 {
 		return body, nil, true
 	}
-	session := r.Header.Get("Mcp-Session-Id")
-	if h.strays.judge(transport.Outgoing, session, frame) {
+	session := h.sessionOf(r)
+	if h.strays.judge(transport.Outgoing, session, "", frame) {
 		w.WriteHeader(http.StatusAccepted)
 		return nil, nil, false
 	}
@@ -140,7 +140,7 @@ func (h *httpProxy) judgeJSON(resp *http.Response, meta *transport.HTTPMeta, ct 
 	var v intercept.Verdict
 	if len(frame) > 0 {
 		emitFrame(h.emit, transport.Incoming, frame, meta)
-		if frameError(frame) == nil && h.strays.judge(transport.Incoming, resp.Request.Header.Get("Mcp-Session-Id"), frame) {
+		if frameError(frame) == nil && h.strays.judge(transport.Incoming, h.sessionOf(resp.Request), ownID(resp.Request.Context()), frame) {
 			v = intercept.Verdict{Changed: true}
 		} else if frameError(frame) == nil {
 			d, ok := h.pass(resp.Request.Context(), transport.Incoming, frame, true)
@@ -285,7 +285,7 @@ func (h *httpProxy) judgeEvent(resp *http.Response, meta *transport.HTTPMeta, bl
 		return true
 	}
 	session := way.session()
-	if h.strays.judge(transport.Incoming, session, frame) {
+	if h.strays.judge(transport.Incoming, session, ownID(resp.Request.Context()), frame) {
 		return true
 	}
 	d, ok := h.pass(out.ctx, transport.Incoming, frame, false)

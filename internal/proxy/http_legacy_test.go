@@ -17,9 +17,13 @@ import (
 // legacyHost is a host of an HTTP+SSE server: its GET stream, and the
 // message endpoint the stream announced.
 type legacyHost struct {
+	stream   string
 	endpoint string
 	frames   chan []byte
 }
+
+// endpointBase is the URL of the stream the host opened.
+func (l *legacyHost) endpointBase() string { return l.stream }
 
 // startLegacy opens the stream at u and waits for its endpoint event.
 func startLegacy(t *testing.T, u string) *legacyHost {
@@ -32,7 +36,7 @@ func startLegacy(t *testing.T, u string) *legacyHost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &legacyHost{frames: make(chan []byte, 64)}
+	l := &legacyHost{stream: u, frames: make(chan []byte, 64)}
 	endpoint := make(chan string, 1)
 	go func() {
 		defer resp.Body.Close()
@@ -166,5 +170,25 @@ func TestAnswerStaysOnTheStreamsOrigin(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the answer never reached the stream's origin")
+	}
+}
+
+// Two HTTP+SSE sessions use the same ids: a request of one answered in
+// the server's place does not make the other's answer of that id a
+// stray, though the first was kept before the second's answer came.
+func TestLegacySessionsKeepTheirOwnStrays(t *testing.T) {
+	b, _ := startLegacyProxy(t, "faults:\n  - match: dir:out method:ping\n    error: {code: -32001, message: busy}\n")
+	b.post(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"long_running","arguments":{"steps":3,"interval_ms":300},"_meta":{"progressToken":"p"}}}`)
+	b.next(t, "notifications/progress") // the call is under way
+	a := startLegacy(t, b.endpointBase())
+	a.post(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}`)
+	a.next(t, `"id":1`)
+	a.post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	a.post(t, `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	if f := a.next(t, `"id":4`); !bytes.Contains(f, []byte("busy")) {
+		t.Errorf("a's ping: %s", f)
+	}
+	if f := b.next(t, `"id":4`); !bytes.Contains(f, []byte(`"result"`)) {
+		t.Errorf("b's call: %s", f)
 	}
 }

@@ -57,8 +57,33 @@ func (w *wayBack) endpoint(base *url.URL, data []byte) (legacy string, ok bool) 
 // legacyKey names an HTTP+SSE message endpoint: its path and query.
 func legacyKey(u *url.URL) string { return u.Path + "?" + u.RawQuery }
 
-// session is the Streamable HTTP session of the stream ("" for none).
-func (w *wayBack) session() string { return w.header.Get("Mcp-Session-Id") }
+// session is the session of the stream: its Streamable HTTP session, or
+// the HTTP+SSE message endpoint it announced ("" for neither).
+func (w *wayBack) session() string {
+	if id := w.header.Get("Mcp-Session-Id"); id != "" {
+		return id
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.legacy != "" {
+		return "sse:" + w.legacy
+	}
+	return ""
+}
+
+// sessionOf is the session a request of the host's (or the one a
+// response answers) belongs to: its Mcp-Session-Id, or the HTTP+SSE
+// message endpoint it was sent to ("" for neither).
+func (h *httpProxy) sessionOf(r *http.Request) string {
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		return id
+	}
+	t := h.target(r.URL)
+	if _, ok := h.endpoints.Load(t.Path); ok && t.RawQuery != "" {
+		return "sse:" + legacyKey(t)
+	}
+	return ""
+}
 
 func (w *wayBack) get() (*url.URL, http.Header) {
 	w.mu.Lock()
@@ -103,8 +128,12 @@ func (h *httpProxy) giveOwn() { <-h.own }
 // answers are recorded, not sent to the host.
 func (h *httpProxy) sendCopies(r *http.Request, copies [][]byte) {
 	u, header := h.target(r.URL), r.Header.Clone()
+	// The host may have gone once it has its answer: the copies go all
+	// the same, a turn waited for under the proxy's own clock.
 	ctx := context.WithoutCancel(r.Context())
-	if !h.takeOwn(r.Context()) {
+	turn, cancel := ownPost.Context(ctx)
+	defer cancel()
+	if !h.takeOwn(turn) {
 		return
 	}
 	go func() {

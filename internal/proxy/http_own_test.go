@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/intercept"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -327,5 +328,33 @@ func TestHTTPSeedRepeats(t *testing.T) {
 	}
 	if !strings.Contains(a, "1000") || !strings.Contains(a, "busy") {
 		t.Errorf("a rule never fired: %s", a)
+	}
+}
+
+// Over Streamable HTTP with no session id (a stateless server), a host's
+// call under way, then another request of the same id answered in the
+// server's place: the call's answer, in its own POST's response, is its
+// own and reaches it.
+func TestOwnAnswerIsNoStray(t *testing.T) {
+	got, release := make(chan struct{}, 1), make(chan struct{})
+	p := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b bytes.Buffer
+		b.ReadFrom(r.Body)
+		if strings.Contains(b.String(), `"slow"`) {
+			got <- struct{}{}
+			<-release
+		}
+		r.Body = io.NopCloser(&b)
+		jsonUpstream.ServeHTTP(w, r)
+	}), "faults:\n  - match: dir:out method:ping\n    error: {code: -32001, message: busy}\n", 1)
+	call := postAsync(t, p.host, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow"}}`)
+	<-got
+	other := &mcptest.HTTPHost{URL: p.host.URL}
+	if a := other.Post(t, `{"jsonrpc":"2.0","id":4,"method":"ping"}`); len(a.Frames) != 1 || !bytes.Contains(a.Frames[0], []byte("busy")) {
+		t.Fatalf("the ping: %q", a.Frames)
+	}
+	close(release)
+	if a := <-call; len(a.Frames) != 1 || !bytes.Contains(a.Frames[0], []byte(`"result"`)) {
+		t.Errorf("the call got %d %q, want its answer", a.Status, a.Frames)
 	}
 }

@@ -98,13 +98,15 @@ func (s *strays) keep(dir transport.Direction, session string, frame []byte, ans
 // judge judges a frame of dir before anything else sees it. A request
 // ends what was kept of an earlier one of its id. An answer to a request
 // the proxy kept from the peer is said; withhold is true when it must not
-// go on (the proxy answered that request).
-func (s *strays) judge(dir transport.Direction, session string, frame []byte) (withhold bool) {
+// go on (the proxy answered that request). An answer whose id is own (the
+// id of the request whose HTTP response carries it) answers a request
+// that was sent on, and is never a stray.
+func (s *strays) judge(dir transport.Direction, session, own string, frame []byte) (withhold bool) {
 	if s == nil || s.n.Load() == 0 {
 		return false
 	}
 	m := idOf(frame)
-	if len(m.ID) == 0 {
+	if len(m.ID) == 0 || (m.Method == "" && own != "" && string(m.ID) == own) {
 		return false
 	}
 	if m.Method != "" {

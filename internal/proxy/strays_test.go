@@ -19,13 +19,13 @@ func TestStraysLedgerIsBounded(t *testing.T) {
 			t.Errorf("a key of %d bytes kept", len(k.id))
 		}
 	}
-	if !s.judge(transport.Outgoing, "", []byte(`{"jsonrpc":"2.0","id":`+long+`,"result":{}}`)) {
+	if !s.judge(transport.Outgoing, "", "", []byte(`{"jsonrpc":"2.0","id":`+long+`,"result":{}}`)) {
 		t.Error("the answer to the long id was not withheld")
 	}
 
 	req := func(id int) []byte { return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)) }
 	s.keep(transport.Outgoing, "", req(1), true)
-	s.judge(transport.Outgoing, "", req(1)) // sent on again: forgotten
+	s.judge(transport.Outgoing, "", "", req(1)) // sent on again: forgotten
 	for id := 2; id <= maxStrays; id++ {
 		s.keep(transport.Outgoing, "", req(id), false)
 	}
