@@ -577,8 +577,12 @@ func (w *relay) ask(p *Parked) {
 		w.h.disp.board.Answer(p.ID, a.result, a.err)
 	case <-p.ctx.Done():
 		// The daemon's own word, marked as such: not the server's.
+		reason := "answered elsewhere, or withdrawn"
+		if cause := context.Cause(p.ctx); errors.Is(cause, session.ErrInputGivenElsewhere) {
+			reason = cause.Error()
+		}
 		w.send(mcp.NewNotification("notifications/cancelled", map[string]any{
-			"requestId": json.RawMessage(key), "reason": "answered elsewhere, or withdrawn",
+			"requestId": json.RawMessage(key), "reason": reason,
 			"_meta": map[string]string{mcp.MetaFromSession: w.h.name}}))
 	}
 }
