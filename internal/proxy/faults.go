@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
@@ -14,14 +15,26 @@ import (
 )
 
 // maxJudged bounds a line read whole to be judged; a longer line is
-// forwarded as it comes, unchanged, and only recorded. (A variable for
-// the tests.)
-var maxJudged = 64 << 20
+// forwarded as it comes, unchanged, and only recorded. (Atomic for the
+// tests, which lower it while other proxies' goroutines may still read.)
+var maxJudged = atomicInt(64 << 20)
 
 // reorderWait is how long a frame held back by a reorder waits for the
 // frames that are to overtake it before it goes anyway: a host waiting
-// for its answer is not left hanging when nothing else comes.
-var reorderWait = bounds.Clock{Name: "reorder", D: time.Second}
+// for its answer is not left hanging when nothing else comes. (In
+// nanoseconds, atomic for the tests.)
+var reorderWait = atomicInt(int64(time.Second))
+
+func atomicInt(v int64) *atomic.Int64 {
+	a := new(atomic.Int64)
+	a.Store(v)
+	return a
+}
+
+// reorderClock is reorderWait's clock.
+func reorderClock() bounds.Clock {
+	return bounds.Clock{Name: "reorder", D: time.Duration(reorderWait.Load())}
+}
 
 // outlet is one side's writer: the frames of its direction, and the
 // answers given in the peer's place, written whole one at a time.
@@ -99,7 +112,7 @@ func (o *outlet) holdBack(data []byte, n int) {
 	o.mu.Lock()
 	o.held = append(o.held, heldBack{data: data, left: n})
 	o.mu.Unlock()
-	time.AfterFunc(reorderWait.D, o.flush)
+	time.AfterFunc(reorderClock().D, o.flush)
 }
 
 // flush sends every frame still held back.
@@ -135,13 +148,14 @@ func judgedRelay(src io.Reader, out, back *outlet, dir transport.Direction, emit
 		return j.deliver(intercept.Delivery{AsIs: wire, Frame: trimEOL(wire), Raw: raw}, out, back, dir, stop)
 	}
 	r := bufio.NewReaderSize(src, 64<<10)
+	limit := int(maxJudged.Load())
 	var line []byte
 	long := false // the line is past maxJudged: it goes on as it comes
 	for {
 		chunk, err := r.ReadSlice('\n')
 		sp.write(chunk)
 		switch {
-		case long || len(line)+len(chunk) > maxJudged:
+		case long || len(line)+len(chunk) > limit:
 			long = true
 			if len(line) > 0 && !sink(line, true) {
 				return

@@ -237,7 +237,7 @@ func (o *overtaking) wait(ctx context.Context, k int) bool {
 	target := o.n + uint64(k)
 	o.mu.Unlock()
 	parent := ctx
-	ctx, cancel := reorderWait.Context(ctx)
+	ctx, cancel := reorderClock().Context(ctx)
 	defer cancel()
 	for {
 		o.mu.Lock()

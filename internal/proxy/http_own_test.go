@@ -62,9 +62,8 @@ func TestHTTPReorderRequests(t *testing.T) {
 	if saw := p.upstreamSaw(); len(saw) != 2 || !strings.Contains(saw[0], `"id":3`) || !strings.Contains(saw[1], `"id":2`) {
 		t.Errorf("the upstream saw %q, want id 3 before id 2", saw)
 	}
-	old := reorderWait.D
-	reorderWait.D = time.Millisecond
-	t.Cleanup(func() { reorderWait.D = old })
+	old := reorderWait.Swap(int64(time.Millisecond))
+	t.Cleanup(func() { reorderWait.Store(old) })
 	p = startHTTP(t, jsonUpstream, "faults:\n  - match: dir:out id:2\n    reorder: 3\n", 1)
 	if a := p.host.Post(t, ping); len(a.Frames) != 1 {
 		t.Errorf("a request held back with nothing behind it: %q %v", a.Frames, a.Err)
@@ -270,9 +269,8 @@ func TestCopiesLeaveHopHeaders(t *testing.T) {
 // A request held back by a reorder goes once a later one failed at the
 // upstream, as once a later one was answered.
 func TestReorderCountsAFailedRequest(t *testing.T) {
-	old := reorderWait.D
-	reorderWait.D = time.Hour
-	t.Cleanup(func() { reorderWait.D = old })
+	old := reorderWait.Swap(int64(time.Hour))
+	t.Cleanup(func() { reorderWait.Store(old) })
 	p := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var b bytes.Buffer
 		b.ReadFrom(r.Body)

@@ -108,9 +108,8 @@ func TestStdioBreakpointOnTheServersAnswer(t *testing.T) {
 // A frame too long to judge is never held: it goes on as it comes, even
 // when a breakpoint would match it (a 500 MB frame is not read whole).
 func TestStdioLongFrameIsNotHeld(t *testing.T) {
-	old := maxJudged
-	maxJudged = 1 << 10
-	t.Cleanup(func() { maxJudged = old })
+	old := maxJudged.Swap(1 << 10)
+	t.Cleanup(func() { maxJudged.Store(old) })
 	g, _ := gateFor(t, "method:ping")
 	p := startStdioGate(t, mcptestDemo, "", 0, g)
 	p.host.Initialize(t)
