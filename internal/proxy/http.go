@@ -85,10 +85,13 @@ type httpProxy struct {
 
 // announce records the message endpoint an endpoint event names, when it
 // is on the upstream's origin.
-func (h *httpProxy) announce(reqURL *url.URL, data []byte) {
-	if u, err := reqURL.Parse(strings.TrimSpace(string(data))); err == nil && transport.SameOrigin(u, h.upstream) {
-		h.endpoints.Store(u.Path, true)
+func (h *httpProxy) announce(reqURL *url.URL, data []byte) (*url.URL, bool) {
+	u, err := reqURL.Parse(strings.TrimSpace(string(data)))
+	if err != nil || !transport.SameOrigin(u, h.upstream) {
+		return nil, false
 	}
+	h.endpoints.Store(u.Path, true)
+	return u, true
 }
 
 func (h *httpProxy) emit(e transport.Event) {

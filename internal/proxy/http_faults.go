@@ -267,9 +267,8 @@ func (h *httpProxy) judgeSSE(resp *http.Response, meta *transport.HTTPMeta) {
 func (h *httpProxy) judgeEvent(resp *http.Response, meta *transport.HTTPMeta, block []byte, out *outlet, way *wayBack) bool {
 	ev := parseEventBlock(block)
 	if ev.Event == "endpoint" && ev.HasData {
-		h.announce(resp.Request.URL, ev.Data)
-		if key, ok := way.endpoint(resp.Request.URL, ev.Data); ok {
-			h.legacy.Store(key, out)
+		if u, ok := h.announce(resp.Request.URL, ev.Data); ok {
+			h.legacy.Store(way.endpoint(u), out)
 		}
 	}
 	frame := bytes.TrimSpace(ev.Data)

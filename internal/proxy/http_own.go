@@ -41,17 +41,13 @@ func newWayBack(resp *http.Response) *wayBack {
 	return &wayBack{url: resp.Request.URL, header: h}
 }
 
-// endpoint takes the message endpoint of an endpoint event, when it is
-// on the stream's origin.
-func (w *wayBack) endpoint(base *url.URL, data []byte) (legacy string, ok bool) {
-	u, err := base.Parse(strings.TrimSpace(string(data)))
-	if err != nil || !transport.SameOrigin(u, base) {
-		return "", false
-	}
+// endpoint takes the message endpoint an endpoint event announced (on
+// the upstream's origin: announce checked it), and returns its key.
+func (w *wayBack) endpoint(u *url.URL) (legacy string) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.url, w.legacy = u, legacyKey(u)
-	w.mu.Unlock()
-	return w.legacy, true
+	return w.legacy
 }
 
 // legacyKey names an HTTP+SSE message endpoint: its path and query.
