@@ -2,25 +2,20 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpi-dev/mcpi/internal/bounds"
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/load"
+	"github.com/mcpi-dev/mcpi/internal/loadmcp"
 	"github.com/mcpi-dev/mcpi/internal/loadreport"
-	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
-	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
 // BenchOptions are the input of `mcpi bench`.
@@ -187,12 +182,6 @@ func parseShare(s string) (float64, error) {
 	return v, nil
 }
 
-// benchConn is one connection of the run, with what it heard.
-type benchConn struct {
-	c *session.Client
-	h *collection.Handler // a collection's answers
-}
-
 // benchRun runs the load and reports, and says an error that stopped it
 // redacted: with --json, as the one document.
 func benchRun(ctx context.Context, opts *BenchOptions) error {
@@ -223,15 +212,15 @@ func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) 
 				return err
 			}
 		}
-		if opts.Connections == connectionsOne && opts.Concurrency > 1 && answersAny(file) {
+		if opts.Connections == connectionsOne && opts.Concurrency > 1 && loadmcp.Answers(file) {
 			return flagErrorf("%s answers the server's requests (answers:): with more than one worker, give --connections per-worker, so that each answer goes to the worker whose step was asked", opts.Collection)
 		}
 	}
-	heard := &benchHeard{}
+	heard := &loadmcp.Heard{}
 	run := opts.newRun()
 	hooks := func() (connHooks, *collection.Handler) {
 		h := run.collectionHandler()
-		hk := connHooks{notified: heard.notified, warned: heard.warned}
+		hk := connHooks{notified: heard.Notified, warned: heard.Warned}
 		if file != nil {
 			hk.handler = h
 		}
@@ -239,10 +228,10 @@ func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) 
 	}
 	hk, h := hooks()
 	return run.with(ctx, hk, func(run *connRun) error {
-		conns := []benchConn{{c: run.client, h: h}}
+		conns := []loadmcp.Conn{{Client: run.client, Answers: h}}
 		defer func() {
 			for _, bc := range conns[1:] {
-				bc.c.Close()
+				bc.Client.Close()
 			}
 		}()
 		if opts.Connections == connectionsPerWorker {
@@ -252,13 +241,13 @@ func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) 
 				if err != nil {
 					return fmt.Errorf("connection %d of %d: %w", len(conns)+1, opts.Concurrency, err)
 				}
-				conns = append(conns, benchConn{c: c, h: h})
+				conns = append(conns, loadmcp.Conn{Client: c, Answers: h})
 			}
 		}
 		var steps []load.Step
 		var err error
 		if file != nil {
-			steps = collectionSteps(opts, file, conns, red)
+			steps = loadmcp.CollectionSteps(file, opts.Concurrency, conns, opts.env, red)
 		} else if steps, err = toolSteps(ctx, opts, conns); err != nil {
 			return err
 		}
@@ -266,19 +255,10 @@ func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) 
 	})
 }
 
-func answersAny(file *collection.File) bool {
-	for _, s := range file.Steps {
-		if s.Answers != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // toolSteps is the iteration of one tool call: its arguments coerced and
 // checked once, as mcpi call does.
-func toolSteps(ctx context.Context, opts *BenchOptions, conns []benchConn) ([]load.Step, error) {
-	tool, err := opts.findTool(ctx, conns[0].c, opts.Tool)
+func toolSteps(ctx context.Context, opts *BenchOptions, conns []loadmcp.Conn) ([]load.Step, error) {
+	tool, err := opts.findTool(ctx, conns[0].Client, opts.Tool)
 	if err != nil {
 		return nil, err
 	}
@@ -286,159 +266,5 @@ func toolSteps(ctx context.Context, opts *BenchOptions, conns []benchConn) ([]lo
 	if err != nil {
 		return nil, err
 	}
-	params := mcp.CallToolParams{Name: opts.Tool, Arguments: args}
-	do := func(ctx context.Context, worker int) load.Outcome {
-		c := conns[worker%len(conns)].c
-		raw, err := c.CallToolRaw(ctx, params, nil)
-		if err != nil {
-			return outcomeOf(c, err)
-		}
-		if succeeded(raw) {
-			return load.Outcome{}
-		}
-		var res struct {
-			IsError bool          `json:"isError"`
-			Content []mcp.Content `json:"content"`
-		}
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return load.Outcome{Kind: load.Invalid, Message: "the result is not a CallToolResult: " + err.Error()}
-		}
-		if res.IsError {
-			return load.Outcome{Kind: load.ToolError, Message: contentText(res.Content)}
-		}
-		return load.Outcome{}
-	}
-	return []load.Step{{Name: "call " + opts.Tool, Do: do}}, nil
-}
-
-// contentText is a result's text blocks, for an error's example.
-// succeeded reports, without decoding it, that a CallToolResult is no
-// error: its isError absent or false, its content an array. Any other
-// result (an error, or one that cannot be told this way) is decoded.
-func succeeded(raw []byte) bool {
-	isErr, ok := mcp.MemberRaw(raw, "isError")
-	if !ok || (isErr != nil && string(isErr) != "false") {
-		return false
-	}
-	content, ok := mcp.MemberRaw(raw, "content")
-	return ok && len(content) > 0 && content[0] == '['
-}
-
-func contentText(blocks []mcp.Content) string {
-	var b strings.Builder
-	for _, c := range blocks {
-		if c.Type == "text" {
-			b.WriteString(c.Text)
-			if b.Len() > bounds.MaxText {
-				break
-			}
-		}
-	}
-	return b.String()
-}
-
-// collectionSteps is the iteration of a collection: its steps in order,
-// each worker with its own captures.
-func collectionSteps(opts *BenchOptions, file *collection.File, conns []benchConn, red *record.Redactor) []load.Step {
-	runners := make([]*collection.Runner, opts.Concurrency)
-	for w := range runners {
-		bc := conns[w%len(conns)]
-		runners[w] = collection.NewRunner(bc.c, bc.h, opts.env, red.String)
-	}
-	steps := make([]load.Step, len(file.Steps))
-	for i := range file.Steps {
-		written := &file.Steps[i]
-		steps[i] = load.Step{Name: written.Title(), Do: func(ctx context.Context, worker int) load.Outcome {
-			r := runners[worker]
-			if i == 0 {
-				clear(r.Vars.Captures)
-			}
-			rep, err := r.Step(ctx, written)
-			var out load.Outcome
-			if err != nil {
-				out = outcomeOf(r.Client, err)
-			} else {
-				out = stepOutcome(rep)
-			}
-			out.Message = red.Text(out.Message)
-			return out
-		}}
-	}
-	return steps
-}
-
-// stepOutcome classifies a collection step's report.
-func stepOutcome(rep collection.StepReport) load.Outcome {
-	if rep.OK {
-		// An error the step expected is a pass.
-		return load.Outcome{}
-	}
-	var re *session.RPCError
-	if errors.As(rep.RPCErr, &re) {
-		return load.Outcome{Kind: load.RPC, Code: re.Code, Message: re.Error()}
-	}
-	kind := load.Expectation
-	for _, f := range rep.Failures {
-		if f.Path == "isError" {
-			kind = load.ToolError
-		}
-	}
-	return load.Outcome{Kind: kind, Message: rep.Failures[0].Message}
-}
-
-// outcomeOf classifies a failed request; a connection that is gone ends
-// the run (every later call on it would fail at once).
-func outcomeOf(c *session.Client, err error) load.Outcome {
-	var re *session.RPCError
-	switch {
-	case errors.As(err, &re):
-		return load.Outcome{Kind: load.RPC, Code: re.Code, Message: re.Error()}
-	case exitCodeFor(err) == ExitTimeout:
-		return load.Outcome{Kind: load.Timeout, Message: err.Error()}
-	}
-	// A request that failed because the server went away often fails a
-	// moment before the connection knows it has ended: give it that
-	// moment, or every worker goes on failing at once until it does.
-	timer := time.NewTimer(goneWait)
-	defer timer.Stop()
-	select {
-	case <-c.Done():
-		if end := c.Err(); end != nil && !errors.Is(err, session.ErrDisconnected) {
-			err = end // why it ended (the exit status, stderr), not a write's failure
-		}
-		return load.Outcome{Kind: load.Transport, Message: err.Error(), Fatal: err}
-	case <-timer.C:
-	}
-	return load.Outcome{Kind: load.Transport, Message: err.Error()}
-}
-
-// goneWait is how long a failed request waits to learn whether its
-// connection ended.
-const goneWait = 500 * time.Millisecond
-
-// benchHeard counts what the server sent besides answers: notifications,
-// and the warnings about its frames, each kind said once at the end.
-type benchHeard struct {
-	notifications atomic.Int64
-	mu            sync.Mutex
-	warnings      map[string]int64
-	order         []string
-}
-
-func (b *benchHeard) notified(session.Notification) { b.notifications.Add(1) }
-
-func (b *benchHeard) warned(w session.Warning) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.warnings == nil {
-		b.warnings = map[string]int64{}
-	}
-	k := bounds.Clip(oneLine(w.Message))
-	if _, ok := b.warnings[k]; !ok && len(b.warnings) >= load.MaxKinds {
-		k = "other warnings"
-	}
-	if _, ok := b.warnings[k]; !ok {
-		b.order = append(b.order, k)
-	}
-	b.warnings[k]++
+	return loadmcp.ToolSteps(opts.Tool, args, conns), nil
 }

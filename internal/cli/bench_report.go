@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/load"
+	"github.com/mcpi-dev/mcpi/internal/loadmcp"
 	"github.com/mcpi-dev/mcpi/internal/loadreport"
 	"github.com/mcpi-dev/mcpi/internal/record"
 )
 
 // runLoad runs the steps under the flags' load, with a progress line on a
 // terminal, and reports.
-func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *benchHeard, red *record.Redactor) error {
+func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *loadmcp.Heard, red *record.Redactor) error {
 	cfg := load.Config{Workers: opts.Concurrency, Count: opts.Count, Duration: opts.Duration, Rate: opts.Rate, Clock: opts.clock}
 	if opts.IO.StderrTTY {
 		cfg.Progress = func(s load.Snapshot) {
@@ -36,7 +37,7 @@ func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *
 	} else {
 		loadreport.Print(opts.IO.Out, doc, len(steps) > 1)
 	}
-	heard.sayWarnings(opts.IO, red)
+	heard.SayWarnings(opts.IO.ErrOut, red)
 	switch {
 	case res.Aborted != nil:
 		what := "the run ended early: " + oneLine(doc.Aborted.String())
@@ -56,25 +57,11 @@ func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *
 
 // benchDocument is the report of res; what the server or the run said
 // crosses red.
-func benchDocument(opts *BenchOptions, res *load.Result, heard *benchHeard, red *record.Redactor) loadreport.Doc {
+func benchDocument(opts *BenchOptions, res *load.Result, heard *loadmcp.Heard, red *record.Redactor) loadreport.Doc {
 	what := "call " + opts.Tool
 	if opts.Collection != "" {
 		what = opts.Collection
 	}
 	run := loadreport.Run{What: what, Workers: opts.Concurrency, Connections: opts.Connections, Rate: opts.Rate, MaxErrors: opts.MaxErrors}
-	return loadreport.New(run, res, heard.notifications.Load(), red)
-}
-
-// sayWarnings says each kind of warning once, with its count.
-func (b *benchHeard) sayWarnings(ios *IOStreams, red *record.Redactor) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, k := range b.order {
-		n := b.warnings[k]
-		if n == 1 {
-			fmt.Fprintf(ios.ErrOut, "warning: %s\n", red.Clean(k))
-		} else {
-			fmt.Fprintf(ios.ErrOut, "warning (%s times): %s\n", loadreport.Count(n), red.Clean(k))
-		}
-	}
+	return loadreport.New(run, res, heard.Notifications(), red)
 }

@@ -33,6 +33,7 @@ var (
 		"internal/watch":       {"internal/bounds"},
 		"internal/load":        {"internal/bounds"},
 		"internal/loadreport":  {"internal/load", "internal/record", "internal/safetext"},
+		"internal/loadmcp":     {"internal/bounds", "internal/collection", "internal/load", "internal/loadreport", "internal/mcp", "internal/record", "internal/safetext", "internal/session"},
 		"internal/cmdutil":     {},
 		"internal/query":       {},
 		"internal/eras":        {},
