@@ -4,18 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/check"
-	"github.com/mcpi-dev/mcpi/internal/check/doctor"
+	"github.com/mcpi-dev/mcpi/internal/check/matrix"
 	"github.com/mcpi-dev/mcpi/internal/config"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
-	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
@@ -35,24 +31,6 @@ func (opts *CheckOptions) checkAllFlags(cmd *cobra.Command, args []string) error
 	return opts.validateHosts()
 }
 
-// serverCheck is one server's line of check --all.
-type serverCheck struct {
-	Name    string `json:"name"`
-	Source  string `json:"source"`
-	Target  string `json:"target"`
-	Outcome string `json:"outcome"` // checked, unreachable, environment, skipped
-	Reason  string `json:"reason,omitempty"`
-	// Errors, Warnings and Notes count the findings of a checked server.
-	Errors   int                 `json:"errors"`
-	Warnings int                 `json:"warnings"`
-	Notes    int                 `json:"notes"`
-	Hosts    []check.HostVerdict `json:"hosts,omitempty"`
-	// Report is the server's whole report; Connection the doctor's
-	// checklist of one that could not be reached.
-	Report     *check.Report  `json:"report,omitempty"`
-	Connection *doctor.Report `json:"connection,omitempty"`
-}
-
 // checkAllRun checks every configured server, one at a time: it says
 // what it will start before it starts anything, and ends with the
 // server × host matrix.
@@ -66,9 +44,9 @@ func checkAllRun(ctx context.Context, opts *CheckOptions) error {
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "mcpi check --all: %d server(s), one at a time:\n", len(servers))
 	for _, s := range servers {
-		fmt.Fprintf(opts.IO.ErrOut, "  %s (%s): %s\n", sanitize(s.Name, false), s.Source, sanitize(serverTarget(s), false))
+		fmt.Fprintf(opts.IO.ErrOut, "  %s (%s): %s\n", sanitize(s.Name, false), s.Source, sanitize(matrix.Target(s), false))
 	}
-	var results []serverCheck
+	var results []matrix.Line
 	for _, s := range servers {
 		if ctx.Err() != nil {
 			break
@@ -84,53 +62,15 @@ func checkAllRun(ctx context.Context, opts *CheckOptions) error {
 			return err
 		}
 	} else {
-		writeMatrix(opts.IO.Out, results, opts.Target.Config)
+		matrix.Write(opts.IO.Out, results, opts.Target.Config)
 	}
 	return allExit(results)
 }
 
-// serverRedactor redacts what a configured server's entry holds secret:
-// the values of its env that look secret, and its headers'.
-func serverRedactor(s config.Server) *record.Redactor {
-	var secrets []string
-	for k, v := range s.Env {
-		if record.IsSecretEnv(k, v) {
-			secrets = append(secrets, v)
-		}
-	}
-	for _, v := range s.Headers {
-		secrets = append(secrets, v)
-	}
-	return record.NewRedactor(secrets)
-}
-
-// serverTarget describes a configured server without its secrets: the
-// command and its arguments, or the URL.
-func serverTarget(s config.Server) string {
-	r := serverRedactor(s)
-	if s.URL != "" {
-		return r.URL(s.URL)
-	}
-	return strings.Join(r.Args(append([]string{s.Command}, s.Args...)), " ")
-}
-
-// redact takes the entry's secrets out of what check --all says of a
-// server that could not be checked: its reason and the doctor's steps.
-func (res *serverCheck) redact(s config.Server) {
-	r := serverRedactor(s)
-	res.Reason = r.Text(res.Reason)
-	if c := res.Connection; c != nil {
-		c.Target = res.Target
-		for i := range c.Steps {
-			c.Steps[i].Detail = r.Text(c.Steps[i].Detail)
-		}
-	}
-}
-
 // checkOne checks one configured server, as mcpi check --server NAME
 // --config SOURCE would, and says how it went.
-func (opts *CheckOptions) checkOne(ctx context.Context, s config.Server) serverCheck {
-	res := serverCheck{Name: s.Name, Source: s.Source, Target: serverTarget(s)}
+func (opts *CheckOptions) checkOne(ctx context.Context, s config.Server) matrix.Line {
+	res := matrix.Line{Name: s.Name, Source: s.Source, Target: matrix.Target(s)}
 	switch {
 	case s.Err != nil:
 		res.Outcome, res.Reason = "skipped", oneLine(s.Err.Error())
@@ -164,11 +104,11 @@ func (opts *CheckOptions) checkOne(ctx context.Context, s config.Server) serverC
 		if diag.code == ExitEnvironment {
 			res.Outcome = "environment"
 		}
-		res.redact(s)
+		res.Redact(s)
 		return res
 	case err != nil:
 		res.Outcome, res.Reason = "skipped", oneLine(err.Error())
-		res.redact(s)
+		res.Redact(s)
 		return res
 	}
 	res.Outcome, res.Report, res.Hosts = "checked", rep, rep.Hosts
@@ -179,63 +119,10 @@ func (opts *CheckOptions) checkOne(ctx context.Context, s config.Server) serverC
 	return res
 }
 
-// verdictMarks are the matrix's cells.
-var verdictMarks = map[string]string{"accepted": "ok", "rejected": "REJECT", "needs rewrite": "rewrite", "unknown": "?"}
-
-// writeMatrix prints one line per server and the server × host matrix;
-// its footer's command for one server names config, the --config FILE
-// the servers came from ("" for the machine's files).
-func writeMatrix(w io.Writer, results []serverCheck, config string) {
-	ids := check.HostIDs()
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "SERVER\tOUTCOME\tE/W/N")
-	for _, id := range ids {
-		fmt.Fprint(tw, "\t"+id)
-	}
-	fmt.Fprintln(tw)
-	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%s\t", sanitize(r.Name, false), r.Outcome)
-		if r.Outcome == "checked" || r.Report != nil {
-			fmt.Fprintf(tw, "%d/%d/%d", r.Errors, r.Warnings, r.Notes)
-		} else {
-			fmt.Fprint(tw, "-")
-		}
-		for _, id := range ids {
-			cell := "-"
-			if i := slices.IndexFunc(r.Hosts, func(h check.HostVerdict) bool { return h.Host == id }); i >= 0 {
-				cell = verdictMarks[r.Hosts[i].Verdict]
-			}
-			fmt.Fprint(tw, "\t"+cell)
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-	for _, r := range results {
-		if r.Reason != "" {
-			fmt.Fprintf(w, "%s: %s\n", sanitize(r.Name, false), oneLine(r.Reason))
-		}
-	}
-	one := "mcpi check --server NAME"
-	if config != "" {
-		one += " --config " + shellWord(config)
-	}
-	fmt.Fprintln(w, "ok: accepted; REJECT: the host rejects a tool (or the request); rewrite: a strict mode needs the schema rewritten; ?: the tools could not be listed. "+one+" shows one server's findings.")
-}
-
-// shellWord is s as one word of a POSIX shell's command line, made safe
-// for a terminal.
-func shellWord(s string) string {
-	s = sanitize(s, false)
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:=+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // allExit is the exit of check --all: 1 when a server has errors (or a
 // host --host names rejects it), else 3 when one could not be reached,
 // else 9 when one's environment failed, else 0.
-func allExit(results []serverCheck) error {
+func allExit(results []matrix.Line) error {
 	worst := ExitOK
 	var what []string
 	for _, r := range results {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/check/matrix"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -82,7 +83,7 @@ func TestCheckAll(t *testing.T) {
 	}
 	for _, tc := range []cliCase{
 		{name: "matrix", args: []string{"check", "--all", "--config", file}, code: ExitConnect,
-			stdout:    []string{"SERVER", "openai-strict", "clean", "long-names", "REJECT", "gone", "unreachable", "off", "skipped", "disabled in", "mcpi check --server NAME --config " + shellWord(file) + " shows one server's findings"},
+			stdout:    []string{"SERVER", "openai-strict", "clean", "long-names", "REJECT", "gone", "unreachable", "off", "skipped", "disabled in", "mcpi check --server NAME --config " + matrix.ShellWord(file) + " shows one server's findings"},
 			stderr:    []string{"4 server(s), one at a time:", "gone (" + file + "): mcpi-no-such-server --token"},
 			notStdout: []string{secret}, progress: true},
 		{name: "a named host rejects", args: []string{"check", "--all", "--config", file, "--host", "openai"}, code: ExitToolError, stdout: []string{"long-names"}, progress: true},
@@ -161,16 +162,6 @@ func TestCheckSaysWhatHappened(t *testing.T) {
 				t.Errorf("stderr: %s", errOut)
 			}
 		})
-	}
-}
-
-// TestShellWord: the footer's --config FILE is one word a shell reads
-// back as the path.
-func TestShellWord(t *testing.T) {
-	for in, want := range map[string]string{"/tmp/mcp.json": "/tmp/mcp.json", "/tmp/my mcp.json": "'/tmp/my mcp.json'", "it's.json": `'it'\''s.json'`} {
-		if got := shellWord(in); got != want {
-			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
-		}
 	}
 }
 

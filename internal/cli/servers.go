@@ -129,25 +129,8 @@ func (t *TargetOptions) useServer(s config.Server) error {
 		env = append(env, k+"="+s.Env[k])
 	}
 	t.Env = append(env, t.Env...) // -e wins
-	t.secrets = append(t.secrets, secretValues(s)...)
+	t.secrets = append(t.secrets, record.ServerSecrets(s)...)
 	return nil
-}
-
-// secretValues are the values of a config entry that must not reach a trace:
-// environment values and header values.
-func secretValues(s config.Server) []string {
-	var out []string
-	for k, v := range s.Env {
-		if record.IsSecretEnv(k, v) {
-			out = append(out, v)
-		}
-	}
-	for _, v := range s.Headers {
-		if len(v) >= 4 {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 func (o *ConnOptions) askInput(ctx context.Context, in config.Input) (string, error) {

@@ -53,6 +53,7 @@ var (
 		"internal/strictyaml":  {},
 		"cmd/mcpi":             {"internal/cli"},
 
+		"internal/check/matrix":      {"internal/check", "internal/check/doctor", "internal/config", "internal/record", "internal/safetext"},
 		"internal/collection/report": {"internal/collection", "internal/record", "internal/safetext"},
 	}
 	forbidden = map[string][]string{

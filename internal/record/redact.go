@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpi-dev/mcpi/internal/config"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -153,6 +154,26 @@ func IsSecretHeader(name string) bool {
 // occurrence of an ordinary word.
 func IsSecretEnv(name, value string) bool {
 	return IsSecretName(name) || len(value) >= minSecretEnvLen
+}
+
+// ServerSecrets are the values a configured server's entry holds secret:
+// its environment's values that look secret (IsSecretEnv) and its
+// headers' values, each also without its scheme ("Bearer TOKEN" is
+// TOKEN too, as a failure may quote it alone).
+func ServerSecrets(s config.Server) []string {
+	var out []string
+	for k, v := range s.Env {
+		if IsSecretEnv(k, v) {
+			out = append(out, v)
+		}
+	}
+	for _, v := range s.Headers {
+		out = append(out, v)
+		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			out = append(out, strings.TrimSpace(cred))
+		}
+	}
+	return out
 }
 
 // IsSecretName reports whether the name of an environment variable says

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/config"
 	"github.com/mcpi-dev/mcpi/internal/record/redacttest"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -281,5 +283,18 @@ func TestSecretNames(t *testing.T) {
 		if got := IsSecretName(name); got != want {
 			t.Errorf("IsSecretName(%s) = %v", name, got)
 		}
+	}
+}
+
+// A configured server's secrets: its secret-looking environment values
+// and its headers' values, with and without their scheme.
+func TestServerSecrets(t *testing.T) {
+	s := config.Server{Env: map[string]string{"API_KEY": "k-123456", "DEBUG": "1"},
+		Headers: map[string]string{"Authorization": "Bearer tok-abcdef", "X-Team": "blue"}}
+	got := ServerSecrets(s)
+	slices.Sort(got)
+	want := []string{"Bearer tok-abcdef", "blue", "k-123456", "tok-abcdef"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ServerSecrets = %q, want %q", got, want)
 	}
 }
