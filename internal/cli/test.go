@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,12 +11,9 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/collection/report"
-	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
-	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/save"
-	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // TestOptions are the input of `mcpi test`.
@@ -183,7 +179,7 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *rep
 		}
 	}()
 	full := opts.IO.Path(path)
-	data, file, err := readCollection(full)
+	data, file, err := collection.ReadWithData(full)
 	if err != nil {
 		rep.Unreadable = true
 		return rep, &FlagError{Err: err}
@@ -203,7 +199,7 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *rep
 		if o.Held != nil {
 			// The session answers roots/list: a step's roots are its own
 			// while the step runs.
-			r.Roots = sessionRoots{o.Held}
+			r.Roots = o.Held
 		}
 		for i := range file.Steps {
 			s, err := r.Step(ctx, &file.Steps[i])
@@ -220,68 +216,12 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *rep
 	if err == nil && opts.Update {
 		// A snapshot that cannot be written is the file's error; its
 		// steps are still reported.
-		rep.Updated, err = updateSnapshots(opts, full, data, file, steps, red)
+		rep.Updated, err = collection.UpdateSnapshots(opts.IO.ErrOut, full, data, file, steps, red)
+		if err != nil {
+			err = &FlagError{Err: fmt.Errorf("--update: %w", err)}
+		}
 	}
 	return rep, err
-}
-
-// readCollection reads a collection file, keeping its text for --update.
-func readCollection(path string) ([]byte, *collection.File, error) {
-	data, err := collection.ReadData(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	file, err := collection.Parse(data)
-	if err != nil {
-		// The report names the file.
-		return nil, nil, err
-	}
-	return data, file, nil
-}
-
-// updateSnapshots writes the snapshots that changed into the file (in
-// place, atomically) and says what changed; it marks those steps passed
-// when the snapshot was their only failure.
-func updateSnapshots(opts *TestOptions, path string, data []byte, file *collection.File, steps []collection.StepReport, red *record.Redactor) (int, error) {
-	texts := map[int]string{}
-	for i := range steps {
-		s := &steps[i]
-		if s.Text == nil || !collection.SnapshotFailed(s.Failures) {
-			continue
-		}
-		if red.Holds(*s.Text) {
-			s.Failures = append(s.Failures, collection.Failure{Path: "snapshot",
-				Message: "snapshot: the result's text holds a secret of the environment: not written into the file"})
-			continue
-		}
-		texts[i] = *s.Text
-	}
-	if len(texts) == 0 {
-		return 0, nil
-	}
-	out, err := collection.Update(data, file, texts)
-	if err != nil {
-		return 0, &FlagError{Err: fmt.Errorf("--update: %s: %w", file.Path, err)}
-	}
-	if err := save.Replace(path, out); err != nil {
-		return 0, &FlagError{Err: fmt.Errorf("--update: %s: %w", file.Path, err)}
-	}
-	for i := range texts {
-		s := &steps[i]
-		old := file.Steps[i].Expect.Snapshot
-		fmt.Fprintf(opts.IO.ErrOut, "%s:%d: snapshot of %s updated\n", red.Clean(file.Path), file.Steps[i].Line, sanitize(red.String(s.Name), false))
-		for _, l := range collection.SnapshotDiff(old, texts[i]) {
-			fmt.Fprintf(opts.IO.ErrOut, "    %s\n", red.Clean(l))
-		}
-		var rest []collection.Failure
-		for _, f := range s.Failures {
-			if f.Path != "snapshot" {
-				rest = append(rest, f)
-			}
-		}
-		s.Failures, s.Updated, s.OK = rest, true, len(rest) == 0
-	}
-	return len(texts), nil
 }
 
 // fileTarget sets the target to the server the file names, unless the
@@ -291,45 +231,4 @@ func (opts *TestOptions) fileTarget(file *collection.File) error {
 		return nil
 	}
 	return opts.Target.fromCollection(file, opts.env)
-}
-
-// sessionRoots makes a step's roots a live session's while it runs, and
-// sees, on the session's wire, the server answered with them.
-type sessionRoots struct{ h *daemon.Held }
-
-func (s sessionRoots) UseRoots(roots []mcp.Root) (<-chan struct{}, func()) {
-	old := s.h.Roots()
-	tail := s.h.Hub().Subscribe(true)
-	s.h.SetRoots(roots)
-	asked, stop := make(chan struct{}), make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tail.Ready():
-			}
-			for e, ok := tail.TryPop(); ok; e, ok = tail.TryPop() {
-				if e.Kind == "frame" && e.Dir == transport.Outgoing.String() && answersRoots(e.Frame) {
-					close(asked)
-					return
-				}
-			}
-		}
-	}()
-	return asked, func() {
-		close(stop)
-		s.h.Hub().Unsubscribe(tail)
-		s.h.SetRoots(old)
-	}
-}
-
-// answersRoots says whether a frame mcpi sent answers roots/list.
-func answersRoots(frame []byte) bool {
-	var m struct {
-		Result *struct {
-			Roots json.RawMessage `json:"roots"`
-		} `json:"result"`
-	}
-	return json.Unmarshal(frame, &m) == nil && m.Result != nil && m.Result.Roots != nil
 }

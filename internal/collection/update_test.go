@@ -1,8 +1,12 @@
 package collection
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/record"
 )
 
 const snapFile = `# the demo server, snapshots
@@ -232,5 +236,46 @@ func TestAppendNewFileNamesItsServer(t *testing.T) {
 		if !strings.Contains(string(out), "snapshot: |-\n") || *f.Steps[0].Expect.Snapshot != text {
 			t.Errorf("the snapshot is no block, or reads back wrong:\n%s", out)
 		}
+	}
+}
+
+// UpdateSnapshots writes the changed snapshots into the file, says what
+// changed, passes the steps whose only failure was the snapshot, and
+// never writes a text that holds a secret.
+func TestUpdateSnapshots(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte(snapFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, f, err := ReadWithData(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Path = path
+	text := func(s string) *string { return &s }
+	snapFail := []Failure{{Path: "snapshot", Message: "snapshot differs"}}
+	steps := []StepReport{
+		{Name: "prompt greet", Text: text("Hello, Ada!\nHow are you?"), Failures: snapFail},
+		{Name: "call echo", Outcome: Outcome{OK: true}},
+		{Name: "call add", Text: text(`{"sum":5}`), Failures: append([]Failure{{Path: "isError", Message: "isError"}}, snapFail...)},
+		{Name: "read demo://x", Text: text("key sk-secret-1234"), Failures: snapFail},
+	}
+	var said strings.Builder
+	n, err := UpdateSnapshots(&said, path, data, f, steps, record.NewRedactor([]string{"sk-secret-1234"}))
+	if err != nil || n != 2 {
+		t.Fatalf("UpdateSnapshots = %d, %v; want 2 written", n, err)
+	}
+	written, _ := os.ReadFile(path)
+	if !strings.Contains(string(written), "How are you?") || !strings.Contains(string(written), `{\"sum\":5}`) || strings.Contains(string(written), "sk-secret") {
+		t.Errorf("the file now:\n%s", written)
+	}
+	if !steps[0].OK || !steps[0].Updated || steps[2].OK || !steps[2].Updated || steps[3].OK || steps[3].Updated {
+		t.Errorf("steps: %+v", steps)
+	}
+	if last := steps[3].Failures[len(steps[3].Failures)-1]; !strings.Contains(last.Message, "holds a secret") {
+		t.Errorf("the secret's step: %+v", steps[3].Failures)
+	}
+	if out := said.String(); !strings.Contains(out, "snapshot of prompt greet updated") || !strings.Contains(out, "How are you?") || strings.Contains(out, "sk-secret") {
+		t.Errorf("said:\n%s", out)
 	}
 }

@@ -46,7 +46,7 @@ var (
 		"internal/intercept":   {"internal/bounds", "internal/query", "internal/rows", "internal/safetext", "internal/transport"},
 		"internal/attach":      {"internal/bounds", "internal/intercept", "internal/live", "internal/transport"},
 		"internal/otlp":        {"internal/genai", "internal/mcp", "internal/record", "internal/transport", "internal/bounds", "internal/safetext", "internal/tracectx"},
-		"internal/collection":  {"internal/schema", "internal/mcp", "internal/safetext", "internal/roots", "internal/session", "internal/daemon"},
+		"internal/collection":  {"internal/schema", "internal/mcp", "internal/safetext", "internal/roots", "internal/session", "internal/daemon", "internal/record", "internal/save"},
 		"internal/apps":        {"internal/mcp"},
 		"internal/apphost":     {"internal/apps", "internal/bounds", "internal/browser", "internal/mcp", "internal/safetext", "internal/session", "internal/transport"},
 		"internal/llm":         {"internal/bounds", "internal/safetext", "internal/strictyaml", "internal/transport"},
