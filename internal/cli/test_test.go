@@ -294,3 +294,22 @@ func TestDocsExamplePasses(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// In a live session a step's answered roots are the session's while the
+// step runs (the server asks the session), and the session's own roots
+// come back after it.
+func TestTestInSessionLendsItsRoots(t *testing.T) {
+	t.Parallel()
+	dir := liveDir(t)
+	root := t.TempDir()
+	startSession(t, dir, "rt", peerArgs("demo")...)
+	path := writeCollection(t, "steps:\n  - call: list_roots\n    answers: {roots: [\""+root+"\"]}\n    expect: {text: {contains: \"1 root(s)\"}}\n")
+	code, out, errOut := runLive(t, dir, nil, "test", path, "--session", "rt")
+	if code != ExitOK || !strings.Contains(out, "ok   call list_roots") {
+		t.Fatalf("test in the session: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runLive(t, dir, nil, "roots", "--session", "rt", "--json")
+	if code != ExitOK || strings.Contains(out, root) {
+		t.Fatalf("the session's roots after the step: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
