@@ -1,23 +1,18 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
-	"github.com/mcpi-dev/mcpi/internal/schema"
+	"github.com/mcpi-dev/mcpi/internal/shellcomp"
 )
 
 // completions runs mcpi __complete ARGS in-process with the runtime
@@ -95,8 +90,8 @@ func TestCompleteCommaLists(t *testing.T) {
 	var walk func(path []string, c *cobra.Command)
 	walk = func(path []string, c *cobra.Command) {
 		c.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
-			values := flagValues(c, fl.Name)
-			if !commaList(fl) || len(values) < 2 {
+			values := shellcomp.FlagValues(c, fl.Name)
+			if !strings.HasSuffix(fl.Value.Type(), "Slice") || len(values) < 2 { // pflag's slice flags take comma lists
 				return
 			}
 			lists++
@@ -116,45 +111,6 @@ func TestCompleteCommaLists(t *testing.T) {
 	}
 	if lists == 0 {
 		t.Error("no comma-list flag found: the test tests nothing")
-	}
-}
-
-// An argument whose values the tool's schema closes completes with them:
-// an enum (a titled one too), a const, a boolean; as JSON after :=.
-func TestCompleteArgValues(t *testing.T) {
-	t.Parallel()
-	input, err := schema.Compile(json.RawMessage(`{"type":"object","properties":{
-		"location":{"type":"string","enum":["New York","Chicago","Los Angeles","Paris"]},
-		"size":{"type":"string","oneOf":[{"const":"s","title":"Small"},{"const":"m","title":"Medium"}]},
-		"mode":{"const":"fast"},
-		"on":{"type":"boolean"},
-		"level":{"type":"integer","enum":[1,2]},
-		"path":{"type":"string"},
-		"tags":{"type":"array","items":{"type":"string","enum":["a","b"]}}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		typed     string
-		want      []string
-		directive cobra.ShellCompDirective
-	}{
-		{"location=", []string{"location=New York", "location=Chicago", "location=Los Angeles", "location=Paris"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
-		{"location=P", []string{"location=Paris"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
-		{"size=", []string{"size=s", "size=m"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
-		{"mode=", []string{"mode=fast"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
-		{"on=", []string{"on=true", "on=false"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
-		{"on:=t", []string{"on:=true"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
-		{"level=", []string{"level=1", "level=2"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
-		{"size:=", []string{`size:="s"`, `size:="m"`}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder},
-		{"path=", nil, cobra.ShellCompDirectiveDefault},
-		{"tags=", nil, cobra.ShellCompDirectiveDefault},
-		{"nosuch=", nil, cobra.ShellCompDirectiveDefault},
-	} {
-		got, directive := argValueCompletions(input, tc.typed)
-		if !slices.Equal(got, tc.want) || directive != tc.directive {
-			t.Errorf("%s<TAB>: %q %d, want %q %d", tc.typed, got, directive, tc.want, tc.directive)
-		}
 	}
 }
 
@@ -250,40 +206,6 @@ func TestCompleteSkipsHostileNames(t *testing.T) {
 	_, out, _ := runLive(t, dir, nil, "__complete", "call", "--session", "evil", "")
 	if strings.ContainsAny(out, "\x1b\a\u202e") || strings.Contains(out, "evil") {
 		t.Errorf("a hostile tool name was offered: %q", out)
-	}
-}
-
-// A daemon that does not answer holds a completion no longer than its
-// clock, and no session is started.
-func TestCompletionNeverWaits(t *testing.T) {
-	t.Parallel()
-	dir := liveDir(t)
-	ln, err := live.Listen(dir, "stuck")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		var held []net.Conn // read nothing, answer nothing
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				for _, c := range held {
-					c.Close()
-				}
-				return
-			}
-			held = append(held, c)
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	code, out, errOut := runLive(t, dir, ctx, "__complete", "call", "--session", "stuck", "")
-	if ctx.Err() != nil {
-		t.Fatalf("the completion waited for the test's own deadline")
-	}
-	if code != ExitOK || out != ":4\n" {
-		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
 

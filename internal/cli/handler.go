@@ -295,6 +295,3 @@ func (h *cliHandler) elicitURL(ctx context.Context, req *mcp.ElicitParams) (*mcp
 	}
 	return &mcp.ElicitResult{Action: mcp.ElicitDecline}, nil
 }
-
-// splitPair is schema.SplitPair, by the name shell completion knows.
-func splitPair(pair string) (key, text string, isJSON bool) { return schema.SplitPair(pair) }

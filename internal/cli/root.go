@@ -15,6 +15,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/cmdutil"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
+	"github.com/mcpi-dev/mcpi/internal/shellcomp"
 )
 
 // Version is mcpi's version, set at link time.
@@ -205,7 +206,7 @@ func commandFor(f *Factory, args []string) string {
 	if len(args) == 1 && args[0] == "--version" {
 		return noCommand
 	}
-	if completing(args) && len(args) > 2 {
+	if shellcomp.Requested(args) && len(args) > 2 {
 		return commandFor(f, args[1:])
 	}
 	if len(args) == 0 || args[0] == "completion" {
@@ -234,8 +235,8 @@ func run(ctx context.Context, f *Factory, args []string) ExitCode {
 	f.Args = args
 	defer f.IO.Flush()
 	root := newCmdRoot(f, commandFor(f, args))
-	if completing(args) {
-		addCompletions(f, root)
+	if shellcomp.Requested(args) {
+		shellcomp.Register(root, f.completionSources())
 	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)

@@ -55,6 +55,9 @@ var (
 
 		"internal/check/matrix":      {"internal/check", "internal/check/doctor", "internal/config", "internal/record", "internal/safetext"},
 		"internal/collection/report": {"internal/collection", "internal/record", "internal/safetext"},
+
+		"internal/shellcomp": {"internal/attach", "internal/auth", "internal/bounds", "internal/chat", "internal/check", "internal/cmdutil", "internal/config",
+			"internal/live", "internal/llm", "internal/loadreport", "internal/mcp", "internal/query", "internal/safetext", "internal/schema", "internal/session"},
 	}
 	forbidden = map[string][]string{
 		"internal/record":       {"internal/session", "internal/cli", "internal/tui"},
@@ -86,6 +89,7 @@ var (
 		"internal/llm":       {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/chat":      {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/eval":      {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
+		"internal/shellcomp": {"charm.land/", "golang.org/x/term"}, // cobra's completions, no terminal
 	}
 )
 
