@@ -39,7 +39,7 @@ var allowedWaits = map[site]struct {
 	"internal/check/apps.go:run.listedResources":               {1, "one resources/list under the check's --timeout"},
 	"internal/check/apps.go:run.appResource":                   {1, "one resources/read under the check's --timeout"},
 	"internal/apphost/host.go:Host.Close":                      {1, "the App host's 1 s shutdown"},
-	"internal/cli/bench.go:outcomeOf":                          {1, "goneWait (0.5 s): the moment a failed request waits for its connection to say it ended"},
+	"internal/loadmcp/loadmcp.go:Outcome":                      {1, "goneWait (0.5 s): the moment a failed request waits for its connection to say it ended"},
 	"internal/collection/runner.go:Runner.useRoots":            {1, "rootsWait (0.5 s): the wait for a legacy server to ask for the roots a step changed"},
 	"internal/tui/chatpane/pane.go:Pane.send":                  {1, "the chat's events: 64 a channel, its sender held until the pane reads (the model's stream is bounded by internal/llm)"},
 	"internal/check/check.go:run.probe":                        {1, "one probe under the check's --timeout"},
