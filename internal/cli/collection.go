@@ -122,5 +122,5 @@ func (t *TargetOptions) fromCollection(file *collection.File, env func(string) (
 // collectionHandler answers the server's requests with a step's answers,
 // and otherwise as the command's flags say.
 func (r *connRun) collectionHandler() *collection.Handler {
-	return &collection.Handler{Fallback: &cliHandler{r: r, say: r.sayer(), rootsAsked: make(chan struct{})}, WorkDir: r.IO.WorkDir()}
+	return &collection.Handler{Fallback: r.handler(r.sayer()), WorkDir: r.IO.WorkDir()}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/answer"
 	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -225,14 +226,14 @@ func (r *connRun) open(ctx context.Context, hk connHooks) (*session.Client, erro
 		return nil, err
 	}
 	r.tapSampling(tap)
-	ch := &cliHandler{r: r, say: say, rootsAsked: make(chan struct{})}
+	ch := r.handler(say)
 	c, err := r.Target.connect(ctx, r.sessionOptions(hk, ch, say), tap)
 	if err != nil {
 		return nil, err
 	}
 	r.noteSession(c)
 	if len(r.roots) > 0 && hk.handler == nil && c.Era() == session.EraLegacy {
-		r.awaitRoots(ctx, c, ch.rootsAsked)
+		r.awaitRoots(ctx, c, ch.RootsAsked())
 	}
 	return c, nil
 }
@@ -282,7 +283,7 @@ func (r *connRun) connTap(hk connHooks) (transport.Tap, error) {
 
 // sessionOptions are the session's handler (the CLI's, ch, unless the
 // hooks have one), warnings and notifications.
-func (r *connRun) sessionOptions(hk connHooks, ch *cliHandler, say func(format string, args ...any)) session.Options {
+func (r *connRun) sessionOptions(hk connHooks, ch *answer.Handler, say func(format string, args ...any)) session.Options {
 	var handler session.Handler = ch
 	if hk.handler != nil {
 		handler = hk.handler

@@ -74,28 +74,6 @@ func (r *connRun) tapSampling(tap transport.Tap) {
 	}
 }
 
-// SampleWith answers sampling with the model a step of mcpi test names
-// (answers: {sampling: {model: PROVIDER:MODEL}}): one provider per spec,
-// made when first named.
-func (h *cliHandler) SampleWith(ctx context.Context, spec string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	h.modelsMu.Lock()
-	s, ok := h.models[spec]
-	if !ok {
-		var err error
-		if s, err = h.r.newSampler(spec, h.r.samplingTap); err != nil {
-			h.modelsMu.Unlock()
-			return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "sampling: " + err.Error()}
-		}
-		if h.models == nil {
-			h.models = map[string]*chat.Sampler{}
-		}
-		h.models[spec] = s
-	}
-	h.modelsMu.Unlock()
-	h.r.verbose("answering sampling/createMessage with %s (the step's answers)", spec)
-	return s.CreateMessage(ctx, req)
-}
-
 // sessionSampler is how a live session's daemon answers the sampling
 // requests no command answers and no person answers first: with
 // session start's --sampling-model (nil without one).

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/mcpi-dev/mcpi/internal/answer"
 	"github.com/mcpi-dev/mcpi/internal/config"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -152,8 +153,7 @@ func (o *ConnOptions) askInput(ctx context.Context, in config.Input) (string, er
 			return string(b), nil
 		}
 	}
-	h := &cliHandler{r: o.newRun()}
-	v, err := h.ask(ctx, "")
+	v, err := answer.NewTerminal(o.IO).Ask(ctx, "")
 	if err != nil {
 		return "", err
 	}

@@ -116,7 +116,7 @@ func (r *connRun) withHeld(ctx context.Context, fn func(*connRun) error) error {
 	r.tapSampling(h.ModelTap())
 	say := r.sayer()
 	if r.Slot != nil {
-		var a daemon.Answerer = &cliHandler{r: r, say: say}
+		var a daemon.Answerer = r.handler(say)
 		if r.answerer != nil {
 			a = r.answerer
 		}

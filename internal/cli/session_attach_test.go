@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mcpi-dev/mcpi/internal/answer"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -69,7 +70,7 @@ func (h *replyHandler) CreateMessage(context.Context, *mcp.CreateMessageParams) 
 	h.mu.Lock()
 	h.asked++
 	h.mu.Unlock()
-	return textReply(h.reply), nil
+	return answer.TextReply(h.reply), nil
 }
 
 func (h *replyHandler) Elicit(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {

@@ -167,11 +167,11 @@ func answerParked(ctx context.Context, o *ConnOptions, h *daemon.Held, id int, d
 		return flagErrorf("no server request #%d is waiting in session %s (mcpi pending --session %s lists them)", id, h.Name(), h.Name())
 	}
 	var errOut sync.Mutex
-	ch := &cliHandler{r: o.newRun(), say: func(format string, args ...any) {
+	ch := o.newRun().handler(func(format string, args ...any) {
 		errOut.Lock()
 		defer errOut.Unlock()
 		fmt.Fprintf(o.IO.ErrOut, format+"\n", args...)
-	}}
+	})
 	var a struct {
 		result any
 		err    error
@@ -205,7 +205,7 @@ func answerParked(ctx context.Context, o *ConnOptions, h *daemon.Held, id int, d
 				a.result, a.err = ch.Elicit(ctx, p.Elicit)
 				break
 			}
-			values, err := ch.fieldsFromFlags(s)
+			values, err := ch.Fields(s)
 			if err != nil {
 				return flagErrorf("server request #%d: %v", id, err)
 			}

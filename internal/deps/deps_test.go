@@ -51,6 +51,7 @@ var (
 		"internal/apphost":     {"internal/apps", "internal/bounds", "internal/browser", "internal/mcp", "internal/safetext", "internal/session", "internal/transport"},
 		"internal/llm":         {"internal/bounds", "internal/safetext", "internal/strictyaml", "internal/transport"},
 		"internal/strictyaml":  {},
+		"internal/answer":      {"internal/chat", "internal/daemon", "internal/iostreams", "internal/mcp", "internal/safetext", "internal/schema", "internal/session"},
 		"cmd/mcpi":             {"internal/cli"},
 
 		"internal/check/matrix":      {"internal/check", "internal/check/doctor", "internal/config", "internal/record", "internal/safetext"},
@@ -90,6 +91,7 @@ var (
 		"internal/chat":      {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/eval":      {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 		"internal/shellcomp": {"charm.land/", "golang.org/x/term"}, // cobra's completions, no terminal
+		"internal/answer":    {"github.com/spf13/cobra", "charm.land/", "golang.org/x/term"},
 	}
 )
 
