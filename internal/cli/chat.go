@@ -1,19 +1,15 @@
 package cli
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/chat"
-	"github.com/mcpi-dev/mcpi/internal/llm"
+	"github.com/mcpi-dev/mcpi/internal/chat/term"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -94,31 +90,6 @@ func chatRun(ctx context.Context, opts *ChatOptions) error {
 	return opts.withRun(ctx, func(r *connRun) error { return runChat(ctx, r, opts) })
 }
 
-// chatReport is mcpi chat --json's document.
-type chatReport struct {
-	Model    string           `json:"model"`
-	Host     string           `json:"host,omitempty"`
-	Stop     chat.Stop        `json:"stop"`
-	Text     string           `json:"text"`
-	Turns    []chat.TurnStats `json:"turns"`
-	Calls    []chatCall       `json:"calls"`
-	Usage    llm.Usage        `json:"usage"`
-	CostUSD  float64          `json:"costUsd"`
-	Priced   bool             `json:"priced"`
-	Error    string           `json:"error,omitempty"`
-	Notes    []string         `json:"hostNotes,omitempty"`
-	Duration float64          `json:"durationMs"`
-}
-
-type chatCall struct {
-	ID        string          `json:"id"`
-	Tool      string          `json:"tool"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Result    string          `json:"result"`
-	IsError   bool            `json:"isError,omitempty"`
-	Denied    bool            `json:"denied,omitempty"`
-}
-
 func runChat(ctx context.Context, run *connRun, opts *ChatOptions) error {
 	c := run.client
 	tools, err := c.AllTools(ctx)
@@ -134,239 +105,41 @@ func runChat(ctx context.Context, run *connRun, opts *ChatOptions) error {
 		return flagErrorf("--host: %v", err)
 	}
 	if opts.ShowTools {
-		return printPresented(opts, presented)
+		return term.PrintPresented(opts.IO, opts.JSON, presented)
 	}
 	model, err := openModel(opts.Model, opts.ModelURL, nil)
 	if err != nil {
 		return err
 	}
 	approve, _ := chat.ParseApproval(opts.Approve)
-	say := run.sayer()
-	out := &chatPrinter{opts: opts}
+	d := term.New(term.Options{IO: opts.IO, Say: run.sayer(), Model: opts.Model, JSON: opts.JSON,
+		MaxTurns: opts.MaxTurns, MaxTokens: opts.MaxTokens, MaxCost: opts.MaxCost})
 	ro := chat.Options{
 		Model: model, Server: chat.SessionServer(c), Tools: tools, Presented: presented, System: opts.System,
 		Approve: approve, MaxTurns: opts.MaxTurns, MaxTokens: opts.MaxTokens, MaxCost: opts.MaxCost,
 		Tap: run.modelTap(), Prices: modelPrices(),
 	}
 	if !opts.JSON {
-		ro.OnEvent = func(e chat.Event) { out.event(say, e) }
+		ro.OnEvent = d.Event
 	}
 	if opts.IO.StdinTTY && opts.IO.StderrTTY {
-		ro.Ask = terminalAsk(opts, out, bufio.NewReader(opts.IO.In))
+		ro.Ask = d.Ask
 	}
 	r := chat.New(ro)
-	if opts.Prompt != "" {
-		start := time.Now()
-		res := r.Send(ctx, opts.Prompt)
-		return chatOutcome(opts, out, r, res, presented, time.Since(start), say)
+	if opts.Prompt == "" {
+		return d.Converse(ctx, r)
 	}
-	return chatConversation(ctx, opts, out, r, say)
+	start := time.Now()
+	res := r.Send(ctx, opts.Prompt)
+	if err := d.Outcome(r, res, presented, time.Since(start)); err != nil {
+		return err
+	}
+	return chatExit(opts, d, res)
 }
 
-// modelTap is where the model's events go: the connection's own tap (the
-// trace of --record and --otlp-endpoint, -v).
-func (r *connRun) modelTap() transport.Tap {
-	tap, _ := r.connTap(connHooks{}) // the trace is started already: no error is left to give
-	return tap
-}
-
-func printPresented(opts *ChatOptions, p *chat.Presented) error {
-	if opts.JSON {
-		return writeJSON(opts.IO, map[string]any{"host": p.Host, "tools": p.Tools, "notes": p.Notes})
-	}
-	w := opts.IO.Out
-	host := p.Host
-	if host == "" {
-		host = "(as listed)"
-	}
-	fmt.Fprintf(w, "what the model sees, host %s: %d tools\n", host, len(p.Tools))
-	for _, t := range p.Tools {
-		fmt.Fprintf(w, "  %-40s %s\n", oneLine(t.Name), truncate(oneLine(t.Description), 80))
-	}
-	for _, n := range p.Notes {
-		fmt.Fprintf(w, "  ! %s\n", oneLine(n))
-	}
-	return nil
-}
-
-// chatPrinter shows the exchange as it goes: the model's text on stdout,
-// streamed; the tool calls and results on stderr, each on a line of its
-// own: a line of the model's text left open is ended first, once, so that
-// on a terminal, where the two streams meet, no line holds both and no
-// line is empty.
-type chatPrinter struct {
-	opts *ChatOptions
-	mu   sync.Mutex
-	mid  bool // stdout's last line is not ended
-}
-
-// endLine ends stdout's open line, if any; with p.mu held.
-func (p *chatPrinter) endLine() {
-	if p.mid {
-		fmt.Fprintln(p.opts.IO.Out)
-		p.mid = false
-	}
-	p.opts.IO.Out.Flush()
-}
-
-// end ends stdout's open line, if any.
-func (p *chatPrinter) end() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.endLine()
-}
-
-func (p *chatPrinter) event(say func(string, ...any), e chat.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch e.Kind {
-	case chat.EventText:
-		if t := sanitize(e.Text, true); t != "" {
-			fmt.Fprint(p.opts.IO.Out, t)
-			p.mid = !strings.HasSuffix(t, "\n")
-		}
-		p.opts.IO.Out.Flush()
-	case chat.EventToolCall:
-		p.endLine()
-		say("→ %s %s", oneLine(e.Call.Name), truncate(oneLine(string(e.Call.Arguments)), 200))
-	case chat.EventToolResult:
-		mark := "←"
-		switch {
-		case e.Result.Denied:
-			mark = "✗ refused"
-		case e.Result.IsError:
-			mark = "← error"
-		}
-		say("%s %s: %s", mark, oneLine(e.Result.Tool), truncate(oneLine(e.Result.Text), 200))
-	}
-}
-
-// terminalAsk asks the person about a tool call on the terminal: y runs
-// it, e edits its arguments (JSON), anything else refuses it.
-func terminalAsk(opts *ChatOptions, out *chatPrinter, in *bufio.Reader) func(context.Context, chat.Proposal) chat.Decision {
-	return func(ctx context.Context, p chat.Proposal) chat.Decision {
-		out.mu.Lock()
-		out.endLine()
-		what := "the model calls"
-		if p.Destructive {
-			what = "the model calls a tool that may destroy:"
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "%s %s %s\nrun it? [y]es, [e]dit, [N]o: ", what, oneLine(p.Call.Name), truncate(oneLine(string(p.Call.Arguments)), 400))
-		opts.IO.ErrOut.Flush()
-		out.mu.Unlock()
-		line, ok := readLine(ctx, in)
-		switch {
-		case !ok:
-			return chat.Decision{Verdict: chat.Deny, Why: "the person stopped"}
-		case strings.EqualFold(line, "y"), strings.EqualFold(line, "yes"):
-			return chat.Decision{Verdict: chat.Allow}
-		case strings.EqualFold(line, "e"), strings.EqualFold(line, "edit"):
-			for {
-				fmt.Fprint(opts.IO.ErrOut, "arguments (JSON): ")
-				opts.IO.ErrOut.Flush()
-				args, ok := readLine(ctx, in)
-				if !ok {
-					return chat.Decision{Verdict: chat.Deny, Why: "the person stopped"}
-				}
-				if json.Valid([]byte(args)) && strings.HasPrefix(strings.TrimSpace(args), "{") {
-					return chat.Decision{Verdict: chat.Allow, Arguments: json.RawMessage(args)}
-				}
-				fmt.Fprintln(opts.IO.ErrOut, "not a JSON object: try again, or press Ctrl-D to refuse")
-			}
-		}
-		return chat.Decision{Verdict: chat.Deny, Why: line}
-	}
-}
-
-// readLine reads a line, or gives up with ctx.
-func readLine(ctx context.Context, in *bufio.Reader) (string, bool) {
-	got := make(chan string, 1)
-	go func() {
-		line, err := in.ReadString('\n')
-		if err != nil && line == "" {
-			close(got)
-			return
-		}
-		got <- strings.TrimSpace(line)
-	}()
-	select {
-	case line, ok := <-got:
-		return line, ok
-	case <-ctx.Done():
-		return "", false
-	}
-}
-
-// chatConversation talks on the terminal until the person ends it (an
-// empty line after the last answer, Ctrl-D or Ctrl-C).
-func chatConversation(ctx context.Context, opts *ChatOptions, out *chatPrinter, r *chat.Runner, say func(string, ...any)) error {
-	in := bufio.NewReader(opts.IO.In)
-	say("talking to %s: a message and enter; Ctrl-D ends", oneLine(opts.Model))
-	for {
-		fmt.Fprint(opts.IO.ErrOut, "you> ")
-		opts.IO.ErrOut.Flush()
-		line, ok := readLine(ctx, in)
-		if !ok {
-			fmt.Fprintln(opts.IO.ErrOut)
-			return ctx.Err()
-		}
-		if line == "" {
-			continue
-		}
-		res := r.Send(ctx, line)
-		out.end()
-		switch res.Stop {
-		case chat.StopError:
-			say("the model's provider failed: %s", oneLine(res.Err.Error()))
-		case chat.StopCancelled:
-			return ctx.Err()
-		case chat.StopDone:
-		default:
-			say("stopped: %s", stopWhy(res.Stop, opts))
-		}
-	}
-}
-
-func stopWhy(s chat.Stop, opts *ChatOptions) string {
-	switch s {
-	case chat.StopMaxTurns:
-		return fmt.Sprintf("the model took %d turns (--max-turns)", opts.MaxTurns)
-	case chat.StopMaxTokens:
-		return fmt.Sprintf("the conversation used %d tokens (--max-tokens)", opts.MaxTokens)
-	case chat.StopMaxCost:
-		return fmt.Sprintf("the conversation cost $%.4f (--max-cost)", opts.MaxCost)
-	}
-	return string(s)
-}
-
-// chatOutcome prints a --prompt run's end and gives its exit: the text was
-// streamed; the summary goes on stderr, or the whole exchange as one JSON
-// document.
-func chatOutcome(opts *ChatOptions, out *chatPrinter, r *chat.Runner, res *chat.Result, p *chat.Presented, took time.Duration, say func(string, ...any)) error {
-	if opts.JSON {
-		rep := chatReport{Model: opts.Model, Host: p.Host, Stop: res.Stop, Text: res.Text, Turns: res.Turns, Usage: r.Usage,
-			CostUSD: r.Cost, Priced: r.Priced(), Notes: p.Notes, Duration: float64(took.Microseconds()) / 1000, Calls: []chatCall{}}
-		if rep.Turns == nil {
-			rep.Turns = []chat.TurnStats{}
-		}
-		for _, c := range res.Calls {
-			rep.Calls = append(rep.Calls, chatCall{ID: c.CallID, Tool: c.Tool, Arguments: c.Arguments, Result: c.Text, IsError: c.IsError, Denied: c.Denied})
-		}
-		if res.Err != nil {
-			rep.Error = res.Err.Error()
-		}
-		if err := writeJSON(opts.IO, rep); err != nil {
-			return err
-		}
-	} else {
-		out.end()
-		cost := "unpriced"
-		if r.Priced() {
-			cost = fmt.Sprintf("$%.4f", r.Cost)
-		}
-		say("%s · %d turns · %d tool calls · %d in / %d out tokens · %s · %s", res.Stop, len(res.Turns), len(res.Calls),
-			r.Usage.InputTokens, r.Usage.OutputTokens, cost, took.Round(time.Millisecond))
-	}
+// chatExit is a --prompt run's exit: 0 when the model answered, 11 when
+// its provider failed, 1 when a budget stopped it.
+func chatExit(opts *ChatOptions, d *term.Dialogue, res *chat.Result) error {
 	switch res.Stop {
 	case chat.StopDone:
 		return nil
@@ -378,8 +151,12 @@ func chatOutcome(opts *ChatOptions, out *chatPrinter, r *chat.Runner, res *chat.
 	case chat.StopCancelled:
 		return context.Canceled
 	}
-	if !opts.JSON {
-		say("stopped: %s", stopWhy(res.Stop, opts))
-	}
-	return errSilent{code: ExitToolError, what: stopWhy(res.Stop, opts), kind: KindBudget}
+	return errSilent{code: ExitToolError, what: d.StopWhy(res.Stop), kind: KindBudget}
+}
+
+// modelTap is where the model's events go: the connection's own tap (the
+// trace of --record and --otlp-endpoint, -v).
+func (r *connRun) modelTap() transport.Tap {
+	tap, _ := r.connTap(connHooks{}) // the trace is started already: no error is left to give
+	return tap
 }

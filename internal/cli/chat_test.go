@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/chat/term"
+
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -39,7 +41,7 @@ func TestChatPrompt(t *testing.T) {
 		}
 	}
 	code, out, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1", "--model-url", fake.URL, "--prompt", "add 1 and 1", "--approve", "all", "--json")...)
-	var rep chatReport
+	var rep term.Report
 	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Stop != "done" || rep.Text != "It is 2." || len(rep.Calls) != 1 || rep.Calls[0].Tool != "add" || len(rep.Turns) != 2 {
 		t.Fatalf("--json: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -108,7 +110,7 @@ func TestChatInASession(t *testing.T) {
 	dir := liveDir(t)
 	startSession(t, dir, "chat", peerArgs("demo")...)
 	code, out, errOut := runLive(t, dir, nil, "chat", "--session", "chat", "--model", "openai:gpt-4.1", "--model-url", fake.URL, "--prompt", "add", "--approve", "all", "--json")
-	var rep chatReport
+	var rep term.Report
 	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Stop != "done" || len(rep.Calls) != 1 || !strings.Contains(rep.Calls[0].Result, "5") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
-	"github.com/mcpi-dev/mcpi/internal/safetext"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
@@ -174,6 +173,3 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
-
-// truncate is safetext.Truncate, by the name the verbs know.
-func truncate(s string, n int) string { return safetext.Truncate(s, n) }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/chat/term"
+
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -26,7 +28,7 @@ func TestChatModelSettings(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-not-this-one-0000000000")
 	t.Setenv("WORK_KEY", chatKey)
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "work", "--prompt", "hi", "--json")...)
-	var rep chatReport
+	var rep term.Report
 	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Text != "Hello." || !rep.Priced || rep.CostUSD != 0.02 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}

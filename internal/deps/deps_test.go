@@ -51,6 +51,7 @@ var (
 		"internal/apphost":     {"internal/apps", "internal/bounds", "internal/browser", "internal/mcp", "internal/safetext", "internal/session", "internal/transport"},
 		"internal/llm":         {"internal/bounds", "internal/safetext", "internal/strictyaml", "internal/transport"},
 		"internal/strictyaml":  {},
+		"internal/chat/term":   {"internal/chat", "internal/iostreams", "internal/llm", "internal/safetext"},
 		"internal/answer":      {"internal/chat", "internal/daemon", "internal/iostreams", "internal/mcp", "internal/safetext", "internal/schema", "internal/session"},
 		"cmd/mcpi":             {"internal/cli"},
 
