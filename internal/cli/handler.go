@@ -3,7 +3,6 @@ package cli
 import (
 	"github.com/mcpi-dev/mcpi/internal/answer"
 	"github.com/mcpi-dev/mcpi/internal/chat"
-	"github.com/mcpi-dev/mcpi/internal/schema"
 )
 
 // handler answers the server's requests as the run's flags say, else on
