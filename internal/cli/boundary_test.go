@@ -115,7 +115,6 @@ func TestPathBoundary(t *testing.T) {
 		"os.Remove": true, "filepath.Abs": true, "roots.Parse": true, "record.Create": true, "record.Open": true,
 	}
 	allowed := map[string]string{
-		"proxy_attach.go:trace":     "proxy runs in no session",
 		"replay.go:replayTUI":       "replay runs in no session",
 		"replay.go:replayPrint":     "replay runs in no session",
 		"filter.go:replayLatency":   "replay runs in no session",
@@ -123,7 +122,6 @@ func TestPathBoundary(t *testing.T) {
 		"trace.go:write":            "trace runs in no session",
 		"iostreams/content.go:save": "the printer's Dir went through Path where the printer was made",
 		"export.go:startTrace":      "--record belongs to the connection: no command in a session takes it, and session start's daemon runs where start was typed",
-		"proxy_tty_unix.go:openTTY": "the terminal's device, /dev/tty: an absolute path",
 		"grant.go:readSecretFile":   "a connection's credential: read by session start's daemon, which runs where start was typed",
 		"grant.go:fileOrEnv":        "a connection's credential: read by session start's daemon, which runs where start was typed",
 	}

@@ -8,18 +8,14 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/url"
-	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/intercept"
-	"github.com/mcpi-dev/mcpi/internal/proxy"
+	"github.com/mcpi-dev/mcpi/internal/proxyrun"
 	"github.com/mcpi-dev/mcpi/internal/query"
-	"github.com/mcpi-dev/mcpi/internal/record"
-	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui"
 )
 
@@ -180,236 +176,65 @@ func (opts *ProxyOptions) parse(cmd *cobra.Command, args []string) error {
 }
 
 func proxyRun(ctx context.Context, opts *ProxyOptions) error {
-	var faults *intercept.Faults
+	ro := proxyrun.Options{
+		Version: Version, Args: opts.Args, Record: opts.Record, NoRedact: opts.NoRedact,
+		Command: opts.Command, Env: opts.Env, Serve: opts.serve,
+		Breaks: opts.breaks, HoldTimeout: opts.HoldTimeout,
+		UI: opts.UI, TTYOnly: opts.UIMode == uiTTY, Attach: opts.attachOnly(), Name: opts.Name, RuntimeDir: opts.RuntimeDir,
+		TUI: func(ctx context.Context, s proxyrun.Screen) error {
+			return tui.RunProxy(ctx, tui.ProxyOptions{Title: s.Title, Gate: s.Gate, In: s.In, Out: s.Out, NoColor: !opts.IO.Color, Run: s.Run})
+		},
+		In: opts.IO.In, Out: opts.IO.Data(), ErrOut: opts.IO.ErrOut,
+	}
 	if opts.Faults != "" {
 		var err error
-		if faults, err = intercept.ReadFaults(opts.Faults); err != nil {
+		if ro.Faults, err = intercept.ReadFaults(opts.Faults); err != nil {
 			return &FlagError{Err: fmt.Errorf("--faults: %w", err)}
 		}
 		if !opts.SeedSet {
 			opts.Seed = rand.Uint64()
 		}
+		ro.Seed = opts.Seed
 	}
-	p := &proxied{opts: opts, faults: faults}
-	var err error
 	if opts.Listen != "" {
-		err = p.http(ctx)
-	} else {
-		err = p.stdio(ctx)
-	}
-	if p.engine != nil {
-		p.engine.WriteSummary(opts.IO.ErrOut)
-	}
-	return err
-}
-
-// proxied is one run of the proxy: its trace, its faults and its gate,
-// and the TUI's tap once it runs.
-type proxied struct {
-	opts   *ProxyOptions
-	faults *intercept.Faults
-	engine *intercept.Engine
-	gate   *intercept.Gate
-	ui     lateTap
-	// att is the socket a TUI attaches to, with --ui and no terminal.
-	att *attached
-}
-
-// lateTap hands events to the TUI once it runs.
-type lateTap struct {
-	mu  sync.Mutex
-	tap transport.Tap
-}
-
-func (l *lateTap) Observe(e transport.Event) {
-	l.mu.Lock()
-	t := l.tap
-	l.mu.Unlock()
-	if t != nil {
-		t.Observe(e)
-	}
-}
-
-// start makes the engine and the gate, their events going to the trace
-// (and to the TUI), and returns the tap of the proxy's events.
-func (p *proxied) start(w transport.Tap) transport.Tap {
-	tap := w
-	if p.opts.UI {
-		tap = transport.MultiTap(w, &p.ui)
-	}
-	if p.faults != nil {
-		p.engine = intercept.NewEngine(intercept.Options{Faults: p.faults, Seed: p.opts.Seed, Tap: tap})
-	}
-	if len(p.opts.breaks) > 0 {
-		p.gate = intercept.NewGate(intercept.GateOptions{Breaks: p.opts.breaks, HoldTimeout: p.opts.HoldTimeout, Tap: tap, OnChange: p.heldChanged})
-	}
-	return tap
-}
-
-// run runs the proxy, in the TUI with --ui (its terminal: in and out),
-// or with its socket served for a TUI to attach.
-func (p *proxied) run(ctx context.Context, title string, in io.Reader, out io.Writer, proxy func(context.Context) error) error {
-	switch {
-	case !p.opts.UI:
-		return proxy(ctx)
-	case p.att != nil:
-		return p.runAttached(ctx, proxy)
-	}
-	var perr error
-	started, finished := make(chan struct{}), make(chan struct{})
-	var gate intercept.Decider
-	if p.gate != nil {
-		gate = p.gate
-	}
-	err := tui.RunProxy(ctx, tui.ProxyOptions{Title: title, Gate: gate, In: in, Out: out, NoColor: !p.opts.IO.Color,
-		Run: func(ctx context.Context, tap transport.Tap) error {
-			close(started)
-			defer close(finished)
-			p.ui.mu.Lock()
-			p.ui.tap = tap
-			p.ui.mu.Unlock()
-			perr = proxy(ctx)
-			return perr
-		}})
-	// Quitting the TUI stops the proxy: wait for it to end, so that its
-	// trace is whole.
-	select {
-	case <-started:
-		<-finished
-	default:
-	}
-	if perr != nil && !errors.Is(perr, context.Canceled) {
-		return perr
-	}
-	return err
-}
-
-func (p *proxied) stdio(ctx context.Context) error {
-	opts := p.opts
-	var tty *os.File
-	if opts.UI {
-		// The host has stdin and stdout: the TUI takes the terminal, when
-		// there is one it may read; else it is served for mcpi proxy attach.
-		why := "asked for the socket"
-		if !opts.attachOnly() {
-			tty, why = openTTY()
-			if tty != nil {
-				defer tty.Close()
-			}
-		}
-		switch {
-		case tty != nil:
-		case opts.UIMode == uiTTY:
-			return flagErrorf("--ui=tty: %s: use --ui alone to attach a TUI from another terminal (mcpi proxy attach), or put the HTTP proxy (--listen, --url) in front of the server", why)
-		default:
-			if opts.attachOnly() {
-				why = ""
-			}
-			if err := p.listenAttach(why); err != nil {
-				return err
-			}
-		}
-	}
-	var secrets []string
-	for _, e := range opts.Env {
-		if k, v, ok := strings.Cut(e, "="); ok && record.IsSecretEnv(k, v) {
-			secrets = append(secrets, v)
-		}
-	}
-	title := strings.Join(opts.Command, " ")
-	w, err := p.trace(record.Header{
-		Mcpi: Version, Role: record.RoleProxy, Args: opts.Args,
-		Target: record.Target{Transport: record.TransportStdio, Command: opts.Command},
-	}, record.Options{SecretValues: secrets})
-	if err != nil {
-		p.closeAttach()
-		return err
-	}
-	tap := p.start(w)
-	if p.att != nil {
-		p.serveAttach(title, secrets)
-	}
-	stderr := io.Writer(opts.IO.ErrOut)
-	if opts.UI && p.att == nil {
-		// Shown in the TUI and kept in the trace: on the terminal it would
-		// tear the screen.
-		stderr = io.Discard
-	}
-	code := 0
-	err = p.run(ctx, title, tty, tty, func(ctx context.Context) error {
-		var err error
-		code, err = proxy.RunStdio(ctx, proxy.StdioOptions{
-			Command: opts.Command, Env: opts.Env, Serve: opts.serve,
-			Stdin: opts.IO.In, Stdout: opts.IO.Data(), Stderr: stderr, Tap: tap, Faults: p.engine, Gate: p.gate,
-		})
-		return err
-	})
-	if cerr := w.Close(); cerr != nil && opts.Record != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: the trace %s is incomplete: %v\n", opts.Record, cerr)
-	}
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		if err := opts.upstream(&ro); err != nil {
 			return err
 		}
-		return fmt.Errorf("%w: %v", errConnect, err)
 	}
-	if code != 0 {
-		return errSilent{code: ExitCode(code)}
+	err := proxyrun.Run(ctx, ro)
+	var ue *proxyrun.UsageError
+	var ce *proxyrun.ConnectError
+	var ee *proxyrun.ExitError
+	switch {
+	case errors.As(err, &ue):
+		return &FlagError{Err: ue.Err}
+	case errors.As(err, &ce):
+		return fmt.Errorf("%w: %v", errConnect, ce.Err)
+	case errors.As(err, &ee):
+		return errSilent{code: ExitCode(ee.Code)}
 	}
-	return nil
+	return err
 }
 
-func (p *proxied) http(ctx context.Context) error {
-	opts := p.opts
+// upstream checks the HTTP proxy's --url, and its --ui against the
+// terminal, and gives the run its listener and its server.
+func (opts *ProxyOptions) upstream(ro *proxyrun.Options) error {
 	up, err := url.Parse(opts.URL)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return flagErrorf("invalid --url %q", opts.URL)
 	}
 	terminal := opts.IO.StdinTTY && opts.IO.StdoutTTY
-	switch {
-	case !opts.UI || (terminal && !opts.attachOnly()):
-	case !opts.attachOnly():
+	if opts.UI && !opts.attachOnly() && !terminal {
 		// A person starts an HTTP proxy, in a terminal: the socket is
 		// served when asked for only.
 		return flagErrorf("--%s: %v (--ui=attach serves it for mcpi proxy attach instead)", strings.TrimSuffix("ui="+opts.UIMode, "="+uiAuto), errNoTerminal)
-	default:
-		if err := p.listenAttach(""); err != nil {
-			return err
+	}
+	ro.URL, ro.Upstream, ro.ServeHTTP = opts.URL, up, serveHTTP
+	ro.Listen = func() (net.Listener, error) {
+		if opts.ln != nil {
+			return opts.ln, nil
 		}
-		defer p.closeAttach()
+		return listen(opts.Listen, "--listen", true)
 	}
-	ln := opts.ln
-	if ln == nil {
-		if ln, err = listen(opts.Listen, "--listen", true); err != nil {
-			return err
-		}
-	}
-	defer ln.Close()
-	w, err := p.trace(record.Header{
-		Mcpi: Version, Role: record.RoleProxy, Args: opts.Args,
-		Target: record.Target{Transport: record.TransportHTTP, URL: opts.URL},
-	}, record.Options{})
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	tap := p.start(w)
-	banner := fmt.Sprintf("http://%s/ -> %s", ln.Addr(), opts.URL)
-	if p.att != nil {
-		p.serveAttach(banner, nil)
-	}
-	if !opts.UI || p.att != nil {
-		rec := ", recording to " + opts.Record
-		if opts.Record == "" {
-			rec = ", recording nothing (no --record)"
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "mcpi proxy: %s%s\n", banner, rec)
-	}
-	h := proxy.HandlerWith(up, proxy.HTTPOptions{Tap: tap, Faults: p.engine, Gate: p.gate})
-	return p.run(ctx, banner, nil, nil, func(ctx context.Context) error {
-		if p.gate != nil {
-			defer p.gate.Close()
-		}
-		return serveHTTP(ctx, ln, h)
-	})
+	return nil
 }

@@ -53,6 +53,7 @@ var (
 		"internal/strictyaml":  {},
 		"internal/chat/term":   {"internal/chat", "internal/iostreams", "internal/llm", "internal/safetext"},
 		"internal/answer":      {"internal/chat", "internal/daemon", "internal/iostreams", "internal/mcp", "internal/safetext", "internal/schema", "internal/session"},
+		"internal/proxyrun":    {"internal/attach", "internal/intercept", "internal/live", "internal/proxy", "internal/query", "internal/record", "internal/transport"},
 		"cmd/mcpi":             {"internal/cli"},
 
 		"internal/check/matrix":      {"internal/check", "internal/check/doctor", "internal/config", "internal/record", "internal/safetext"},
