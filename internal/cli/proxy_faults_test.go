@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
 )
 
@@ -29,11 +30,26 @@ func TestProxyFaultsFlags(t *testing.T) {
 		{[]string{"proxy", "--record", trace, "--ui", "--break", "method:ping", "--hold-timeout", "0s", "--", "x"}, "--hold-timeout must be more than 0"},
 		{[]string{"proxy", "--record", trace, "--ui", "--listen", "127.0.0.1:0", "--url", "http://127.0.0.1:1/"}, "--ui: the TUI needs a terminal"},
 		{[]string{"proxy", "--record", trace, "--ui=tty", "--listen", "127.0.0.1:0", "--url", "http://127.0.0.1:1/"}, "--ui=tty: the TUI needs a terminal"},
+		{[]string{"proxy", "--record", filepath.Join(dir, "none", "t.jsonl"), "--", "x"}, "--record: creating trace: "},
 	} {
 		code, _, errOut := runCLI(t, "", c.args...)
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d %q, want %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+// The proxy ends as its server does: with its exit status, said by the
+// server alone; a server that cannot start is a connection failure.
+func TestProxyExitStatus(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	code, _, errOut := runCLI(t, "", "proxy", "--record", trace, "-e", mcptest.PeerEnv+"=none", "--", os.Args[0], "-test.run=^$")
+	if code != 2 || !strings.Contains(errOut, "unknown "+mcptest.PeerEnv) || strings.Contains(errOut, "mcpi:") {
+		t.Errorf("a server that exits 2: exit %d %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "", "proxy", "--record", trace, "--", filepath.Join(t.TempDir(), "none"))
+	if code != ExitConnect || !strings.HasPrefix(errOut, "mcpi: could not connect: starting ") {
+		t.Errorf("a server that cannot start: exit %d %q", code, errOut)
 	}
 }
 
