@@ -52,7 +52,7 @@ var allowedWaits = map[site]struct {
 	"internal/check/tools.go:run.callReadOnly":                 {1, "one read-only tool call under the check's --timeout"},
 	"internal/cli/replay.go:replayPrint":                       {1, "a 100 ms poll of a trace that is still being written, ended by the command's context"},
 	"internal/cli/replay.go:replayTUI":                         {1, "a 100 ms poll of a trace that is still being written, ended by the command's context"},
-	"internal/cli/run.go:connRun.awaitRoots":                   {2, "rootsWait and rootsSettle: fixed pauses of 200 and 50 ms"},
+	"internal/command/run.go:ConnRun.awaitRoots":               {2, "rootsWait and rootsSettle: fixed pauses of 200 and 50 ms"},
 	"internal/cli/serve.go:serveHTTP":                          {1, "the HTTP server's 2 s shutdown"},
 	"internal/live/start.go:Await":                             {1, "an unbuffered hand-over of the daemon's one start report, read by a waiter with a start clock"},
 	"internal/daemon/relay.go:Held.ServeAttached":              {1, "a 1 s wait for the attached client's goodbye"},

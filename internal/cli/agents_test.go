@@ -6,14 +6,16 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/command"
 )
 
 // Every command the guide names (on its indented example lines) exists,
 // and it lists every exit code.
 func TestAgentsGuideCommands(t *testing.T) {
-	root := NewCmdRoot(&Factory{IO: &IOStreams{}})
+	root := NewCmdRoot(&command.Factory{IO: &command.IOStreams{}})
 	code, out, _ := runCLI(t, "", "help", "agents")
-	if code != ExitOK || strings.TrimSpace(out) != strings.TrimSpace(agentsGuide) {
+	if code != command.ExitOK || strings.TrimSpace(out) != strings.TrimSpace(agentsGuide) {
 		t.Fatalf("mcpi help agents: exit %d, %q", code, out)
 	}
 	named := 0
@@ -41,7 +43,7 @@ func TestAgentsGuideCommands(t *testing.T) {
 	if named < 15 {
 		t.Errorf("only %d commands named", named)
 	}
-	for _, c := range []ExitCode{ExitOK, ExitToolError, ExitUsage, ExitConnect, ExitProtocol, ExitTimeout, ExitAuth, ExitVerify, ExitWaiting, ExitEnvironment, ExitInterrupted} {
+	for _, c := range []command.ExitCode{command.ExitOK, command.ExitToolError, command.ExitUsage, command.ExitConnect, command.ExitProtocol, command.ExitTimeout, command.ExitAuth, command.ExitVerify, ExitWaiting, command.ExitEnvironment, command.ExitInterrupted} {
 		if !regexp.MustCompile(fmt.Sprintf(`(?m)^  %d +\S`, c)).MatchString(agentsGuide) {
 			t.Errorf("the guide lacks exit code %d", c)
 		}
@@ -80,15 +82,15 @@ func TestAgentsGuideShapes(t *testing.T) {
 	for _, c := range []struct {
 		label string
 		args  []string
-		code  ExitCode
+		code  command.ExitCode
 		keys  []string // paths in the output; [0] steps into an array
 	}{
-		{"call", []string{"call", "add", "a=1", "b=2", "--json"}, ExitOK, []string{"content.[0].type", "content.[0].text", "structuredContent"}},
-		{"call", []string{"call", "fail", "--json"}, ExitToolError, []string{"content", "isError"}},
-		{"tools", []string{"tools", "--json"}, ExitOK, []string{"[0].name", "[0].description", "[0].inputSchema"}},
-		{"read", []string{"read", "demo://text/hello", "--json"}, ExitOK, []string{"contents.[0].uri", "contents.[0].mimeType", "contents.[0].text"}},
-		{"a failure", []string{"call", "nope", "--json"}, ExitProtocol, []string{"error.message", "error.exitCode", "error.code"}},
-		{"session list", []string{"session", "list", "--json"}, ExitOK, []string{"[0].name", "[0].target", "[0].pid", "[0].state"}},
+		{"call", []string{"call", "add", "a=1", "b=2", "--json"}, command.ExitOK, []string{"content.[0].type", "content.[0].text", "structuredContent"}},
+		{"call", []string{"call", "fail", "--json"}, command.ExitToolError, []string{"content", "isError"}},
+		{"tools", []string{"tools", "--json"}, command.ExitOK, []string{"[0].name", "[0].description", "[0].inputSchema"}},
+		{"read", []string{"read", "demo://text/hello", "--json"}, command.ExitOK, []string{"contents.[0].uri", "contents.[0].mimeType", "contents.[0].text"}},
+		{"a failure", []string{"call", "nope", "--json"}, command.ExitProtocol, []string{"error.message", "error.exitCode", "error.code"}},
+		{"session list", []string{"session", "list", "--json"}, command.ExitOK, []string{"[0].name", "[0].target", "[0].pid", "[0].state"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			shape := guideShape(t, c.label)

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/apphost"
 	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/browser"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -22,13 +23,13 @@ import (
 
 // AppInfoOptions are mcpi app-info's.
 type AppInfoOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Tool string
 }
 
 // NewCmdAppInfo returns mcpi app-info.
-func NewCmdAppInfo(f *Factory, runF func(context.Context, *AppInfoOptions) error) *cobra.Command {
-	opts := &AppInfoOptions{ConnOptions: f.conn()}
+func NewCmdAppInfo(f *command.Factory, runF func(context.Context, *AppInfoOptions) error) *cobra.Command {
+	opts := &AppInfoOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "app-info TOOL TARGET",
 		Short: "Show a tool's MCP App: its ui:// resource, type, size, CSP, permissions, domain and what its HTML loads",
@@ -36,23 +37,23 @@ func NewCmdAppInfo(f *Factory, runF func(context.Context, *AppInfoOptions) error
 			"the ui:// resource its _meta names, read with resources/read, and its security posture.\n" +
 			"Exit 10 when the tool has no App.",
 		Example: "  mcpi app-info show-chart -- node server.js\n  mcpi app-info show-chart --json https://example.com/mcp",
-		Args: targetArgs(&opts.Target, func(rest []string) error {
-			if err := exactly(1, "the tool's name")(rest); err != nil {
+		Args: command.TargetArgs(&opts.Target, func(rest []string) error {
+			if err := command.Exactly(1, "the tool's name")(rest); err != nil {
 				return err
 			}
 			opts.Tool = rest[0]
 			opts.Target.Apps = true
 			return nil
 		}),
-		RunE: runE(opts, runF, appInfoRun),
+		RunE: command.RunE(opts, runF, appInfoRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
 }
 
 func appInfoRun(ctx context.Context, opts *AppInfoOptions) error {
-	return opts.with(ctx, func(c *session.Client) error {
+	return opts.With(ctx, func(c *session.Client) error {
 		in, err := inspectApp(ctx, c, opts.Tool)
 		if err != nil {
 			return err
@@ -72,7 +73,7 @@ func appInfoRun(ctx context.Context, opts *AppInfoOptions) error {
 
 // noAppError is a tool without an App.
 func noAppError(tool string) error {
-	return fmt.Errorf("%w: %q names no ui:// resource in _meta.ui.resourceUri", errNoApp, tool)
+	return fmt.Errorf("%w: %q names no ui:// resource in _meta.ui.resourceUri", command.ErrNoApp, tool)
 }
 
 // inspectApp finds the tool, reads its App's resource and says what it is.
@@ -82,7 +83,7 @@ func inspectApp(ctx context.Context, c *session.Client, name string) (*apps.Info
 		return nil, err
 	}
 	if tool == nil {
-		return nil, withKind(KindToolNotFound, flagErrorf("the server lists no tool named %q", name))
+		return nil, command.WithKind(command.KindToolNotFound, command.FlagErrorf("the server lists no tool named %q", name))
 	}
 	if !apps.ToolMeta(tool.Meta).HasApp() {
 		return nil, noAppError(name)
@@ -100,8 +101,8 @@ type AppOptions struct {
 }
 
 // NewCmdApp returns mcpi app.
-func NewCmdApp(f *Factory, runF func(context.Context, *AppOptions) error) *cobra.Command {
-	opts := &AppOptions{CallOptions: CallOptions{ConnOptions: f.conn()}}
+func NewCmdApp(f *command.Factory, runF func(context.Context, *AppOptions) error) *cobra.Command {
+	opts := &AppOptions{CallOptions: CallOptions{ConnOptions: f.Conn()}}
 	cmd := &cobra.Command{
 		Use:   "app TOOL [KEY=VALUE | KEY:=JSON ...] TARGET",
 		Short: "Run a tool's MCP App: call the tool and render its App in the browser, with mcpi as its host",
@@ -113,9 +114,9 @@ func NewCmdApp(f *Factory, runF func(context.Context, *AppOptions) error) *cobra
 			"refused without one). Every App message is on the wire (-v) and in the trace (--record).\n" +
 			"Ctrl-C ends the App (ui/resource-teardown). Exit 10 when the tool has no App.",
 		Example: "  mcpi app show-chart series=a -- node server.js\n  mcpi app show-chart --no-open --record app.jsonl https://example.com/mcp",
-		Args: targetArgs(&opts.Target, func(rest []string) error {
+		Args: command.TargetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) == 0 {
-				return flagErrorf("give the tool's name")
+				return command.FlagErrorf("give the tool's name")
 			}
 			if err := opts.takeToolArgs(rest); err != nil {
 				return err
@@ -123,26 +124,26 @@ func NewCmdApp(f *Factory, runF func(context.Context, *AppOptions) error) *cobra
 			opts.Target.Apps = true
 			return nil
 		}),
-		RunE: runE(opts, runF, appRun),
+		RunE: command.RunE(opts, runF, appRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
-	end := flagGroup(cmd, groupArgs)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	cmd.Flags().StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
 	end()
-	end = flagGroup(cmd, groupOutput)
+	end = command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().BoolVar(&opts.NoOpen, "no-open", false, "print the App page's URL instead of opening it in the browser")
 	end()
 	return cmd
 }
 
 func appRun(ctx context.Context, opts *AppOptions) error {
-	return opts.withRun(ctx, func(r *connRun) error { return runApp(ctx, r, opts) })
+	return opts.WithRun(ctx, func(r *command.ConnRun) error { return runApp(ctx, r, opts) })
 }
 
 // runApp hosts the tool's App until Ctrl-C, or until the page stops
 // taking what the host sends.
-func runApp(ctx context.Context, r *connRun, opts *AppOptions) error {
-	c := r.client
+func runApp(ctx context.Context, r *command.ConnRun, opts *AppOptions) error {
+	c := r.Client
 	info, err := inspectApp(ctx, c, opts.Tool)
 	if err != nil {
 		return err
@@ -158,7 +159,7 @@ func runApp(ctx context.Context, r *connRun, opts *AppOptions) error {
 		}
 	}
 	if tool == nil {
-		return withKind(KindToolNotFound, flagErrorf("the server lists no tool named %q", opts.Tool))
+		return command.WithKind(command.KindToolNotFound, command.FlagErrorf("the server lists no tool named %q", opts.Tool))
 	}
 	args, err := opts.arguments(tool)
 	if err != nil {
@@ -171,9 +172,9 @@ func runApp(ctx context.Context, r *connRun, opts *AppOptions) error {
 		defer mu.Unlock()
 		fmt.Fprintln(errOut, line)
 	}
-	bo := apphost.Options{Tool: *tool, Args: args, Tools: tools, Info: info, Say: say, Open: browser.Open, Version: Version}
-	if r.trace.recorder != nil {
-		bo.Tap = r.trace.recorder
+	bo := apphost.Options{Tool: *tool, Args: args, Tools: tools, Info: info, Say: say, Open: browser.Open, Version: command.Version}
+	if r.Trace.Recorder != nil {
+		bo.Tap = r.Trace.Recorder
 	}
 	if opts.Verbose {
 		bo.Tap = transport.MultiTap(bo.Tap, transport.TapFunc(func(e transport.Event) {
@@ -182,7 +183,7 @@ func runApp(ctx context.Context, r *connRun, opts *AppOptions) error {
 			if e.Dir == transport.Incoming {
 				arrow = "← app"
 			}
-			say(arrow + " " + oneLine(string(e.Data)))
+			say(arrow + " " + command.OneLine(string(e.Data)))
 		}))
 	}
 	if opts.IO.StdinTTY && opts.IO.StderrTTY {
@@ -216,13 +217,13 @@ func runApp(ctx context.Context, r *connRun, opts *AppOptions) error {
 		return err
 	}
 	defer host.Close()
-	say(fmt.Sprintf("App of %s (%s) at %s", oneLine(opts.Tool), oneLine(info.ResourceURI), host.URL()))
+	say(fmt.Sprintf("App of %s (%s) at %s", command.OneLine(opts.Tool), command.OneLine(info.ResourceURI), host.URL()))
 	if opts.ready != nil {
 		opts.ready(host.URL())
 	}
 	if !opts.NoOpen {
 		if err := browser.Open(host.URL()); err != nil {
-			say("could not open the browser (" + oneLine(err.Error()) + "): open the URL yourself")
+			say("could not open the browser (" + command.OneLine(err.Error()) + "): open the URL yourself")
 		}
 	}
 	// The tool runs while the App loads; its result goes to the App and
@@ -235,7 +236,7 @@ func runApp(ctx context.Context, r *connRun, opts *AppOptions) error {
 		if err == nil {
 			printToolResult(opts.IO, opts.JSON, "", tool, "tool "+opts.Tool, raw)
 		} else if ctx.Err() == nil {
-			say("the tool's call failed: " + oneLine(err.Error()))
+			say("the tool's call failed: " + command.OneLine(err.Error()))
 		}
 	}()
 	select {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -25,7 +26,7 @@ import (
 func TestAppInfo(t *testing.T) {
 	good := peerArgs(mcptest.AppsPrefix + mcptest.AppsGood)
 	code, out, errOut := runCLI(t, "", with(good, "app-info", "show-chart")...)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"ui://charts/chart  (listed)", "text/html;profile=mcp-app", "connectDomains: https://api.example.com",
@@ -45,25 +46,25 @@ func TestAppInfo(t *testing.T) {
 		Listed     bool     `json:"listed"`
 		Policy     string   `json:"policy"`
 	}
-	if code != ExitOK || json.Unmarshal([]byte(out), &in) != nil || in.Tool != "refresh-chart" || strings.Join(in.Visibility, ",") != "app" || in.Size != len(mcptest.AppHTML) || !in.Listed || in.Policy == "" {
+	if code != command.ExitOK || json.Unmarshal([]byte(out), &in) != nil || in.Tool != "refresh-chart" || strings.Join(in.Visibility, ",") != "app" || in.Size != len(mcptest.AppHTML) || !in.Listed || in.Policy == "" {
 		t.Errorf("--json: exit %d, %+v, %s", code, in, out)
 	}
 	code, out, errOut = runCLI(t, "", with(good, "app-info", "plain-echo", "--json")...)
-	if code != ExitNoApp || !strings.Contains(out, `"kind": "no_app"`) && !strings.Contains(out, `"kind":"no_app"`) {
+	if code != command.ExitNoApp || !strings.Contains(out, `"kind": "no_app"`) && !strings.Contains(out, `"kind":"no_app"`) {
 		t.Errorf("no App: exit %d, %s %s", code, out, errOut)
 	}
-	if code, _, errOut := runCLI(t, "", with(good, "app-info", "nosuch")...); code != ExitUsage || !strings.Contains(errOut, "no tool named") {
+	if code, _, errOut := runCLI(t, "", with(good, "app-info", "nosuch")...); code != command.ExitUsage || !strings.Contains(errOut, "no tool named") {
 		t.Errorf("no such tool: exit %d, %s", code, errOut)
 	}
 
 	code, out, _ = runCLI(t, "", with(peerArgs(mcptest.AppsPrefix+mcptest.AppsLegacy), "app-info", "show-chart")...)
-	if code != ExitOK || !strings.Contains(out, "deprecated") {
+	if code != command.ExitOK || !strings.Contains(out, "deprecated") {
 		t.Errorf("legacy key: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, "", with(peerArgs(mcptest.AppsPrefix+mcptest.AppsLoose), "app-info", "show-chart")...)
 	for _, want := range []string{`"*": allows every origin`, `"http://api.example.com": plain http`, `"api.example.com": not an origin`,
 		"loads a script from https://evil.example.net", `MIME type is "text/html"`, "not listed"} {
-		if code != ExitOK || !strings.Contains(out, want) {
+		if code != command.ExitOK || !strings.Contains(out, want) {
 			t.Errorf("loose: exit %d, lacks %q:\n%s", code, want, out)
 		}
 	}
@@ -71,7 +72,7 @@ func TestAppInfo(t *testing.T) {
 		"missing": with(peerArgs(mcptest.AppsPrefix+mcptest.AppsMissing), "app-info", "show-chart"),
 		"too big": with(peerArgs(mcptest.AppsPrefix+mcptest.AppsHuge), "app-info", "show-chart"),
 	} {
-		if code, _, errOut := runCLI(t, "", args...); code != ExitProtocol {
+		if code, _, errOut := runCLI(t, "", args...); code != command.ExitProtocol {
 			t.Errorf("%s: exit %d, %s", name, code, errOut)
 		}
 	}
@@ -82,7 +83,7 @@ func TestAppInfo(t *testing.T) {
 func TestToolsMarkApps(t *testing.T) {
 	good := peerArgs(mcptest.AppsPrefix + mcptest.AppsGood)
 	code, out, _ := runCLI(t, "", with(good, "tools")...)
-	if code != ExitOK || strings.Contains(out, "show-chart") {
+	if code != command.ExitOK || strings.Contains(out, "show-chart") {
 		t.Errorf("without --apps the server listed its App tools: %s", out)
 	}
 	code, out, _ = runCLI(t, "", with(good, "tools", "--apps")...)
@@ -93,7 +94,7 @@ func TestToolsMarkApps(t *testing.T) {
 		}
 	}
 	for tool, want := range map[string]string{"show-chart": "app,read-only", "refresh-chart": "app,app-only,read-only", "delete-chart": "app,app-only,destructive", "model-note": "model-only"} {
-		if f := strings.Fields(lines[tool]); code != ExitOK || len(f) < 2 || f[1] != want {
+		if f := strings.Fields(lines[tool]); code != command.ExitOK || len(f) < 2 || f[1] != want {
 			t.Errorf("%s: %q, want the badges %q", tool, lines[tool], want)
 		}
 	}
@@ -106,8 +107,8 @@ func TestToolsMarkApps(t *testing.T) {
 // tears the App down and ends the command with exit 0.
 func TestAppCommand(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "app.jsonl")
-	ios, _, out, errOut := Test()
-	f := &Factory{IO: ios}
+	ios, _, out, errOut := command.Test()
+	f := &command.Factory{IO: ios}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	urls := make(chan string, 1)
@@ -179,11 +180,11 @@ func TestReplayShowsAppEvents(t *testing.T) {
 	w.Observe(transport.Event{Time: time.Now(), Kind: transport.KindApp, Dir: transport.Outgoing, Data: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)})
 	w.Close()
 	code, out, errOut := runCLI(t, "", "replay", path)
-	if code != ExitOK || !strings.Contains(out, "← app #1 ui/initialize") || !strings.Contains(out, "→ app") || !strings.Contains(out, "tools/call show-chart") {
+	if code != command.ExitOK || !strings.Contains(out, "← app #1 ui/initialize") || !strings.Contains(out, "→ app") || !strings.Contains(out, "tools/call show-chart") {
 		t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = runCLI(t, "", "replay", path, "--filter", "kind:app")
-	if code != ExitOK || strings.Contains(out, "tools/call") || strings.Count(out, " app ") != 2 {
+	if code != command.ExitOK || strings.Contains(out, "tools/call") || strings.Count(out, " app ") != 2 {
 		t.Errorf("--filter kind:app:\n%s", out)
 	}
 }
@@ -217,8 +218,8 @@ func TestAppInfoMissingToolAgreesWithTheTable(t *testing.T) {
 // app-info give is one of theirs (--no-browser is OAuth's, --no-open the
 // App page's).
 func TestAppExamplesUseTheirFlags(t *testing.T) {
-	ios, _, _, _ := Test()
-	f := &Factory{IO: ios}
+	ios, _, _, _ := command.Test()
+	f := &command.Factory{IO: ios}
 	for _, cmd := range []*cobra.Command{NewCmdApp(f, nil), NewCmdAppInfo(f, nil)} {
 		for _, word := range strings.Fields(cmd.Example) {
 			name, ok := strings.CutPrefix(word, "--")

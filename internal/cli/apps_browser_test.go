@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
 )
@@ -40,11 +41,11 @@ func TestAppInChromium(t *testing.T) {
 		t.Skip("@modelcontextprotocol/ext-apps is not installed: run scripts/deps.sh")
 	}
 	trace := filepath.Join(t.TempDir(), "app.jsonl")
-	ios, _, out, errOut := Test()
+	ios, _, out, errOut := command.Test()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	urls := make(chan string, 1)
-	cmd := NewCmdApp(&Factory{IO: ios}, func(ctx context.Context, o *AppOptions) error {
+	cmd := NewCmdApp(&command.Factory{IO: ios}, func(ctx context.Context, o *AppOptions) error {
 		o.ready = func(u string) { urls <- u }
 		return appRun(ctx, o)
 	})

@@ -9,13 +9,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
 )
 
 // NewCmdAuth returns `mcpi auth`: the credentials OAuth left in the token
 // store.
-func NewCmdAuth(f *Factory) *cobra.Command {
+func NewCmdAuth(f *command.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "auth",
 		Short: "List or remove the OAuth credentials mcpi keeps",
@@ -31,21 +32,21 @@ func NewCmdAuth(f *Factory) *cobra.Command {
 
 // AuthListOptions are the flags of `mcpi auth list`.
 type AuthListOptions struct {
-	IO   *IOStreams
+	IO   *command.IOStreams
 	JSON bool
 	Now  func() time.Time
 }
 
 // NewCmdAuthList returns `mcpi auth list`.
-func NewCmdAuthList(f *Factory, runF func(context.Context, *AuthListOptions) error) *cobra.Command {
+func NewCmdAuthList(f *command.Factory, runF func(context.Context, *AuthListOptions) error) *cobra.Command {
 	opts := &AuthListOptions{IO: f.IO, Now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the stored OAuth credentials (never their secrets)",
 		Args:  cobra.NoArgs,
-		RunE:  runE(opts, runF, authListRun),
+		RunE:  command.RunE(opts, runF, authListRun),
 	}
-	addJSONFlag(cmd, &opts.JSON, "print JSON")
+	command.AddJSONFlag(cmd, &opts.JSON, "print JSON")
 	return cmd
 }
 
@@ -127,14 +128,14 @@ func tokenState(c storedCredential, now time.Time) string {
 
 // AuthLogoutOptions are the flags of `mcpi auth logout`.
 type AuthLogoutOptions struct {
-	IO       *IOStreams
+	IO       *command.IOStreams
 	Issuer   string
 	Resource string
 	All      bool
 }
 
 // NewCmdAuthLogout returns `mcpi auth logout`.
-func NewCmdAuthLogout(f *Factory, runF func(context.Context, *AuthLogoutOptions) error) *cobra.Command {
+func NewCmdAuthLogout(f *command.Factory, runF func(context.Context, *AuthLogoutOptions) error) *cobra.Command {
 	opts := &AuthLogoutOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "logout (--issuer URL | --resource URL | --all)",
@@ -143,9 +144,9 @@ func NewCmdAuthLogout(f *Factory, runF func(context.Context, *AuthLogoutOptions)
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case opts.All && (opts.Issuer != "" || opts.Resource != ""):
-				return flagErrorf("--all removes everything: it does not go with --issuer or --resource")
+				return command.FlagErrorf("--all removes everything: it does not go with --issuer or --resource")
 			case !opts.All && opts.Issuer == "" && opts.Resource == "":
-				return flagErrorf("say what to remove: --issuer URL, --resource URL (an MCP server's URL also matches), or --all")
+				return command.FlagErrorf("say what to remove: --issuer URL, --resource URL (an MCP server's URL also matches), or --all")
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -154,7 +155,7 @@ func NewCmdAuthLogout(f *Factory, runF func(context.Context, *AuthLogoutOptions)
 		},
 	}
 	f2 := cmd.Flags()
-	end := flagGroup(cmd, groupArgs)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	f2.StringVar(&opts.Issuer, "issuer", "", "remove the credentials of this authorization server")
 	f2.StringVar(&opts.Resource, "resource", "", "remove the credentials for this resource (or MCP server URL)")
 	f2.BoolVar(&opts.All, "all", false, "remove every stored credential")
@@ -181,7 +182,7 @@ func authLogoutRun(_ context.Context, opts *AuthLogoutOptions) error {
 		return nil
 	}
 	for _, e := range removed {
-		fmt.Fprintf(opts.IO.ErrOut, "removed the credentials of %s for %s\n", sanitize(e.Issuer, false), sanitize(e.Resource, false))
+		fmt.Fprintf(opts.IO.ErrOut, "removed the credentials of %s for %s\n", command.Sanitize(e.Issuer, false), command.Sanitize(e.Resource, false))
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
 	"github.com/mcpi-dev/mcpi/internal/auth/authtest"
+	"github.com/mcpi-dev/mcpi/internal/command"
 )
 
 // configDir gives the test a token store of its own. Tests that use it
@@ -43,7 +44,7 @@ func TestOAuthHeadless(t *testing.T) {
 	s := authtest.Start(t, authtest.Config{Scopes: []string{"mcp:basic"}})
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	code, out, errOut := runCLI(t, "", "tools", "--oauth-headless", "-v", "--record", trace, s.URL)
-	if code != ExitOK || !strings.Contains(out, "echo") {
+	if code != command.ExitOK || !strings.Contains(out, "echo") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	// -v shows every step.
@@ -79,7 +80,7 @@ func TestOAuthHeadless(t *testing.T) {
 	// The next run, with no terminal and no --oauth-headless, uses the
 	// stored token: no new authorization.
 	before := s.Counts()
-	if code, out, errOut := runCLI(t, "", "call", "echo", "text=again", s.URL); code != ExitOK || !strings.Contains(out, "again") {
+	if code, out, errOut := runCLI(t, "", "call", "echo", "text=again", s.URL); code != command.ExitOK || !strings.Contains(out, "again") {
 		t.Fatalf("second run: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if s.Counts() != before {
@@ -88,22 +89,22 @@ func TestOAuthHeadless(t *testing.T) {
 
 	// auth list shows the entry, never a secret.
 	code, out, errOut = runCLI(t, "", "auth", "list")
-	if code != ExitOK || !strings.Contains(out, s.Issuer) || !strings.Contains(out, "dynamic-registration") || !strings.Contains(out, "refreshable") {
+	if code != command.ExitOK || !strings.Contains(out, s.Issuer) || !strings.Contains(out, "dynamic-registration") || !strings.Contains(out, "refreshable") {
 		t.Errorf("auth list: exit %d\n%s\n%s", code, out, errOut)
 	}
 	assertNoSecrets(t, "auth list", out, s)
 	code, out, _ = runCLI(t, "", "auth", "list", "--json")
 	var list []storedCredential
-	if err := json.Unmarshal([]byte(out), &list); code != ExitOK || err != nil || len(list) != 1 || list[0].Resource != s.URL || list[0].Scope != "mcp:basic offline_access" {
+	if err := json.Unmarshal([]byte(out), &list); code != command.ExitOK || err != nil || len(list) != 1 || list[0].Resource != s.URL || list[0].Scope != "mcp:basic offline_access" {
 		t.Errorf("auth list --json: exit %d, %v: %s", code, err, out)
 	}
 	assertNoSecrets(t, "auth list --json", out, s)
 
 	// logout by server URL removes it; then nothing is left.
-	if code, _, errOut := runCLI(t, "", "auth", "logout", "--resource", s.URL); code != ExitOK || !strings.Contains(errOut, "removed the credentials of "+s.Issuer) {
+	if code, _, errOut := runCLI(t, "", "auth", "logout", "--resource", s.URL); code != command.ExitOK || !strings.Contains(errOut, "removed the credentials of "+s.Issuer) {
 		t.Errorf("logout: exit %d: %s", code, errOut)
 	}
-	if code, out, errOut := runCLI(t, "", "auth", "list"); code != ExitOK || out != "" || !strings.Contains(errOut, "no OAuth credentials stored") {
+	if code, out, errOut := runCLI(t, "", "auth", "list"); code != command.ExitOK || out != "" || !strings.Contains(errOut, "no OAuth credentials stored") {
 		t.Errorf("after logout: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -119,17 +120,17 @@ func TestOAuthFailures(t *testing.T) {
 	}))
 	t.Cleanup(basic.Close)
 	for _, tc := range []cliCase{
-		{name: "another scheme than Bearer", args: []string{"tools", "--oauth-headless", basic.URL}, code: ExitAuth,
+		{name: "another scheme than Bearer", args: []string{"tools", "--oauth-headless", basic.URL}, code: command.ExitAuth,
 			stderr: []string{"401 Unauthorized: who are you?"}},
-		{name: "no terminal", args: []string{"tools", good.URL}, code: ExitAuth,
+		{name: "no terminal", args: []string{"tools", good.URL}, code: command.ExitAuth,
 			stderr: []string{"mcpi: oauth authorization: " + good.URL + " needs authorization by " + good.Issuer, "--oauth-headless"}},
-		{name: "mismatched resource", args: []string{"tools", "--oauth-headless", evil.URL}, code: ExitAuth,
+		{name: "mismatched resource", args: []string{"tools", "--oauth-headless", evil.URL}, code: command.ExitAuth,
 			stderr: []string{`mcpi: oauth protected resource metadata: the metadata at ` + strings.TrimSuffix(evil.URL, "/mcp") + `/.well-known/oauth-protected-resource/mcp is for resource "https://evil.example.com/mcp"`, "[rule: " + auth.RuleResource}},
-		{name: "no PKCE", args: []string{"tools", "--oauth-headless", noPKCE.URL}, code: ExitAuth,
+		{name: "no PKCE", args: []string{"tools", "--oauth-headless", noPKCE.URL}, code: command.ExitAuth,
 			stderr: []string{"does not support PKCE", "[rule: " + auth.RulePKCE}},
-		{name: "bearer refused", args: []string{"tools", "--bearer", "not-a-token", good.URL}, code: ExitAuth,
+		{name: "bearer refused", args: []string{"tools", "--bearer", "not-a-token", good.URL}, code: command.ExitAuth,
 			stderr: []string{"401 Unauthorized"}},
-		{name: "no client registration", args: []string{"tools", "--oauth-headless", "--client-id", "nobody", good.URL}, code: ExitAuth,
+		{name: "no client registration", args: []string{"tools", "--oauth-headless", "--client-id", "nobody", good.URL}, code: command.ExitAuth,
 			stderr: []string{"mcpi: oauth authorization: "}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +146,7 @@ func TestOAuthFailures(t *testing.T) {
 func TestOAuthBearer(t *testing.T) {
 	configDir(t)
 	s := authtest.Start(t, authtest.Config{})
-	if code, _, errOut := runCLI(t, "", "ping", "--oauth-headless", s.URL); code != ExitOK {
+	if code, _, errOut := runCLI(t, "", "ping", "--oauth-headless", s.URL); code != command.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	store, _ := authStore()
@@ -160,7 +161,7 @@ func TestOAuthBearer(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	before := s.Counts()
 	code, out, errOut := runCLI(t, "", "tools", "--bearer", token, "--record", trace, s.URL)
-	if code != ExitOK || !strings.Contains(out, "echo") || s.Counts() != before {
+	if code != command.ExitOK || !strings.Contains(out, "echo") || s.Counts() != before {
 		t.Fatalf("--bearer: exit %d, %+v\n%s\n%s", code, s.Counts(), out, errOut)
 	}
 	raw, _ := os.ReadFile(trace)
@@ -172,22 +173,22 @@ func TestOAuthBearer(t *testing.T) {
 func TestAuthFlags(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []cliCase{
-		{name: "secret without id", args: []string{"tools", "--client-secret", "s3cret", "https://h/mcp"}, code: ExitUsage, stderr: []string{"--client-secret needs --client-id"}},
-		{name: "bearer with a command", args: []string{"tools", "--bearer", "t0ken", "--", "server"}, code: ExitUsage, stderr: []string{"apply to HTTP servers"}},
-		{name: "bearer and OAuth", args: []string{"tools", "--bearer", "t0ken", "--oauth-headless", "https://h/mcp"}, code: ExitUsage, stderr: []string{"does not go with the OAuth flags"}},
-		{name: "bearer and Authorization", args: []string{"tools", "--bearer", "t0ken", "-H", "Authorization: Bearer x", "https://h/mcp"}, code: ExitUsage, stderr: []string{"not both"}},
-		{name: "metadata URL not HTTPS", args: []string{"tools", "--client-metadata-url", "http://h/client.json", "https://h/mcp"}, code: ExitUsage, stderr: []string{"invalid --client-metadata-url"}},
-		{name: "redirect port", args: []string{"tools", "--oauth-redirect-port", "70000", "https://h/mcp"}, code: ExitUsage, stderr: []string{"invalid --oauth-redirect-port"}},
-		{name: "logout needs a selector", args: []string{"auth", "logout"}, code: ExitUsage, stderr: []string{"--issuer URL, --resource URL"}},
-		{name: "logout --all alone", args: []string{"auth", "logout", "--all", "--issuer", "https://as"}, code: ExitUsage, stderr: []string{"--all removes everything"}},
-		{name: "unknown grant", args: []string{"tools", "--grant", "password", "https://h/mcp"}, code: ExitUsage, stderr: []string{"invalid --grant \"password\""}},
-		{name: "client_credentials without a secret", args: []string{"tools", "--grant", "client_credentials", "--client-id", "c", "https://h/mcp"}, code: ExitUsage, stderr: []string{"needs --client-id and its secret"}},
-		{name: "secret and key", args: []string{"tools", "--client-id", "c", "--client-secret", "s3cret", "--client-assertion-key", "k.pem", "https://h/mcp"}, code: ExitUsage, stderr: []string{"give one of them"}},
-		{name: "jwt-bearer without a JWT", args: []string{"tools", "--grant", "jwt-bearer", "https://h/mcp"}, code: ExitUsage, stderr: []string{"--assertion-file FILE or $MCPI_OAUTH_ASSERTION"}},
-		{name: "id-jag without a provider", args: []string{"tools", "--grant", "id-jag", "--client-id", "c", "https://h/mcp"}, code: ExitUsage, stderr: []string{"--idp-issuer or --idp-token-endpoint"}},
-		{name: "idp flags without id-jag", args: []string{"tools", "--idp-issuer", "https://idp", "https://h/mcp"}, code: ExitUsage, stderr: []string{"go with --grant id-jag"}},
-		{name: "dpop key missing", args: []string{"tools", "--dpop-key", "/nonexistent.pem", "https://h/mcp"}, code: ExitUsage, stderr: []string{"--dpop-key:"}},
-		{name: "dpop with bearer", args: []string{"tools", "--bearer", "t0ken", "--dpop", "https://h/mcp"}, code: ExitUsage, stderr: []string{"does not go with the OAuth flags"}},
+		{name: "secret without id", args: []string{"tools", "--client-secret", "s3cret", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"--client-secret needs --client-id"}},
+		{name: "bearer with a command", args: []string{"tools", "--bearer", "t0ken", "--", "server"}, code: command.ExitUsage, stderr: []string{"apply to HTTP servers"}},
+		{name: "bearer and OAuth", args: []string{"tools", "--bearer", "t0ken", "--oauth-headless", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"does not go with the OAuth flags"}},
+		{name: "bearer and Authorization", args: []string{"tools", "--bearer", "t0ken", "-H", "Authorization: Bearer x", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"not both"}},
+		{name: "metadata URL not HTTPS", args: []string{"tools", "--client-metadata-url", "http://h/client.json", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"invalid --client-metadata-url"}},
+		{name: "redirect port", args: []string{"tools", "--oauth-redirect-port", "70000", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"invalid --oauth-redirect-port"}},
+		{name: "logout needs a selector", args: []string{"auth", "logout"}, code: command.ExitUsage, stderr: []string{"--issuer URL, --resource URL"}},
+		{name: "logout --all alone", args: []string{"auth", "logout", "--all", "--issuer", "https://as"}, code: command.ExitUsage, stderr: []string{"--all removes everything"}},
+		{name: "unknown grant", args: []string{"tools", "--grant", "password", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"invalid --grant \"password\""}},
+		{name: "client_credentials without a secret", args: []string{"tools", "--grant", "client_credentials", "--client-id", "c", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"needs --client-id and its secret"}},
+		{name: "secret and key", args: []string{"tools", "--client-id", "c", "--client-secret", "s3cret", "--client-assertion-key", "k.pem", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"give one of them"}},
+		{name: "jwt-bearer without a JWT", args: []string{"tools", "--grant", "jwt-bearer", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"--assertion-file FILE or $MCPI_OAUTH_ASSERTION"}},
+		{name: "id-jag without a provider", args: []string{"tools", "--grant", "id-jag", "--client-id", "c", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"--idp-issuer or --idp-token-endpoint"}},
+		{name: "idp flags without id-jag", args: []string{"tools", "--idp-issuer", "https://idp", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"go with --grant id-jag"}},
+		{name: "dpop key missing", args: []string{"tools", "--dpop-key", "/nonexistent.pem", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"--dpop-key:"}},
+		{name: "dpop with bearer", args: []string{"tools", "--bearer", "t0ken", "--dpop", "https://h/mcp"}, code: command.ExitUsage, stderr: []string{"does not go with the OAuth flags"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkCase(t, tc) })
 	}
@@ -219,7 +220,7 @@ func TestOAuthGrants(t *testing.T) {
 			func(*authtest.GrantServer) []string {
 				return []string{"--grant", "client_credentials", "--client-id", "m2m", "--client-secret-file", secretFile, "--dpop"}
 			}},
-		{"client_credentials secret env", authtest.GrantConfig{ClientID: "m2m", ClientSecret: "cli-client-secret-value"}, map[string]string{EnvClientSecret: "cli-client-secret-value"},
+		{"client_credentials secret env", authtest.GrantConfig{ClientID: "m2m", ClientSecret: "cli-client-secret-value"}, map[string]string{command.EnvClientSecret: "cli-client-secret-value"},
 			func(*authtest.GrantServer) []string {
 				return []string{"--grant", "client_credentials", "--client-id", "m2m"}
 			}},
@@ -227,14 +228,14 @@ func TestOAuthGrants(t *testing.T) {
 			func(*authtest.GrantServer) []string {
 				return []string{"--grant", "client_credentials", "--client-id", "m2m", "--client-assertion-key", keyFile}
 			}},
-		{"jwt-bearer env", authtest.GrantConfig{Assertion: "eyJ.cli-workload-jwt.sig"}, map[string]string{EnvAssertion: "eyJ.cli-workload-jwt.sig"},
+		{"jwt-bearer env", authtest.GrantConfig{Assertion: "eyJ.cli-workload-jwt.sig"}, map[string]string{command.EnvAssertion: "eyJ.cli-workload-jwt.sig"},
 			func(*authtest.GrantServer) []string { return []string{"--grant", "jwt-bearer"} }},
 		{"jwt-bearer file", authtest.GrantConfig{Assertion: "eyJ.cli-workload-jwt.sig"}, nil,
 			func(*authtest.GrantServer) []string {
 				return []string{"--grant", "jwt-bearer", "--assertion-file", write("workload.jwt", "eyJ.cli-workload-jwt.sig")}
 			}},
 		{"id-jag", authtest.GrantConfig{ClientID: "xaa", ClientSecret: "cli-client-secret-value", IDToken: "eyJ.cli-id-token.sig", DPoP: true},
-			map[string]string{EnvIDToken: "eyJ.cli-id-token.sig"},
+			map[string]string{command.EnvIDToken: "eyJ.cli-id-token.sig"},
 			func(s *authtest.GrantServer) []string {
 				return []string{"--grant", "id-jag", "--client-id", "xaa", "--client-secret-file", secretFile, "--idp-issuer", s.IDPIssuer, "--idp-client-id", "idp", "--dpop"}
 			}},
@@ -248,7 +249,7 @@ func TestOAuthGrants(t *testing.T) {
 			trace := filepath.Join(t.TempDir(), "trace.jsonl")
 			args := append([]string{"tools", "-v", "--record", trace}, tc.args(s)...)
 			code, out, errOut := runCLI(t, "", append(args, s.URL)...)
-			if code != ExitOK || !strings.Contains(out, "echo") {
+			if code != command.ExitOK || !strings.Contains(out, "echo") {
 				t.Fatalf("exit %d\nstdout: %s\nstderr: %s\nrefusals: %q", code, out, errOut, s.Refusals())
 			}
 			raw, _ := os.ReadFile(trace)
@@ -268,7 +269,7 @@ func TestOAuthGrants(t *testing.T) {
 		conf := write("mcp.json", `{"mcpServers": {"m2m": {"url": "`+s.URL+`", "oauth": {"clientId": "m2m", "grant": "client_credentials", "clientSecretFile": "secret", "dpop": true}}}}`)
 		trace := filepath.Join(t.TempDir(), "trace.jsonl")
 		code, out, errOut := runCLI(t, "", "tools", "--record", trace, "--server", "m2m", "--config", conf)
-		if code != ExitOK || !strings.Contains(out, "echo") {
+		if code != command.ExitOK || !strings.Contains(out, "echo") {
 			t.Fatalf("exit %d\nstdout: %s\nstderr: %s\nrefusals: %q", code, out, errOut, s.Refusals())
 		}
 		raw, _ := os.ReadFile(trace)
@@ -282,9 +283,9 @@ func TestOAuthGrants(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		configDir(t)
 		s := authtest.StartGrants(t, authtest.GrantConfig{Assertion: "eyJ.cli-workload-jwt.sig", GrantError: "invalid_grant"})
-		t.Setenv(EnvAssertion, "eyJ.cli-workload-jwt.sig")
+		t.Setenv(command.EnvAssertion, "eyJ.cli-workload-jwt.sig")
 		code, _, errOut := runCLI(t, "", "tools", "--grant", "jwt-bearer", s.URL)
-		if code != ExitAuth || !strings.Contains(errOut, "invalid_grant") {
+		if code != command.ExitAuth || !strings.Contains(errOut, "invalid_grant") {
 			t.Errorf("exit %d: %s", code, errOut)
 		}
 		if n := len(s.TokenRequests()); n != 1 {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/load"
 	"github.com/mcpi-dev/mcpi/internal/loadmcp"
 	"github.com/mcpi-dev/mcpi/internal/loadreport"
@@ -51,8 +52,8 @@ const (
 
 // NewCmdBench returns `mcpi bench TOOL [KEY=VALUE...] [TARGET]` and
 // `mcpi bench FILE.yaml [TARGET]`.
-func NewCmdBench(f *Factory, runF func(context.Context, *BenchOptions) error) *cobra.Command {
-	opts := &BenchOptions{CallOptions: CallOptions{ConnOptions: f.conn()}, env: os.LookupEnv}
+func NewCmdBench(f *command.Factory, runF func(context.Context, *BenchOptions) error) *cobra.Command {
+	opts := &BenchOptions{CallOptions: CallOptions{ConnOptions: f.Conn()}, env: os.LookupEnv}
 	var maxErrors string
 	cmd := &cobra.Command{
 		Use:   "bench TOOL [KEY=VALUE | KEY:=JSON ...] [TARGET] | bench FILE.yaml [TARGET]",
@@ -70,25 +71,25 @@ Exits 1 when the share of failed calls passes --max-errors (default 0: any).`,
 		Example: `  mcpi bench echo text=hi -n 10000 -c 16 -- mcpi demo-server
   mcpi bench add a=1 b=2 -d 30s --rate 500 http://127.0.0.1:8080/mcp
   mcpi bench smoke.yaml -c 8 --connections per-worker -d 1m --json`,
-		Args: checkedArgs(func(cmd *cobra.Command, args []string) error {
-			rest, cliTarget, err := opts.Target.parseCollectionTarget(cmd, args)
+		Args: command.CheckedArgs(func(cmd *cobra.Command, args []string) error {
+			rest, cliTarget, err := opts.Target.ParseCollectionTarget(cmd, args)
 			if err != nil {
 				return err
 			}
 			if len(rest) == 0 {
-				return flagErrorf("give the TOOL to call, or a collection FILE.yaml")
+				return command.FlagErrorf("give the TOOL to call, or a collection FILE.yaml")
 			}
 			if isCollectionFile(rest[0]) {
 				if len(rest) > 1 {
-					return flagErrorf("a collection takes no arguments: %q", rest[1])
+					return command.FlagErrorf("a collection takes no arguments: %q", rest[1])
 				}
 				if opts.Args != "" {
-					return flagErrorf("--args is for a TOOL, not a collection")
+					return command.FlagErrorf("--args is for a TOOL, not a collection")
 				}
 				opts.Collection, opts.cliTarget = rest[0], cliTarget
 			} else {
 				if !cliTarget {
-					if rest, err = opts.Target.parseTarget(cmd, args); err != nil {
+					if rest, err = opts.Target.ParseTarget(cmd, args); err != nil {
 						return err
 					}
 				}
@@ -98,26 +99,26 @@ Exits 1 when the share of failed calls passes --max-errors (default 0: any).`,
 			}
 			if cmd.Flags().Changed("count") && opts.Count == 0 || cmd.Flags().Changed("duration") && opts.Duration == 0 {
 				// Zero would mean "not given", and run the default 1000.
-				return flagErrorf("-n 0 or -d 0s runs nothing: give at least one call, or a duration")
+				return command.FlagErrorf("-n 0 or -d 0s runs nothing: give at least one call, or a duration")
 			}
 			if err := opts.checkLoad(maxErrors); err != nil {
 				return err
 			}
 			return nil
 		}),
-		RunE: runE(opts, runF, benchRun),
+		RunE: command.RunE(opts, runF, benchRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	fs := cmd.Flags()
 	// A trace of a load run would grow with every call: refused (checkLoad).
 	_ = fs.MarkHidden("record")
 	_ = fs.MarkHidden("no-redact")
 	_ = fs.MarkHidden("otlp-endpoint")
-	end := flagGroup(cmd, groupArgs)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	fs.StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
 	fs.BoolVar(&opts.NoValidate, "no-validate", false, "send the arguments even when they do not match the inputSchema")
 	end()
-	end = flagGroup(cmd, groupLoad)
+	end = command.FlagGroup(cmd, command.GroupLoad)
 	fs.IntVarP(&opts.Concurrency, "concurrency", "c", 10, "workers calling at once")
 	fs.Int64VarP(&opts.Count, "count", "n", 0, "calls (iterations of a collection) to make; without -n and -d: 1000")
 	fs.DurationVarP(&opts.Duration, "duration", "d", 0, "start calls for this long (with -n: whichever ends first)")
@@ -136,10 +137,10 @@ func isCollectionFile(a string) bool {
 // checkLoad checks the load flags.
 func (opts *BenchOptions) checkLoad(maxErrors string) error {
 	if opts.Concurrency < 1 || opts.Concurrency > 10_000 {
-		return flagErrorf("-c %d: give 1 to 10000 workers", opts.Concurrency)
+		return command.FlagErrorf("-c %d: give 1 to 10000 workers", opts.Concurrency)
 	}
 	if opts.Count < 0 || opts.Duration < 0 || opts.Rate < 0 {
-		return flagErrorf("-n, -d and --rate cannot be negative")
+		return command.FlagErrorf("-n, -d and --rate cannot be negative")
 	}
 	if opts.Count == 0 && opts.Duration == 0 {
 		opts.Count = 1000
@@ -147,20 +148,20 @@ func (opts *BenchOptions) checkLoad(maxErrors string) error {
 	switch opts.Connections {
 	case connectionsOne, connectionsPerWorker:
 	default:
-		return flagErrorf("invalid --connections %q: want one or per-worker", opts.Connections)
+		return command.FlagErrorf("invalid --connections %q: want one or per-worker", opts.Connections)
 	}
 	if opts.Connections == connectionsPerWorker && opts.Concurrency > 256 {
-		return flagErrorf("--connections per-worker opens a connection per worker: at most 256 (-c %d)", opts.Concurrency)
+		return command.FlagErrorf("--connections per-worker opens a connection per worker: at most 256 (-c %d)", opts.Concurrency)
 	}
 	if opts.Record != "" {
-		return flagErrorf("--record is not for load (its trace would grow with every call): record one call with mcpi call or mcpi test")
+		return command.FlagErrorf("--record is not for load (its trace would grow with every call): record one call with mcpi call or mcpi test")
 	}
 	if opts.OTLPEndpoint != "" {
-		return flagErrorf("--otlp-endpoint is not for load (a span for every call): export one call's spans with mcpi call or mcpi test")
+		return command.FlagErrorf("--otlp-endpoint is not for load (a span for every call): export one call's spans with mcpi call or mcpi test")
 	}
 	v, err := parseShare(maxErrors)
 	if err != nil {
-		return flagErrorf("invalid --max-errors %q: %v", maxErrors, err)
+		return command.FlagErrorf("invalid --max-errors %q: %v", maxErrors, err)
 	}
 	opts.MaxErrors = v
 	return nil
@@ -189,9 +190,9 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	// The connection prints no JSON error of its own: this one is
 	// redacted first.
 	opts.JSON, opts.jsonReport = false, asJSON
-	red := record.NewRedactor(opts.secretValues())
+	red := record.NewRedactor(opts.SecretValues())
 	err := benchLoad(ctx, opts, &red)
-	return withJSONError(opts.IO, asJSON, redactErr(red, err))
+	return command.WithJSONError(opts.IO, asJSON, command.RedactErr(red, err))
 }
 
 // benchLoad connects, builds the iteration, runs the load and reports; red
@@ -202,33 +203,33 @@ func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) 
 	if opts.Collection != "" {
 		var err error
 		if file, err = collection.ReadFile(opts.IO.Path(opts.Collection)); err != nil {
-			return &FlagError{Err: err}
+			return &command.FlagError{Err: err}
 		}
 		// The environment's secrets the file uses: never in the report.
-		red = opts.redactorOf(file, opts.env)
+		red = opts.RedactorOf(file, opts.env)
 		*redp = red
 		if !opts.cliTarget {
-			if err := opts.Target.fromCollection(file, opts.env); err != nil {
+			if err := opts.Target.FromCollection(file, opts.env); err != nil {
 				return err
 			}
 		}
 		if opts.Connections == connectionsOne && opts.Concurrency > 1 && loadmcp.Answers(file) {
-			return flagErrorf("%s answers the server's requests (answers:): with more than one worker, give --connections per-worker, so that each answer goes to the worker whose step was asked", opts.Collection)
+			return command.FlagErrorf("%s answers the server's requests (answers:): with more than one worker, give --connections per-worker, so that each answer goes to the worker whose step was asked", opts.Collection)
 		}
 	}
 	heard := &loadmcp.Heard{}
-	run := opts.newRun()
-	hooks := func() (connHooks, *collection.Handler) {
-		h := run.collectionHandler()
-		hk := connHooks{notified: heard.Notified, warned: heard.Warned}
+	run := opts.NewRun()
+	hooks := func() (command.ConnHooks, *collection.Handler) {
+		h := run.CollectionHandler()
+		hk := command.ConnHooks{Notified: heard.Notified, Warned: heard.Warned}
 		if file != nil {
-			hk.handler = h
+			hk.Handler = h
 		}
 		return hk, h
 	}
 	hk, h := hooks()
-	return run.with(ctx, hk, func(run *connRun) error {
-		conns := []loadmcp.Conn{{Client: run.client, Answers: h}}
+	return run.With(ctx, hk, func(run *command.ConnRun) error {
+		conns := []loadmcp.Conn{{Client: run.Client, Answers: h}}
 		defer func() {
 			for _, bc := range conns[1:] {
 				bc.Client.Close()
@@ -237,7 +238,7 @@ func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) 
 		if opts.Connections == connectionsPerWorker {
 			for len(conns) < opts.Concurrency {
 				hk, h := hooks()
-				c, err := run.open(ctx, hk)
+				c, err := run.Open(ctx, hk)
 				if err != nil {
 					return fmt.Errorf("connection %d of %d: %w", len(conns)+1, opts.Concurrency, err)
 				}
@@ -258,7 +259,7 @@ func benchLoad(ctx context.Context, opts *BenchOptions, redp **record.Redactor) 
 // toolSteps is the iteration of one tool call: its arguments coerced and
 // checked once, as mcpi call does.
 func toolSteps(ctx context.Context, opts *BenchOptions, conns []loadmcp.Conn) ([]load.Step, error) {
-	tool, err := opts.findTool(ctx, conns[0].Client, opts.Tool)
+	tool, err := opts.FindTool(ctx, conns[0].Client, opts.Tool)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/load"
 	"github.com/mcpi-dev/mcpi/internal/loadmcp"
 	"github.com/mcpi-dev/mcpi/internal/loadreport"
@@ -31,7 +32,7 @@ func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *
 	}
 	doc := benchDocument(opts, res, heard, red)
 	if opts.jsonReport {
-		if err := writeJSON(opts.IO, doc); err != nil {
+		if err := command.WriteJSON(opts.IO, doc); err != nil {
 			return err
 		}
 	} else {
@@ -40,17 +41,17 @@ func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *
 	heard.SayWarnings(opts.IO.ErrOut, red)
 	switch {
 	case res.Aborted != nil:
-		what := "the run ended early: " + oneLine(doc.Aborted.String())
+		what := "the run ended early: " + command.OneLine(doc.Aborted.String())
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", what)
-		return errSilent{code: exitCodeFor(res.Aborted), what: what}
+		return command.ErrSilent{Code: command.ExitCodeFor(res.Aborted), What: what}
 	case res.Interrupted:
-		return errSilent{code: ExitInterrupted, what: "interrupted", kind: KindInterrupted}
+		return command.ErrSilent{Code: command.ExitInterrupted, What: "interrupted", Kind: command.KindInterrupted}
 	case res.Completed == 0:
-		return errSilent{code: ExitToolError, what: "no call completed"}
+		return command.ErrSilent{Code: command.ExitToolError, What: "no call completed"}
 	case res.ErrorRate() > opts.MaxErrors:
 		what := fmt.Sprintf("%s of the calls failed, more than --max-errors %s", loadreport.Pct(res.ErrorRate()), loadreport.Pct(opts.MaxErrors))
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", what)
-		return errSilent{code: ExitToolError, what: what}
+		return command.ErrSilent{Code: command.ExitToolError, What: what}
 	}
 	return nil
 }

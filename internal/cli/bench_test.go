@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/loadreport"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
@@ -28,7 +29,7 @@ type benchJSONDoc struct {
 	Aborted       string
 }
 
-func benchJSON(t *testing.T, args ...string) (ExitCode, benchJSONDoc, string) {
+func benchJSON(t *testing.T, args ...string) (command.ExitCode, benchJSONDoc, string) {
 	t.Helper()
 	code, out, errOut := runCLI(t, "", append([]string{"bench", "--json"}, args...)...)
 	var d benchJSONDoc
@@ -56,7 +57,7 @@ func TestBenchCounts(t *testing.T) {
 			t.Parallel()
 			args := []string{"t", "-n", "700", "-c", "4", "--connections", conns}
 			code, d, errOut := benchJSON(t, with(peerArgs(mcptest.LoadPrefix+mcptest.LoadMixed), args...)...)
-			if code != ExitToolError || d.OK {
+			if code != command.ExitToolError || d.OK {
 				t.Errorf("exit %d, ok %v: errors past --max-errors 0 must fail", code, d.OK)
 			}
 			if d.Started != 700 || d.Completed != 700 || d.Calls != 700 || d.Steps[0].Calls != 700 {
@@ -83,7 +84,7 @@ func TestBenchCounts(t *testing.T) {
 	}
 	// Within --max-errors (23% failed): exit 0.
 	code, d, _ := benchJSON(t, with(peerArgs(mcptest.LoadPrefix+mcptest.LoadMixed), "t", "-n", "700", "-c", "4", "--max-errors", "25%")...)
-	if code != ExitOK || !d.OK || d.MaxErrors != 0.25 {
+	if code != command.ExitOK || !d.OK || d.MaxErrors != 0.25 {
 		t.Errorf("--max-errors 25%%: exit %d, ok %v, max %v", code, d.OK, d.MaxErrors)
 	}
 }
@@ -93,7 +94,7 @@ func TestBenchCounts(t *testing.T) {
 func TestBenchOutOfOrder(t *testing.T) {
 	t.Parallel()
 	code, d, errOut := benchJSON(t, with(peerArgs(mcptest.LoadPrefix+mcptest.LoadOutOfOrder), "t", "-n", "2000", "-c", "32")...)
-	if code != ExitOK || d.Completed != 2000 || d.Errors != 0 {
+	if code != command.ExitOK || d.Completed != 2000 || d.Errors != 0 {
 		t.Errorf("exit %d, completed %d, errors %d %v; stderr %q", code, d.Completed, d.Errors, kinds(d), errOut)
 	}
 }
@@ -103,7 +104,7 @@ func TestBenchOutOfOrder(t *testing.T) {
 func TestBenchNotificationFlood(t *testing.T) {
 	t.Parallel()
 	code, d, errOut := benchJSON(t, with(peerArgs(mcptest.LoadPrefix+mcptest.LoadFlood), "t", "-n", "300", "-c", "4")...)
-	if code != ExitOK || d.Completed != 300 || d.Errors != 0 {
+	if code != command.ExitOK || d.Completed != 300 || d.Errors != 0 {
 		t.Errorf("exit %d, completed %d, errors %d %v", code, d.Completed, d.Errors, kinds(d))
 	}
 	if d.Notifications != 300*100 {
@@ -120,7 +121,7 @@ func TestBenchNotificationFlood(t *testing.T) {
 func TestBenchServerStopsAnswering(t *testing.T) {
 	t.Parallel()
 	code, d, errOut := benchJSON(t, with(peerArgs(mcptest.LoadPrefix+mcptest.LoadStops+":50"), "t", "-n", "60", "-c", "5", "--timeout", "300ms")...)
-	if code != ExitToolError || d.Completed != 60 || kinds(d)["timeout"] != 10 || d.Errors != 10 {
+	if code != command.ExitToolError || d.Completed != 60 || kinds(d)["timeout"] != 10 || d.Errors != 10 {
 		t.Errorf("exit %d, completed %d, errors %v; stderr %q", code, d.Completed, kinds(d), errOut)
 	}
 	for _, k := range d.ErrorsByKind {
@@ -135,7 +136,7 @@ func TestBenchServerStopsAnswering(t *testing.T) {
 func TestBenchServerExits(t *testing.T) {
 	t.Parallel()
 	code, d, errOut := benchJSON(t, with(peerArgs(mcptest.LoadPrefix+mcptest.LoadExits+":100"), "t", "-n", "100000", "-c", "4")...)
-	if code != ExitConnect || d.OK || d.Aborted == "" || d.Completed < 100 || d.Completed > 110 || kinds(d)["transport"] < 1 {
+	if code != command.ExitConnect || d.OK || d.Aborted == "" || d.Completed < 100 || d.Completed > 110 || kinds(d)["transport"] < 1 {
 		t.Errorf("exit %d, ok %v, aborted %q, completed %d, errors %v", code, d.OK, d.Aborted, d.Completed, kinds(d))
 	}
 	if !strings.Contains(errOut, "the run ended early") {
@@ -161,11 +162,11 @@ func TestBenchCollection(t *testing.T) {
     args: {text: "never reached"}
 `)
 	expected := writeCollection(t, "steps:\n  - call: no_such_tool\n    expect: {error: {code: -32602}}\n")
-	if code, d, errOut := benchJSON(t, with(peerArgs("demo"), expected, "-n", "10", "-c", "2")...); code != ExitOK || d.Errors != 0 || d.Completed != 10 {
+	if code, d, errOut := benchJSON(t, with(peerArgs("demo"), expected, "-n", "10", "-c", "2")...); code != command.ExitOK || d.Errors != 0 || d.Completed != 10 {
 		t.Errorf("an expected error counted as a failure: exit %d, %+v, %s", code, kinds(d), errOut)
 	}
 	code, d, errOut := benchJSON(t, with(peerArgs("demo"), path, "-n", "50", "-c", "3", "--max-errors", "100%")...)
-	if code != ExitOK || d.Completed != 50 || d.Failed != 50 {
+	if code != command.ExitOK || d.Completed != 50 || d.Failed != 50 {
 		t.Fatalf("exit %d, completed %d, failed %d; stderr %q", code, d.Completed, d.Failed, errOut)
 	}
 	calls := []int64{50, 50, 50, 0}
@@ -179,18 +180,18 @@ func TestBenchCollection(t *testing.T) {
 		t.Errorf("errors %v", k)
 	}
 	code, out, _ := runCLI(t, "", with(peerArgs("demo"), "bench", path, "-n", "4", "-c", "1", "--max-errors", "100%")...)
-	if code != ExitOK || !strings.Contains(out, "not run: an earlier step failed every time") || !strings.Contains(out, "by step") {
+	if code != command.ExitOK || !strings.Contains(out, "not run: an earlier step failed every time") || !strings.Contains(out, "by step") {
 		t.Errorf("text: exit %d\n%s", code, out)
 	}
 	// A collection that answers the server's requests needs a connection
 	// per worker when workers share one.
 	asks := writeCollection(t, "steps:\n  - call: sample\n    args: {prompt: \"2+2?\"}\n    answers: {sampling: four}\n    expect: {text: {contains: four}}\n")
 	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "bench", asks, "-c", "2")...)
-	if code != ExitUsage || !strings.Contains(errOut, "--connections per-worker") {
+	if code != command.ExitUsage || !strings.Contains(errOut, "--connections per-worker") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 	code, d, _ = benchJSON(t, with(peerArgs("demo"), asks, "-c", "2", "-n", "6", "--connections", "per-worker")...)
-	if code != ExitOK || d.Completed != 6 || d.Errors != 0 {
+	if code != command.ExitOK || d.Completed != 6 || d.Errors != 0 {
 		t.Errorf("per-worker answers: exit %d, completed %d, errors %v", code, d.Completed, kinds(d))
 	}
 }
@@ -204,7 +205,7 @@ func TestBenchText(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
-	if code != ExitOK || errOut != "" {
+	if code != command.ExitOK || errOut != "" {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 	for _, c := range []struct {
@@ -218,7 +219,7 @@ func TestBenchText(t *testing.T) {
 		{[]string{"echo", "-n", "-1"}, "cannot be negative"},
 	} {
 		code, _, errOut := runCLI(t, "", with(peerArgs("demo"), append([]string{"bench"}, c.args...)...)...)
-		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+		if code != command.ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q", c.args, code, errOut)
 		}
 	}
@@ -227,8 +228,8 @@ func TestBenchText(t *testing.T) {
 // TestBenchFlags: the flags reach the options; -n 1000 when neither -n
 // nor -d is given.
 func TestBenchFlags(t *testing.T) {
-	f := &Factory{IO: nil}
-	ios, _, _, _ := Test()
+	f := &command.Factory{IO: nil}
+	ios, _, _, _ := command.Test()
 	f.IO = ios
 	var got *BenchOptions
 	cmd := NewCmdBench(f, func(_ context.Context, o *BenchOptions) error { got = o; return nil })
@@ -254,7 +255,7 @@ func TestBenchFlags(t *testing.T) {
 func TestBenchRefusesNothing(t *testing.T) {
 	for _, args := range [][]string{{"-n", "0"}, {"-d", "0s"}, {"-n", "0", "-d", "1s"}} {
 		code, out, errOut := runCLI(t, "", with(peerArgs("demo"), append([]string{"bench", "echo", "text=hi"}, args...)...)...)
-		if code != ExitUsage || !strings.Contains(errOut, "runs nothing") {
+		if code != command.ExitUsage || !strings.Contains(errOut, "runs nothing") {
 			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errOut)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -20,7 +21,7 @@ import (
 
 // CallOptions are the flags of `mcpi call`.
 type CallOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Tool       string
 	Pairs      []string
 	Args       string
@@ -31,8 +32,8 @@ type CallOptions struct {
 }
 
 // NewCmdCall returns `mcpi call TOOL [KEY=VALUE ...] TARGET`.
-func NewCmdCall(f *Factory, runF func(context.Context, *CallOptions) error) *cobra.Command {
-	opts := &CallOptions{ConnOptions: f.conn()}
+func NewCmdCall(f *command.Factory, runF func(context.Context, *CallOptions) error) *cobra.Command {
+	opts := &CallOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "call TOOL [KEY=VALUE | KEY:=JSON ...] TARGET",
 		Short: "Call a tool and print its result",
@@ -46,31 +47,31 @@ Arguments are validated against the inputSchema before sending.`,
 		Example: `  mcpi call add a=2 b=3 -- mcpi demo-server
   mcpi call echo text=hello http://127.0.0.1:8080/mcp --json
   mcpi call get_content_types --save out/ -- mcpi demo-server`,
-		Args: targetArgs(&opts.Target, func(rest []string) error {
+		Args: command.TargetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) == 0 {
-				return flagErrorf("no tool name given")
+				return command.FlagErrorf("no tool name given")
 			}
 			if err := opts.takeToolArgs(rest); err != nil {
 				return err
 			}
 			opts.ReadsStdin = opts.Args == "-"
 			if opts.NoWait && opts.Target.Session == "" {
-				return flagErrorf("--no-wait runs the call in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", sessionEnv)
+				return command.FlagErrorf("--no-wait runs the call in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", command.SessionEnv)
 			}
 			return nil
 		}),
-		RunE: runE(opts, runF, callRun),
+		RunE: command.RunE(opts, runF, callRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
-	end := flagGroup(cmd, groupArgs)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	cmd.Flags().StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "send the arguments even when they do not match the inputSchema")
 	end()
-	end = flagGroup(cmd, groupOutput)
+	end = command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().StringVar(&opts.Save, "save", "", "write images, audio and blobs of the result into this directory")
 	end()
-	end = flagGroup(cmd, groupArgs)
+	end = command.FlagGroup(cmd, command.GroupArgs)
 	cmd.Flags().BoolVar(&opts.NoWait, "no-wait", false, "in a live session: return at once (exit 8) when the server asks something the flags do not answer, with the request and how to answer it; mcpi result fetches the outcome")
 	cmd.Flags().BoolVar(&opts.Task, "task", false, "run the tool as a task (2025-11-25 tasks); a tool whose execution.taskSupport is required always runs as one")
 	end()
@@ -82,35 +83,23 @@ Arguments are validated against the inputSchema before sending.`,
 func (opts *CallOptions) takeToolArgs(rest []string) error {
 	opts.Tool, opts.Pairs = rest[0], rest[1:]
 	if opts.Args != "" && len(opts.Pairs) > 0 {
-		return flagErrorf("give arguments either as KEY=VALUE pairs or with --args, not both")
+		return command.FlagErrorf("give arguments either as KEY=VALUE pairs or with --args, not both")
 	}
 	for _, p := range opts.Pairs {
 		if k, _, ok := strings.Cut(p, "="); !ok || strings.TrimSuffix(k, ":") == "" {
-			return flagErrorf("invalid argument %q: want KEY=VALUE or KEY:=JSON", p)
+			return command.FlagErrorf("invalid argument %q: want KEY=VALUE or KEY:=JSON", p)
 		}
 	}
 	return nil
 }
 
 func callRun(ctx context.Context, opts *CallOptions) error {
-	return opts.withRun(ctx, func(r *connRun) error { return callTool(ctx, r, opts) })
+	return opts.WithRun(ctx, func(r *command.ConnRun) error { return callTool(ctx, r, opts) })
 }
 
-// withJSONError prints a JSON error object on stdout for --json, unless
-// the command printed its JSON document already (--json prints exactly
-// one), then returns err for the message on stderr and the exit code.
-func withJSONError(ios *IOStreams, asJSON bool, err error) error {
-	if err != nil && asJSON && !ios.JSONWritten() && !ios.JSONStream() {
-		if b, merr := json.Marshal(jsonError(err)); merr == nil {
-			iostreams.WriteJSONDocument(ios, b)
-		}
-	}
-	return err
-}
-
-func callTool(ctx context.Context, r *connRun, opts *CallOptions) error {
-	c := r.client
-	tool, err := opts.findTool(ctx, c, opts.Tool)
+func callTool(ctx context.Context, r *command.ConnRun, opts *CallOptions) error {
+	c := r.Client
+	tool, err := opts.FindTool(ctx, c, opts.Tool)
 	if err != nil {
 		return err
 	}
@@ -128,7 +117,7 @@ func callTool(ctx context.Context, r *connRun, opts *CallOptions) error {
 	} else if asTask, err = opts.asTask(c, tool); err != nil {
 		return err
 	}
-	progress, endProgress := mcptext.ProgressReporter(opts.IO, r.verbose)
+	progress, endProgress := mcptext.ProgressReporter(opts.IO, r.SayVerbose)
 	onStatus, endStatus := mcptext.TaskReporter(opts.IO)
 	params := mcp.CallToolParams{Name: opts.Tool, Arguments: args}
 	var raw json.RawMessage
@@ -142,9 +131,9 @@ func callTool(ctx context.Context, r *connRun, opts *CallOptions) error {
 	if err == nil {
 		err = printToolResult(opts.IO, opts.JSON, opts.Save, tool, "tool "+opts.Tool, raw)
 	}
-	if tool == nil && (errors.As(err, new(*session.RPCError)) || exitCodeFor(err) == ExitToolError) {
+	if tool == nil && (errors.As(err, new(*session.RPCError)) || command.ExitCodeFor(err) == command.ExitToolError) {
 		// The server does not list the tool, and refused the call.
-		return withKind(KindToolNotFound, err)
+		return command.WithKind(command.KindToolNotFound, err)
 	}
 	return err
 }
@@ -152,7 +141,7 @@ func callTool(ctx context.Context, r *connRun, opts *CallOptions) error {
 // printToolResult prints a CallToolResult as `mcpi call` does, and ends
 // with exit 1 when it is an error (isError); what names it in that message.
 // tool, when known, has its outputSchema checked.
-func printToolResult(ios *IOStreams, asJSON bool, save string, tool *mcp.Tool, what string, raw json.RawMessage) error {
+func printToolResult(ios *command.IOStreams, asJSON bool, save string, tool *mcp.Tool, what string, raw json.RawMessage) error {
 	var result mcp.CallToolResult
 	if err := json.Unmarshal(raw, &result); err != nil {
 		return &session.RPCError{Method: "tools/call", RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "the result is not a CallToolResult: " + err.Error()}}
@@ -176,29 +165,19 @@ func printToolResult(ios *IOStreams, asJSON bool, save string, tool *mcp.Tool, w
 	if result.IsError {
 		what := fmt.Sprintf("%s returned an error (isError)", what)
 		fmt.Fprintf(ios.ErrOut, "mcpi: %s\n", what)
-		return errSilent{code: ExitToolError, what: what}
+		return command.ErrSilent{Code: command.ExitToolError, What: what}
 	}
 	return nil
-}
-
-// findTool looks the tool up so that arguments can be coerced and checked.
-// A tool that is not listed is still called (servers may hide tools), with
-// a warning. Pages after the tool's are not fetched: each is a round trip.
-func (o *ConnOptions) findTool(ctx context.Context, c *session.Client, name string) (*mcp.Tool, error) {
-	if o.Held != nil {
-		return o.Held.FindTool(ctx, c, name)
-	}
-	return c.FindTool(ctx, name)
 }
 
 func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 	var s *schema.Schema
 	if tool == nil {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the server does not list a tool named %s; calling it anyway\n", sanitize(opts.Tool, false))
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the server does not list a tool named %s; calling it anyway\n", command.Sanitize(opts.Tool, false))
 	} else if len(tool.InputSchema) > 0 {
 		var err error
 		if s, err = schema.CompileInput(tool.InputSchema); err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: tool %s has an invalid inputSchema (%s); arguments are not checked\n", sanitize(opts.Tool, false), oneLine(err.Error()))
+			fmt.Fprintf(opts.IO.ErrOut, "warning: tool %s has an invalid inputSchema (%s); arguments are not checked\n", command.Sanitize(opts.Tool, false), command.OneLine(err.Error()))
 		}
 	}
 	var args json.RawMessage
@@ -210,7 +189,7 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(data, &obj); err != nil {
-			return nil, flagErrorf("--args must be a JSON object: %v", err)
+			return nil, command.FlagErrorf("--args must be a JSON object: %v", err)
 		}
 		args = data
 	default:
@@ -220,7 +199,7 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 			if isJSON {
 				x, err := schema.PairValue(k, v, true, schema.Property{})
 				if err != nil {
-					return nil, flagErrorf("argument %s: %v", k, err)
+					return nil, command.FlagErrorf("argument %s: %v", k, err)
 				}
 				obj[k] = x
 				continue
@@ -230,13 +209,13 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 				if p, ok := s.Property(k); ok {
 					prop = p
 				} else if !opts.NoValidate {
-					return nil, flagErrorf("tool %s has no argument %q (it takes: %s)", opts.Tool, k, schema.FieldNames(s))
+					return nil, command.FlagErrorf("tool %s has no argument %q (it takes: %s)", opts.Tool, k, schema.FieldNames(s))
 				}
 			}
 			x, err := schema.PairValue(k, v, false, prop)
 			if err != nil {
 				if !opts.NoValidate {
-					return nil, flagErrorf("argument %s: %v (--no-validate sends it as the string typed)", k, err)
+					return nil, command.FlagErrorf("argument %s: %v (--no-validate sends it as the string typed)", k, err)
 				}
 				// The point of --no-validate: see what the server does with
 				// what the schema refuses.
@@ -252,14 +231,14 @@ func (opts *CallOptions) arguments(tool *mcp.Tool) (json.RawMessage, error) {
 	}
 	if s != nil && !opts.NoValidate {
 		if ps := s.Validate(args); ps != nil {
-			return nil, flagErrorf("arguments do not match the inputSchema of %s: %v (--no-validate sends them anyway)", opts.Tool, ps)
+			return nil, command.FlagErrorf("arguments do not match the inputSchema of %s: %v (--no-validate sends them anyway)", opts.Tool, ps)
 		}
 	}
 	return args, nil
 }
 
 // readArg reads a flag value that may be literal, @FILE or - for stdin.
-func readArg(v string, ios *IOStreams) ([]byte, error) {
+func readArg(v string, ios *command.IOStreams) ([]byte, error) {
 	switch {
 	case v == "-":
 		b, err := io.ReadAll(ios.In)
@@ -270,7 +249,7 @@ func readArg(v string, ios *IOStreams) ([]byte, error) {
 	case strings.HasPrefix(v, "@"):
 		b, err := os.ReadFile(ios.Path(v[1:]))
 		if err != nil {
-			return nil, &FlagError{Err: err}
+			return nil, &command.FlagError{Err: err}
 		}
 		return b, nil
 	}

@@ -10,12 +10,12 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/chat/term"
-	"github.com/mcpi-dev/mcpi/internal/transport"
+	"github.com/mcpi-dev/mcpi/internal/command"
 )
 
 // ChatOptions are mcpi chat's.
 type ChatOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Model     string
 	Prompt    string
 	System    string
@@ -28,8 +28,8 @@ type ChatOptions struct {
 }
 
 // NewCmdChat returns mcpi chat.
-func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cobra.Command {
-	opts := &ChatOptions{ConnOptions: f.conn()}
+func NewCmdChat(f *command.Factory, runF func(context.Context, *ChatOptions) error) *cobra.Command {
+	opts := &ChatOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "chat --model PROVIDER:MODEL [--prompt TEXT] TARGET",
 		Short: "Talk to a model that uses the server's tools, as a host would",
@@ -44,30 +44,30 @@ func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cob
 			"Exit 0 when the model answered, 1 when a budget stopped it, 11 when its provider failed.",
 		Example: "  mcpi chat --model openai:gpt-4.1 --prompt 'add 2 and 3' --approve all -- mcpi demo-server\n" +
 			"  mcpi chat --model ollama:qwen3 --host claude-code --show-tools -- mcpi demo-server",
-		Args: targetArgs(&opts.Target, func(rest []string) error {
+		Args: command.TargetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) > 0 {
-				return flagErrorf("unexpected argument %q: the message goes in --prompt", rest[0])
+				return command.FlagErrorf("unexpected argument %q: the message goes in --prompt", rest[0])
 			}
 			if opts.Model == "" {
 				opts.Model = os.Getenv("MCPI_MODEL")
 			}
 			if opts.Model == "" && !opts.ShowTools {
-				return flagErrorf("give the model: --model PROVIDER:MODEL (anthropic:, openai:, openai-responses:, ollama:, compat: with --model-url), or set MCPI_MODEL")
+				return command.FlagErrorf("give the model: --model PROVIDER:MODEL (anthropic:, openai:, openai-responses:, ollama:, compat: with --model-url), or set MCPI_MODEL")
 			}
 			if _, err := chat.ParseApproval(opts.Approve); err != nil {
-				return flagErrorf("%v", err)
+				return command.FlagErrorf("%v", err)
 			}
 			if opts.Prompt == "" && !opts.ShowTools && !opts.IO.StdinTTY {
-				return flagErrorf("give the message with --prompt TEXT (a conversation needs a terminal)")
+				return command.FlagErrorf("give the message with --prompt TEXT (a conversation needs a terminal)")
 			}
 			return nil
 		}),
-		RunE: runE(opts, runF, chatRun),
+		RunE: command.RunE(opts, runF, chatRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
 	fl := cmd.Flags()
-	end := flagGroup(cmd, groupArgs)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	fl.StringVar(&opts.Model, "model", "", "the model: PROVIDER:MODEL (anthropic:, openai:, openai-responses:, ollama:, compat:) or a name of models.yaml; default $MCPI_MODEL")
 	// The connection's ModelURL, which --sampling-model may declare
 	// already: one flag for both.
@@ -87,11 +87,11 @@ func NewCmdChat(f *Factory, runF func(context.Context, *ChatOptions) error) *cob
 }
 
 func chatRun(ctx context.Context, opts *ChatOptions) error {
-	return opts.withRun(ctx, func(r *connRun) error { return runChat(ctx, r, opts) })
+	return opts.WithRun(ctx, func(r *command.ConnRun) error { return runChat(ctx, r, opts) })
 }
 
-func runChat(ctx context.Context, run *connRun, opts *ChatOptions) error {
-	c := run.client
+func runChat(ctx context.Context, run *command.ConnRun, opts *ChatOptions) error {
+	c := run.Client
 	tools, err := c.AllTools(ctx)
 	if err != nil {
 		return err
@@ -102,22 +102,22 @@ func runChat(ctx context.Context, run *connRun, opts *ChatOptions) error {
 	}
 	presented, err := chat.Present(opts.Host, server, tools)
 	if err != nil {
-		return flagErrorf("--host: %v", err)
+		return command.FlagErrorf("--host: %v", err)
 	}
 	if opts.ShowTools {
 		return term.PrintPresented(opts.IO, opts.JSON, presented)
 	}
-	model, err := openModel(opts.Model, opts.ModelURL, nil)
+	model, err := command.OpenModel(opts.Model, opts.ModelURL, nil)
 	if err != nil {
 		return err
 	}
 	approve, _ := chat.ParseApproval(opts.Approve)
-	d := term.New(term.Options{IO: opts.IO, Say: run.sayer(), Model: opts.Model, JSON: opts.JSON,
+	d := term.New(term.Options{IO: opts.IO, Say: run.Sayer(), Model: opts.Model, JSON: opts.JSON,
 		MaxTurns: opts.MaxTurns, MaxTokens: opts.MaxTokens, MaxCost: opts.MaxCost})
 	ro := chat.Options{
 		Model: model, Server: chat.SessionServer(c), Tools: tools, Presented: presented, System: opts.System,
 		Approve: approve, MaxTurns: opts.MaxTurns, MaxTokens: opts.MaxTokens, MaxCost: opts.MaxCost,
-		Tap: run.modelTap(), Prices: modelPrices(),
+		Tap: run.ModelTap(), Prices: command.ModelPrices(),
 	}
 	if !opts.JSON {
 		ro.OnEvent = d.Event
@@ -145,18 +145,11 @@ func chatExit(opts *ChatOptions, d *term.Dialogue, res *chat.Result) error {
 		return nil
 	case chat.StopError:
 		if opts.JSON {
-			return errSilent{code: ExitModel, what: res.Err.Error(), kind: KindModel}
+			return command.ErrSilent{Code: command.ExitModel, What: res.Err.Error(), Kind: command.KindModel}
 		}
 		return res.Err
 	case chat.StopCancelled:
 		return context.Canceled
 	}
-	return errSilent{code: ExitToolError, what: d.StopWhy(res.Stop), kind: KindBudget}
-}
-
-// modelTap is where the model's events go: the connection's own tap (the
-// trace of --record and --otlp-endpoint, -v).
-func (r *connRun) modelTap() transport.Tap {
-	tap, _ := r.connTap(connHooks{}) // the trace is started already: no error is left to give
-	return tap
+	return command.ErrSilent{Code: command.ExitToolError, What: d.StopWhy(res.Stop), Kind: command.KindBudget}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/chat/term"
+	"github.com/mcpi-dev/mcpi/internal/command"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
@@ -30,7 +31,7 @@ func TestChatPrompt(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "chat.jsonl")
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1", "--model-url", fake.URL, "--prompt", "add 2 and 3",
 		"--approve", "all", "--record", trace, "-v")...)
-	if code != ExitOK || !strings.Contains(out, "It is 5.") || !strings.Contains(errOut, "→ add") || !strings.Contains(errOut, "done · 2 turns · 1 tool calls") ||
+	if code != command.ExitOK || !strings.Contains(out, "It is 5.") || !strings.Contains(errOut, "→ add") || !strings.Contains(errOut, "done · 2 turns · 1 tool calls") ||
 		!strings.Contains(errOut, "model: → chat gpt-4.1 (1 messages, ") || !strings.Contains(errOut, "model: ← chat gpt-4.1-fake · 10 in / 5 out tokens") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
@@ -42,7 +43,7 @@ func TestChatPrompt(t *testing.T) {
 	}
 	code, out, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1", "--model-url", fake.URL, "--prompt", "add 1 and 1", "--approve", "all", "--json")...)
 	var rep term.Report
-	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Stop != "done" || rep.Text != "It is 2." || len(rep.Calls) != 1 || rep.Calls[0].Tool != "add" || len(rep.Turns) != 2 {
+	if code != command.ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Stop != "done" || rep.Text != "It is 2." || len(rep.Calls) != 1 || rep.Calls[0].Tool != "add" || len(rep.Turns) != 2 {
 		t.Fatalf("--json: exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, s := range []string{out, errOut, string(b)} {
@@ -64,7 +65,7 @@ func TestChatOutcomes(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", chatKey)
 	refused := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, mcptest.LLMTurn{Status: http.StatusUnauthorized})
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1", "--model-url", refused.URL, "--prompt", "hi")...)
-	if code != ExitModel || !strings.Contains(errOut, "OPENAI_API_KEY") || strings.Contains(out+errOut, chatKey) {
+	if code != command.ExitModel || !strings.Contains(errOut, "OPENAI_API_KEY") || strings.Contains(out+errOut, chatKey) {
 		t.Errorf("a refused key: exit %d\n%s\n%s", code, out, errOut)
 	}
 	denied := mcptest.NewFakeLLM(t, mcptest.LLMAnthropic,
@@ -72,7 +73,7 @@ func TestChatOutcomes(t *testing.T) {
 		mcptest.LLMTurn{Text: "I could not."})
 	t.Setenv("ANTHROPIC_API_KEY", chatKey)
 	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "anthropic:claude-test", "--model-url", denied.URL, "--prompt", "delete it", "--approve", "destructive")...)
-	if code != ExitOK || !strings.Contains(errOut, "✗ refused delete_file") {
+	if code != command.ExitOK || !strings.Contains(errOut, "✗ refused delete_file") {
 		t.Errorf("a destructive call with nobody to ask: exit %d\n%s", code, errOut)
 	}
 	if body := string(denied.Requests()[1].Body); !strings.Contains(body, "refused") {
@@ -84,17 +85,17 @@ func TestChatOutcomes(t *testing.T) {
 	}
 	looping := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, loop...)
 	code, out, _ = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1", "--model-url", looping.URL, "--prompt", "loop", "--approve", "all", "--max-turns", "2", "--json")...)
-	if code != ExitToolError || !strings.Contains(out, `"stop":"max-turns"`) {
+	if code != command.ExitToolError || !strings.Contains(out, `"stop":"max-turns"`) {
 		t.Errorf("--max-turns: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, "", with(peerArgs("demo"), "chat", "--show-tools", "--host", "claude-code")...)
-	if code != ExitOK || !strings.Contains(out, "mcp__mcpi-demo__add") || !strings.Contains(out, "host claude-code") {
+	if code != command.ExitOK || !strings.Contains(out, "mcp__mcpi-demo__add") || !strings.Contains(out, "host claude-code") {
 		t.Errorf("--show-tools: exit %d\n%s", code, out)
 	}
-	if code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--show-tools", "--host", "nosuch")...); code != ExitUsage || !strings.Contains(errOut, "claude-code") {
+	if code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--show-tools", "--host", "nosuch")...); code != command.ExitUsage || !strings.Contains(errOut, "claude-code") {
 		t.Errorf("--host nosuch: exit %d %s", code, errOut)
 	}
-	if code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1")...); code != ExitUsage || !strings.Contains(errOut, "--prompt") {
+	if code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1")...); code != command.ExitUsage || !strings.Contains(errOut, "--prompt") {
 		t.Errorf("no prompt off a terminal: exit %d %s", code, errOut)
 	}
 }
@@ -111,7 +112,7 @@ func TestChatInASession(t *testing.T) {
 	startSession(t, dir, "chat", peerArgs("demo")...)
 	code, out, errOut := runLive(t, dir, nil, "chat", "--session", "chat", "--model", "openai:gpt-4.1", "--model-url", fake.URL, "--prompt", "add", "--approve", "all", "--json")
 	var rep term.Report
-	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Stop != "done" || len(rep.Calls) != 1 || !strings.Contains(rep.Calls[0].Result, "5") {
+	if code != command.ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Stop != "done" || len(rep.Calls) != 1 || !strings.Contains(rep.Calls[0].Result, "5") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -125,7 +126,7 @@ func TestChatPrintsNoEscapes(t *testing.T) {
 		mcptest.LLMTurn{Text: "done \x1b[1mbold"})
 	t.Setenv("ANTHROPIC_API_KEY", chatKey)
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "anthropic:claude-test", "--model-url", fake.URL, "--prompt", "x", "--approve", "all")...)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, s := range []string{out, errOut} {
@@ -151,7 +152,7 @@ func TestChatLines(t *testing.T) {
 		mcptest.LLMTurn{Calls: []mcptest.LLMCall{{ID: "function-call-3", Name: "add", Args: `{"a":1,"b":1}`}}},
 		mcptest.LLMTurn{Text: "5, 9 and 2."})
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "compat:gemini-3-flash", "--model-url", fake.URL, "--prompt", "add", "--approve", "all")...)
-	if code != ExitOK || out != "Adding both.\n5, 9 and 2.\n" || strings.Count(errOut, "← add") != 3 {
+	if code != command.ExitOK || out != "Adding both.\n5, 9 and 2.\n" || strings.Count(errOut, "← add") != 3 {
 		t.Errorf("exit %d\nstdout %q\nstderr %s", code, out, errOut)
 	}
 }

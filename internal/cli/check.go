@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/check"
 	"github.com/mcpi-dev/mcpi/internal/check/doctor"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -22,7 +23,7 @@ import (
 
 // CheckOptions are the flags of `mcpi check`.
 type CheckOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Call  bool
 	SARIF bool
 	// Hosts are the hosts the server must work with (--host): only their
@@ -35,8 +36,8 @@ type CheckOptions struct {
 }
 
 // NewCmdCheck returns `mcpi check TARGET`.
-func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *cobra.Command {
-	opts := &CheckOptions{ConnOptions: f.conn()}
+func NewCmdCheck(f *command.Factory, runF func(context.Context, *CheckOptions) error) *cobra.Command {
+	opts := &CheckOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "check TARGET",
 		Short: "Check a server against the protocol and what hosts accept",
@@ -44,34 +45,34 @@ func NewCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 			"and prints what it finds, grouped by severity, with the frame that shows each. It calls no tool\n" +
 			"unless --call is given, and then only tools annotated read-only. Exit 1 when it finds errors.",
 		Example: "  mcpi check -- npx -y @modelcontextprotocol/server-everything\n  mcpi check https://example.com/mcp --sarif > mcp.sarif",
-		Args: checkedArgs(func(cmd *cobra.Command, args []string) error {
+		Args: command.CheckedArgs(func(cmd *cobra.Command, args []string) error {
 			if opts.All {
 				return opts.checkAllFlags(cmd, args)
 			}
-			rest, err := opts.Target.parseTarget(cmd, args)
+			rest, err := opts.Target.ParseTarget(cmd, args)
 			if err != nil {
 				return err
 			}
-			if err := exactly(0, "")(rest); err != nil {
+			if err := command.Exactly(0, "")(rest); err != nil {
 				return err
 			}
 			if opts.JSON && opts.SARIF {
-				return flagErrorf("--json and --sarif: give one")
+				return command.FlagErrorf("--json and --sarif: give one")
 			}
 			if err := opts.validateHosts(); err != nil {
 				return err
 			}
 			return nil
 		}),
-		RunE: runE(opts, runF, checkRun),
+		RunE: command.RunE(opts, runF, checkRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
-	end := flagGroup(cmd, groupArgs)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	cmd.Flags().BoolVar(&opts.Call, "call", false, "also call the tools annotated read-only, with arguments made from their input schemas")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "check every server configured on this machine (the files mcpi servers reads), or those of --config FILE, one at a time; never --call")
 	cmd.Flags().StringSliceVar(&opts.Hosts, "host", nil, "the hosts the server must work with (comma-separated: "+strings.Join(check.HostIDs(), ", ")+", or all): a rejection by one is an error")
 	end()
-	end = flagGroup(cmd, groupOutput)
+	end = command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().BoolVar(&opts.SARIF, "sarif", false, "print SARIF 2.1.0 (for code scanning in CI)")
 	end()
 	return cmd
@@ -84,8 +85,8 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	}
 	hk, rep := opts.hooksFor()
 	attempt := timedAttempt()
-	hk.connectFailed = func(err error) error { return opts.cannotConnect(ctx, attempt(err)) }
-	err := opts.withHooks(ctx, hk, func(c *session.Client) error {
+	hk.ConnectFailed = func(err error) error { return opts.cannotConnect(ctx, attempt(err)) }
+	err := opts.WithHooks(ctx, hk, func(c *session.Client) error {
 		*rep = *opts.runChecks(ctx, c)
 		return nil
 	})
@@ -104,13 +105,13 @@ func timedAttempt() func(error) doctor.Attempt {
 
 // hooksFor returns the hooks of a check's connection and the report it
 // will fill, with the observer they share.
-func (opts *CheckOptions) hooksFor() (connHooks, *check.Report) {
+func (opts *CheckOptions) hooksFor() (command.ConnHooks, *check.Report) {
 	obs := &check.Observer{}
 	opts.obs = obs
 	// The era probe waits as long as the user's --timeout lets it (half
 	// of it, the handshake has the rest): a server that starts slowly is
 	// no legacy server.
-	return connHooks{warned: obs.OnWarning, probeTimeout: opts.Target.Timeout, tap: transport.TapFunc(func(e transport.Event) {
+	return command.ConnHooks{Warned: obs.OnWarning, ProbeTimeout: opts.Target.Timeout, Tap: transport.TapFunc(func(e transport.Event) {
 		if e.Kind == transport.KindStderr {
 			obs.OnStderr()
 		}
@@ -144,11 +145,11 @@ func (opts *CheckOptions) report(rep *check.Report) error {
 		check.WriteText(opts.IO.Out, rep)
 	}
 	if n := rep.Count(check.Error); n > 0 {
-		return errSilent{code: ExitToolError, kind: KindCheckFailed, what: fmt.Sprintf("the check found %d error(s)", n)}
+		return command.ErrSilent{Code: command.ExitToolError, Kind: command.KindCheckFailed, What: fmt.Sprintf("the check found %d error(s)", n)}
 	}
 	if n := len(rep.Environment); n > 0 {
 		// Never a pass: what the environment hid was not checked.
-		return errSilent{code: ExitEnvironment, kind: KindCheckEnvironment, what: fmt.Sprintf("%d check(s) could not be made: the server's environment failed (%s)", n, rep.Environment[0].Why)}
+		return command.ErrSilent{Code: command.ExitEnvironment, Kind: command.KindCheckEnvironment, What: fmt.Sprintf("%d check(s) could not be made: the server's environment failed (%s)", n, rep.Environment[0].Why)}
 	}
 	return nil
 }
@@ -158,10 +159,10 @@ func (opts *CheckOptions) report(rep *check.Report) error {
 // as iostreams.WriteRawJSON escapes a document, so that a report of 100,000
 // findings is never whole in memory; on a terminal it is pretty-printed
 // whole, as every JSON document is.
-func writeSARIF(ios *IOStreams, rep *check.Report) error {
+func writeSARIF(ios *command.IOStreams, rep *check.Report) error {
 	if ios.StdoutTTY {
 		var b bytes.Buffer
-		if err := check.WriteSARIF(&b, rep, Version); err != nil {
+		if err := check.WriteSARIF(&b, rep, command.Version); err != nil {
 			return err
 		}
 		return iostreams.WriteRawJSON(ios, b.Bytes())
@@ -170,21 +171,21 @@ func writeSARIF(ios *IOStreams, rep *check.Report) error {
 		return nil // the error object takes the document's place
 	}
 	ios.MarkJSONWritten()
-	return check.WriteSARIF(iostreams.EscapingWriter{W: ios.Data()}, rep, Version)
+	return check.WriteSARIF(iostreams.EscapingWriter{W: ios.Data()}, rep, command.Version)
 }
 
 // checkOptions are the options of a check of the server behind c, which
 // t reaches: the transport, and what the checks that make requests of
 // their own need to reach it too.
-func checkOptions(t *TargetOptions, c *session.Client) check.Options {
+func checkOptions(t *command.TargetOptions, c *session.Client) check.Options {
 	name := ""
 	if n, ok := c.Conn().(transport.Namer); ok {
 		name = n.Name()
 	}
 	copts := check.Options{Transport: name, Timeout: t.Timeout, Apps: t.Apps,
-		Dial: func(ctx context.Context) (transport.Conn, error) { return t.dial(ctx, nil) }}
+		Dial: func(ctx context.Context) (transport.Conn, error) { return t.Dial(ctx, nil) }}
 	if (name == "streamable-http" || name == "sse") && t.URL != "" {
-		h, _ := t.header()
+		h, _ := t.Header()
 		if t.Auth.Bearer != "" {
 			h.Set("Authorization", "Bearer "+t.Auth.Bearer)
 		}
@@ -204,7 +205,7 @@ func checkOptions(t *TargetOptions, c *session.Client) check.Options {
 // on the Wire pane: a stdio server is a process per connection, and one
 // that allows a single instance would refuse a second, or be killed by
 // it; what needs a second connection is then said not checked.
-func checkFunc(t TargetOptions) func(ctx context.Context, live *session.Client, progress func(string)) (*check.Report, error) {
+func checkFunc(t command.TargetOptions) func(ctx context.Context, live *session.Client, progress func(string)) (*check.Report, error) {
 	return func(ctx context.Context, live *session.Client, progress func(string)) (*check.Report, error) {
 		obs := &check.Observer{}
 		if live != nil && !transport.Describe(live.Conn()).HTTP {
@@ -218,7 +219,7 @@ func checkFunc(t TargetOptions) func(ctx context.Context, live *session.Client, 
 			}
 		})
 		progress("connecting")
-		c, err := t.connect(ctx, session.Options{Handler: session.DeclineHandler{}, OnWarning: obs.OnWarning, ProbeTimeout: t.Timeout}, tap)
+		c, err := t.Connect(ctx, session.Options{Handler: session.DeclineHandler{}, OnWarning: obs.OnWarning, ProbeTimeout: t.Timeout}, tap)
 		if err != nil {
 			return nil, err
 		}
@@ -240,7 +241,7 @@ func (o *CheckOptions) validateHosts() error {
 		case slices.Contains(check.HostIDs(), h):
 			out = append(out, h)
 		default:
-			return flagErrorf("--host %q: no such host; the hosts are %s (or all)", h, strings.Join(check.HostIDs(), ", "))
+			return command.FlagErrorf("--host %q: no such host; the hosts are %s (or all)", h, strings.Join(check.HostIDs(), ", "))
 		}
 	}
 	o.Hosts = out
@@ -269,10 +270,10 @@ func (opts *CheckOptions) cannotConnect(ctx context.Context, a doctor.Attempt) e
 			return werr
 		}
 	} else {
-		doctor.Write(opts.IO.Out, *d.doc, d.kind == KindRefused)
+		doctor.Write(opts.IO.Out, *d.doc, d.kind == command.KindRefused)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", d.what)
-	return errSilent{code: d.code, kind: d.kind, what: d.what}
+	return command.ErrSilent{Code: d.code, Kind: d.kind, What: d.what}
 }
 
 // diagnosis is what mcpi check makes of a failure to connect: a failed
@@ -280,7 +281,7 @@ func (opts *CheckOptions) cannotConnect(ctx context.Context, a doctor.Attempt) e
 type diagnosis struct {
 	handshake *check.Report
 	doc       *doctor.Report
-	code      ExitCode
+	code      command.ExitCode
 	kind      string
 	what      string
 }
@@ -288,30 +289,30 @@ type diagnosis struct {
 func (opts *CheckOptions) diagnose(ctx context.Context, a doctor.Attempt) diagnosis {
 	err := a.Err
 	var he *transport.HTTPError
-	if exitCodeFor(err) == ExitProtocol || errors.As(err, &he) && he.StatusCode >= 500 {
+	if command.ExitCodeFor(err) == command.ExitProtocol || errors.As(err, &he) && he.StatusCode >= 500 {
 		// The server was reached and failed the handshake: that is the
 		// one thing the check found.
-		return diagnosis{handshake: check.HandshakeFailed(err, ""), code: ExitToolError, kind: KindCheckFailed}
+		return diagnosis{handshake: check.HandshakeFailed(err, ""), code: command.ExitToolError, kind: command.KindCheckFailed}
 	}
 	t := &opts.Target
 	var rep doctor.Report
 	if t.URL != "" {
-		header, _ := t.header()
+		header, _ := t.Header()
 		if t.Auth.Bearer != "" {
 			header.Set("Authorization", "Bearer "+t.Auth.Bearer)
 		}
-		rep = doctor.HTTP(ctx, t.URL, header, doctor.Net{Timeout: t.Timeout, HTTP: t.httpTransport}, &a)
+		rep = doctor.HTTP(ctx, t.URL, header, doctor.Net{Timeout: t.Timeout, HTTP: t.HTTPTransport}, &a)
 	} else {
 		rep = doctor.Stdio(t.Command, exec.LookPath, a)
 	}
 	// Said once with the "mcpi:" of every error line: not "mcpi: mcpi check".
 	what := "the check could not reach the server: "
-	if refused(err) {
+	if command.Refused(err) {
 		what = "the server refused the check's request (HTTP 403 without an authorization challenge: a Host or Origin allowlist?): "
 	}
-	d := diagnosis{doc: &rep, code: exitCodeFor(err), kind: errorKind(err), what: what + oneLine(err.Error())}
+	d := diagnosis{doc: &rep, code: command.ExitCodeFor(err), kind: command.ErrorKind(err), what: what + command.OneLine(err.Error())}
 	if rep.Environment != "" {
-		d.code, d.kind = ExitEnvironment, KindCheckEnvironment
+		d.code, d.kind = command.ExitEnvironment, command.KindCheckEnvironment
 	}
 	return d
 }

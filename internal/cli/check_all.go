@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/check"
 	"github.com/mcpi-dev/mcpi/internal/check/matrix"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/config"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -20,13 +21,13 @@ import (
 func (opts *CheckOptions) checkAllFlags(cmd *cobra.Command, args []string) error {
 	switch {
 	case len(args) > 0 || cmd.ArgsLenAtDash() >= 0:
-		return flagErrorf("--all checks the configured servers: give no TARGET (--config FILE names another configuration)")
+		return command.FlagErrorf("--all checks the configured servers: give no TARGET (--config FILE names another configuration)")
 	case opts.Target.Server != "":
-		return flagErrorf("--all checks every configured server: give --server NAME without --all for one")
+		return command.FlagErrorf("--all checks every configured server: give --server NAME without --all for one")
 	case opts.Call:
-		return flagErrorf("--all never calls tools: --call is for one server you know")
+		return command.FlagErrorf("--all never calls tools: --call is for one server you know")
 	case opts.SARIF:
-		return flagErrorf("--all prints text or --json; --sarif is for one server")
+		return command.FlagErrorf("--all prints text or --json; --sarif is for one server")
 	}
 	return opts.validateHosts()
 }
@@ -35,16 +36,16 @@ func (opts *CheckOptions) checkAllFlags(cmd *cobra.Command, args []string) error
 // what it will start before it starts anything, and ends with the
 // server × host matrix.
 func checkAllRun(ctx context.Context, opts *CheckOptions) error {
-	servers, err := loadServers(opts.Target.Config, func(s string) { fmt.Fprintln(opts.IO.ErrOut, s) })
+	servers, err := command.LoadServers(opts.Target.Config, func(s string) { fmt.Fprintln(opts.IO.ErrOut, s) })
 	if err != nil {
 		return err
 	}
 	if len(servers) == 0 {
-		return flagErrorf("no server is configured on this machine (mcpi servers lists the files it reads); --config FILE names one")
+		return command.FlagErrorf("no server is configured on this machine (mcpi servers lists the files it reads); --config FILE names one")
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "mcpi check --all: %d server(s), one at a time:\n", len(servers))
 	for _, s := range servers {
-		fmt.Fprintf(opts.IO.ErrOut, "  %s (%s): %s\n", sanitize(s.Name, false), s.Source, sanitize(matrix.Target(s), false))
+		fmt.Fprintf(opts.IO.ErrOut, "  %s (%s): %s\n", command.Sanitize(s.Name, false), s.Source, command.Sanitize(matrix.Target(s), false))
 	}
 	var results []matrix.Line
 	for _, s := range servers {
@@ -73,26 +74,26 @@ func (opts *CheckOptions) checkOne(ctx context.Context, s config.Server) matrix.
 	res := matrix.Line{Name: s.Name, Source: s.Source, Target: matrix.Target(s)}
 	switch {
 	case s.Err != nil:
-		res.Outcome, res.Reason = "skipped", oneLine(s.Err.Error())
+		res.Outcome, res.Reason = "skipped", command.OneLine(s.Err.Error())
 		return res
 	case s.Disabled:
 		res.Outcome, res.Reason = "skipped", "disabled in "+s.Source
 		return res
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "checking %s…\n", sanitize(s.Name, false))
-	one := &CheckOptions{ConnOptions: ConnOptions{IO: opts.IO, Args: opts.Args, RuntimeDir: opts.RuntimeDir,
-		Target: TargetOptions{Server: s.Name, Config: s.Source, Timeout: opts.Target.Timeout, MaxTime: opts.Target.MaxTime,
-			Transport: "auto", Era: opts.Target.Era, stderrTTY: false, httpTransport: opts.Target.httpTransport}},
+	fmt.Fprintf(opts.IO.ErrOut, "checking %s…\n", command.Sanitize(s.Name, false))
+	one := &CheckOptions{ConnOptions: command.ConnOptions{IO: opts.IO, Args: opts.Args, RuntimeDir: opts.RuntimeDir,
+		Target: command.TargetOptions{Server: s.Name, Config: s.Source, Timeout: opts.Target.Timeout, MaxTime: opts.Target.MaxTime,
+			Transport: "auto", Era: opts.Target.Era, StderrTTY: false, HTTPTransport: opts.Target.HTTPTransport}},
 		Hosts: opts.Hosts}
 	hk, rep := one.hooksFor()
 	var diag *diagnosis
 	attempt := timedAttempt()
-	hk.connectFailed = func(err error) error {
+	hk.ConnectFailed = func(err error) error {
 		d := one.diagnose(ctx, attempt(err))
 		diag = &d
 		return err
 	}
-	err := one.withHooks(ctx, hk, func(c *session.Client) error {
+	err := one.WithHooks(ctx, hk, func(c *session.Client) error {
 		*rep = *one.runChecks(ctx, c)
 		return nil
 	})
@@ -101,13 +102,13 @@ func (opts *CheckOptions) checkOne(ctx context.Context, s config.Server) matrix.
 		rep = diag.handshake
 	case diag != nil:
 		res.Outcome, res.Reason, res.Connection = "unreachable", diag.what, diag.doc
-		if diag.code == ExitEnvironment {
+		if diag.code == command.ExitEnvironment {
 			res.Outcome = "environment"
 		}
 		res.Redact(s)
 		return res
 	case err != nil:
-		res.Outcome, res.Reason = "skipped", oneLine(err.Error())
+		res.Outcome, res.Reason = "skipped", command.OneLine(err.Error())
 		res.Redact(s)
 		return res
 	}
@@ -123,33 +124,33 @@ func (opts *CheckOptions) checkOne(ctx context.Context, s config.Server) matrix.
 // host --host names rejects it), else 3 when one could not be reached,
 // else 9 when one's environment failed, else 0.
 func allExit(results []matrix.Line) error {
-	worst := ExitOK
+	worst := command.ExitOK
 	var what []string
 	for _, r := range results {
-		code := ExitOK
+		code := command.ExitOK
 		switch {
 		case r.Errors > 0:
-			code = ExitToolError
+			code = command.ExitToolError
 		case r.Outcome == "unreachable":
-			code = ExitConnect
+			code = command.ExitConnect
 		case r.Outcome == "environment":
-			code = ExitEnvironment
+			code = command.ExitEnvironment
 		}
-		if code != ExitOK {
+		if code != command.ExitOK {
 			what = append(what, r.Name)
 		}
 		if rank(code) > rank(worst) {
 			worst = code
 		}
 	}
-	if worst == ExitOK {
+	if worst == command.ExitOK {
 		return nil
 	}
-	kind := map[ExitCode]string{ExitToolError: KindCheckFailed, ExitConnect: KindUnreachable, ExitEnvironment: KindCheckEnvironment}[worst]
-	return errSilent{code: worst, kind: kind, what: "check --all: " + strings.Join(what, ", ") + " did not pass"}
+	kind := map[command.ExitCode]string{command.ExitToolError: command.KindCheckFailed, command.ExitConnect: command.KindUnreachable, command.ExitEnvironment: command.KindCheckEnvironment}[worst]
+	return command.ErrSilent{Code: worst, Kind: kind, What: "check --all: " + strings.Join(what, ", ") + " did not pass"}
 }
 
 // rank orders check --all's exits: errors first.
-func rank(c ExitCode) int {
-	return map[ExitCode]int{ExitOK: 0, ExitEnvironment: 1, ExitConnect: 2, ExitToolError: 3}[c]
+func rank(c command.ExitCode) int {
+	return map[command.ExitCode]int{command.ExitOK: 0, command.ExitEnvironment: 1, command.ExitConnect: 2, command.ExitToolError: 3}[c]
 }

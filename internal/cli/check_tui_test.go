@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/check"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
@@ -20,11 +21,11 @@ import (
 // checked, and the session goes on.
 func TestCheckPaneBorrowsAStdioSession(t *testing.T) {
 	lock := filepath.Join(t.TempDir(), "lock")
-	target := TargetOptions{Command: []string{os.Args[0], "-test.run=^$"},
+	target := command.TargetOptions{Command: []string{os.Args[0], "-test.run=^$"},
 		Env: []string{mcptest.PeerEnv + "=demo", mcptest.SingleLockEnv + "=" + lock}, Timeout: 10 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	live, err := target.connect(ctx, session.Options{Handler: session.DeclineHandler{}}, nil)
+	live, err := target.Connect(ctx, session.Options{Handler: session.DeclineHandler{}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/shellcomp"
 )
@@ -21,7 +22,7 @@ import (
 func completions(t *testing.T, dir string, args ...string) (values []string, directive string) {
 	t.Helper()
 	code, out, errOut := runLive(t, dir, nil, append([]string{"__complete"}, args...)...)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("__complete %q: exit %d, stderr %q", args, code, errOut)
 	}
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
@@ -85,7 +86,7 @@ func TestCompleteCommaLists(t *testing.T) {
 	if !slices.Equal(got, []string{"openai,gemini"}) || directive != ":38" {
 		t.Errorf("--host openai,g: %q %s, want openai,gemini with no space after it", got, directive)
 	}
-	f := &Factory{IO: NewIOStreams(strings.NewReader(""), nil, nil), Executable: os.Executable}
+	f := &command.Factory{IO: command.NewIOStreams(strings.NewReader(""), nil, nil), Executable: os.Executable}
 	lists := 0
 	var walk func(path []string, c *cobra.Command)
 	walk = func(path []string, c *cobra.Command) {
@@ -184,12 +185,12 @@ func TestCompleteFromALiveSession(t *testing.T) {
 		t.Errorf("a tool's description is not its hint:\n%s", out)
 	}
 
-	t.Setenv(sessionEnv, "demo")
+	t.Setenv(command.SessionEnv, "demo")
 	has([]string{"call", ""}, "add")
 	if got, _ := completions(t, dir, "call", "--", "server", ""); len(got) != 0 {
 		t.Errorf("with a TARGET, $MCPI_SESSION is not asked: %q", got)
 	}
-	t.Setenv(sessionEnv, "")
+	t.Setenv(command.SessionEnv, "")
 	if got, _ := completions(t, dir, "call", ""); len(got) != 0 {
 		t.Errorf("without a session: %q", got)
 	}

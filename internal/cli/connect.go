@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/collection"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/config"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -21,7 +22,7 @@ import (
 
 // ConnectOptions are the flags of `mcpi connect`.
 type ConnectOptions struct {
-	ConnOptions
+	command.ConnOptions
 	// Save is where the TUI saves images, audio and blobs.
 	Save string
 	// Collection is the collection file the t key saves calls into.
@@ -43,8 +44,8 @@ type ConnectOptions struct {
 }
 
 // NewCmdConnect returns `mcpi connect TARGET`: the TUI on one server.
-func NewCmdConnect(f *Factory, runF func(context.Context, *ConnectOptions) error) *cobra.Command {
-	opts := &ConnectOptions{ConnOptions: f.conn()}
+func NewCmdConnect(f *command.Factory, runF func(context.Context, *ConnectOptions) error) *cobra.Command {
+	opts := &ConnectOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "connect [TARGET]",
 		Short: "Open the TUI on a server: tools, server requests, roots and the wire",
@@ -55,17 +56,17 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
   mcpi connect http://127.0.0.1:8080/mcp
   mcpi connect --server github
   mcpi connect`,
-		Args: checkedArgs(opts.parseArgs),
-		RunE: runE(opts, runF, connectRun),
+		Args: command.CheckedArgs(opts.parseArgs),
+		RunE: command.RunE(opts, runF, connectRun),
 	}
-	end := addHeldConnFlags(cmd, &opts.ConnOptions, addTUISamplingFlags)
+	end := command.AddHeldConnFlags(cmd, &opts.ConnOptions, command.AddTUISamplingFlags)
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Save, "save", "", "directory where the s key saves images, audio and blobs (default: the working directory)")
 	fl.StringVar(&opts.Collection, "collection", "", "the collection file the t key saves a call into as a test step (default: "+collection.DefaultFile+" in the working directory)")
 	fl.BoolVar(&opts.NoColor, "no-color", false, "no colours (also set by NO_COLOR)")
 	fl.BoolVar(&opts.Mouse, "mouse", false, mouseUsage)
 	end()
-	end = flagGroup(cmd, groupArgs)
+	end = command.FlagGroup(cmd, command.GroupArgs)
 	fl.StringVar(&opts.ChatModel, "model", "", "the Chat pane's model, PROVIDER:MODEL or a name of models.yaml (docs/models.md; default $MCPI_MODEL)")
 	if fl.Lookup("model-url") == nil {
 		fl.StringVar(&opts.ModelURL, "model-url", "", "the model's base URL (compat: required; ollama: default http://127.0.0.1:11434/v1/)")
@@ -73,12 +74,12 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 	fl.StringVar(&opts.ChatHost, "host", "", "the Chat pane presents the tools as this host would ("+strings.Join(chat.Hosts, ", ")+")")
 	fl.StringVar(&opts.ChatApprove, "approve", "none", "the Chat pane's tool calls that run without asking: none, destructive (all but destructive ones), all")
 	end()
-	end = flagGroup(cmd, groupConnection)
+	end = command.FlagGroup(cmd, command.GroupConnection)
 	fl.StringArrayVar(&opts.Watch, "watch", nil, "restart the stdio server when a file under PATH changes (a file or a directory tree; repeatable): the Diff view shows what moved")
 	fl.StringVar(&opts.WatchRun, "watch-run", "", "with --watch: run this command (sh -c, in the server's directory) before each restart; when it fails the old server keeps running and its output is shown")
 	end()
-	end = flagGroup(cmd, groupSession)
-	fl.StringVar(&opts.Target.Session, "session", "", "open the TUI on the live session NAME (see mcpi session start): watch what its commands do and answer its server's requests; default: $"+sessionEnv+" when no TARGET is given")
+	end = command.FlagGroup(cmd, command.GroupSession)
+	fl.StringVar(&opts.Target.Session, "session", "", "open the TUI on the live session NAME (see mcpi session start): watch what its commands do and answer its server's requests; default: $"+command.SessionEnv+" when no TARGET is given")
 	end()
 	return cmd
 }
@@ -88,13 +89,13 @@ Claude Code, VS Code, Cursor or Windsurf (see mcpi servers).`,
 func (opts *ConnectOptions) parseArgs(cmd *cobra.Command, args []string) error {
 	t := &opts.Target
 	if len(args) == 0 && cmd.ArgsLenAtDash() < 0 && t.URL == "" && t.Server == "" && t.Session == "" {
-		t.Session = os.Getenv(sessionEnv)
+		t.Session = os.Getenv(command.SessionEnv)
 	}
 	if t.Session != "" {
 		if len(args) > 0 {
-			return flagErrorf("give either --session or a TARGET, not both")
+			return command.FlagErrorf("give either --session or a TARGET, not both")
 		}
-		if err := t.checkSession(cmd); err != nil {
+		if err := t.CheckSession(cmd); err != nil {
 			return err
 		}
 		return opts.checkWatch()
@@ -105,7 +106,7 @@ func (opts *ConnectOptions) parseArgs(cmd *cobra.Command, args []string) error {
 		opts.Pick = true
 		t.Server = "(picked)"
 	}
-	rest, err := opts.Target.parseTarget(cmd, args)
+	rest, err := opts.Target.ParseTarget(cmd, args)
 	if opts.Pick {
 		t.Server = ""
 	}
@@ -113,7 +114,7 @@ func (opts *ConnectOptions) parseArgs(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return flagErrorf("unexpected argument %q", rest[0])
+		return command.FlagErrorf("unexpected argument %q", rest[0])
 	}
 	return opts.checkWatch()
 }
@@ -126,11 +127,11 @@ var errNoTerminal = errors.New("the TUI needs a terminal on stdin and stdout")
 
 func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	if !opts.IO.StdinTTY || !opts.IO.StdoutTTY {
-		return flagErrorf("%v; for scripts use the one-shot commands (mcpi tools, mcpi call, ...)", errNoTerminal)
+		return command.FlagErrorf("%v; for scripts use the one-shot commands (mcpi tools, mcpi call, ...)", errNoTerminal)
 	}
 	o := &opts.ConnOptions
-	r := o.newRun()
-	if err := r.prepare(); err != nil {
+	r := o.NewRun()
+	if err := r.Prepare(); err != nil {
 		return err
 	}
 	noColor := opts.NoColor || !opts.IO.Color
@@ -142,7 +143,7 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 			return err
 		}
 	}
-	if err := r.resolveServer(ctx); err != nil {
+	if err := r.ResolveServer(ctx); err != nil {
 		return err
 	}
 	// The TUI declares MCP Apps: it shows them and runs them.
@@ -154,37 +155,37 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 		return err
 	}
 	if o.Record != "" || o.OTLPEndpoint != "" {
-		if err := r.startTrace(); err != nil {
+		if err := r.StartTrace(); err != nil {
 			return err
 		}
 	}
 	var rec transport.Tap
-	if r.trace.recorder != nil {
-		rec = r.trace.recorder
+	if r.Trace.Recorder != nil {
+		rec = r.Trace.Recorder
 	}
 	chatOpts, err := opts.chatOptions()
 	if err != nil {
 		return err
 	}
 	err = tui.Run(ctx, tui.Options{
-		Version: Version,
+		Version: command.Version,
 		Record:  rec,
 		Reloads: reloads,
-		Dial:    r.tuiDial,
+		Dial:    tuiDial(r),
 		Target:  targetLabel(&o.Target),
 		NoColor: noColor,
-		Roots:   r.roots,
+		Roots:   r.MadeRoots,
 		SaveDir: opts.Save,
 		// The t key's file, where the command was typed.
 		Collection:       o.IO.Path(collectionOr(opts.Collection)),
-		CollectionServer: o.collectionServer(),
+		CollectionServer: o.CollectionServer(),
 		Mouse:            opts.Mouse,
 		Check:            checkFunc(o.Target),
-		Sampling:         r.tuiSampling(),
+		Sampling:         tuiSampling(r),
 		Chat:             chatOpts,
 		// alt+r writes what --record would.
-		TraceHeader:  r.traceHeader(),
-		TraceOptions: o.traceOptions(),
+		TraceHeader:  r.TraceHeader(),
+		TraceOptions: o.TraceOptions(),
 	})
 	if cerr := r.Close(); cerr != nil && err == nil {
 		err = cerr
@@ -193,28 +194,28 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 }
 
 // pickServer lets the user choose one of the configured servers.
-func pickServer(ctx context.Context, o *ConnOptions, noColor bool) error {
+func pickServer(ctx context.Context, o *command.ConnOptions, noColor bool) error {
 	// The files that could not be read are shown in the picker, not
 	// printed under it where nobody sees them until it is gone.
 	var problems []tui.PickProblem
 	var servers []config.Server
 	if o.Target.Config != "" {
 		var err error
-		if servers, err = loadServers(o.Target.Config, nil); err != nil {
+		if servers, err = command.LoadServers(o.Target.Config, nil); err != nil {
 			return err
 		}
 	} else {
 		var ps []config.Problem
-		servers, ps = config.Search(searchOptions())
+		servers, ps = config.Search(command.SearchOptions())
 		for _, p := range ps {
 			problems = append(problems, tui.PickProblem{Path: p.Path, Err: p.Err.Error()})
 		}
 	}
 	if len(servers) == 0 {
 		for _, p := range problems {
-			fmt.Fprintln(o.IO.ErrOut, "warning: "+oneLine(p.Err))
+			fmt.Fprintln(o.IO.ErrOut, "warning: "+command.OneLine(p.Err))
 		}
-		return flagErrorf("no server given, and none is configured (see mcpi servers): add \"-- COMMAND [ARGS...]\", a URL or --server NAME")
+		return command.FlagErrorf("no server given, and none is configured (see mcpi servers): add \"-- COMMAND [ARGS...]\", a URL or --server NAME")
 	}
 	items := make([]tui.PickItem, len(servers))
 	for i, s := range servers {
@@ -239,7 +240,7 @@ func pickServer(ctx context.Context, o *ConnOptions, noColor bool) error {
 	i, err := tui.Pick(ctx, fmt.Sprintf("Choose a server (%d configured)", len(servers)), items, problems, tui.Options{NoColor: noColor})
 	if err != nil {
 		if errors.Is(err, tui.ErrNoChoice) {
-			return errSilent{code: ExitOK}
+			return command.ErrSilent{Code: command.ExitOK}
 		}
 		return err
 	}
@@ -249,28 +250,30 @@ func pickServer(ctx context.Context, o *ConnOptions, noColor bool) error {
 
 // tuiDial connects with the TUI's hooks; the TUI calls it again to
 // reconnect. With --record every session of the TUI goes to one trace.
-func (r *connRun) tuiDial(ctx context.Context, h tui.Hooks) (*session.Client, error) {
-	var taps []transport.Tap
-	if r.trace.recorder != nil {
-		taps = append(taps, r.trace.recorder)
+func tuiDial(r *command.ConnRun) func(context.Context, tui.Hooks) (*session.Client, error) {
+	return func(ctx context.Context, h tui.Hooks) (*session.Client, error) {
+		var taps []transport.Tap
+		if r.Trace.Recorder != nil {
+			taps = append(taps, r.Trace.Recorder)
+		}
+		taps = append(taps, h.Tap)
+		r.TapSampling(transport.MultiTap(taps...))
+		// TRACEPARENT reaches the TUI's requests as it does a command's, so
+		// that the wire and the timeline show their trace id.
+		sopts := session.Options{Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning,
+			OnHealth: h.OnHealth, KeepAlive: h.KeepAlive, TraceContext: r.TraceContext()}
+		c, err := r.Target.Connect(ctx, sopts, transport.MultiTap(taps...))
+		if err != nil {
+			return nil, err
+		}
+		r.NoteSession(c)
+		return c, nil
 	}
-	taps = append(taps, h.Tap)
-	r.tapSampling(transport.MultiTap(taps...))
-	// TRACEPARENT reaches the TUI's requests as it does a command's, so
-	// that the wire and the timeline show their trace id.
-	sopts := session.Options{Handler: h.Handler, OnNotification: h.OnNotification, OnWarning: h.OnWarning,
-		OnHealth: h.OnHealth, KeepAlive: h.KeepAlive, TraceContext: r.traceContext()}
-	c, err := r.Target.connect(ctx, sopts, transport.MultiTap(taps...))
-	if err != nil {
-		return nil, err
-	}
-	r.noteSession(c)
-	return c, nil
 }
 
 // targetLabel names the target in the TUI's header until the server has
 // said who it is.
-func targetLabel(t *TargetOptions) string {
+func targetLabel(t *command.TargetOptions) string {
 	switch {
 	case t.Server != "" && t.Command == nil && t.URL == "":
 		return "server " + t.Server
@@ -297,17 +300,25 @@ func (opts *ConnectOptions) chatOptions() (tui.ChatOptions, error) {
 	spec := cmp.Or(opts.ChatModel, os.Getenv("MCPI_MODEL"))
 	approve, err := chat.ParseApproval(opts.ChatApprove)
 	if err != nil {
-		return tui.ChatOptions{}, flagErrorf("%v", err)
+		return tui.ChatOptions{}, command.FlagErrorf("%v", err)
 	}
 	if opts.ChatHost != "" && !slices.Contains(chat.Hosts, opts.ChatHost) {
-		return tui.ChatOptions{}, flagErrorf("--host %q: one of %s", opts.ChatHost, strings.Join(chat.Hosts, ", "))
+		return tui.ChatOptions{}, command.FlagErrorf("--host %q: one of %s", opts.ChatHost, strings.Join(chat.Hosts, ", "))
 	}
-	o := tui.ChatOptions{Host: opts.ChatHost, Approve: approve, Prices: modelPrices()}
+	o := tui.ChatOptions{Host: opts.ChatHost, Approve: approve, Prices: command.ModelPrices()}
 	if spec == "" {
 		return o, nil
 	}
-	if o.Model, err = openModel(spec, opts.ModelURL, nil); err != nil {
-		return o, flagErrorf("--model: %v", err)
+	if o.Model, err = command.OpenModel(spec, opts.ModelURL, nil); err != nil {
+		return o, command.FlagErrorf("--model: %v", err)
 	}
 	return o, nil
+}
+
+// tuiSampling is the TUI's sampling model (nil without --sampling-model).
+func tuiSampling(r *command.ConnRun) *tui.SamplingModel {
+	if r.Sampler == nil {
+		return nil
+	}
+	return &tui.SamplingModel{Name: r.SamplingModel, Draft: r.Sampler.CreateMessage, Auto: r.SamplingApprove == "auto"}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -73,9 +74,9 @@ func TestConnectFlags(t *testing.T) {
 }
 
 func TestConnectNeedsATerminal(t *testing.T) {
-	ios, _, _, errOut := Test()
-	code := run(context.Background(), &Factory{IO: ios, Executable: os.Executable}, append([]string{"connect"}, peerArgs("demo")...))
-	if code != ExitUsage || !strings.Contains(errOut.String(), "terminal") {
+	ios, _, _, errOut := command.Test()
+	code := run(context.Background(), &command.Factory{IO: ios, Executable: os.Executable}, append([]string{"connect"}, peerArgs("demo")...))
+	if code != command.ExitUsage || !strings.Contains(errOut.String(), "terminal") {
 		t.Errorf("exit %d, stderr %s", code, errOut)
 	}
 }
@@ -83,19 +84,19 @@ func TestConnectNeedsATerminal(t *testing.T) {
 // TestTUIDial connects the way the TUI does: its hooks wired into the
 // session, the recording tap first, and a second dial for a reconnect.
 func TestTUIDial(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := command.Test()
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	var got *ConnectOptions
-	cmd := NewCmdConnect(&Factory{IO: ios}, func(_ context.Context, o *ConnectOptions) error { got = o; return nil })
+	cmd := NewCmdConnect(&command.Factory{IO: ios}, func(_ context.Context, o *ConnectOptions) error { got = o; return nil })
 	cmd.SetArgs(append([]string{"--record", trace}, peerArgs("demo")...))
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	o := got.ConnOptions.newRun()
-	if err := o.prepare(); err != nil {
+	o := got.ConnOptions.NewRun()
+	if err := o.Prepare(); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.startTrace(); err != nil {
+	if err := o.StartTrace(); err != nil {
 		t.Fatal(err)
 	}
 	var frames atomic.Int64
@@ -111,7 +112,7 @@ func TestTUIDial(t *testing.T) {
 	}
 	ctx := context.Background()
 	for range 2 {
-		c, err := o.tuiDial(ctx, hooks)
+		c, err := tuiDial(o)(ctx, hooks)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +149,7 @@ func TestDemoWithoutTerminalPrints(t *testing.T) {
 	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ios, _, out, errOut := Test()
+	ios, _, out, errOut := command.Test()
 	opts := &DemoOptions{IO: ios, Executable: func() (string, error) { return exe, nil }}
 	if err := demoRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
@@ -160,7 +161,7 @@ func TestDemoWithoutTerminalPrints(t *testing.T) {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 	// --print says nothing about the terminal.
-	ios, _, out, errOut = Test()
+	ios, _, out, errOut = command.Test()
 	opts = &DemoOptions{IO: ios, Executable: func() (string, error) { return exe, nil }, Print: true}
 	if err := demoRun(context.Background(), opts); err != nil || errOut.Len() != 0 || !strings.Contains(out.String(), "echo") {
 		t.Errorf("--print: %v\n%s\n%s", err, out, errOut)
@@ -171,13 +172,13 @@ func TestDemoWithoutTerminalPrints(t *testing.T) {
 // write: mcpi's version, the command line and the target with its
 // transport, and the same redaction.
 func TestTUITraceHeader(t *testing.T) {
-	o := &ConnOptions{Target: TargetOptions{Command: []string{"node", "server.js"}}, Args: []string{"connect", "--", "node", "server.js"}}
-	h := o.newRun().traceHeader()
-	if h.Mcpi != Version || h.Target.Transport != record.TransportStdio || len(h.Args) != 4 || len(h.Target.Command) != 2 {
+	o := &command.ConnOptions{Target: command.TargetOptions{Command: []string{"node", "server.js"}}, Args: []string{"connect", "--", "node", "server.js"}}
+	h := o.NewRun().TraceHeader()
+	if h.Mcpi != command.Version || h.Target.Transport != record.TransportStdio || len(h.Args) != 4 || len(h.Target.Command) != 2 {
 		t.Errorf("header %+v", h)
 	}
-	o = &ConnOptions{Target: TargetOptions{URL: "http://127.0.0.1:1/mcp", Transport: "sse"}}
-	if h := o.newRun().traceHeader(); h.Target.Transport != record.TransportSSE || h.Target.URL == "" {
+	o = &command.ConnOptions{Target: command.TargetOptions{URL: "http://127.0.0.1:1/mcp", Transport: "sse"}}
+	if h := o.NewRun().TraceHeader(); h.Target.Transport != record.TransportSSE || h.Target.URL == "" {
 		t.Errorf("header %+v", h)
 	}
 }
@@ -196,7 +197,7 @@ func TestConnectWatchFlags(t *testing.T) {
 		{"--watch-run", "make", "--", "./server"},
 	} {
 		_, err := parseArgs(NewCmdConnect, argv)
-		var fe *FlagError
+		var fe *command.FlagError
 		if !errors.As(err, &fe) {
 			t.Errorf("%q: err %v, want a usage error", argv, err)
 		}

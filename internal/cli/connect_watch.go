@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/tui"
 	"github.com/mcpi-dev/mcpi/internal/watch"
 )
@@ -25,15 +26,15 @@ const watchRunBytes = 256 << 10
 func (o *ConnectOptions) checkWatch() error {
 	if len(o.Watch) == 0 {
 		if o.WatchRun != "" {
-			return flagErrorf("--watch-run needs --watch PATH: the files whose change runs it")
+			return command.FlagErrorf("--watch-run needs --watch PATH: the files whose change runs it")
 		}
 		return nil
 	}
 	switch {
 	case o.Target.Session != "":
-		return flagErrorf("--watch restarts a stdio server; a live session's server is its daemon's (see mcpi session start --restart)")
+		return command.FlagErrorf("--watch restarts a stdio server; a live session's server is its daemon's (see mcpi session start --restart)")
 	case o.Target.URL != "":
-		return flagErrorf("--watch restarts a stdio server: give it as -- COMMAND [ARGS...], not a URL")
+		return command.FlagErrorf("--watch restarts a stdio server: give it as -- COMMAND [ARGS...], not a URL")
 	}
 	return nil
 }
@@ -46,7 +47,7 @@ func (o *ConnectOptions) startWatch(ctx context.Context) (<-chan tui.Reload, err
 		return nil, nil
 	}
 	if o.Target.Command == nil {
-		return nil, flagErrorf("--watch restarts a stdio server, and %s is not one", targetLabel(&o.Target))
+		return nil, command.FlagErrorf("--watch restarts a stdio server, and %s is not one", targetLabel(&o.Target))
 	}
 	out := make(chan tui.Reload, 1)
 	w, err := watch.New(o.Watch, watch.Options{Warn: func(s string) {
@@ -58,7 +59,7 @@ func (o *ConnectOptions) startWatch(ctx context.Context) (<-chan tui.Reload, err
 		}
 	}})
 	if err != nil {
-		return nil, &FlagError{Err: err}
+		return nil, &command.FlagError{Err: err}
 	}
 	dir := o.Target.Dir
 	if dir == "" {

@@ -8,28 +8,29 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
 )
 
 // DemoServerOptions are the flags of `mcpi demo-server`.
 type DemoServerOptions struct {
-	IO   *IOStreams
+	IO   *command.IOStreams
 	HTTP string
 	SSE  bool
 	Era  string
 }
 
 // NewCmdDemoServer returns the hidden `demo-server` command.
-func NewCmdDemoServer(f *Factory, runF func(context.Context, *DemoServerOptions) error) *cobra.Command {
+func NewCmdDemoServer(f *command.Factory, runF func(context.Context, *DemoServerOptions) error) *cobra.Command {
 	opts := &DemoServerOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:    "demo-server",
 		Short:  "Run mcpi's demo MCP server (stdio, or HTTP with --http)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
-		RunE:   runE(opts, runF, demoServerRun),
+		RunE:   command.RunE(opts, runF, demoServerRun),
 	}
-	end := flagGroup(cmd, groupServe)
+	end := command.FlagGroup(cmd, command.GroupServe)
 	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio")
 	cmd.Flags().BoolVar(&opts.SSE, "sse", false, "with --http, serve the legacy HTTP+SSE transport at /sse too")
 	cmd.Flags().StringVar(&opts.Era, "era", "both", "protocol era to accept: legacy, modern or both")
@@ -40,11 +41,11 @@ func NewCmdDemoServer(f *Factory, runF func(context.Context, *DemoServerOptions)
 func demoServerRun(ctx context.Context, opts *DemoServerOptions) error {
 	sopts := demoserver.Options{Era: opts.Era}
 	if err := sopts.Validate(); err != nil {
-		return &FlagError{Err: err}
+		return &command.FlagError{Err: err}
 	}
 	if opts.HTTP == "" {
 		if opts.SSE {
-			return flagErrorf("--sse needs --http")
+			return command.FlagErrorf("--sse needs --http")
 		}
 		return demoserver.RunStdio(ctx, sopts)
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/mcpi-dev/mcpi/internal/command"
 )
 
 // docs/cli.md names every command and every flag: a flag added without a
@@ -38,5 +40,5 @@ func TestCLIReferenceComplete(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(NewCmdRoot(&Factory{IO: &IOStreams{}}))
+	walk(NewCmdRoot(&command.Factory{IO: &command.IOStreams{}}))
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -42,7 +43,7 @@ func TestBinaryBasics(t *testing.T) {
 	t.Parallel()
 	bin := mcpiBinary(t)
 	code, out, _ := mcpiRun(t, "--version")
-	if code != 0 || !strings.Contains(out, Version) {
+	if code != 0 || !strings.Contains(out, command.Version) {
 		t.Errorf("--version: %d %q", code, out)
 	}
 	code, out, errOut := mcpiRun(t, "demo")

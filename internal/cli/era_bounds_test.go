@@ -90,7 +90,7 @@ func TestRememberedEraKeepsTheStartClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := parsed.Target.eraKey()
+	key := parsed.Target.EraKey()
 	path := filepath.Join(cache, "mcpi", "eras.json")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/chat"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/eval"
 	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/record"
@@ -22,7 +23,7 @@ import (
 
 // EvalOptions are mcpi eval's.
 type EvalOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Files       []string
 	Models      []string
 	Runs        int
@@ -41,8 +42,8 @@ type EvalOptions struct {
 }
 
 // NewCmdEval returns `mcpi eval FILE... TARGET --model A,B --runs N`.
-func NewCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cobra.Command {
-	opts := &EvalOptions{ConnOptions: f.conn()}
+func NewCmdEval(f *command.Factory, runF func(context.Context, *EvalOptions) error) *cobra.Command {
+	opts := &EvalOptions{ConnOptions: f.Conn()}
 	var seed int64
 	var temperature float64
 	cmd := &cobra.Command{
@@ -58,36 +59,36 @@ func NewCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cob
 		Example: "  mcpi eval cases.yaml --model anthropic:claude-haiku-4-5,openai:gpt-5.4-mini --runs 10 -- mcpi demo-server\n" +
 			"  mcpi eval cases.yaml --model openai:gpt-5.4-mini --runs 20 --json -- mcpi demo-server > base.json\n" +
 			"  mcpi eval cases.yaml --model openai:gpt-5.4-mini --runs 20 --baseline base.json --markdown -- mcpi demo-server",
-		RunE: runE(opts, runF, evalRun),
+		RunE: command.RunE(opts, runF, evalRun),
 	}
-	cmd.Args = targetArgs(&opts.Target, func(files []string) error {
+	cmd.Args = command.TargetArgs(&opts.Target, func(files []string) error {
 		if len(files) == 0 {
-			return flagErrorf("missing the case FILE")
+			return command.FlagErrorf("missing the case FILE")
 		}
 		opts.Files = files
 		for _, m := range opts.Models {
-			if err := checkModel(m); err != nil {
-				return flagErrorf("--model: %v", err)
+			if err := command.CheckModel(m); err != nil {
+				return command.FlagErrorf("--model: %v", err)
 			}
 		}
 		if len(opts.Models) == 0 {
 			if m := os.Getenv("MCPI_MODEL"); m != "" {
 				opts.Models = []string{m}
 			} else {
-				return flagErrorf("give the models: --model PROVIDER:MODEL[,PROVIDER:MODEL...], or set MCPI_MODEL")
+				return command.FlagErrorf("give the models: --model PROVIDER:MODEL[,PROVIDER:MODEL...], or set MCPI_MODEL")
 			}
 		}
 		switch {
 		case opts.Runs < 1:
-			return flagErrorf("--runs: at least 1")
+			return command.FlagErrorf("--runs: at least 1")
 		case opts.Concurrency < 1:
-			return flagErrorf("--concurrency: at least 1")
+			return command.FlagErrorf("--concurrency: at least 1")
 		case opts.MaxTurns < 1:
-			return flagErrorf("--max-turns: at least 1")
+			return command.FlagErrorf("--max-turns: at least 1")
 		case opts.MinPassRate < 0 || opts.MinPassRate > 1:
-			return flagErrorf("--min-pass-rate: a rate from 0 to 1")
+			return command.FlagErrorf("--min-pass-rate: a rate from 0 to 1")
 		case opts.JSON && opts.Markdown:
-			return flagErrorf("give --json or --markdown, not both: each is the whole of stdout")
+			return command.FlagErrorf("give --json or --markdown, not both: each is the whole of stdout")
 		}
 		if cmd.Flags().Changed("seed") {
 			opts.Seed = &seed
@@ -100,10 +101,10 @@ func NewCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cob
 		opts.RecordDir, opts.Record = opts.Record, ""
 		return nil
 	})
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	fl := cmd.Flags()
 	fl.Lookup("record").Usage = "write a trace per run into this directory (the model's turns, the judge's and the frames of the run's tool calls)"
-	end := flagGroup(cmd, groupArgs)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	fl.StringSliceVar(&opts.Models, "model", nil, "the models to evaluate, comma-separated: PROVIDER:MODEL (anthropic:, openai:, openai-responses:, ollama:, compat:) or names of models.yaml; default $MCPI_MODEL")
 	if fl.Lookup("model-url") == nil {
 		fl.StringVar(&opts.ModelURL, "model-url", "", "the base URL of every model and judge (compat: requires it; give it with models of one server)")
@@ -115,7 +116,7 @@ func NewCmdEval(f *Factory, runF func(context.Context, *EvalOptions) error) *cob
 	fl.Float64Var(&temperature, "temperature", 0, "ask the provider for this temperature (the provider's default when not given)")
 	fl.StringVar(&opts.ToolsFrom, "tools-from", "", "show the model the tools of this snapshot file (mcpi snapshot's, an edited description or schema in it) instead of the server's; the calls still go to the server")
 	end()
-	end = flagGroup(cmd, groupOutput)
+	end = command.FlagGroup(cmd, command.GroupOutput)
 	fl.StringVar(&opts.Baseline, "baseline", "", "compare with this report (--json of an earlier run): exit 1 when a pass rate dropped with statistical significance")
 	fl.Float64Var(&opts.MinPassRate, "min-pass-rate", 0, "exit 1 when a case's pass rate with a model is under this rate (0 to 1; 0: report only)")
 	fl.BoolVar(&opts.Markdown, "markdown", false, "print the report as a Markdown table (for a pull request)")
@@ -130,7 +131,7 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 	for _, p := range opts.Files {
 		f, err := eval.ReadFile(opts.IO.Path(p))
 		if err != nil {
-			return &FlagError{Err: err}
+			return &command.FlagError{Err: err}
 		}
 		f.Path = p
 		files = append(files, f)
@@ -142,7 +143,7 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 	if opts.Baseline != "" {
 		b, err := eval.ReadReport(opts.IO.Path(opts.Baseline))
 		if err != nil {
-			return flagErrorf("--baseline: %v", err)
+			return command.FlagErrorf("--baseline: %v", err)
 		}
 		base = b
 	}
@@ -154,11 +155,11 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 			fh.Close()
 		}
 		if err != nil {
-			return flagErrorf("--tools-from: %v", err)
+			return command.FlagErrorf("--tools-from: %v", err)
 		}
 	}
 	// The models before the server: a missing key fails at once.
-	provider := func(spec string) (llm.Provider, error) { return openModel(spec, opts.ModelURL, nil) }
+	provider := func(spec string) (llm.Provider, error) { return command.OpenModel(spec, opts.ModelURL, nil) }
 	var models []eval.Model
 	for _, spec := range opts.Models {
 		p, err := provider(spec)
@@ -175,8 +176,8 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 		judges[spec] = p
 	}
 	router := eval.NewRouter()
-	return opts.newRun().with(ctx, connHooks{tap: router}, func(r *connRun) error {
-		c := r.client
+	return opts.NewRun().With(ctx, command.ConnHooks{Tap: router}, func(r *command.ConnRun) error {
+		c := r.Client
 		tools, err := c.AllTools(ctx)
 		if err != nil {
 			return err
@@ -184,14 +185,14 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 		if snap != nil {
 			var notes []string
 			if tools, notes, err = eval.ToolsFrom(snap, tools); err != nil {
-				return flagErrorf("--tools-from: %v", err)
+				return command.FlagErrorf("--tools-from: %v", err)
 			}
 			for _, n := range notes {
 				fmt.Fprintf(opts.IO.ErrOut, "--tools-from: %s\n", n)
 			}
 		}
 		ro := eval.Options{Models: models, Judges: judges, Server: chat.SessionServer(c), Tools: tools, Runs: opts.Runs,
-			Concurrency: opts.Concurrency, MaxTurns: opts.MaxTurns, Seed: opts.Seed, Temperature: opts.Temperature, Tap: r.modelTap(), Prices: modelPrices()}
+			Concurrency: opts.Concurrency, MaxTurns: opts.MaxTurns, Seed: opts.Seed, Temperature: opts.Temperature, Tap: r.ModelTap(), Prices: command.ModelPrices()}
 		if opts.RecordDir != "" {
 			trace, err := opts.runTraces(r)
 			if err != nil {
@@ -209,7 +210,7 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 		if ro.Progress != nil {
 			opts.IO.ErrOut.EraseLine()
 		}
-		red := record.NewRedactor(opts.secretValues())
+		red := record.NewRedactor(opts.SecretValues())
 		rep.Redact(red.Text)
 		if base != nil {
 			rep.Compare(base, opts.Baseline)
@@ -226,14 +227,14 @@ func evalRun(ctx context.Context, opts *EvalOptions) error {
 
 // runTraces makes --record's directory and returns what opens a run's
 // trace in it: the command's header, its redaction, a file per run.
-func (opts *EvalOptions) runTraces(r *connRun) (func(eval.RunID) (transport.Tap, func() error, error), error) {
+func (opts *EvalOptions) runTraces(r *command.ConnRun) (func(eval.RunID) (transport.Tap, func() error, error), error) {
 	if err := os.MkdirAll(opts.IO.Path(opts.RecordDir), 0o700); err != nil {
-		return nil, &FlagError{Err: fmt.Errorf("--record: %w", err)}
+		return nil, &command.FlagError{Err: fmt.Errorf("--record: %w", err)}
 	}
 	var seq atomic.Int64
 	return func(id eval.RunID) (transport.Tap, func() error, error) {
 		name := fmt.Sprintf("%03d-%s-%s-%s-%d.jsonl", seq.Add(1), slug(strings.TrimSuffix(filepath.Base(id.File), filepath.Ext(id.File))), slug(id.Case), slug(id.Model), id.N)
-		w, err := record.Create(opts.IO.Path(filepath.Join(opts.RecordDir, name)), r.traceHeader(), opts.traceOptions())
+		w, err := record.Create(opts.IO.Path(filepath.Join(opts.RecordDir, name)), r.TraceHeader(), opts.TraceOptions())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -269,7 +270,7 @@ func (opts *EvalOptions) report(rep *eval.Report) error {
 	}
 	switch {
 	case opts.JSON:
-		if err := writeJSON(opts.IO, rep); err != nil {
+		if err := command.WriteJSON(opts.IO, rep); err != nil {
 			return err
 		}
 	case opts.Markdown:
@@ -278,11 +279,11 @@ func (opts *EvalOptions) report(rep *eval.Report) error {
 		rep.Text(opts.IO.Out)
 	}
 	if rep.AllModelErrors() {
-		what := "the model's provider failed on every run: " + oneLine(rep.FirstError())
+		what := "the model's provider failed on every run: " + command.OneLine(rep.FirstError())
 		if !opts.JSON {
 			fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", what)
 		}
-		return errSilent{code: ExitModel, what: what, kind: KindModel}
+		return command.ErrSilent{Code: command.ExitModel, What: what, Kind: command.KindModel}
 	}
 	var why []string
 	for _, r := range rep.Regressions() {
@@ -301,5 +302,5 @@ func (opts *EvalOptions) report(rep *eval.Report) error {
 			fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", w)
 		}
 	}
-	return errSilent{code: ExitToolError, what: strings.Join(why, "; ")}
+	return command.ErrSilent{Code: command.ExitToolError, What: strings.Join(why, "; ")}
 }

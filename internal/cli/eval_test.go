@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/eval"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
@@ -34,7 +35,7 @@ func evalTurns(runs int, half bool) []mcptest.LLMTurn {
 
 // evalWith runs mcpi eval of the cases with a model on a fake scripted
 // by turns, one run at a time (the fake's turns in order).
-func evalWith(t *testing.T, cases string, turns []mcptest.LLMTurn, more ...string) (ExitCode, string, string) {
+func evalWith(t *testing.T, cases string, turns []mcptest.LLMTurn, more ...string) (command.ExitCode, string, string) {
 	t.Helper()
 	fake := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, turns...)
 	args := append([]string{"eval", cases, "--model", "openai:gpt-test", "--model-url", fake.URL, "--concurrency", "1"}, more...)
@@ -52,12 +53,12 @@ func TestEvalBaseline(t *testing.T) {
 	cases := evalCases
 	code, outA, errOut := evalWith(t, cases, evalTurns(10, false), "--runs", "10", "--json")
 	var a eval.Report
-	if code != ExitOK || json.Unmarshal([]byte(outA), &a) != nil || a.Results[0].Passed != 10 {
+	if code != command.ExitOK || json.Unmarshal([]byte(outA), &a) != nil || a.Results[0].Passed != 10 {
 		t.Fatalf("A: exit %d\n%s\n%s", code, outA, errOut)
 	}
 	code, outB, errOut := evalWith(t, cases, evalTurns(10, true), "--runs", "10", "--json")
 	var b eval.Report
-	if code != ExitOK || json.Unmarshal([]byte(outB), &b) != nil || b.Results[0].Passed != 5 {
+	if code != command.ExitOK || json.Unmarshal([]byte(outB), &b) != nil || b.Results[0].Passed != 5 {
 		t.Fatalf("B: exit %d\n%s\n%s", code, outB, errOut)
 	}
 	aPath, bPath := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
@@ -65,12 +66,12 @@ func TestEvalBaseline(t *testing.T) {
 	os.WriteFile(bPath, []byte(outB), 0o600)
 
 	code, out, errOut := evalWith(t, cases, evalTurns(10, false), "--runs", "10", "--baseline", bPath, "--markdown")
-	if code != ExitOK || !strings.Contains(out, "| adds | openai:gpt-test | 10/10 (100%) | 72–100% |") || !strings.Contains(out, "no regression (was 5/10") {
+	if code != command.ExitOK || !strings.Contains(out, "| adds | openai:gpt-test | 10/10 (100%) | 72–100% |") || !strings.Contains(out, "no regression (was 5/10") {
 		t.Errorf("A against B: exit %d\n%s\n%s", code, out, errOut)
 	}
 	junit, traces := filepath.Join(dir, "report.xml"), filepath.Join(dir, "traces")
 	code, out, errOut = evalWith(t, cases, evalTurns(10, true), "--runs", "10", "--baseline", aPath, "--markdown", "--junit", junit, "--record", traces)
-	if code != ExitToolError || !strings.Contains(out, "**regression (was 10/10 with openai:gpt-test; fisher test, p = 0.0163)**") ||
+	if code != command.ExitToolError || !strings.Contains(out, "**regression (was 10/10 with openai:gpt-test; fisher test, p = 0.0163)**") ||
 		!strings.Contains(errOut, "adds with openai:gpt-test regressed (5/10, was 10/10; p = 0.0163)") {
 		t.Errorf("B against A: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -106,24 +107,24 @@ func TestEvalOutcomes(t *testing.T) {
 
 	refused := []mcptest.LLMTurn{{Status: http.StatusUnauthorized}, {Status: http.StatusUnauthorized}}
 	code, out, errOut := evalWith(t, cases, refused, "--runs", "2")
-	if code != ExitModel || !strings.Contains(errOut, "failed on every run") || !strings.Contains(errOut, "401") || strings.Contains(out+errOut, evalKey) {
+	if code != command.ExitModel || !strings.Contains(errOut, "failed on every run") || !strings.Contains(errOut, "401") || strings.Contains(out+errOut, evalKey) {
 		t.Errorf("refused: exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, errOut = evalWith(t, cases, evalTurns(2, true), "--runs", "2", "--min-pass-rate", "0.9")
-	if code != ExitToolError || !strings.Contains(errOut, "adds with openai:gpt-test passed 1/2, under --min-pass-rate 0.9") || !strings.Contains(out, "1× called add: add was not called") {
+	if code != command.ExitToolError || !strings.Contains(errOut, "adds with openai:gpt-test passed 1/2, under --min-pass-rate 0.9") || !strings.Contains(out, "1× called add: add was not called") {
 		t.Errorf("--min-pass-rate: exit %d\n%s\n%s", code, out, errOut)
 	}
 	base := filepath.Join(dir, "base.json")
 	_, outA, _ := evalWith(t, cases, evalTurns(3, false), "--runs", "3", "--json")
 	os.WriteFile(base, []byte(outA), 0o600)
 	code, out, errOut = evalWith(t, cases, []mcptest.LLMTurn{{Text: "no"}, {Text: "no"}, {Text: "no"}}, "--runs", "3", "--baseline", base)
-	if code != ExitOK || !strings.Contains(out, "baseline: insufficient data (was 3/3") {
+	if code != command.ExitOK || !strings.Contains(out, "baseline: insufficient data (was 3/3") {
 		t.Errorf("3 runs: exit %d\n%s\n%s", code, out, errOut)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("cases:\n  - name: a\n    prompt: p\n    expect:\n      caled: [add]\n"), 0o600)
-	if code, _, errOut = evalWith(t, bad, nil); code != ExitUsage || !strings.Contains(errOut, `line 5: unknown key "caled"`) {
+	if code, _, errOut = evalWith(t, bad, nil); code != command.ExitUsage || !strings.Contains(errOut, `line 5: unknown key "caled"`) {
 		t.Errorf("bad file: exit %d\n%s", code, errOut)
 	}
 
@@ -132,7 +133,7 @@ func TestEvalOutcomes(t *testing.T) {
 "tools":[{"name":"add","description":"EDITED adds","inputSchema":{"type":"object"}}],"resources":[],"resourceTemplates":[],"prompts":[]}`), 0o600)
 	fake := mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, evalTurns(1, false)...)
 	code, out, errOut = runCLI(t, "", with(peerArgs("demo"), "eval", cases, "--model", "openai:gpt-test", "--model-url", fake.URL, "--tools-from", snap)...)
-	if code != ExitOK || !strings.Contains(errOut, "--tools-from: echo: on the server, not in the snapshot") {
+	if code != command.ExitOK || !strings.Contains(errOut, "--tools-from: echo: on the server, not in the snapshot") {
 		t.Errorf("--tools-from: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if body := string(fake.Requests()[0].Body); !strings.Contains(body, "EDITED adds") {
@@ -143,7 +144,7 @@ func TestEvalOutcomes(t *testing.T) {
 	fake = mcptest.NewFakeLLM(t, mcptest.LLMOpenAIChat, evalTurns(1, false)...)
 	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "eval", cases, "--model", "openai:gpt-test", "--model-url", fake.URL, "--seed", "7", "--temperature", "0.5")...)
 	for _, r := range fake.Requests() {
-		if m := r.JSON(t); code != ExitOK || m["seed"] != 7.0 || m["temperature"] != 0.5 {
+		if m := r.JSON(t); code != command.ExitOK || m["seed"] != 7.0 || m["temperature"] != 0.5 {
 			t.Errorf("--seed 7 --temperature 0.5: exit %d, seed %v, temperature %v\n%s", code, m["seed"], m["temperature"], errOut)
 		}
 	}
@@ -170,7 +171,7 @@ func TestEvalFlags(t *testing.T) {
 		{"a.yaml", "--model", "openai:x", "--json", "--markdown", "--", "./server"},
 		{"a.yaml", "--model", "openai:x"},
 	} {
-		if _, err := parseArgs(NewCmdEval, argv); !errors.As(err, new(*FlagError)) {
+		if _, err := parseArgs(NewCmdEval, argv); !errors.As(err, new(*command.FlagError)) {
 			t.Errorf("%v: %v, want a usage error", argv, err)
 		}
 	}

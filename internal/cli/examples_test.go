@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -348,7 +349,7 @@ func docCommands(t *testing.T) map[string][]string {
 			walk(sub)
 		}
 	}
-	walk(NewCmdRoot(&Factory{IO: &IOStreams{}}))
+	walk(NewCmdRoot(&command.Factory{IO: &command.IOStreams{}}))
 	return found
 }
 
@@ -541,13 +542,13 @@ func parsesAsMcpi(line string) error {
 		// The TARGET is parsed with the command's arguments, and
 		// $MCPI_SESSION may be it. TestExamplesRun calls this before its
 		// parallel subtests, while no other test of the package runs.
-		if name, value, _ := strings.Cut(words[0], "="); name == sessionEnv {
-			defer os.Unsetenv(sessionEnv)
-			os.Setenv(sessionEnv, value)
+		if name, value, _ := strings.Cut(words[0], "="); name == command.SessionEnv {
+			defer os.Unsetenv(command.SessionEnv)
+			os.Setenv(command.SessionEnv, value)
 		}
 		words = words[1:]
 	}
-	root := NewCmdRoot(&Factory{IO: &IOStreams{}})
+	root := NewCmdRoot(&command.Factory{IO: &command.IOStreams{}})
 	cmd, rest, err := root.Find(words[1:])
 	if err != nil {
 		return err

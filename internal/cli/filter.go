@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
 	"github.com/mcpi-dev/mcpi/internal/record"
@@ -16,7 +17,7 @@ import (
 func newFrameFilter(expr string) (*timeline.Filter, error) {
 	f, err := timeline.NewFilter(expr)
 	if err != nil {
-		return nil, flagErrorf("--filter: %v", err)
+		return nil, command.FlagErrorf("--filter: %v", err)
 	}
 	return f, nil
 }
@@ -26,7 +27,7 @@ func newFrameFilter(expr string) (*timeline.Filter, error) {
 func replayLatency(opts *ReplayOptions) error {
 	r, err := record.Open(opts.Trace)
 	if err != nil {
-		return &FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
+		return &command.FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
 	}
 	defer r.Close()
 	// The store keeps the last rows.MaxEntries rows: a longer trace is

@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -29,13 +30,13 @@ func TestReplayFilter(t *testing.T) {
   - call: add
     args: {a: 1, b: 2}
 `)
-	if code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path, "--record", trace)...); code != ExitOK {
+	if code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path, "--record", trace)...); code != command.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	replay := func(filter string) string {
 		t.Helper()
 		code, out, errOut := runCLI(t, "", "replay", trace, "--print", "--filter", filter)
-		if code != ExitOK {
+		if code != command.ExitOK {
 			t.Fatalf("--filter %q: exit %d, %s", filter, code, errOut)
 		}
 		return out
@@ -66,7 +67,7 @@ func TestReplayFilter(t *testing.T) {
 		t.Errorf("text:Hello:\n%s", out)
 	}
 	code, _, errOut := runCLI(t, "", "replay", trace, "--print", "--filter", "dur:>soon")
-	if code != ExitUsage || !strings.Contains(errOut, "--filter: dur:>soon: want a comparison and a duration") {
+	if code != command.ExitUsage || !strings.Contains(errOut, "--filter: dur:>soon: want a comparison and a duration") {
 		t.Errorf("a bad query: exit %d, %q", code, errOut)
 	}
 }
@@ -106,11 +107,11 @@ func TestTailFilter(t *testing.T) {
 func TestTraceExportOTLP(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.jsonl")
-	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "call", "echo", "text=hi", "--record", trace)...); code != ExitOK {
+	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "call", "echo", "text=hi", "--record", trace)...); code != command.ExitOK {
 		t.Fatalf("call: exit %d, %s", code, errOut)
 	}
 	code, out, errOut := runCLI(t, "", "trace", "export", "--otlp", trace)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("export: exit %d, %s", code, errOut)
 	}
 	spans := otlpSpans(t, out)
@@ -122,7 +123,7 @@ func TestTraceExportOTLP(t *testing.T) {
 		t.Errorf("attributes %v", call.Attributes().AsRaw())
 	}
 	code, _, errOut = runCLI(t, "", "trace", "export", "--otlp", "--har", trace)
-	if code != ExitUsage || !strings.Contains(errOut, "--har or --otlp") {
+	if code != command.ExitUsage || !strings.Contains(errOut, "--har or --otlp") {
 		t.Errorf("both formats: exit %d, %s", code, errOut)
 	}
 }
@@ -141,12 +142,12 @@ func TestTraceContext(t *testing.T) {
 	t.Setenv("TRACEPARENT", parent)
 	t.Setenv("TRACESTATE", "mcpi=1")
 	code, out, errOut := runCLI(t, "", with(peer, "call", "t", "--record", trace)...)
-	if code != ExitOK || !strings.HasPrefix(out, "00-4bf92f3577b34da6a3ce929d0e0e4736-") || strings.Contains(out, "00f067aa0ba902b7") {
+	if code != command.ExitOK || !strings.HasPrefix(out, "00-4bf92f3577b34da6a3ce929d0e0e4736-") || strings.Contains(out, "00f067aa0ba902b7") {
 		t.Fatalf("the server read %q (exit %d, %s)", out, code, errOut)
 	}
 	seen := strings.TrimSpace(out)
 	code, doc, errOut := runCLI(t, "", "trace", "export", "--otlp", trace)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("export: %d %s", code, errOut)
 	}
 	spans := otlpSpans(t, doc)
@@ -160,7 +161,7 @@ func TestTraceContext(t *testing.T) {
 	// A second command under the same TRACEPARENT joins the same trace
 	// with spans of its own.
 	trace2 := filepath.Join(dir, "t2.jsonl")
-	if code, _, errOut := runCLI(t, "", with(peer, "call", "t", "--record", trace2)...); code != ExitOK {
+	if code, _, errOut := runCLI(t, "", with(peer, "call", "t", "--record", trace2)...); code != command.ExitOK {
 		t.Fatalf("second call: %d %s", code, errOut)
 	}
 	_, doc2, _ := runCLI(t, "", "trace", "export", "--otlp", trace2)
@@ -171,12 +172,12 @@ func TestTraceContext(t *testing.T) {
 	for _, bad := range []string{"garbage", "00-" + strings.Repeat("a", 10<<10)} {
 		t.Setenv("TRACEPARENT", bad)
 		code, out, errOut := runCLI(t, "", with(peer, "call", "t")...)
-		if code != ExitOK || strings.TrimSpace(out) != "none" || !strings.Contains(errOut, "TRACEPARENT is not used") || len(errOut) > 600 {
+		if code != command.ExitOK || strings.TrimSpace(out) != "none" || !strings.Contains(errOut, "TRACEPARENT is not used") || len(errOut) > 600 {
 			t.Errorf("TRACEPARENT %.20q: exit %d, the server read %q, stderr %q", bad, code, out, errOut)
 		}
 	}
 	os.Unsetenv("TRACEPARENT")
-	if code, out, _ := runCLI(t, "", with(peer, "call", "t")...); code != ExitOK || strings.TrimSpace(out) != "none" {
+	if code, out, _ := runCLI(t, "", with(peer, "call", "t")...); code != command.ExitOK || strings.TrimSpace(out) != "none" {
 		t.Errorf("without TRACEPARENT the server read %q", out)
 	}
 }
@@ -187,11 +188,11 @@ func TestReplayLatency(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.jsonl")
 	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: a}\n  - call: echo\n    args: {text: b}\n  - call: fail\n    expect: {isError: true}\n")
-	if code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path, "--record", trace)...); code != ExitOK {
+	if code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path, "--record", trace)...); code != command.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, errOut := runCLI(t, "", "replay", trace, "--latency")
-	if code != ExitOK || !strings.Contains(out, "METHOD") || !regexp.MustCompile(`tools/call echo\s+2\s+0\s`).MatchString(out) || !regexp.MustCompile(`tools/call fail\s+1\s+1\s`).MatchString(out) {
+	if code != command.ExitOK || !strings.Contains(out, "METHOD") || !regexp.MustCompile(`tools/call echo\s+2\s+0\s`).MatchString(out) || !regexp.MustCompile(`tools/call fail\s+1\s+1\s`).MatchString(out) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, _ = runCLI(t, "", "replay", trace, "--latency", "--json", "--filter", "tool:echo")
@@ -200,10 +201,10 @@ func TestReplayLatency(t *testing.T) {
 		Count  int
 		P50Ms  float64
 	}
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || code != ExitOK || len(rows) != 1 || rows[0].Method != "tools/call echo" || rows[0].Count != 2 || rows[0].P50Ms <= 0 {
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || code != command.ExitOK || len(rows) != 1 || rows[0].Method != "tools/call echo" || rows[0].Count != 2 || rows[0].P50Ms <= 0 {
 		t.Errorf("exit %d, %v, %s", code, err, out)
 	}
-	if code, _, errOut := runCLI(t, "", "replay", trace, "--latency", "--follow"); code != ExitUsage || !strings.Contains(errOut, "--latency sums up a trace") {
+	if code, _, errOut := runCLI(t, "", "replay", trace, "--latency", "--follow"); code != command.ExitUsage || !strings.Contains(errOut, "--latency sums up a trace") {
 		t.Errorf("--latency --follow: exit %d, %s", code, errOut)
 	}
 }

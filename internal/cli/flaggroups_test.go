@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpi-dev/mcpi/internal/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/command"
 )
 
 // walkCommands calls fn for every command of the whole tree, hidden ones
@@ -24,8 +25,8 @@ func walkCommands(c *cobra.Command, fn func(*cobra.Command)) {
 // Every flag of every command is in a group of flagGroups: the next flag
 // defined without one fails here.
 func TestEveryFlagInAGroup(t *testing.T) {
-	ios, _, _, _ := Test()
-	root := newCmdRoot(&Factory{IO: ios}, "")
+	ios, _, _, _ := command.Test()
+	root := newCmdRoot(&command.Factory{IO: ios}, "")
 	known := map[string]bool{}
 	for _, g := range cmdutil.FlagGroups {
 		known[g.ID] = true
@@ -49,8 +50,8 @@ func TestEveryFlagInAGroup(t *testing.T) {
 // Every command's help lists its flags under their groups' titles, never
 // under cobra's one "Flags:" list.
 func TestHelpGroupsFlags(t *testing.T) {
-	ios, _, _, _ := Test()
-	root := newCmdRoot(&Factory{IO: ios}, "")
+	ios, _, _, _ := command.Test()
+	root := newCmdRoot(&command.Factory{IO: ios}, "")
 	title := map[string]string{}
 	for _, g := range cmdutil.FlagGroups {
 		title[g.ID] = g.Title
@@ -64,7 +65,7 @@ func TestHelpGroupsFlags(t *testing.T) {
 	})
 	for _, path := range paths {
 		code, out, errOut := runCLI(t, "", append(slices.Clone(path), "--help")...)
-		if code != ExitOK {
+		if code != command.ExitOK {
 			t.Errorf("mcpi %s --help: exit %d, stderr %q", strings.Join(path, " "), code, errOut)
 			continue
 		}
@@ -102,7 +103,7 @@ func TestHelpGroupsFlags(t *testing.T) {
 // A call's help: its own flags first, OAuth's last.
 func TestCallHelpOrder(t *testing.T) {
 	code, out, _ := runCLI(t, "", "call", "--help")
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	var order []int
@@ -156,12 +157,12 @@ func usageColumn(line string) int {
 func TestFlagGroupByDefinitionOrder(t *testing.T) {
 	cmd := &cobra.Command{Use: "x"}
 	cmd.Flags().Bool("zeta", false, "")
-	end := flagGroup(cmd, groupOutput)
+	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().Bool("alpha", false, "")
 	cmd.Flags().Bool("omega", false, "")
 	end()
 	cmdutil.ApplyFlagGroups(cmd)
-	for name, want := range map[string]string{"zeta": "", "alpha": groupOutput, "omega": groupOutput} {
+	for name, want := range map[string]string{"zeta": "", "alpha": command.GroupOutput, "omega": command.GroupOutput} {
 		if got := cmdutil.FlagGroupOf(cmd.Flags().Lookup(name)); got != want {
 			t.Errorf("--%s: group %q, want %q", name, got, want)
 		}
@@ -175,16 +176,16 @@ func TestFlagGroupByDefinitionOrder(t *testing.T) {
 // keeps its flags; the outer group gets the ones defined around it.
 func TestFlagGroupNested(t *testing.T) {
 	cmd := &cobra.Command{Use: "x"}
-	outer := flagGroup(cmd, groupConnection)
+	outer := command.FlagGroup(cmd, command.GroupConnection)
 	cmd.Flags().Bool("url", false, "")
-	inner := flagGroup(cmd, groupAuth)
+	inner := command.FlagGroup(cmd, command.GroupAuth)
 	cmd.Flags().Bool("bearer", false, "")
 	inner()
 	cmd.Flags().Bool("cwd", false, "")
 	outer()
 	cmd.Flags().Bool("loose", false, "")
 	cmdutil.ApplyFlagGroups(cmd)
-	for name, want := range map[string]string{"url": groupConnection, "bearer": groupAuth, "cwd": groupConnection, "loose": ""} {
+	for name, want := range map[string]string{"url": command.GroupConnection, "bearer": command.GroupAuth, "cwd": command.GroupConnection, "loose": ""} {
 		if got := cmdutil.FlagGroupOf(cmd.Flags().Lookup(name)); got != want {
 			t.Errorf("--%s: group %q, want %q", name, got, want)
 		}

@@ -11,14 +11,16 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/command"
 )
 
 // parseArgs runs a command's flag parsing and returns the options its run
 // function would get (nil when parsing failed).
-func parseArgs[O any](newCmd func(*Factory, func(context.Context, *O) error) *cobra.Command, argv []string) (*O, error) {
-	ios, _, _, _ := Test()
+func parseArgs[O any](newCmd func(*command.Factory, func(context.Context, *O) error) *cobra.Command, argv []string) (*O, error) {
+	ios, _, _, _ := command.Test()
 	var got *O
-	cmd := newCmd(&Factory{IO: ios}, func(_ context.Context, o *O) error {
+	cmd := newCmd(&command.Factory{IO: ios}, func(_ context.Context, o *O) error {
 		got = o
 		return nil
 	})
@@ -57,7 +59,7 @@ func TestCallFlags(t *testing.T) {
 				if o.Target.URL != "https://example.com/mcp" || o.Target.Transport != "sse" || o.Tool != "echo" {
 					t.Errorf("target %+v tool %s", o.Target, o.Tool)
 				}
-				h, _ := o.Target.header()
+				h, _ := o.Target.Header()
 				if h.Get("X-A") != "b" {
 					t.Errorf("header %v", h)
 				}
@@ -97,14 +99,14 @@ func TestRootFlag(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	o := (&ConnOptions{Roots: []string{dir}}).newRun()
-	if err := o.prepare(); err != nil || len(o.roots) != 1 || o.roots[0].URI != "file://"+filepath.ToSlash(filepath.Dir(dir))+"/a%20b" {
-		t.Errorf("roots %+v, %v", o.roots, err)
+	o := (&command.ConnOptions{Roots: []string{dir}}).NewRun()
+	if err := o.Prepare(); err != nil || len(o.MadeRoots) != 1 || o.MadeRoots[0].URI != "file://"+filepath.ToSlash(filepath.Dir(dir))+"/a%20b" {
+		t.Errorf("roots %+v, %v", o.MadeRoots, err)
 	}
 	for _, bad := range []string{"/no/such/dir", "https://example.com/repo", "file:///no/such"} {
-		o := &ConnOptions{Roots: []string{bad}}
-		err := o.validate()
-		var fe *FlagError
+		o := &command.ConnOptions{Roots: []string{bad}}
+		err := o.Validate()
+		var fe *command.FlagError
 		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "invalid --root: root \""+bad+"\"") {
 			t.Errorf("--root %s: %v", bad, err)
 		}
@@ -125,11 +127,11 @@ func TestSanitize(t *testing.T) {
 		"tag \U000E0041":            `tag \U000e0041`,
 		"isolate \u2066x\u2069 end": `isolate \u2066x\u2069 end`,
 	} {
-		if got := sanitize(in, false); got != want {
+		if got := command.Sanitize(in, false); got != want {
 			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := sanitize("a\tb\nc\r", true); got != "a\tb\nc\\x0d" {
+	if got := command.Sanitize("a\tb\nc\r", true); got != "a\tb\nc\\x0d" {
 		t.Errorf("keepNewlines: %q", got)
 	}
 }
@@ -137,7 +139,7 @@ func TestSanitize(t *testing.T) {
 // A command line that names a command builds that command only; help,
 // completion and anything unknown get the whole tree.
 func TestCommandFor(t *testing.T) {
-	f := &Factory{IO: &IOStreams{}}
+	f := &command.Factory{IO: &command.IOStreams{}}
 	for _, tc := range []struct {
 		args []string
 		want string

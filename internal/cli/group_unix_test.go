@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -39,7 +40,7 @@ func TestNoProcessOutlivesAOneShotCommand(t *testing.T) {
 				out, ok = string(b), err == nil
 			} else {
 				code, stdout, stderr := runCLI(t, "", args...)
-				out, ok = stdout+stderr, code == ExitOK
+				out, ok = stdout+stderr, code == command.ExitOK
 			}
 			pgid, child, err := mcptest.ReadGroup(file)
 			if err != nil {

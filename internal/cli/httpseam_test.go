@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/auth"
+	"github.com/mcpi-dev/mcpi/internal/command"
 )
 
 // scriptedServer is an MCP server of the legacy era over Streamable HTTP
@@ -89,10 +90,10 @@ func TestHTTPTransportSeam(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := &scriptedServer{}
-			ios, _, out, errOut := Test()
+			ios, _, out, errOut := command.Test()
 			args := append([]string{"ping", "https://example.invalid/mcp", "--era", "legacy", "--json"}, tc.args...)
-			code := run(context.Background(), &Factory{IO: ios, HTTPTransport: srv}, args)
-			if code != ExitOK {
+			code := run(context.Background(), &command.Factory{IO: ios, HTTPTransport: srv}, args)
+			if code != command.ExitOK {
 				t.Fatalf("exit %d, stderr %s", code, errOut)
 			}
 			var got struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -17,7 +18,7 @@ import (
 
 // ListOptions are the flags of the listing commands.
 type ListOptions struct {
-	ConnOptions
+	command.ConnOptions
 	What       string // tools, resources, templates or prompts
 	Signatures bool   // tools: one compact signature a line
 }
@@ -35,33 +36,33 @@ var listers = map[string]lister{
 }
 
 // NewCmdList returns `mcpi tools|resources|templates|prompts TARGET`.
-func NewCmdList(f *Factory, what string, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{ConnOptions: f.conn(), What: what}
+func NewCmdList(f *command.Factory, what string, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	opts := &ListOptions{ConnOptions: f.Conn(), What: what}
 	l := listers[what]
 	cmd := &cobra.Command{
 		Use:   what + " TARGET",
 		Short: l.short,
 		Example: fmt.Sprintf(`  mcpi %[1]s -- npx -y @modelcontextprotocol/server-everything
   mcpi %[1]s http://127.0.0.1:8080/mcp --json`, what),
-		Args: targetArgs(&opts.Target, func(rest []string) error {
+		Args: command.TargetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) > 0 {
-				return flagErrorf("unexpected argument %q", rest[0])
+				return command.FlagErrorf("unexpected argument %q", rest[0])
 			}
 			return nil
 		}),
-		RunE: runE(opts, runF, listRun),
+		RunE: command.RunE(opts, runF, listRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
 	if what == "tools" {
-		defer flagGroup(cmd, groupOutput)()
+		defer command.FlagGroup(cmd, command.GroupOutput)()
 		cmd.Flags().BoolVar(&opts.Signatures, "signatures", false, "print each tool as one compact signature, get-sum(a: number, b?: number) — its first sentence, for an agent's context budget")
 	}
 	return cmd
 }
 
 func listRun(ctx context.Context, opts *ListOptions) error {
-	return opts.with(ctx, func(c *session.Client) error { return listers[opts.What].run(ctx, c, opts) })
+	return opts.With(ctx, func(c *session.Client) error { return listers[opts.What].run(ctx, c, opts) })
 }
 
 func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
@@ -89,7 +90,7 @@ func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
 			if s.Summary != "" {
 				line += " — " + s.Summary
 			}
-			fmt.Fprintln(o.IO.Out, sanitize(line, false))
+			fmt.Fprintln(o.IO.Out, command.Sanitize(line, false))
 		}
 		return err
 	}

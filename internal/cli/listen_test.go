@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/mcpi-dev/mcpi/internal/command"
 )
 
 // The listeners of replay --serve --http and proxy --listen (serveHTTP on
@@ -23,7 +25,7 @@ func TestServeHTTPChecksHostAndOrigin(t *testing.T) {
 	}()
 	defer func() {
 		cancel()
-		if err := <-done; err != nil && !errors.As(err, new(errSilent)) {
+		if err := <-done; err != nil && !errors.As(err, new(command.ErrSilent)) {
 			t.Error(err)
 		}
 	}()

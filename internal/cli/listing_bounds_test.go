@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -26,7 +27,7 @@ func TestTruncatedListingSaysSo(t *testing.T) {
 		t.Run(tc.mode+"-"+tc.verb, func(t *testing.T) {
 			t.Parallel()
 			code, out, errOut := runCLI(t, "", with(peerArgs(mcptest.ListsPrefix+tc.mode), tc.verb, "--era", "legacy")...)
-			if code != ExitProtocol || !strings.Contains(out, tc.first) || !strings.Contains(errOut, "the listing is incomplete") || !strings.Contains(errOut, tc.why) {
+			if code != command.ExitProtocol || !strings.Contains(out, tc.first) || !strings.Contains(errOut, "the listing is incomplete") || !strings.Contains(errOut, tc.why) {
 				t.Errorf("exit %d, stdout %.200q, stderr %q", code, out, errOut)
 			}
 			if strings.Contains(errOut, "-32602") || strings.Contains(errOut, "server error") {
@@ -37,7 +38,7 @@ func TestTruncatedListingSaysSo(t *testing.T) {
 	// --json: the items as one array on stdout, the truncation on stderr.
 	code, out, errOut := runCLI(t, "", with(peerArgs(mcptest.ListsPrefix+mcptest.BoundsCyclingCursor), "tools", "--era", "legacy", "--json")...)
 	var tools []struct{ Name string }
-	if err := json.Unmarshal([]byte(out), &tools); err != nil || len(tools) != 3 || code != ExitProtocol || !strings.Contains(errOut, "the listing is incomplete") {
+	if err := json.Unmarshal([]byte(out), &tools); err != nil || len(tools) != 3 || code != command.ExitProtocol || !strings.Contains(errOut, "the listing is incomplete") {
 		t.Errorf("--json: exit %d, %v, stdout %q, stderr %q", code, err, out, errOut)
 	}
 }

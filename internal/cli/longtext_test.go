@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -21,15 +22,15 @@ func TestNoServerDecidesTheLengthOfALine(t *testing.T) {
 	peer := peerArgs("hostile:" + mcptest.HostileLongText)
 	for _, tc := range []struct {
 		args []string
-		code ExitCode
+		code command.ExitCode
 		json bool
 	}{
-		{args: []string{"skill", mcptest.LongTextDigest}, code: ExitVerify},
-		{args: []string{"skill", mcptest.LongTextFields}, code: ExitVerify},
-		{args: []string{"skill", mcptest.LongTextDigest, "--json"}, code: ExitVerify},
-		{args: []string{"skill", mcptest.LongTextFields, "--json"}, code: ExitVerify},
-		{args: []string{"call", "fail"}, code: ExitProtocol},
-		{args: []string{"call", "fail", "--json"}, code: ExitProtocol, json: true},
+		{args: []string{"skill", mcptest.LongTextDigest}, code: command.ExitVerify},
+		{args: []string{"skill", mcptest.LongTextFields}, code: command.ExitVerify},
+		{args: []string{"skill", mcptest.LongTextDigest, "--json"}, code: command.ExitVerify},
+		{args: []string{"skill", mcptest.LongTextFields, "--json"}, code: command.ExitVerify},
+		{args: []string{"call", "fail"}, code: command.ExitProtocol},
+		{args: []string{"call", "fail", "--json"}, code: command.ExitProtocol, json: true},
 		{args: []string{"call", "warn"}},
 		{args: []string{"call", "warn", "-v"}},
 	} {
@@ -50,7 +51,7 @@ func TestNoServerDecidesTheLengthOfALine(t *testing.T) {
 				t.Errorf("no line of stderr says what was cut:\n%.2000s", errOut)
 			}
 			if tc.json {
-				var doc jsonErrorObject
+				var doc command.JSONErrorObject
 				if err := json.Unmarshal([]byte(out), &doc); err != nil {
 					t.Fatalf("stdout is not a JSON error document: %v\n%.2000s", err, out)
 				}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/chat/term"
+	"github.com/mcpi-dev/mcpi/internal/command"
 
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
@@ -29,7 +30,7 @@ func TestChatModelSettings(t *testing.T) {
 	t.Setenv("WORK_KEY", chatKey)
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "work", "--prompt", "hi", "--json")...)
 	var rep term.Report
-	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Text != "Hello." || !rep.Priced || rep.CostUSD != 0.02 {
+	if code != command.ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Text != "Hello." || !rep.Priced || rep.CostUSD != 0.02 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	if h := fake.Requests()[0].Header.Get("Authorization"); h != "Bearer "+chatKey {
@@ -39,12 +40,12 @@ func TestChatModelSettings(t *testing.T) {
 		t.Error("the key is in mcpi's output")
 	}
 	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "home", "--prompt", "hi")...)
-	if code == ExitOK || !strings.Contains(errOut, "or a name of "+settings+" (work)") {
+	if code == command.ExitOK || !strings.Contains(errOut, "or a name of "+settings+" (work)") {
 		t.Errorf("an unknown name: exit %d %s", code, errOut)
 	}
 	t.Setenv("WORK_KEY", "")
 	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "work", "--prompt", "hi")...)
-	if code == ExitOK || !strings.Contains(errOut, "set WORK_KEY (models.work in "+settings+")") {
+	if code == command.ExitOK || !strings.Contains(errOut, "set WORK_KEY (models.work in "+settings+")") {
 		t.Errorf("no key: exit %d %s", code, errOut)
 	}
 	// A broken file is said, with its line, by every model flag.
@@ -56,7 +57,7 @@ func TestChatModelSettings(t *testing.T) {
 		{"call", "sample", "prompt=hi", "--sampling-model", "openai:gpt-4.1"},
 	} {
 		code, _, errOut = runCLI(t, "", with(peerArgs("demo"), args...)...)
-		if code != ExitUsage || !strings.Contains(errOut, `line 3: unknown key "modle"`) {
+		if code != command.ExitUsage || !strings.Contains(errOut, `line 3: unknown key "modle"`) {
 			t.Errorf("%s with a broken file: exit %d %s", args[0], code, errOut)
 		}
 	}
@@ -78,14 +79,14 @@ func TestEvalModelSettings(t *testing.T) {
 	t.Setenv("MCPI_MODELS", settings)
 	t.Setenv("WORK_KEY", chatKey)
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "eval", cases, "--model", "work", "--json")...)
-	if code != ExitOK || !strings.Contains(out, `"work"`) {
+	if code != command.ExitOK || !strings.Contains(out, `"work"`) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	if len(fake.Requests()) != 1 {
 		t.Errorf("the named model got %d requests", len(fake.Requests()))
 	}
 	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "eval", cases, "--model", "work,home")...)
-	if code != ExitUsage || !strings.Contains(errOut, `"home"`) {
+	if code != command.ExitUsage || !strings.Contains(errOut, `"home"`) {
 		t.Errorf("an unknown name: exit %d %s", code, errOut)
 	}
 }

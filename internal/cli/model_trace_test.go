@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/genai"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -31,7 +32,7 @@ func TestReplayPrintsModelTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCLI(t, "", "replay", path, "--print")
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/command"
 )
 
 // commandGroups are the constructors of commands that only hold others
@@ -79,7 +81,7 @@ func TestEveryCommandTakesRunF(t *testing.T) {
 			continue
 		}
 		leaves++
-		if len(params) == 0 || types(params[0]) != "*Factory" {
+		if len(params) == 0 || types(params[0]) != "*command.Factory" {
 			t.Errorf("%s: %s must take the *Factory first", where, name)
 		}
 		last := params[len(params)-1]
@@ -151,9 +153,9 @@ func types(p *ast.Field) string {
 func callsRunF(fd *ast.FuncDecl) bool {
 	found := false
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		// runE(opts, runF, xRun) and sessionRunE check it for the command.
+		// command.RunE(opts, runF, xRun) and sessionRunE check it for the command.
 		if c, ok := n.(*ast.CallExpr); ok && len(c.Args) >= 3 {
-			if f, ok := c.Fun.(*ast.Ident); ok && (f.Name == "runE" || f.Name == "sessionRunE") {
+			if f, ok := c.Fun.(*ast.SelectorExpr); ok && f.Sel.Name == "RunE" || isIdent(c.Fun, "sessionRunE") {
 				if a, ok := c.Args[len(c.Args)-2].(*ast.Ident); ok && a.Name == "runF" {
 					found = true
 				}
@@ -169,6 +171,12 @@ func callsRunF(fd *ast.FuncDecl) bool {
 		return !found
 	})
 	return found
+}
+
+// isIdent reports whether e is the identifier name.
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
 }
 
 // The tests below parse a command line through runF, as cli/cli's
@@ -218,7 +226,7 @@ func TestReadFlags(t *testing.T) {
 }
 
 func TestTailFlags(t *testing.T) {
-	t.Setenv(sessionEnv, "")
+	t.Setenv(command.SessionEnv, "")
 	got, err := parseArgs(NewCmdTail, []string{"--session", "demo", "--wire", "--json"})
 	if err != nil {
 		t.Fatal(err)
@@ -240,15 +248,15 @@ func TestTailFlags(t *testing.T) {
 			errorLike(t, err, tc.wantErr)
 		})
 	}
-	t.Setenv(sessionEnv, "fromenv")
+	t.Setenv(command.SessionEnv, "fromenv")
 	got, err = parseArgs(NewCmdTail, nil)
 	if err != nil || got.Target.Session != "fromenv" {
-		t.Errorf("$%s: options %+v, error %v", sessionEnv, got, err)
+		t.Errorf("$%s: options %+v, error %v", command.SessionEnv, got, err)
 	}
 }
 
 func TestAnswerFlags(t *testing.T) {
-	t.Setenv(sessionEnv, "")
+	t.Setenv(command.SessionEnv, "")
 	for _, tc := range []struct {
 		name    string
 		argv    []string

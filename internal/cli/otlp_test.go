@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -23,7 +24,7 @@ func TestOTLPEndpoint(t *testing.T) {
 	sink := mcptest.NewOTLPReceiver(t)
 	peer := peerArgs(mcptest.LoadPrefix + mcptest.LoadTraceParent)
 	code, out, errOut := runCLI(t, "", with(peer, "call", "t", "-v", "--otlp-endpoint", sink.URL)...)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	m := regexp.MustCompile(`exported (\d+) spans of trace ([0-9a-f]{32}) to `).FindStringSubmatch(errOut)
@@ -60,11 +61,11 @@ func TestOTLPEndpoint(t *testing.T) {
 			endpoint = bad.URL
 		}
 		code, out, errOut := runCLI(t, "", with(peer, "call", "t", "--otlp-endpoint", endpoint)...)
-		if code != ExitOK || !strings.HasPrefix(out, "00-") || !strings.Contains(errOut, "warning: the OTLP export to "+endpoint+" sent 0 of") {
+		if code != command.ExitOK || !strings.HasPrefix(out, "00-") || !strings.Contains(errOut, "warning: the OTLP export to "+endpoint+" sent 0 of") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", name, code, out, errOut)
 		}
 	}
-	if code, _, errOut := runCLI(t, "", with(peer, "call", "t", "--otlp-endpoint", "localhost:4318")...); code != ExitUsage || !strings.Contains(errOut, "not an http") {
+	if code, _, errOut := runCLI(t, "", with(peer, "call", "t", "--otlp-endpoint", "localhost:4318")...); code != command.ExitUsage || !strings.Contains(errOut, "not an http") {
 		t.Errorf("a URL without a scheme: exit %d, %s", code, errOut)
 	}
 }
@@ -77,11 +78,11 @@ func TestSessionExports(t *testing.T) {
 	dir := liveDir(t)
 	startSession(t, dir, "ot", with(peerArgs(mcptest.LoadPrefix+mcptest.LoadTraceParent), "--otlp-endpoint", sink.URL)...)
 	for range 2 {
-		if code, _, errOut := runLive(t, dir, nil, "call", "t", "--session", "ot"); code != ExitOK {
+		if code, _, errOut := runLive(t, dir, nil, "call", "t", "--session", "ot"); code != command.ExitOK {
 			t.Fatalf("call: %d %s", code, errOut)
 		}
 	}
-	if code, _, errOut := runLive(t, dir, nil, "call", "t", "--session", "ot", "--otlp-endpoint", sink.URL); code != ExitUsage || !strings.Contains(errOut, "otlp-endpoint") {
+	if code, _, errOut := runLive(t, dir, nil, "call", "t", "--session", "ot", "--otlp-endpoint", sink.URL); code != command.ExitUsage || !strings.Contains(errOut, "otlp-endpoint") {
 		t.Errorf("--otlp-endpoint in a session's command: exit %d, %s", code, errOut)
 	}
 	runLive(t, dir, nil, "session", "stop", "ot")
@@ -103,7 +104,7 @@ func TestJaegerRoundTrip(t *testing.T) {
 	peer := []string{"-e", mcptest.TracedServerEnv + "=" + otlpURL}
 	peer = append(peer, peerArgs(mcptest.LoadPrefix+mcptest.LoadTraced)...)
 	code, out, errOut := runCLI(t, "", with(peer, "call", "t", "-v", "--otlp-endpoint", otlpURL)...)
-	if code != ExitOK || strings.Contains(errOut, "exporting the server's span") {
+	if code != command.ExitOK || strings.Contains(errOut, "exporting the server's span") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	m := regexp.MustCompile(`exported \d+ spans of trace ([0-9a-f]{32})`).FindStringSubmatch(errOut)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/intercept"
 	"github.com/mcpi-dev/mcpi/internal/proxyrun"
 	"github.com/mcpi-dev/mcpi/internal/query"
@@ -21,7 +22,7 @@ import (
 
 // ProxyOptions are the flags of `mcpi proxy`.
 type ProxyOptions struct {
-	IO       *IOStreams
+	IO       *command.IOStreams
 	Args     []string
 	Record   string
 	NoRedact bool
@@ -55,8 +56,8 @@ type ProxyOptions struct {
 }
 
 // NewCmdProxy returns `mcpi proxy --record TRACE -- CMD`.
-func NewCmdProxy(f *Factory, runF func(context.Context, *ProxyOptions) error) *cobra.Command {
-	opts := &ProxyOptions{IO: f.IO, Args: f.Args, RuntimeDir: f.runtimeDir()}
+func NewCmdProxy(f *command.Factory, runF func(context.Context, *ProxyOptions) error) *cobra.Command {
+	opts := &ProxyOptions{IO: f.IO, Args: f.Args, RuntimeDir: f.LiveDir()}
 	cmd := &cobra.Command{
 		Use:   "proxy [--record TRACE] [--ui[=attach] [--name NAME]] (-- CMD [ARGS...] | --listen ADDR --url UPSTREAM)",
 		Short: "Record what a real host and a server say to each other",
@@ -100,11 +101,11 @@ trying the terminal (for either proxy). --record is optional with --ui.`,
 			return proxyRun(cmd.Context(), opts)
 		},
 	}
-	end := flagGroup(cmd, groupOutput)
+	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().StringVar(&opts.Record, "record", "", "the trace file to write")
 	cmd.Flags().BoolVar(&opts.NoRedact, "no-redact", false, "keep secrets in the trace")
 	end()
-	end = flagGroup(cmd, groupServe)
+	end = command.FlagGroup(cmd, command.GroupServe)
 	cmd.Flags().StringVar(&opts.Faults, "faults", "", "change frames on the wire by the rules of this YAML file (docs/intercept.md)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 0, "the seed of --faults' draws: the same seed repeats a run (default: a new one, printed)")
 	cmd.Flags().StringVar(&opts.UIMode, "ui", "", "open the TUI on the proxied conversation: on the terminal (=tty), or for mcpi proxy attach (=attach; a stdio proxy with no terminal too)")
@@ -113,13 +114,13 @@ trying the terminal (for either proxy). --record is optional with --ui.`,
 	cmd.Flags().StringArrayVar(&opts.Breaks, "break", nil, "with --ui: hold each frame this query matches until you decide (repeatable)")
 	cmd.Flags().DurationVar(&opts.HoldTimeout, "hold-timeout", intercept.DefaultHoldTimeout, "with --break: forward a held frame after this long")
 	end()
-	end = flagGroup(cmd, groupConnection)
+	end = command.FlagGroup(cmd, command.GroupConnection)
 	cmd.Flags().StringArrayVarP(&opts.Env, "env", "e", nil, "environment variable KEY=VALUE for the server (repeatable)")
 	end()
-	end = flagGroup(cmd, groupServe)
+	end = command.FlagGroup(cmd, command.GroupServe)
 	cmd.Flags().StringVar(&opts.Listen, "listen", "", "HTTP proxy: the loopback address to listen on, e.g. 127.0.0.1:8080")
 	end()
-	end = flagGroup(cmd, groupConnection)
+	end = command.FlagGroup(cmd, command.GroupConnection)
 	cmd.Flags().StringVar(&opts.URL, "url", "", "HTTP proxy: the upstream server's URL")
 	end()
 	cmd.AddCommand(NewCmdProxyAttach(f, nil), NewCmdProxyList(f, nil))
@@ -133,43 +134,43 @@ func (opts *ProxyOptions) parse(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if opts.Record == "" && !opts.UI {
-		return flagErrorf("--record TRACE is required (or --ui)")
+		return command.FlagErrorf("--record TRACE is required (or --ui)")
 	}
 	opts.SeedSet = cmd.Flags().Changed("seed")
 	if opts.SeedSet && opts.Faults == "" {
-		return flagErrorf("--seed goes with --faults")
+		return command.FlagErrorf("--seed goes with --faults")
 	}
 	if len(opts.Breaks) > 0 && !opts.UI {
-		return flagErrorf("--break holds frames for you to decide on: it needs --ui")
+		return command.FlagErrorf("--break holds frames for you to decide on: it needs --ui")
 	}
 	if cmd.Flags().Changed("hold-timeout") && len(opts.Breaks) == 0 {
-		return flagErrorf("--hold-timeout goes with --break")
+		return command.FlagErrorf("--hold-timeout goes with --break")
 	}
 	if opts.HoldTimeout <= 0 {
-		return flagErrorf("--hold-timeout must be more than 0")
+		return command.FlagErrorf("--hold-timeout must be more than 0")
 	}
 	for _, b := range opts.Breaks {
 		q, err := query.Parse(b)
 		if err != nil {
-			return flagErrorf("--break %q: %v", b, err)
+			return command.FlagErrorf("--break %q: %v", b, err)
 		}
 		opts.breaks = append(opts.breaks, q)
 	}
 	if opts.Listen != "" || opts.URL != "" {
 		if opts.Listen == "" || opts.URL == "" {
-			return flagErrorf("--listen and --url go together")
+			return command.FlagErrorf("--listen and --url go together")
 		}
 		if len(args) > 0 {
-			return flagErrorf("unexpected argument %q: an HTTP proxy runs no command%s", args[0], uiHint(args[0]))
+			return command.FlagErrorf("unexpected argument %q: an HTTP proxy runs no command%s", args[0], uiHint(args[0]))
 		}
 		return nil
 	}
 	dash := cmd.ArgsLenAtDash()
 	if dash < 0 || dash == len(args) {
-		return flagErrorf("give the server command after \"--\", or --listen and --url")
+		return command.FlagErrorf("give the server command after \"--\", or --listen and --url")
 	}
 	if dash > 0 {
-		return flagErrorf("unexpected argument %q%s", args[0], uiHint(args[0]))
+		return command.FlagErrorf("unexpected argument %q%s", args[0], uiHint(args[0]))
 	}
 	opts.Command = args[dash:]
 	return nil
@@ -177,7 +178,7 @@ func (opts *ProxyOptions) parse(cmd *cobra.Command, args []string) error {
 
 func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	ro := proxyrun.Options{
-		Version: Version, Args: opts.Args, Record: opts.Record, NoRedact: opts.NoRedact,
+		Version: command.Version, Args: opts.Args, Record: opts.Record, NoRedact: opts.NoRedact,
 		Command: opts.Command, Env: opts.Env, Serve: opts.serve,
 		Breaks: opts.breaks, HoldTimeout: opts.HoldTimeout,
 		UI: opts.UI, TTYOnly: opts.UIMode == uiTTY, Attach: opts.attachOnly(), Name: opts.Name, RuntimeDir: opts.RuntimeDir,
@@ -189,7 +190,7 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	if opts.Faults != "" {
 		var err error
 		if ro.Faults, err = intercept.ReadFaults(opts.Faults); err != nil {
-			return &FlagError{Err: fmt.Errorf("--faults: %w", err)}
+			return &command.FlagError{Err: fmt.Errorf("--faults: %w", err)}
 		}
 		if !opts.SeedSet {
 			opts.Seed = rand.Uint64()
@@ -207,11 +208,11 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 	var ee *proxyrun.ExitError
 	switch {
 	case errors.As(err, &ue):
-		return &FlagError{Err: ue.Err}
+		return &command.FlagError{Err: ue.Err}
 	case errors.As(err, &ce):
-		return fmt.Errorf("%w: %v", errConnect, ce.Err)
+		return fmt.Errorf("%w: %v", command.ErrConnect, ce.Err)
 	case errors.As(err, &ee):
-		return errSilent{code: ExitCode(ee.Code)}
+		return command.ErrSilent{Code: command.ExitCode(ee.Code)}
 	}
 	return err
 }
@@ -221,13 +222,13 @@ func proxyRun(ctx context.Context, opts *ProxyOptions) error {
 func (opts *ProxyOptions) upstream(ro *proxyrun.Options) error {
 	up, err := url.Parse(opts.URL)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
-		return flagErrorf("invalid --url %q", opts.URL)
+		return command.FlagErrorf("invalid --url %q", opts.URL)
 	}
 	terminal := opts.IO.StdinTTY && opts.IO.StdoutTTY
 	if opts.UI && !opts.attachOnly() && !terminal {
 		// A person starts an HTTP proxy, in a terminal: the socket is
 		// served when asked for only.
-		return flagErrorf("--%s: %v (--ui=attach serves it for mcpi proxy attach instead)", strings.TrimSuffix("ui="+opts.UIMode, "="+uiAuto), errNoTerminal)
+		return command.FlagErrorf("--%s: %v (--ui=attach serves it for mcpi proxy attach instead)", strings.TrimSuffix("ui="+opts.UIMode, "="+uiAuto), errNoTerminal)
 	}
 	ro.URL, ro.Upstream, ro.ServeHTTP = opts.URL, up, serveHTTP
 	ro.Listen = func() (net.Listener, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	proxysock "github.com/mcpi-dev/mcpi/internal/attach"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -30,7 +31,7 @@ func (opts *ProxyOptions) parseUI() error {
 	switch opts.UIMode {
 	case "", uiAuto, uiTTY, uiAttach:
 	default:
-		return flagErrorf("--ui=%s: one of auto (--ui alone: the terminal, else a socket for mcpi proxy attach), tty or attach", opts.UIMode)
+		return command.FlagErrorf("--ui=%s: one of auto (--ui alone: the terminal, else a socket for mcpi proxy attach), tty or attach", opts.UIMode)
 	}
 	opts.UI = opts.UIMode != ""
 	if opts.Name == "" {
@@ -38,12 +39,12 @@ func (opts *ProxyOptions) parseUI() error {
 	}
 	switch {
 	case !opts.UI:
-		return flagErrorf("--name names the proxy mcpi proxy attach reaches: it goes with --ui")
+		return command.FlagErrorf("--name names the proxy mcpi proxy attach reaches: it goes with --ui")
 	case opts.UIMode == uiTTY:
-		return flagErrorf("--name goes with --ui or --ui=attach: --ui=tty serves nothing to attach to")
+		return command.FlagErrorf("--name goes with --ui or --ui=attach: --ui=tty serves nothing to attach to")
 	}
 	if err := live.ValidName(opts.Name); err != nil {
-		return flagErrorf("--name: %v", err)
+		return command.FlagErrorf("--name: %v", err)
 	}
 	return nil
 }
@@ -64,14 +65,14 @@ func (opts *ProxyOptions) attachOnly() bool { return opts.UIMode == uiAttach || 
 
 // ProxyAttachOptions are the input of `mcpi proxy attach`.
 type ProxyAttachOptions struct {
-	IO         *IOStreams
+	IO         *command.IOStreams
 	RuntimeDir string
 	Name       string
 }
 
 // NewCmdProxyAttach returns `mcpi proxy attach [NAME]`.
-func NewCmdProxyAttach(f *Factory, runF func(context.Context, *ProxyAttachOptions) error) *cobra.Command {
-	opts := &ProxyAttachOptions{IO: f.IO, RuntimeDir: f.runtimeDir()}
+func NewCmdProxyAttach(f *command.Factory, runF func(context.Context, *ProxyAttachOptions) error) *cobra.Command {
+	opts := &ProxyAttachOptions{IO: f.IO, RuntimeDir: f.LiveDir()}
 	cmd := &cobra.Command{
 		Use:   "attach [NAME]",
 		Short: "Open the TUI on a proxy started with --ui and no terminal",
@@ -84,7 +85,7 @@ proxy running; more than one TUI may attach, and they see the same.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() >= 0 {
-				return flagErrorf("mcpi proxy attach runs no command: for a proxy a TUI attaches to, write --ui=attach (with \"=\")")
+				return command.FlagErrorf("mcpi proxy attach runs no command: for a proxy a TUI attaches to, write --ui=attach (with \"=\")")
 			}
 			if len(args) == 1 {
 				opts.Name = args[0]
@@ -98,7 +99,7 @@ proxy running; more than one TUI may attach, and they see the same.`,
 	// "mcpi proxy --ui attach --break Q -- CMD" lands here: say how to
 	// write what was meant.
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &FlagError{Err: fmt.Errorf("%w (after mcpi proxy, a word \"attach\" is this command: for a proxy a TUI attaches to, write --ui=attach, with \"=\")", err)}
+		return &command.FlagError{Err: fmt.Errorf("%w (after mcpi proxy, a word \"attach\" is this command: for a proxy a TUI attaches to, write --ui=attach, with \"=\")", err)}
 	})
 	return cmd
 }
@@ -120,7 +121,7 @@ func proxyNames(dir string) ([]*proxysock.Info, error) {
 
 func proxyAttachRun(ctx context.Context, opts *ProxyAttachOptions) error {
 	if !opts.IO.StdinTTY || !opts.IO.StdoutTTY {
-		return flagErrorf("%v", errNoTerminal)
+		return command.FlagErrorf("%v", errNoTerminal)
 	}
 	name := opts.Name
 	if name == "" {
@@ -130,7 +131,7 @@ func proxyAttachRun(ctx context.Context, opts *ProxyAttachOptions) error {
 		}
 		switch len(infos) {
 		case 0:
-			return fmt.Errorf("%w: no proxy to attach to runs (mcpi proxy --ui with no terminal, --ui=attach or --name serves one)", errConnect)
+			return fmt.Errorf("%w: no proxy to attach to runs (mcpi proxy --ui with no terminal, --ui=attach or --name serves one)", command.ErrConnect)
 		case 1:
 			name = infos[0].Name
 		default:
@@ -138,17 +139,17 @@ func proxyAttachRun(ctx context.Context, opts *ProxyAttachOptions) error {
 			for _, i := range infos {
 				names = append(names, i.Name)
 			}
-			return flagErrorf("%d proxies run (%s): name one (mcpi proxy list)", len(infos), strings.Join(names, ", "))
+			return command.FlagErrorf("%d proxies run (%s): name one (mcpi proxy list)", len(infos), strings.Join(names, ", "))
 		}
 	} else if err := live.ValidName(name); err != nil {
-		return flagErrorf("%v", err)
+		return command.FlagErrorf("%v", err)
 	}
 	c, err := proxysock.Dial(opts.RuntimeDir, name)
 	if err != nil {
 		if errors.Is(err, live.ErrNoDaemon) {
-			return fmt.Errorf("%w: no proxy named %s runs (mcpi proxy list shows them)", errConnect, name)
+			return fmt.Errorf("%w: no proxy named %s runs (mcpi proxy list shows them)", command.ErrConnect, name)
 		}
-		return fmt.Errorf("%w: %w", errConnect, err)
+		return fmt.Errorf("%w: %w", command.ErrConnect, err)
 	}
 	defer c.Close()
 	return tui.RunProxy(ctx, tui.ProxyOptions{Title: c.Info().Title + " · attached to " + name, Gate: c, Changes: c.Changes(),
@@ -157,21 +158,21 @@ func proxyAttachRun(ctx context.Context, opts *ProxyAttachOptions) error {
 
 // ProxyListOptions are the input of `mcpi proxy list`.
 type ProxyListOptions struct {
-	IO         *IOStreams
+	IO         *command.IOStreams
 	RuntimeDir string
 	JSON       bool
 }
 
 // NewCmdProxyList returns `mcpi proxy list`.
-func NewCmdProxyList(f *Factory, runF func(context.Context, *ProxyListOptions) error) *cobra.Command {
-	opts := &ProxyListOptions{IO: f.IO, RuntimeDir: f.runtimeDir()}
+func NewCmdProxyList(f *command.Factory, runF func(context.Context, *ProxyListOptions) error) *cobra.Command {
+	opts := &ProxyListOptions{IO: f.IO, RuntimeDir: f.LiveDir()}
 	cmd := &cobra.Command{
 		Use:   "list [--json]",
 		Short: "List the proxies a TUI may attach to",
 		Args:  cobra.NoArgs,
-		RunE:  runE(opts, runF, proxyListRun),
+		RunE:  command.RunE(opts, runF, proxyListRun),
 	}
-	addJSONFlag(cmd, &opts.JSON, "print a JSON array")
+	command.AddJSONFlag(cmd, &opts.JSON, "print a JSON array")
 	return cmd
 }
 

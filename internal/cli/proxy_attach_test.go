@@ -12,6 +12,7 @@ import (
 	"time"
 
 	proxysock "github.com/mcpi-dev/mcpi/internal/attach"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
@@ -47,7 +48,7 @@ func TestProxyAttachFlags(t *testing.T) {
 		{[]string{"proxy", "attach", "fs"}, "the TUI needs a terminal"},
 	} {
 		code, _, errOut := runCLI(t, "", c.args...)
-		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+		if code != command.ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d %q, want %q", c.args, code, errOut, c.want)
 		}
 	}
@@ -102,12 +103,12 @@ func TestProxyAttachServes(t *testing.T) {
 	dir := privateRuntime(t)
 	hostIn, host := io.Pipe()
 	out, errOut := &watched{moved: make(chan struct{}, 1)}, &watched{moved: make(chan struct{}, 1)}
-	f := &Factory{IO: iostreams.New(hostIn, out, errOut), Executable: func() (string, error) { return os.Args[0], nil }}
+	f := &command.Factory{IO: iostreams.New(hostIn, out, errOut), Executable: func() (string, error) { return os.Args[0], nil }}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	const secret = "supersecretvalue123"
 	args := append([]string{"proxy", "--ui", "--name", "fs", "--break", "method:tools/call dir:out", "-e", "API_TOKEN=" + secret}, peerArgs("demo")...)
-	done := make(chan ExitCode, 1)
+	done := make(chan command.ExitCode, 1)
 	go func() { done <- run(ctx, f, args) }()
 	errOut.waitFor(t, "mcpi proxy: attach it from a terminal with: mcpi proxy attach fs (socket "+dir+"/mcpi/proxy/fs.sock)")
 	errOut.waitFor(t, "a frame a breakpoint holds goes on after --hold-timeout (1m0s)")
@@ -168,10 +169,10 @@ func TestProxyAttachServes(t *testing.T) {
 func TestProxyAttachHTTP(t *testing.T) {
 	dir := privateRuntime(t)
 	errOut := &watched{moved: make(chan struct{}, 1)}
-	f := &Factory{IO: iostreams.New(strings.NewReader(""), io.Discard, errOut)}
+	f := &command.Factory{IO: iostreams.New(strings.NewReader(""), io.Discard, errOut)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan ExitCode, 1)
+	done := make(chan command.ExitCode, 1)
 	go func() {
 		done <- run(ctx, f, []string{"proxy", "--ui=attach", "--listen", "127.0.0.1:0", "--url", "http://127.0.0.1:1/mcp"})
 	}()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
 )
@@ -33,7 +34,7 @@ func TestProxyFaultsFlags(t *testing.T) {
 		{[]string{"proxy", "--record", filepath.Join(dir, "none", "t.jsonl"), "--", "x"}, "--record: creating trace: "},
 	} {
 		code, _, errOut := runCLI(t, "", c.args...)
-		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+		if code != command.ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d %q, want %q", c.args, code, errOut, c.want)
 		}
 	}
@@ -48,7 +49,7 @@ func TestProxyExitStatus(t *testing.T) {
 		t.Errorf("a server that exits 2: exit %d %q", code, errOut)
 	}
 	code, _, errOut = runCLI(t, "", "proxy", "--record", trace, "--", filepath.Join(t.TempDir(), "none"))
-	if code != ExitConnect || !strings.HasPrefix(errOut, "mcpi: could not connect: starting ") {
+	if code != command.ExitConnect || !strings.HasPrefix(errOut, "mcpi: could not connect: starting ") {
 		t.Errorf("a server that cannot start: exit %d %q", code, errOut)
 	}
 }

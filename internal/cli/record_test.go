@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -125,7 +126,7 @@ func TestRecordHTTPRedactsHeaders(t *testing.T) {
 func TestRecordUnwritable(t *testing.T) {
 	t.Parallel()
 	code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "ping", "--record", "/no/such/dir/t.jsonl")...)
-	if code != ExitUsage || !strings.Contains(errOut, "--record") {
+	if code != command.ExitUsage || !strings.Contains(errOut, "--record") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }

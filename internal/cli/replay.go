@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/replay"
@@ -23,7 +24,7 @@ import (
 
 // ReplayOptions are the flags of `mcpi replay`.
 type ReplayOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Trace string
 	Serve bool
 	HTTP  string
@@ -46,8 +47,8 @@ type ReplayOptions struct {
 }
 
 // NewCmdReplay returns `mcpi replay TRACE`.
-func NewCmdReplay(f *Factory, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
-	opts := &ReplayOptions{ConnOptions: f.conn()}
+func NewCmdReplay(f *command.Factory, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
+	opts := &ReplayOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "replay TRACE [--serve [--http ADDR] | --verify TARGET]",
 		Short: "Show a recorded trace, serve it as a mock server, or verify a live server against it",
@@ -83,7 +84,7 @@ func NewCmdReplay(f *Factory, runF func(context.Context, *ReplayOptions) error) 
 			return replayRun(cmd.Context(), opts)
 		},
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addReplayFlags(cmd, opts)
 	return cmd
 }
@@ -91,17 +92,17 @@ func NewCmdReplay(f *Factory, runF func(context.Context, *ReplayOptions) error) 
 // addReplayFlags adds the flags of replay's own: what to do with the trace.
 func addReplayFlags(cmd *cobra.Command, opts *ReplayOptions) {
 	f2 := cmd.Flags()
-	end := flagGroup(cmd, groupServe)
+	end := command.FlagGroup(cmd, command.GroupServe)
 	f2.BoolVar(&opts.Serve, "serve", false, "serve the trace as a mock MCP server (stdio, or HTTP with --http)")
 	f2.StringVar(&opts.HTTP, "http", "", "with --serve: listen on this address (loopback) and serve Streamable HTTP at /mcp")
 	f2.StringVar(&opts.Faults, "faults", "", "with --serve: change what is served by the rules of this YAML file, as mcpi proxy --faults (docs/intercept.md)")
 	f2.Uint64Var(&opts.Seed, "seed", 0, "the seed of --faults' draws: the same seed repeats a run (default: a new one, printed)")
 	end()
-	end = flagGroup(cmd, groupArgs)
+	end = command.FlagGroup(cmd, command.GroupArgs)
 	f2.BoolVar(&opts.Verify, "verify", false, "re-send the recorded requests to TARGET and compare the answers")
 	f2.StringArrayVar(&opts.Ignore, "ignore", nil, "with --verify: a path not to compare, e.g. result._meta or result.content[*].text (repeatable)")
 	end()
-	end = flagGroup(cmd, groupOutput)
+	end = command.FlagGroup(cmd, command.GroupOutput)
 	f2.BoolVar(&opts.Print, "print", false, "print the timeline instead of opening the TUI (the default when not on a terminal)")
 	f2.BoolVarP(&opts.Follow, "follow", "f", false, "keep reading a trace that is still being written, like tail -f")
 	f2.BoolVar(&opts.Mouse, "mouse", false, "in the TUI: the mouse wheel scrolls (the terminal no longer selects text)")
@@ -119,45 +120,45 @@ func (opts *ReplayOptions) parse(cmd *cobra.Command, args []string) error {
 		pos = args[:dash]
 	}
 	if len(pos) == 0 {
-		return flagErrorf("no trace file given")
+		return command.FlagErrorf("no trace file given")
 	}
 	opts.Trace = pos[0]
 	opts.seedSet = cmd.Flags().Changed("seed")
 	switch {
 	case opts.Serve && opts.Verify:
-		return flagErrorf("give either --serve or --verify")
+		return command.FlagErrorf("give either --serve or --verify")
 	case opts.HTTP != "" && !opts.Serve:
-		return flagErrorf("--http needs --serve")
+		return command.FlagErrorf("--http needs --serve")
 	case opts.Faults != "" && !opts.Serve:
-		return flagErrorf("--faults needs --serve")
+		return command.FlagErrorf("--faults needs --serve")
 	case cmd.Flags().Changed("seed") && opts.Faults == "":
-		return flagErrorf("--seed goes with --faults")
+		return command.FlagErrorf("--seed goes with --faults")
 	case len(opts.Ignore) > 0 && !opts.Verify:
-		return flagErrorf("--ignore needs --verify")
+		return command.FlagErrorf("--ignore needs --verify")
 	case opts.Filter != "" && (opts.Serve || opts.Verify):
-		return flagErrorf("--filter goes with showing the trace, not --serve or --verify")
+		return command.FlagErrorf("--filter goes with showing the trace, not --serve or --verify")
 	case opts.Latency && (opts.Serve || opts.Verify || opts.Follow):
-		return flagErrorf("--latency sums up a trace: not with --serve, --verify or --follow")
+		return command.FlagErrorf("--latency sums up a trace: not with --serve, --verify or --follow")
 	}
 	var err error
 	if opts.filter, err = newFrameFilter(opts.Filter); err != nil {
 		return err
 	}
 	if err := replay.CheckIgnore(opts.Ignore); err != nil {
-		return &FlagError{Err: err}
+		return &command.FlagError{Err: err}
 	}
 	if !opts.Verify {
 		if len(args) > 1 {
-			return flagErrorf("unexpected argument %q (a TARGET goes with --verify)", args[1])
+			return command.FlagErrorf("unexpected argument %q (a TARGET goes with --verify)", args[1])
 		}
 		return nil
 	}
-	rest, err := opts.Target.parseTarget(cmd, args)
+	rest, err := opts.Target.ParseTarget(cmd, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 1 {
-		return flagErrorf("unexpected argument %q", rest[1])
+		return command.FlagErrorf("unexpected argument %q", rest[1])
 	}
 	return nil
 }
@@ -178,12 +179,12 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	return replayPrint(ctx, opts)
 }
 
-func loadTrace(ios *IOStreams, path string) (*replay.Trace, error) {
+func loadTrace(ios *command.IOStreams, path string) (*replay.Trace, error) {
 	t, err := replay.Load(path)
 	if err != nil {
 		var ve *record.VersionError
 		if errors.As(err, &ve) || errors.Is(err, record.ErrNotTrace) || errors.Is(err, os.ErrNotExist) {
-			return nil, &FlagError{Err: fmt.Errorf("%s: %w", path, err)}
+			return nil, &command.FlagError{Err: fmt.Errorf("%s: %w", path, err)}
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -264,17 +265,17 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 	if replay.Comparable(t) == 0 {
 		what := fmt.Sprintf("the trace %s has no answer to compare (a header only, or damaged before the first answer): nothing was verified", opts.Trace)
 		fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s\n", what)
-		return errSilent{code: ExitToolError, kind: KindNothingVerified, what: what}
+		return command.ErrSilent{Code: command.ExitToolError, Kind: command.KindNothingVerified, What: what}
 	}
 	// Speak to the server as the recorded host did: its name and
 	// capabilities shape what a server answers.
-	hk := connHooks{handler: replay.NewHandler(t)}
+	hk := command.ConnHooks{Handler: replay.NewHandler(t)}
 	if info, caps, ok := replay.RecordedClient(t); ok {
-		hk.client, hk.caps = info, caps
+		hk.Client, hk.Caps = info, caps
 	}
 	var equal bool
 	var results []replay.Result
-	err = opts.withHooks(ctx, hk, func(c *session.Client) error {
+	err = opts.WithHooks(ctx, hk, func(c *session.Client) error {
 		equal, results = replay.Verify(ctx, c, t, replay.VerifyOptions{Ignore: opts.Ignore, Out: opts.IO.Out})
 		return nil
 	})
@@ -283,7 +284,7 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 	}
 	fmt.Fprintln(opts.IO.ErrOut, replay.Summary(results))
 	if !equal {
-		return errSilent{code: ExitToolError, kind: KindReplayDiffers, what: replay.Summary(results)}
+		return command.ErrSilent{Code: command.ExitToolError, Kind: command.KindReplayDiffers, What: replay.Summary(results)}
 	}
 	return nil
 }
@@ -293,7 +294,7 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 func replayTUI(ctx context.Context, opts *ReplayOptions) error {
 	r, err := record.Open(opts.Trace)
 	if err != nil {
-		return &FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
+		return &command.FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
 	}
 	defer r.Close()
 	follow := opts.Follow
@@ -331,7 +332,7 @@ func replayTUI(ctx context.Context, opts *ReplayOptions) error {
 	}
 	err = tui.RunReplay(ctx, tui.ReplayOptions{Title: title, Filter: opts.Filter, Feed: feed, NoColor: !opts.IO.Color, Mouse: opts.Mouse})
 	if ctx.Err() != nil {
-		return errSilent{code: ExitOK}
+		return command.ErrSilent{Code: command.ExitOK}
 	}
 	return err
 }
@@ -341,7 +342,7 @@ func replayTUI(ctx context.Context, opts *ReplayOptions) error {
 func replayPrint(ctx context.Context, opts *ReplayOptions) error {
 	r, err := record.Open(opts.Trace)
 	if err != nil {
-		return &FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
+		return &command.FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
 	}
 	defer r.Close()
 	var wait func() bool
@@ -365,7 +366,7 @@ func replayPrint(ctx context.Context, opts *ReplayOptions) error {
 	}
 	err = timeline.Print(opts.IO.Out, opts.IO.ErrOut, opts.Trace, r, wait, opts.filter)
 	if ctx.Err() != nil {
-		return errSilent{code: ExitOK}
+		return command.ErrSilent{Code: command.ExitOK}
 	}
 	return err
 }

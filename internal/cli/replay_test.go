@@ -14,6 +14,7 @@ import (
 
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/transport"
@@ -103,7 +104,7 @@ func TestReplayVerifyFindsChanges(t *testing.T) {
 	}
 	// A server whose tool answers differently: a diff and exit 1.
 	code, out, _ := runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostileEscapes), "replay", trace, "--verify")...)
-	if code != ExitToolError || !strings.Contains(out, "✗ #") || !strings.Contains(out, "result.content[0].text") {
+	if code != command.ExitToolError || !strings.Contains(out, "✗ #") || !strings.Contains(out, "result.content[0].text") {
 		t.Errorf("changed server: exit %d\n%s", code, out)
 	}
 	// Ignoring the field that changed makes them equal again, but the tool
@@ -135,7 +136,7 @@ func TestReplayDamagedTrace(t *testing.T) {
 	}
 	// Not a trace at all.
 	os.WriteFile(trace, []byte("hello\n"), 0o600)
-	if code, _, errOut := runCLI(t, "", "replay", trace); code != ExitUsage || !strings.Contains(errOut, "not") {
+	if code, _, errOut := runCLI(t, "", "replay", trace); code != command.ExitUsage || !strings.Contains(errOut, "not") {
 		t.Errorf("not a trace: exit %d %s", code, errOut)
 	}
 }
@@ -153,7 +154,7 @@ func TestReplayServeHTTP(t *testing.T) {
 		t.Errorf("call over HTTP: exit %d %s %s", code, out, errOut)
 	}
 	code, _, errOut = runCLI(t, "", "call", "echo", "text=never recorded", url)
-	if code != ExitProtocol || !strings.Contains(errOut, "closest recorded") {
+	if code != command.ExitProtocol || !strings.Contains(errOut, "closest recorded") {
 		t.Errorf("unknown request: exit %d %s", code, errOut)
 	}
 }
@@ -317,7 +318,7 @@ func TestReplayServeFaults(t *testing.T) {
 		t.Errorf("no summary of the faults on stderr: %s", errOut)
 	}
 	for _, c := range []struct{ args []string }{{[]string{"replay", trace, "--faults", faults}}, {[]string{"replay", trace, "--serve", "--seed", "1"}}} {
-		if code, _, errOut := runCLI(t, "", c.args...); code != ExitUsage {
+		if code, _, errOut := runCLI(t, "", c.args...); code != command.ExitUsage {
 			t.Errorf("%v: exit %d %s", c.args, code, errOut)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -13,58 +12,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/cmdutil"
-	"github.com/mcpi-dev/mcpi/internal/daemon"
-	"github.com/mcpi-dev/mcpi/internal/live"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/shellcomp"
 )
 
-// Version is mcpi's version, set at link time.
-var Version = "0.1.0-dev"
-
-// Factory carries what every command needs.
-type Factory struct {
-	IO *IOStreams
-	// Executable returns the path of the running mcpi binary (the demo
-	// spawns it as its server).
-	Executable func() (string, error)
-	// Args is mcpi's command line without the program name.
-	Args []string
-	// RuntimeDir is where live sessions keep their sockets and records
-	// ("": live.DefaultDir).
-	RuntimeDir string
-	// Held is the live session the command runs in, when it runs in a
-	// session's daemon; Slot is the command's place there (nil outside).
-	Held *daemon.Held
-	Slot *daemon.Slot
-	// HTTPTransport sends the HTTP requests of the commands that talk to a
-	// server, under mcpi's one HTTP client and its egress policy (nil: the
-	// network, through transport.DefaultHTTPTransport). A test sets one
-	// that answers in-process.
-	HTTPTransport http.RoundTripper
-}
-
-// conn returns the options of a command that talks to a server, with
-// what the factory holds for it.
-func (f *Factory) conn() ConnOptions {
-	return ConnOptions{IO: f.IO, Args: f.Args, Held: f.Held, Slot: f.Slot, RuntimeDir: f.runtimeDir(),
-		Target: TargetOptions{inDaemon: f.Held != nil, stderrTTY: f.IO.StderrTTY, httpTransport: f.HTTPTransport}}
-}
-
-// runtimeDir returns the directory of live sessions.
-func (f *Factory) runtimeDir() string {
-	if f.RuntimeDir != "" {
-		return f.RuntimeDir
-	}
-	return live.DefaultDir()
-}
-
 // NewCmdRoot returns the mcpi command tree.
-func NewCmdRoot(f *Factory) *cobra.Command {
+func NewCmdRoot(f *command.Factory) *cobra.Command {
 	return newCmdRoot(f, "")
 }
 
 // subcommands lists mcpi's commands by name, each with its constructor.
-func subcommands(f *Factory) []struct {
+func subcommands(f *command.Factory) []struct {
 	name  string
 	build func() *cobra.Command
 } {
@@ -122,26 +80,26 @@ func subcommands(f *Factory) []struct {
 // one command. Building every command's flags (hundreds of them) is a
 // tenth of what starting mcpi costs, and a one-shot command needs its own
 // only.
-func newCmdRoot(f *Factory, only string) *cobra.Command {
+func newCmdRoot(f *command.Factory, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mcpi",
 		Short:         "mcpi inspects and debugs Model Context Protocol servers",
 		Long:          "mcpi inspects and debugs Model Context Protocol (MCP) servers: stdio servers it spawns, and Streamable HTTP or HTTP+SSE servers it connects to.",
-		Version:       Version,
+		Version:       command.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &command.FlagError{Err: err} })
 	root.SetUsageFunc(cmdutil.Usage)
 	// -v is --verbose everywhere, as on every command; the version is
 	// --version alone.
-	end := flagGroup(root, groupHelp)
+	end := command.FlagGroup(root, command.GroupHelp)
 	root.Flags().Bool("version", false, "print mcpi's version")
 	end()
-	end = flagGroup(root, groupOutput)
+	end = command.FlagGroup(root, command.GroupOutput)
 	root.Flags().BoolP("verbose", "v", false, "show server stderr, notifications and transport events on stderr (on a command)")
 	end()
 	for _, c := range subcommands(f) {
@@ -175,7 +133,7 @@ func markUsageErrors(c *cobra.Command, inDaemon bool) {
 			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 				msg += "; did you mean " + strings.Join(s, " or ") + "?"
 			}
-			return &FlagError{Err: errors.New(msg)}
+			return &command.FlagError{Err: errors.New(msg)}
 		}
 		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
 		return
@@ -186,10 +144,10 @@ func markUsageErrors(c *cobra.Command, inDaemon bool) {
 	if orig := c.Args; orig != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			err := orig(cmd, args)
-			if err == nil || errors.As(err, new(*FlagError)) || errors.As(err, new(notUsage)) {
+			if err == nil || errors.As(err, new(*command.FlagError)) || errors.As(err, new(command.NotUsage)) {
 				return err
 			}
-			return &FlagError{Err: err}
+			return &command.FlagError{Err: err}
 		}
 	}
 }
@@ -202,7 +160,7 @@ func markUsageErrors(c *cobra.Command, inDaemon bool) {
 // --version alone needs no command (noCommand); a shell's TAB after a
 // command's name (`__complete call ...`) needs that command's words and
 // flags, not the tree's: every TAB is a process of its own.
-func commandFor(f *Factory, args []string) string {
+func commandFor(f *command.Factory, args []string) string {
 	if len(args) == 1 && args[0] == "--version" {
 		return noCommand
 	}
@@ -224,50 +182,50 @@ func commandFor(f *Factory, args []string) string {
 const noCommand = " "
 
 // Main runs mcpi with the process's arguments and returns its exit code.
-func Main() ExitCode {
-	f := &Factory{IO: System(), Executable: os.Executable}
+func Main() command.ExitCode {
+	f := &command.Factory{IO: command.System(), Executable: os.Executable}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return run(ctx, f, os.Args[1:])
 }
 
-func run(ctx context.Context, f *Factory, args []string) ExitCode {
+func run(ctx context.Context, f *command.Factory, args []string) command.ExitCode {
 	f.Args = args
 	defer f.IO.Flush()
 	root := newCmdRoot(f, commandFor(f, args))
 	if shellcomp.Requested(args) {
-		shellcomp.Register(root, f.completionSources())
+		shellcomp.Register(root, completionSources(f))
 	}
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
-		return ExitOK
+		return command.ExitOK
 	}
-	if ctx.Err() != nil && !errors.As(err, new(errSilent)) {
+	if ctx.Err() != nil && !errors.As(err, new(command.ErrSilent)) {
 		if h := f.Held; h != nil {
 			if st := h.End(); st != nil {
 				// In a live session that ended (stopped, idle): the
 				// daemon cancelled the command, no Ctrl-C did.
-				fmt.Fprintf(f.IO.ErrOut, "mcpi: session %s has ended (%s): %s\n", h.Name(), st.State, oneLine(st.Reason))
-				return ExitConnect
+				fmt.Fprintf(f.IO.ErrOut, "mcpi: session %s has ended (%s): %s\n", h.Name(), st.State, command.OneLine(st.Reason))
+				return command.ExitConnect
 			}
 		}
 		fmt.Fprintln(f.IO.ErrOut, "mcpi: interrupted")
-		return ExitInterrupted
+		return command.ExitInterrupted
 	}
-	var fe *FlagError
+	var fe *command.FlagError
 	if errors.As(err, &fe) {
 		fmt.Fprintf(f.IO.ErrOut, "mcpi: %v\n", err)
 		if cmd != nil {
 			fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
-		return ExitUsage
+		return command.ExitUsage
 	}
-	var se errSilent
+	var se command.ErrSilent
 	if !errors.As(err, &se) {
-		fmt.Fprintf(f.IO.ErrOut, "mcpi: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(f.IO.ErrOut, "mcpi: %s\n", command.OneLine(err.Error()))
 	}
-	return exitCodeFor(err)
+	return command.ExitCodeFor(err)
 }
 
 // sessionOnlyKey annotates a command that runs in a live session only
@@ -312,26 +270,15 @@ func needsSession(cmd *cobra.Command, args []string) error {
 	verb := strings.TrimPrefix(cmd.CommandPath(), "mcpi ")
 	server := cmd.ArgsLenAtDash() >= 0
 	for _, a := range args {
-		if httpLike(a) == urlHTTP {
+		if command.HTTPLike(a) == command.URLHTTP {
 			server = true
 		}
 	}
 	if server {
-		return flagErrorf("mcpi %s runs in a live session, not against a server: start one with mcpi session start NAME TARGET, then give --session NAME or set $%s", verb, sessionEnv)
+		return command.FlagErrorf("mcpi %s runs in a live session, not against a server: start one with mcpi session start NAME TARGET, then give --session NAME or set $%s", verb, command.SessionEnv)
 	}
-	if f := cmd.Flags().Lookup("session"); (f == nil || f.Value.String() == "") && os.Getenv(sessionEnv) == "" {
-		return flagErrorf("mcpi %s runs in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", verb, sessionEnv)
+	if f := cmd.Flags().Lookup("session"); (f == nil || f.Value.String() == "") && os.Getenv(command.SessionEnv) == "" {
+		return command.FlagErrorf("mcpi %s runs in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", verb, command.SessionEnv)
 	}
 	return nil
-}
-
-// runE is a command's RunE: its options go to runF when one is given (a
-// test, session start's daemon), else to run.
-func runE[T any](opts T, runF, run func(context.Context, T) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, _ []string) error {
-		if runF != nil {
-			return runF(cmd.Context(), opts)
-		}
-		return run(cmd.Context(), opts)
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -34,7 +35,7 @@ func TestSamplingModel(t *testing.T) {
 			trace := filepath.Join(t.TempDir(), "t.jsonl")
 			args := with(peerArgs(peer), append([]string{"call", "sample", "prompt=Capital of France?", "-v", "--record", trace}, flags...)...)
 			code, out, errOut := runCLI(t, "", args...)
-			if code != ExitOK || !strings.Contains(out, "The model says Paris.") || !strings.Contains(out, "-fake") {
+			if code != command.ExitOK || !strings.Contains(out, "The model says Paris.") || !strings.Contains(out, "-fake") {
 				t.Fatalf("%s %v: exit %d\nstdout: %s\nstderr: %s", peer, f, code, out, errOut)
 			}
 			data, err := os.ReadFile(trace)
@@ -76,7 +77,7 @@ func TestSamplingModelFails(t *testing.T) {
 		args := with(peerArgs("demo"), append([]string{"call", "sample", "prompt=hi", "-v", "--timeout", "2s"}, flags...)...)
 		code, out, errOut := runCLI(t, "", args...)
 		all := out + errOut
-		if code == ExitOK || !strings.Contains(all, "the model anthropic:claude-test failed") || !strings.Contains(all, tc.want) {
+		if code == command.ExitOK || !strings.Contains(all, "the model anthropic:claude-test failed") || !strings.Contains(all, tc.want) {
 			t.Errorf("%s: exit %d\nstdout: %s\nstderr: %s", tc.name, code, out, errOut)
 		}
 		if strings.Contains(all, samplingKey[:16]) {
@@ -92,10 +93,10 @@ func TestSamplingModelFlags(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	demo := peerArgs("demo")
 	for _, tc := range []cliCase{
-		{name: "both answers", args: with(demo, "call", "sample", "prompt=hi", "--sampling-model", "ollama:qwen3", "--sampling-reply", "x"), code: ExitUsage, stderr: []string{"--sampling-model and --sampling-reply"}},
-		{name: "bad spec", args: with(demo, "call", "sample", "prompt=hi", "--sampling-model", "gpt-4"), code: ExitUsage, stderr: []string{"--sampling-model", "PROVIDER:MODEL"}},
-		{name: "no key", args: with(demo, "tools", "--sampling-model", "anthropic:claude-x"), code: ExitUsage, stderr: []string{"ANTHROPIC_API_KEY"}},
-		{name: "compat needs a URL", args: with(demo, "tools", "--sampling-model", "compat:m"), code: ExitUsage, stderr: []string{"--sampling-model-url"}},
+		{name: "both answers", args: with(demo, "call", "sample", "prompt=hi", "--sampling-model", "ollama:qwen3", "--sampling-reply", "x"), code: command.ExitUsage, stderr: []string{"--sampling-model and --sampling-reply"}},
+		{name: "bad spec", args: with(demo, "call", "sample", "prompt=hi", "--sampling-model", "gpt-4"), code: command.ExitUsage, stderr: []string{"--sampling-model", "PROVIDER:MODEL"}},
+		{name: "no key", args: with(demo, "tools", "--sampling-model", "anthropic:claude-x"), code: command.ExitUsage, stderr: []string{"ANTHROPIC_API_KEY"}},
+		{name: "compat needs a URL", args: with(demo, "tools", "--sampling-model", "compat:m"), code: command.ExitUsage, stderr: []string{"--sampling-model-url"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkCase(t, tc) })
 	}
@@ -111,11 +112,11 @@ func TestSessionSamplingModel(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "s.jsonl")
 	startSession(t, dir, "sm", append(append(flags, "--record", trace), peerArgs("demo")...)...)
 	code, out, errOut := runLive(t, dir, nil, "call", "sample", "prompt=hi", "--session", "sm")
-	if code != ExitOK || !strings.Contains(out, "The session's model answers.") {
+	if code != command.ExitOK || !strings.Contains(out, "The session's model answers.") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	code, out, errOut = runLive(t, dir, nil, "call", "sample", "prompt=hi", "--session", "sm", "--sampling-reply", "by hand")
-	if code != ExitOK || !strings.Contains(out, "by hand") {
+	if code != command.ExitOK || !strings.Contains(out, "by hand") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	if n := len(fake.Requests()); n != 1 {
@@ -128,7 +129,7 @@ func TestSessionSamplingModel(t *testing.T) {
 	// session's trace.
 	_, own := fakeModel(t, mcptest.LLMAnthropic, mcptest.LLMTurn{Text: "The command's model answers."})
 	code, out, errOut = runLive(t, dir, nil, append([]string{"call", "sample", "prompt=hi", "--session", "sm"}, own...)...)
-	if code != ExitOK || !strings.Contains(out, "The command's model answers.") {
+	if code != command.ExitOK || !strings.Contains(out, "The command's model answers.") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	runLive(t, dir, nil, "session", "stop", "sm")
@@ -161,7 +162,7 @@ func TestCollectionSamplingModel(t *testing.T) {
     answers: {sampling: {model: "openai:gpt-test"}}
 `)
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path, "--sampling-model-url", fake.URL)...)
-	if code == ExitOK || !strings.Contains(out, "1 passed, 1 failed") || !strings.Contains(out, "the model openai:gpt-test failed") {
+	if code == command.ExitOK || !strings.Contains(out, "1 passed, 1 failed") || !strings.Contains(out, "the model openai:gpt-test failed") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	if strings.Contains(out+errOut, samplingKey[:16]) {
@@ -175,9 +176,9 @@ func TestSamplingApproveFlag(t *testing.T) {
 	for _, tc := range []struct {
 		approve, want string
 	}{{"auto", "give the model"}, {"yes", "want ask or auto"}} {
-		o := &ConnOptions{SamplingApprove: tc.approve}
-		_, err := o.samplingModel(true)
-		var fe *FlagError
+		o := &command.ConnOptions{SamplingApprove: tc.approve}
+		_, err := o.NewSamplingModel(true)
+		var fe *command.FlagError
 		if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--sampling-approve %s: got %v, want a usage error saying %q", tc.approve, err, tc.want)
 		}
@@ -192,7 +193,7 @@ func TestSamplingModelExports(t *testing.T) {
 	sink := mcptest.NewOTLPReceiver(t)
 	_, flags := fakeModel(t, mcptest.LLMAnthropic, mcptest.LLMTurn{Text: "exported"})
 	code, _, errOut := runCLI(t, "", with(peerArgs("demo"), append([]string{"call", "sample", "prompt=hi", "--otlp-endpoint", sink.URL}, flags...)...)...)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	spans := sink.SpansByName()

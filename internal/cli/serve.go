@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -23,14 +24,14 @@ func isLoopback(host string) bool {
 func listen(addr, flag string, loopbackOnly bool) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, flagErrorf("invalid %s address %q: %v", flag, addr, err)
+		return nil, command.FlagErrorf("invalid %s address %q: %v", flag, addr, err)
 	}
 	if loopbackOnly && !isLoopback(host) {
-		return nil, flagErrorf("%s %s is not a loopback address; mcpi listens on loopback only here", flag, addr)
+		return nil, command.FlagErrorf("%s %s is not a loopback address; mcpi listens on loopback only here", flag, addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errConnect, err)
+		return nil, fmt.Errorf("%w: %v", command.ErrConnect, err)
 	}
 	return ln, nil
 }
@@ -55,6 +56,6 @@ func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
 		if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
-		return errSilent{code: ExitOK}
+		return command.ErrSilent{Code: command.ExitOK}
 	}
 }

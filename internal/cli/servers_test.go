@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -38,11 +39,11 @@ func TestServerFromConfig(t *testing.T) {
 		{name: "servers json", args: []string{"servers", "--config", vs, "--json"}, jsonStdout: true, stdout: []string{`"name":"remote"`}},
 		{name: "claude desktop", args: []string{"ping", "--server", "demo", "--config", cd}, stdout: []string{"pong"}},
 		{name: "vscode with input", args: []string{"info", "--server", "demo", "--config", vs, "--input", "peer=demo"}, stdout: []string{"mcpi-demo"}},
-		{name: "missing input", args: []string{"info", "--server", "demo", "--config", vs}, code: ExitUsage, stderr: []string{"--input peer=VALUE"}},
-		{name: "unknown server", args: []string{"info", "--server", "nope", "--config", vs}, code: ExitUsage, stderr: []string{"available: demo, remote"}},
-		{name: "remote entry", args: []string{"info", "--server", "remote", "--config", vs}, code: ExitConnect, stderr: []string{"127.0.0.1:1"}},
-		{name: "config without server", args: []string{"info", "--config", vs}, code: ExitUsage},
-		{name: "bad config file", args: []string{"servers", "--config", filepath.Join(dir, "missing.json")}, code: ExitUsage},
+		{name: "missing input", args: []string{"info", "--server", "demo", "--config", vs}, code: command.ExitUsage, stderr: []string{"--input peer=VALUE"}},
+		{name: "unknown server", args: []string{"info", "--server", "nope", "--config", vs}, code: command.ExitUsage, stderr: []string{"available: demo, remote"}},
+		{name: "remote entry", args: []string{"info", "--server", "remote", "--config", vs}, code: command.ExitConnect, stderr: []string{"127.0.0.1:1"}},
+		{name: "config without server", args: []string{"info", "--config", vs}, code: command.ExitUsage},
+		{name: "bad config file", args: []string{"servers", "--config", filepath.Join(dir, "missing.json")}, code: command.ExitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

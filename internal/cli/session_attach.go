@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -14,7 +15,7 @@ import (
 )
 
 // connectSession opens the TUI on the live session name.
-func connectSession(ctx context.Context, opts *ConnectOptions, r *connRun, name string, noColor bool) error {
+func connectSession(ctx context.Context, opts *ConnectOptions, r *command.ConnRun, name string, noColor bool) error {
 	dir := opts.RuntimeDir
 	if dir == "" {
 		dir = live.DefaultDir()
@@ -24,7 +25,7 @@ func connectSession(ctx context.Context, opts *ConnectOptions, r *connRun, name 
 	// attach again.
 	conn, info, err := attach(dir, name)
 	if err != nil {
-		return withJSONError(opts.IO, false, err)
+		return command.WithJSONError(opts.IO, false, err)
 	}
 	var first sync.Once
 	dial := func(ctx context.Context, h tui.Hooks) (*session.Client, error) {
@@ -36,14 +37,14 @@ func connectSession(ctx context.Context, opts *ConnectOptions, r *connRun, name 
 				return nil, err
 			}
 		}
-		r.tapSampling(h.Tap)
+		r.TapSampling(h.Tap)
 		rc := daemon.NewRelayConn(c, i, dir, daemon.ClientHooks{Tap: h.Tap, OnPast: h.OnPast, OnRoots: h.OnRoots})
 		sopts := daemon.RelayOptions(i)
 		sopts.Handler, sopts.OnNotification, sopts.OnWarning, sopts.OnHealth = h.Handler, h.OnNotification, h.OnWarning, h.OnHealth
 		return session.Connect(ctx, rc, sopts)
 	}
 	return tui.Run(ctx, tui.Options{
-		Version:  Version,
+		Version:  command.Version,
 		Dial:     dial,
 		Target:   "session " + name,
 		Session:  name,
@@ -51,7 +52,7 @@ func connectSession(ctx context.Context, opts *ConnectOptions, r *connRun, name 
 		Roots:    info.Roots,
 		SaveDir:  opts.Save,
 		Mouse:    opts.Mouse,
-		Sampling: r.tuiSampling(),
+		Sampling: tuiSampling(r),
 		SetRoots: func(ctx context.Context, roots []mcp.Root) error {
 			return setSessionRoots(ctx, dir, name, roots)
 		},
@@ -63,11 +64,11 @@ func attach(dir, name string) (*live.Conn, daemon.AttachInfo, error) {
 	var info daemon.AttachInfo
 	conn, raw, err := live.Attach(dir, name)
 	if err != nil {
-		return nil, info, sessionError(dir, name, err)
+		return nil, info, command.SessionError(dir, name, err)
 	}
 	if err := json.Unmarshal(raw, &info); err != nil {
 		conn.Close()
-		return nil, info, fmt.Errorf("%w: session %s: the daemon's answer: %v", errConnect, name, err)
+		return nil, info, fmt.Errorf("%w: session %s: the daemon's answer: %v", command.ErrConnect, name, err)
 	}
 	return conn, info, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpi-dev/mcpi/internal/answer"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -94,7 +95,7 @@ func TestAttachedClient(t *testing.T) {
 			defer cancel()
 			dir := liveDir(t)
 			startSession(t, dir, "s", "-e", mcptest.PeerEnv+"=demo:"+era, "--", os.Args[0], "-test.run=^$")
-			if code, out, errOut := runLive(t, dir, nil, "call", "add", "a=1", "b=2", "--session", "s"); code != ExitOK {
+			if code, out, errOut := runLive(t, dir, nil, "call", "add", "a=1", "b=2", "--session", "s"); code != command.ExitOK {
 				t.Fatalf("call before attaching: exit %d, %q, %q", code, out, errOut)
 			}
 
@@ -149,7 +150,7 @@ func TestAttachedClient(t *testing.T) {
 			// Another process's command, whose sampling request no command
 			// answers: the attached client does.
 			code, out, errOut := runLive(t, dir, nil, "call", "sample", "prompt=hi", "--session", "s")
-			if code != ExitOK || !strings.Contains(out, "from the attached client") {
+			if code != command.ExitOK || !strings.Contains(out, "from the attached client") {
 				t.Fatalf("call sample: exit %d, stdout %q, stderr %q", code, out, errOut)
 			}
 			tap.waitFrames(t, `"sample"`, 1)
@@ -164,10 +165,10 @@ func TestAttachedClient(t *testing.T) {
 			}
 
 			// mcpi subscribe, either era: the updates reach the watchers.
-			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "s"); code != ExitOK {
+			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "s"); code != command.ExitOK {
 				t.Fatalf("subscribe: exit %d, %q", code, errOut)
 			}
-			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "s"); code != ExitOK {
+			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "s"); code != command.ExitOK {
 				t.Errorf("subscribe again: exit %d, %q", code, errOut)
 			}
 			runLive(t, dir, nil, "call", "bump_counter", "--session", "s")
@@ -188,16 +189,16 @@ func TestAttachedClient(t *testing.T) {
 			if !poll(10*time.Second, func() bool { return updated() > 0 }) {
 				t.Fatal("no notifications/resources/updated after subscribe and bump_counter")
 			}
-			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--session", "s"); code != ExitOK {
+			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--session", "s"); code != command.ExitOK {
 				t.Errorf("subscribe --unsubscribe: exit %d, %q", code, errOut)
 			}
-			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--session", "s"); code != ExitUsage || !strings.Contains(errOut, "is not subscribed to demo://counter") {
+			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--unsubscribe", "--session", "s"); code != command.ExitUsage || !strings.Contains(errOut, "is not subscribed to demo://counter") {
 				t.Errorf("unsubscribing from what the session is not subscribed to: exit %d, %q; want exit 2", code, errOut)
 			}
 
 			// Another process's progress reaches the client under a token
 			// none of its own requests can have; its own, under its own.
-			if code, _, errOut := runLive(t, dir, nil, "call", "long_running", "steps=2", "interval_ms=5", "--session", "s"); code != ExitOK {
+			if code, _, errOut := runLive(t, dir, nil, "call", "long_running", "steps=2", "interval_ms=5", "--session", "s"); code != command.ExitOK {
 				t.Fatalf("call long_running: exit %d, %q", code, errOut)
 			}
 			tap.waitFrames(t, `"notifications/progress"`, 5)
@@ -261,18 +262,18 @@ func TestSessionPathsAreTheCommands(t *testing.T) {
 	t.Chdir(work)
 	// The daemon was started elsewhere: these run in work.
 	code, out, errOut := runLive(t, dir, nil, "call", "add", "--args", "@args.json", "--json", "--session", "p")
-	if code != ExitOK || !strings.Contains(out, "42") {
+	if code != command.ExitOK || !strings.Contains(out, "42") {
 		t.Errorf("call --args @args.json: exit %d, %q, %q", code, out, errOut)
 	}
 	code, _, errOut = runLive(t, dir, nil, "call", "get_content_types", "--save", "saved", "--session", "p")
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Errorf("call --save saved: exit %d, %q", code, errOut)
 	}
 	if ents, err := os.ReadDir(filepath.Join(work, "saved")); err != nil || len(ents) == 0 {
 		t.Errorf("--save saved wrote nothing under the command's directory: %v", err)
 	}
 	code, out, errOut = runLive(t, dir, nil, "roots", "add", "sub", "--json", "--session", "p")
-	if code != ExitOK || !strings.Contains(out, filepath.ToSlash(filepath.Join(work, "sub"))) {
+	if code != command.ExitOK || !strings.Contains(out, filepath.ToSlash(filepath.Join(work, "sub"))) {
 		t.Errorf("roots add sub: exit %d, %q, %q", code, out, errOut)
 	}
 }
@@ -287,7 +288,7 @@ func TestSessionToolCache(t *testing.T) {
 			t.Parallel()
 			dir := liveDir(t)
 			startSession(t, dir, "c", "-e", mcptest.PeerEnv+"=demo:"+era, "--", os.Args[0], "-test.run=^$")
-			call := func(args ...string) (ExitCode, string) {
+			call := func(args ...string) (command.ExitCode, string) {
 				code, out, errOut := runLive(t, dir, nil, append(append([]string{"call"}, args...), "--session", "c")...)
 				return code, out + errOut
 			}
@@ -295,22 +296,22 @@ func TestSessionToolCache(t *testing.T) {
 			if !strings.Contains(out, "does not list a tool named no_such_tool") {
 				t.Fatalf("a call of a tool that is not listed says %q", out)
 			}
-			if code, out := call("echo", "text=hi"); code != ExitOK {
+			if code, out := call("echo", "text=hi"); code != command.ExitOK {
 				t.Fatalf("echo: %d %s", code, out)
 			}
-			if code, out := call("toggle_tool"); code != ExitOK {
+			if code, out := call("toggle_tool"); code != command.ExitOK {
 				t.Fatalf("toggle_tool: %d %s", code, out)
 			}
 			// Not in the tools the session knew: listed anew.
-			if code, out := call("extra_tool"); code != ExitOK {
+			if code, out := call("extra_tool"); code != command.ExitOK {
 				t.Fatalf("extra_tool once added: %d %s", code, out)
 			}
-			if code, out := call("toggle_tool"); code != ExitOK {
+			if code, out := call("toggle_tool"); code != command.ExitOK {
 				t.Fatalf("toggle_tool again: %d %s", code, out)
 			}
 			// As for any tool the server does not list: a warning, then
 			// the call anyway, which the server refuses.
-			var lastCode ExitCode
+			var lastCode command.ExitCode
 			var lastOut string
 			if !poll(10*time.Second, func() bool {
 				lastCode, lastOut = call("extra_tool")
@@ -350,7 +351,7 @@ func TestAttachedClientThatDoesNotRead(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 		code, out, errOut := runLive(t, dir, ctx, "call", "long_running", "steps=50", "interval_ms=0", "--session", "slow")
 		cancel()
-		if code != ExitOK {
+		if code != command.ExitOK {
 			t.Fatalf("call %d while a client does not read: exit %d, %q, %q", i+1, code, out, errOut)
 		}
 	}
@@ -363,12 +364,12 @@ func TestEveryFlagIsConnectionOrCommand(t *testing.T) {
 	perCommand := map[string]bool{"force": true, "sampling-reply": true, "sampling-model": true, "sampling-model-url": true, "elicit": true, "elicit-field": true,
 		"json": true, "verbose": true, "session": true}
 	conn := map[string]bool{}
-	for _, n := range connectionFlags {
+	for _, n := range command.ConnectionFlags {
 		conn[n] = true
 	}
 	c := &cobra.Command{}
-	o := &ConnOptions{}
-	addConnFlags(c, o)
+	o := &command.ConnOptions{}
+	command.AddConnFlags(c, o)
 	addSessionFlag(c, o)
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		switch {
@@ -529,7 +530,7 @@ func TestAttachedClientSeesThePast(t *testing.T) {
 	seen := &noteLog{}
 	watcher := attachClient(t, wctx, dir, "past", tui.Hooks{Handler: &replyHandler{}, OnNotification: seen.add})
 	for _, args := range [][]string{{"call", "toggle_tool"}, {"log-level", "debug"}, {"tools"}, {"call", "log"}} {
-		if code, out, errOut := runLive(t, dir, nil, append(args, "--session", "past")...); code != ExitOK {
+		if code, out, errOut := runLive(t, dir, nil, append(args, "--session", "past")...); code != command.ExitOK {
 			t.Fatalf("%v: exit %d, %q, %q", args, code, out, errOut)
 		}
 	}
@@ -555,7 +556,7 @@ func TestAttachedClientSeesThePast(t *testing.T) {
 	}
 	// Live, a new one arrives as such, and the past is not given again.
 	before := len(past.get())
-	if code, _, errOut := runLive(t, dir, nil, "call", "toggle_tool", "--session", "past"); code != ExitOK {
+	if code, _, errOut := runLive(t, dir, nil, "call", "toggle_tool", "--session", "past"); code != command.ExitOK {
 		t.Fatalf("toggle_tool: exit %d, %q", code, errOut)
 	}
 	live.waitFor(t, "live tools/list_changed", func(n session.Notification) bool {
@@ -604,7 +605,7 @@ func TestAttachedClientFollowsTheRoots(t *testing.T) {
 	}
 	attachClient(t, ctx, dir, "roots", tui.Hooks{Handler: &replyHandler{}, OnRoots: onRoots})
 	work := t.TempDir()
-	if code, _, errOut := runLive(t, dir, nil, "roots", "add", work, "--session", "roots"); code != ExitOK {
+	if code, _, errOut := runLive(t, dir, nil, "roots", "add", work, "--session", "roots"); code != command.ExitOK {
 		t.Fatalf("roots add: exit %d, %q", code, errOut)
 	}
 	waitRoots("the root mcpi roots added", func(rs []mcp.Root) bool {
@@ -661,7 +662,7 @@ func TestAttachedClientToldAsTheSession(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the parked request never reached the attached client")
 	}
-	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--sampling-reply", "elsewhere", "--session", "w"); code != ExitOK {
+	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--sampling-reply", "elsewhere", "--session", "w"); code != command.ExitOK {
 		t.Fatalf("answer: exit %d, %q", code, errOut)
 	}
 	<-called

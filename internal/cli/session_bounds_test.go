@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
@@ -59,20 +60,20 @@ func TestSessionCallEndsWhenAnswersFillThePipe(t *testing.T) {
 	dir := liveDir(t)
 	startSession(t, dir, "deaf", append([]string{"--timeout", "1s", "--max-time", "2s"},
 		peerArgs(mcptest.SessionPeer(mcptest.SessionStopsReading, 5000, 0))...)...)
-	if code, out, errOut := runLive(t, dir, nil, "call", "fill", "--session", "deaf"); code != ExitOK {
+	if code, out, errOut := runLive(t, dir, nil, "call", "fill", "--session", "deaf"); code != command.ExitOK {
 		t.Fatalf("fill: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// The answers reach the pipe over a moment: call until a call's write
 	// is the one that blocks, each call within the session's clocks.
 	unread := false
 	for i := 0; i < 5 && !unread; i++ {
-		var code ExitCode
+		var code command.ExitCode
 		var errOut string
 		within(t, 20*time.Second, fmt.Sprintf("call %d", i+1), func() {
 			code, _, errOut = runLive(t, dir, nil, "call", "echo", "--session", "deaf")
 		})
-		if code != ExitTimeout {
-			t.Fatalf("call %d: exit %d (want %d within the session's clocks), stderr %q", i+1, code, ExitTimeout, errOut)
+		if code != command.ExitTimeout {
+			t.Fatalf("call %d: exit %d (want %d within the session's clocks), stderr %q", i+1, code, command.ExitTimeout, errOut)
 		}
 		unread = strings.Contains(errOut, "did not read the request")
 	}
@@ -209,7 +210,7 @@ func TestSessionStartRace(t *testing.T) {
 		name := fmt.Sprintf("race%d", round)
 		var wg sync.WaitGroup
 		type result struct {
-			code        ExitCode
+			code        command.ExitCode
 			out, errOut string
 		}
 		res := make([]result, 2)
@@ -225,9 +226,9 @@ func TestSessionStartRace(t *testing.T) {
 		won := 0
 		for _, r := range res {
 			switch {
-			case r.code == ExitOK && strings.TrimSpace(r.out) == name:
+			case r.code == command.ExitOK && strings.TrimSpace(r.out) == name:
 				won++
-			case r.code == ExitConnect && strings.Contains(r.errOut, "running already"):
+			case r.code == command.ExitConnect && strings.Contains(r.errOut, "running already"):
 			default:
 				t.Errorf("round %d: exit %d, stdout %q, stderr %q", round, r.code, r.out, r.errOut)
 			}
@@ -282,10 +283,10 @@ func TestSessionStopIsNoInterrupt(t *testing.T) {
 	if code, _, errOut := runLive(t, dir, nil, "session", "stop", "stopped"); code != 0 {
 		t.Fatalf("stop: exit %d, stderr %q", code, errOut)
 	}
-	if code := tail.wait(t); code != ExitOK || !strings.Contains(tail.errOut.String(), "session stopped ended: stopped by mcpi session stop") {
+	if code := tail.wait(t); code != command.ExitOK || !strings.Contains(tail.errOut.String(), "session stopped ended: stopped by mcpi session stop") {
 		t.Errorf("tail: exit %d, stderr %q", code, tail.errOut)
 	}
-	if code := call.wait(t); code != ExitConnect || !strings.Contains(call.errOut.String(), "session stopped has ended (stopped): stopped by mcpi session stop") {
+	if code := call.wait(t); code != command.ExitConnect || !strings.Contains(call.errOut.String(), "session stopped has ended (stopped): stopped by mcpi session stop") {
 		t.Errorf("call: exit %d, stderr %q", code, call.errOut)
 	}
 }
@@ -348,7 +349,7 @@ func TestWriteJSONList(t *testing.T) {
 	elems := []map[string]any{{"id": 1, "s": "a\u202eb"}, {"id": 2, "params": map[string]any{"x": []int{1, 2}}}}
 	want, _ := json.Marshal(elems)
 	for _, tty := range []bool{false, true} {
-		ios, _, out, _ := Test()
+		ios, _, out, _ := command.Test()
 		ios.StdoutTTY = tty
 		if err := iostreams.WriteJSONList(ios, nil, "", len(elems), func(i int) any { return elems[i] }); err != nil {
 			t.Fatal(err)
@@ -365,7 +366,7 @@ func TestWriteJSONList(t *testing.T) {
 			t.Errorf("tty %v: a bidi override reached the output raw: %q", tty, out)
 		}
 	}
-	ios, _, out, _ := Test()
+	ios, _, out, _ := command.Test()
 	iostreams.WriteJSONList(ios, nil, "", 0, nil)
 	if out.String() != "[]\n" {
 		t.Errorf("no element: %q", out)
@@ -373,7 +374,7 @@ func TestWriteJSONList(t *testing.T) {
 	// With a head: one object, the array its last member.
 	for _, n := range []int{0, len(elems)} {
 		for _, tty := range []bool{false, true} {
-			ios, _, out, _ := Test()
+			ios, _, out, _ := command.Test()
 			ios.StdoutTTY = tty
 			if err := iostreams.WriteJSONList(ios, mcptext.PendingHead{Count: n, Refused: 3, Truncated: true}, "requests", n, func(i int) any { return elems[i] }); err != nil {
 				t.Fatal(err)

@@ -7,13 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
 )
 
 // ExitWaiting: call --no-wait, or result, returned while the call waits on
 // a server request.
-const ExitWaiting ExitCode = 8
+const ExitWaiting command.ExitCode = 8
 
 // stripNoWait returns args without --no-wait, and whether it was there
 // (before a "--").
@@ -36,13 +37,13 @@ func stripNoWait(args []string) ([]string, bool) {
 
 // startJob runs a call given --no-wait as a job of the session h, and
 // waits for it as mcpi result does.
-func (d *daemonRunner) startJob(rctx context.Context, h *daemon.Held, args []string, cios *IOStreams, asJSON bool) ExitCode {
+func (d *daemonRunner) startJob(rctx context.Context, h *daemon.Held, args []string, cios *command.IOStreams, asJSON bool) command.ExitCode {
 	j := h.Jobs().NewJob(args)
 	if err := h.Jobs().Add(j); err != nil {
 		fmt.Fprintf(cios.ErrOut, "mcpi: call --no-wait refused: %v\n", err)
-		return ExitUsage
+		return command.ExitUsage
 	}
-	jios := NewIOStreams(strings.NewReader(""), j.Out.Writer(false), j.Out.Writer(true))
+	jios := command.NewIOStreams(strings.NewReader(""), j.Out.Writer(false), j.Out.Writer(true))
 	jios.Dir = cios.Dir
 	// The call outlives the command that started it: it ends with the
 	// session, by its own clocks, or when cancelled before it waits.
@@ -70,14 +71,14 @@ func (d *daemonRunner) startJob(rctx context.Context, h *daemon.Held, args []str
 // own: then it prints the request in full, how to answer it and how to
 // fetch the outcome, and returns ExitWaiting. Interrupted before the call
 // waits on anything, a call started here is cancelled.
-func awaitJob(ctx context.Context, h *daemon.Held, j *daemon.Job, cios *IOStreams, asJSON, started bool) ExitCode {
+func awaitJob(ctx context.Context, h *daemon.Held, j *daemon.Job, cios *command.IOStreams, asJSON, started bool) command.ExitCode {
 	for {
 		select {
 		case <-j.Done:
 			// Ended: what it printed, whatever is parked meanwhile.
 			j.Replay(cios.Out, cios.ErrOut)
 			h.Jobs().Remove(j)
-			return ExitCode(j.Code)
+			return command.ExitCode(j.Code)
 		default:
 		}
 		if list := j.Waiting(h.Board()); len(list) > 0 {
@@ -88,7 +89,7 @@ func awaitJob(ctx context.Context, h *daemon.Held, j *daemon.Job, cios *IOStream
 		case <-j.Done:
 			j.Replay(cios.Out, cios.ErrOut)
 			h.Jobs().Remove(j)
-			return ExitCode(j.Code)
+			return command.ExitCode(j.Code)
 		case <-j.Parked:
 		case <-ctx.Done():
 			if started {
@@ -97,20 +98,20 @@ func awaitJob(ctx context.Context, h *daemon.Held, j *daemon.Job, cios *IOStream
 				h.Jobs().Remove(j)
 			}
 			fmt.Fprintln(cios.ErrOut, "mcpi: interrupted")
-			return ExitInterrupted
+			return command.ExitInterrupted
 		}
 	}
 }
 
 // ResultOptions are the input of `mcpi result`.
 type ResultOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Job int
 }
 
 // NewCmdResult returns `mcpi result JOB`.
-func NewCmdResult(f *Factory, runF func(context.Context, *ResultOptions) error) *cobra.Command {
-	opts := &ResultOptions{ConnOptions: f.conn()}
+func NewCmdResult(f *command.Factory, runF func(context.Context, *ResultOptions) error) *cobra.Command {
+	opts := &ResultOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "result JOB --session NAME",
 		Short: "Wait for a call started with --no-wait and print its outcome",
@@ -123,7 +124,7 @@ and how to answer it, as call --no-wait did.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := fmt.Sscanf(args[0], "%d", &opts.Job); err != nil || opts.Job <= 0 {
-				return flagErrorf("give a job number, as call --no-wait printed it")
+				return command.FlagErrorf("give a job number, as call --no-wait printed it")
 			}
 			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
 				return err
@@ -134,32 +135,32 @@ and how to answer it, as call --no-wait did.`,
 			return resultRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, "print JSON while the call waits (its own output is as the call printed it)")
+	command.AddJSONFlag(cmd, &opts.JSON, "print JSON while the call waits (its own output is as the call printed it)")
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
 }
 
 func resultRun(ctx context.Context, opts *ResultOptions) error {
 	id := opts.Job
-	return opts.inSession(ctx, func(h *daemon.Held) error {
+	return opts.InSession(ctx, func(h *daemon.Held) error {
 		j := h.Jobs().Get(id)
 		if j == nil {
-			return flagErrorf("session %s has no job %d (a job is forgotten once its result was printed)", h.Name(), id)
+			return command.FlagErrorf("session %s has no job %d (a job is forgotten once its result was printed)", h.Name(), id)
 		}
 		code := awaitJob(ctx, h, j, opts.IO, opts.JSON, false)
 		// What was printed is the call's, or the waiting document:
 		// no error document follows it.
 		opts.IO.MarkJSONWritten()
-		if code != ExitOK {
-			return errSilent{code: code, kind: jobKind(code), what: fmt.Sprintf("job %d ended with exit %d", id, code)}
+		if code != command.ExitOK {
+			return command.ErrSilent{Code: code, Kind: jobKind(code), What: fmt.Sprintf("job %d ended with exit %d", id, code)}
 		}
 		return nil
 	})
 }
 
-func jobKind(code ExitCode) string {
+func jobKind(code command.ExitCode) string {
 	if code == ExitWaiting {
-		return KindServerRequest
+		return command.KindServerRequest
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -25,7 +26,7 @@ func sessionStatus(dir, name string) (*live.Status, error) {
 			return st, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: no session named %s", errConnect, name)
+	return nil, fmt.Errorf("%w: no session named %s", command.ErrConnect, name)
 }
 
 // since is how long ago t was ("-" for never).
@@ -33,21 +34,21 @@ func since(t time.Time) string { return mcptext.Since(t) }
 
 // SessionListOptions are the input of `mcpi session list`.
 type SessionListOptions struct {
-	IO         *IOStreams
+	IO         *command.IOStreams
 	RuntimeDir string
 	JSON       bool
 }
 
 // NewCmdSessionList returns `mcpi session list`.
-func NewCmdSessionList(f *Factory, runF func(context.Context, *SessionListOptions) error) *cobra.Command {
-	opts := &SessionListOptions{IO: f.IO, RuntimeDir: f.runtimeDir()}
+func NewCmdSessionList(f *command.Factory, runF func(context.Context, *SessionListOptions) error) *cobra.Command {
+	opts := &SessionListOptions{IO: f.IO, RuntimeDir: f.LiveDir()}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the live sessions, and those that ended lately with why",
 		Args:  cobra.NoArgs,
-		RunE:  runE(opts, runF, sessionListRun),
+		RunE:  command.RunE(opts, runF, sessionListRun),
 	}
-	addJSONFlag(cmd, &opts.JSON, "print JSON")
+	command.AddJSONFlag(cmd, &opts.JSON, "print JSON")
 	return cmd
 }
 
@@ -68,15 +69,15 @@ func sessionListRun(_ context.Context, opts *SessionListOptions) error {
 
 // SessionShowOptions are the input of `mcpi session show`.
 type SessionShowOptions struct {
-	IO         *IOStreams
+	IO         *command.IOStreams
 	RuntimeDir string
 	Name       string
 	JSON       bool
 }
 
 // NewCmdSessionShow returns `mcpi session show [NAME]`.
-func NewCmdSessionShow(f *Factory, runF func(context.Context, *SessionShowOptions) error) *cobra.Command {
-	opts := &SessionShowOptions{IO: f.IO, RuntimeDir: f.runtimeDir()}
+func NewCmdSessionShow(f *command.Factory, runF func(context.Context, *SessionShowOptions) error) *cobra.Command {
+	opts := &SessionShowOptions{IO: f.IO, RuntimeDir: f.LiveDir()}
 	cmd := &cobra.Command{
 		Use:   "show [NAME]",
 		Short: "Show a session: server, revision, transport, counters, the tail of the server's stderr",
@@ -92,7 +93,7 @@ func NewCmdSessionShow(f *Factory, runF func(context.Context, *SessionShowOption
 			return sessionShowRun(cmd.Context(), opts)
 		},
 	}
-	addJSONFlag(cmd, &opts.JSON, "print JSON")
+	command.AddJSONFlag(cmd, &opts.JSON, "print JSON")
 	return cmd
 }
 
@@ -114,14 +115,14 @@ const stopWait = 10 * time.Second
 
 // SessionStopOptions are the input of `mcpi session stop`.
 type SessionStopOptions struct {
-	IO         *IOStreams
+	IO         *command.IOStreams
 	RuntimeDir string
 	Name       string
 }
 
 // NewCmdSessionStop returns `mcpi session stop [NAME]`.
-func NewCmdSessionStop(f *Factory, runF func(context.Context, *SessionStopOptions) error) *cobra.Command {
-	opts := &SessionStopOptions{IO: f.IO, RuntimeDir: f.runtimeDir()}
+func NewCmdSessionStop(f *command.Factory, runF func(context.Context, *SessionStopOptions) error) *cobra.Command {
+	opts := &SessionStopOptions{IO: f.IO, RuntimeDir: f.LiveDir()}
 	return &cobra.Command{
 		Use:   "stop [NAME]",
 		Short: "End a session: close the server cleanly (or forget a session that ended)",
@@ -132,7 +133,7 @@ func NewCmdSessionStop(f *Factory, runF func(context.Context, *SessionStopOption
 				return err
 			}
 			if err := live.ValidName(opts.Name); err != nil {
-				return &FlagError{Err: err}
+				return &command.FlagError{Err: err}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -147,14 +148,14 @@ func sessionStopRun(_ context.Context, opts *SessionStopOptions) error {
 	st, err := live.Ask(dir, name, live.OpStop)
 	if err != nil {
 		if !errors.Is(err, live.ErrNoDaemon) {
-			return sessionError(dir, name, err)
+			return command.SessionError(dir, name, err)
 		}
 		rec, rerr := live.ReadRecord(dir, name)
 		if rerr != nil {
-			return fmt.Errorf("%w: no session named %s", errConnect, name)
+			return fmt.Errorf("%w: no session named %s", command.ErrConnect, name)
 		}
 		if !live.RemoveUnowned(dir, name) {
-			return fmt.Errorf("%w: session %s is starting (mcpi session list shows it once it runs)", errConnect, name)
+			return fmt.Errorf("%w: session %s is starting (mcpi session list shows it once it runs)", command.ErrConnect, name)
 		}
 		if rec.Live() || rec.State == live.StateLost {
 			// Its daemon ended without a word (killed): nothing was
@@ -183,8 +184,8 @@ func sessionNameArg(args []string) (string, error) {
 	if len(args) == 1 {
 		return args[0], nil
 	}
-	if name := os.Getenv(sessionEnv); name != "" {
+	if name := os.Getenv(command.SessionEnv); name != "" {
 		return name, nil
 	}
-	return "", flagErrorf("give the session's NAME, or set $%s", sessionEnv)
+	return "", command.FlagErrorf("give the session's NAME, or set $%s", command.SessionEnv)
 }

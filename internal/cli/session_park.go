@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -19,23 +20,23 @@ import (
 
 // sessionOnly checks, outside a session's daemon, that a command that
 // has no meaning outside a live session was given one, and no server.
-func sessionOnly(cmd *cobra.Command, o *ConnOptions, args []string) error {
+func sessionOnly(cmd *cobra.Command, o *command.ConnOptions, args []string) error {
 	if o.Held != nil {
 		return nil
 	}
 	if err := needsSession(cmd, args); err != nil {
 		return err
 	}
-	if !o.Target.useSession(cmd, nil) {
-		return flagErrorf("mcpi %s runs in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", strings.TrimPrefix(cmd.CommandPath(), "mcpi "), sessionEnv)
+	if !o.Target.UseSession(cmd, nil) {
+		return command.FlagErrorf("mcpi %s runs in a live session: give --session NAME or set $%s (mcpi session start NAME TARGET starts one)", strings.TrimPrefix(cmd.CommandPath(), "mcpi "), command.SessionEnv)
 	}
-	return o.Target.checkSession(cmd)
+	return o.Target.CheckSession(cmd)
 }
 
 // sessionRunE is the RunE of a command that runs in a live session only:
-// sessionOnly, then the options handed on as runE does.
-func sessionRunE[T any](o *ConnOptions, opts T, runF, run func(context.Context, T) error) func(*cobra.Command, []string) error {
-	next := runE(opts, runF, run)
+// sessionOnly, then the options handed on as RunE does.
+func sessionRunE[T any](o *command.ConnOptions, opts T, runF, run func(context.Context, T) error) func(*cobra.Command, []string) error {
+	next := command.RunE(opts, runF, run)
 	return func(cmd *cobra.Command, args []string) error {
 		if err := sessionOnly(cmd, o, args); err != nil {
 			return err
@@ -44,23 +45,14 @@ func sessionRunE[T any](o *ConnOptions, opts T, runF, run func(context.Context, 
 	}
 }
 
-// inSession runs fn in the daemon holding the command's session, or sends
-// the command there.
-func (o *ConnOptions) inSession(ctx context.Context, fn func(*daemon.Held) error) error {
-	if h := o.Held; h != nil {
-		return withJSONError(o.IO, o.JSON, fn(h))
-	}
-	return o.forward(ctx)
-}
-
 // PendingOptions are the input of `mcpi pending`.
 type PendingOptions struct {
-	ConnOptions
+	command.ConnOptions
 }
 
 // NewCmdPending returns `mcpi pending`.
-func NewCmdPending(f *Factory, runF func(context.Context, *PendingOptions) error) *cobra.Command {
-	opts := &PendingOptions{ConnOptions: f.conn()}
+func NewCmdPending(f *command.Factory, runF func(context.Context, *PendingOptions) error) *cobra.Command {
+	opts := &PendingOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "pending --session NAME",
 		Short: "List the server requests waiting for an answer in a live session",
@@ -73,13 +65,13 @@ whose call it holds up says so on stderr, and mcpi answer answers it.`,
 		Args:    cobra.NoArgs,
 		RunE:    sessionRunE(&opts.ConnOptions, opts, runF, pendingRun),
 	}
-	addJSONFlag(cmd, &opts.JSON, "print JSON")
+	command.AddJSONFlag(cmd, &opts.JSON, "print JSON")
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
 }
 
 func pendingRun(ctx context.Context, opts *PendingOptions) error {
-	return opts.inSession(ctx, func(h *daemon.Held) error {
+	return opts.InSession(ctx, func(h *daemon.Held) error {
 		return mcptext.WritePending(opts.IO, opts.JSON, h.Board())
 	})
 }
@@ -88,15 +80,15 @@ func pendingRun(ctx context.Context, opts *PendingOptions) error {
 // the embedded flags (--sampling-reply, --elicit, --elicit-field) give,
 // or Decline or Cancel.
 type AnswerOptions struct {
-	ConnOptions
+	command.ConnOptions
 	ID      int
 	Decline bool
 	Cancel  bool
 }
 
 // NewCmdAnswer returns `mcpi answer ID`.
-func NewCmdAnswer(f *Factory, runF func(context.Context, *AnswerOptions) error) *cobra.Command {
-	opts := &AnswerOptions{ConnOptions: f.conn()}
+func NewCmdAnswer(f *command.Factory, runF func(context.Context, *AnswerOptions) error) *cobra.Command {
+	opts := &AnswerOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "answer ID --session NAME",
 		Short: "Answer a server request waiting in a live session",
@@ -113,14 +105,14 @@ sampling request gets the error "user rejected the request").`,
 		RunE: sessionRunE(&opts.ConnOptions, opts, runF, answerRun),
 	}
 	fl := cmd.Flags()
-	end := flagGroup(cmd, groupArgs)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	fl.StringVar(&opts.SamplingReply, "sampling-reply", "", "answer a sampling request with this text, or @FILE holding a CreateMessageResult")
 	fl.StringVar(&opts.Elicit, "elicit", "", "answer an elicitation: accept, decline or cancel")
 	fl.StringArrayVar(&opts.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE or KEY:=JSON (repeatable)")
 	fl.BoolVar(&opts.Decline, "decline", false, "decline the request")
 	fl.BoolVar(&opts.Cancel, "cancel", false, "cancel the request (an elicitation's cancel; sampling: as --decline)")
 	end()
-	end = flagGroup(cmd, groupOutput)
+	end = command.FlagGroup(cmd, command.GroupOutput)
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
 	end()
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -130,14 +122,14 @@ sampling request gets the error "user rejected the request").`,
 // parse reads the ID and checks that exactly one answer is given.
 func (opts *AnswerOptions) parse(args []string) error {
 	if len(args) != 1 {
-		return flagErrorf("give one ID (mcpi pending lists them)")
+		return command.FlagErrorf("give one ID (mcpi pending lists them)")
 	}
 	id, err := strconv.Atoi(strings.TrimPrefix(args[0], "#"))
 	if err != nil || id <= 0 {
-		return flagErrorf("invalid ID %q: want the number mcpi pending shows", args[0])
+		return command.FlagErrorf("invalid ID %q: want the number mcpi pending shows", args[0])
 	}
 	opts.ID = id
-	if err := opts.validate(); err != nil {
+	if err := opts.Validate(); err != nil {
 		return err
 	}
 	given := 0
@@ -148,26 +140,26 @@ func (opts *AnswerOptions) parse(args []string) error {
 	}
 	switch {
 	case given == 0:
-		return flagErrorf("give the answer: --sampling-reply, --elicit, --elicit-field, --decline or --cancel")
+		return command.FlagErrorf("give the answer: --sampling-reply, --elicit, --elicit-field, --decline or --cancel")
 	case given > 1:
-		return flagErrorf("give one answer: --sampling-reply, --elicit (with --elicit-field), --decline or --cancel")
+		return command.FlagErrorf("give one answer: --sampling-reply, --elicit (with --elicit-field), --decline or --cancel")
 	}
 	return nil
 }
 
 func answerRun(ctx context.Context, opts *AnswerOptions) error {
-	return opts.inSession(ctx, func(h *daemon.Held) error {
+	return opts.InSession(ctx, func(h *daemon.Held) error {
 		return answerParked(ctx, &opts.ConnOptions, h, opts.ID, opts.Decline, opts.Cancel)
 	})
 }
 
-func answerParked(ctx context.Context, o *ConnOptions, h *daemon.Held, id int, decline, cancel bool) error {
+func answerParked(ctx context.Context, o *command.ConnOptions, h *daemon.Held, id int, decline, cancel bool) error {
 	p := h.Board().Get(id)
 	if p == nil {
-		return flagErrorf("no server request #%d is waiting in session %s (mcpi pending --session %s lists them)", id, h.Name(), h.Name())
+		return command.FlagErrorf("no server request #%d is waiting in session %s (mcpi pending --session %s lists them)", id, h.Name(), h.Name())
 	}
 	var errOut sync.Mutex
-	ch := o.newRun().handler(func(format string, args ...any) {
+	ch := o.NewRun().Handler(func(format string, args ...any) {
 		errOut.Lock()
 		defer errOut.Unlock()
 		fmt.Fprintf(o.IO.ErrOut, format+"\n", args...)
@@ -180,7 +172,7 @@ func answerParked(ctx context.Context, o *ConnOptions, h *daemon.Held, id int, d
 	case p.Sampling != nil:
 		switch {
 		case o.Elicit != "":
-			return flagErrorf("server request #%d is %s: answer it with --sampling-reply, --decline or --cancel", id, p.Method)
+			return command.FlagErrorf("server request #%d is %s: answer it with --sampling-reply, --decline or --cancel", id, p.Method)
 		case decline, cancel:
 			a.err = session.ErrRejected
 		default:
@@ -188,13 +180,13 @@ func answerParked(ctx context.Context, o *ConnOptions, h *daemon.Held, id int, d
 			if a.err != nil {
 				// @FILE unreadable or not a CreateMessageResult: the
 				// request keeps waiting for a good answer.
-				return flagErrorf("--sampling-reply: %v", a.err)
+				return command.FlagErrorf("--sampling-reply: %v", a.err)
 			}
 		}
 	case p.Elicit != nil:
 		switch {
 		case o.SamplingReply != "":
-			return flagErrorf("server request #%d is %s: answer it with --elicit, --elicit-field, --decline or --cancel", id, p.Method)
+			return command.FlagErrorf("server request #%d is %s: answer it with --elicit, --elicit-field, --decline or --cancel", id, p.Method)
 		case decline:
 			a.result = &mcp.ElicitResult{Action: mcp.ElicitDecline}
 		case cancel:
@@ -207,7 +199,7 @@ func answerParked(ctx context.Context, o *ConnOptions, h *daemon.Held, id int, d
 			}
 			values, err := ch.Fields(s)
 			if err != nil {
-				return flagErrorf("server request #%d: %v", id, err)
+				return command.FlagErrorf("server request #%d: %v", id, err)
 			}
 			a.result = &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: values}
 		default:
@@ -215,7 +207,7 @@ func answerParked(ctx context.Context, o *ConnOptions, h *daemon.Held, id int, d
 		}
 	}
 	if !h.Board().Answer(id, a.result, a.err) {
-		return fmt.Errorf("%w: server request #%d was answered or withdrawn meanwhile", errConnect, id)
+		return fmt.Errorf("%w: server request #%d was answered or withdrawn meanwhile", command.ErrConnect, id)
 	}
 	if o.JSON {
 		return iostreams.WriteJSON(o.IO, map[string]any{"id": id, "kind": p.Method, "answered": true})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/bounds"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -40,14 +41,14 @@ func (l *lockedBuffer) String() string {
 type liveCmd struct {
 	out, errOut *lockedBuffer
 	cancel      context.CancelFunc
-	done        chan ExitCode
+	done        chan command.ExitCode
 }
 
 func startLive(t *testing.T, dir string, args ...string) *liveCmd {
 	t.Helper()
-	c := &liveCmd{out: &lockedBuffer{}, errOut: &lockedBuffer{}, done: make(chan ExitCode, 1)}
-	ios := NewIOStreams(strings.NewReader(""), c.out, c.errOut)
-	f := &Factory{IO: ios, Executable: func() (string, error) { return os.Args[0], nil }, RuntimeDir: dir}
+	c := &liveCmd{out: &lockedBuffer{}, errOut: &lockedBuffer{}, done: make(chan command.ExitCode, 1)}
+	ios := command.NewIOStreams(strings.NewReader(""), c.out, c.errOut)
+	f := &command.Factory{IO: ios, Executable: func() (string, error) { return os.Args[0], nil }, RuntimeDir: dir}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	c.cancel = cancel
 	go func() { c.done <- run(ctx, f, args) }()
@@ -62,7 +63,7 @@ func startLive(t *testing.T, dir string, args ...string) *liveCmd {
 }
 
 // wait returns the command's exit code once it ended.
-func (c *liveCmd) wait(t *testing.T) ExitCode {
+func (c *liveCmd) wait(t *testing.T) command.ExitCode {
 	t.Helper()
 	select {
 	case code := <-c.done:
@@ -186,13 +187,13 @@ func TestSessionPendingSampling(t *testing.T) {
 	}
 	// An answer of the wrong kind, and an unknown id: usage errors, and
 	// the request keeps waiting.
-	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--elicit-field", "name=x", "--session", "park"); code != ExitUsage || !strings.Contains(errOut, "--sampling-reply") {
+	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--elicit-field", "name=x", "--session", "park"); code != command.ExitUsage || !strings.Contains(errOut, "--sampling-reply") {
 		t.Errorf("elicitation answer to sampling: exit %d, stderr %q", code, errOut)
 	}
-	if code, _, errOut := runLive(t, dir, nil, "answer", "7", "--decline", "--session", "park"); code != ExitUsage || !strings.Contains(errOut, "no server request #7 is waiting in session park") {
+	if code, _, errOut := runLive(t, dir, nil, "answer", "7", "--decline", "--session", "park"); code != command.ExitUsage || !strings.Contains(errOut, "no server request #7 is waiting in session park") {
 		t.Errorf("unknown id: exit %d, stderr %q", code, errOut)
 	}
-	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--session", "park"); code != ExitUsage || !strings.Contains(errOut, "give the answer") {
+	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--session", "park"); code != command.ExitUsage || !strings.Contains(errOut, "give the answer") {
 		t.Errorf("no answer: exit %d, stderr %q", code, errOut)
 	}
 	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--sampling-reply", "Paris", "--session", "park"); code != 0 || !strings.Contains(errOut, "Answered server request #1") {
@@ -214,11 +215,11 @@ func TestSessionPendingSampling(t *testing.T) {
 		t.Errorf("still pending: %+v", list)
 	}
 	// Answered already: unknown now.
-	if code, _, _ := runLive(t, dir, nil, "answer", "1", "--sampling-reply", "again", "--session", "park"); code != ExitUsage {
+	if code, _, _ := runLive(t, dir, nil, "answer", "1", "--sampling-reply", "again", "--session", "park"); code != command.ExitUsage {
 		t.Errorf("answering twice: exit %d", code)
 	}
 	// Outside a session.
-	if code, _, errOut := runLive(t, dir, nil, "pending"); code != ExitUsage || !strings.Contains(errOut, "--session") {
+	if code, _, errOut := runLive(t, dir, nil, "pending"); code != command.ExitUsage || !strings.Contains(errOut, "--session") {
 		t.Errorf("pending without a session: exit %d, stderr %q", code, errOut)
 	}
 }
@@ -242,11 +243,11 @@ func TestSessionPendingElicitation(t *testing.T) {
 		t.Errorf("fields: %+v", p.Fields)
 	}
 	// A value the form refuses: exit 2, still waiting.
-	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--elicit-field", "nope=1", "--session", "form"); code != ExitUsage || !strings.Contains(errOut, `no field "nope"`) {
+	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--elicit-field", "nope=1", "--session", "form"); code != command.ExitUsage || !strings.Contains(errOut, `no field "nope"`) {
 		t.Errorf("bad field: exit %d, stderr %q", code, errOut)
 	}
 	// An array typed as text: refused, saying how to give it as JSON.
-	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--elicit-field", "name=Grace", "--elicit-field", "toppings=cheese, ham", "--session", "form"); code != ExitUsage ||
+	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--elicit-field", "name=Grace", "--elicit-field", "toppings=cheese, ham", "--session", "form"); code != command.ExitUsage ||
 		!strings.Contains(errOut, `is not an array: give an array as JSON, e.g. toppings:='["cheese","ham"]'`) {
 		t.Errorf("an array as text: exit %d, stderr %q", code, errOut)
 	}
@@ -261,7 +262,7 @@ func TestSessionPendingElicitation(t *testing.T) {
 	if code, out, errOut := runLive(t, dir, nil, "call", "elicit", "--elicit-field", "name=Ada", "--elicit-field", `toppings:=["olives"]`, "--session", "form"); code != 0 || !strings.Contains(out, "olives") {
 		t.Errorf("call --elicit-field KEY:=JSON: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if code, _, errOut := runLive(t, dir, nil, "call", "elicit", "--elicit-field", ":=1", "--session", "form"); code != ExitUsage || !strings.Contains(errOut, "want KEY=VALUE or KEY:=JSON") {
+	if code, _, errOut := runLive(t, dir, nil, "call", "elicit", "--elicit-field", ":=1", "--session", "form"); code != command.ExitUsage || !strings.Contains(errOut, "want KEY=VALUE or KEY:=JSON") {
 		t.Errorf("--elicit-field :=1: exit %d, stderr %q", code, errOut)
 	}
 
@@ -284,7 +285,7 @@ func TestSessionPendingWithdrawn(t *testing.T) {
 	call := startLive(t, dir, "call", "sample", "prompt=hi", "--session", "gone")
 	waitPending(t, dir, "gone", 1)
 	call.cancel()
-	if code := call.wait(t); code != ExitInterrupted {
+	if code := call.wait(t); code != command.ExitInterrupted {
 		t.Errorf("the call: exit %d, stderr %q", code, call.errOut)
 	}
 	waitPending(t, dir, "gone", 0)
@@ -334,7 +335,7 @@ func TestSessionTail(t *testing.T) {
 	if code, _, errOut := runLive(t, dir, nil, "log-level", "warning", "--session", "logs"); code != 0 || !strings.Contains(errOut, "warning") {
 		t.Fatalf("log-level: exit %d, stderr %q", code, errOut)
 	}
-	if code, _, errOut := runLive(t, dir, nil, "log-level", "loud", "--session", "logs"); code != ExitUsage {
+	if code, _, errOut := runLive(t, dir, nil, "log-level", "loud", "--session", "logs"); code != command.ExitUsage {
 		t.Errorf("log-level loud: exit %d, stderr %q", code, errOut)
 	}
 	text := startLive(t, dir, "tail", "--session", "logs")
@@ -371,12 +372,12 @@ func TestSessionTail(t *testing.T) {
 	}
 	// Interrupted, a tail ends; the session's end ends the others.
 	text.cancel()
-	if code := text.wait(t); code != ExitInterrupted {
+	if code := text.wait(t); code != command.ExitInterrupted {
 		t.Errorf("tail interrupted: exit %d", code)
 	}
 	// An interrupt ends a stream of JSON Lines: it is no document of it.
 	wire.cancel()
-	if code := wire.wait(t); code != ExitInterrupted {
+	if code := wire.wait(t); code != command.ExitInterrupted {
 		t.Errorf("tail --json interrupted: exit %d", code)
 	}
 	if out := wire.out.String(); strings.Contains(out, "\n"+`{"error":`) || strings.Contains(out, "context canceled") {
@@ -455,7 +456,7 @@ func TestCallNoWait(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)
 	startSession(t, dir, "nw", peerArgs("demo")...)
-	in := func(args ...string) (ExitCode, string, string) {
+	in := func(args ...string) (command.ExitCode, string, string) {
 		return runLive(t, dir, nil, append(args, "--session", "nw")...)
 	}
 	code, out, errOut := in("call", "elicit", "--no-wait", "--json")
@@ -474,32 +475,32 @@ func TestCallNoWait(t *testing.T) {
 	}
 	// The text of pending shows the form in full.
 	code, out, _ = in("pending")
-	if code != ExitOK || !strings.Contains(out, "field color (string; one of \"red\", \"green\", \"blue\"; default \"green\")") || !strings.Contains(out, "field name (string; required") {
+	if code != command.ExitOK || !strings.Contains(out, "field color (string; one of \"red\", \"green\", \"blue\"; default \"green\")") || !strings.Contains(out, "field name (string; required") {
 		t.Errorf("pending: exit %d\n%s", code, out)
 	}
 	// Asked again before an answer: still waiting.
 	if code, out, _ := in("result", "1"); code != ExitWaiting || !strings.Contains(out, "is waiting") {
 		t.Errorf("result before the answer: exit %d\n%s", code, out)
 	}
-	if code, _, errOut := in("answer", "1", "--elicit-field", "name=Ada"); code != ExitOK {
+	if code, _, errOut := in("answer", "1", "--elicit-field", "name=Ada"); code != command.ExitOK {
 		t.Fatalf("answer: exit %d, %s", code, errOut)
 	}
-	if code, out, errOut := in("result", "1"); code != ExitOK || !strings.Contains(out, "Ada") || !strings.Contains(out, `"content":[`) {
+	if code, out, errOut := in("result", "1"); code != command.ExitOK || !strings.Contains(out, "Ada") || !strings.Contains(out, `"content":[`) {
 		t.Errorf("result: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	} else if strings.Contains(errOut, "waiting for server request #1") || strings.Contains(errOut, "answer it with") {
 		// The request was answered: the call's line that said it waited
 		// is not replayed.
 		t.Errorf("result after the answer still says the request waits:\n%s", errOut)
 	}
-	if code, _, errOut := in("result", "1"); code != ExitUsage || !strings.Contains(errOut, "has no job 1") {
+	if code, _, errOut := in("result", "1"); code != command.ExitUsage || !strings.Contains(errOut, "has no job 1") {
 		t.Errorf("result of a job already fetched: exit %d, %s", code, errOut)
 	}
 	// A call that asks nothing ends as usual.
-	if code, out, _ := in("call", "add", "a=1", "b=2", "--no-wait"); code != ExitOK || !strings.Contains(out, `"sum": 3`) && !strings.Contains(out, `{"sum":3}`) {
+	if code, out, _ := in("call", "add", "a=1", "b=2", "--no-wait"); code != command.ExitOK || !strings.Contains(out, `"sum": 3`) && !strings.Contains(out, `{"sum":3}`) {
 		t.Errorf("call add --no-wait: exit %d, %s", code, out)
 	}
 	// Outside a session it is a usage error.
-	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "call", "add", "a=1", "b=2", "--no-wait")...); code != ExitUsage || !strings.Contains(errOut, "--no-wait runs the call in a live session") {
+	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "call", "add", "a=1", "b=2", "--no-wait")...); code != command.ExitUsage || !strings.Contains(errOut, "--no-wait runs the call in a live session") {
 		t.Errorf("one-shot --no-wait: exit %d, %s", code, errOut)
 	}
 	// The jobs are within a budget the status shows.
@@ -517,7 +518,7 @@ func TestCallNoWaitJobsKeepTheirOwn(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)
 	startSession(t, dir, "own", peerArgs("demo:legacy")...)
-	in := func(args ...string) (ExitCode, string, string) {
+	in := func(args ...string) (command.ExitCode, string, string) {
 		return runLive(t, dir, nil, append(args, "--session", "own")...)
 	}
 	for i, json := range []bool{true, false, true} {
@@ -534,7 +535,7 @@ func TestCallNoWaitJobsKeepTheirOwn(t *testing.T) {
 			t.Errorf("pending #%d names command %q", p.ID, p.Command)
 		}
 	}
-	if code, out, _ := in("pending"); code != ExitOK || strings.Contains(out, "for: ?") || strings.Count(out, "for: call elicit") != 3 {
+	if code, out, _ := in("pending"); code != command.ExitOK || strings.Contains(out, "for: ?") || strings.Count(out, "for: call elicit") != 3 {
 		t.Errorf("pending: exit %d, a request with no command:\n%s", code, out)
 	}
 	code, out, _ := in("result", "1", "--json")

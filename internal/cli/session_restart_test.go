@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
@@ -49,14 +50,14 @@ func TestSessionRestart(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)
 	code, out, errOut := runLive(t, dir, nil, append([]string{"session", "start", "rs", "--idle", "2m", "--restart=2"}, peerArgs("demo")...)...)
-	if code != ExitOK || strings.TrimSpace(out) != "rs" {
+	if code != command.ExitOK || strings.TrimSpace(out) != "rs" {
 		t.Fatalf("session start: exit %d, %q", code, errOut)
 	}
 	t.Cleanup(func() { runLive(t, dir, nil, "session", "stop", "rs") })
-	if code, _, errOut := runLive(t, dir, nil, "log-level", "debug", "--session", "rs"); code != ExitOK {
+	if code, _, errOut := runLive(t, dir, nil, "log-level", "debug", "--session", "rs"); code != command.ExitOK {
 		t.Fatalf("log-level: %d %s", code, errOut)
 	}
-	if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "rs"); code != ExitOK {
+	if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "rs"); code != command.ExitOK {
 		t.Fatalf("subscribe: %d %s", code, errOut)
 	}
 	st := showStatus(t, dir, "rs")
@@ -70,7 +71,7 @@ func TestSessionRestart(t *testing.T) {
 		t.Fatalf("after the server was killed: %+v", st)
 	}
 	code, _, errOut = runLive(t, dir, nil, "ping", "--session", "rs")
-	if code != ExitOK || !strings.Contains(errOut, "note: session rs's server was restarted 1 time(s)") {
+	if code != command.ExitOK || !strings.Contains(errOut, "note: session rs's server was restarted 1 time(s)") {
 		t.Errorf("a command after the restart: exit %d, stderr %q", code, errOut)
 	}
 }
@@ -81,12 +82,12 @@ func TestSessionRestartIsBounded(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)
 	code, _, errOut := runLive(t, dir, nil, append([]string{"session", "start", "rb", "--idle", "2m", "--restart=1"}, peerArgs("hostile:"+mcptest.HostileCrash)...)...)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("session start: exit %d, %q", code, errOut)
 	}
 	t.Cleanup(func() { runLive(t, dir, nil, "session", "stop", "rb") })
 	for i := range 2 {
-		if code, _, errOut := runLive(t, dir, nil, "call", "echo", "--session", "rb"); code != ExitConnect {
+		if code, _, errOut := runLive(t, dir, nil, "call", "echo", "--session", "rb"); code != command.ExitConnect {
 			t.Fatalf("call %d: exit %d, %q", i, code, errOut)
 		}
 		var st live.Status
@@ -98,7 +99,7 @@ func TestSessionRestartIsBounded(t *testing.T) {
 			t.Fatalf("after the second crash the session goes on: %+v", st)
 		}
 	}
-	if code, _, errOut := runLive(t, dir, nil, "ping", "--session", "rb"); code != ExitConnect || !strings.Contains(errOut, "has ended") {
+	if code, _, errOut := runLive(t, dir, nil, "ping", "--session", "rb"); code != command.ExitConnect || !strings.Contains(errOut, "has ended") {
 		t.Errorf("a command after the last crash: exit %d, %q", code, errOut)
 	}
 }

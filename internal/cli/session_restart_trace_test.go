@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/command"
 )
 
 // A restart keeps the session's trace: what was recorded before the server
@@ -17,11 +19,11 @@ func TestSessionRestartKeepsTheTrace(t *testing.T) {
 	dir := liveDir(t)
 	trace := filepath.Join(t.TempDir(), "t.jsonl")
 	code, _, errOut := runLive(t, dir, nil, append([]string{"session", "start", "rr", "--idle", "2m", "--restart=2", "--record", trace}, peerArgs("demo")...)...)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("session start: exit %d, %q", code, errOut)
 	}
 	t.Cleanup(func() { runLive(t, dir, nil, "session", "stop", "rr") })
-	if code, _, errOut := runLive(t, dir, nil, "call", "echo", "text=before-the-crash", "--session", "rr"); code != ExitOK {
+	if code, _, errOut := runLive(t, dir, nil, "call", "echo", "text=before-the-crash", "--session", "rr"); code != command.ExitOK {
 		t.Fatalf("call: %d %s", code, errOut)
 	}
 	// The trace is flushed in the background.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/live"
@@ -18,13 +19,13 @@ import (
 
 // RootsOptions are the input of `mcpi roots`.
 type RootsOptions struct {
-	ConnOptions
+	command.ConnOptions
 }
 
 // NewCmdRoots returns `mcpi roots [set|add|remove]`: a live session's
 // roots, which its server asks for with roots/list.
-func NewCmdRoots(f *Factory, runF func(context.Context, *RootsOptions) error) *cobra.Command {
-	opts := &RootsOptions{ConnOptions: f.conn()}
+func NewCmdRoots(f *command.Factory, runF func(context.Context, *RootsOptions) error) *cobra.Command {
+	opts := &RootsOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "roots --session NAME",
 		Short: "Show or change the roots a live session offers its server",
@@ -41,7 +42,7 @@ the command runs) or a file:// URI; paths must exist.`,
 		Args: cobra.NoArgs,
 		RunE: sessionRunE(&opts.ConnOptions, opts, runF, rootsRun),
 	}
-	addJSONFlag(cmd, &opts.JSON, "print JSON: the roots as roots/list answers them")
+	command.AddJSONFlag(cmd, &opts.JSON, "print JSON: the roots as roots/list answers them")
 	addSessionFlag(cmd, &opts.ConnOptions)
 	cmd.AddCommand(NewCmdRootsChange(f, "set", "Replace a live session's roots (none: no roots)", nil),
 		NewCmdRootsChange(f, "add", "Add roots to a live session", nil),
@@ -50,44 +51,44 @@ the command runs) or a file:// URI; paths must exist.`,
 }
 
 func rootsRun(ctx context.Context, opts *RootsOptions) error {
-	return opts.inSession(ctx, func(h *daemon.Held) error {
+	return opts.InSession(ctx, func(h *daemon.Held) error {
 		return printRoots(&opts.ConnOptions, h.Roots())
 	})
 }
 
 // RootsChangeOptions are the input of `mcpi roots set|add|remove`.
 type RootsChangeOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Op string // set, add or remove
 	// Entries are the roots: directories or file:// URIs.
 	Entries []string
 }
 
 // NewCmdRootsChange returns `mcpi roots set|add|remove [PATH|URI...]`.
-func NewCmdRootsChange(f *Factory, op, short string, runF func(context.Context, *RootsChangeOptions) error) *cobra.Command {
-	opts := &RootsChangeOptions{ConnOptions: f.conn(), Op: op}
+func NewCmdRootsChange(f *command.Factory, op, short string, runF func(context.Context, *RootsChangeOptions) error) *cobra.Command {
+	opts := &RootsChangeOptions{ConnOptions: f.Conn(), Op: op}
 	cmd := &cobra.Command{
 		Use:   op + " [PATH|URI...] --session NAME",
 		Short: short,
 		Args: func(_ *cobra.Command, args []string) error {
 			if op != "set" && len(args) == 0 {
-				return flagErrorf("give the roots to %s: directories or file:// URIs", op)
+				return command.FlagErrorf("give the roots to %s: directories or file:// URIs", op)
 			}
 			opts.Entries = args
 			return nil
 		},
 		RunE: sessionRunE(&opts.ConnOptions, opts, runF, rootsChangeRun),
 	}
-	addJSONFlag(cmd, &opts.JSON, "print JSON: the roots as roots/list answers them")
+	command.AddJSONFlag(cmd, &opts.JSON, "print JSON: the roots as roots/list answers them")
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
 }
 
 func rootsChangeRun(ctx context.Context, opts *RootsChangeOptions) error {
-	return opts.inSession(ctx, func(h *daemon.Held) error {
+	return opts.InSession(ctx, func(h *daemon.Held) error {
 		next, err := roots.Change(opts.Op, h.Roots(), opts.Entries, opts.IO.WorkDir())
 		if err != nil {
-			return &FlagError{Err: err}
+			return &command.FlagError{Err: err}
 		}
 		h.SetRoots(next)
 		if err := h.Client().RootsChanged(ctx); err != nil {
@@ -109,7 +110,7 @@ func rootsCount(n int) string {
 	return fmt.Sprintf("%d roots", n)
 }
 
-func printRoots(o *ConnOptions, rs []mcp.Root) error {
+func printRoots(o *command.ConnOptions, rs []mcp.Root) error {
 	if o.JSON {
 		return iostreams.WriteJSON(o.IO, mcp.ListRootsResult{Roots: rs})
 	}
@@ -119,7 +120,7 @@ func printRoots(o *ConnOptions, rs []mcp.Root) error {
 	}
 	tw := mcptext.Table(o.IO.Out, "URI", "NAME")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\n", oneLine(r.URI), oneLine(r.Name)) // whole URIs: not row's cut
+		fmt.Fprintf(tw, "%s\t%s\n", command.OneLine(r.URI), command.OneLine(r.Name)) // whole URIs: not row's cut
 	}
 	return tw.Flush()
 }
@@ -134,7 +135,7 @@ func setSessionRoots(ctx context.Context, dir, name string, rs []mcp.Root) error
 	var out, errOut strings.Builder
 	code, err := live.Run(ctx, dir, name, &live.Request{Args: args}, &out, &errOut)
 	if err != nil {
-		return sessionError(dir, name, err)
+		return command.SessionError(dir, name, err)
 	}
 	if code != 0 {
 		return fmt.Errorf("%s", strings.TrimSpace(strings.TrimPrefix(errOut.String(), "mcpi: ")))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/daemon"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -16,7 +17,7 @@ import (
 
 // TailOptions are the input of `mcpi tail`.
 type TailOptions struct {
-	ConnOptions
+	command.ConnOptions
 	// Wire shows every frame too.
 	Wire bool
 	// Filter shows only what matches (the Wire pane's search language).
@@ -25,8 +26,8 @@ type TailOptions struct {
 }
 
 // NewCmdTail returns `mcpi tail`.
-func NewCmdTail(f *Factory, runF func(context.Context, *TailOptions) error) *cobra.Command {
-	opts := &TailOptions{ConnOptions: f.conn()}
+func NewCmdTail(f *command.Factory, runF func(context.Context, *TailOptions) error) *cobra.Command {
+	opts := &TailOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "tail --session NAME",
 		Short: "Follow a live session's log messages, notifications and progress",
@@ -51,7 +52,7 @@ how many it missed.`,
 			return tailRun(cmd.Context(), opts)
 		},
 	}
-	end := flagGroup(cmd, groupOutput)
+	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().BoolVar(&opts.Wire, "wire", false, "show every frame sent and received, too")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON Lines, one event per line")
 	cmd.Flags().StringVar(&opts.Filter, "filter", "", `show only what matches, e.g. "kind:log text:error" or "method:tools/call dur:>1s" (the Wire pane's search language, docs/cli.md)`)
@@ -61,7 +62,7 @@ how many it missed.`,
 }
 
 func tailRun(ctx context.Context, opts *TailOptions) error {
-	return opts.inSession(ctx, func(h *daemon.Held) error {
+	return opts.InSession(ctx, func(h *daemon.Held) error {
 		if opts.JSON {
 			opts.IO.StartJSONStream()
 		}
@@ -74,13 +75,13 @@ func tailRun(ctx context.Context, opts *TailOptions) error {
 
 // LogLevelOptions are the input of `mcpi log-level`.
 type LogLevelOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Level mcp.LoggingLevel
 }
 
 // NewCmdLogLevel returns `mcpi log-level LEVEL`.
-func NewCmdLogLevel(f *Factory, runF func(context.Context, *LogLevelOptions) error) *cobra.Command {
-	opts := &LogLevelOptions{ConnOptions: f.conn()}
+func NewCmdLogLevel(f *command.Factory, runF func(context.Context, *LogLevelOptions) error) *cobra.Command {
+	opts := &LogLevelOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "log-level LEVEL --session NAME",
 		Short: "Set the level of the log messages a live session's server sends",
@@ -91,23 +92,23 @@ level goes with every later request.`,
 		Example: "  mcpi log-level debug --session demo",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return flagErrorf("give one LEVEL: %s", levelNames())
+				return command.FlagErrorf("give one LEVEL: %s", levelNames())
 			}
 			opts.Level = mcp.LoggingLevel(args[0])
 			if !slices.Contains(mcp.LoggingLevels, opts.Level) {
-				return flagErrorf("invalid LEVEL %q: want %s", args[0], levelNames())
+				return command.FlagErrorf("invalid LEVEL %q: want %s", args[0], levelNames())
 			}
 			return nil
 		},
 		RunE: sessionRunE(&opts.ConnOptions, opts, runF, logLevelRun),
 	}
-	addJSONFlag(cmd, &opts.JSON, "print JSON")
+	command.AddJSONFlag(cmd, &opts.JSON, "print JSON")
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return markSessionOnly(cmd)
 }
 
 func logLevelRun(ctx context.Context, opts *LogLevelOptions) error {
-	return opts.inSession(ctx, func(h *daemon.Held) error {
+	return opts.InSession(ctx, func(h *daemon.Held) error {
 		if err := h.SetLogLevel(ctx, opts.Level); err != nil {
 			return err
 		}
@@ -129,14 +130,14 @@ func levelNames() string {
 
 // SubscribeOptions are the input of `mcpi subscribe`.
 type SubscribeOptions struct {
-	ConnOptions
+	command.ConnOptions
 	URI         string
 	Unsubscribe bool
 }
 
 // NewCmdSubscribe returns `mcpi subscribe URI`.
-func NewCmdSubscribe(f *Factory, runF func(context.Context, *SubscribeOptions) error) *cobra.Command {
-	opts := &SubscribeOptions{ConnOptions: f.conn()}
+func NewCmdSubscribe(f *command.Factory, runF func(context.Context, *SubscribeOptions) error) *cobra.Command {
+	opts := &SubscribeOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "subscribe URI --session NAME",
 		Short: "Subscribe a live session to a resource's updates (see mcpi tail)",
@@ -149,17 +150,17 @@ with each change (the new one acknowledged before the old one is closed).`,
 		Example: "  mcpi subscribe demo://counter --session demo",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return flagErrorf("give one resource URI")
+				return command.FlagErrorf("give one resource URI")
 			}
 			opts.URI = args[0]
 			return nil
 		},
 		RunE: sessionRunE(&opts.ConnOptions, opts, runF, subscribeRun),
 	}
-	end := flagGroup(cmd, groupArgs)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	cmd.Flags().BoolVar(&opts.Unsubscribe, "unsubscribe", false, "end the subscription instead")
 	end()
-	end = flagGroup(cmd, groupOutput)
+	end = command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	end()
 	addSessionFlag(cmd, &opts.ConnOptions)
@@ -168,7 +169,7 @@ with each change (the new one acknowledged before the old one is closed).`,
 
 func subscribeRun(ctx context.Context, opts *SubscribeOptions) error {
 	uri, subscribe := opts.URI, !opts.Unsubscribe
-	return opts.inSession(ctx, func(h *daemon.Held) error {
+	return opts.InSession(ctx, func(h *daemon.Held) error {
 		what := "Subscribed to"
 		if !subscribe {
 			what = "Unsubscribed from"
@@ -183,7 +184,7 @@ func subscribeRun(ctx context.Context, opts *SubscribeOptions) error {
 		if opts.JSON {
 			return iostreams.WriteJSON(opts.IO, map[string]any{"uri": uri, "subscribed": subscribe})
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "%s %s.\n", what, sanitize(uri, false))
+		fmt.Fprintf(opts.IO.ErrOut, "%s %s.\n", what, command.Sanitize(uri, false))
 		return nil
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/live"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
@@ -19,10 +20,10 @@ import (
 // runLive runs mcpi in-process with test streams and the runtime
 // directory dir; session start re-executes the test binary as the daemon
 // (see TestMain).
-func runLive(t *testing.T, dir string, ctx context.Context, args ...string) (code ExitCode, stdout, stderr string) {
+func runLive(t *testing.T, dir string, ctx context.Context, args ...string) (code command.ExitCode, stdout, stderr string) {
 	t.Helper()
-	ios, _, out, errOut := Test()
-	f := &Factory{IO: ios, Executable: func() (string, error) { return os.Args[0], nil }, RuntimeDir: dir}
+	ios, _, out, errOut := command.Test()
+	f := &command.Factory{IO: ios, Executable: func() (string, error) { return os.Args[0], nil }, RuntimeDir: dir}
 	if ctx == nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(context.Background(), 60*time.Second)
@@ -59,7 +60,7 @@ func liveDir(t *testing.T) string {
 func startSession(t *testing.T, dir, name string, target ...string) *live.Status {
 	t.Helper()
 	code, out, errOut := runLive(t, dir, nil, append([]string{"session", "start", name, "--idle", "2m"}, target...)...)
-	if code != ExitOK || strings.TrimSpace(out) != name {
+	if code != command.ExitOK || strings.TrimSpace(out) != name {
 		t.Fatalf("session start: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	rec, err := live.ReadRecord(dir, name)
@@ -107,9 +108,9 @@ func TestSessionParityWithOneShot(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			oneCode, oneOut, oneErr := runCLI(t, `{"text":"from stdin"}`, append(append([]string{}, args...), demo...)...)
-			ios, in, out, errOut := Test()
+			ios, in, out, errOut := command.Test()
 			in.WriteString(`{"text":"from stdin"}`)
-			f := &Factory{IO: ios, Executable: func() (string, error) { return os.Args[0], nil }, RuntimeDir: dir}
+			f := &command.Factory{IO: ios, Executable: func() (string, error) { return os.Args[0], nil }, RuntimeDir: dir}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			code := run(ctx, f, append(append([]string{}, args...), "--session", "demo"))
@@ -131,9 +132,9 @@ func TestSessionStatePersists(t *testing.T) {
 		}
 	}
 	// MCPI_SESSION names the session when no TARGET is given.
-	t.Setenv(sessionEnv, "counter")
+	t.Setenv(command.SessionEnv, "counter")
 	if code, out, errOut := runLive(t, dir, nil, "call", "bump_counter"); code != 0 || !strings.Contains(out, "is now 4.") {
-		t.Fatalf("with %s: exit %d, stdout %q, stderr %q", sessionEnv, code, out, errOut)
+		t.Fatalf("with %s: exit %d, stdout %q, stderr %q", command.SessionEnv, code, out, errOut)
 	}
 }
 
@@ -166,12 +167,12 @@ func TestSessionCancel(t *testing.T) {
 	startSession(t, dir, "slow", peerArgs("demo")...)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	var code ExitCode
+	var code command.ExitCode
 	var errOut string
 	within(t, 10*time.Second, "the cancelled call", func() {
 		code, _, errOut = runLive(t, dir, ctx, "call", "slow", "ms=60000", "--session", "slow")
 	})
-	if code != ExitInterrupted {
+	if code != command.ExitInterrupted {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	// The session goes on.
@@ -186,7 +187,7 @@ func TestSessionServerCrash(t *testing.T) {
 	startSession(t, dir, "crash", peerArgs("hostile:"+mcptest.HostileCrash)...)
 	oneCode, _, _ := runCLI(t, "", append([]string{"call", "echo"}, peerArgs("hostile:"+mcptest.HostileCrash)...)...)
 	code, _, errOut := runLive(t, dir, nil, "call", "echo", "--session", "crash")
-	if code != oneCode || code != ExitConnect || !strings.Contains(errOut, "status 3") {
+	if code != oneCode || code != command.ExitConnect || !strings.Contains(errOut, "status 3") {
 		t.Fatalf("exit %d (one-shot %d), stderr %q", code, oneCode, errOut)
 	}
 	// The daemon records why, and ends.
@@ -212,7 +213,7 @@ func TestSessionServerCrash(t *testing.T) {
 		t.Errorf("session list does not say why:\n%s", out)
 	}
 	code, _, errOut = runLive(t, dir, nil, "ping", "--session", "crash")
-	if code != ExitConnect || !strings.Contains(errOut, "has ended") {
+	if code != command.ExitConnect || !strings.Contains(errOut, "has ended") {
 		t.Errorf("ping after the end: exit %d, stderr %q", code, errOut)
 	}
 }
@@ -265,7 +266,7 @@ func TestSessionStopAfterKill(t *testing.T) {
 	}
 	poll(10*time.Second, func() bool { return syscall.Kill(rec.PID, 0) != nil })
 	code, _, errOut := runLive(t, dir, nil, "session", "stop", "gone")
-	if code != ExitOK || !strings.Contains(errOut, fmt.Sprintf("session gone's daemon (pid %d) was gone already", rec.PID)) {
+	if code != command.ExitOK || !strings.Contains(errOut, fmt.Sprintf("session gone's daemon (pid %d) was gone already", rec.PID)) {
 		t.Errorf("session stop: exit %d, stderr %q", code, errOut)
 	}
 	if left := sessionFiles(t, dir, "gone"); len(left) != 0 {
@@ -283,7 +284,7 @@ func TestSessionStartOnASilentServerLeavesNothing(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)
 	code, _, errOut := runLive(t, dir, nil, append([]string{"session", "start", "mute", "--timeout", "1s"}, peerArgs("hostile:"+mcptest.HostileSilent)...)...)
-	if code != ExitTimeout {
+	if code != command.ExitTimeout {
 		t.Errorf("session start: exit %d, stderr %q", code, errOut)
 	}
 	if left := sessionFiles(t, dir, "mute"); len(left) != 0 {
@@ -309,11 +310,11 @@ func TestSessionFlagsAndNames(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)
 	for _, tc := range []cliCase{
-		{name: "target and session", args: append([]string{"call", "add", "--session", "x"}, peerArgs("demo")...), code: ExitUsage, stderr: []string{"either --session or"}},
-		{name: "connection flag", args: []string{"ping", "--session", "x", "-H", "A: b"}, code: ExitUsage, stderr: []string{"--header belongs to the connection"}},
-		{name: "bad name", args: []string{"ping", "--session", "../x"}, code: ExitUsage, stderr: []string{"invalid session name"}},
-		{name: "no such session", args: []string{"ping", "--session", "nobody"}, code: ExitConnect, stderr: []string{"no session named nobody"}},
-		{name: "no such session json", args: []string{"ping", "--session", "nobody", "--json"}, code: ExitConnect, jsonStdout: true, stdout: []string{`"exitCode":3`}},
+		{name: "target and session", args: append([]string{"call", "add", "--session", "x"}, peerArgs("demo")...), code: command.ExitUsage, stderr: []string{"either --session or"}},
+		{name: "connection flag", args: []string{"ping", "--session", "x", "-H", "A: b"}, code: command.ExitUsage, stderr: []string{"--header belongs to the connection"}},
+		{name: "bad name", args: []string{"ping", "--session", "../x"}, code: command.ExitUsage, stderr: []string{"invalid session name"}},
+		{name: "no such session", args: []string{"ping", "--session", "nobody"}, code: command.ExitConnect, stderr: []string{"no session named nobody"}},
+		{name: "no such session json", args: []string{"ping", "--session", "nobody", "--json"}, code: command.ExitConnect, jsonStdout: true, stdout: []string{`"exitCode":3`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runLive(t, dir, nil, tc.args...)
@@ -339,7 +340,7 @@ func TestSessionFlagsAndNames(t *testing.T) {
 		"--url http://127.0.0.1:8080/mcp":                       "127.0.0.1-8080",
 		"--server my.server":                                    "my.server",
 	} {
-		var o TargetOptions
+		var o command.TargetOptions
 		f := strings.Fields(target)
 		switch f[0] {
 		case "--":
@@ -381,11 +382,11 @@ func TestSessionCountsACommandThatDiedWithItsServer(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)
 	startSession(t, dir, "crash", peerArgs("hostile:"+mcptest.HostileCrash)...)
-	if code, _, errOut := runLive(t, dir, nil, "call", "echo", "--session", "crash"); code != ExitConnect {
+	if code, _, errOut := runLive(t, dir, nil, "call", "echo", "--session", "crash"); code != command.ExitConnect {
 		t.Fatalf("call: exit %d, stderr %q", code, errOut)
 	}
 	code, out, errOut := runLive(t, dir, nil, "session", "show", "crash", "--json")
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("show: exit %d, %q", code, errOut)
 	}
 	var st live.Status

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -25,26 +26,26 @@ import (
 
 // SkillsOptions are the input of `mcpi skills`.
 type SkillsOptions struct {
-	ConnOptions
+	command.ConnOptions
 }
 
 // NewCmdSkills returns `mcpi skills TARGET`.
-func NewCmdSkills(f *Factory, runF func(context.Context, *SkillsOptions) error) *cobra.Command {
-	opts := &SkillsOptions{ConnOptions: f.conn()}
+func NewCmdSkills(f *command.Factory, runF func(context.Context, *SkillsOptions) error) *cobra.Command {
+	opts := &SkillsOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:     "skills TARGET",
 		Short:   "List the server's skills (skills/list, every page; no file is read)",
 		Example: "  mcpi skills -- ./skills-server\n  mcpi skills --json -- ./skills-server",
-		Args:    targetArgs(&opts.Target, none),
-		RunE:    runE(opts, runF, skillsRun),
+		Args:    command.TargetArgs(&opts.Target, command.None),
+		RunE:    command.RunE(opts, runF, skillsRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
 }
 
 func skillsRun(ctx context.Context, opts *SkillsOptions) error {
-	return opts.with(ctx, func(c *session.Client) error {
+	return opts.With(ctx, func(c *session.Client) error {
 		list, err := c.AllSkills(ctx)
 		if !listed(err) {
 			return err
@@ -89,7 +90,7 @@ type skillFile struct {
 
 // SkillOptions are the input of `mcpi skill`.
 type SkillOptions struct {
-	ConnOptions
+	command.ConnOptions
 	// Name is the skill's name or URI; Files the files to read after its
 	// SKILL.md.
 	Name  string
@@ -97,30 +98,30 @@ type SkillOptions struct {
 }
 
 // NewCmdSkill returns `mcpi skill NAME [FILE ...] TARGET`.
-func NewCmdSkill(f *Factory, runF func(context.Context, *SkillOptions) error) *cobra.Command {
-	opts := &SkillOptions{ConnOptions: f.conn()}
+func NewCmdSkill(f *command.Factory, runF func(context.Context, *SkillOptions) error) *cobra.Command {
+	opts := &SkillOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "skill NAME [FILE ...] TARGET",
 		Short: "Load a skill: read its SKILL.md (and FILEs), verified against the listing",
 		Example: `  mcpi skill pdf-processing -- ./skills-server
   mcpi skill pdf-processing references/FORMS.md --session work
   mcpi skill skill://pdf-processing/SKILL.md --json -- ./skills-server`,
-		Args: targetArgs(&opts.Target, func(rest []string) error {
+		Args: command.TargetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) == 0 {
-				return flagErrorf("missing the skill's name or URI")
+				return command.FlagErrorf("missing the skill's name or URI")
 			}
 			opts.Name, opts.Files = rest[0], rest[1:]
 			return nil
 		}),
-		RunE: runE(opts, runF, skillRun),
+		RunE: command.RunE(opts, runF, skillRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
 }
 
 func skillRun(ctx context.Context, opts *SkillOptions) error {
-	return opts.with(ctx, func(c *session.Client) error {
+	return opts.With(ctx, func(c *session.Client) error {
 		e, err := findSkill(ctx, c, opts.Name)
 		if err != nil {
 			return err
@@ -151,7 +152,7 @@ func findSkill(ctx context.Context, c *session.Client, word string) (*mcp.SkillE
 		for i, e := range found {
 			uris[i] = e.URI
 		}
-		return nil, flagErrorf("%d skills are named %s: give the URI of one (%s)", len(found), word, strings.Join(uris, ", "))
+		return nil, command.FlagErrorf("%d skills are named %s: give the URI of one (%s)", len(found), word, strings.Join(uris, ", "))
 	case strings.Contains(word, "://"):
 		return c.GetSkill(ctx, word)
 	}
@@ -161,7 +162,7 @@ func findSkill(ctx context.Context, c *session.Client, word string) (*mcp.SkillE
 // loadSkill reads the skill's SKILL.md, then each file of refs, verifying
 // each before the next is read, and prints them; the first that fails
 // verification ends the command with exit 7 and nothing of it shown.
-func loadSkill(ctx context.Context, o *ConnOptions, c *session.Client, e mcp.SkillEntry, refs []string) error {
+func loadSkill(ctx context.Context, o *command.ConnOptions, c *session.Client, e mcp.SkillEntry, refs []string) error {
 	read := func(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 		return c.ReadResource(ctx, uri, nil)
 	}
@@ -209,13 +210,13 @@ func loadSkill(ctx context.Context, o *ConnOptions, c *session.Client, e mcp.Ski
 	}
 	for _, l := range show {
 		if len(show) > 1 {
-			fmt.Fprintf(o.IO.Out, "==> %s <==\n", oneLine(l.File))
+			fmt.Fprintf(o.IO.Out, "==> %s <==\n", command.OneLine(l.File))
 		}
 		if l.Text == nil && !isText(l.Data) {
-			fmt.Fprintf(o.IO.Out, "[binary %s, %s: mcpi read %s --raw writes its bytes]\n", oneLine(l.MimeType), iostreams.ByteSize(len(l.Data)), oneLine(l.File))
+			fmt.Fprintf(o.IO.Out, "[binary %s, %s: mcpi read %s --raw writes its bytes]\n", command.OneLine(l.MimeType), iostreams.ByteSize(len(l.Data)), command.OneLine(l.File))
 			continue
 		}
-		text := sanitize(string(l.Data), true)
+		text := command.Sanitize(string(l.Data), true)
 		fmt.Fprint(o.IO.Out, text)
 		if !strings.HasSuffix(text, "\n") {
 			fmt.Fprintln(o.IO.Out)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
@@ -20,7 +21,7 @@ import (
 
 // SnapshotOptions are the input of `mcpi snapshot`.
 type SnapshotOptions struct {
-	ConnOptions
+	command.ConnOptions
 	// Output is the file to write (-o); "" writes to stdout.
 	Output string
 	// Ignore are JSON pointers left out of the snapshot.
@@ -28,8 +29,8 @@ type SnapshotOptions struct {
 }
 
 // NewCmdSnapshot returns `mcpi snapshot TARGET`.
-func NewCmdSnapshot(f *Factory, runF func(context.Context, *SnapshotOptions) error) *cobra.Command {
-	opts := &SnapshotOptions{ConnOptions: f.conn()}
+func NewCmdSnapshot(f *command.Factory, runF func(context.Context, *SnapshotOptions) error) *cobra.Command {
+	opts := &SnapshotOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "snapshot TARGET",
 		Short: "Write the server's surface (tools, resources, prompts, capabilities) as one deterministic JSON document",
@@ -39,19 +40,19 @@ func NewCmdSnapshot(f *Factory, runF func(context.Context, *SnapshotOptions) err
 			"sorted keys: two snapshots of an unchanged server are the same bytes. Commit it beside the server's\n" +
 			"code and compare it with mcpi diff.",
 		Example: "  mcpi snapshot -o surface.json -- ./server\n  mcpi snapshot https://example.com/mcp --ignore /serverInfo/version",
-		Args: targetArgs(&opts.Target, func(rest []string) error {
-			if err := exactly(0, "")(rest); err != nil {
+		Args: command.TargetArgs(&opts.Target, func(rest []string) error {
+			if err := command.Exactly(0, "")(rest); err != nil {
 				return err
 			}
 			if err := (&surface.Snapshot{}).Ignore(opts.Ignore); err != nil {
-				return flagErrorf("invalid --ignore: %v", err)
+				return command.FlagErrorf("invalid --ignore: %v", err)
 			}
 			return nil
 		}),
-		RunE: runE(opts, runF, snapshotRun),
+		RunE: command.RunE(opts, runF, snapshotRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
-	end := flagGroup(cmd, groupOutput)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
+	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the snapshot to this file instead of stdout")
 	cmd.Flags().StringArrayVar(&opts.Ignore, "ignore", nil, "leave out what this JSON pointer names, in every era (e.g. /serverInfo/version; * matches every member; repeatable)")
 	end()
@@ -60,7 +61,7 @@ func NewCmdSnapshot(f *Factory, runF func(context.Context, *SnapshotOptions) err
 
 func snapshotRun(ctx context.Context, opts *SnapshotOptions) error {
 	var lc listChanges
-	return opts.withHooks(ctx, lc.hooks(), func(c *session.Client) error {
+	return opts.WithHooks(ctx, lc.hooks(), func(c *session.Client) error {
 		snap, err := takeSurface(ctx, &opts.ConnOptions, c, opts.Ignore, lc.n.Load)
 		if err != nil {
 			return err
@@ -72,7 +73,7 @@ func snapshotRun(ctx context.Context, opts *SnapshotOptions) error {
 		b = iostreams.EscapeUnsafe(b)
 		if opts.Output != "" {
 			if err := os.WriteFile(opts.IO.Path(opts.Output), b, 0o644); err != nil {
-				return &FlagError{Err: fmt.Errorf("-o: %w", err)}
+				return &command.FlagError{Err: fmt.Errorf("-o: %w", err)}
 			}
 			fmt.Fprintf(opts.IO.ErrOut, "%s: %s\n", opts.Output, surfaceSummary(snap))
 			return nil
@@ -83,12 +84,12 @@ func snapshotRun(ctx context.Context, opts *SnapshotOptions) error {
 
 // takeSurface lists the surface of the server behind c, the other era's
 // on a second connection.
-func takeSurface(ctx context.Context, o *ConnOptions, c *session.Client, ignore []string, changes func() int64) (*surface.Snapshot, error) {
+func takeSurface(ctx context.Context, o *command.ConnOptions, c *session.Client, ignore []string, changes func() int64) (*surface.Snapshot, error) {
 	return surface.Take(ctx, c, surface.Options{
 		Changes:    changes,
-		Dial:       func(ctx context.Context) (transport.Conn, error) { return o.Target.dial(ctx, nil) },
+		Dial:       func(ctx context.Context) (transport.Conn, error) { return o.Target.Dial(ctx, nil) },
 		Timeout:    o.Target.Timeout,
-		ClientInfo: mcp.Implementation{Name: "mcpi", Version: Version},
+		ClientInfo: mcp.Implementation{Name: "mcpi", Version: command.Version},
 		Ignore:     ignore,
 	})
 }
@@ -110,7 +111,7 @@ func surfaceSummary(s *surface.Snapshot) string {
 
 // DiffOptions are the input of `mcpi diff`.
 type DiffOptions struct {
-	ConnOptions
+	command.ConnOptions
 	// Old is a snapshot file or trace; New one too, or "" when NEW is the
 	// target.
 	Old, New string
@@ -120,8 +121,8 @@ type DiffOptions struct {
 }
 
 // NewCmdDiff returns `mcpi diff OLD NEW`.
-func NewCmdDiff(f *Factory, runF func(context.Context, *DiffOptions) error) *cobra.Command {
-	opts := &DiffOptions{ConnOptions: f.conn()}
+func NewCmdDiff(f *command.Factory, runF func(context.Context, *DiffOptions) error) *cobra.Command {
+	opts := &DiffOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
 		Short: "Show what changed between two versions of a server, breaking changes first",
@@ -130,44 +131,44 @@ func NewCmdDiff(f *Factory, runF func(context.Context, *DiffOptions) error) *cob
 			"(mcpi snapshot) or a trace (--record, proxy); NEW may instead be a server: a URL, --server NAME, or\n" +
 			"a command after \"--\". Exit 1 when a change is breaking (see --fail-on).",
 		Example: "  mcpi diff surface.json -- ./server\n  mcpi diff surface.json --markdown -- ./server > comment.md\n  mcpi diff old.json new.json --fail-on possibly",
-		Args: checkedArgs(func(cmd *cobra.Command, args []string) error {
+		Args: command.CheckedArgs(func(cmd *cobra.Command, args []string) error {
 			files := args
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 				files = args[:dash]
 			}
-			toServer := len(files) != len(args) || opts.Target.Server != "" || len(files) == 2 && httpLike(files[1]) == urlHTTP
+			toServer := len(files) != len(args) || opts.Target.Server != "" || len(files) == 2 && command.HTTPLike(files[1]) == command.URLHTTP
 			if toServer {
-				rest, err := opts.Target.parseTarget(cmd, args)
+				rest, err := opts.Target.ParseTarget(cmd, args)
 				if err != nil {
 					return err
 				}
 				if len(rest) != 1 {
-					return flagErrorf("give OLD (a snapshot file or trace) and then the server, e.g. mcpi diff surface.json -- ./server")
+					return command.FlagErrorf("give OLD (a snapshot file or trace) and then the server, e.g. mcpi diff surface.json -- ./server")
 				}
 				opts.Old = rest[0]
 			} else {
 				if len(files) != 2 {
-					return flagErrorf("give OLD and NEW: snapshot files or traces, or OLD and a server (a URL, --server NAME or -- COMMAND)")
+					return command.FlagErrorf("give OLD and NEW: snapshot files or traces, or OLD and a server (a URL, --server NAME or -- COMMAND)")
 				}
 				opts.Old, opts.New = files[0], files[1]
 			}
 			switch opts.FailOn {
 			case "breaking", "possibly", "any":
 			default:
-				return flagErrorf("invalid --fail-on %q: want breaking, possibly or any", opts.FailOn)
+				return command.FlagErrorf("invalid --fail-on %q: want breaking, possibly or any", opts.FailOn)
 			}
 			if opts.JSON && opts.Markdown {
-				return flagErrorf("--json and --markdown: give one")
+				return command.FlagErrorf("--json and --markdown: give one")
 			}
 			return nil
 		}),
-		RunE: runE(opts, runF, diffRun),
+		RunE: command.RunE(opts, runF, diffRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
-	end := flagGroup(cmd, groupArgs)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "breaking", "exit 1 on a breaking change (breaking), a possibly breaking one too (possibly), or any change (any)")
 	end()
-	end = flagGroup(cmd, groupOutput)
+	end = command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().BoolVar(&opts.Markdown, "markdown", false, "print Markdown, for a pull-request comment")
 	end()
 	return cmd
@@ -176,16 +177,16 @@ func NewCmdDiff(f *Factory, runF func(context.Context, *DiffOptions) error) *cob
 func diffRun(ctx context.Context, opts *DiffOptions) error {
 	old, err := readSurface(opts.IO, "OLD", opts.Old)
 	if err != nil {
-		return withJSONError(opts.IO, opts.JSON, err)
+		return command.WithJSONError(opts.IO, opts.JSON, err)
 	}
 	var new *surface.Snapshot
 	if opts.New != "" {
 		if new, err = readSurface(opts.IO, "NEW", opts.New); err != nil {
-			return withJSONError(opts.IO, opts.JSON, err)
+			return command.WithJSONError(opts.IO, opts.JSON, err)
 		}
 	} else {
 		var lc listChanges
-		err := opts.withHooks(ctx, lc.hooks(), func(c *session.Client) error {
+		err := opts.WithHooks(ctx, lc.hooks(), func(c *session.Client) error {
 			var err error
 			new, err = takeSurface(ctx, &opts.ConnOptions, c, old.Ignored, lc.n.Load)
 			return err
@@ -220,17 +221,17 @@ func diffRun(ctx context.Context, opts *DiffOptions) error {
 	}
 	if failing > 0 {
 		what := map[string]string{"breaking": "breaking", "possibly": "breaking or possibly breaking", "any": ""}[opts.FailOn]
-		return errSilent{code: ExitToolError, kind: KindSurfaceBreaks, what: fmt.Sprintf("%d %s change(s)", failing, what)}
+		return command.ErrSilent{Code: command.ExitToolError, Kind: command.KindSurfaceBreaks, What: fmt.Sprintf("%d %s change(s)", failing, what)}
 	}
 	return nil
 }
 
 // readSurface reads a snapshot file or a trace; a file that is neither
 // is a usage error.
-func readSurface(ios *IOStreams, which, path string) (*surface.Snapshot, error) {
+func readSurface(ios *command.IOStreams, which, path string) (*surface.Snapshot, error) {
 	f, err := os.Open(ios.Path(path))
 	if err != nil {
-		return nil, &FlagError{Err: fmt.Errorf("%s: %w", which, err)}
+		return nil, &command.FlagError{Err: fmt.Errorf("%s: %w", which, err)}
 	}
 	defer f.Close()
 	s, err := surface.Read(f)
@@ -238,7 +239,7 @@ func readSurface(ios *IOStreams, which, path string) (*surface.Snapshot, error) 
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			err = fmt.Errorf("%w: it ends too soon", surface.ErrNotSnapshot)
 		}
-		return nil, &FlagError{Err: fmt.Errorf("%s %s: %w", which, path, err)}
+		return nil, &command.FlagError{Err: fmt.Errorf("%s %s: %w", which, path, err)}
 	}
 	return s, nil
 }
@@ -247,8 +248,8 @@ func readSurface(ios *IOStreams, which, path string) (*surface.Snapshot, error) 
 // a snapshot to list again what changed while it was listed.
 type listChanges struct{ n atomic.Int64 }
 
-func (l *listChanges) hooks() connHooks {
-	return connHooks{notified: func(n session.Notification) {
+func (l *listChanges) hooks() command.ConnHooks {
+	return command.ConnHooks{Notified: func(n session.Notification) {
 		if strings.HasSuffix(n.Method, "/list_changed") {
 			l.n.Add(1)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/surface"
@@ -28,7 +29,7 @@ func TestSnapshotFlags(t *testing.T) {
 		{[]string{"extra", "--", "srv"}},
 		{[]string{}},
 	} {
-		if _, err := parseArgs(NewCmdSnapshot, tc.argv); err == nil || exitCodeFor(err) != ExitUsage {
+		if _, err := parseArgs(NewCmdSnapshot, tc.argv); err == nil || command.ExitCodeFor(err) != command.ExitUsage {
 			t.Errorf("%q: err = %v, want a usage error", tc.argv, err)
 		}
 	}
@@ -92,11 +93,11 @@ func TestSnapshotUnchangedServer(t *testing.T) {
 			dir := t.TempDir()
 			a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 			code, _, stderr := runCLI(t, "", with(tc.target, "snapshot", "-o", a)...)
-			if code != ExitOK {
+			if code != command.ExitOK {
 				t.Fatalf("snapshot: exit %d: %s", code, stderr)
 			}
 			code, stdout, stderr := runCLI(t, "", with(tc.target, "snapshot")...)
-			if code != ExitOK {
+			if code != command.ExitOK {
 				t.Fatalf("snapshot: exit %d: %s", code, stderr)
 			}
 			os.WriteFile(b, []byte(stdout), 0o600)
@@ -118,11 +119,11 @@ func TestSnapshotUnchangedServer(t *testing.T) {
 				t.Errorf("eras %s, want %s", g, tc.eras)
 			}
 			code, stdout, stderr = runCLI(t, "", with(tc.target, "diff", a)...)
-			if code != ExitOK || strings.TrimSpace(stdout) != "no changes" {
+			if code != command.ExitOK || strings.TrimSpace(stdout) != "no changes" {
 				t.Fatalf("diff against the server: exit %d\n%s%s", code, stdout, stderr)
 			}
 			code, stdout, stderr = runCLI(t, "", "diff", a, b, "--fail-on", "any")
-			if code != ExitOK || strings.TrimSpace(stdout) != "no changes" {
+			if code != command.ExitOK || strings.TrimSpace(stdout) != "no changes" {
 				t.Fatalf("diff of the files: exit %d\n%s%s", code, stdout, stderr)
 			}
 		})
@@ -169,19 +170,19 @@ func TestDiffFiles(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"format":"mcpi.surface/7"}`), 0o600)
 	for _, tc := range []cliCase{
-		{name: "breaking exits 1", args: []string{"diff", old, new}, code: ExitToolError,
+		{name: "breaking exits 1", args: []string{"diff", old, new}, code: command.ExitToolError,
 			stdout: []string{"2 change(s): 2 breaking", "Breaking (2)", "tool echo: tool echo was removed", "/tools/echo  [tool-removed]",
 				"/tools/fetch/inputSchema/required  [input-required-grown]"}},
 		{name: "the other way", args: []string{"diff", new, old}, stdout: []string{"Non-breaking (2)", "input-required-shrunk", "tool-added"}},
 		{name: "changed alone passes", args: []string{"diff", old, desc}, stdout: []string{"Changed (1)", "was: Fetch a URL", "now: Fetch a URL <img"}},
-		{name: "fail on any", args: []string{"diff", old, desc, "--fail-on", "any"}, code: ExitToolError},
+		{name: "fail on any", args: []string{"diff", old, desc, "--fail-on", "any"}, code: command.ExitToolError},
 		{name: "possibly passes by default", args: []string{"diff", old, pattern}, stdout: []string{"Possibly breaking (1)", "input-pattern-changed"}},
-		{name: "fail on possibly", args: []string{"diff", old, pattern, "--fail-on", "possibly"}, code: ExitToolError},
-		{name: "json", args: []string{"diff", old, new, "--json"}, code: ExitToolError, jsonStdout: true,
+		{name: "fail on possibly", args: []string{"diff", old, pattern, "--fail-on", "possibly"}, code: command.ExitToolError},
+		{name: "json", args: []string{"diff", old, new, "--json"}, code: command.ExitToolError, jsonStdout: true,
 			stdout: []string{`"class":"breaking"`, `"kind":"tool-removed"`, `"pointer":"/tools/echo"`, `"counts":{`}},
-		{name: "unknown format", args: []string{"diff", bad, new}, code: ExitUsage, stderr: []string{`snapshot format "mcpi.surface/7" is not one this mcpi reads`}},
-		{name: "no such file", args: []string{"diff", filepath.Join(dir, "nope.json"), new}, code: ExitUsage, stderr: []string{"OLD: open"}},
-		{name: "not a snapshot", args: []string{"diff", old, filepath.Join("testdata", "nonexistent")}, code: ExitUsage},
+		{name: "unknown format", args: []string{"diff", bad, new}, code: command.ExitUsage, stderr: []string{`snapshot format "mcpi.surface/7" is not one this mcpi reads`}},
+		{name: "no such file", args: []string{"diff", filepath.Join(dir, "nope.json"), new}, code: command.ExitUsage, stderr: []string{"OLD: open"}},
+		{name: "not a snapshot", args: []string{"diff", old, filepath.Join("testdata", "nonexistent")}, code: command.ExitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkCase(t, tc) })
 	}
@@ -199,7 +200,7 @@ func TestDiffMarkdown(t *testing.T) {
 	}
 	old, new := mk("old.json", `"x"`), mk("new.json", `"<script>alert(1)</script> ping @everyone **now**"`)
 	code, stdout, stderr := runCLI(t, "", "diff", old, new, "--markdown")
-	if code != ExitToolError {
+	if code != command.ExitToolError {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
@@ -223,14 +224,14 @@ func TestDiffTrace(t *testing.T) {
 	dir := t.TempDir()
 	snap, trace := filepath.Join(dir, "s.json"), filepath.Join(dir, "t.jsonl")
 	demo := peerArgs("demo")
-	if code, _, stderr := runCLI(t, "", with(demo, "snapshot", "-o", snap)...); code != ExitOK {
+	if code, _, stderr := runCLI(t, "", with(demo, "snapshot", "-o", snap)...); code != command.ExitOK {
 		t.Fatalf("snapshot: %s", stderr)
 	}
-	if code, _, stderr := runCLI(t, "", with(demo, "tools", "--record", trace)...); code != ExitOK {
+	if code, _, stderr := runCLI(t, "", with(demo, "tools", "--record", trace)...); code != command.ExitOK {
 		t.Fatalf("tools: %s", stderr)
 	}
 	code, stdout, stderr := runCLI(t, "", "diff", snap, trace)
-	if code != ExitOK || !strings.HasPrefix(stdout, "no changes\n") || !strings.Contains(stdout, "not compared: prompts: NEW does not hold them") {
+	if code != command.ExitOK || !strings.HasPrefix(stdout, "no changes\n") || !strings.Contains(stdout, "not compared: prompts: NEW does not hold them") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 }
@@ -242,7 +243,7 @@ func TestSnapshotOfAChangingServer(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []cliCase{
 		{name: "changes once", args: with(peerArgs(mcptest.HostsPrefix+mcptest.HostsChangingOnce), "snapshot"), stdout: []string{`"name": "get_weather"`}},
-		{name: "churns", args: with(peerArgs(mcptest.HostsPrefix+mcptest.HostsChurning), "snapshot", "--json"), code: ExitProtocol,
+		{name: "churns", args: with(peerArgs(mcptest.HostsPrefix+mcptest.HostsChurning), "snapshot", "--json"), code: command.ExitProtocol,
 			stdout: []string{`"kind":"listing_incomplete"`, "changed while they were listed, 3 times"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

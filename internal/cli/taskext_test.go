@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -20,24 +21,24 @@ func TestTasksExtensionCommands(t *testing.T) {
 	t.Parallel()
 	p := peerArgs(mcptest.TasksPeer)
 	for _, tc := range []cliCase{
-		{name: "unsolicited task", args: with(p, "call", "slow"), code: ExitOK, stdout: []string{"slow done"},
+		{name: "unsolicited task", args: with(p, "call", "slow"), code: command.ExitOK, stdout: []string{"slow done"},
 			stderr: []string{"task t-1: working — warming up", "task t-1: completed"}},
-		{name: "status notifications", args: with(p, "call", "slow", "-v"), code: ExitOK, stdout: []string{"slow done"},
+		{name: "status notifications", args: with(p, "call", "slow", "-v"), code: command.ExitOK, stdout: []string{"slow done"},
 			stderr: []string{"task notification: task t-1: completed"}},
-		{name: "json", args: with(p, "call", "slow", "--json"), code: ExitOK, stdout: []string{`"text":"slow done"`}, jsonStdout: true},
-		{name: "no task", args: with(p, "call", "greet"), code: ExitOK, stdout: []string{"Hello!"}},
-		{name: "input", args: with(p, "call", "confirm", "--elicit-field", "confirm=true"), code: ExitOK,
+		{name: "json", args: with(p, "call", "slow", "--json"), code: command.ExitOK, stdout: []string{`"text":"slow done"`}, jsonStdout: true},
+		{name: "no task", args: with(p, "call", "greet"), code: command.ExitOK, stdout: []string{"Hello!"}},
+		{name: "input", args: with(p, "call", "confirm", "--elicit-field", "confirm=true"), code: command.ExitOK,
 			stdout: []string{`answered confirm={"action":"accept","content":{"confirm":true}}`}, stderr: []string{"task t-1: input_required", "task t-1: completed"}},
-		{name: "input declined", args: with(p, "call", "multi", "--elicit", "decline"), code: ExitOK,
+		{name: "input declined", args: with(p, "call", "multi", "--elicit", "decline"), code: command.ExitOK,
 			stdout: []string{`answered a={"action":"decline"} b={"action":"decline"}`}},
-		{name: "isError", args: with(p, "call", "iserr"), code: ExitToolError, stdout: []string{"it went wrong"}},
-		{name: "failed", args: with(p, "call", "fail"), code: ExitProtocol, stderr: []string{"mcpi: task t-1 failed: boom"}},
-		{name: "--task warns", args: with(p, "call", "slow", "--task"), code: ExitOK, stderr: []string{"--task has no effect in 2026-07-28"}},
-		{name: "list refused", args: with(p, "tasks", "list"), code: ExitProtocol,
+		{name: "isError", args: with(p, "call", "iserr"), code: command.ExitToolError, stdout: []string{"it went wrong"}},
+		{name: "failed", args: with(p, "call", "fail"), code: command.ExitProtocol, stderr: []string{"mcpi: task t-1 failed: boom"}},
+		{name: "--task warns", args: with(p, "call", "slow", "--task"), code: command.ExitOK, stderr: []string{"--task has no effect in 2026-07-28"}},
+		{name: "list refused", args: with(p, "tasks", "list"), code: command.ExitProtocol,
 			stderr: []string{"tasks/list does not exist in 2026-07-28: the tasks extension (io.modelcontextprotocol/tasks) removed it"}},
-		{name: "result refused", args: with(p, "tasks", "result", "t-1"), code: ExitProtocol, stderr: []string{"tasks/result does not exist in 2026-07-28", "mcpi tasks get ID prints it"}},
-		{name: "unknown task", args: with(p, "tasks", "get", "nope"), code: ExitProtocol, stderr: []string{"no task nope"}},
-		{name: "update legacy", args: with(peerArgs("demo"), "tasks", "update", "x"), code: ExitProtocol, stderr: []string{"tasks/update needs protocol revision 2026-07-28"}},
+		{name: "result refused", args: with(p, "tasks", "result", "t-1"), code: command.ExitProtocol, stderr: []string{"tasks/result does not exist in 2026-07-28", "mcpi tasks get ID prints it"}},
+		{name: "unknown task", args: with(p, "tasks", "get", "nope"), code: command.ExitProtocol, stderr: []string{"no task nope"}},
+		{name: "update legacy", args: with(peerArgs("demo"), "tasks", "update", "x"), code: command.ExitProtocol, stderr: []string{"tasks/update needs protocol revision 2026-07-28"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -53,20 +54,20 @@ func TestTasksExtensionSession(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)
 	startSession(t, dir, "tx", peerArgs(mcptest.TasksPeer)...)
-	in := func(args ...string) (ExitCode, string, string) {
+	in := func(args ...string) (command.ExitCode, string, string) {
 		return runLive(t, dir, nil, append(args, "--session", "tx")...)
 	}
 	code, out, errOut := in("call", "slow")
 	id := regexp.MustCompile(`task (t-\d+): working`).FindStringSubmatch(errOut)
-	if code != ExitOK || id == nil || !strings.Contains(out, "slow done") {
+	if code != command.ExitOK || id == nil || !strings.Contains(out, "slow done") {
 		t.Fatalf("call: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	code, out, errOut = in("tasks", "get", id[1])
-	if code != ExitOK || !strings.Contains(out, "status") || !strings.Contains(out, "completed") || !strings.Contains(out, "slow done") {
+	if code != command.ExitOK || !strings.Contains(out, "status") || !strings.Contains(out, "completed") || !strings.Contains(out, "slow done") {
 		t.Errorf("get: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	code, out, _ = in("tasks", "get", id[1], "--json")
-	if code != ExitOK || !strings.Contains(out, `"result":{`) {
+	if code != command.ExitOK || !strings.Contains(out, `"result":{`) {
 		t.Errorf("get --json: exit %d\nstdout %s", code, out)
 	}
 
@@ -79,7 +80,7 @@ func TestTasksExtensionSession(t *testing.T) {
 	}()
 	// Interrupt it once its task exists.
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if code, out, _ := in("tasks", "get", "t-2"); code == ExitOK && strings.Contains(out, "working") {
+		if code, out, _ := in("tasks", "get", "t-2"); code == command.ExitOK && strings.Contains(out, "working") {
 			break
 		}
 	}
@@ -88,11 +89,11 @@ func TestTasksExtensionSession(t *testing.T) {
 		t.Errorf("the interrupted call: %s", got)
 	}
 	code, out, errOut = in("tasks", "get", "t-2")
-	if code != ExitOK || !strings.Contains(out, "cancelled") {
+	if code != command.ExitOK || !strings.Contains(out, "cancelled") {
 		t.Errorf("after the interrupt: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	code, out, errOut = in("tasks", "cancel", "t-2")
-	if code != ExitOK || !strings.Contains(out, "cancelled") {
+	if code != command.ExitOK || !strings.Contains(out, "cancelled") {
 		t.Errorf("cancel: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 
@@ -102,11 +103,11 @@ func TestTasksExtensionSession(t *testing.T) {
 		done <- fmt.Sprint(code, " ", errOut)
 	}()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if code, out, _ := in("tasks", "get", "t-3"); code == ExitOK && strings.Contains(out, "working") {
+		if code, out, _ := in("tasks", "get", "t-3"); code == command.ExitOK && strings.Contains(out, "working") {
 			break
 		}
 	}
-	if code, out, errOut := in("tasks", "cancel", "t-3"); code != ExitOK {
+	if code, out, errOut := in("tasks", "cancel", "t-3"); code != command.ExitOK {
 		t.Fatalf("cancel t-3: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	if got := <-done; !strings.HasPrefix(got, "130 ") || !strings.Contains(got, "task t-3 was cancelled elsewhere") {
@@ -120,11 +121,11 @@ func TestTasksExtensionSession(t *testing.T) {
 		done <- fmt.Sprint(code, " ", out, errOut)
 	}()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if code, out, _ := in("pending"); code == ExitOK && strings.Contains(out, "elicitation") {
+		if code, out, _ := in("pending"); code == command.ExitOK && strings.Contains(out, "elicitation") {
 			break
 		}
 	}
-	if code, out, errOut := in("tasks", "update", "t-4", "--elicit-field", "confirm=true"); code != ExitOK {
+	if code, out, errOut := in("tasks", "update", "t-4", "--elicit-field", "confirm=true"); code != command.ExitOK {
 		t.Fatalf("update t-4: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	select {
@@ -135,7 +136,7 @@ func TestTasksExtensionSession(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Error("the call still waits after its task was answered from another shell")
 	}
-	if code, out, _ := in("pending"); code != ExitOK || strings.Contains(out, "elicitation") {
+	if code, out, _ := in("pending"); code != command.ExitOK || strings.Contains(out, "elicitation") {
 		t.Errorf("a request still parked: exit %d %s", code, out)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -43,10 +44,10 @@ func (opts *CallOptions) asTask(c *session.Client, tool *mcp.Tool) (bool, error)
 		case shown == "":
 			shown = "absent, which means forbidden"
 		}
-		return false, flagErrorf("tool %s does not run as a task (execution.taskSupport %s); --force sends it as one anyway", opts.Tool, shown)
+		return false, command.FlagErrorf("tool %s does not run as a task (execution.taskSupport %s); --force sends it as one anyway", opts.Tool, shown)
 	}
 	if !serverTakesToolTasks(c) {
-		return false, flagErrorf("the server does not take tools/call as a task (no capabilities.tasks.requests.tools.call); --force sends it as one anyway")
+		return false, command.FlagErrorf("the server does not take tools/call as a task (no capabilities.tasks.requests.tools.call); --force sends it as one anyway")
 	}
 	return true, nil
 }
@@ -67,7 +68,7 @@ func serverTakesToolTasks(c *session.Client) bool {
 }
 
 // NewCmdTasks returns `mcpi tasks list|get|cancel|result`.
-func NewCmdTasks(f *Factory) *cobra.Command {
+func NewCmdTasks(f *command.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tasks",
 		Short: "List, show, cancel, answer and fetch the results of the server's tasks",
@@ -94,26 +95,26 @@ where mcpi call --task, or a tool that requires tasks, leaves its task behind.`,
 
 // TasksListOptions are the input of `mcpi tasks list`.
 type TasksListOptions struct {
-	ConnOptions
+	command.ConnOptions
 }
 
 // NewCmdTasksList returns `mcpi tasks list TARGET`.
-func NewCmdTasksList(f *Factory, runF func(context.Context, *TasksListOptions) error) *cobra.Command {
-	opts := &TasksListOptions{ConnOptions: f.conn()}
+func NewCmdTasksList(f *command.Factory, runF func(context.Context, *TasksListOptions) error) *cobra.Command {
+	opts := &TasksListOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:     "list TARGET",
 		Short:   "List the server's tasks (every page)",
 		Example: "  mcpi tasks list --session everything\n  mcpi tasks list --session everything --json",
-		Args:    targetArgs(&opts.Target, none),
-		RunE:    runE(opts, runF, tasksListRun),
+		Args:    command.TargetArgs(&opts.Target, command.None),
+		RunE:    command.RunE(opts, runF, tasksListRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
 }
 
 func tasksListRun(ctx context.Context, opts *TasksListOptions) error {
-	return opts.with(ctx, func(c *session.Client) error {
+	return opts.With(ctx, func(c *session.Client) error {
 		if c.Era() == session.EraModern {
 			return &removedMethod{method: "tasks/list", instead: "a task is known by the id its call returned (mcpi call shows it on stderr): mcpi tasks get ID"}
 		}
@@ -139,30 +140,30 @@ func tasksListRun(ctx context.Context, opts *TasksListOptions) error {
 // TasksGetOptions are the input of `mcpi tasks get` and `mcpi tasks
 // cancel`.
 type TasksGetOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Verb string // get or cancel
 	ID   string
 }
 
 // NewCmdTasksGet returns `mcpi tasks get ID` or `mcpi tasks cancel ID`:
 // both answer with the task.
-func NewCmdTasksGet(f *Factory, verb, short string, runF func(context.Context, *TasksGetOptions) error) *cobra.Command {
-	opts := &TasksGetOptions{ConnOptions: f.conn(), Verb: verb}
+func NewCmdTasksGet(f *command.Factory, verb, short string, runF func(context.Context, *TasksGetOptions) error) *cobra.Command {
+	opts := &TasksGetOptions{ConnOptions: f.Conn(), Verb: verb}
 	cmd := &cobra.Command{
 		Use:     verb + " ID TARGET",
 		Short:   short,
 		Example: fmt.Sprintf("  mcpi tasks %s 3f1c... --session everything", verb),
-		Args:    targetArgs(&opts.Target, one("the task ID", &opts.ID)),
-		RunE:    runE(opts, runF, tasksGetRun),
+		Args:    command.TargetArgs(&opts.Target, command.One("the task ID", &opts.ID)),
+		RunE:    command.RunE(opts, runF, tasksGetRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
 }
 
 func tasksGetRun(ctx context.Context, opts *TasksGetOptions) error {
 	verb, id := opts.Verb, opts.ID
-	return opts.with(ctx, func(c *session.Client) error {
+	return opts.With(ctx, func(c *session.Client) error {
 		if c.Era() == session.EraModern {
 			return showTaskDetail(ctx, &opts.ConnOptions, c, verb, id)
 		}
@@ -184,36 +185,36 @@ func tasksGetRun(ctx context.Context, opts *TasksGetOptions) error {
 
 // TasksResultOptions are the input of `mcpi tasks result`.
 type TasksResultOptions struct {
-	ConnOptions
+	command.ConnOptions
 	ID   string
 	Save string
 }
 
 // NewCmdTasksResult returns `mcpi tasks result ID TARGET`.
-func NewCmdTasksResult(f *Factory, runF func(context.Context, *TasksResultOptions) error) *cobra.Command {
-	opts := &TasksResultOptions{ConnOptions: f.conn()}
+func NewCmdTasksResult(f *command.Factory, runF func(context.Context, *TasksResultOptions) error) *cobra.Command {
+	opts := &TasksResultOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:     "result ID TARGET",
 		Short:   "Wait for a task's result (tasks/result) and print it as mcpi call does",
 		Example: "  mcpi tasks result 3f1c... --session everything\n  mcpi tasks result 3f1c... --session everything --json",
-		Args:    targetArgs(&opts.Target, one("the task ID", &opts.ID)),
-		RunE:    runE(opts, runF, tasksResultRun),
+		Args:    command.TargetArgs(&opts.Target, command.One("the task ID", &opts.ID)),
+		RunE:    command.RunE(opts, runF, tasksResultRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
-	end := flagGroup(cmd, groupOutput)
+	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().StringVar(&opts.Save, "save", "", "write images, audio and blobs of the result into this directory")
 	end()
 	return cmd
 }
 
 func tasksResultRun(ctx context.Context, opts *TasksResultOptions) error {
-	return opts.withRun(ctx, func(r *connRun) error {
-		c := r.client
+	return opts.WithRun(ctx, func(r *command.ConnRun) error {
+		c := r.Client
 		if c.Era() == session.EraModern {
 			return &removedMethod{method: "tasks/result", instead: "a completed task carries its result: mcpi tasks get ID prints it"}
 		}
-		progress, endProgress := mcptext.ProgressReporter(opts.IO, r.verbose)
+		progress, endProgress := mcptext.ProgressReporter(opts.IO, r.SayVerbose)
 		raw, err := c.TaskResult(ctx, opts.ID, &session.CallOptions{OnProgress: progress})
 		endProgress()
 		if err != nil {
@@ -236,7 +237,7 @@ func (e *removedMethod) Is(target error) bool { return target == session.ErrVers
 // showTaskDetail is `mcpi tasks get|cancel ID` in the modern era: cancel
 // sends tasks/cancel (whose answer is an empty acknowledgement), then both
 // show the task as tasks/get gives it.
-func showTaskDetail(ctx context.Context, o *ConnOptions, c *session.Client, verb, id string) error {
+func showTaskDetail(ctx context.Context, o *command.ConnOptions, c *session.Client, verb, id string) error {
 	if verb == "cancel" {
 		if err := c.Call(ctx, "tasks/cancel", mcp.TaskParams{TaskID: id}, nil, nil); err != nil {
 			return err
@@ -255,7 +256,7 @@ func showTaskDetail(ctx context.Context, o *ConnOptions, c *session.Client, verb
 		mcptext.PrintInputRequests(o.IO, t)
 	case "failed":
 		if t.Error != nil {
-			fmt.Fprintf(o.IO.Out, "error: %d %s\n", t.Error.Code, oneLine(t.Error.Message))
+			fmt.Fprintf(o.IO.Out, "error: %d %s\n", t.Error.Code, command.OneLine(t.Error.Message))
 		}
 	case "completed":
 		if len(t.Result) > 0 {
@@ -268,7 +269,7 @@ func showTaskDetail(ctx context.Context, o *ConnOptions, c *session.Client, verb
 
 // TasksUpdateOptions are the input of `mcpi tasks update`.
 type TasksUpdateOptions struct {
-	ConnOptions
+	command.ConnOptions
 	ID string
 	// Responses are the inputResponses to send as they are (JSON, @FILE
 	// or -), instead of the answers of the flags.
@@ -279,21 +280,21 @@ type TasksUpdateOptions struct {
 // task of the tasks extension waits for, answered with the usual flags
 // (--elicit, --elicit-field, --sampling-reply, --root) or given whole
 // with --responses, sent with tasks/update; then the task as it is.
-func NewCmdTasksUpdate(f *Factory, runF func(context.Context, *TasksUpdateOptions) error) *cobra.Command {
-	opts := &TasksUpdateOptions{ConnOptions: f.conn()}
+func NewCmdTasksUpdate(f *command.Factory, runF func(context.Context, *TasksUpdateOptions) error) *cobra.Command {
+	opts := &TasksUpdateOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:     "update ID TARGET",
 		Short:   "Answer the input a task waits for (tasks/update, 2026-07-28) and show the task",
 		Example: "  mcpi tasks update 3f1c... --elicit-field confirm=true --session modern\n  mcpi tasks update 3f1c... --responses '{\"confirm\":{\"action\":\"decline\"}}' --session modern",
-		Args: targetArgs(&opts.Target, func(rest []string) error {
+		Args: command.TargetArgs(&opts.Target, func(rest []string) error {
 			opts.ReadsStdin = opts.Responses == "-"
-			return one("the task ID", &opts.ID)(rest)
+			return command.One("the task ID", &opts.ID)(rest)
 		}),
-		RunE: runE(opts, runF, tasksUpdateRun),
+		RunE: command.RunE(opts, runF, tasksUpdateRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
-	end := flagGroup(cmd, groupArgs)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	cmd.Flags().StringVar(&opts.Responses, "responses", "", "send these inputResponses as they are (JSON, @FILE or -) instead of answering with the flags")
 	end()
 	return cmd
@@ -301,7 +302,7 @@ func NewCmdTasksUpdate(f *Factory, runF func(context.Context, *TasksUpdateOption
 
 func tasksUpdateRun(ctx context.Context, opts *TasksUpdateOptions) error {
 	id := opts.ID
-	return opts.with(ctx, func(c *session.Client) error {
+	return opts.With(ctx, func(c *session.Client) error {
 		if c.Era() != session.EraModern {
 			return &session.VersionError{Method: "tasks/update", Needs: mcp.Rev20260728, Got: c.ProtocolVersion()}
 		}
@@ -312,7 +313,7 @@ func tasksUpdateRun(ctx context.Context, opts *TasksUpdateOptions) error {
 			}
 			var r map[string]any
 			if err := json.Unmarshal(data, &r); err != nil {
-				return flagErrorf("--responses must be a JSON object of answers by input key: %v", err)
+				return command.FlagErrorf("--responses must be a JSON object of answers by input key: %v", err)
 			}
 			if err := c.UpdateTask(ctx, id, r); err != nil {
 				return err

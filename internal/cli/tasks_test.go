@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -22,7 +23,7 @@ func TestTaskCallRequired(t *testing.T) {
 	t.Parallel()
 	ev := mcptest.Everything(t)
 	code, out, errOut := runCLI(t, "", append([]string{"call", "simulate-research-query", "topic=kelp", "--"}, ev...)...)
-	if code != ExitOK || !strings.HasPrefix(out, "# Research Report: kelp") || strings.Contains(out, "task ") {
+	if code != command.ExitOK || !strings.HasPrefix(out, "# Research Report: kelp") || strings.Contains(out, "task ") {
 		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 	if !taskIDLine.MatchString(errOut) || !regexp.MustCompile(`(?m)^task \S+: completed`).MatchString(errOut) {
@@ -37,7 +38,7 @@ func TestTaskCallRequired(t *testing.T) {
 			TaskID string `json:"taskId"`
 		} `json:"_meta"`
 	}
-	if code != ExitOK || json.Unmarshal([]byte(out), &res) != nil || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, "python (snake)") {
+	if code != command.ExitOK || json.Unmarshal([]byte(out), &res) != nil || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, "python (snake)") {
 		t.Fatalf("--json: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 	m := taskIDLine.FindStringSubmatch(errOut)
@@ -55,20 +56,20 @@ func TestTaskCallRefused(t *testing.T) {
 	t.Parallel()
 	ev := mcptest.Everything(t)
 	code, out, errOut := runCLI(t, "", append([]string{"call", "echo", "message=hi", "--task", "--"}, ev...)...)
-	if code != ExitUsage || out != "" || !strings.Contains(errOut, "tool echo does not run as a task (execution.taskSupport forbidden)") {
+	if code != command.ExitUsage || out != "" || !strings.Contains(errOut, "tool echo does not run as a task (execution.taskSupport forbidden)") {
 		t.Errorf("forbidden: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 	code, out, errOut = runCLI(t, "", append([]string{"call", "echo", "message=hi", "--task", "--json", "--"}, ev...)...)
-	if code != ExitUsage || !strings.Contains(out, `"error"`) {
+	if code != command.ExitUsage || !strings.Contains(out, `"error"`) {
 		t.Errorf("forbidden, --json: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 	// Forced, it goes out and the server's own refusal comes back.
 	code, _, errOut = runCLI(t, "", append([]string{"call", "echo", "message=hi", "--task", "--force", "--"}, ev...)...)
-	if code != ExitProtocol {
+	if code != command.ExitProtocol {
 		t.Errorf("forced: exit %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = runCLI(t, "", append([]string{"call", "add", "a=1", "b=2", "--task"}, peerArgs("demo")...)...)
-	if code != ExitUsage || !strings.Contains(errOut, "execution.taskSupport absent, which means forbidden") {
+	if code != command.ExitUsage || !strings.Contains(errOut, "execution.taskSupport absent, which means forbidden") {
 		t.Errorf("demo server: exit %d, stderr %q", code, errOut)
 	}
 }
@@ -86,25 +87,25 @@ func TestTasksInSession(t *testing.T) {
 	defer cancel()
 	code, out, errOut := runLive(t, dir, ctx, "call", "simulate-research-query", "topic=moss", "--session", "ev")
 	m := taskIDLine.FindStringSubmatch(errOut)
-	if code != ExitInterrupted || out != "" || m == nil {
+	if code != command.ExitInterrupted || out != "" || m == nil {
 		t.Fatalf("interrupted: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 	cancelled := m[1]
 	code, out, errOut = runLive(t, dir, nil, "tasks", "get", cancelled, "--session", "ev")
-	if code != ExitOK || !regexp.MustCompile(`(?m)^status\s+cancelled$`).MatchString(out) {
+	if code != command.ExitOK || !regexp.MustCompile(`(?m)^status\s+cancelled$`).MatchString(out) {
 		t.Errorf("tasks get: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 
 	// A task that completes; its result can be fetched again.
 	code, _, errOut = runLive(t, dir, nil, "call", "simulate-research-query", "topic=kelp", "--session", "ev", "--json")
 	m = taskIDLine.FindStringSubmatch(errOut)
-	if code != ExitOK || m == nil {
+	if code != command.ExitOK || m == nil {
 		t.Fatalf("call: exit %d, stderr %q", code, errOut)
 	}
 	done := m[1]
 	code, out, errOut = runLive(t, dir, nil, "tasks", "list", "--session", "ev", "--json")
 	var tasks []mcp.Task
-	if code != ExitOK || json.Unmarshal([]byte(out), &tasks) != nil {
+	if code != command.ExitOK || json.Unmarshal([]byte(out), &tasks) != nil {
 		t.Fatalf("tasks list --json: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 	states := map[string]string{}
@@ -115,22 +116,22 @@ func TestTasksInSession(t *testing.T) {
 		t.Errorf("tasks list: %+v", tasks)
 	}
 	code, out, errOut = runLive(t, dir, nil, "tasks", "list", "--session", "ev")
-	if code != ExitOK || !strings.HasPrefix(out, "TASK ID") || !strings.Contains(out, done) {
+	if code != command.ExitOK || !strings.HasPrefix(out, "TASK ID") || !strings.Contains(out, done) {
 		t.Errorf("tasks list: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 	code, out, errOut = runLive(t, dir, nil, "tasks", "result", done, "--session", "ev")
-	if code != ExitOK || !strings.HasPrefix(out, "# Research Report: kelp") {
+	if code != command.ExitOK || !strings.HasPrefix(out, "# Research Report: kelp") {
 		t.Errorf("tasks result: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 	code, out, errOut = runLive(t, dir, nil, "tasks", "get", done, "--session", "ev", "--json")
 	var task mcp.Task
-	if code != ExitOK || json.Unmarshal([]byte(out), &task) != nil || task.TaskID != done || task.Status != "completed" {
+	if code != command.ExitOK || json.Unmarshal([]byte(out), &task) != nil || task.TaskID != done || task.Status != "completed" {
 		t.Errorf("tasks get --json: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 
 	// tasks cancel ends a task that another command waits for.
 	type ended struct {
-		code     ExitCode
+		code     command.ExitCode
 		out, err string
 	}
 	waiting := make(chan ended, 1)
@@ -154,12 +155,12 @@ func TestTasksInSession(t *testing.T) {
 		t.Fatal("no task under way")
 	}
 	code, out, errOut = runLive(t, dir, nil, "tasks", "cancel", running, "--session", "ev")
-	if code != ExitOK || !regexp.MustCompile(`(?m)^status\s+cancelled$`).MatchString(out) {
+	if code != command.ExitOK || !regexp.MustCompile(`(?m)^status\s+cancelled$`).MatchString(out) {
 		t.Errorf("tasks cancel: exit %d\nstdout %q\nstderr %q", code, out, errOut)
 	}
 	select {
 	case e := <-waiting:
-		if e.code != ExitInterrupted || !strings.Contains(e.err, "was cancelled elsewhere (by another client or the server), so it has no result") {
+		if e.code != command.ExitInterrupted || !strings.Contains(e.err, "was cancelled elsewhere (by another client or the server), so it has no result") {
 			t.Errorf("the cancelled call: exit %d\nstdout %q\nstderr %q", e.code, e.out, e.err)
 		}
 	case <-time.After(20 * time.Second):
@@ -167,10 +168,10 @@ func TestTasksInSession(t *testing.T) {
 	}
 
 	// Usage errors.
-	if code, _, errOut := runLive(t, dir, nil, "tasks", "get", "--session", "ev"); code != ExitUsage || !strings.Contains(errOut, "missing the task ID") {
+	if code, _, errOut := runLive(t, dir, nil, "tasks", "get", "--session", "ev"); code != command.ExitUsage || !strings.Contains(errOut, "missing the task ID") {
 		t.Errorf("tasks get without an id: exit %d, stderr %q", code, errOut)
 	}
-	if code, _, errOut := runLive(t, dir, nil, "tasks", "get", "no-such-task", "--session", "ev"); code != ExitProtocol {
+	if code, _, errOut := runLive(t, dir, nil, "tasks", "get", "no-such-task", "--session", "ev"); code != command.ExitProtocol {
 		t.Errorf("tasks get of an unknown task: exit %d, stderr %q", code, errOut)
 	}
 }
@@ -183,7 +184,7 @@ func TestTaskReporter(t *testing.T) {
 		{TaskID: "t1", Status: "working", StatusMessage: "step \x1b]0;pwned\x07one\nmore"},
 		{TaskID: "t1", Status: "completed"},
 	}
-	ios, _, _, errOut := Test()
+	ios, _, _, errOut := command.Test()
 	report, end := mcptext.TaskReporter(ios)
 	for _, s := range states {
 		report(s)
@@ -194,7 +195,7 @@ func TestTaskReporter(t *testing.T) {
 		t.Errorf("not a terminal:\n got %q\nwant %q", errOut, want)
 	}
 
-	ios, _, _, errOut = Test()
+	ios, _, _, errOut = command.Test()
 	ios.StderrTTY = true
 	report, end = mcptext.TaskReporter(ios)
 	for _, s := range states {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
 )
@@ -48,7 +49,7 @@ func TestNoRawControlReachesAPerson(t *testing.T) {
 	// A trace of a session with the poison server, and a trace made by hand
 	// with poison in every field of every kind of event, and a corrupt line.
 	recorded := filepath.Join(dir, "recorded.jsonl")
-	if code, _, errOut := runCLI(t, "", with(p, "call", "progress", "-v", "--no-redact", "--record", recorded)...); code != ExitOK {
+	if code, _, errOut := runCLI(t, "", with(p, "call", "progress", "-v", "--no-redact", "--record", recorded)...); code != command.ExitOK {
 		t.Fatalf("recording: exit %d: %s", code, errOut)
 	}
 	crafted := filepath.Join(dir, "crafted.jsonl")
@@ -225,30 +226,30 @@ func TestReadRaw(t *testing.T) {
 	t.Parallel()
 	demo := peerArgs("demo")
 	code, out, errOut := runCLI(t, "", with(demo, "read", "demo://binary/logo.png", "--raw")...)
-	if code != ExitOK || !strings.HasPrefix(out, "\x89PNG\r\n\x1a\n") || len(out) != 108 {
+	if code != command.ExitOK || !strings.HasPrefix(out, "\x89PNG\r\n\x1a\n") || len(out) != 108 {
 		t.Errorf("exit %d, %d bytes %q, stderr %s", code, len(out), out[:min(len(out), 16)], errOut)
 	}
 	code, out, _ = runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostilePoison), "read", "poison://ok", "--raw")...)
-	if code != ExitOK || out != mcptest.Poison+"hi" {
+	if code != command.ExitOK || out != mcptest.Poison+"hi" {
 		t.Errorf("exit %d, stdout %q: want the text and the blob's bytes exactly", code, out)
 	}
 	for _, tc := range []struct {
 		args []string
-		code ExitCode
+		code command.ExitCode
 		err  string
 	}{
-		{with(demo, "read", "demo://binary/logo.png", "--raw"), ExitUsage, "redirect stdout"},
-		{with(demo, "read", "demo://binary/logo.png", "--raw", "--raw-terminal"), ExitOK, ""},
-		{with(demo, "read", "demo://binary/logo.png", "--raw-terminal"), ExitUsage, "goes with --raw"},
-		{with(demo, "read", "demo://binary/logo.png", "--raw", "--json"), ExitUsage, "neither --json nor --save"},
+		{with(demo, "read", "demo://binary/logo.png", "--raw"), command.ExitUsage, "redirect stdout"},
+		{with(demo, "read", "demo://binary/logo.png", "--raw", "--raw-terminal"), command.ExitOK, ""},
+		{with(demo, "read", "demo://binary/logo.png", "--raw-terminal"), command.ExitUsage, "goes with --raw"},
+		{with(demo, "read", "demo://binary/logo.png", "--raw", "--json"), command.ExitUsage, "neither --json nor --save"},
 	} {
-		ios, _, out, errOut := Test()
+		ios, _, out, errOut := command.Test()
 		ios.StdoutTTY = true
-		code := run(context.Background(), &Factory{IO: ios, Executable: os.Executable}, tc.args)
+		code := run(context.Background(), &command.Factory{IO: ios, Executable: os.Executable}, tc.args)
 		if code != tc.code || !strings.Contains(errOut.String(), tc.err) {
 			t.Errorf("%v: exit %d, stderr %s", tc.args, code, errOut)
 		}
-		if tc.code == ExitUsage && out.Len() > 0 {
+		if tc.code == command.ExitUsage && out.Len() > 0 {
 			t.Errorf("%v: wrote %d bytes to the terminal", tc.args, out.Len())
 		}
 	}

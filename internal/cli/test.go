@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/collection/report"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/save"
@@ -18,7 +19,7 @@ import (
 
 // TestOptions are the input of `mcpi test`.
 type TestOptions struct {
-	ConnOptions
+	command.ConnOptions
 	// Files are the collections, in the order given.
 	Files []string
 	// JUnit is the JUnit XML report's path; TAP prints TAP instead of the
@@ -36,8 +37,8 @@ type TestOptions struct {
 }
 
 // NewCmdTest returns `mcpi test FILE... [TARGET]`.
-func NewCmdTest(f *Factory, runF func(context.Context, *TestOptions) error) *cobra.Command {
-	opts := &TestOptions{ConnOptions: f.conn(), env: os.LookupEnv, now: time.Now}
+func NewCmdTest(f *command.Factory, runF func(context.Context, *TestOptions) error) *cobra.Command {
+	opts := &TestOptions{ConnOptions: f.Conn(), env: os.LookupEnv, now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "test FILE... [TARGET]",
 		Short: "Run collections of calls with expectations, for CI",
@@ -45,36 +46,36 @@ func NewCmdTest(f *Factory, runF func(context.Context, *TestOptions) error) *cob
 			"The server is the one the file names (server:), or the TARGET given on the command line (or --session), which overrides it.\n" +
 			"Exits 1 when a step fails. The format: docs/test.md.",
 		Example: "  mcpi test smoke.yaml\n  mcpi test smoke.yaml -- mcpi demo-server\n  mcpi test --junit report.xml *.yaml https://example.com/mcp\n  mcpi test --update smoke.yaml",
-		Args: checkedArgs(func(cmd *cobra.Command, args []string) error {
+		Args: command.CheckedArgs(func(cmd *cobra.Command, args []string) error {
 			var files []string
 			var err error
-			if cmd.Flags().Changed("session") || opts.Target.inDaemon {
+			if cmd.Flags().Changed("session") || opts.Target.InDaemon {
 				// The session's server, whatever the files name.
-				files, err = opts.Target.parseTarget(cmd, args)
+				files, err = opts.Target.ParseTarget(cmd, args)
 				opts.cliTarget = true
 			} else {
-				files, opts.cliTarget, err = opts.Target.parseCollectionTarget(cmd, args)
+				files, opts.cliTarget, err = opts.Target.ParseCollectionTarget(cmd, args)
 			}
 			if err != nil {
 				return err
 			}
 			if len(files) == 0 {
-				return flagErrorf("missing the collection FILE")
+				return command.FlagErrorf("missing the collection FILE")
 			}
 			if opts.Record != "" && len(files) > 1 {
-				return flagErrorf("--record writes one trace: give one FILE with it")
+				return command.FlagErrorf("--record writes one trace: give one FILE with it")
 			}
 			if opts.TAP && opts.JSON {
-				return flagErrorf("give --tap or --json, not both: each is the whole of stdout")
+				return command.FlagErrorf("give --tap or --json, not both: each is the whole of stdout")
 			}
 			opts.Files = files
 			return nil
 		}),
-		RunE: runE(opts, runF, testRun),
+		RunE: command.RunE(opts, runF, testRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
-	end := flagGroup(cmd, groupOutput)
+	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report (the Ant junit schema that Jenkins and GitLab read) to this file")
 	cmd.Flags().BoolVar(&opts.TAP, "tap", false, "print TAP (version 13) instead of the text report")
 	cmd.Flags().BoolVar(&opts.Update, "update", false, "rewrite the snapshot expectations that changed from the actual results, keeping the rest of each file, and show what changed")
@@ -85,7 +86,7 @@ func NewCmdTest(f *Factory, runF func(context.Context, *TestOptions) error) *cob
 func testRun(ctx context.Context, opts *TestOptions) error {
 	if opts.Held == nil && opts.Target.Session != "" {
 		// The whole command runs in the session's daemon.
-		return opts.forward(ctx)
+		return opts.Forward(ctx)
 	}
 	var reports []report.File
 	var firstErr error
@@ -110,7 +111,7 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 			break
 		}
 		if format == report.Text {
-			fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s: %s\n", rep.File, oneLine(rep.Error.String()))
+			fmt.Fprintf(opts.IO.ErrOut, "mcpi: %s: %s\n", rep.File, command.OneLine(rep.Error.String()))
 		}
 	}
 	sum := report.Summarize(reports)
@@ -127,9 +128,9 @@ func testRun(ctx context.Context, opts *TestOptions) error {
 	out.End(sum)
 	switch {
 	case firstErr != nil:
-		return errSilent{code: exitCodeFor(firstErr), what: oneLine(reports[firstAt].Error.String()), kind: errorKind(firstErr)}
+		return command.ErrSilent{Code: command.ExitCodeFor(firstErr), What: command.OneLine(reports[firstAt].Error.String()), Kind: command.ErrorKind(firstErr)}
 	case sum.Failed > 0:
-		return errSilent{code: ExitToolError, what: fmt.Sprintf("%d step(s) failed", sum.Failed)}
+		return command.ErrSilent{Code: command.ExitToolError, What: fmt.Sprintf("%d step(s) failed", sum.Failed)}
 	}
 	return nil
 }
@@ -182,20 +183,20 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *rep
 	data, file, err := collection.ReadWithData(full)
 	if err != nil {
 		rep.Unreadable = true
-		return rep, &FlagError{Err: err}
+		return rep, &command.FlagError{Err: err}
 	}
 	file.Path = path
-	red = opts.redactorOf(file, opts.env)
+	red = opts.RedactorOf(file, opts.env)
 	rep.File = red.Clean(path)
 	if err := opts.fileTarget(file); err != nil {
 		return rep, err
 	}
 	out.File(rep.File)
 	o := &opts.ConnOptions
-	run := o.newRun()
-	h := run.collectionHandler()
-	err = run.with(ctx, connHooks{handler: h}, func(run *connRun) error {
-		r := collection.NewRunner(run.client, h, opts.env, red.String)
+	run := o.NewRun()
+	h := run.CollectionHandler()
+	err = run.With(ctx, command.ConnHooks{Handler: h}, func(run *command.ConnRun) error {
+		r := collection.NewRunner(run.Client, h, opts.env, red.String)
 		if o.Held != nil {
 			// The session answers roots/list: a step's roots are its own
 			// while the step runs.
@@ -218,7 +219,7 @@ func runCollection(ctx context.Context, opts *TestOptions, path string, out *rep
 		// steps are still reported.
 		rep.Updated, err = collection.UpdateSnapshots(opts.IO.ErrOut, full, data, file, steps, red)
 		if err != nil {
-			err = &FlagError{Err: fmt.Errorf("--update: %w", err)}
+			err = &command.FlagError{Err: fmt.Errorf("--update: %w", err)}
 		}
 	}
 	return rep, err
@@ -230,5 +231,5 @@ func (opts *TestOptions) fileTarget(file *collection.File) error {
 	if opts.cliTarget {
 		return nil
 	}
-	return opts.Target.fromCollection(file, opts.env)
+	return opts.Target.FromCollection(file, opts.env)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/record/redacttest"
@@ -96,7 +97,7 @@ func TestJUnitValidates(t *testing.T) {
 	fail := writeCollection(t, failing+"  - call: echo\n    args: {text: \"\\e[31m\\x00bad\\x07 <&> ]]>\"}\n    expect: {text: {equals: x}}\n")
 	report := filepath.Join(dir, "reports", "junit.xml")
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", "--junit", report, pass, fail)...)
-	if code != ExitToolError {
+	if code != command.ExitToolError {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	if !strings.Contains(out, "13 passed, 16 failed") {
@@ -120,7 +121,7 @@ func TestJUnitValidates(t *testing.T) {
 	// A server that cannot be reached: the suite says why, with no case.
 	gone := filepath.Join(dir, "gone.xml")
 	code, _, _ = runCLI(t, "", "test", "--junit", gone, pass, "--", filepath.Join(dir, "no-such-server"))
-	if code != ExitConnect {
+	if code != command.ExitConnect {
 		t.Fatalf("exit %d", code)
 	}
 	validateJUnit(t, gone)
@@ -132,7 +133,7 @@ func TestJUnitValidates(t *testing.T) {
 	exits := writeCollection(t, "steps:\n  - call: t\n  - call: t\n  - call: t\n")
 	during := filepath.Join(dir, "during.xml")
 	code, _, _ = runCLI(t, "", with(peerArgs(mcptest.LoadPrefix+mcptest.LoadExits+":1"), "test", "--junit", during, exits)...)
-	if code != ExitConnect {
+	if code != command.ExitConnect {
 		t.Fatalf("exit %d", code)
 	}
 	validateJUnit(t, during)
@@ -146,7 +147,7 @@ func TestJUnitValidates(t *testing.T) {
 func TestTAP(t *testing.T) {
 	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n    expect: {text: {equals: hi}}\n  - name: \"# not a directive\"\n    call: echo\n    args: {text: hi}\n    expect: {text: {equals: ho}}\n")
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", "--tap", path)...)
-	if code != ExitToolError {
+	if code != command.ExitToolError {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	want := "TAP version 13\n# " + path + "\nok 1 - " + path + ": call echo\nnot ok 2 - " + path + ": \\# not a directive\n  ---\n"
@@ -159,7 +160,7 @@ func TestTAP(t *testing.T) {
 		}
 	}
 	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "test", "--tap", "--json", path)...)
-	if code != ExitUsage || !strings.Contains(errOut, "not both") {
+	if code != command.ExitUsage || !strings.Contains(errOut, "not both") {
 		t.Errorf("--tap --json: exit %d, %s", code, errOut)
 	}
 }
@@ -190,11 +191,11 @@ steps:
 `
 	path := writeCollection(t, file)
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path)...)
-	if code != ExitToolError || !strings.Contains(out, "snapshot: the result's text changed at line 1") || !strings.Contains(out, "snapshot: the file has none yet") {
+	if code != command.ExitToolError || !strings.Contains(out, "snapshot: the result's text changed at line 1") || !strings.Contains(out, "snapshot: the file has none yet") {
 		t.Fatalf("before the update: exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, errOut = runCLI(t, "", with(peerArgs("demo"), "test", "--update", path)...)
-	if code != ExitToolError || !strings.Contains(out, "3 passed, 1 failed, 2 snapshot(s) updated") {
+	if code != command.ExitToolError || !strings.Contains(out, "3 passed, 1 failed, 2 snapshot(s) updated") {
 		t.Fatalf("update: exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{":3: snapshot of prompt greet updated", "- an old greeting", ":8: snapshot of call echo updated", "+ two", "+ lines"} {
@@ -210,7 +211,7 @@ steps:
 		t.Errorf("the file after --update:\n%s", got)
 	}
 	code, out, _ = runCLI(t, "", with(peerArgs("demo"), "test", path)...)
-	if code != ExitToolError || !strings.Contains(out, "3 passed, 1 failed") {
+	if code != command.ExitToolError || !strings.Contains(out, "3 passed, 1 failed") {
 		t.Errorf("after the update: exit %d\n%s", code, out)
 	}
 }
@@ -251,7 +252,7 @@ func TestSecretsStayOut(t *testing.T) {
 		{"test", path, "--update"},
 	} {
 		code, out, errOut := runCLI(t, "", with(peerArgs("demo"), args...)...)
-		if code != ExitToolError {
+		if code != command.ExitToolError {
 			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errOut)
 		}
 		for _, leak := range []string{secret[:6], "0123456789", `pa\"ss`, `pa"ss`} {
@@ -271,7 +272,7 @@ func TestSecretsStayOut(t *testing.T) {
 	}
 	// mcpi bench on the collection: its report's examples neither.
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "bench", path, "-n", "3", "-c", "1", "--json")...)
-	if code != ExitToolError || strings.Contains(out+errOut, "0123456789") || !strings.Contains(out, record.Redacted) {
+	if code != command.ExitToolError || strings.Contains(out+errOut, "0123456789") || !strings.Contains(out, record.Redacted) {
 		t.Errorf("bench: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -282,7 +283,7 @@ func TestUpdateRefusedIsReported(t *testing.T) {
 	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n    expect: {snapshot: old, count: 1}\n")
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", "--update", "--json", path)...)
 	var doc jsonReport
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitUsage || len(doc.Files) != 1 || len(doc.Files[0].Steps) != 1 || !strings.Contains(doc.Files[0].Error, "flow") {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != command.ExitUsage || len(doc.Files) != 1 || len(doc.Files[0].Steps) != 1 || !strings.Contains(doc.Files[0].Error, "flow") {
 		t.Errorf("exit %d, %v\n%s\n%s", code, err, out, errOut)
 	}
 	b, _ := os.ReadFile(path)
@@ -297,7 +298,7 @@ func TestUpdateRefusedIsReported(t *testing.T) {
 func TestCaptureOf100MB(t *testing.T) {
 	path := writeCollection(t, "steps:\n  - call: big_output\n    args: {bytes: 100000000}\n    capture: {big: /content/0/text}\n  - call: echo\n    args: {text: \"${big}\"}\n")
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path)...)
-	if code != ExitToolError || !regexp.MustCompile(`capture big: the value at /content/0/text is 1\d{8} bytes, more than 65536`).MatchString(out) || !strings.Contains(out, "no value for big") {
+	if code != command.ExitToolError || !regexp.MustCompile(`capture big: the value at /content/0/text is 1\d{8} bytes, more than 65536`).MatchString(out) || !strings.Contains(out, "no value for big") {
 		t.Errorf("exit %d\n%.2000s\n%s", code, out, errOut)
 	}
 }
@@ -330,12 +331,12 @@ steps:
 		OK     bool
 		Passed int
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || !doc.OK || doc.Passed != 4 {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != command.ExitOK || !doc.OK || doc.Passed != 4 {
 		t.Fatalf("exit %d, %v\n%s\n%s", code, err, out, errOut)
 	}
 	// The step's roots were the session's while it ran, and only then.
 	code, out, errOut = runLive(t, dir, nil, "roots", "--session", "coll", "--json")
-	if code != ExitOK || strings.Contains(out, filepath.Base(root)) {
+	if code != command.ExitOK || strings.Contains(out, filepath.Base(root)) {
 		t.Errorf("the session's roots after the test: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -370,10 +371,10 @@ func TestTestReportIsOneRedactedDocument(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, file, peer string
-		code             ExitCode
+		code             command.ExitCode
 	}{
-		{"unreachable", fmt.Sprintf("server: {url: \"http://127.0.0.1:%d/mcp?%s\"}\nsteps: [{call: echo}]\n", port, strings.Join(keys, "&")), "", ExitConnect},
-		{"dies mid-run", server("x"), "hostile:" + mcptest.HostileCrash, ExitConnect},
+		{"unreachable", fmt.Sprintf("server: {url: \"http://127.0.0.1:%d/mcp?%s\"}\nsteps: [{call: echo}]\n", port, strings.Join(keys, "&")), "", command.ExitConnect},
+		{"dies mid-run", server("x"), "hostile:" + mcptest.HostileCrash, command.ExitConnect},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(mcptest.PeerEnv, tc.peer)
@@ -416,7 +417,7 @@ func TestTAPFileThatStops(t *testing.T) {
 	bad := writeCollection(t, "steps:\n  - call: t\n    expct: {}\n")
 	next := writeCollection(t, "steps:\n  - call: t\n")
 	code, out, errOut := runCLI(t, "", with(peerArgs(mcptest.LoadPrefix+mcptest.LoadExits+":1"), "test", "--tap", stops, bad, next)...)
-	if code != ExitConnect {
+	if code != command.ExitConnect {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	var heads []string
@@ -455,7 +456,7 @@ func TestServerDiesMidFrame(t *testing.T) {
 	for _, args := range [][]string{{"test", path}, {"bench", "t", "-n", "20", "-c", "2"}, {"bench", path, "-n", "20", "-c", "2"}} {
 		for range 5 {
 			code, out, errOut := runCLI(t, "", append(args, "--", "sh", "-c", crashyServer)...)
-			if code != ExitConnect || !strings.Contains(out+errOut, "server exited with status 1; stderr: RuntimeError: crashed mid-frame") {
+			if code != command.ExitConnect || !strings.Contains(out+errOut, "server exited with status 1; stderr: RuntimeError: crashed mid-frame") {
 				t.Fatalf("%v: exit %d\n%s\n%s", args[:2], code, out, errOut)
 			}
 		}
@@ -466,20 +467,20 @@ func TestServerDiesMidFrame(t *testing.T) {
 // session connects to, unless that would write a secret into the file.
 func TestCollectionServer(t *testing.T) {
 	for _, tc := range []struct {
-		target TargetOptions
+		target command.TargetOptions
 		want   string
 	}{
-		{TargetOptions{Command: []string{"python3", "server.py"}}, "python3 server.py"},
-		{TargetOptions{Command: []string{"server", "--api-key", "sk-123456"}}, ""},
-		{TargetOptions{Command: []string{"server", "sk-123456789"}, Env: []string{"API_TOKEN=sk-123456789"}}, ""},
-		{TargetOptions{URL: "http://127.0.0.1:8080/mcp"}, "http://127.0.0.1:8080/mcp"},
-		{TargetOptions{URL: "http://127.0.0.1:8080/mcp?token=abc"}, ""},
-		{TargetOptions{Server: "dev"}, "config dev"},
-		{TargetOptions{Server: "dev", Config: "/elsewhere.json"}, ""},
+		{command.TargetOptions{Command: []string{"python3", "server.py"}}, "python3 server.py"},
+		{command.TargetOptions{Command: []string{"server", "--api-key", "sk-123456"}}, ""},
+		{command.TargetOptions{Command: []string{"server", "sk-123456789"}, Env: []string{"API_TOKEN=sk-123456789"}}, ""},
+		{command.TargetOptions{URL: "http://127.0.0.1:8080/mcp"}, "http://127.0.0.1:8080/mcp"},
+		{command.TargetOptions{URL: "http://127.0.0.1:8080/mcp?token=abc"}, ""},
+		{command.TargetOptions{Server: "dev"}, "config dev"},
+		{command.TargetOptions{Server: "dev", Config: "/elsewhere.json"}, ""},
 	} {
-		o := &ConnOptions{Target: tc.target}
+		o := &command.ConnOptions{Target: tc.target}
 		got := ""
-		if s := o.collectionServer(); s != nil {
+		if s := o.CollectionServer(); s != nil {
 			got = strings.TrimSpace(strings.Join(s.Command, " ") + s.URL)
 			if s.Config != "" {
 				got = "config " + s.Config
@@ -515,7 +516,7 @@ func TestStepWaitsForTheRoots(t *testing.T) {
 	}
 	path := writeCollection(t, "steps:\n  - call: t\n    answers: {roots: [.]}\n    expect: {text: {equals: \"roots answered first: yes\"}}\n")
 	code, out, errOut := runCLI(t, "", "test", path, "--era", "legacy", "--", "sh", "-c", rootsServer)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
@@ -75,7 +76,7 @@ func TestTestPasses(t *testing.T) {
 	t.Setenv("MCPI_TEST_ROOT", t.TempDir())
 	path := writeCollection(t, passing)
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path)...)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{"ok   call add (", "ok   echo what add said", "ok   prompt greet", "ok   read demo://text/hello", "ok   request tools/list", "ok   call sample", "ok   complete prompt greet style", "ok   call no_such_tool", "ok   call list_roots", "12 passed, 0 failed"} {
@@ -130,7 +131,7 @@ const failing = `steps:
 func TestTestFails(t *testing.T) {
 	path := writeCollection(t, failing)
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path)...)
-	if code != ExitToolError {
+	if code != command.ExitToolError {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{
@@ -175,7 +176,7 @@ type jsonReport struct {
 func TestTestJSON(t *testing.T) {
 	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n    expect: {text: {equals: ho}}\n")
 	code, out, _ := runCLI(t, "", with(peerArgs("demo"), "test", "--json", path)...)
-	if code != ExitToolError {
+	if code != command.ExitToolError {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	var doc jsonReport
@@ -197,7 +198,7 @@ func TestTestFileServer(t *testing.T) {
 	exe, _ := json.Marshal(os.Args[0])
 	path := writeCollection(t, "server:\n  command: ["+string(exe)+", \"-test.run=^$\"]\nsteps:\n  - call: echo\n    args: {text: hi}\n    expect: {text: {equals: hi}}\n")
 	code, out, errOut := runCLI(t, "", "test", path)
-	if code != ExitOK || !strings.Contains(out, "1 passed, 0 failed") {
+	if code != command.ExitOK || !strings.Contains(out, "1 passed, 0 failed") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -214,14 +215,14 @@ func TestTestExitCodes(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		args []string
-		code ExitCode
+		code command.ExitCode
 		err  string
 	}{
-		{"no file", with(peerArgs("demo"), "test"), ExitUsage, "missing the collection FILE"},
-		{"no server", []string{"test", ok}, ExitUsage, "names no server"},
-		{"missing file", with(peerArgs("demo"), "test", filepath.Join(t.TempDir(), "none.yaml")), ExitUsage, "no such file"},
-		{"yaml bomb", with(peerArgs("demo"), "test", bombFile), ExitUsage, "expands to more than"},
-		{"unreachable", []string{"test", ok, "--", filepath.Join(t.TempDir(), "no-such-server")}, ExitConnect, ""},
+		{"no file", with(peerArgs("demo"), "test"), command.ExitUsage, "missing the collection FILE"},
+		{"no server", []string{"test", ok}, command.ExitUsage, "names no server"},
+		{"missing file", with(peerArgs("demo"), "test", filepath.Join(t.TempDir(), "none.yaml")), command.ExitUsage, "no such file"},
+		{"yaml bomb", with(peerArgs("demo"), "test", bombFile), command.ExitUsage, "expands to more than"},
+		{"unreachable", []string{"test", ok, "--", filepath.Join(t.TempDir(), "no-such-server")}, command.ExitConnect, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, "", tt.args...)
@@ -233,8 +234,8 @@ func TestTestExitCodes(t *testing.T) {
 }
 
 func TestTestArgs(t *testing.T) {
-	ios, _, _, _ := Test()
-	f := &Factory{IO: ios}
+	ios, _, _, _ := command.Test()
+	f := &command.Factory{IO: ios}
 	for _, tt := range []struct {
 		args   []string
 		files  []string
@@ -263,7 +264,7 @@ func TestTestBadFileAmongGood(t *testing.T) {
 	bad := writeCollection(t, "steps:\n  - call: echo\n    expct: {}\n")
 	good := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n")
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", bad, good)...)
-	if code != ExitUsage || !strings.Contains(out, "1 passed, 0 failed, 1 file(s) could not be read (stderr says why)\n") {
+	if code != command.ExitUsage || !strings.Contains(out, "1 passed, 0 failed, 1 file(s) could not be read (stderr says why)\n") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 	if strings.Count(errOut, bad) != 1 || !strings.Contains(errOut, `unknown key "expct"`) {
@@ -290,7 +291,7 @@ func TestDocsExamplePasses(t *testing.T) {
 	}
 	n := strings.Count(example, "\n  - ")
 	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", writeCollection(t, example))...)
-	if code != ExitOK || !strings.Contains(out, fmt.Sprintf("%d passed, 0 failed", n)) {
+	if code != command.ExitOK || !strings.Contains(out, fmt.Sprintf("%d passed, 0 failed", n)) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -305,11 +306,11 @@ func TestTestInSessionLendsItsRoots(t *testing.T) {
 	startSession(t, dir, "rt", peerArgs("demo")...)
 	path := writeCollection(t, "steps:\n  - call: list_roots\n    answers: {roots: [\""+root+"\"]}\n    expect: {text: {contains: \"1 root(s)\"}}\n")
 	code, out, errOut := runLive(t, dir, nil, "test", path, "--session", "rt")
-	if code != ExitOK || !strings.Contains(out, "ok   call list_roots") {
+	if code != command.ExitOK || !strings.Contains(out, "ok   call list_roots") {
 		t.Fatalf("test in the session: exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, errOut = runLive(t, dir, nil, "roots", "--session", "rt", "--json")
-	if code != ExitOK || strings.Contains(out, root) {
+	if code != command.ExitOK || strings.Contains(out, root) {
 		t.Fatalf("the session's roots after the step: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

@@ -8,12 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/otlp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 )
 
 // NewCmdTrace returns `mcpi trace`, tools for trace files.
-func NewCmdTrace(f *Factory) *cobra.Command {
+func NewCmdTrace(f *command.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
 		Short: "Work with trace files",
@@ -24,7 +25,7 @@ func NewCmdTrace(f *Factory) *cobra.Command {
 
 // TraceExportOptions are the input of `mcpi trace export`.
 type TraceExportOptions struct {
-	IO    *IOStreams
+	IO    *command.IOStreams
 	Trace string
 	HAR   bool
 	// OTLP writes the spans as OTLP/JSON.
@@ -34,7 +35,7 @@ type TraceExportOptions struct {
 }
 
 // NewCmdTraceExport returns `mcpi trace export --har TRACE [-o FILE]`.
-func NewCmdTraceExport(f *Factory, runF func(context.Context, *TraceExportOptions) error) *cobra.Command {
+func NewCmdTraceExport(f *command.Factory, runF func(context.Context, *TraceExportOptions) error) *cobra.Command {
 	opts := &TraceExportOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "export (--har | --otlp) TRACE [-o FILE]",
@@ -42,7 +43,7 @@ func NewCmdTraceExport(f *Factory, runF func(context.Context, *TraceExportOption
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.HAR == opts.OTLP {
-				return flagErrorf("say which format: --har or --otlp")
+				return command.FlagErrorf("say which format: --har or --otlp")
 			}
 			opts.Trace = args[0]
 			if runF != nil {
@@ -51,7 +52,7 @@ func NewCmdTraceExport(f *Factory, runF func(context.Context, *TraceExportOption
 			return traceExportRun(cmd.Context(), opts)
 		},
 	}
-	end := flagGroup(cmd, groupOutput)
+	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().BoolVar(&opts.HAR, "har", false, "write a HAR file")
 	cmd.Flags().BoolVar(&opts.OTLP, "otlp", false, "write the requests and notifications as OpenTelemetry spans, OTLP/JSON (the MCP semantic conventions)")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write to this file instead of stdout")
@@ -62,13 +63,13 @@ func NewCmdTraceExport(f *Factory, runF func(context.Context, *TraceExportOption
 func traceExportRun(_ context.Context, opts *TraceExportOptions) error {
 	r, err := record.Open(opts.Trace)
 	if err != nil {
-		return &FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
+		return &command.FlagError{Err: fmt.Errorf("%s: %w", opts.Trace, err)}
 	}
 	defer r.Close()
 	if opts.OTLP {
 		return exportOTLP(opts, r)
 	}
-	h, err := record.ToHAR(r, Version)
+	h, err := record.ToHAR(r, command.Version)
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func traceExportRun(_ context.Context, opts *TraceExportOptions) error {
 func (opts *TraceExportOptions) write(b []byte) error {
 	// What a trace holds came from a server: a character a terminal could
 	// act on is escaped, in the file as on stdout (JSON reads it the same).
-	b = escapeUnsafe(b)
+	b = command.EscapeUnsafe(b)
 	if opts.Output == "" || opts.Output == "-" {
 		_, err := opts.IO.Data().Write(b)
 		return err
@@ -99,7 +100,7 @@ func (opts *TraceExportOptions) write(b []byte) error {
 
 // exportOTLP writes the trace's spans as OTLP/JSON.
 func exportOTLP(opts *TraceExportOptions, r *record.Reader) error {
-	td, st, err := otlp.FromTrace(r, Version)
+	td, st, err := otlp.FromTrace(r, command.Version)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/proxy"
@@ -50,11 +51,11 @@ func TestAnswersAreTakenNotWaitedFor(t *testing.T) {
 	for _, tc := range []cliCase{
 		{name: "bom", args: with(g("bom"), "call", "echo"), stdout: []string{"ok"}, stderr: []string{"byte order mark"}},
 		{name: "bad utf-8", args: with(g("bad-utf8"), "call", "echo"), stdout: []string{"caf\ufffd au lait"}, stderr: []string{`\xe9`}},
-		{name: "result and error", args: with(g("result-and-error"), "call", "echo"), code: ExitProtocol, stderr: []string{"both result and error", "server error: both"}},
-		{name: "not json", args: with(g("not-json"), "call", "echo"), code: ExitProtocol, stderr: []string{"could not be read", "unterminated"}},
-		{name: "not json --json", args: with(g("not-json"), "call", "echo", "--json"), code: ExitProtocol, jsonStdout: true, stdout: []string{`"exitCode":4`}},
+		{name: "result and error", args: with(g("result-and-error"), "call", "echo"), code: command.ExitProtocol, stderr: []string{"both result and error", "server error: both"}},
+		{name: "not json", args: with(g("not-json"), "call", "echo"), code: command.ExitProtocol, stderr: []string{"could not be read", "unterminated"}},
+		{name: "not json --json", args: with(g("not-json"), "call", "echo", "--json"), code: command.ExitProtocol, jsonStdout: true, stdout: []string{`"exitCode":4`}},
 		{name: "empty result to server/discover is no modern server", args: with(peerArgs(mcptest.GarbledPrefix+"empty-for-unknown"), "tools", "--era", "auto"), stdout: []string{"echo"}, stderr: []string{"not a DiscoverResult (no supportedVersions and capabilities)"}},
-		{name: "http answer cut short", args: []string{"tools", "--transport", "http", "--era", "legacy", "--timeout", "30s", srv.URL}, code: ExitProtocol, stderr: []string{"could not be read"}},
+		{name: "http answer cut short", args: []string{"tools", "--transport", "http", "--era", "legacy", "--timeout", "30s", srv.URL}, code: command.ExitProtocol, stderr: []string{"could not be read"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -76,15 +77,15 @@ func TestJSONIsOneDocument(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args []string
-		code ExitCode
+		code command.ExitCode
 		want string // a member of the document
 	}{
-		{"tool error", with(demo, "call", "fail", "--json"), ExitToolError, `"isError":true`},
-		{"protocol error", with(demo, "read", "demo://nope", "--json"), ExitProtocol, `"exitCode":4`},
-		{"timeout", with(demo, "call", "slow", "ms=30000", "--timeout", "2s", "--json"), ExitTimeout, `"message":"tools/call: no answer within 2s"`}, // a clock the handshake keeps on a loaded machine
-		{"usage", with(demo, "call", "add", "a=x", "--json"), ExitUsage, `"exitCode":2`},
-		{"check errors", with(peerArgs(mcptest.BrokenPrefix+"tools/input-schema"), "check", "--json"), ExitToolError, `"findings"`},
-		{"connect", with(peerArgs("hostile:"+mcptest.HostileStderrExit), "tools", "--json"), ExitConnect, `"exitCode":3`},
+		{"tool error", with(demo, "call", "fail", "--json"), command.ExitToolError, `"isError":true`},
+		{"protocol error", with(demo, "read", "demo://nope", "--json"), command.ExitProtocol, `"exitCode":4`},
+		{"timeout", with(demo, "call", "slow", "ms=30000", "--timeout", "2s", "--json"), command.ExitTimeout, `"message":"tools/call: no answer within 2s"`}, // a clock the handshake keeps on a loaded machine
+		{"usage", with(demo, "call", "add", "a=x", "--json"), command.ExitUsage, `"exitCode":2`},
+		{"check errors", with(peerArgs(mcptest.BrokenPrefix+"tools/input-schema"), "check", "--json"), command.ExitToolError, `"findings"`},
+		{"connect", with(peerArgs("hostile:"+mcptest.HostileStderrExit), "tools", "--json"), command.ExitConnect, `"exitCode":3`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -124,7 +125,7 @@ func TestRootsBeforeTheFirstRequest(t *testing.T) {
 	t.Parallel()
 	root := filepath.ToSlash(t.TempDir())
 	code, out, errOut := runCLI(t, "", with(peerArgs(mcptest.GarbledPrefix+"roots"), "call", "echo", "--era", "legacy", "--root", root)...)
-	if code != ExitOK || !strings.Contains(out, "file://"+root) {
+	if code != command.ExitOK || !strings.Contains(out, "file://"+root) {
 		t.Fatalf("exit %d: the server did not have the --root directory when the call came:\n%s%s", code, out, errOut)
 	}
 }
@@ -137,12 +138,12 @@ func TestNoLingering(t *testing.T) {
 	// Each run is under runCLI's clock: one that lingered for its server
 	// would be interrupted by it (exit 130), not end as wanted.
 	code, _, errOut := runCLI(t, "", "tools", "--timeout", "500ms", "--", "sleep", "100")
-	if code != ExitTimeout || !strings.Contains(errOut, "within 500ms") {
+	if code != command.ExitTimeout || !strings.Contains(errOut, "within 500ms") {
 		t.Errorf("exit %d (want 5, the timeout's): %s", code, errOut)
 	}
 	code, out, errOut := runCLI(t, "", with(peerArgs(mcptest.GarbledPrefix+"linger"), "call", "echo", "--era", "legacy")...)
-	if code != ExitOK || out != "ok\n" {
-		t.Errorf("exit %d (a server that ignores stdin's end gets %v, then SIGTERM): %q %s", code, oneShotGrace, out, errOut)
+	if code != command.ExitOK || out != "ok\n" {
+		t.Errorf("exit %d (a server that ignores stdin's end gets %v, then SIGTERM): %q %s", code, command.OneShotGrace, out, errOut)
 	}
 }
 
@@ -210,30 +211,30 @@ func TestVerifyCannotPassVacuously(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.jsonl")
 	demo := with(peerArgs("demo"), "--era", "legacy")
-	if code, _, errOut := runCLI(t, "", with(demo, "call", "echo", "text=hi", "--record", trace)...); code != ExitOK {
+	if code, _, errOut := runCLI(t, "", with(demo, "call", "echo", "text=hi", "--record", trace)...); code != command.ExitOK {
 		t.Fatalf("recording: %s", errOut)
 	}
 	for _, bad := range []string{"", ".", "..", "[", "[]", "**", "*", "result", "error"} {
 		code, _, errOut := runCLI(t, "", with(demo, "replay", trace, "--verify", "--ignore", bad)...)
-		if code != ExitUsage || !strings.Contains(errOut, "--ignore") {
+		if code != command.ExitUsage || !strings.Contains(errOut, "--ignore") {
 			t.Errorf("--ignore %q: exit %d, %s", bad, code, errOut)
 		}
 	}
-	if code, _, errOut := runCLI(t, "", with(demo, "replay", trace, "--verify", "--ignore", "result._meta")...); code != ExitOK {
+	if code, _, errOut := runCLI(t, "", with(demo, "replay", trace, "--verify", "--ignore", "result._meta")...); code != command.ExitOK {
 		t.Errorf("a real --ignore: exit %d, %s", code, errOut)
 	}
 	// A header and nothing else.
 	b, _ := os.ReadFile(trace)
 	header := filepath.Join(dir, "header.jsonl")
 	os.WriteFile(header, []byte(strings.SplitAfter(string(b), "\n")[0]), 0o600)
-	if code, _, errOut := runCLI(t, "", with(demo, "replay", header, "--verify")...); code != ExitToolError || !strings.Contains(errOut, "nothing was verified") {
+	if code, _, errOut := runCLI(t, "", with(demo, "replay", header, "--verify")...); code != command.ExitToolError || !strings.Contains(errOut, "nothing was verified") {
 		t.Errorf("a header-only trace: exit %d, %s", code, errOut)
 	}
 	// The recorded host's name and capabilities are the ones sent.
 	other := filepath.Join(dir, "other.jsonl")
 	os.WriteFile(other, []byte(strings.Replace(string(b), `"clientInfo":{"name":"mcpi"`, `"clientInfo":{"name":"another-host"`, 1)), 0o600)
 	again := filepath.Join(dir, "again.jsonl")
-	if code, _, errOut := runCLI(t, "", with(demo, "replay", other, "--verify", "--record", again)...); code != ExitOK {
+	if code, _, errOut := runCLI(t, "", with(demo, "replay", other, "--verify", "--record", again)...); code != command.ExitOK {
 		t.Fatalf("verify: exit %d, %s", code, errOut)
 	}
 	if b, _ := os.ReadFile(again); !strings.Contains(string(b), `"clientInfo":{"name":"another-host"`) {
@@ -247,7 +248,7 @@ func TestVerifyCannotPassVacuously(t *testing.T) {
 func TestServeAnswersWhatEveryClientSends(t *testing.T) {
 	t.Parallel()
 	trace := filepath.Join(t.TempDir(), "t.jsonl")
-	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "--era", "legacy", "tools", "--record", trace)...); code != ExitOK {
+	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "--era", "legacy", "tools", "--record", trace)...); code != command.ExitOK {
 		t.Fatalf("recording: %s", errOut)
 	}
 	serve := []string{"--era", "legacy", "--", mcpiBinary(t), "replay", trace, "--serve"}
@@ -268,7 +269,7 @@ func TestCorruptLineSkippedEverywhere(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.jsonl")
 	demo := with(peerArgs("demo"), "--era", "legacy")
-	if code, _, errOut := runCLI(t, "", with(demo, "call", "echo", "text=after the damage", "--record", trace)...); code != ExitOK {
+	if code, _, errOut := runCLI(t, "", with(demo, "call", "echo", "text=after the damage", "--record", trace)...); code != command.ExitOK {
 		t.Fatalf("recording: %s", errOut)
 	}
 	b, _ := os.ReadFile(trace)
@@ -277,15 +278,15 @@ func TestCorruptLineSkippedEverywhere(t *testing.T) {
 	os.WriteFile(trace, []byte(strings.Join(bad, "")), 0o600)
 	want := "line 4 (byte offset"
 	code, out, errOut := runCLI(t, "", "replay", trace)
-	if code != ExitOK || strings.Count(errOut, want) != 1 || !strings.Contains(errOut, "was skipped") || !strings.Contains(out, "tools/call echo") {
+	if code != command.ExitOK || strings.Count(errOut, want) != 1 || !strings.Contains(errOut, "was skipped") || !strings.Contains(out, "tools/call echo") {
 		t.Errorf("print: exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, errOut = runCLI(t, "", with(demo, "replay", trace, "--verify")...)
-	if code != ExitOK || strings.Count(errOut, want) != 1 || !strings.Contains(out, "✓ #3 tools/call echo") {
+	if code != command.ExitOK || strings.Count(errOut, want) != 1 || !strings.Contains(out, "✓ #3 tools/call echo") {
 		t.Errorf("verify: exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, errOut = runCLI(t, "", "call", "echo", "text=after the damage", "--era", "legacy", "--", mcpiBinary(t), "replay", trace, "--serve")
-	if code != ExitOK || !strings.Contains(out, "after the damage") {
+	if code != command.ExitOK || !strings.Contains(out, "after the damage") {
 		t.Errorf("serve: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -307,13 +308,13 @@ func TestProxyHARURLsAreTrue(t *testing.T) {
 	up, _ := url.Parse(upstream.URL + "/mcp")
 	front := httptest.NewServer(proxy.Handler(up, w))
 	t.Cleanup(front.Close)
-	if code, _, errOut := runCLI(t, "", "tools", "--era", "legacy", front.URL+"/"); code != ExitOK {
+	if code, _, errOut := runCLI(t, "", "tools", "--era", "legacy", front.URL+"/"); code != command.ExitOK {
 		t.Fatalf("through the proxy: %s", errOut)
 	}
 	front.Close()
 	w.Close()
 	code, out, errOut := runCLI(t, "", "trace", "export", "--har", trace)
-	if code != ExitOK {
+	if code != command.ExitOK {
 		t.Fatalf("export: %s", errOut)
 	}
 	var har record.HAR

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpi-dev/mcpi/internal/command"
 )
 
 // Every command's argument mistakes are usage errors (exit 2, with the
@@ -15,8 +17,8 @@ import (
 // is run, and so is a word that names no subcommand of a command that
 // groups others.
 func TestEveryArgumentMistakeIsAUsageError(t *testing.T) {
-	ios, _, _, _ := Test()
-	root := newCmdRoot(&Factory{IO: ios}, "")
+	ios, _, _, _ := command.Test()
+	root := newCmdRoot(&command.Factory{IO: ios}, "")
 	var cases [][]string
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -47,7 +49,7 @@ func TestEveryArgumentMistakeIsAUsageError(t *testing.T) {
 	}
 	for _, args := range cases {
 		code, out, errOut := runCLI(t, "", args...)
-		if code != ExitUsage || !strings.Contains(errOut, "--help' for usage") {
+		if code != command.ExitUsage || !strings.Contains(errOut, "--help' for usage") {
 			t.Errorf("mcpi %s: exit %d, stderr %q; want exit 2 and the usage hint", strings.Join(args, " "), code, errOut)
 		}
 		if out != "" {
@@ -61,7 +63,7 @@ func TestEveryArgumentMistakeIsAUsageError(t *testing.T) {
 // how to start one, as a usage error: never "unknown command" nor a
 // complaint about its own arguments.
 func TestSessionVerbsGivenAServer(t *testing.T) {
-	t.Setenv(sessionEnv, "")
+	t.Setenv(command.SessionEnv, "")
 	for _, args := range [][]string{
 		{"tail", "--", "srv"},
 		{"subscribe", "file:///a", "--", "srv"},
@@ -74,13 +76,13 @@ func TestSessionVerbsGivenAServer(t *testing.T) {
 		{"tail", "http://127.0.0.1:1/mcp"},
 	} {
 		code, _, errOut := runCLI(t, "", args...)
-		if code != ExitUsage || !strings.Contains(errOut, "runs in a live session, not against a server: start one with mcpi session start NAME TARGET") {
+		if code != command.ExitUsage || !strings.Contains(errOut, "runs in a live session, not against a server: start one with mcpi session start NAME TARGET") {
 			t.Errorf("mcpi %s: exit %d, %q", strings.Join(args, " "), code, errOut)
 		}
 	}
 	for _, args := range [][]string{{"tail"}, {"roots", "add", "/tmp"}, {"log-level", "debug"}, {"subscribe", "file:///a"}} {
 		code, _, errOut := runCLI(t, "", args...)
-		if code != ExitUsage || !strings.Contains(errOut, "runs in a live session: give --session NAME or set $MCPI_SESSION (mcpi session start NAME TARGET starts one)") {
+		if code != command.ExitUsage || !strings.Contains(errOut, "runs in a live session: give --session NAME or set $MCPI_SESSION (mcpi session start NAME TARGET starts one)") {
 			t.Errorf("mcpi %s: exit %d, %q", strings.Join(args, " "), code, errOut)
 		}
 	}
@@ -88,18 +90,18 @@ func TestSessionVerbsGivenAServer(t *testing.T) {
 
 // session show and stop take $MCPI_SESSION when no NAME is given.
 func TestSessionShowAndStopTakeTheEnvironment(t *testing.T) {
-	t.Setenv(sessionEnv, "")
+	t.Setenv(command.SessionEnv, "")
 	for _, verb := range []string{"show", "stop"} {
 		code, _, errOut := runCLI(t, "", "session", verb)
-		if code != ExitUsage || !strings.Contains(errOut, "give the session's NAME, or set $MCPI_SESSION") {
+		if code != command.ExitUsage || !strings.Contains(errOut, "give the session's NAME, or set $MCPI_SESSION") {
 			t.Errorf("session %s without a name: exit %d, %q", verb, code, errOut)
 		}
 	}
-	t.Setenv(sessionEnv, "nosuchsession")
+	t.Setenv(command.SessionEnv, "nosuchsession")
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	for _, verb := range []string{"show", "stop"} {
 		code, _, errOut := runCLI(t, "", "session", verb)
-		if code == ExitUsage || !strings.Contains(errOut, "nosuchsession") {
+		if code == command.ExitUsage || !strings.Contains(errOut, "nosuchsession") {
 			t.Errorf("session %s with $MCPI_SESSION: exit %d, %q", verb, code, errOut)
 		}
 	}
@@ -111,7 +113,7 @@ func TestErrorKindsAreDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range errorKinds {
+	for _, k := range command.ErrorKinds {
 		if !strings.Contains(string(doc), "| `"+k+"` |") {
 			t.Errorf("docs/cli.md does not list the error kind %q", k)
 		}
@@ -125,14 +127,14 @@ func TestJSONErrorsHaveAKind(t *testing.T) {
 		args []string
 		kind string
 	}{
-		{with(demo, "call", "nosuch", "--json"), KindToolNotFound},
-		{with(demo, "call", "add", "a=x", "--json"), KindUsage},
-		{with(demo, "read", "demo://nosuch", "--json"), KindProtocol},
-		{[]string{"tools", "--json", "http://127.0.0.1:1/mcp"}, KindUnreachable},
-		{with(demo, "call", "slow", "ms=5000", "--timeout", "200ms", "--json"), KindTimeout},
+		{with(demo, "call", "nosuch", "--json"), command.KindToolNotFound},
+		{with(demo, "call", "add", "a=x", "--json"), command.KindUsage},
+		{with(demo, "read", "demo://nosuch", "--json"), command.KindProtocol},
+		{[]string{"tools", "--json", "http://127.0.0.1:1/mcp"}, command.KindUnreachable},
+		{with(demo, "call", "slow", "ms=5000", "--timeout", "200ms", "--json"), command.KindTimeout},
 	} {
 		_, out, _ := runCLI(t, "", tc.args...)
-		var doc jsonErrorObject
+		var doc command.JSONErrorObject
 		if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Error.Kind != tc.kind {
 			t.Errorf("mcpi %s: stdout %q, want kind %q", strings.Join(tc.args, " "), out, tc.kind)
 		}

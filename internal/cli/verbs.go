@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/cmdutil"
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/mcptext"
@@ -20,21 +21,9 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
-func exactly(n int, what string) func([]string) error {
-	return func(rest []string) error {
-		switch {
-		case len(rest) < n:
-			return flagErrorf("missing %s", what)
-		case len(rest) > n:
-			return flagErrorf("unexpected argument %q", rest[n])
-		}
-		return nil
-	}
-}
-
 // ReadOptions are the input of `mcpi read`.
 type ReadOptions struct {
-	ConnOptions
+	command.ConnOptions
 	URI         string
 	Save        string
 	Raw         bool
@@ -43,34 +32,34 @@ type ReadOptions struct {
 }
 
 // NewCmdRead returns `mcpi read URI TARGET`.
-func NewCmdRead(f *Factory, runF func(context.Context, *ReadOptions) error) *cobra.Command {
-	opts := &ReadOptions{ConnOptions: f.conn()}
+func NewCmdRead(f *command.Factory, runF func(context.Context, *ReadOptions) error) *cobra.Command {
+	opts := &ReadOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:     "read URI TARGET",
 		Short:   "Read a resource and print its contents",
 		Example: "  mcpi read demo://text/hello -- mcpi demo-server\n  mcpi read demo://binary/logo.png --save out/ -- mcpi demo-server\n  mcpi read demo://binary/logo.png --raw -- mcpi demo-server > logo.png\n  mcpi read --dir skill://pdf-processing -- ./skills-server",
-		Args: targetArgs(&opts.Target, func(rest []string) error {
-			if err := exactly(1, "the resource URI")(rest); err != nil {
+		Args: command.TargetArgs(&opts.Target, func(rest []string) error {
+			if err := command.Exactly(1, "the resource URI")(rest); err != nil {
 				return err
 			}
 			opts.URI = rest[0]
 			switch {
 			case opts.Dir && (opts.Raw || opts.Save != ""):
-				return flagErrorf("--dir lists a directory's children: it goes with neither --raw nor --save")
+				return command.FlagErrorf("--dir lists a directory's children: it goes with neither --raw nor --save")
 			case opts.Raw && (opts.JSON || opts.Save != ""):
-				return flagErrorf("--raw writes the contents as they are: it goes with neither --json nor --save")
+				return command.FlagErrorf("--raw writes the contents as they are: it goes with neither --json nor --save")
 			case opts.Raw && opts.IO.StdoutTTY && !opts.RawTerminal:
-				return flagErrorf("--raw would write the server's bytes to a terminal, which they could drive: redirect stdout to a file or a pipe, or add --raw-terminal")
+				return command.FlagErrorf("--raw would write the server's bytes to a terminal, which they could drive: redirect stdout to a file or a pipe, or add --raw-terminal")
 			case opts.RawTerminal && !opts.Raw:
-				return flagErrorf("--raw-terminal goes with --raw")
+				return command.FlagErrorf("--raw-terminal goes with --raw")
 			}
 			return nil
 		}),
-		RunE: runE(opts, runF, readRun),
+		RunE: command.RunE(opts, runF, readRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
-	end := flagGroup(cmd, groupOutput)
+	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().StringVar(&opts.Save, "save", "", "write blob contents into this directory")
 	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "write the contents' exact bytes to stdout (text as sent, blobs decoded), for a file or a pipe")
 	cmd.Flags().BoolVar(&opts.RawTerminal, "raw-terminal", false, "with --raw: write the bytes even when stdout is a terminal")
@@ -80,7 +69,7 @@ func NewCmdRead(f *Factory, runF func(context.Context, *ReadOptions) error) *cob
 }
 
 func readRun(ctx context.Context, opts *ReadOptions) error {
-	return opts.with(ctx, func(c *session.Client) error { return readResource(ctx, c, opts) })
+	return opts.With(ctx, func(c *session.Client) error { return readResource(ctx, c, opts) })
 }
 
 // readResource prints the resource, its bytes (--raw), or a directory's
@@ -107,7 +96,7 @@ func readResource(ctx context.Context, c *session.Client, opts *ReadOptions) err
 	for i, rc := range r.Contents {
 		if len(r.Contents) == 1 && rc.Text != nil {
 			// One text resource prints as itself, ready for a pipe.
-			text := sanitize(*rc.Text, true)
+			text := command.Sanitize(*rc.Text, true)
 			fmt.Fprint(opts.IO.Out, text)
 			if !strings.HasSuffix(text, "\n") {
 				fmt.Fprintln(opts.IO.Out)
@@ -124,7 +113,7 @@ func readResource(ctx context.Context, c *session.Client, opts *ReadOptions) err
 // readDirectory lists the direct children of the directory resource at
 // uri: every page of resources/directory/read (SEP-2640), as a table, or
 // with --json as an array of the children as the server sent them.
-func readDirectory(ctx context.Context, c *session.Client, o *ConnOptions, uri string) error {
+func readDirectory(ctx context.Context, c *session.Client, o *command.ConnOptions, uri string) error {
 	children, err := c.AllDirectoryRaw(ctx, uri)
 	if !listed(err) {
 		return err
@@ -156,14 +145,14 @@ func readDirectory(ctx context.Context, c *session.Client, o *ConnOptions, uri s
 		return bad
 	}
 	if len(children) == 0 && err == nil {
-		fmt.Fprintf(o.IO.ErrOut, "%s is an empty directory.\n", sanitize(uri, false))
+		fmt.Fprintf(o.IO.ErrOut, "%s is an empty directory.\n", command.Sanitize(uri, false))
 	}
 	return err
 }
 
 // writeContentsRaw writes each content's bytes as they are, in order, to
 // the raw stdout: text as the server sent it, blobs decoded.
-func writeContentsRaw(ios *IOStreams, contents []mcp.ResourceContents) error {
+func writeContentsRaw(ios *command.IOStreams, contents []mcp.ResourceContents) error {
 	for _, rc := range contents {
 		var b []byte
 		switch {
@@ -187,51 +176,38 @@ func protocolError(method, msg string) error {
 	return &session.RPCError{Method: method, RPCError: &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: msg}}
 }
 
-// parsePairs parses KEY=VALUE arguments into a map.
-func parsePairs(pairs []string, what string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || k == "" {
-			return nil, flagErrorf("invalid %s %q: want KEY=VALUE", what, p)
-		}
-		out[k] = v
-	}
-	return out, nil
-}
-
 // PromptOptions are the input of `mcpi prompt`.
 type PromptOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Name      string
 	Arguments map[string]string
 }
 
 // NewCmdPrompt returns `mcpi prompt NAME [KEY=VALUE ...] TARGET`.
-func NewCmdPrompt(f *Factory, runF func(context.Context, *PromptOptions) error) *cobra.Command {
-	opts := &PromptOptions{ConnOptions: f.conn()}
+func NewCmdPrompt(f *command.Factory, runF func(context.Context, *PromptOptions) error) *cobra.Command {
+	opts := &PromptOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:     "prompt NAME [KEY=VALUE ...] TARGET",
 		Short:   "Get a prompt with its arguments filled in",
 		Example: "  mcpi prompt greet name=Ada style=pirate -- mcpi demo-server",
-		Args: targetArgs(&opts.Target, func(rest []string) error {
+		Args: command.TargetArgs(&opts.Target, func(rest []string) error {
 			if len(rest) == 0 {
-				return flagErrorf("missing the prompt name")
+				return command.FlagErrorf("missing the prompt name")
 			}
 			opts.Name = rest[0]
 			var err error
-			opts.Arguments, err = parsePairs(rest[1:], "argument")
+			opts.Arguments, err = command.ParsePairs(rest[1:], "argument")
 			return err
 		}),
-		RunE: runE(opts, runF, promptRun),
+		RunE: command.RunE(opts, runF, promptRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
 }
 
 func promptRun(ctx context.Context, opts *PromptOptions) error {
-	return opts.with(ctx, func(c *session.Client) error { return getPrompt(ctx, c, opts) })
+	return opts.With(ctx, func(c *session.Client) error { return getPrompt(ctx, c, opts) })
 }
 
 // getPrompt checks the prompt's required arguments (unless --force), gets
@@ -253,7 +229,7 @@ func getPrompt(ctx context.Context, c *session.Client, opts *PromptOptions) erro
 			}
 		}
 		if len(missing) > 0 && !opts.Target.Force {
-			return flagErrorf("prompt %s needs argument(s) %s", name, strings.Join(missing, ", "))
+			return command.FlagErrorf("prompt %s needs argument(s) %s", name, strings.Join(missing, ", "))
 		}
 	}
 	var raw json.RawMessage
@@ -268,11 +244,11 @@ func getPrompt(ctx context.Context, c *session.Client, opts *PromptOptions) erro
 		return protocolError("prompts/get", "the result is not a GetPromptResult: "+err.Error())
 	}
 	if r.Description != "" {
-		fmt.Fprintf(opts.IO.Out, "# %s\n\n", oneLine(r.Description))
+		fmt.Fprintf(opts.IO.Out, "# %s\n\n", command.OneLine(r.Description))
 	}
 	p := &iostreams.ContentPrinter{Out: opts.IO.Out, Errw: opts.IO.ErrOut}
 	for i, m := range r.Messages {
-		fmt.Fprintf(opts.IO.Out, "[%s]\n", sanitize(m.Role, false))
+		fmt.Fprintf(opts.IO.Out, "[%s]\n", command.Sanitize(m.Role, false))
 		if err := p.Block(i, m.Content); err != nil {
 			return err
 		}
@@ -285,7 +261,7 @@ func getPrompt(ctx context.Context, c *session.Client, opts *PromptOptions) erro
 
 // CompleteOptions are the input of `mcpi complete`.
 type CompleteOptions struct {
-	ConnOptions
+	command.ConnOptions
 	Prompt   string
 	Template string
 	// ContextPairs are the --context flags, parsed into Context.
@@ -295,36 +271,36 @@ type CompleteOptions struct {
 }
 
 // NewCmdComplete returns `mcpi complete`.
-func NewCmdComplete(f *Factory, runF func(context.Context, *CompleteOptions) error) *cobra.Command {
-	opts := &CompleteOptions{ConnOptions: f.conn()}
+func NewCmdComplete(f *command.Factory, runF func(context.Context, *CompleteOptions) error) *cobra.Command {
+	opts := &CompleteOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:     "complete (--prompt NAME | --template URI_TEMPLATE) ARG=PARTIAL TARGET",
 		Short:   "Ask the server to complete an argument of a prompt or a resource template",
 		Example: "  mcpi complete --prompt greet style=p -- mcpi demo-server\n  mcpi complete --template 'demo://greeting/{lang}/{name}' lang=f -- mcpi demo-server",
-		Args: targetArgs(&opts.Target, func(rest []string) error {
+		Args: command.TargetArgs(&opts.Target, func(rest []string) error {
 			if (opts.Prompt == "") == (opts.Template == "") {
-				return flagErrorf("give exactly one of --prompt and --template")
+				return command.FlagErrorf("give exactly one of --prompt and --template")
 			}
-			if err := exactly(1, "the argument to complete, ARG=PARTIAL")(rest); err != nil {
+			if err := command.Exactly(1, "the argument to complete, ARG=PARTIAL")(rest); err != nil {
 				return err
 			}
-			pairs, err := parsePairs(rest, "argument")
+			pairs, err := command.ParsePairs(rest, "argument")
 			if err != nil {
 				return err
 			}
 			for k, v := range pairs {
 				opts.Argument = mcp.CompleteArgument{Name: k, Value: v}
 			}
-			if opts.Context, err = parsePairs(opts.ContextPairs, "--context"); err != nil {
+			if opts.Context, err = command.ParsePairs(opts.ContextPairs, "--context"); err != nil {
 				return err
 			}
 			return nil
 		}),
-		RunE: runE(opts, runF, completeRun),
+		RunE: command.RunE(opts, runF, completeRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
-	end := flagGroup(cmd, groupArgs)
+	end := command.FlagGroup(cmd, command.GroupArgs)
 	cmd.Flags().StringVar(&opts.Prompt, "prompt", "", "complete an argument of this prompt")
 	cmd.Flags().StringVar(&opts.Template, "template", "", "complete a variable of this resource template")
 	cmd.Flags().StringArrayVar(&opts.ContextPairs, "context", nil, "an argument already chosen, KEY=VALUE (repeatable)")
@@ -333,7 +309,7 @@ func NewCmdComplete(f *Factory, runF func(context.Context, *CompleteOptions) err
 }
 
 func completeRun(ctx context.Context, opts *CompleteOptions) error {
-	return opts.with(ctx, func(c *session.Client) error { return completeArgument(ctx, c, opts) })
+	return opts.With(ctx, func(c *session.Client) error { return completeArgument(ctx, c, opts) })
 }
 
 // completeArgument asks for the completions of the argument and prints
@@ -359,7 +335,7 @@ func completeArgument(ctx context.Context, c *session.Client, opts *CompleteOpti
 		return iostreams.WriteJSON(opts.IO, r.Completion)
 	}
 	for _, v := range r.Completion.Values {
-		fmt.Fprintln(opts.IO.Out, sanitize(v, false))
+		fmt.Fprintln(opts.IO.Out, command.Sanitize(v, false))
 	}
 	if r.Completion.HasMore || (r.Completion.Total != nil && *r.Completion.Total > len(r.Completion.Values)) {
 		total := "more"
@@ -373,26 +349,26 @@ func completeArgument(ctx context.Context, c *session.Client, opts *CompleteOpti
 
 // PingOptions are the input of `mcpi ping`.
 type PingOptions struct {
-	ConnOptions
+	command.ConnOptions
 }
 
 // NewCmdPing returns `mcpi ping TARGET`.
-func NewCmdPing(f *Factory, runF func(context.Context, *PingOptions) error) *cobra.Command {
-	opts := &PingOptions{ConnOptions: f.conn()}
+func NewCmdPing(f *command.Factory, runF func(context.Context, *PingOptions) error) *cobra.Command {
+	opts := &PingOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:     "ping TARGET",
 		Short:   "Check that the server answers, and how fast",
 		Example: "  mcpi ping -- mcpi demo-server",
-		Args:    targetArgs(&opts.Target, none),
-		RunE:    runE(opts, runF, pingRun),
+		Args:    command.TargetArgs(&opts.Target, command.None),
+		RunE:    command.RunE(opts, runF, pingRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
 }
 
 func pingRun(ctx context.Context, opts *PingOptions) error {
-	return opts.with(ctx, func(c *session.Client) error {
+	return opts.With(ctx, func(c *session.Client) error {
 		start := time.Now()
 		if err := c.Ping(ctx); err != nil {
 			return err
@@ -412,30 +388,30 @@ func pingRun(ctx context.Context, opts *PingOptions) error {
 
 // InfoOptions are the input of `mcpi info`.
 type InfoOptions struct {
-	ConnOptions
+	command.ConnOptions
 }
 
 // NewCmdInfo returns `mcpi info TARGET`.
-func NewCmdInfo(f *Factory, runF func(context.Context, *InfoOptions) error) *cobra.Command {
-	opts := &InfoOptions{ConnOptions: f.conn()}
+func NewCmdInfo(f *command.Factory, runF func(context.Context, *InfoOptions) error) *cobra.Command {
+	opts := &InfoOptions{ConnOptions: f.Conn()}
 	cmd := &cobra.Command{
 		Use:     "info TARGET",
 		Short:   "Show the negotiated revision, server info, capabilities and instructions",
 		Example: "  mcpi info -- mcpi demo-server",
-		Args:    targetArgs(&opts.Target, none),
-		RunE:    runE(opts, runF, infoRun),
+		Args:    command.TargetArgs(&opts.Target, command.None),
+		RunE:    command.RunE(opts, runF, infoRun),
 	}
-	addConnFlags(cmd, &opts.ConnOptions)
+	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addSessionFlag(cmd, &opts.ConnOptions)
 	return cmd
 }
 
 func infoRun(ctx context.Context, opts *InfoOptions) error {
-	return opts.with(ctx, func(c *session.Client) error { return printInfo(c, &opts.ConnOptions) })
+	return opts.With(ctx, func(c *session.Client) error { return printInfo(c, &opts.ConnOptions) })
 }
 
 // printInfo shows what the handshake settled.
-func printInfo(c *session.Client, o *ConnOptions) error {
+func printInfo(c *session.Client, o *command.ConnOptions) error {
 	transportName := cmp.Or(transport.Describe(c.Conn()).Transport, "?")
 	if o.JSON {
 		var raw map[string]json.RawMessage
@@ -454,14 +430,14 @@ func printInfo(c *session.Client, o *ConnOptions) error {
 
 // CompletionOptions are the input of `mcpi completion`.
 type CompletionOptions struct {
-	IO    *IOStreams
+	IO    *command.IOStreams
 	Shell string
 	// Root is the command tree the script completes.
 	Root *cobra.Command
 }
 
 // NewCmdCompletion returns `mcpi completion SHELL`.
-func NewCmdCompletion(f *Factory, runF func(context.Context, *CompletionOptions) error) *cobra.Command {
+func NewCmdCompletion(f *command.Factory, runF func(context.Context, *CompletionOptions) error) *cobra.Command {
 	opts := &CompletionOptions{IO: f.IO}
 	return &cobra.Command{
 		Use:       "completion bash|zsh|fish|powershell",
@@ -470,7 +446,7 @@ func NewCmdCompletion(f *Factory, runF func(context.Context, *CompletionOptions)
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(cmd.ValidArgs, args[0]) {
-				return flagErrorf("unknown shell %q: want bash, zsh, fish or powershell", args[0])
+				return command.FlagErrorf("unknown shell %q: want bash, zsh, fish or powershell", args[0])
 			}
 			opts.Shell, opts.Root = args[0], cmd.Root()
 			if runF != nil {
@@ -512,7 +488,7 @@ func checkCompletable(ctx context.Context, c *session.Client, prompt, template, 
 			for _, p := range prompts {
 				all = append(all, p.Name)
 			}
-			return flagErrorf("the server lists no prompt %q (prompts: %s)", prompt, strings.Join(all, ", "))
+			return command.FlagErrorf("the server lists no prompt %q (prompts: %s)", prompt, strings.Join(all, ", "))
 		}
 		for _, a := range prompts[i].Arguments {
 			names = append(names, a.Name)
@@ -530,7 +506,7 @@ func checkCompletable(ctx context.Context, c *session.Client, prompt, template, 
 		if takes == "" {
 			takes = "none"
 		}
-		return flagErrorf("%s has no argument %q%s (it takes: %s)", what, n, role, takes)
+		return command.FlagErrorf("%s has no argument %q%s (it takes: %s)", what, n, role, takes)
 	}
 	if err := check(name, ""); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/live"
 )
 
@@ -51,7 +52,7 @@ func TestSessionSocketVersion(t *testing.T) {
 		t.Errorf("another build: exit %d, %q", code, errOut)
 	}
 	code, _, errOut := run(p3, "ping", "--session", "v")
-	if code != int(ExitConnect) || !strings.Contains(errOut, "session v was started by an mcpi that speaks socket protocol 2, and this mcpi speaks 3: stop it (mcpi session stop v) and start it again") {
+	if code != int(command.ExitConnect) || !strings.Contains(errOut, "session v was started by an mcpi that speaks socket protocol 2, and this mcpi speaks 3: stop it (mcpi session stop v) and start it again") {
 		t.Errorf("another protocol: exit %d, %q", code, errOut)
 	}
 	if code, _, errOut := run(p3, "session", "stop", "v"); code != 0 {
@@ -88,7 +89,7 @@ func TestSessionUnversionedDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runLive(t, dir, nil, "ping", "--session", "old")
-	if code != ExitConnect || !strings.Contains(errOut, "session old was started by an mcpi that speaks socket protocol 1, and this mcpi speaks 2: stop it (mcpi session stop old) and start it again") {
+	if code != command.ExitConnect || !strings.Contains(errOut, "session old was started by an mcpi that speaks socket protocol 1, and this mcpi speaks 2: stop it (mcpi session stop old) and start it again") {
 		t.Errorf("an unversioned daemon: exit %d, %q", code, errOut)
 	}
 	if n := got.Load(); n != 0 {

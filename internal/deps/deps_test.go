@@ -64,6 +64,7 @@ var (
 	}
 	forbidden = map[string][]string{
 		"internal/record":       {"internal/session", "internal/cli", "internal/tui"},
+		"internal/command":      {"internal/cli", "internal/tui"},
 		"internal/replay":       {"internal/cli", "internal/tui", "internal/live", "internal/check"},
 		"internal/proxy":        {"internal/session", "internal/cli", "internal/tui"},
 		"internal/auth":         {"internal/session", "internal/cli", "internal/tui"},

@@ -2,7 +2,7 @@
 // bench, the TUI's saved calls) and internal/collection: which server a
 // file names, who answers the server, what is secret.
 
-package cli
+package command
 
 import (
 	"fmt"
@@ -28,21 +28,21 @@ func fileSecrets(file *collection.File, env func(string) (string, bool)) []strin
 	return out
 }
 
-// redactorOf has the connection's trace and -v output hide the file's
+// RedactorOf has the connection's trace and -v output hide the file's
 // secrets too, and returns the redactor of every report: the target's
 // secrets and the file's.
-func (o *ConnOptions) redactorOf(file *collection.File, env func(string) (string, bool)) *record.Redactor {
+func (o *ConnOptions) RedactorOf(file *collection.File, env func(string) (string, bool)) *record.Redactor {
 	o.Target.secrets = append(o.Target.secrets, fileSecrets(file, env)...)
-	return record.NewRedactor(o.secretValues())
+	return record.NewRedactor(o.SecretValues())
 }
 
-// collectionServer is the server a collection saved from the TUI names:
+// CollectionServer is the server a collection saved from the TUI names:
 // the command line, URL or configured server the session connects to.
 // None when one of them holds a secret (a -e value, a token in the URL,
 // a secret-looking option): it would be written into the file in clear.
-func (o *ConnOptions) collectionServer() *collection.Server {
+func (o *ConnOptions) CollectionServer() *collection.Server {
 	t := o.Target
-	red := record.NewRedactor(o.secretValues())
+	red := record.NewRedactor(o.SecretValues())
 	switch {
 	case len(t.Command) > 0:
 		if slices.Equal(red.Args(t.Command), t.Command) {
@@ -59,9 +59,9 @@ func (o *ConnOptions) collectionServer() *collection.Server {
 	return nil
 }
 
-// redactErr returns err with its message through red, what errors.Is and
+// RedactErr returns err with its message through red, what errors.Is and
 // errors.As find in it kept (its exit code, its kind).
-func redactErr(red *record.Redactor, err error) error {
+func RedactErr(red *record.Redactor, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -80,33 +80,33 @@ type redactedError struct {
 func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
 
-// parseCollectionTarget parses the arguments of a command that takes
+// ParseCollectionTarget parses the arguments of a command that takes
 // collection files and, optionally, a TARGET that overrides the server
 // each file names: it returns the other arguments and whether a TARGET
 // was given.
-func (t *TargetOptions) parseCollectionTarget(cmd *cobra.Command, args []string) (rest []string, cliTarget bool, err error) {
+func (t *TargetOptions) ParseCollectionTarget(cmd *cobra.Command, args []string) (rest []string, cliTarget bool, err error) {
 	rest = args
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		rest = args[:dash]
 	}
 	cliTarget = cmd.ArgsLenAtDash() >= 0 || t.Server != "" || t.URL != ""
 	for _, a := range rest {
-		if httpLike(a) != urlNot {
+		if HTTPLike(a) != urlNot {
 			cliTarget = true
 		}
 	}
 	if cliTarget {
-		if rest, err = t.parseTarget(cmd, args); err != nil {
+		if rest, err = t.ParseTarget(cmd, args); err != nil {
 			return nil, false, err
 		}
 	}
 	return rest, cliTarget, nil
 }
 
-// fromCollection sets the target to the server a collection file names.
-func (t *TargetOptions) fromCollection(file *collection.File, env func(string) (string, bool)) error {
+// FromCollection sets the target to the server a collection file names.
+func (t *TargetOptions) FromCollection(file *collection.File, env func(string) (string, bool)) error {
 	if file.Server == nil {
-		return flagErrorf("%s names no server (server:) and no TARGET was given", file.Path)
+		return FlagErrorf("%s names no server (server:) and no TARGET was given", file.Path)
 	}
 	s, err := file.Server.Expand(collection.Vars{Env: env})
 	if err != nil {
@@ -119,8 +119,8 @@ func (t *TargetOptions) fromCollection(file *collection.File, env func(string) (
 	return t.checkFlags()
 }
 
-// collectionHandler answers the server's requests with a step's answers,
+// CollectionHandler answers the server's requests with a step's answers,
 // and otherwise as the command's flags say.
-func (r *connRun) collectionHandler() *collection.Handler {
-	return &collection.Handler{Fallback: r.handler(r.sayer()), WorkDir: r.IO.WorkDir()}
+func (r *ConnRun) CollectionHandler() *collection.Handler {
+	return &collection.Handler{Fallback: r.Handler(r.Sayer()), WorkDir: r.IO.WorkDir()}
 }

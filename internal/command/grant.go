@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"fmt"
@@ -46,7 +46,7 @@ func (a *AuthOptions) grantFlagsSet() bool {
 // validateGrant checks the grant's flags and reads its secrets and keys.
 func (a *AuthOptions) validateGrant() error {
 	if a.Grant != "" && !slices.Contains(auth.Grants, a.Grant) {
-		return flagErrorf("invalid --grant %q: want one of %s", a.Grant, strings.Join(auth.Grants, ", "))
+		return FlagErrorf("invalid --grant %q: want one of %s", a.Grant, strings.Join(auth.Grants, ", "))
 	}
 	g := a.Grant
 	if g == "" {
@@ -62,15 +62,15 @@ func (a *AuthOptions) validateGrant() error {
 	}
 	if a.ClientAssertionKey != "" {
 		if a.ClientSecret != "" {
-			return flagErrorf("--client-assertion-key authenticates the client instead of its secret: give one of them")
+			return FlagErrorf("--client-assertion-key authenticates the client instead of its secret: give one of them")
 		}
 		if a.clientKey, err = auth.LoadKey(a.ClientAssertionKey); err != nil {
-			return flagErrorf("--client-assertion-key: %v", err)
+			return FlagErrorf("--client-assertion-key: %v", err)
 		}
 	}
 	if a.DPoPKey != "" {
 		if a.dpopKey, err = auth.LoadKey(a.DPoPKey); err != nil {
-			return flagErrorf("--dpop-key: %v", err)
+			return FlagErrorf("--dpop-key: %v", err)
 		}
 	} else if a.DPoP && a.dpopKey == nil {
 		// One key for the run: every connection of it presents the same.
@@ -89,28 +89,28 @@ func (a *AuthOptions) validateGrant() error {
 	idp := a.IDPIssuer != "" || a.IDPTokenEndpoint != "" || a.IDPClientID != "" || a.IDPClientSecretFile != "" || a.IDTokenFile != ""
 	switch {
 	case g != auth.GrantJWTBearer && a.AssertionFile != "":
-		return flagErrorf("--assertion-file goes with --grant jwt-bearer")
+		return FlagErrorf("--assertion-file goes with --grant jwt-bearer")
 	case g != auth.GrantIDJAG && idp:
-		return flagErrorf("--id-token-file and the --idp flags go with --grant id-jag")
+		return FlagErrorf("--id-token-file and the --idp flags go with --grant id-jag")
 	case g != auth.GrantAuthorizationCode && a.ClientMetadataURL != "":
-		return flagErrorf("--client-metadata-url is for --grant authorization_code")
+		return FlagErrorf("--client-metadata-url is for --grant authorization_code")
 	case g == auth.GrantClientCredentials && (a.ClientID == "" || !hasClientAuth):
-		return flagErrorf("--grant client_credentials needs --client-id and its secret (--client-secret-file, $%s) or key (--client-assertion-key)", EnvClientSecret)
+		return FlagErrorf("--grant client_credentials needs --client-id and its secret (--client-secret-file, $%s) or key (--client-assertion-key)", EnvClientSecret)
 	case g == auth.GrantIDJAG && a.ClientID == "":
-		return flagErrorf("--grant id-jag needs --client-id (and its secret or key): mcpi's client at the MCP server's authorization server")
+		return FlagErrorf("--grant id-jag needs --client-id (and its secret or key): mcpi's client at the MCP server's authorization server")
 	case g == auth.GrantIDJAG && a.IDPIssuer == "" && a.IDPTokenEndpoint == "":
-		return flagErrorf("--grant id-jag needs the identity provider: --idp-issuer or --idp-token-endpoint")
+		return FlagErrorf("--grant id-jag needs the identity provider: --idp-issuer or --idp-token-endpoint")
 	}
 	switch g {
 	case auth.GrantJWTBearer:
 		a.assertion = fileOrEnv("--assertion-file", a.AssertionFile, EnvAssertion)
 		if a.AssertionFile == "" && os.Getenv(EnvAssertion) == "" {
-			return flagErrorf("--grant jwt-bearer needs the workload's JWT: --assertion-file FILE or $%s", EnvAssertion)
+			return FlagErrorf("--grant jwt-bearer needs the workload's JWT: --assertion-file FILE or $%s", EnvAssertion)
 		}
 	case auth.GrantIDJAG:
 		a.idToken = fileOrEnv("--id-token-file", a.IDTokenFile, EnvIDToken)
 		if a.IDTokenFile == "" && os.Getenv(EnvIDToken) == "" {
-			return flagErrorf("--grant id-jag needs the user's ID token: --id-token-file FILE or $%s", EnvIDToken)
+			return FlagErrorf("--grant id-jag needs the user's ID token: --id-token-file FILE or $%s", EnvIDToken)
 		}
 	}
 	return nil
@@ -135,11 +135,11 @@ func (a *AuthOptions) currentAssertions() []string {
 func readSecretFile(flag, path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", flagErrorf("%s: %v", flag, err)
+		return "", FlagErrorf("%s: %v", flag, err)
 	}
 	v := strings.TrimSpace(string(b))
 	if v == "" {
-		return "", flagErrorf("%s: %s is empty", flag, path)
+		return "", FlagErrorf("%s: %s is empty", flag, path)
 	}
 	return v, nil
 }

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"context"
@@ -29,10 +29,10 @@ type TargetOptions struct {
 	// Session names a live session to run the command in instead of
 	// connecting (--session, $MCPI_SESSION; see session.go).
 	Session string
-	// inDaemon says the command runs inside a session's daemon;
-	// stderrTTY that its stderr is a terminal (OAuth may ask there).
-	inDaemon  bool
-	stderrTTY bool
+	// InDaemon says the command runs inside a session's daemon;
+	// StderrTTY that its stderr is a terminal (OAuth may ask there).
+	InDaemon  bool
+	StderrTTY bool
 
 	// Command is everything after "--": a stdio server to spawn.
 	Command []string
@@ -64,9 +64,9 @@ type TargetOptions struct {
 	Auth AuthOptions
 
 	secrets []string // values that must not reach a trace
-	// httpTransport sends an HTTP target's requests (nil: the network);
+	// HTTPTransport sends an HTTP target's requests (nil: the network);
 	// it is the Factory's HTTPTransport.
-	httpTransport http.RoundTripper
+	HTTPTransport http.RoundTripper
 	// shutdownGrace is how long a stdio server has to exit, after its stdin
 	// is closed and again after SIGTERM (0: the transport's default).
 	shutdownGrace time.Duration
@@ -115,7 +115,7 @@ type AuthOptions struct {
 }
 
 func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
-	defer flagGroup(cmd, groupConnection)()
+	defer FlagGroup(cmd, GroupConnection)()
 	f := cmd.Flags()
 	f.StringVar(&o.URL, "url", "", "URL of an HTTP server (Streamable HTTP, or HTTP+SSE)")
 	f.StringVar(&o.Transport, "transport", "auto", "HTTP transport: auto, http (Streamable HTTP) or sse (HTTP+SSE, 2024-11-05)")
@@ -136,7 +136,7 @@ func addTargetFlags(cmd *cobra.Command, o *TargetOptions) {
 }
 
 func addAuthFlags(cmd *cobra.Command, a *AuthOptions) {
-	defer flagGroup(cmd, groupAuth)()
+	defer FlagGroup(cmd, GroupAuth)()
 	f := cmd.Flags()
 	f.StringVar(&a.Bearer, "bearer", "", "send this access token (Authorization: Bearer) instead of running OAuth")
 	f.StringVar(&a.ClientID, "client-id", "", "OAuth: the client ID registered with the authorization server (pre-registration)")
@@ -152,7 +152,7 @@ func addAuthFlags(cmd *cobra.Command, a *AuthOptions) {
 // validate checks the authorization flags against the target.
 func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
 	a.out = cmd.ErrOrStderr()
-	a.interactive = o.stderrTTY
+	a.interactive = o.StderrTTY
 	var scopes []string
 	for _, s := range a.Scopes {
 		scopes = append(scopes, strings.Fields(s)...)
@@ -162,15 +162,15 @@ func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
 		a.grantFlagsSet()
 	switch {
 	case o.Command != nil && (a.Bearer != "" || oauth):
-		return flagErrorf("--bearer and the OAuth flags apply to HTTP servers, not to a command")
+		return FlagErrorf("--bearer and the OAuth flags apply to HTTP servers, not to a command")
 	case a.Bearer != "" && oauth:
-		return flagErrorf("--bearer sends a token of your own: it does not go with the OAuth flags")
+		return FlagErrorf("--bearer sends a token of your own: it does not go with the OAuth flags")
 	case a.ClientSecret != "" && a.ClientSecretFile != "":
-		return flagErrorf("give --client-secret or --client-secret-file, not both")
+		return FlagErrorf("give --client-secret or --client-secret-file, not both")
 	case a.RedirectPort < 0 || a.RedirectPort > 65535:
-		return flagErrorf("invalid --oauth-redirect-port %d", a.RedirectPort)
+		return FlagErrorf("invalid --oauth-redirect-port %d", a.RedirectPort)
 	case a.Headless && a.NoBrowser:
-		return flagErrorf("--oauth-headless uses no browser already: drop --no-browser")
+		return FlagErrorf("--oauth-headless uses no browser already: drop --no-browser")
 	}
 	if o.Command == nil && a.Bearer == "" {
 		if err := a.validateGrant(); err != nil {
@@ -178,17 +178,17 @@ func (a *AuthOptions) validate(o *TargetOptions, cmd *cobra.Command) error {
 		}
 	}
 	if a.ClientSecret != "" && a.ClientID == "" {
-		return flagErrorf("--client-secret needs --client-id")
+		return FlagErrorf("--client-secret needs --client-id")
 	}
 	if a.ClientMetadataURL != "" {
 		if err := auth.ValidClientMetadataURL(a.ClientMetadataURL); err != nil {
-			return flagErrorf("invalid --client-metadata-url: %v", err)
+			return FlagErrorf("invalid --client-metadata-url: %v", err)
 		}
 	}
 	if a.Bearer != "" {
 		for _, line := range o.Headers {
 			if k, _, _ := strings.Cut(line, ":"); strings.EqualFold(strings.TrimSpace(k), "Authorization") {
-				return flagErrorf("give either --bearer or an Authorization header, not both")
+				return FlagErrorf("give either --bearer or an Authorization header, not both")
 			}
 		}
 	}
@@ -229,12 +229,12 @@ func (a *AuthOptions) roundTripper(serverURL string, h http.Header, tap transpor
 // What a word is, as a server's URL.
 const (
 	urlNot      = iota
-	urlHTTP     // an http or https URL with a host
+	URLHTTP     // an http or https URL with a host
 	urlMisspelt // a URL whose scheme is nearly http or https (htp://, htps://)
 )
 
-// httpLike says whether a is a server's URL, or one misspelt.
-func httpLike(a string) int {
+// HTTPLike says whether a is a server's URL, or one misspelt.
+func HTTPLike(a string) int {
 	scheme, rest, ok := strings.Cut(a, "://")
 	if !ok || scheme == "" {
 		return urlNot
@@ -242,7 +242,7 @@ func httpLike(a string) int {
 	lower := strings.ToLower(scheme)
 	if lower == "http" || lower == "https" {
 		if u, err := url.Parse(a); err == nil && u.Host != "" {
-			return urlHTTP
+			return URLHTTP
 		}
 		return urlMisspelt
 	}
@@ -253,7 +253,7 @@ func httpLike(a string) int {
 }
 
 func badServerURL(a string) error {
-	return flagErrorf("invalid server URL %q: give an http:// or https:// URL with a host", a)
+	return FlagErrorf("invalid server URL %q: give an http:// or https:// URL with a host", a)
 }
 
 // editDistance is the Levenshtein distance of two short words.
@@ -277,13 +277,13 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// targetArgs is the Args of a command that talks to a server: the TARGET
-// taken out of the positional arguments into t (parseTarget), the rest
+// TargetArgs is the Args of a command that talks to a server: the TARGET
+// taken out of the positional arguments into t (ParseTarget), the rest
 // given to take, which checks them and keeps what the command needs. RunE
-// then only hands the options on (runE).
-func targetArgs(t *TargetOptions, take func(rest []string) error) cobra.PositionalArgs {
-	return checkedArgs(func(cmd *cobra.Command, args []string) error {
-		rest, err := t.parseTarget(cmd, args)
+// then only hands the options on (RunE).
+func TargetArgs(t *TargetOptions, take func(rest []string) error) cobra.PositionalArgs {
+	return CheckedArgs(func(cmd *cobra.Command, args []string) error {
+		rest, err := t.ParseTarget(cmd, args)
 		if err != nil {
 			return err
 		}
@@ -291,34 +291,34 @@ func targetArgs(t *TargetOptions, take func(rest []string) error) cobra.Position
 	})
 }
 
-// checkedArgs is the Args of a command whose arguments check does not fit
-// targetArgs (a TARGET that may be a session, a picker, a file's): its
+// CheckedArgs is the Args of a command whose arguments check does not fit
+// TargetArgs (a TARGET that may be a session, a picker, a file's): its
 // errors that are not usage errors (a file an argument names, a
 // configuration) keep their own exit code and message.
-func checkedArgs(check func(cmd *cobra.Command, args []string) error) cobra.PositionalArgs {
+func CheckedArgs(check func(cmd *cobra.Command, args []string) error) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		err := check(cmd, args)
 		if err != nil && !errors.As(err, new(*FlagError)) {
 			// markUsageErrors leaves it as it is.
-			return notUsage{err}
+			return NotUsage{err}
 		}
 		return err
 	}
 }
 
-// notUsage is an error of a command's Args that is no usage error: it
+// NotUsage is an error of a command's Args that is no usage error: it
 // keeps its own exit code and message.
-type notUsage struct{ error }
+type NotUsage struct{ error }
 
-func (e notUsage) Unwrap() error { return e.error }
+func (e NotUsage) Unwrap() error { return e.error }
 
-// none takes no argument but the TARGET.
-var none = exactly(0, "")
+// None takes no argument but the TARGET.
+var None = Exactly(0, "")
 
-// one takes one argument but the TARGET, what, into *into.
-func one(what string, into *string) func([]string) error {
+// One takes one argument but the TARGET, what, into *into.
+func One(what string, into *string) func([]string) error {
 	return func(rest []string) error {
-		if err := exactly(1, what)(rest); err != nil {
+		if err := Exactly(1, what)(rest); err != nil {
 			return err
 		}
 		*into = rest[0]
@@ -326,19 +326,19 @@ func one(what string, into *string) func([]string) error {
 	}
 }
 
-// parseTarget fills o.Command and o.URL from the positional arguments:
+// ParseTarget fills o.Command and o.URL from the positional arguments:
 // everything after "--" is a command, and a first argument that is an http
 // or https URL is the server's URL. It returns the other arguments.
-func (o *TargetOptions) parseTarget(cmd *cobra.Command, args []string) ([]string, error) {
+func (o *TargetOptions) ParseTarget(cmd *cobra.Command, args []string) ([]string, error) {
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		o.Command = args[dash:]
 		args = args[:dash]
 		if len(o.Command) == 0 {
-			return nil, flagErrorf("nothing after \"--\": give the server command to run")
+			return nil, FlagErrorf("nothing after \"--\": give the server command to run")
 		}
 	}
-	if o.useSession(cmd, args) {
-		return args, o.checkSession(cmd)
+	if o.UseSession(cmd, args) {
+		return args, o.CheckSession(cmd)
 	}
 	rest, misspelt := o.takeServerURL(args)
 	if err := o.checkTarget(misspelt); err != nil {
@@ -362,8 +362,8 @@ func (o *TargetOptions) takeServerURL(args []string) (rest []string, misspelt st
 	serverAt := -1
 	if o.URL == "" && o.Command == nil {
 		for i, a := range args {
-			switch httpLike(a) {
-			case urlHTTP:
+			switch HTTPLike(a) {
+			case URLHTTP:
 				serverAt = i
 			case urlMisspelt:
 				misspelt = a
@@ -385,17 +385,17 @@ func (o *TargetOptions) takeServerURL(args []string) (rest []string, misspelt st
 func (o *TargetOptions) checkTarget(misspelt string) error {
 	switch {
 	case o.Server != "" && (o.URL != "" || o.Command != nil):
-		return flagErrorf("give either --server or a URL or a command after \"--\", not several")
+		return FlagErrorf("give either --server or a URL or a command after \"--\", not several")
 	case o.URL != "" && o.Command != nil:
-		return flagErrorf("give either a URL or a command after \"--\", not both")
+		return FlagErrorf("give either a URL or a command after \"--\", not both")
 	case o.URL == "" && o.Command == nil && o.Server == "" && misspelt != "":
 		return badServerURL(misspelt)
 	case o.URL == "" && o.Command == nil && o.Server == "":
-		return flagErrorf("no server given: add \"-- COMMAND [ARGS...]\" for a stdio server, a URL for an HTTP server, or --server NAME")
+		return FlagErrorf("no server given: add \"-- COMMAND [ARGS...]\" for a stdio server, a URL for an HTTP server, or --server NAME")
 	case o.Config != "" && o.Server == "":
-		return flagErrorf("--config needs --server NAME")
+		return FlagErrorf("--config needs --server NAME")
 	}
-	if o.URL != "" && httpLike(o.URL) != urlHTTP {
+	if o.URL != "" && HTTPLike(o.URL) != URLHTTP {
 		return badServerURL(o.URL)
 	}
 	return nil
@@ -407,70 +407,70 @@ func (o *TargetOptions) checkFlags() error {
 	switch o.Transport {
 	case "auto", "http", "sse":
 	default:
-		return flagErrorf("invalid --transport %q: want auto, http or sse", o.Transport)
+		return FlagErrorf("invalid --transport %q: want auto, http or sse", o.Transport)
 	}
 	if o.Protocol != "" && !mcp.IsKnownRevision(o.Protocol) {
-		return flagErrorf("unknown --protocol-version %q: mcpi speaks %s and %s", o.Protocol, strings.Join(mcp.LegacyRevisions, ", "), strings.Join(mcp.ModernRevisions, ", "))
+		return FlagErrorf("unknown --protocol-version %q: mcpi speaks %s and %s", o.Protocol, strings.Join(mcp.LegacyRevisions, ", "), strings.Join(mcp.ModernRevisions, ", "))
 	}
 	switch e := os.Getenv("MCPI_ERA"); e {
 	case "", session.EraAuto, session.EraLegacy, session.EraModern:
 	default:
-		return flagErrorf("invalid MCPI_ERA %q: want auto, legacy or modern", e)
+		return FlagErrorf("invalid MCPI_ERA %q: want auto, legacy or modern", e)
 	}
 	switch o.Era {
 	case "", session.EraAuto, session.EraLegacy, session.EraModern:
 	default:
-		return flagErrorf("invalid --era %q: want auto, legacy or modern", o.Era)
+		return FlagErrorf("invalid --era %q: want auto, legacy or modern", o.Era)
 	}
 	if o.Protocol != "" && o.Era != "" && o.Era != session.EraAuto && (o.Era == session.EraModern) != mcp.IsModern(o.Protocol) {
-		return flagErrorf("--protocol-version %s is not of the %s era", o.Protocol, o.Era)
+		return FlagErrorf("--protocol-version %s is not of the %s era", o.Protocol, o.Era)
 	}
 	for _, e := range o.Env {
 		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
-			return flagErrorf("invalid --env %q: want KEY=VALUE", e)
+			return FlagErrorf("invalid --env %q: want KEY=VALUE", e)
 		}
 	}
-	_, err := o.header()
+	_, err := o.Header()
 	return err
 }
 
-func (o *TargetOptions) header() (http.Header, error) {
+func (o *TargetOptions) Header() (http.Header, error) {
 	h := http.Header{}
 	for _, line := range o.Headers {
 		k, v, ok := strings.Cut(line, ":")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" || strings.ContainsAny(k, " \t") {
-			return nil, flagErrorf("invalid --header %q: want \"Name: value\"", line)
+			return nil, FlagErrorf("invalid --header %q: want \"Name: value\"", line)
 		}
 		h.Add(k, strings.TrimSpace(v))
 	}
 	return h, nil
 }
 
-// dial opens the transport connection to the target.
-func (o *TargetOptions) dial(ctx context.Context, tap transport.Tap) (transport.Conn, error) {
+// Dial opens the transport connection to the target.
+func (o *TargetOptions) Dial(ctx context.Context, tap transport.Tap) (transport.Conn, error) {
 	if o.Command != nil {
 		c, err := transport.Spawn(transport.StdioOptions{
 			Command: o.Command[0], Args: o.Command[1:], Env: o.Env, Dir: o.Dir, Tap: tap, ShutdownGrace: o.shutdownGrace,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errConnect, err)
+			return nil, fmt.Errorf("%w: %v", ErrConnect, err)
 		}
 		return c, nil
 	}
-	h, _ := o.header()
-	rt := o.Auth.roundTripper(o.URL, h, tap, o.httpTransport)
+	h, _ := o.Header()
+	rt := o.Auth.roundTripper(o.URL, h, tap, o.HTTPTransport)
 	c, err := transport.DialHTTP(ctx, transport.HTTPMode(o.Transport), transport.HTTPOptions{URL: o.URL, Header: h, Tap: tap, Base: rt,
 		AllowCrossOriginRedirect: o.AllowCrossOriginRedirect, RedirectHint: "--allow-cross-origin-redirect follows it, without credentials"})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errConnect, err)
+		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
 	}
 	return c, nil
 }
 
-// connect dials the target and initializes a session.
-func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap transport.Tap) (*session.Client, error) {
-	conn, err := o.dial(ctx, tap)
+// Connect dials the target and initializes a session.
+func (o *TargetOptions) Connect(ctx context.Context, sopts session.Options, tap transport.Tap) (*session.Client, error) {
+	conn, err := o.Dial(ctx, tap)
 	if err != nil {
 		return nil, err
 	}
@@ -516,9 +516,9 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 	if err != nil && remembered && ctx.Err() == nil && !errors.As(err, new(*auth.Error)) {
 		// The server may have changed: forget, and detect, if any of the
 		// start clock remains.
-		eras.Forget(o.eraKey())
+		eras.Forget(o.EraKey())
 		if sctx.Err() == nil {
-			if conn, derr := o.dial(ctx, tap); derr == nil {
+			if conn, derr := o.Dial(ctx, tap); derr == nil {
 				sopts.Era, sopts.EraReason = session.EraAuto, ""
 				c, err = session.Connect(sctx, conn, sopts)
 			}
@@ -534,10 +534,10 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 			// remembered, and a remembered modern one it did not confirm
 			// is forgotten.
 			if remembered {
-				eras.Forget(o.eraKey())
+				eras.Forget(o.EraKey())
 			}
 		} else {
-			eras.Remember(o.eraKey(), c.Era())
+			eras.Remember(o.EraKey(), c.Era())
 		}
 	}
 	var ae *auth.Error
@@ -547,4 +547,29 @@ func (o *TargetOptions) connect(ctx context.Context, sopts session.Options, tap 
 		return nil, ae
 	}
 	return c, err
+}
+
+func Exactly(n int, what string) func([]string) error {
+	return func(rest []string) error {
+		switch {
+		case len(rest) < n:
+			return FlagErrorf("missing %s", what)
+		case len(rest) > n:
+			return FlagErrorf("unexpected argument %q", rest[n])
+		}
+		return nil
+	}
+}
+
+// ParsePairs parses KEY=VALUE arguments into a map.
+func ParsePairs(pairs []string, what string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, FlagErrorf("invalid %s %q: want KEY=VALUE", what, p)
+		}
+		out[k] = v
+	}
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"net/http"
@@ -7,13 +7,13 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
-// openModel makes the provider a model flag names: a spec
+// OpenModel makes the provider a model flag names: a spec
 // (PROVIDER:MODEL) or a name of the user's model settings (models.yaml,
 // or the file $MCPI_MODELS names), with the settings' key and URL for it;
 // url (--model-url, --sampling-model-url) wins over theirs. Every request
 // goes through mcpi's one HTTP client over rt (nil: the default
 // transport). Every model of every command is made here.
-func openModel(spec, url string, rt http.RoundTripper) (llm.Provider, error) {
+func OpenModel(spec, url string, rt http.RoundTripper) (llm.Provider, error) {
 	s, err := llm.LoadSettings(nil)
 	if err != nil {
 		// The user's file is input, as a flag is: exit 2.
@@ -26,9 +26,9 @@ func openModel(spec, url string, rt http.RoundTripper) (llm.Provider, error) {
 	return llm.Parse(spec, o)
 }
 
-// checkModel says whether spec names a model: a spec, or a name of the
+// CheckModel says whether spec names a model: a spec, or a name of the
 // settings; its key is not looked at yet.
-func checkModel(spec string) error {
+func CheckModel(spec string) error {
 	s, err := llm.LoadSettings(nil)
 	if err != nil {
 		return err
@@ -37,10 +37,10 @@ func checkModel(spec string) error {
 	return err
 }
 
-// modelPrices is the price table of the turns: the built-in one with the
+// ModelPrices is the price table of the turns: the built-in one with the
 // user's settings' prices over it. A settings file that cannot be read
-// was already said by openModel; here it leaves the built-in table.
-func modelPrices() llm.Prices {
+// was already said by OpenModel; here it leaves the built-in table.
+func ModelPrices() llm.Prices {
 	s, err := llm.LoadSettings(nil)
 	if err != nil {
 		return llm.DefaultPrices()

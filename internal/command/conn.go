@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // ConnOptions are the flags every command that talks to a server shares:
 // the target, the answers to server requests, recording and verbosity,
 // and what the factory gives it. They are input only: what a run makes
-// (its trace, its roots, its sampler) is the connRun with makes.
+// (its trace, its roots, its sampler) is the ConnRun with makes.
 type ConnOptions struct {
 	IO     *IOStreams
 	Target TargetOptions
@@ -61,35 +61,35 @@ type ConnOptions struct {
 	ReadsStdin bool
 }
 
-func addConnFlags(cmd *cobra.Command, o *ConnOptions) {
+func AddConnFlags(cmd *cobra.Command, o *ConnOptions) {
 	addTargetFlags(cmd, &o.Target)
 	f := cmd.Flags()
-	end := flagGroup(cmd, groupArgs)
+	end := FlagGroup(cmd, GroupArgs)
 	addRootFlag(f, o)
 	f.StringVar(&o.SamplingReply, "sampling-reply", "", "answer sampling requests with this text, or @FILE holding a CreateMessageResult")
-	addSamplingModelFlags(cmd, o)
+	AddSamplingModelFlags(cmd, o)
 	f.StringVar(&o.Elicit, "elicit", "", "answer elicitation requests: accept, decline or cancel")
 	f.StringArrayVar(&o.ElicitFields, "elicit-field", nil, "a field of an accepted elicitation, KEY=VALUE or KEY:=JSON (repeatable)")
 	end()
-	defer flagGroup(cmd, groupOutput)()
+	defer FlagGroup(cmd, GroupOutput)()
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "show server stderr, notifications and transport events on stderr")
 	addTraceFlags(f, o)
 }
 
-// addHeldConnFlags declares the flags of a command that holds its
+// AddHeldConnFlags declares the flags of a command that holds its
 // connection for long (connect's TUI, a session's daemon): the target,
 // --root and the sampling model's flags (sampling) among the arguments,
 // and the trace's among the output flags, whose group it leaves open for
 // the caller's own: end closes it.
-func addHeldConnFlags(cmd *cobra.Command, o *ConnOptions, sampling func(*cobra.Command, *ConnOptions)) (end func()) {
+func AddHeldConnFlags(cmd *cobra.Command, o *ConnOptions, sampling func(*cobra.Command, *ConnOptions)) (end func()) {
 	addTargetFlags(cmd, &o.Target)
 	f := cmd.Flags()
-	end = flagGroup(cmd, groupArgs)
+	end = FlagGroup(cmd, GroupArgs)
 	addRootFlag(f, o)
 	sampling(cmd, o)
 	end()
-	end = flagGroup(cmd, groupOutput)
+	end = FlagGroup(cmd, GroupOutput)
 	addTraceFlags(f, o)
 	return end
 }
@@ -107,54 +107,54 @@ func addTraceFlags(f *pflag.FlagSet, o *ConnOptions) {
 	addExportFlag(f, o)
 }
 
-// connHooks are what a command hears of its connection besides what its
+// ConnHooks are what a command hears of its connection besides what its
 // flags ask, and how it speaks to the server, where the flags do not say.
 // The zero value: nothing more.
-type connHooks struct {
-	handler  session.Handler            // overrides the CLI's answers (replay --verify, a session's daemon)
-	tap      transport.Tap              // one more tap (mcpi check, a session's daemon)
-	notified func(session.Notification) // sees every notification (a session's daemon)
-	warned   func(session.Warning)      // takes the warnings instead of stderr (mcpi check, a session's daemon)
-	client   *mcp.Implementation        // who mcpi says it is (replay --verify: the recorded host)
-	caps     *mcp.ClientCapabilities    // what it declares (replay --verify: the recorded host's)
-	// maxServerRequests bounds the server requests in progress (0: the
+type ConnHooks struct {
+	Handler  session.Handler            // overrides the CLI's answers (replay --verify, a session's daemon)
+	Tap      transport.Tap              // one more tap (mcpi check, a session's daemon)
+	Notified func(session.Notification) // sees every notification (a session's daemon)
+	Warned   func(session.Warning)      // takes the warnings instead of stderr (mcpi check, a session's daemon)
+	Client   *mcp.Implementation        // who mcpi says it is (replay --verify: the recorded host)
+	Caps     *mcp.ClientCapabilities    // what it declares (replay --verify: the recorded host's)
+	// MaxServerRequests bounds the server requests in progress (0: the
 	// session's default); a session's daemon makes its parked requests'
 	// budget the bound that counts.
-	maxServerRequests int
-	// connectFailed takes a failure to connect, and returns the command's
+	MaxServerRequests int
+	// ConnectFailed takes a failure to connect, and returns the command's
 	// error (mcpi check reports it its own way).
-	connectFailed func(err error) error
-	// probeTimeout bounds the era probe (0: the session's default); mcpi
+	ConnectFailed func(err error) error
+	// ProbeTimeout bounds the era probe (0: the session's default); mcpi
 	// check gives it the whole of --timeout.
-	probeTimeout time.Duration
+	ProbeTimeout time.Duration
 }
 
-// with connects, runs fn, and closes the session and the run, whatever
+// With connects, runs fn, and closes the session and the run, whatever
 // happens; with --json a failure is also printed as a JSON error object.
-func (o *ConnOptions) with(ctx context.Context, fn func(*session.Client) error) error {
-	return o.withHooks(ctx, connHooks{}, fn)
+func (o *ConnOptions) With(ctx context.Context, fn func(*session.Client) error) error {
+	return o.WithHooks(ctx, ConnHooks{}, fn)
 }
 
-// withRun is with, for a command that reads what the run made (its
+// WithRun is with, for a command that reads what the run made (its
 // trace, its -v).
-func (o *ConnOptions) withRun(ctx context.Context, fn func(*connRun) error) error {
-	return o.newRun().with(ctx, connHooks{}, fn)
+func (o *ConnOptions) WithRun(ctx context.Context, fn func(*ConnRun) error) error {
+	return o.NewRun().With(ctx, ConnHooks{}, fn)
 }
 
-// withHooks is with, with hk's hooks on the connection (a command run in a
+// WithHooks is with, with hk's hooks on the connection (a command run in a
 // live session has the session's).
-func (o *ConnOptions) withHooks(ctx context.Context, hk connHooks, fn func(*session.Client) error) error {
-	return o.newRun().with(ctx, hk, func(r *connRun) error { return fn(r.client) })
+func (o *ConnOptions) WithHooks(ctx context.Context, hk ConnHooks, fn func(*session.Client) error) error {
+	return o.NewRun().With(ctx, hk, func(r *ConnRun) error { return fn(r.Client) })
 }
 
-// traceOptions are how a trace of this command redacts.
-func (o *ConnOptions) traceOptions() record.Options {
-	return record.Options{NoRedact: o.NoRedact, SecretValues: o.secretValues()}
+// TraceOptions are how a trace of this command redacts.
+func (o *ConnOptions) TraceOptions() record.Options {
+	return record.Options{NoRedact: o.NoRedact, SecretValues: o.SecretValues()}
 }
 
-// secretValues are the values no trace and no screen may show: a config
+// SecretValues are the values no trace and no screen may show: a config
 // entry's header values and the -e values whose name or length says secret.
-func (o *ConnOptions) secretValues() []string {
+func (o *ConnOptions) SecretValues() []string {
 	secrets := append([]string(nil), o.Target.secrets...)
 	for _, e := range o.Target.Env {
 		if k, v, _ := strings.Cut(e, "="); record.IsSecretEnv(k, v) {
@@ -164,8 +164,8 @@ func (o *ConnOptions) secretValues() []string {
 	return secrets
 }
 
-// validate checks the flags that do not depend on the server.
-func (o *ConnOptions) validate() error {
+// Validate checks the flags that do not depend on the server.
+func (o *ConnOptions) Validate() error {
 	_, _, err := o.made(true)
 	return err
 }
@@ -176,17 +176,17 @@ func (o *ConnOptions) made(sampler bool) ([]mcp.Root, *chat.Sampler, error) {
 	switch o.Elicit {
 	case "", mcp.ElicitAccept, mcp.ElicitDecline, mcp.ElicitCancel:
 	default:
-		return nil, nil, flagErrorf("invalid --elicit %q: want accept, decline or cancel", o.Elicit)
+		return nil, nil, FlagErrorf("invalid --elicit %q: want accept, decline or cancel", o.Elicit)
 	}
 	for _, f := range o.ElicitFields {
 		if k, _, _ := schema.SplitPair(f); !strings.Contains(f, "=") || k == "" {
-			return nil, nil, flagErrorf("invalid --elicit-field %q: want KEY=VALUE or KEY:=JSON", f)
+			return nil, nil, FlagErrorf("invalid --elicit-field %q: want KEY=VALUE or KEY:=JSON", f)
 		}
 	}
 	if len(o.ElicitFields) > 0 && o.Elicit == "" {
 		o.Elicit = mcp.ElicitAccept
 	}
-	s, err := o.samplingModel(sampler)
+	s, err := o.NewSamplingModel(sampler)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -199,4 +199,14 @@ func (o *ConnOptions) made(sampler bool) ([]mcp.Root, *chat.Sampler, error) {
 		rs = append(rs, root)
 	}
 	return rs, s, nil
+}
+
+// FindTool looks the tool up so that arguments can be coerced and checked.
+// A tool that is not listed is still called (servers may hide tools), with
+// a warning. Pages after the tool's are not fetched: each is a round trip.
+func (o *ConnOptions) FindTool(ctx context.Context, c *session.Client, name string) (*mcp.Tool, error) {
+	if o.Held != nil {
+		return o.Held.FindTool(ctx, c, name)
+	}
+	return c.FindTool(ctx, name)
 }

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"context"
@@ -40,40 +40,40 @@ type FlagError struct{ Err error }
 func (e *FlagError) Error() string { return e.Err.Error() }
 func (e *FlagError) Unwrap() error { return e.Err }
 
-// flagErrorf returns a FlagError.
-func flagErrorf(format string, args ...any) error {
+// FlagErrorf returns a FlagError.
+func FlagErrorf(format string, args ...any) error {
 	return &FlagError{Err: fmt.Errorf(format, args...)}
 }
 
-// errSilent ends a command with an exit code and no further message (the
+// ErrSilent ends a command with an exit code and no further message (the
 // command already said what there was to say).
-type errSilent struct {
-	code ExitCode
-	// what says what happened, for the error object of --json (the
+type ErrSilent struct {
+	Code ExitCode
+	// What says what happened, for the error object of --json (the
 	// command said it on stderr already); kind is its kind, when its code
 	// alone does not say it.
-	what string
-	kind string
+	What string
+	Kind string
 }
 
-func (e errSilent) Error() string {
-	if e.what != "" {
-		return e.what
+func (e ErrSilent) Error() string {
+	if e.What != "" {
+		return e.What
 	}
-	return fmt.Sprintf("exit %d", e.code)
+	return fmt.Sprintf("exit %d", e.Code)
 }
 
-// exitCodeFor chooses the exit code of an error, in one place.
-func exitCodeFor(err error) ExitCode {
+// ExitCodeFor chooses the exit code of an error, in one place.
+func ExitCodeFor(err error) ExitCode {
 	var fe *FlagError
-	var se errSilent
+	var se ErrSilent
 	var he *transport.HTTPError
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &se):
-		return se.code
-	case errors.Is(err, errNoApp):
+		return se.Code
+	case errors.Is(err, ErrNoApp):
 		return ExitNoApp
 	case errors.As(err, new(*llm.Error)):
 		return ExitModel
@@ -97,7 +97,7 @@ func exitCodeFor(err error) ExitCode {
 		return ExitProtocol
 	case errors.Is(err, surface.ErrChanging):
 		return ExitProtocol
-	case errors.As(err, &he), errors.Is(err, errConnect):
+	case errors.As(err, &he), errors.Is(err, ErrConnect):
 		return ExitConnect
 	}
 	return ExitConnect
@@ -116,17 +116,17 @@ func authRefused(err error) bool {
 	return he.StatusCode == http.StatusUnauthorized || he.Header.Get("WWW-Authenticate") != ""
 }
 
-// refused reports whether err is a 403 that is no authorization failure.
-func refused(err error) bool {
+// Refused reports whether err is a 403 that is no authorization failure.
+func Refused(err error) bool {
 	var he *transport.HTTPError
 	return errors.As(err, &he) && he.StatusCode == http.StatusForbidden && !authRefused(err)
 }
 
-// errNoApp marks a tool without an MCP App.
-var errNoApp = errors.New("the tool has no App")
+// ErrNoApp marks a tool without an MCP App.
+var ErrNoApp = errors.New("the tool has no App")
 
-// errConnect marks failures to reach the server at all.
-var errConnect = errors.New("could not connect")
+// ErrConnect marks failures to reach the server at all.
+var ErrConnect = errors.New("could not connect")
 
 // Error kinds: a stable word in the --json error object ("kind"), beside
 // the exit code and the JSON-RPC code, so that a script or an agent
@@ -159,8 +159,8 @@ const (
 	KindError             = "error"                  // anything else
 )
 
-// errorKinds are every kind errorKind may choose (docs/cli.md lists them).
-var errorKinds = []string{KindUsage, KindToolNotFound, KindToolError, KindProtocol, KindCapability,
+// ErrorKinds are every kind ErrorKind may choose (docs/cli.md lists them).
+var ErrorKinds = []string{KindUsage, KindToolNotFound, KindToolError, KindProtocol, KindCapability,
 	KindUnreachable, KindRefused, KindDisconnected, KindTimeout, KindAuth, KindVerify, KindInterrupted,
 	KindTaskCancelled, KindSessionEnded, KindServerRequest, KindCheckFailed, KindCheckEnvironment, KindReplayDiffers,
 	KindNothingVerified, KindListingIncomplete, KindSurfaceBreaks, KindNoApp, KindModel, KindBudget, KindError}
@@ -174,24 +174,24 @@ type kindError struct {
 func (e *kindError) Error() string { return e.err.Error() }
 func (e *kindError) Unwrap() error { return e.err }
 
-// withKind marks err with kind.
-func withKind(kind string, err error) error {
+// WithKind marks err with kind.
+func WithKind(kind string, err error) error {
 	if err == nil {
 		return nil
 	}
 	return &kindError{kind: kind, err: err}
 }
 
-// errorKind chooses an error's kind, in one place, as exitCodeFor chooses
+// ErrorKind chooses an error's kind, in one place, as ExitCodeFor chooses
 // its code.
-func errorKind(err error) string {
+func ErrorKind(err error) string {
 	var ke *kindError
 	if errors.As(err, &ke) {
 		return ke.kind
 	}
-	var se errSilent
-	if errors.As(err, &se) && se.kind != "" {
-		return se.kind
+	var se ErrSilent
+	if errors.As(err, &se) && se.Kind != "" {
+		return se.Kind
 	}
 	switch {
 	case errors.As(err, new(*llm.Error)):
@@ -207,7 +207,7 @@ func errorKind(err error) string {
 	case errors.Is(err, session.ErrTruncated), errors.Is(err, surface.ErrChanging):
 		return KindListingIncomplete
 	}
-	switch exitCodeFor(err) {
+	switch ExitCodeFor(err) {
 	case ExitUsage:
 		return KindUsage
 	case ExitToolError:
@@ -216,7 +216,7 @@ func errorKind(err error) string {
 		if errors.Is(err, session.ErrDisconnected) {
 			return KindDisconnected
 		}
-		if refused(err) {
+		if Refused(err) {
 			return KindRefused
 		}
 		return KindUnreachable

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"context"
@@ -22,75 +22,75 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
-// connRun is one run of a command against a server: what the run makes
+// ConnRun is one run of a command against a server: what the run makes
 // is its own, and the options stay what the flags and the factory gave.
-// ConnOptions.with makes it and closes it, whatever happens; a session's
+// ConnOptions.With makes it and closes it, whatever happens; a session's
 // daemon and the TUI make one for as long as they connect.
-type connRun struct {
+type ConnRun struct {
 	*ConnOptions
-	// client is the session fn is given.
-	client *session.Client
-	// verbose says a line on stderr with -v only (nothing until the run
+	// Client is the session fn is given.
+	Client *session.Client
+	// SayVerbose says a line on stderr with -v only (nothing until the run
 	// first connects).
-	verbose func(format string, args ...any)
-	roots   []mcp.Root
-	// sampler answers sampling with --sampling-model's model; samplingTap
+	SayVerbose func(format string, args ...any)
+	MadeRoots  []mcp.Root
+	// Sampler answers sampling with --sampling-model's model; samplingTap
 	// is the connection's tap, which sees the model's turns.
-	sampler     *chat.Sampler
+	Sampler     *chat.Sampler
 	samplingTap transport.Tap
-	trace       traceRun
+	Trace       traceRun
 	answers     answerLog
 	// answerer answers the server's requests for the command in a live
 	// session, instead of the flags (mcpi test's scripted answers).
 	answerer daemon.Answerer
 }
 
-// newRun makes a run of o: nothing is opened until it connects.
-func (o *ConnOptions) newRun() *connRun {
-	return &connRun{ConnOptions: o, verbose: func(string, ...any) {}}
+// NewRun makes a run of o: nothing is opened until it connects.
+func (o *ConnOptions) NewRun() *ConnRun {
+	return &ConnRun{ConnOptions: o, SayVerbose: func(string, ...any) {}}
 }
 
-// prepare checks the flags that do not depend on the server, and makes
+// Prepare checks the flags that do not depend on the server, and makes
 // what they name: the roots and the sampling model (once: a session's
 // restarted server keeps its model).
-func (r *connRun) prepare() error {
-	roots, sampler, err := r.made(r.sampler == nil)
+func (r *ConnRun) Prepare() error {
+	roots, sampler, err := r.made(r.Sampler == nil)
 	if err != nil {
 		return err
 	}
-	r.roots = roots
+	r.MadeRoots = roots
 	if sampler != nil {
-		r.sampler = sampler
+		r.Sampler = sampler
 	}
 	return nil
 }
 
-// with connects, runs fn, and closes the session and the run, whatever
+// With connects, runs fn, and closes the session and the run, whatever
 // happens; with --json a failure is also printed as a JSON error object.
-func (r *connRun) with(ctx context.Context, hk connHooks, fn func(*connRun) error) error {
+func (r *ConnRun) With(ctx context.Context, hk ConnHooks, fn func(*ConnRun) error) error {
 	o := r.ConnOptions
 	if o.Held != nil {
-		if a, ok := hk.handler.(daemon.Answerer); ok {
+		if a, ok := hk.Handler.(daemon.Answerer); ok {
 			r.answerer = a
 		}
-		return withJSONError(o.IO, o.JSON, r.withHeld(ctx, fn))
+		return WithJSONError(o.IO, o.JSON, r.withHeld(ctx, fn))
 	}
 	if o.Target.Session != "" {
-		return o.forward(ctx)
+		return o.Forward(ctx)
 	}
-	c, err := r.open(ctx, hk)
+	c, err := r.Open(ctx, hk)
 	switch {
 	case err == nil:
-		r.client = c
+		r.Client = c
 		err = r.answers.over(fn(r))
 		c.Close()
-	case hk.connectFailed != nil && !errors.As(err, new(*FlagError)):
-		err = hk.connectFailed(err)
+	case hk.ConnectFailed != nil && !errors.As(err, new(*FlagError)):
+		err = hk.ConnectFailed(err)
 	}
 	if cerr := r.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
-	return withJSONError(o.IO, o.JSON, err)
+	return WithJSONError(o.IO, o.JSON, err)
 }
 
 // answerLog keeps the first answer the flags could not give (an
@@ -128,7 +128,7 @@ func (l *answerLog) over(err error) error {
 // used, and root says mcpi began the trace (it exports, and the
 // environment gave none): the context's span is the session's own.
 type traceRun struct {
-	recorder *record.Writer
+	Recorder *record.Writer
 	exporter *otlp.Live
 
 	once sync.Once
@@ -137,14 +137,14 @@ type traceRun struct {
 	root bool
 }
 
-// traceContext is the W3C trace context mcpi's requests go on from:
+// TraceContext is the W3C trace context mcpi's requests go on from:
 // TRACEPARENT (and TRACESTATE) in the environment, as a CI job's tracing
 // sets them; or, when mcpi exports spans (--otlp-endpoint) and the
 // environment gives none, a trace of its own. Otherwise the requests
 // carry none; malformed or oversized, TRACEPARENT is not used, and the
 // first connection says why.
-func (r *connRun) traceContext() *tracectx.Context {
-	t := &r.trace
+func (r *ConnRun) TraceContext() *tracectx.Context {
+	t := &r.Trace
 	t.once.Do(func() {
 		if tp, ok := os.LookupEnv("TRACEPARENT"); ok && tp != "" {
 			c, err := tracectx.Parse(tp, os.Getenv("TRACESTATE"))
@@ -163,7 +163,7 @@ func (r *connRun) traceContext() *tracectx.Context {
 }
 
 // answerFailed records an answer the flags could not give.
-func (r *connRun) answerFailed(err error) {
+func (r *ConnRun) answerFailed(err error) {
 	r.answers.failed(err)
 	if r.JSON && r.IO != nil {
 		// The command fails with this error: with --json, its error
@@ -172,14 +172,14 @@ func (r *connRun) answerFailed(err error) {
 	}
 }
 
-// traceHeader is the header of a trace of this command: the version, the
+// TraceHeader is the header of a trace of this command: the version, the
 // command line and the target.
-func (r *connRun) traceHeader() record.Header {
+func (r *ConnRun) TraceHeader() record.Header {
 	t := r.Target
 	h := record.Header{Mcpi: Version, ProtocolVersion: t.Protocol, Args: r.Args,
 		Target: record.Target{Command: t.Command, URL: t.URL, Server: t.Server, Config: t.Config}}
-	if tc := r.traceContext(); tc != nil {
-		h.TraceParent, h.TraceRoot = tc.TraceParent(), r.trace.root
+	if tc := r.TraceContext(); tc != nil {
+		h.TraceParent, h.TraceRoot = tc.TraceParent(), r.Trace.root
 	}
 	switch {
 	case t.Command != nil:
@@ -194,9 +194,9 @@ func (r *connRun) traceHeader() record.Header {
 	return h
 }
 
-// noteSession records what the handshake settled.
-func (r *connRun) noteSession(c *session.Client) {
-	if r.trace.recorder == nil {
+// NoteSession records what the handshake settled.
+func (r *ConnRun) NoteSession(c *session.Client) {
+	if r.Trace.Recorder == nil {
 		return
 	}
 	n := record.SessionNote{ProtocolVersion: c.ProtocolVersion(), Era: c.Era()}
@@ -204,43 +204,43 @@ func (r *connRun) noteSession(c *session.Client) {
 		n.ServerInfo = &init.ServerInfo
 	}
 	n.Transport = transport.Describe(c.Conn()).Transport
-	r.trace.recorder.Annotate(record.NoteSession, n)
+	r.Trace.Recorder.Annotate(record.NoteSession, n)
 }
 
-// open connects to the target with the CLI's handler, warnings and taps.
-func (r *connRun) open(ctx context.Context, hk connHooks) (*session.Client, error) {
-	if err := r.prepare(); err != nil {
+// Open connects to the target with the CLI's handler, warnings and taps.
+func (r *ConnRun) Open(ctx context.Context, hk ConnHooks) (*session.Client, error) {
+	if err := r.Prepare(); err != nil {
 		return nil, err
 	}
-	say := r.sayer()
-	if err := r.resolveServer(ctx); err != nil {
+	say := r.Sayer()
+	if err := r.ResolveServer(ctx); err != nil {
 		return nil, err
 	}
-	if r.traceContext(); r.trace.why != "" {
-		say("warning: %s", oneLine(r.trace.why))
-		r.trace.why = ""
+	if r.TraceContext(); r.Trace.why != "" {
+		say("warning: %s", OneLine(r.Trace.why))
+		r.Trace.why = ""
 	}
-	r.Target.shutdownGrace = oneShotGrace
+	r.Target.shutdownGrace = OneShotGrace
 	tap, err := r.connTap(hk)
 	if err != nil {
 		return nil, err
 	}
-	r.tapSampling(tap)
-	ch := r.handler(say)
-	c, err := r.Target.connect(ctx, r.sessionOptions(hk, ch, say), tap)
+	r.TapSampling(tap)
+	ch := r.Handler(say)
+	c, err := r.Target.Connect(ctx, r.SessionOptions(hk, ch, say), tap)
 	if err != nil {
 		return nil, err
 	}
-	r.noteSession(c)
-	if len(r.roots) > 0 && hk.handler == nil && c.Era() == session.EraLegacy {
+	r.NoteSession(c)
+	if len(r.MadeRoots) > 0 && hk.Handler == nil && c.Era() == session.EraLegacy {
 		r.awaitRoots(ctx, c, ch.RootsAsked())
 	}
 	return c, nil
 }
 
-// sayer returns how the command says a line on stderr, whatever
-// goroutine says it, and sets r.verbose, which says it with -v only.
-func (r *connRun) sayer() func(format string, args ...any) {
+// Sayer returns how the command says a line on stderr, whatever
+// goroutine says it, and sets r.SayVerbose, which says it with -v only.
+func (r *ConnRun) Sayer() func(format string, args ...any) {
 	errOut := r.IO.ErrOut
 	var mu sync.Mutex
 	say := func(format string, args ...any) {
@@ -248,7 +248,7 @@ func (r *connRun) sayer() func(format string, args ...any) {
 		defer mu.Unlock()
 		fmt.Fprintf(errOut, format+"\n", args...)
 	}
-	r.verbose = func(format string, args ...any) {
+	r.SayVerbose = func(format string, args ...any) {
 		if r.Verbose {
 			say(format, args...)
 		}
@@ -258,84 +258,84 @@ func (r *connRun) sayer() func(format string, args ...any) {
 
 // connTap is what sees the connection's events: the trace of --record
 // (started on the first connection), -v, and the hooks' tap.
-func (r *connRun) connTap(hk connHooks) (transport.Tap, error) {
+func (r *ConnRun) connTap(hk ConnHooks) (transport.Tap, error) {
 	var taps []transport.Tap
 	if r.Record != "" || r.OTLPEndpoint != "" {
 		// Once per command or session: a session's restarted server goes on
 		// in the same trace.
-		if r.trace.recorder == nil {
-			if err := r.startTrace(); err != nil {
+		if r.Trace.Recorder == nil {
+			if err := r.StartTrace(); err != nil {
 				return nil, err
 			}
 		}
-		taps = append(taps, r.trace.recorder)
+		taps = append(taps, r.Trace.Recorder)
 	}
 	// The transport events are shown with -v only; without a tap at all,
 	// the transport does not even build them.
 	if r.Verbose {
-		taps = append(taps, timeline.VerboseTap(record.NewRedactor(r.secretValues()), r.verbose))
+		taps = append(taps, timeline.VerboseTap(record.NewRedactor(r.SecretValues()), r.SayVerbose))
 	}
-	if hk.tap != nil {
-		taps = append(taps, hk.tap)
+	if hk.Tap != nil {
+		taps = append(taps, hk.Tap)
 	}
 	return transport.MultiTap(taps...), nil
 }
 
-// sessionOptions are the session's handler (the CLI's, ch, unless the
+// SessionOptions are the session's handler (the CLI's, ch, unless the
 // hooks have one), warnings and notifications.
-func (r *connRun) sessionOptions(hk connHooks, ch *answer.Handler, say func(format string, args ...any)) session.Options {
+func (r *ConnRun) SessionOptions(hk ConnHooks, ch *answer.Handler, say func(format string, args ...any)) session.Options {
 	var handler session.Handler = ch
-	if hk.handler != nil {
-		handler = hk.handler
+	if hk.Handler != nil {
+		handler = hk.Handler
 	}
 	sopts := session.Options{
 		Handler:      handler,
-		ProbeTimeout: hk.probeTimeout,
-		Capabilities: hk.caps,
-		TraceContext: r.traceContext(),
+		ProbeTimeout: hk.ProbeTimeout,
+		Capabilities: hk.Caps,
+		TraceContext: r.TraceContext(),
 		OnWarning: func(w session.Warning) {
-			if hk.warned != nil {
-				hk.warned(w)
+			if hk.Warned != nil {
+				hk.Warned(w)
 				return
 			}
-			say("warning: %s: %s", oneLine(w.Message), safetext.Quote(w.Data))
+			say("warning: %s: %s", OneLine(w.Message), safetext.Quote(w.Data))
 		},
 		OnNotification: func(n session.Notification) {
-			if hk.notified != nil {
-				hk.notified(n)
+			if hk.Notified != nil {
+				hk.Notified(n)
 			}
 			r.showNotification(n)
 		},
 	}
-	if hk.client != nil {
-		sopts.ClientInfo = *hk.client
+	if hk.Client != nil {
+		sopts.ClientInfo = *hk.Client
 	}
-	sopts.MaxServerRequests = hk.maxServerRequests
+	sopts.MaxServerRequests = hk.MaxServerRequests
 	return sopts
 }
 
 // showNotification shows a notification on stderr with -v.
-func (r *connRun) showNotification(n session.Notification) {
+func (r *ConnRun) showNotification(n session.Notification) {
 	if !r.Verbose || n.Method == "notifications/progress" {
 		// Only -v shows notifications (progress: the waiting command
 		// does); a flood of them must not each be formatted for nothing.
 		return
 	}
 	if n.Method == "notifications/message" {
-		r.verbose("server log: %s", oneLine(string(n.Params)))
+		r.SayVerbose("server log: %s", OneLine(string(n.Params)))
 		return
 	}
 	if t, ok := mcptext.TaskNotification(n); ok {
-		r.verbose("task notification: %s", mcptext.TaskLine(t.Task()))
+		r.SayVerbose("task notification: %s", mcptext.TaskLine(t.Task()))
 		return
 	}
-	r.verbose("notification %s %s", sanitize(n.Method, false), oneLine(string(n.Params)))
+	r.SayVerbose("notification %s %s", Sanitize(n.Method, false), OneLine(string(n.Params)))
 }
 
-// oneShotGrace is how long a one-shot command gives a stdio server to
+// OneShotGrace is how long a one-shot command gives a stdio server to
 // exit once the answer is printed and its stdin closed, and again after
 // SIGTERM: the answer is never delayed, and the command does not linger.
-const oneShotGrace = 300 * time.Millisecond
+const OneShotGrace = 300 * time.Millisecond
 
 // rootsWait is how long a one-shot command given --root waits, after the
 // handshake, for a legacy server to ask for the roots; rootsSettle is how
@@ -351,18 +351,18 @@ const (
 // When the server asks, a ping after the answer makes sure it has read it,
 // and a short pause lets a server that checks the roots asynchronously
 // (server-filesystem stats each directory) finish.
-func (r *connRun) awaitRoots(ctx context.Context, c *session.Client, asked <-chan struct{}) {
+func (r *ConnRun) awaitRoots(ctx context.Context, c *session.Client, asked <-chan struct{}) {
 	select {
 	case <-asked:
 		if err := c.Ping(ctx); err != nil {
-			r.verbose("ping after roots/list: %v", err)
+			r.SayVerbose("ping after roots/list: %v", err)
 		}
 		select {
 		case <-time.After(rootsSettle):
 		case <-ctx.Done():
 		}
 	case <-time.After(rootsWait):
-		r.verbose("the server did not ask for the roots within %v; going on", rootsWait)
+		r.SayVerbose("the server did not ask for the roots within %v; going on", rootsWait)
 	case <-ctx.Done():
 	}
 }

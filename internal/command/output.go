@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"encoding/json"
@@ -12,14 +12,14 @@ import (
 // The printers the commands still in this file's old home call by these
 // names (the others call internal/iostreams by its own).
 var (
-	writeJSON    = iostreams.WriteJSON
-	escapeUnsafe = iostreams.EscapeUnsafe
+	WriteJSON    = iostreams.WriteJSON
+	EscapeUnsafe = iostreams.EscapeUnsafe
 )
 
-// jsonErrorObject is what --json prints on stdout when a command fails. Its
+// JSONErrorObject is what --json prints on stdout when a command fails. Its
 // message is mcpi's, cut at bounds.MaxLine as on standard error; data is
 // the server's error data, as it sent it.
-type jsonErrorObject struct {
+type JSONErrorObject struct {
 	Error struct {
 		Message  string          `json:"message"`
 		Kind     string          `json:"kind"`
@@ -29,11 +29,11 @@ type jsonErrorObject struct {
 	} `json:"error"`
 }
 
-func jsonError(err error) jsonErrorObject {
-	var o jsonErrorObject
+func jsonError(err error) JSONErrorObject {
+	var o JSONErrorObject
 	o.Error.Message = bounds.ClipTo(err.Error(), bounds.MaxLine)
-	o.Error.ExitCode = exitCodeFor(err)
-	o.Error.Kind = errorKind(err)
+	o.Error.ExitCode = ExitCodeFor(err)
+	o.Error.Kind = ErrorKind(err)
 	var re *mcp.RPCError
 	if errors.As(err, &re) {
 		code := re.Code
@@ -41,4 +41,16 @@ func jsonError(err error) jsonErrorObject {
 		o.Error.Data = re.Data
 	}
 	return o
+}
+
+// WithJSONError prints a JSON error object on stdout for --json, unless
+// the command printed its JSON document already (--json prints exactly
+// one), then returns err for the message on stderr and the exit code.
+func WithJSONError(ios *IOStreams, asJSON bool, err error) error {
+	if err != nil && asJSON && !ios.JSONWritten() && !ios.JSONStream() {
+		if b, merr := json.Marshal(jsonError(err)); merr == nil {
+			iostreams.WriteJSONDocument(ios, b)
+		}
+	}
+	return err
 }

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"path/filepath"
@@ -8,13 +8,13 @@ import (
 
 // ConnOptions are input: flags and what the factory gives. What a run
 // makes (the trace, the roots, the sampler, the answers) belongs to the
-// connRun that with makes and closes, so no field of the options is a
+// ConnRun that with makes and closes, so no field of the options is a
 // run's state copied along with them.
 func TestConnOptionsAreInput(t *testing.T) {
 	typ := reflect.TypeFor[ConnOptions]()
 	for i := range typ.NumField() {
 		if f := typ.Field(i); !f.IsExported() {
-			t.Errorf("ConnOptions.%s is a run's state: it belongs to connRun", f.Name)
+			t.Errorf("ConnOptions.%s is a run's state: it belongs to ConnRun", f.Name)
 		}
 	}
 }
@@ -26,19 +26,19 @@ func TestRunsOfOneOptionsAreApart(t *testing.T) {
 	dir := t.TempDir()
 	o := &ConnOptions{IO: ios, Record: filepath.Join(dir, "t.jsonl"), Roots: []string{dir}}
 	want := *o
-	first, second := o.newRun(), o.newRun()
-	for _, r := range []*connRun{first, second} {
-		if err := r.prepare(); err != nil {
+	first, second := o.NewRun(), o.NewRun()
+	for _, r := range []*ConnRun{first, second} {
+		if err := r.Prepare(); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.startTrace(); err != nil {
+		if err := r.StartTrace(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if first.trace.recorder == second.trace.recorder || len(first.roots) != 1 || len(second.roots) != 1 {
-		t.Errorf("the runs share what they made: %p %p, roots %v %v", first.trace.recorder, second.trace.recorder, first.roots, second.roots)
+	if first.Trace.Recorder == second.Trace.Recorder || len(first.MadeRoots) != 1 || len(second.MadeRoots) != 1 {
+		t.Errorf("the runs share what they made: %p %p, roots %v %v", first.Trace.Recorder, second.Trace.Recorder, first.MadeRoots, second.MadeRoots)
 	}
-	for _, r := range []*connRun{first, second, first} {
+	for _, r := range []*ConnRun{first, second, first} {
 		if err := r.Close(); err != nil {
 			t.Errorf("close: %v", err)
 		}

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"crypto/sha256"
@@ -10,8 +10,8 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/session"
 )
 
-// eraKey identifies the server configuration o names.
-func (o *TargetOptions) eraKey() string {
+// EraKey identifies the server configuration o names.
+func (o *TargetOptions) EraKey() string {
 	b, _ := json.Marshal(struct {
 		Command   []string
 		Env       []string
@@ -36,7 +36,7 @@ func (o *TargetOptions) chooseEra(warn func(string)) (era, reason string, rememb
 	if o.Protocol != "" {
 		return session.EraAuto, "", false
 	}
-	if e, ok := eras.Lookup(o.eraKey(), warn); ok && (e == session.EraLegacy || e == session.EraModern) {
+	if e, ok := eras.Lookup(o.EraKey(), warn); ok && (e == session.EraLegacy || e == session.EraModern) {
 		return e, "remembered: this server spoke it last time (" + eras.File() + "; --era auto detects again)", true
 	}
 	return session.EraAuto, "", false
