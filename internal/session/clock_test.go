@@ -19,7 +19,7 @@ func TestCallClockOneTimer(t *testing.T) {
 		var k callClock
 		k.start(100*time.Millisecond, 250*time.Millisecond)
 		defer k.stop()
-		time.Sleep(60 * time.Millisecond)
+		pass(60 * time.Millisecond)
 		k.activity() // the inactivity clock now runs out at 160ms
 		<-k.fire     // at 100ms
 		if got := k.ranOut(); got != ranNone {
@@ -33,9 +33,9 @@ func TestCallClockOneTimer(t *testing.T) {
 		var h callClock
 		h.start(100*time.Millisecond, 250*time.Millisecond)
 		defer h.stop()
-		time.Sleep(50 * time.Millisecond)
+		pass(50 * time.Millisecond)
 		h.setHeld(true)
-		time.Sleep(time.Hour) // held: nothing runs out
+		pass(time.Hour) // held: nothing runs out
 		select {
 		case <-h.fire:
 			t.Fatal("a held clock fired")
@@ -69,7 +69,7 @@ func TestSendContextMadeOnDemand(t *testing.T) {
 		if s.Err() != nil || s.ctx != nil {
 			t.Fatalf("a fresh write context: Err %v, made %v", s.Err(), s.ctx != nil)
 		}
-		time.Sleep(2 * time.Second)
+		pass(2 * time.Second)
 		if !errors.Is(s.Err(), context.DeadlineExceeded) {
 			t.Fatalf("past its clock: Err = %v, want DeadlineExceeded", s.Err())
 		}
@@ -103,3 +103,7 @@ func TestSendContextMadeOnDemand(t *testing.T) {
 		}
 	})
 }
+
+// pass lets d go by on a synctest bubble's clock, which moves only when
+// every goroutine of the bubble waits: it takes no time.
+func pass(d time.Duration) { time.Sleep(d) }
