@@ -112,6 +112,15 @@ type Entry struct {
 	Err     string // why a bad frame is bad, or a lifecycle error
 	Text    string // lifecycle and HTTP descriptions, warning messages
 	HTTP    *transport.HTTPMeta
+	// Response marks a response (Method "response" or "error").
+	Response bool
+	// ErrCode and ErrMessage are a JSON-RPC error response's code and
+	// message.
+	ErrCode    int
+	ErrMessage string
+	// Batch holds, for a batch, a row of each of its messages (the row
+	// itself stands for the whole batch).
+	Batch []Entry
 }
 
 // Parser turns tap events into entries and matches responses to requests by
@@ -150,11 +159,6 @@ func NewParser() *Parser {
 	return &Parser{open: make(map[string]openRequest), appOpen: make(map[string]openRequest), names: make(map[string]string)}
 }
 
-// present notes that a JSON member is there without copying its value.
-type present bool
-
-func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
-
 // maxHeadObject bounds the params or result object looked into for the
 // few strings a row shows; a bigger one is not.
 const maxHeadObject = 64 << 10
@@ -171,8 +175,11 @@ type frameHead struct {
 	Method member          `json:"method"`
 	Params member          `json:"params"`
 	Result member          `json:"result"`
-	Error  present         `json:"error"`
+	Error  member          `json:"error"`
 }
+
+// isError says the frame has an error member (null included).
+func (h *frameHead) isError() bool { return len(h.Error) > 0 }
 
 // str is the value of a JSON string member ("" for anything else),
 // interned: a session repeats a few methods and names a million times, and
@@ -317,13 +324,17 @@ func (p *Parser) frame(en *Entry, data []byte) {
 		}
 		en.Method = "batch(" + strconv.Itoa(len(batch)) + ")"
 		var ids []string
+		en.Batch = make([]Entry, len(batch))
 		for i := range batch {
-			method, name := p.str(batch[i].Method), ""
-			if method != "" {
-				name = p.nameOf(batch[i].Params)
+			part := &en.Batch[i]
+			part.Time, part.Kind, part.Dir = en.Time, en.Kind, en.Dir
+			p.head(part, &batch[i])
+			if part.ID != "" {
+				ids = append(ids, part.ID)
 			}
-			if id := p.message(en, &batch[i], method, name); id != "" {
-				ids = append(ids, id)
+			en.RPCError = en.RPCError || part.RPCError
+			if part.HasLatency {
+				en.Latency, en.HasLatency = part.Latency, true
 			}
 		}
 		en.ID = strings.Join(ids, ",")
@@ -338,20 +349,33 @@ func (p *Parser) frame(en *Entry, data []byte) {
 		en.Method = "not JSON"
 		return
 	}
+	p.head(en, &h)
+}
+
+// head reads one message into en: a request or notification (its method
+// and name), or a response paired with its request.
+func (p *Parser) head(en *Entry, h *frameHead) {
 	method, name := p.str(h.Method), ""
 	if method != "" {
 		name = p.nameOf(h.Params)
 		en.TraceID = traceID(h.Params)
 	}
-	en.ID = p.message(en, &h, method, name)
+	en.ID = p.message(en, h, method, name)
 	switch {
 	case method != "":
 		en.Method, en.Name = method, name
-	case bool(h.Error):
-		en.Method = "error"
+	case h.isError():
+		en.Method, en.Response = "error", true
 		en.RPCError = true
+		var e struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		}
+		if len(h.Error) <= maxHeadObject && json.Unmarshal(h.Error, &e) == nil {
+			en.ErrCode, en.ErrMessage = e.Code, e.Message
+		}
 	case h.Result != nil:
-		en.Method = "response"
+		en.Method, en.Response = "response", true
 		en.InputRequired = p.inputRequired(h.Result)
 		en.ToolError = toolError(h.Result)
 	}
@@ -375,14 +399,14 @@ func (p *Parser) message(en *Entry, h *frameHead, method, name string) string {
 			clear(p.open)
 		}
 		p.open[dir+key] = openRequest{t: en.Time, method: method, name: name}
-	case h.Result != nil || bool(h.Error):
+	case h.Result != nil || h.isError():
 		if r, ok := p.open[other+key]; ok {
 			delete(p.open, other+key)
 			en.Latency = en.Time.Sub(r.t)
 			en.HasLatency = true
 			en.Answers, en.Name = r.method, r.name
 		}
-		if h.Error {
+		if h.isError() {
 			en.RPCError = true
 		}
 	}

@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,17 +8,11 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/iostreams"
-	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/safetext"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
-
-type sentRequest struct {
-	at     time.Time
-	method string
-}
 
 // Print prints every event of r, a line each, what a peer said
 // sanitised; with a filter, only the events it matches. At the end of the data it returns,
@@ -36,11 +29,9 @@ func Print(w, errw io.Writer, path string, r *record.Reader, wait func() bool, f
 	}
 	fmt.Fprintln(w)
 	var start time.Time
-	// An MCP App's requests are paired among its own: their ids are not
-	// the session's.
-	pending, appPending := map[string]sentRequest{}, map[string]sentRequest{}
-	// A model's turns are read as the Wire pane reads them.
-	models := rows.NewParser()
+	// Requests and their answers are paired as the Wire pane pairs them
+	// (an App's among its own); a model's turns are read the same way.
+	parser := rows.NewParser()
 	for {
 		ev, err := r.Next()
 		if errors.Is(err, io.EOF) || (wait != nil && errors.Is(err, record.ErrTruncated)) {
@@ -80,21 +71,26 @@ func Print(w, errw io.Writer, path string, r *record.Reader, wait func() bool, f
 		case record.TypeFrame, record.TypeApp:
 			// An App's message: "→ app" from mcpi's host to the App,
 			// "← app" from the App.
-			kind, pend := "", pending
+			kind := ""
 			if ev.Type == record.TypeApp {
-				kind, pend = "app ", appPending
+				kind = "app "
 			}
-			msgs, _, derr := mcp.DecodeFrame(ev.Msg)
-			if derr != nil {
+			te, _ := ev.TransportEvent()
+			en := parser.Event(te)
+			msgs := en.Batch
+			if msgs == nil {
+				msgs = []rows.Entry{en}
+			}
+			if !readable(msgs) {
 				fmt.Fprintf(out, "%s %s %sframe %s\n", at, arrow, kind, iostreams.ByteSize(ev.Size))
 				continue
 			}
-			for _, m := range msgs {
-				fmt.Fprintf(out, "%s %s %s%s  %s\n", at, arrow, kind, describe(m, ev, pend), iostreams.ByteSize(ev.Size))
+			for i := range msgs {
+				fmt.Fprintf(out, "%s %s %s%s  %s\n", at, arrow, kind, describe(&msgs[i]), iostreams.ByteSize(ev.Size))
 			}
 		case record.TypeModel, record.TypeIntercept:
 			te, _ := ev.TransportEvent()
-			en := models.Event(te)
+			en := parser.Event(te)
 			line := fmt.Sprintf("%s %s %s %s", at, arrow, ev.Type, safetext.OneLine(en.Label()))
 			if en.HasLatency {
 				line += fmt.Sprintf(" (%s)", en.Latency.Round(10*time.Microsecond))
@@ -126,49 +122,41 @@ func Print(w, errw io.Writer, path string, r *record.Reader, wait func() bool, f
 	}
 }
 
+// readable reports whether every message of a frame is one: a request,
+// a notification or a response.
+func readable(msgs []rows.Entry) bool {
+	for i := range msgs {
+		if m := &msgs[i]; !m.Response && (m.Method == "" || m.Method == "not JSON" || strings.HasPrefix(m.Method, "batch")) {
+			return false
+		}
+	}
+	return len(msgs) > 0
+}
+
 // describe names a message and, for a response, the request it answers
 // and how long it took.
-func describe(m *mcp.Message, ev record.Event, pending map[string]sentRequest) string {
-	key, _ := mcp.IDKey(m.ID)
-	dirKey := fmt.Sprintf("%d:%s", ev.Dir, key)
+func describe(m *rows.Entry) string {
+	key := safetext.Sanitize(m.ID, false)
 	switch {
-	case m.IsRequest():
-		pending[dirKey] = sentRequest{at: ev.Time, method: m.Method}
-		var p struct {
-			Name string `json:"name"`
-			URI  string `json:"uri"`
-		}
-		json.Unmarshal(m.Params, &p)
-		what := safetext.Sanitize(m.Method, false)
-		if p.Name != "" {
-			what += " " + safetext.OneLine(p.Name)
-		} else if p.URI != "" {
-			what += " " + safetext.OneLine(p.URI)
-		}
-		return fmt.Sprintf("#%s %s", safetext.Sanitize(key, false), what)
-	case m.IsResponse():
-		// A response goes the other way from its request.
-		other := transport.Outgoing
-		if ev.Dir == transport.Outgoing {
-			other = transport.Incoming
-		}
-		req, ok := pending[fmt.Sprintf("%d:%s", other, key)]
+	case m.Response:
 		status := "result"
-		var r struct {
-			IsError bool `json:"isError"`
-		}
 		switch {
-		case m.Error != nil:
-			status = fmt.Sprintf("error %d %s", m.Error.Code, safetext.OneLine(m.Error.Message))
-		case json.Unmarshal(m.Result, &r) == nil && r.IsError:
+		case m.RPCError:
+			status = fmt.Sprintf("error %d %s", m.ErrCode, safetext.OneLine(m.ErrMessage))
+		case m.ToolError:
 			// A tool's result that is an error: the call failed.
 			status = "result isError"
 		}
-		if ok {
-			delete(pending, fmt.Sprintf("%d:%s", other, key))
-			return fmt.Sprintf("#%s %s of %s (%s)", safetext.Sanitize(key, false), status, safetext.Sanitize(req.method, false), ev.Time.Sub(req.at).Round(10*time.Microsecond))
+		if m.HasLatency {
+			return fmt.Sprintf("#%s %s of %s (%s)", key, status, safetext.Sanitize(m.Answers, false), m.Latency.Round(10*time.Microsecond))
 		}
-		return fmt.Sprintf("#%s %s", safetext.Sanitize(key, false), status)
+		return fmt.Sprintf("#%s %s", key, status)
+	case m.ID != "":
+		what := safetext.Sanitize(m.Method, false)
+		if m.Name != "" {
+			what += " " + safetext.OneLine(m.Name)
+		}
+		return fmt.Sprintf("#%s %s", key, what)
 	}
 	return safetext.Sanitize(m.Method, false)
 }
