@@ -158,8 +158,10 @@ func IsSecretEnv(name, value string) bool {
 
 // ServerSecrets are the values a configured server's entry holds secret:
 // its environment's values that look secret (IsSecretEnv) and its
-// headers' values, each also without its scheme ("Bearer TOKEN" is
-// TOKEN too, as a failure may quote it alone).
+// headers' values; a credential header's ("Authorization: Bearer TOKEN",
+// IsSecretHeader) also without its scheme, as a failure may quote the
+// token alone. Another header's words are not secret each ("Accept:
+// application/json, text/event-stream").
 func ServerSecrets(s config.Server) []string {
 	var out []string
 	for k, v := range s.Env {
@@ -167,8 +169,11 @@ func ServerSecrets(s config.Server) []string {
 			out = append(out, v)
 		}
 	}
-	for _, v := range s.Headers {
+	for k, v := range s.Headers {
 		out = append(out, v)
+		if !IsSecretHeader(k) {
+			continue
+		}
 		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
 			out = append(out, strings.TrimSpace(cred))
 		}

@@ -290,10 +290,12 @@ func TestSecretNames(t *testing.T) {
 // and its headers' values, with and without their scheme.
 func TestServerSecrets(t *testing.T) {
 	s := config.Server{Env: map[string]string{"API_KEY": "k-123456", "DEBUG": "1"},
-		Headers: map[string]string{"Authorization": "Bearer tok-abcdef", "X-Team": "blue"}}
+		Headers: map[string]string{"Authorization": "Bearer tok-abcdef", "X-Team": "blue", "Accept": "application/json, text/event-stream"}}
 	got := ServerSecrets(s)
 	slices.Sort(got)
-	want := []string{"Bearer tok-abcdef", "blue", "k-123456", "tok-abcdef"}
+	// Not text/event-stream alone: it would hide every SSE answer's
+	// Content-Type in a trace.
+	want := []string{"Bearer tok-abcdef", "application/json, text/event-stream", "blue", "k-123456", "tok-abcdef"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ServerSecrets = %q, want %q", got, want)
 	}
