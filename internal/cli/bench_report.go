@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/command"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/load"
 	"github.com/mcpi-dev/mcpi/internal/loadmcp"
 	"github.com/mcpi-dev/mcpi/internal/loadreport"
@@ -32,7 +33,7 @@ func runLoad(ctx context.Context, opts *BenchOptions, steps []load.Step, heard *
 	}
 	doc := benchDocument(opts, res, heard, red)
 	if opts.jsonReport {
-		if err := command.WriteJSON(opts.IO, doc); err != nil {
+		if err := iostreams.WriteJSON(opts.IO, doc); err != nil {
 			return err
 		}
 	} else {

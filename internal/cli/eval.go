@@ -14,6 +14,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/chat"
 	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/eval"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/llm"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/save"
@@ -270,7 +271,7 @@ func (opts *EvalOptions) report(rep *eval.Report) error {
 	}
 	switch {
 	case opts.JSON:
-		if err := command.WriteJSON(opts.IO, rep); err != nil {
+		if err := iostreams.WriteJSON(opts.IO, rep); err != nil {
 			return err
 		}
 	case opts.Markdown:

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/command"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/otlp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 )
@@ -90,7 +91,7 @@ func traceExportRun(_ context.Context, opts *TraceExportOptions) error {
 func (opts *TraceExportOptions) write(b []byte) error {
 	// What a trace holds came from a server: a character a terminal could
 	// act on is escaped, in the file as on stdout (JSON reads it the same).
-	b = command.EscapeUnsafe(b)
+	b = iostreams.EscapeUnsafe(b)
 	if opts.Output == "" || opts.Output == "-" {
 		_, err := opts.IO.Data().Write(b)
 		return err

@@ -9,13 +9,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 )
 
-// The printers the commands still in this file's old home call by these
-// names (the others call internal/iostreams by its own).
-var (
-	WriteJSON    = iostreams.WriteJSON
-	EscapeUnsafe = iostreams.EscapeUnsafe
-)
-
 // JSONErrorObject is what --json prints on stdout when a command fails. Its
 // message is mcpi's, cut at bounds.MaxLine as on standard error; data is
 // the server's error data, as it sent it.
