@@ -11,6 +11,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // ErrNotTrace is returned (wrapped) for a file that is not an mcpi trace.
@@ -130,7 +132,7 @@ func newReader(r io.Reader, closer io.Closer) (*Reader, error) {
 		return nil, fmt.Errorf("reading trace: %w", err)
 	}
 	rd.lineNo, rd.off = 1, int64(len(line))
-	line = bytes.TrimPrefix(trimEOL(line), []byte("\xef\xbb\xbf"))
+	line = bytes.TrimPrefix(transport.TrimEOL(line), []byte("\xef\xbb\xbf"))
 	hdr, err := decodeHeader(line)
 	if err != nil {
 		return nil, err
@@ -189,7 +191,7 @@ func (r *Reader) Next() (Event, error) {
 		start := r.off
 		line, owned, err := r.readLine()
 		if err == io.EOF {
-			if isBlank(r.partial) {
+			if transport.IsBlank(r.partial) {
 				return Event{}, io.EOF
 			}
 			p := bytes.TrimRight(r.partial, " \t\r")
@@ -213,8 +215,8 @@ func (r *Reader) Next() (Event, error) {
 			r.noEOL = false
 			r.lineNo++
 		}
-		line = trimEOL(line)
-		if isBlank(line) {
+		line = transport.TrimEOL(line)
+		if transport.IsBlank(line) {
 			continue
 		}
 		ev, known, err := decodeEvent(line, owned)
@@ -418,23 +420,4 @@ func decodePayload(lit []byte, encoding string) ([]byte, error) {
 		b = dst[:n]
 	}
 	return b, nil
-}
-
-func trimEOL(line []byte) []byte {
-	if n := len(line); n > 0 && line[n-1] == '\n' {
-		line = line[:n-1]
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
-		}
-	}
-	return line
-}
-
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if !isSpace(c) {
-			return false
-		}
-	}
-	return true
 }

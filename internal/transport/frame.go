@@ -49,8 +49,8 @@ func firstInvalidUTF8(data []byte) int {
 	return -1
 }
 
-// trimEOL removes one trailing "\n" or "\r\n".
-func trimEOL(line []byte) []byte {
+// TrimEOL removes one trailing "\n" or "\r\n".
+func TrimEOL(line []byte) []byte {
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 		if n := len(line); n > 0 && line[n-1] == '\r' {
@@ -60,7 +60,8 @@ func trimEOL(line []byte) []byte {
 	return line
 }
 
-func isBlank(b []byte) bool {
+// IsBlank reports whether a line holds nothing but JSON white space.
+func IsBlank(b []byte) bool {
 	for _, c := range b {
 		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			return false

@@ -86,21 +86,21 @@ func TestTrimEOL(t *testing.T) {
 		{"\r\n", ""},
 	}
 	for _, tt := range tests {
-		if got := string(trimEOL([]byte(tt.in))); got != tt.want {
-			t.Errorf("trimEOL(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := string(TrimEOL([]byte(tt.in))); got != tt.want {
+			t.Errorf("TrimEOL(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
 
 func TestIsBlank(t *testing.T) {
 	for _, s := range []string{"", " ", "\t\r\n ", "\n"} {
-		if !isBlank([]byte(s)) {
-			t.Errorf("isBlank(%q) = false", s)
+		if !IsBlank([]byte(s)) {
+			t.Errorf("IsBlank(%q) = false", s)
 		}
 	}
 	for _, s := range []string{"x", " {} ", "\x00", "\v"} {
-		if isBlank([]byte(s)) {
-			t.Errorf("isBlank(%q) = true", s)
+		if IsBlank([]byte(s)) {
+			t.Errorf("IsBlank(%q) = true", s)
 		}
 	}
 }

@@ -501,7 +501,7 @@ func (h *StreamableHTTP) readJSONAnswer(resp *http.Response, meta *HTTPMeta, ids
 		h.lostAccepted(ids, fmt.Errorf("reading response body: %w", err), meta)
 		return
 	}
-	if isBlank(body) {
+	if IsBlank(body) {
 		h.lostAccepted(ids, fmt.Errorf("server answered %s with an empty body", resp.Status), meta)
 		return
 	}
@@ -691,7 +691,7 @@ func (h *StreamableHTTP) readStream(ctx context.Context, resp *http.Response, st
 		if ev.HasRetry {
 			st.retry = ev.Retry
 		}
-		if !ev.HasData || isBlank(ev.Data) {
+		if !ev.HasData || IsBlank(ev.Data) {
 			continue // a priming or keep-alive event
 		}
 		m := *meta

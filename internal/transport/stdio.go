@@ -185,8 +185,8 @@ func (s *Stdio) readStdout() {
 			s.deliver(Frame{Data: line, Err: e})
 		} else if len(line) > 0 {
 			cut := line[len(line)-1] != '\n' // the stream ended inside it
-			line = trimEOL(line)
-			if !isBlank(line) {
+			line = TrimEOL(line)
+			if !IsBlank(line) {
 				ferr := checkFrame(line)
 				if ferr != nil && cut {
 					ferr = fmt.Errorf("%w (%v)", ErrCutFrame, ferr)
@@ -277,7 +277,7 @@ func (s *Stdio) readStderr() {
 	r := bufio.NewReaderSize(drainReader{s.stderr, s.reaped}, 16<<10)
 	for {
 		line, tooLong, err := readLine(r, maxStderrLine, keepLongLine)
-		text := string(trimEOL(line))
+		text := string(TrimEOL(line))
 		if tooLong > 0 {
 			text = cutStderrLine(line, tooLong, err == nil)
 		}
