@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -451,18 +452,23 @@ func (g *Gate) changed(yes bool) {
 	}
 }
 
-// Close ends the gate: every held frame is forwarded as it came (said
-// in the trace as a timeout would be), and Push returns ErrGateClosed.
+// Close ends the gate: every held frame is forwarded as it came (the
+// trace says so, action "ended": no time ran out), and Push returns
+// ErrGateClosed.
 func (g *Gate) Close() {
 	g.mu.Lock()
 	var ids []uint64
 	for id := range g.byID {
 		ids = append(ids, id)
 	}
+	slices.Sort(ids)
 	g.closed = true
 	g.room.Broadcast()
 	g.mu.Unlock()
 	for _, id := range ids {
-		g.expire(id)
+		g.decide(id, "ended", func(it *gated) (Delivery, string, error) {
+			return Delivery{AsIs: it.wire, Frame: it.frame},
+				fmt.Sprintf("held %s until the proxy ended, after %s: forwarded as it came", peek(it.frame).describe(), g.o.Now().Sub(it.since).Round(time.Millisecond)), nil
+		})
 	}
 }

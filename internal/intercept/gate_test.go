@@ -228,6 +228,26 @@ func TestGateHoldTimeout(t *testing.T) {
 	}
 }
 
+// A frame still held when the gate closes (the proxy ends, its TUI quit)
+// is forwarded, and the trace says why: no timeout that did not happen.
+func TestGateCloseSaysItEnded(t *testing.T) {
+	r := newGateRig(t, GateOptions{HoldTimeout: time.Hour}, "method:tools/call")
+	r.push(t, transport.Outgoing, frame(7, "tools/call"))
+	r.waitFor(t, "the call held", func(e transport.Event) bool {
+		return e.Kind == transport.KindLifecycle && strings.Contains(e.Text, "held")
+	})
+	r.g.Close()
+	e := r.waitFor(t, "the intercept event", func(e transport.Event) bool { return e.Kind == transport.KindIntercept })
+	var c Change
+	json.Unmarshal(e.Data, &c)
+	if c.Action != "ended" || !strings.Contains(c.Note, "until the proxy ended") || strings.Contains(c.Note, "timeout") {
+		t.Errorf("change %+v", c)
+	}
+	if got := r.waitSent(t, transport.Outgoing, 1); len(got) != 1 || got[0] != frame(7, "tools/call") {
+		t.Errorf("sent %q", got)
+	}
+}
+
 // A host that floods while a frame is held: the frames behind it are
 // bounded, the flood waits (it is not read) and is told of once, and it
 // all goes, in order, when the held frame is forwarded.
