@@ -160,10 +160,22 @@ func (s *sources) flag(c *cobra.Command, name string) cobra.CompletionFunc {
 	switch {
 	case name == "model" || name == "sampling-model":
 		// The provider's part of PROVIDER:MODEL; the model's name is the
-		// person's to type.
-		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return []cobra.Completion{llm.KindAnthropic + ":", llm.KindOpenAI + ":", llm.KindOpenAIResponses + ":", llm.KindOllama + ":", llm.KindCompat + ":"},
-				cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveKeepOrder
+		// person's to type. In a list (eval --model a,b), the item being
+		// typed, after those given.
+		list := false
+		if fl := c.Flags().Lookup(name); fl != nil {
+			list = commaList(fl)
+		}
+		return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			prefix := ""
+			if i := strings.LastIndex(toComplete, ","); list && i >= 0 {
+				prefix = toComplete[:i+1]
+			}
+			var out []cobra.Completion
+			for _, p := range []string{llm.KindAnthropic, llm.KindOpenAI, llm.KindOpenAIResponses, llm.KindOllama, llm.KindCompat} {
+				out = append(out, prefix+p+":")
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveKeepOrder
 		}
 	case name == "session":
 		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {

@@ -41,6 +41,8 @@ func tree() *cobra.Command {
 	complete.Flags().String("template", "", "")
 	add(root, "check").Flags().StringSlice("host", nil, "")
 	add(root, "bench").Flags().String("connections", "one", "")
+	add(root, "chat").Flags().String("model", "", "")
+	add(root, "eval").Flags().StringSlice("model", nil, "")
 	add(add(root, "session"), "stop")
 	add(add(root, "proxy"), "attach")
 	return root
@@ -277,6 +279,10 @@ func TestCompleteClosedSetsAndLists(t *testing.T) {
 		{[]string{"bench", "--connections", ""}, []string{"one", "per-worker"}, ":36"},
 		{[]string{"check", "--host", "openai,g"}, []string{"openai,gemini"}, ":38"},
 		{[]string{"check", "--host", "openai,gemini,"}, rest, ":38"},
+		// A model's provider; in eval's list, the item after those given.
+		{[]string{"chat", "--model", ""}, []string{"anthropic:", "openai:", "openai-responses:", "ollama:", "compat:"}, ":38"},
+		{[]string{"eval", "--model", "openai:gpt-4o,"}, []string{"openai:gpt-4o,anthropic:", "openai:gpt-4o,openai:", "openai:gpt-4o,openai-responses:", "openai:gpt-4o,ollama:", "openai:gpt-4o,compat:"}, ":38"},
+		{[]string{"chat", "--model", "a,"}, []string{"anthropic:", "openai:", "openai-responses:", "ollama:", "compat:"}, ":38"},
 	} {
 		got, directive := complete(t, Sources{}, tc.args...)
 		if !slices.Equal(got, tc.want) || directive != tc.directive {
