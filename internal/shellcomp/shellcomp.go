@@ -97,8 +97,6 @@ func FlagValues(c *cobra.Command, name string) []string {
 		return auth.Grants
 	case "elicit":
 		return []string{mcp.ElicitAccept, mcp.ElicitDecline, mcp.ElicitCancel}
-	case "log-level":
-		return logLevels()
 	case "host":
 		if c.Name() == "chat" || c.Name() == "connect" {
 			return chat.Hosts // how the model is shown the tools
