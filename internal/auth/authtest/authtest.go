@@ -271,8 +271,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
+	if !parseForm(w, r) {
 		return
 	}
 	f := r.PostForm
@@ -361,17 +360,13 @@ func (s *Server) Counts() Counts {
 
 // AuthorizationRequests returns the query of each authorization request.
 func (s *Server) AuthorizationRequests() []url.Values {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+	return snapshot(&s.mu, &s.requests)
 }
 
 // Secrets returns every secret the authorization server handed out: client
 // secrets, codes, access and refresh tokens.
 func (s *Server) Secrets() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.secrets)
+	return snapshot(&s.mu, &s.secrets)
 }
 
 // ApplicationTypes returns the application_type of each registration.
@@ -383,6 +378,22 @@ func (s *Server) ApplicationTypes() []string {
 		out = append(out, c.appType)
 	}
 	return out
+}
+
+// parseForm parses r's form, and answers invalid_request when it cannot.
+func parseForm(w http.ResponseWriter, r *http.Request) bool {
+	if err := r.ParseForm(); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
+		return false
+	}
+	return true
+}
+
+// snapshot returns a copy of *list, read under mu.
+func snapshot[T any](mu *sync.Mutex, list *[]T) []T {
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.Clone(*list)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -120,8 +120,7 @@ func (s *GrantServer) refuse(w http.ResponseWriter, status int, code, why string
 }
 
 func (s *GrantServer) token(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
+	if !parseForm(w, r) {
 		return
 	}
 	f := r.PostForm
@@ -200,8 +199,7 @@ func (s *GrantServer) clientOK(r *http.Request, f url.Values) bool {
 // exchange is the identity provider's token endpoint: RFC 8693 token
 // exchange of an ID token for an ID-JAG.
 func (s *GrantServer) exchange(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
+	if !parseForm(w, r) {
 		return
 	}
 	f := r.PostForm
@@ -328,23 +326,17 @@ func verifyJWT(token string, key crypto.PublicKey) (map[string]any, error) {
 // TokenRequests returns the form of each request to the token endpoints
 // (the authorization server's and the identity provider's).
 func (s *GrantServer) TokenRequests() []url.Values {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+	return snapshot(&s.mu, &s.requests)
 }
 
 // Refusals says why requests were refused.
 func (s *GrantServer) Refusals() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.refusals)
+	return snapshot(&s.mu, &s.refusals)
 }
 
 // Secrets returns every secret that went by: the client secret, the
 // workload JWT, the ID token, client assertions, ID-JAGs, access tokens
 // and DPoP proofs.
 func (s *GrantServer) Secrets() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.DeleteFunc(slices.Clone(s.secrets), func(v string) bool { return v == "" })
+	return slices.DeleteFunc(snapshot(&s.mu, &s.secrets), func(v string) bool { return v == "" })
 }
