@@ -20,9 +20,7 @@ import (
 // mcpi sends.
 type askingConn struct {
 	ask, reply bool
-	frames     chan transport.Frame
-	closed     chan struct{}
-	once       sync.Once
+	*serverFrames
 
 	mu        sync.Mutex
 	callID    json.RawMessage
@@ -30,14 +28,7 @@ type askingConn struct {
 }
 
 func newAskingConn(ask, reply bool) *askingConn {
-	return &askingConn{ask: ask, reply: reply, frames: make(chan transport.Frame, 16), closed: make(chan struct{})}
-}
-
-func (c *askingConn) push(s string) {
-	select {
-	case c.frames <- transport.Frame{Data: []byte(s)}:
-	case <-c.closed:
-	}
+	return &askingConn{ask: ask, reply: reply, serverFrames: newServerFrames(16)}
 }
 
 func (c *askingConn) Send(ctx context.Context, frame []byte) error {
@@ -66,20 +57,6 @@ func (c *askingConn) Send(ctx context.Context, frame []byte) error {
 			go c.push(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[{"type":"text","text":"thanks"}]}}`)
 		}
 	}
-	return nil
-}
-
-func (c *askingConn) Recv() (transport.Frame, error) {
-	select {
-	case f := <-c.frames:
-		return f, nil
-	case <-c.closed:
-		return transport.Frame{}, transport.ErrClosed
-	}
-}
-
-func (c *askingConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
 	return nil
 }
 

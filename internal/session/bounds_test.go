@@ -128,9 +128,7 @@ func (c *floodConn) sentCount() int { return int(c.taken.Load()) }
 // progressConn answers each tools/call with progress every 10ms and never
 // with a result.
 type progressConn struct {
-	frames chan transport.Frame
-	closed chan struct{}
-	once   sync.Once
+	*serverFrames
 }
 
 func (c *progressConn) Send(ctx context.Context, frame []byte) error {
@@ -150,28 +148,11 @@ func (c *progressConn) Send(ctx context.Context, frame []byte) error {
 				return
 			case <-time.After(10 * time.Millisecond):
 			}
-			f := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%v,"progress":%d}}`, tok, i)
-			select {
-			case c.frames <- transport.Frame{Data: f}:
-			case <-c.closed:
+			if !c.push(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%v,"progress":%d}}`, tok, i)) {
 				return
 			}
 		}
 	}()
-	return nil
-}
-
-func (c *progressConn) Recv() (transport.Frame, error) {
-	select {
-	case f := <-c.frames:
-		return f, nil
-	case <-c.closed:
-		return transport.Frame{}, transport.ErrClosed
-	}
-}
-
-func (c *progressConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
 	return nil
 }
 
@@ -181,7 +162,7 @@ func (c *progressConn) Close() error {
 // every 10 ms of it, however busy the machine.
 func TestMaxTimeBeatsProgress(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		conn := &progressConn{frames: make(chan transport.Frame, 16), closed: make(chan struct{})}
+		conn := &progressConn{newServerFrames(16)}
 		c := session.New(conn, session.Options{Timeout: 100 * time.Millisecond, MaxTime: 600 * time.Millisecond})
 		defer c.Close()
 		var progressed atomic.Int64

@@ -11,26 +11,16 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
-	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // answerConn answers each request with answer(m), which may sleep.
 type answerConn struct {
-	frames chan transport.Frame
-	closed chan struct{}
-	once   sync.Once
+	*serverFrames
 	answer func(c *answerConn, m *mcp.Message)
 }
 
 func newAnswerConn(answer func(c *answerConn, m *mcp.Message)) *answerConn {
-	return &answerConn{frames: make(chan transport.Frame, 64), closed: make(chan struct{}), answer: answer}
-}
-
-func (c *answerConn) push(s string) {
-	select {
-	case c.frames <- transport.Frame{Data: []byte(s)}:
-	case <-c.closed:
-	}
+	return &answerConn{serverFrames: newServerFrames(64), answer: answer}
 }
 
 func (c *answerConn) Send(ctx context.Context, frame []byte) error {
@@ -45,17 +35,6 @@ func (c *answerConn) Send(ctx context.Context, frame []byte) error {
 	}
 	return nil
 }
-
-func (c *answerConn) Recv() (transport.Frame, error) {
-	select {
-	case f := <-c.frames:
-		return f, nil
-	case <-c.closed:
-		return transport.Frame{}, transport.ErrClosed
-	}
-}
-
-func (c *answerConn) Close() error { c.once.Do(func() { close(c.closed) }); return nil }
 
 // A listing's pages are one operation under --max-time (docs/cli.md): a
 // server that answers each page in 100ms with an endless cursor must be cut
