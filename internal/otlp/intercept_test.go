@@ -32,20 +32,7 @@ func TestInterceptSpanEvents(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := record.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	td, _, err := FromTrace(r, "v-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := JSON(td)
-	back, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := exportedBack(t, path)
 	spans := spansByName(t, back)
 	event := func(s ptrace.Span) (name, action string, at time.Time) {
 		if s.Events().Len() != 1 {

@@ -139,6 +139,21 @@ func TestLiveExport(t *testing.T) {
 	}
 }
 
+// hangingEndpoint is the URL of an endpoint that answers nothing until
+// the test is over.
+func hangingEndpoint(t *testing.T) string {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs first: srv.Close waits for the held requests
+	return srv.URL
+}
+
 // TestLiveHostileEndpoints: an endpoint that hangs, answers 500, or
 // redirects to another origin costs the session no more than the export
 // clock, loses no credential, and is said in the stats.
@@ -149,16 +164,7 @@ func TestLiveHostileEndpoints(t *testing.T) {
 	}
 	h := record.Header{Mcpi: "test", Created: t0}
 	t.Run("hangs", func(t *testing.T) {
-		release := make(chan struct{})
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case <-release:
-			case <-r.Context().Done():
-			}
-		}))
-		defer srv.Close()
-		defer close(release)
-		l := startLive(t, h, srv.URL, 300*time.Millisecond)
+		l := startLive(t, h, hangingEndpoint(t), 300*time.Millisecond)
 		session(t, l, h, frames)
 		// The endpoint answers only once the test is over: a Close that
 		// waits for it rather than for its export clock is caught by the
@@ -208,17 +214,8 @@ func TestLiveHostileEndpoints(t *testing.T) {
 // than they can leave fills a queue of MaxQueue spans, no more; the rest
 // are counted as dropped, and the session goes on.
 func TestLiveManyNotifications(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
 	h := record.Header{Mcpi: "test", Created: t0}
-	l := startLive(t, h, srv.URL, 200*time.Millisecond)
+	l := startLive(t, h, hangingEndpoint(t), 200*time.Millisecond)
 	w := record.NewTap(h, record.Options{Events: l.Event})
 	const n = 100_000
 	note := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)

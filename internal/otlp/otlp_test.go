@@ -58,6 +58,43 @@ type frameAt = struct {
 	msg string
 }
 
+// exportedBack builds the OTLP of the trace at path and reads its
+// OTLP/JSON back, as a collector would.
+func exportedBack(t *testing.T, path string) ptrace.Traces {
+	t.Helper()
+	td, _ := fromTraceFile(t, path, "v-test")
+	b, err := JSON(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readBack(t, b)
+}
+
+// fromTraceFile builds the OTLP of the trace at path.
+func fromTraceFile(t *testing.T, path, version string) (ptrace.Traces, Stats) {
+	t.Helper()
+	r, err := record.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	td, st, err := FromTrace(r, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return td, st
+}
+
+// readBack reads OTLP/JSON as a collector would.
+func readBack(t *testing.T, b []byte) ptrace.Traces {
+	t.Helper()
+	back, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
 func spansByName(t *testing.T, td ptrace.Traces) map[string]ptrace.Span {
 	t.Helper()
 	out := map[string]ptrace.Span{}
@@ -94,15 +131,7 @@ func TestSpans(t *testing.T) {
 		{540 * time.Millisecond, true, `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///a"}}`},
 		{600 * time.Millisecond, false, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`},
 	})
-	r, err := record.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	td, st, err := FromTrace(r, "v-test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	td, st := fromTraceFile(t, path, "v-test")
 	if st.Spans != 7 || st.Unanswered != 1 || st.Dropped != 0 {
 		t.Errorf("stats %+v", st)
 	}
@@ -116,11 +145,7 @@ func TestSpans(t *testing.T) {
 			t.Errorf("the JSON lacks %s:\n%s", re, b)
 		}
 	}
-	back, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spans := spansByName(t, back)
+	spans := spansByName(t, readBack(t, b))
 	root, ok := spans["mcp session"]
 	if !ok {
 		t.Fatalf("no session span: %v", spans)
@@ -184,15 +209,7 @@ func TestManyNotifications(t *testing.T) {
 		frames = append(frames, frameAt{time.Duration(i) * time.Microsecond, false, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":%d}}`, i)})
 	}
 	path := writeTrace(t, frames)
-	r, err := record.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	td, st, err := FromTrace(r, "v")
-	if err != nil {
-		t.Fatal(err)
-	}
+	td, st := fromTraceFile(t, path, "v")
 	if st.Spans != MaxSpans || st.Dropped != 100 || td.SpanCount() != MaxSpans+1 {
 		t.Errorf("stats %+v, %d spans", st, td.SpanCount())
 	}
@@ -225,20 +242,7 @@ func TestModelSpans(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := record.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	td, _, err := FromTrace(r, "v-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := JSON(td)
-	back, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := exportedBack(t, path)
 	spans := map[string][]ptrace.Span{}
 	ss := back.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
 	for i := range ss.Len() {
