@@ -40,10 +40,7 @@ func TestAppInTUI(t *testing.T) {
 		o.OpenURL = func(u string) error { urls <- u; return nil }
 	})
 	h.waitText("show-chart", "app-only", "model-only")
-	h.typeText("show-chart")
-	h.press("enter")
-	h.typeText("a")
-	h.press("ctrl+s")
+	h.callTool("show-chart", "a")
 	h.waitText("✓ done", "alt+a run its App")
 	h.press("alt+a")
 	var base string

@@ -49,8 +49,7 @@ func TestToolFormOpensFresh(t *testing.T) {
 func TestFormatRefusedOnce(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded)
-	h.typeText("elicit")
-	h.press("enter", "ctrl+s")
+	h.callTool("elicit", "")
 	h.waitText("elicitation/create", "string email")
 	h.press("tab")
 	h.typeText("bob")

@@ -309,6 +309,15 @@ func keyMsg(k string) tea.KeyPressMsg {
 // typeText types text.
 func (h *harness) typeText(s string) { h.tm.Type(s) }
 
+// callTool picks tool in the Tools pane, types text into the first field
+// of its form (nothing when text is "") and sends the call.
+func (h *harness) callTool(tool, text string) {
+	h.typeText(tool)
+	h.press("enter")
+	h.typeText(text)
+	h.press("ctrl+s")
+}
+
 // final quits and returns the model.
 func (h *harness) final() *Model {
 	h.t.Helper()

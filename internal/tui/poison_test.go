@@ -77,8 +77,7 @@ func TestPoisonEveryPane(t *testing.T) {
 	h.waitText("ctrl+s")
 	h.press("esc")
 	for _, tool := range []string{"elicit", "sample"} {
-		h.typeText(tool)
-		h.press("enter", "ctrl+s")
+		h.callTool(tool, "")
 		h.waitText("the server asks")
 		h.press("esc")
 		h.press("esc")

@@ -50,10 +50,7 @@ func TestHeaderFollowsAServerThatDiesAndComesBack(t *testing.T) {
 		t.Errorf("still unreachable:\n%s", s)
 	}
 	// The new session answers: a call goes through.
-	h.typeText("echo")
-	h.press("enter")
-	h.typeText("after the restart")
-	h.press("ctrl+s")
+	h.callTool("echo", "after the restart")
 	h.waitText("✓ done", "after the restart")
 	h.press("alt+i")
 	h.waitText("sessions", "2 (the server forgot the session 1 time")
@@ -95,10 +92,7 @@ func TestAnswerStopsTheClock(t *testing.T) {
 		}
 	})
 	h.waitText(toolsLoaded)
-	h.typeText("sample")
-	h.press("enter")
-	h.typeText("slow answer")
-	h.press("ctrl+s")
+	h.callTool("sample", "slow answer")
 	h.waitText("sampling/createMessage", "no request times out while")
 	h.typeText("took my time")
 	time.Sleep(1200 * time.Millisecond) // four timeouts' worth of a person thinking
@@ -111,10 +105,7 @@ func TestAnswerStopsTheClock(t *testing.T) {
 func TestCtrlCDoesNotLoseAnAnswer(t *testing.T) {
 	h := start(t, 80, 24)
 	h.waitText(toolsLoaded)
-	h.typeText("sample")
-	h.press("enter")
-	h.typeText("q")
-	h.press("ctrl+s")
+	h.callTool("sample", "q")
 	h.waitText("sampling/createMessage")
 	h.typeText("half a reply")
 	h.press("ctrl+c")
@@ -136,10 +127,7 @@ func TestCtrlCDoesNotLoseAnAnswer(t *testing.T) {
 func TestTabCountsAt80(t *testing.T) {
 	h := start(t, 80, 24)
 	h.waitText(toolsLoaded)
-	h.typeText("sample")
-	h.press("enter")
-	h.typeText("q")
-	h.press("ctrl+s")
+	h.callTool("sample", "q")
 	h.waitText("5Re(1)", "1 request waiting")
 }
 
@@ -150,8 +138,7 @@ func TestLogRowOpens(t *testing.T) {
 	h.press("alt+8", "L")
 	h.waitText("asked the server for debug and above")
 	h.press("alt+1")
-	h.typeText("log")
-	h.press("enter", "ctrl+s")
+	h.callTool("log", "")
 	h.waitText("✓ done")
 	h.press("alt+8")
 	h.waitText("emergency mcpi-demo")
@@ -186,8 +173,7 @@ func TestResourceReadStaysWithItsResource(t *testing.T) {
 func TestResourceLinkReadInPlace(t *testing.T) {
 	h := start(t, 100, 40)
 	h.waitText(toolsLoaded)
-	h.typeText("get_content")
-	h.press("enter", "ctrl+s")
+	h.callTool("get_content", "")
 	h.waitText("✓ done", "o reads it here", "for user, assistant · priority 0.8")
 	h.press("o")
 	h.waitText("│ ✓ read: 1 content", "│ Hello from the mcpi demo server!")
@@ -259,8 +245,7 @@ func TestHelpListsAKeyOnce(t *testing.T) {
 func TestToolsListChangedModern(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded, "modern")
-	h.typeText("toggle_tool")
-	h.press("enter", "ctrl+s")
+	h.callTool("toggle_tool", "")
 	h.waitText("✓ done")
 	h.press("alt+l", "ctrl+u")
 	h.waitText("(19/19)")

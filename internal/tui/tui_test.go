@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpi-dev/mcpi/internal/mcptest"
-	"github.com/mcpi-dev/mcpi/internal/record"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +20,8 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/collection"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/mcptest"
+	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 	"github.com/mcpi-dev/mcpi/internal/tui/tools"
@@ -148,8 +148,7 @@ func TestStructuredOutputChecked(t *testing.T) {
 func TestToolError(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded)
-	h.typeText("fail")
-	h.press("enter", "ctrl+s")
+	h.callTool("fail", "")
 	h.waitText("✗ isError", "this tool always fails")
 }
 
@@ -157,10 +156,7 @@ func TestWirePane(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded)
 	h.waitAllLoaded()
-	h.typeText("echo")
-	h.press("enter")
-	h.typeText("hi \x1b[31mred")
-	h.press("ctrl+s")
+	h.callTool("echo", "hi \x1b[31mred")
 	h.waitText("✓ done")
 	h.press("alt+7")
 	// The response to the call is the last frame of the session so far.
@@ -225,13 +221,7 @@ func TestWireEscapes(t *testing.T) {
 
 func TestSamplingModal(t *testing.T) {
 	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
-	h.typeText("sample")
-	h.press("enter")
-	h.typeText("What is 2+2?")
-	h.press("tab", "tab")
-	h.typeText("0")
-	h.press("ctrl+s")
+	h.callSample()
 	h.golden(h.waitText("sampling/createMessage", "user: What is 2+2?", "1 request waiting"))
 	// "?" is typed into the reply; f1 shows the whole help and hides it.
 	h.typeText("Four?")
@@ -257,10 +247,7 @@ func TestSamplingModal(t *testing.T) {
 func TestSamplingRejected(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded)
-	h.typeText("sample")
-	h.press("enter")
-	h.typeText("hello")
-	h.press("ctrl+s")
+	h.callTool("sample", "hello")
 	h.waitText("sampling/createMessage")
 	h.press("ctrl+x")
 	h.waitText("✗ failed", "user rejected the")
@@ -269,8 +256,7 @@ func TestSamplingRejected(t *testing.T) {
 func TestElicitationModal(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded)
-	h.typeText("elicit")
-	h.press("enter", "ctrl+s")
+	h.callTool("elicit", "")
 	h.golden(h.waitText("elicitation/create", "Tell the demo server", "‹ Medium (m) ›"))
 	// Clear the name: accepting is refused once.
 	for range 3 {
@@ -293,8 +279,7 @@ func TestElicitationURL(t *testing.T) {
 		o.OpenURL = func(u string) error { opened <- u; return nil }
 	})
 	h.waitText(toolsLoaded)
-	h.typeText("elicit_url")
-	h.press("enter", "ctrl+s")
+	h.callTool("elicit_url", "")
 	h.waitText("the server asks you to open a page", "URL:", "https://example.com/mcpi-demo/connect", "host: example.com")
 	h.press("ctrl+b")
 	select {
@@ -350,10 +335,7 @@ func TestSeveralCallsAtOnce(t *testing.T) {
 	h.waitText("slow · call #1 · ⟳ running")
 	// While it runs, another call goes and comes back.
 	h.press("alt+l", "ctrl+u") // back to the list; esc would cancel
-	h.typeText("echo")
-	h.press("enter")
-	h.typeText("meanwhile")
-	h.press("ctrl+s")
+	h.callTool("echo", "meanwhile")
 	h.waitText("echo · call #2 · ✓ done", "[2/2]")
 	h.press("[")
 	h.waitText("slow · call #1 · ⟳ running", "[1/2]")
@@ -388,8 +370,7 @@ func TestRootsAnsweredFromThePane(t *testing.T) {
 	h.press("enter")
 	h.waitText("added "+uri, "Roots (2)")
 	h.press("alt+1")
-	h.typeText("list_roots")
-	h.press("enter", "ctrl+s")
+	h.callTool("list_roots", "")
 	s := h.waitText("✓ done", "2 root(s)")
 	if !strings.Contains(s, "file:///tmp/project (project)") || !strings.Contains(s, uri+" (my repo)") {
 		t.Errorf("roots answered:\n%s", s)
@@ -516,10 +497,7 @@ func TestRecordingToggle(t *testing.T) {
 	h.press("alt+r")
 	h.waitText("● rec", "recording started")
 	path := h.m.rec.active()
-	h.typeText("echo")
-	h.press("enter")
-	h.typeText("recorded in the tui")
-	h.press("ctrl+s")
+	h.callTool("echo", "recorded in the tui")
 	h.waitText("✓ done")
 	h.press("alt+r")
 	h.waitText("recording stopped")
@@ -586,14 +564,12 @@ func TestCallFollowsTask(t *testing.T) {
 	}
 	h := start(t, 100, 30, dial)
 	h.waitText("forever")
-	h.typeText("slow")
-	h.press("enter", "ctrl+s")
+	h.callTool("slow", "")
 	h.waitText("✓ done", "slow done")
 
 	h = start(t, 100, 30, dial)
 	h.waitText("forever")
-	h.typeText("forever")
-	h.press("enter", "ctrl+s")
+	h.callTool("forever", "")
 	h.waitText("task t-1: working")
 	h.press("esc")
 	h.waitText("Cancelled by you")
@@ -643,10 +619,7 @@ func TestRerunACall(t *testing.T) {
 	h := start(t, 100, 30)
 	h.waitText(toolsLoaded)
 	h.waitAllLoaded()
-	h.typeText("echo")
-	h.press("enter")
-	h.typeText("again and again")
-	h.press("ctrl+s")
+	h.callTool("echo", "again and again")
 	h.waitText("✓ done", "call #1")
 	h.press("r")
 	s := h.waitText("call #2", "[2/2]", "✓ done")
@@ -663,19 +636,13 @@ func TestSaveCallAsStep(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "calls.yaml")
 	h := start(t, 100, 30, func(o *Options) { o.Collection = path })
 	h.waitText(toolsLoaded)
-	h.typeText("echo")
-	h.press("enter")
-	h.typeText("saved: text")
-	h.press("ctrl+s")
+	h.callTool("echo", "saved: text")
 	h.waitText("✓ done", "call #1")
 	h.press("t", "t")
 	h.waitText("call #1 saved as step 2 of", "calls.yaml")
 
 	h.press("alt+l", "ctrl+u")
-	h.typeText("sample")
-	h.press("enter")
-	h.typeText("2+2?")
-	h.press("ctrl+s")
+	h.callTool("sample", "2+2?")
 	h.waitText("sampling/createMessage")
 	h.typeText("four")
 	h.press("ctrl+s")
