@@ -19,8 +19,7 @@ import (
 // the daemon says itself the wire, as the session's, never the
 // notification pane, as the server's.
 func TestAttachedPanes(t *testing.T) {
-	h := start(t, 140, 30, func(o *Options) { o.Session = "demo" })
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 140, 30, func(o *Options) { o.Session = "demo" })
 	hk := <-h.hooks
 	then := frozen.Add(-time.Hour)
 	hk.OnPast(session.Notification{Time: then, Method: "notifications/message",

@@ -75,8 +75,7 @@ func chatHarness(t *testing.T, spec string, fake *mcptest.FakeLLM, key string, a
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := start(t, 100, 30, func(o *Options) { o.Chat = chatpane.Options{Model: model, Approve: approve} })
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30, func(o *Options) { o.Chat = chatpane.Options{Model: model, Approve: approve} })
 	h.press("alt+c")
 	h.waitText("Chat · "+spec, "you>")
 	return h

@@ -39,8 +39,7 @@ func checkPeer(peer string) func(ctx context.Context, live *session.Client, prog
 // TestCheckPane runs the checks against the demo server from the Check
 // pane, opens a finding in full and goes back.
 func TestCheckPane(t *testing.T) {
-	h := start(t, 100, 30, func(o *Options) { o.Check = checkPeer("demo") })
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30, func(o *Options) { o.Check = checkPeer("demo") })
 	h.press("alt+k")
 	h.waitText("enter or ctrl+l runs the checks")
 	h.press("enter")
@@ -57,8 +56,7 @@ func TestCheckPane(t *testing.T) {
 
 // TestCheckPaneFinding shows a finding opened in full.
 func TestCheckPaneFinding(t *testing.T) {
-	h := start(t, 100, 30, func(o *Options) { o.Check = checkPeer("demo") })
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30, func(o *Options) { o.Check = checkPeer("demo") })
 	h.press("alt+k", "ctrl+l")
 	h.waitText("WARNINGS (")
 	h.press("enter")

@@ -7,8 +7,7 @@ import (
 // A tool's form opens fresh each time (the schema's defaults, the cursor in
 // the first field); only Edit brings a call's arguments back.
 func TestToolFormOpensFresh(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.typeText("echo")
 	h.press("enter")
 	h.waitText("Call echo")
@@ -47,8 +46,7 @@ func TestToolFormOpensFresh(t *testing.T) {
 // field and the expected form), in elicitation and tool forms alike; the
 // second send goes anyway.
 func TestFormatRefusedOnce(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.callTool("elicit", "")
 	h.waitText("elicitation/create", "string email")
 	h.press("tab")
@@ -82,8 +80,7 @@ func TestFormatRefusedOnce(t *testing.T) {
 // added through its own form (ctrl+s and esc belong to that form), and the
 // list of items.
 func TestItemsForm(t *testing.T) {
-	h := start(t, 80, 24)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 80, 24)
 	h.typeText("nested_args")
 	h.press("enter")
 	h.waitText("Call nested_args")

@@ -212,6 +212,15 @@ func start(t *testing.T, w, h int, edit ...func(*Options)) *harness {
 	return hs
 }
 
+// startLoaded starts the TUI as start does and waits until the Tools
+// pane lists the demo server's tools.
+func startLoaded(t *testing.T, w, h int, opts ...func(*Options)) *harness {
+	t.Helper()
+	hs := start(t, w, h, opts...)
+	hs.waitText(toolsLoaded)
+	return hs
+}
+
 // waitFor waits until the screen satisfies cond (checked at each render).
 func (h *harness) waitFor(what string, cond func(screen string) bool) string {
 	h.t.Helper()

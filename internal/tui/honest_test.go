@@ -81,8 +81,7 @@ func TestInfoClockMoves(t *testing.T) {
 // A pane's tab shows its list: letters typed after alt+1 filter the tools
 // and never reach a result's keys (e then enter sent the last call again).
 func TestTabShowsTheList(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.typeText("echo")
 	h.press("enter")
 	h.waitText("Call echo")
@@ -168,8 +167,7 @@ func TestForcedToolsListingTruncatedIsSaid(t *testing.T) {
 // about an unknown id; ctrl+u clears the field, so the next frame is
 // not glued onto the last.
 func TestComposerFrameAnswered(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.waitAllLoaded()
 	h.press("ctrl+e", "tab")
 	h.typeText(`{"jsonrpc":"2.0","id":"raw-1","method":"ping"}`)
@@ -191,8 +189,7 @@ func TestComposerFrameAnswered(t *testing.T) {
 func TestRecordingPathInFull(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	h := start(t, 200, 30, func(o *Options) { o.SaveDir = "" })
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 200, 30, func(o *Options) { o.SaveDir = "" })
 	h.press("alt+r")
 	h.waitText("● rec "+dir+"/mcpi-", "recording started in "+dir+" (alt+r stops it)")
 	h.press("down")
@@ -237,8 +234,7 @@ func TestServerInfoAtTheTopLevel(t *testing.T) {
 // ctrl+c with only a call running says so, and offers no way to set an
 // answer aside, since there is none.
 func TestCtrlCWithACallRunning(t *testing.T) {
-	h := start(t, 80, 24)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 80, 24)
 	h.typeText("long_running")
 	h.press("enter")
 	h.waitText("Call long_running")
@@ -254,8 +250,7 @@ func TestCtrlCWithACallRunning(t *testing.T) {
 // The user's secret values (-e values, a configuration's headers) are
 // hidden in the Wire pane as in a trace.
 func TestWireHidesTheUsersSecrets(t *testing.T) {
-	h := start(t, 120, 30, func(o *Options) { o.TraceOptions.SecretValues = []string{"TOPSECRET4242"} })
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 120, 30, func(o *Options) { o.TraceOptions.SecretValues = []string{"TOPSECRET4242"} })
 	h.waitAllLoaded()
 	h.press("ctrl+e", "tab")
 	h.typeText(`{"jsonrpc":"2.0","id":"TOPSECRET4242","method":"ping"}`)

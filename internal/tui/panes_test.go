@@ -54,8 +54,7 @@ func (h *harness) waitAllLoaded() {
 }
 
 func TestResourcesPane(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("alt+2")
 	// Every page is listed: the demo server pages by 10.
 	h.waitText("16 resources", "demo://text/hello")
@@ -101,8 +100,7 @@ func TestResourcesSubscribeLegacy(t *testing.T) {
 }
 
 func TestTemplatesPane(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("alt+3")
 	h.waitText("2 templates")
 	h.selectLine("greeting")
@@ -121,8 +119,7 @@ func TestTemplatesPane(t *testing.T) {
 }
 
 func TestPromptsPane(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("alt+4")
 	h.waitText("3 prompts")
 	h.selectLine("showcase")
@@ -143,8 +140,7 @@ func TestPromptsPane(t *testing.T) {
 }
 
 func TestLogAndNotificationPanes(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("alt+8")
 	h.waitText("showing debug and above")
 	h.press("L")
@@ -167,8 +163,7 @@ func TestLogAndNotificationPanes(t *testing.T) {
 
 // TestLogPaneGolden shows the log pane with a filtered level.
 func TestLogPaneGolden(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("alt+8", "L")
 	h.waitText("asked the server for debug and above")
 	h.press("alt+1")
@@ -193,8 +188,7 @@ func TestNotificationsPaneGolden(t *testing.T) {
 }
 
 func TestStderrPane(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	hooks := <-h.hooks
 	hooks.Tap.Observe(transport.Event{Time: frozen, Kind: transport.KindStderr, Dir: transport.Incoming, Data: []byte("panic: \x1b[31mboom")})
 	h.press("alt+0")
@@ -206,8 +200,7 @@ func TestStderrPane(t *testing.T) {
 }
 
 func TestComposer(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("ctrl+e")
 	h.waitText("Raw JSON-RPC")
 	h.typeText("prompts/list")
@@ -224,8 +217,7 @@ func TestComposer(t *testing.T) {
 // The subscriptions view lists the resources subscribed to with the times
 // of their updates; enter reads one; u unsubscribes, the history staying.
 func TestSubscriptionsView(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("alt+2")
 	h.waitText("16 resources")
 	h.press("U")

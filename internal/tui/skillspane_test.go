@@ -66,8 +66,7 @@ func TestSkillsPaneRefuses(t *testing.T) {
 
 // A server that does not declare the extension gets no skills/list.
 func TestSkillsPaneUndeclared(t *testing.T) {
-	h := start(t, 100, 24)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 24)
 	h.press("alt+s")
 	h.waitText("does not declare the skills extension")
 }

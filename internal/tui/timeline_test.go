@@ -52,8 +52,7 @@ func TestTimelinePane(t *testing.T) {
 // TestTimelineFolds: c folds the lane of the selected span to one line,
 // C opens them all.
 func TestTimelineFolds(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("alt+m")
 	h.waitText("▾ Requests")
 	h.press("home", "c")

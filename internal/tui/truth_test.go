@@ -75,8 +75,7 @@ func TestHeaderWhenTheServerExits(t *testing.T) {
 // The Info pane shows what the server said of itself and how the session
 // was chosen.
 func TestInfoPane(t *testing.T) {
-	h := start(t, 100, 40)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 40)
 	h.press("alt+i")
 	h.golden(h.waitText("[i Info]", "Connection", "era chosen", "Capabilities", "Instructions", "mcpi-demo"))
 	h.press("end")
@@ -103,8 +102,7 @@ func TestAnswerStopsTheClock(t *testing.T) {
 // ctrl+c in a sampling box does not throw the reply away: it asks again;
 // esc sets the request aside with what was typed, ctrl+o brings it back.
 func TestCtrlCDoesNotLoseAnAnswer(t *testing.T) {
-	h := start(t, 80, 24)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 80, 24)
 	h.callTool("sample", "q")
 	h.waitText("sampling/createMessage")
 	h.typeText("half a reply")
@@ -125,16 +123,14 @@ func TestCtrlCDoesNotLoseAnAnswer(t *testing.T) {
 
 // The tabs keep the counts that are news at 80 columns.
 func TestTabCountsAt80(t *testing.T) {
-	h := start(t, 80, 24)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 80, 24)
 	h.callTool("sample", "q")
 	h.waitText("5Re(1)", "1 request waiting")
 }
 
 // A log row opens in full; the logger column is as wide as the loggers.
 func TestLogRowOpens(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("alt+8", "L")
 	h.waitText("asked the server for debug and above")
 	h.press("alt+1")
@@ -153,8 +149,7 @@ func TestLogRowOpens(t *testing.T) {
 
 // The resources pane never shows one resource's content under another.
 func TestResourceReadStaysWithItsResource(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("alt+2")
 	h.waitText("demo://json/config")
 	for range 14 { // logo, counter, items/1..12, then the config
@@ -171,8 +166,7 @@ func TestResourceReadStaysWithItsResource(t *testing.T) {
 
 // o reads a result's resource links in place.
 func TestResourceLinkReadInPlace(t *testing.T) {
-	h := start(t, 100, 40)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 40)
 	h.callTool("get_content", "")
 	h.waitText("✓ done", "o reads it here", "for user, assistant · priority 0.8")
 	h.press("o")
@@ -181,8 +175,7 @@ func TestResourceLinkReadInPlace(t *testing.T) {
 
 // The composer sends a malformed frame as typed, and says so.
 func TestComposerSendsAMalformedFrame(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("ctrl+e", "tab")
 	h.typeText(`{"jsonrpc":"2.0","id":99,"method":`)
 	h.press("ctrl+f")
@@ -218,8 +211,7 @@ func TestAsTaskRefusedOnce(t *testing.T) {
 
 // The help lists a key once, with the meaning it has where the focus is.
 func TestHelpListsAKeyOnce(t *testing.T) {
-	h := start(t, 200, 40)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 200, 40)
 	h.typeText("echo")
 	h.press("enter", "f1")
 	s := h.waitText("alt+1…0 pane", "close help")
@@ -256,8 +248,7 @@ func TestToolsListChangedModern(t *testing.T) {
 
 // The recording's file name is on the status line at 80 columns.
 func TestRecordingFileShown(t *testing.T) {
-	h := start(t, 80, 24)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 80, 24)
 	h.press("alt+r")
 	s := h.waitText("● rec", "recording started")
 	if !strings.Contains(s, ".jsonl") {
@@ -309,8 +300,7 @@ func TestElicitationQuestionShowsAt80(t *testing.T) {
 // starts: an answer could only reach a session that never asked. One set
 // aside does not open again by itself.
 func TestRequestsOfAnOldSessionAreDropped(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	hk := <-h.hooks
 	answered := make(chan error, 1)
 	go func() {

@@ -63,8 +63,7 @@ func TestTabsFitTheWidth(t *testing.T) {
 }
 
 func TestNestedArgsForm(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.typeText("nested_args")
 	h.press("enter")
 	h.golden(h.waitText("Call nested_args", "address*", "integer 0..100"))
@@ -103,8 +102,7 @@ func TestNestedArgsForm(t *testing.T) {
 
 func TestContentTypesResult(t *testing.T) {
 	dir := t.TempDir()
-	h := start(t, 100, 36, func(o *Options) { o.SaveDir = dir })
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 36, func(o *Options) { o.SaveDir = dir })
 	h.typeText("get_content")
 	h.press("enter")
 	h.waitText("Call get_content_types")
@@ -131,8 +129,7 @@ func TestContentTypesResult(t *testing.T) {
 }
 
 func TestStructuredOutputChecked(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.typeText("add")
 	h.press("enter")
 	h.typeText("2")
@@ -146,15 +143,13 @@ func TestStructuredOutputChecked(t *testing.T) {
 }
 
 func TestToolError(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.callTool("fail", "")
 	h.waitText("✗ isError", "this tool always fails")
 }
 
 func TestWirePane(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.waitAllLoaded()
 	h.callTool("echo", "hi \x1b[31mred")
 	h.waitText("✓ done")
@@ -195,8 +190,7 @@ func TestWirePane(t *testing.T) {
 // TestWireEscapes: what a server sends is shown with its escape sequences
 // visible, in rows and in the detail view, never interpreted.
 func TestWireEscapes(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.waitAllLoaded()
 	hooks := h.m.hooks
 	hooks.Tap.Observe(transport.Event{Time: frozen, Kind: transport.KindStderr, Dir: transport.Incoming,
@@ -245,8 +239,7 @@ func TestSamplingModal(t *testing.T) {
 }
 
 func TestSamplingRejected(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.callTool("sample", "hello")
 	h.waitText("sampling/createMessage")
 	h.press("ctrl+x")
@@ -254,8 +247,7 @@ func TestSamplingRejected(t *testing.T) {
 }
 
 func TestElicitationModal(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.callTool("elicit", "")
 	h.golden(h.waitText("elicitation/create", "Tell the demo server", "‹ Medium (m) ›"))
 	// Clear the name: accepting is refused once.
@@ -296,8 +288,7 @@ func TestElicitationURL(t *testing.T) {
 }
 
 func TestCancelCall(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.typeText("long_running")
 	h.press("enter")
 	h.press("backspace")
@@ -325,8 +316,7 @@ func TestCancelCall(t *testing.T) {
 }
 
 func TestSeveralCallsAtOnce(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.typeText("slow")
 	h.press("enter")
 	h.press("backspace", "backspace", "backspace", "backspace")
@@ -381,8 +371,7 @@ func TestRootsAnsweredFromThePane(t *testing.T) {
 }
 
 func TestReconnect(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("ctrl+r")
 	<-h.hooks // the first dial
 	<-h.hooks // the reconnect dial
@@ -492,8 +481,7 @@ func TestPicker(t *testing.T) {
 }
 
 func TestRecordingToggle(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.press("alt+r")
 	h.waitText("● rec", "recording started")
 	path := h.m.rec.active()
@@ -616,8 +604,7 @@ func TestMouse(t *testing.T) {
 // arguments, as a new call (after --watch restarted the server, the same
 // call against the new code).
 func TestRerunACall(t *testing.T) {
-	h := start(t, 100, 30)
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30)
 	h.waitAllLoaded()
 	h.callTool("echo", "again and again")
 	h.waitText("✓ done", "call #1")
@@ -634,8 +621,7 @@ func TestRerunACall(t *testing.T) {
 // reads the file back as written.
 func TestSaveCallAsStep(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "calls.yaml")
-	h := start(t, 100, 30, func(o *Options) { o.Collection = path })
-	h.waitText(toolsLoaded)
+	h := startLoaded(t, 100, 30, func(o *Options) { o.Collection = path })
 	h.callTool("echo", "saved: text")
 	h.waitText("✓ done", "call #1")
 	h.press("t", "t")
