@@ -24,12 +24,7 @@ var ModernBrokenDefects = []string{"errors/missing-capability", "handshake/serve
 // stdin and stdout.
 func RunModernBroken(defect string) {
 	out := bufio.NewWriter(os.Stdout)
-	send := func(v any) {
-		b, _ := json.Marshal(v)
-		out.Write(b)
-		out.WriteByte('\n')
-		out.Flush()
-	}
+	send := jsonSender(out)
 	reply := func(id json.RawMessage, r map[string]any) {
 		r["resultType"] = "complete"
 		send(map[string]any{"jsonrpc": "2.0", "id": id, "result": r})

@@ -51,15 +51,7 @@ type hostileMsg struct {
 // RunHostile serves one hostile mode on stdin and stdout until stdin ends.
 func RunHostile(mode string) {
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
-	send := func(s string) {
-		out.WriteString(s)
-		out.WriteByte('\n')
-		out.Flush()
-	}
-	sendJSON := func(v any) {
-		b, _ := json.Marshal(v)
-		send(string(b))
-	}
+	send, sendJSON := lineSender(out), jsonSender(out)
 	result := func(id json.RawMessage, r any) {
 		if mode == HostileStringIDs {
 			id = json.RawMessage(fmt.Sprintf("%q", id))

@@ -39,12 +39,7 @@ const (
 // ends.
 func RunLists(mode string) {
 	out := bufio.NewWriter(os.Stdout)
-	send := func(v any) {
-		b, _ := json.Marshal(v)
-		out.Write(b)
-		out.WriteByte('\n')
-		out.Flush()
-	}
+	send := jsonSender(out)
 	reply := func(id json.RawMessage, r any) { send(map[string]any{"jsonrpc": "2.0", "id": id, "result": r}) }
 	fail := func(id json.RawMessage, code int, msg string) {
 		send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})

@@ -48,12 +48,7 @@ func RunHostileSession(spec string) {
 	n, _ := strconv.Atoi(parts[1])
 	size, _ := strconv.Atoi(parts[2])
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
-	send := func(v any) {
-		b, _ := json.Marshal(v)
-		out.Write(b)
-		out.WriteByte('\n')
-		out.Flush()
-	}
+	send := jsonSender(out)
 	reply := func(id json.RawMessage, r any) { send(map[string]any{"jsonrpc": "2.0", "id": id, "result": r}) }
 	text := func(s string) map[string]any {
 		return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}}

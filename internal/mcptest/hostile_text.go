@@ -62,11 +62,7 @@ func runLongText() {
 	caps := `{"tools":{},"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}}`
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
-	sendRaw := func(s string) {
-		out.WriteString(s)
-		out.WriteByte('\n')
-		out.Flush()
-	}
+	sendRaw := lineSender(out)
 	send := func(id json.RawMessage, result any) {
 		b, _ := json.Marshal(result)
 		sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, b))

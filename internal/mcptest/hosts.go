@@ -80,12 +80,7 @@ func RunHosts(host string) {
 	}
 	list := json.RawMessage("[" + strings.Join(tools, ",") + "]")
 	out := bufio.NewWriter(os.Stdout)
-	send := func(v any) {
-		b, _ := json.Marshal(v)
-		out.Write(b)
-		out.WriteByte('\n')
-		out.Flush()
-	}
+	send := jsonSender(out)
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	lists := 0
 	for {
