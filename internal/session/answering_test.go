@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
-	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // askingConn is a server that answers tools/call by asking for sampling
@@ -175,9 +174,8 @@ func TestMaxTimeExtendedByTheAnswer(t *testing.T) {
 // slowReadConn is a server that reads a tools/call slowly (its write takes
 // read) and never answers it.
 type slowReadConn struct {
-	read   time.Duration
-	closed chan struct{}
-	once   sync.Once
+	read time.Duration
+	*serverFrames
 }
 
 func (c *slowReadConn) Send(ctx context.Context, frame []byte) error {
@@ -193,23 +191,13 @@ func (c *slowReadConn) Send(ctx context.Context, frame []byte) error {
 	}
 }
 
-func (c *slowReadConn) Recv() (transport.Frame, error) {
-	<-c.closed
-	return transport.Frame{}, transport.ErrClosed
-}
-
-func (c *slowReadConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
-	return nil
-}
-
 // The maximum time bounds the whole request, its write included: a server
 // that takes most of it to read the request does not get a whole maximum
 // time more to answer.
 func TestMaxTimeCountsTheWrite(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const maxTime, read = 10 * time.Second, 8 * time.Second
-		conn := &slowReadConn{read: read, closed: make(chan struct{})}
+		conn := &slowReadConn{read: read, serverFrames: newServerFrames(0)}
 		c := session.New(conn, session.Options{Timeout: time.Minute, MaxTime: maxTime, Force: true})
 		defer c.Close()
 		start := time.Now()

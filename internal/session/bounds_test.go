@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -22,10 +21,10 @@ import (
 // reads them and never reads an answer: every Send blocks until its
 // context ends or the connection closes.
 type floodConn struct {
+	*serverFrames // Close; Recv is floodConn's own
+
 	n       int
 	sent    int
-	closed  chan struct{}
-	once    sync.Once
 	drained chan struct{} // closed when the reader asks past the n-th request
 	sends   atomic.Int64
 	taken   atomic.Int64 // requests the reader took
@@ -55,11 +54,6 @@ func (c *floodConn) Recv() (transport.Frame, error) {
 	return transport.Frame{}, transport.ErrClosed
 }
 
-func (c *floodConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
-	return nil
-}
-
 // A server that sends 300,000 requests and never reads the answers costs
 // a bounded amount: at most MaxServerRequests requests are in progress
 // (each a goroutine blocked writing its answer), the rest are refused
@@ -68,7 +62,7 @@ func (c *floodConn) Close() error {
 // has been read (unbounded, it took 2.2 GB).
 func TestServerRequestFloodIsBounded(t *testing.T) {
 	const n = 300_000
-	conn := &floodConn{n: n, closed: make(chan struct{}), drained: make(chan struct{})}
+	conn := &floodConn{n: n, serverFrames: newServerFrames(0), drained: make(chan struct{})}
 	var warnings, deafWarnings atomic.Int64
 	deaf := make(chan struct{})
 	var first atomic.Value
