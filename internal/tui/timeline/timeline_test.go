@@ -101,27 +101,19 @@ func fed(w, h int) *Pane {
 	return p
 }
 
+// namedKeys are the keys the tests press by name; any other name is the
+// character it is.
+var namedKeys = map[string]rune{
+	"enter": tea.KeyEnter, "esc": tea.KeyEscape, "up": tea.KeyUp, "down": tea.KeyDown,
+	"left": tea.KeyLeft, "right": tea.KeyRight, "home": tea.KeyHome, "end": tea.KeyEnd,
+}
+
 func press(p *Pane, keys ...string) tea.Cmd {
 	var cmd tea.Cmd
 	for _, k := range keys {
 		msg := tea.KeyPressMsg{Code: []rune(k)[0], Text: k}
-		switch k {
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "up":
-			msg = tea.KeyPressMsg{Code: tea.KeyUp}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "left":
-			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
-		case "right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight}
-		case "home":
-			msg = tea.KeyPressMsg{Code: tea.KeyHome}
-		case "end":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnd}
+		if r, ok := namedKeys[k]; ok {
+			msg = tea.KeyPressMsg{Code: r}
 		}
 		cmd = p.Update(msg)
 	}

@@ -173,16 +173,13 @@ func testCommon() *common.Common {
 	return &common.Common{Styles: styles.DefaultStyles(false), Keys: keymap.Default(), Now: func() time.Time { return t0 }}
 }
 
+// namedKeys are the keys the tests press by name; any other name is the
+// character it is.
+var namedKeys = map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "up": tea.KeyUp, "home": tea.KeyHome}
+
 func press(s string) tea.KeyPressMsg {
-	switch s {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "home":
-		return tea.KeyPressMsg{Code: tea.KeyHome}
+	if r, ok := namedKeys[s]; ok {
+		return tea.KeyPressMsg{Code: r}
 	}
 	return tea.KeyPressMsg{Code: []rune(s)[0], Text: s}
 }
