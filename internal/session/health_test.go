@@ -85,10 +85,27 @@ func is(h session.Health) func(session.HealthEvent) bool {
 	return func(e session.HealthEvent) bool { return e.Health == h }
 }
 
-func demoMux(h http.Handler) http.Handler {
+// legacyDemoURL serves the legacy demo server at /mcp, with answer in
+// front of it: a request answer answers (it returns true) goes no further.
+// It returns the endpoint's URL.
+func legacyDemoURL(t *testing.T, answer func(w http.ResponseWriter, r *http.Request) bool) string {
+	sdk := demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	return mux
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !answer(w, r) {
+			sdk.ServeHTTP(w, r)
+		}
+	}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}
+
+// jsonError answers status with the JSON-RPC error body.
+func jsonError(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprint(w, body)
 }
 
 func healthPeer(t *testing.T, url string, log *healthLog, opts session.Options) *peer {
@@ -176,19 +193,15 @@ func TestHealthSession400(t *testing.T) {
 	t.Parallel()
 	var forgotten atomic.Value // the session id the server no longer knows
 	forgotten.Store("")
-	sdk := demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})
-	srv := httptest.NewServer(demoMux(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := legacyDemoURL(t, func(w http.ResponseWriter, r *http.Request) bool {
 		if sid := r.Header.Get(transport.HeaderSessionID); sid != "" && sid == forgotten.Load().(string) {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprint(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`)
-			return
+			jsonError(w, http.StatusBadRequest, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`)
+			return true
 		}
-		sdk.ServeHTTP(w, r)
-	})))
-	t.Cleanup(srv.Close)
+		return false
+	})
 	log := newHealthLog()
-	p := healthPeer(t, srv.URL+"/mcp", log, session.Options{Era: session.EraLegacy})
+	p := healthPeer(t, url, log, session.Options{Era: session.EraLegacy})
 	old := sessionID(p)
 	forgotten.Store(old)
 	echo(t, p)
@@ -304,24 +317,20 @@ func TestHealthSessionLostThenRenewed(t *testing.T) {
 	var forgotten atomic.Value
 	forgotten.Store("")
 	var refuseInit atomic.Bool
-	sdk := demoserver.HTTPHandler(demoserver.Options{Era: demoserver.EraLegacy})
-	srv := httptest.NewServer(demoMux(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := legacyDemoURL(t, func(w http.ResponseWriter, r *http.Request) bool {
 		sid := r.Header.Get(transport.HeaderSessionID)
 		switch {
 		case sid != "" && sid == forgotten.Load().(string):
 			http.Error(w, "no such session", http.StatusNotFound)
-			return
+			return true
 		case sid == "" && r.Method == http.MethodPost && refuseInit.CompareAndSwap(true, false):
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusInternalServerError)
-			fmt.Fprint(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"out of sessions"}}`)
-			return
+			jsonError(w, http.StatusInternalServerError, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"out of sessions"}}`)
+			return true
 		}
-		sdk.ServeHTTP(w, r)
-	})))
-	t.Cleanup(srv.Close)
+		return false
+	})
 	log := newHealthLog()
-	p := healthPeer(t, srv.URL+"/mcp", log, session.Options{Era: session.EraLegacy})
+	p := healthPeer(t, url, log, session.Options{Era: session.EraLegacy})
 	old := sessionID(p)
 	forgotten.Store(old)
 	refuseInit.Store(true)
