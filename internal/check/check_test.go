@@ -92,10 +92,7 @@ func TestCleanModernServer(t *testing.T) {
 	for _, f := range rep.Findings {
 		t.Errorf("finding on the correct modern server: %s %s: %s %s", f.Rule, f.Subject, f.Message, f.Evidence)
 	}
-	checked := map[string]bool{}
-	for _, r := range rep.Rules {
-		checked[r.ID] = true
-	}
+	checked := checkedRules(rep)
 	for id := range modernOnly {
 		if !checked[id] {
 			t.Errorf("rule %s was not checked", id)
@@ -111,10 +108,7 @@ func TestCleanServer(t *testing.T) {
 	for _, f := range rep.Findings {
 		t.Errorf("finding on the correct server: %s %s: %s", f.Rule, f.Subject, f.Message)
 	}
-	checked := map[string]bool{}
-	for _, r := range rep.Rules {
-		checked[r.ID] = true
-	}
+	checked := checkedRules(rep)
 	for _, r := range ruleList {
 		// The HTTP rules have TestHTTPRules; the other era needs a dual-era server.
 		// TestSSERules has the HTTP+SSE rules, TestAppsRules the Apps rules
@@ -294,15 +288,13 @@ func TestHTTPRules(t *testing.T) {
 		t.Error("a server open to DNS rebinding was not found out")
 	}
 	// A server that checks Origin too.
-	rep = checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if o := r.Header.Get("Origin"); o != "" && !strings.HasPrefix(o, "http://127.0.0.1") {
-				http.Error(w, "Forbidden", http.StatusForbidden)
-				return
-			}
-			h.ServeHTTP(w, r)
-		})
-	})
+	rep = checkHTTP(t, demoserver.EraLegacy, answering(func(w http.ResponseWriter, r *http.Request) bool {
+		if o := r.Header.Get("Origin"); o != "" && !strings.HasPrefix(o, "http://127.0.0.1") {
+			http.Error(w, "Forbidden", http.StatusForbidden)
+			return true
+		}
+		return false
+	}))
 	if fs := findings(rep, "http/origin"); len(fs) > 0 {
 		t.Errorf("a server that checks Origin was reported: %v", fs)
 	}
@@ -331,28 +323,24 @@ func TestHTTPRules(t *testing.T) {
 		}
 	}
 	// A DELETE that says yes and ends nothing.
-	rep = checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodDelete {
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-			h.ServeHTTP(w, r)
-		})
-	})
+	rep = checkHTTP(t, demoserver.EraLegacy, answering(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodDelete {
+			w.WriteHeader(http.StatusNoContent)
+			return true
+		}
+		return false
+	}))
 	if len(findings(rep, "http/session-end")) == 0 {
 		t.Error("a session that outlives its DELETE was not found out")
 	}
 	// An unknown session answered 400.
-	rep = checkHTTP(t, demoserver.EraLegacy, func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("Mcp-Session-Id") == "mcpi-check-no-such-session" {
-				http.Error(w, "Bad Request: No valid session ID provided", http.StatusBadRequest)
-				return
-			}
-			h.ServeHTTP(w, r)
-		})
-	})
+	rep = checkHTTP(t, demoserver.EraLegacy, answering(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Header.Get("Mcp-Session-Id") == "mcpi-check-no-such-session" {
+			http.Error(w, "Bad Request: No valid session ID provided", http.StatusBadRequest)
+			return true
+		}
+		return false
+	}))
 	if len(findings(rep, "http/unknown-session")) == 0 {
 		t.Error("a server that answers an unknown session with 400 was not found out")
 	}
@@ -368,6 +356,42 @@ func TestHTTPRules(t *testing.T) {
 	})
 	if len(findings(rep, "http/content-type")) == 0 {
 		t.Error("a server that answers with text/plain was not found out")
+	}
+}
+
+// checkedRules is the set of the rules rep checked.
+func checkedRules(rep *Report) map[string]bool {
+	checked := map[string]bool{}
+	for _, r := range rep.Rules {
+		checked[r.ID] = true
+	}
+	return checked
+}
+
+// checkedClean says where rep did not check one of rules, or found
+// something against it on the server who names.
+func checkedClean(t *testing.T, rep *Report, rules []string, who string) {
+	t.Helper()
+	checked := checkedRules(rep)
+	for _, id := range rules {
+		if !checked[id] {
+			t.Errorf("%s was not checked", id)
+		}
+		for _, f := range findings(rep, id) {
+			t.Errorf("%s breaks %s: %s", who, id, f.Message)
+		}
+	}
+}
+
+// answering is the middleware that lets answer take each request first:
+// one it answered (it returns true) goes no further.
+func answering(answer func(w http.ResponseWriter, r *http.Request) bool) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !answer(w, r) {
+				h.ServeHTTP(w, r)
+			}
+		})
 	}
 }
 
@@ -506,18 +530,7 @@ func TestModernHTTPHeaderRules(t *testing.T) {
 	t.Parallel()
 	rules := []string{"http/name-header", "http/param-header", ruleErrorsMissingCapability.ID, "handshake/unknown-version"}
 	rep := checkModernHTTP(t, headerServer())
-	checked := map[string]bool{}
-	for _, r := range rep.Rules {
-		checked[r.ID] = true
-	}
-	for _, id := range rules {
-		if !checked[id] {
-			t.Errorf("%s was not checked", id)
-		}
-		for _, f := range findings(rep, id) {
-			t.Errorf("the SDK's handler breaks %s: %s", id, f.Message)
-		}
-	}
+	checkedClean(t, rep, rules, "the SDK's handler")
 	name := rewriteHeader(headerServer(), "Mcp-Name", func(body []byte) string {
 		var m struct{ Params struct{ Name, URI string } }
 		json.Unmarshal(body, &m)
@@ -616,18 +629,7 @@ func TestSSERules(t *testing.T) {
 	t.Parallel()
 	sseRules := []string{"sse/endpoint", "sse/endpoint-origin", "sse/post-accepted", "sse/message-events"}
 	rep := checkSSE(t, func(h http.Handler) http.Handler { return h })
-	checked := map[string]bool{}
-	for _, r := range rep.Rules {
-		checked[r.ID] = true
-	}
-	for _, id := range sseRules {
-		if !checked[id] {
-			t.Errorf("%s was not checked", id)
-		}
-		for _, f := range findings(rep, id) {
-			t.Errorf("the SDK's SSE handler breaks %s: %s", id, f.Message)
-		}
-	}
+	checkedClean(t, rep, sseRules, "the SDK's SSE handler")
 	for _, c := range []struct {
 		rule string
 		bad  func(http.Handler) http.Handler
@@ -771,10 +773,7 @@ func TestAppsRules(t *testing.T) {
 			for id := range got {
 				t.Errorf("unexpected %s (findings %+v)", id, rep.Findings)
 			}
-			checked := map[string]bool{}
-			for _, r := range rep.Rules {
-				checked[r.ID] = true
-			}
+			checked := checkedRules(rep)
 			want := []string{"apps/resource-uri", "apps/visibility"}
 			if c.mode == mcptest.AppsGood || c.mode == mcptest.AppsNoCSP {
 				want = append(want, "apps/resource-listed", "apps/resource-content", "apps/csp", "apps/static-loads")
@@ -831,10 +830,7 @@ func TestOneInstanceOfAStdioServer(t *testing.T) {
 			if mode == mcptest.AppsAlways && len(findings(rep, ruleAppsNegotiated.ID)) != 1 {
 				t.Errorf("no %s finding", ruleAppsNegotiated.ID)
 			}
-			checked := map[string]bool{}
-			for _, r := range rep.Rules {
-				checked[r.ID] = true
-			}
+			checked := checkedRules(rep)
 			for _, id := range []string{ruleAppsNegotiated.ID, ruleAppsResourceContent.ID, ruleHandshakeUnknownVersion.ID} {
 				if !checked[id] {
 					t.Errorf("%s was not checked", id)
