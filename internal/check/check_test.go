@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/check/hosts"
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
@@ -22,8 +25,6 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/transport"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestMain(m *testing.M) {
