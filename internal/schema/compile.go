@@ -663,31 +663,31 @@ func (c *compiler) compileRefs(n *node, m map[string]any) (stop bool) {
 			return true
 		}
 	}
-	if d >= draft2020 {
-		if r, ok := m["$dynamicRef"].(string); ok {
-			p, err := c.resolveRef(n.res, r)
-			if err != nil {
-				c.err = err
-				return true
-			}
-			n.dynRefPtr, n.hasDynRef = p, true
-			if _, frag, _ := strings.Cut(r, "#"); frag != "" && !strings.HasPrefix(frag, "/") {
-				n.dynName = frag
-			}
-			c.work = append(c.work, n)
-		}
+	// The dynamic reference of the draft: $dynamicRef from 2020-12,
+	// $recursiveRef in 2019-09, none before.
+	var dynKey string
+	switch {
+	case d >= draft2020:
+		dynKey = "$dynamicRef"
+	case d == draft2019:
+		dynKey = "$recursiveRef"
 	}
-	if d == draft2019 {
-		if r, ok := m["$recursiveRef"].(string); ok {
-			p, err := c.resolveRef(n.res, r)
-			if err != nil {
-				c.err = err
-				return true
-			}
-			n.dynRefPtr, n.hasDynRef = p, true
-			n.recursiveRef = true
-			c.work = append(c.work, n)
+	if dynKey == "" {
+		return false
+	}
+	if r, ok := m[dynKey].(string); ok {
+		p, err := c.resolveRef(n.res, r)
+		if err != nil {
+			c.err = err
+			return true
 		}
+		n.dynRefPtr, n.hasDynRef = p, true
+		if d == draft2019 {
+			n.recursiveRef = true
+		} else if _, frag, _ := strings.Cut(r, "#"); frag != "" && !strings.HasPrefix(frag, "/") {
+			n.dynName = frag
+		}
+		c.work = append(c.work, n)
 	}
 	return false
 }

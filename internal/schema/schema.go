@@ -328,17 +328,9 @@ func (s *Schema) Property(name string) (Property, bool) {
 }
 
 func typesOf(p map[string]any) []string {
-	switch t := p["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, x := range t {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
+	switch p["type"].(type) {
+	case string, []any:
+		return DeclaredTypes(p)
 	}
 	// A schema without a type may still say it in anyOf/oneOf branches.
 	var out []string
