@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 )
@@ -21,5 +22,26 @@ func TestTypesOf(t *testing.T) {
 		if got := typesOf(c.prop); !slices.Equal(got, c.want) {
 			t.Errorf("%s: typesOf = %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// A 2019-09 $recursiveRef refers to the schema it names: a tree whose
+// nodes have only children is valid, one with another property is not.
+func TestRecursiveRef(t *testing.T) {
+	s, err := Compile(json.RawMessage(`{
+		"$schema": "https://json-schema.org/draft/2019-09/schema",
+		"$recursiveAnchor": true,
+		"type": "object",
+		"properties": {"child": {"$recursiveRef": "#"}},
+		"additionalProperties": false
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Validate(json.RawMessage(`{"child": {"child": {}}}`)); len(p) != 0 {
+		t.Errorf("a valid tree: %v", p)
+	}
+	if p := s.Validate(json.RawMessage(`{"child": {"child": {"x": 1}}}`)); len(p) == 0 {
+		t.Error("a node with another property passed")
 	}
 }
