@@ -101,23 +101,7 @@ func methodsOf(defs map[string]json.RawMessage, union string) map[string]string 
 	}
 	json.Unmarshal(defs[union], &u)
 	out := map[string]string{}
-	if len(u.AnyOf) == 0 {
-		// A union of one is the definition itself.
-		var d struct {
-			Properties struct {
-				Method struct {
-					Const string `json:"const"`
-				} `json:"method"`
-			} `json:"properties"`
-		}
-		json.Unmarshal(defs[union], &d)
-		if m := d.Properties.Method.Const; m != "" {
-			out[m] = union
-		}
-		return out
-	}
-	for _, a := range u.AnyOf {
-		name := a.Ref[strings.LastIndex(a.Ref, "/")+1:]
+	add := func(name string) {
 		var d struct {
 			Properties struct {
 				Method struct {
@@ -129,6 +113,14 @@ func methodsOf(defs map[string]json.RawMessage, union string) map[string]string 
 		if m := d.Properties.Method.Const; m != "" {
 			out[m] = name
 		}
+	}
+	if len(u.AnyOf) == 0 {
+		// A union of one is the definition itself.
+		add(union)
+		return out
+	}
+	for _, a := range u.AnyOf {
+		add(a.Ref[strings.LastIndex(a.Ref, "/")+1:])
 	}
 	return out
 }
