@@ -66,79 +66,74 @@ func RunLists(mode string) {
 		}
 		return n, ""
 	}
-	in := bufio.NewReaderSize(os.Stdin, 1<<20)
-	for {
-		line, err := in.ReadBytes('\n')
-		var m hostileMsg
-		if len(line) > 0 && json.Unmarshal(line, &m) == nil && m.Method != "" && m.ID != nil {
-			var p struct {
-				Cursor string `json:"cursor"`
-				Name   string `json:"name"`
-				URI    string `json:"uri"`
-			}
-			json.Unmarshal(m.Params, &p)
-			n, next := page(p.Cursor)
-			list := func(member string, item map[string]any) {
-				r := map[string]any{member: []any{item}}
-				if next != "" {
-					r["nextCursor"] = next
-				}
-				reply(m.ID, r)
-			}
-			switch m.Method {
-			case "initialize":
-				caps := map[string]any{"tools": map[string]any{}, "resources": map[string]any{}, "prompts": map[string]any{},
-					"extensions": map[string]any{"io.modelcontextprotocol/skills": map[string]any{}}}
-				if mode == BoundsCyclingNoTools {
-					delete(caps, "tools")
-				}
-				reply(m.ID, map[string]any{"protocolVersion": "2025-11-25", "capabilities": caps,
-					"serverInfo": map[string]any{"name": "bounds-" + mode, "version": "1"}})
-			case "ping":
-				reply(m.ID, map[string]any{})
-			case "tools/list":
-				list("tools", map[string]any{"name": fmt.Sprintf("t%d", n), "description": "A tool.", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}})
-			case "resources/list":
-				uri := "mem://known"
-				if mode != BoundsSilentUnknowns {
-					uri = fmt.Sprintf("mem://r%d", n)
-				}
-				list("resources", map[string]any{"uri": uri, "name": "r", "mimeType": "text/plain"})
-			case "resources/templates/list":
-				list("resourceTemplates", map[string]any{"uriTemplate": fmt.Sprintf("mem://t%d/{x}", n), "name": "t"})
-			case "prompts/list":
-				name := "hello"
-				if mode != BoundsSilentUnknowns {
-					name = fmt.Sprintf("p%d", n)
-				}
-				list("prompts", map[string]any{"name": name, "description": "A prompt."})
-			case "skills/list":
-				uri := fmt.Sprintf("skill://s%d/SKILL.md", n)
-				list("skills", map[string]any{"uri": uri, "frontmatter": map[string]any{"name": fmt.Sprintf("s%d", n), "description": "A skill."}, "resources": "dynamic"})
-			case "tools/call":
-				if mode == BoundsSilentUnknowns && p.Name != "echo" && p.Name != "t1" {
-					break // silence
-				}
-				reply(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}})
-			case "resources/read":
-				if mode == BoundsSilentUnknowns && p.URI != "mem://known" {
-					break
-				}
-				reply(m.ID, map[string]any{"contents": []any{map[string]any{"uri": p.URI, "mimeType": "text/plain", "text": "known"}}})
-			case "prompts/get":
-				if mode == BoundsSilentUnknowns && p.Name != "hello" {
-					break
-				}
-				reply(m.ID, map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}}})
-			default:
-				if mode == BoundsSilentUnknowns {
-					break
-				}
-				fail(m.ID, -32601, "method not found")
-			}
-		}
-		if err != nil {
+	eachMessage(func(line []byte, m hostileMsg) {
+		if m.Method == "" || m.ID == nil {
 			return
 		}
-	}
+		var p struct {
+			Cursor string `json:"cursor"`
+			Name   string `json:"name"`
+			URI    string `json:"uri"`
+		}
+		json.Unmarshal(m.Params, &p)
+		n, next := page(p.Cursor)
+		list := func(member string, item map[string]any) {
+			r := map[string]any{member: []any{item}}
+			if next != "" {
+				r["nextCursor"] = next
+			}
+			reply(m.ID, r)
+		}
+		switch m.Method {
+		case "initialize":
+			caps := map[string]any{"tools": map[string]any{}, "resources": map[string]any{}, "prompts": map[string]any{},
+				"extensions": map[string]any{"io.modelcontextprotocol/skills": map[string]any{}}}
+			if mode == BoundsCyclingNoTools {
+				delete(caps, "tools")
+			}
+			reply(m.ID, map[string]any{"protocolVersion": "2025-11-25", "capabilities": caps,
+				"serverInfo": map[string]any{"name": "bounds-" + mode, "version": "1"}})
+		case "ping":
+			reply(m.ID, map[string]any{})
+		case "tools/list":
+			list("tools", map[string]any{"name": fmt.Sprintf("t%d", n), "description": "A tool.", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{}}})
+		case "resources/list":
+			uri := "mem://known"
+			if mode != BoundsSilentUnknowns {
+				uri = fmt.Sprintf("mem://r%d", n)
+			}
+			list("resources", map[string]any{"uri": uri, "name": "r", "mimeType": "text/plain"})
+		case "resources/templates/list":
+			list("resourceTemplates", map[string]any{"uriTemplate": fmt.Sprintf("mem://t%d/{x}", n), "name": "t"})
+		case "prompts/list":
+			name := "hello"
+			if mode != BoundsSilentUnknowns {
+				name = fmt.Sprintf("p%d", n)
+			}
+			list("prompts", map[string]any{"name": name, "description": "A prompt."})
+		case "skills/list":
+			uri := fmt.Sprintf("skill://s%d/SKILL.md", n)
+			list("skills", map[string]any{"uri": uri, "frontmatter": map[string]any{"name": fmt.Sprintf("s%d", n), "description": "A skill."}, "resources": "dynamic"})
+		case "tools/call":
+			if mode == BoundsSilentUnknowns && p.Name != "echo" && p.Name != "t1" {
+				break // silence
+			}
+			reply(m.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}})
+		case "resources/read":
+			if mode == BoundsSilentUnknowns && p.URI != "mem://known" {
+				break
+			}
+			reply(m.ID, map[string]any{"contents": []any{map[string]any{"uri": p.URI, "mimeType": "text/plain", "text": "known"}}})
+		case "prompts/get":
+			if mode == BoundsSilentUnknowns && p.Name != "hello" {
+				break
+			}
+			reply(m.ID, map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}}})
+		default:
+			if mode == BoundsSilentUnknowns {
+				break
+			}
+			fail(m.ID, -32601, "method not found")
+		}
+	})
 }

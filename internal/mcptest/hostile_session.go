@@ -55,80 +55,72 @@ func RunHostileSession(spec string) {
 	}
 	var call json.RawMessage
 	outstanding, refused := 0, 0
-	in := bufio.NewReaderSize(os.Stdin, 1<<20)
-	for {
-		line, err := in.ReadBytes('\n')
-		var m hostileMsg
-		if len(line) > 0 && json.Unmarshal(line, &m) == nil {
-			switch {
-			case m.Method == "" && m.ID != nil:
-				// An answer to one of our requests.
-				outstanding--
-				if m.Error != nil {
-					refused++
-					fmt.Fprintf(os.Stderr, "refused: %s\n", m.Error)
-				}
-				if outstanding == 0 && call != nil {
-					reply(call, text(fmt.Sprintf("%d of %d refused", refused, n)))
-					call = nil
-				}
-			case m.Method == "initialize":
-				var p struct {
-					ProtocolVersion string `json:"protocolVersion"`
-				}
-				json.Unmarshal(m.Params, &p)
-				reply(m.ID, map[string]any{
-					"protocolVersion": p.ProtocolVersion,
-					"capabilities":    map[string]any{"tools": map[string]any{}},
-					"serverInfo":      map[string]any{"name": "hostile-session-" + mode, "version": "1.0"},
-				})
-			case m.Method == "ping":
-				reply(m.ID, map[string]any{})
-			case m.Method == "tools/list":
-				reply(m.ID, map[string]any{"tools": []any{
-					map[string]any{"name": "flood", "inputSchema": map[string]any{"type": "object"}},
-					map[string]any{"name": "junk", "inputSchema": map[string]any{"type": "object"}},
-					map[string]any{"name": "fill", "inputSchema": map[string]any{"type": "object"}},
-					map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}},
-				}})
-			case m.Method == "tools/call":
-				var p struct {
-					Name string `json:"name"`
-				}
-				json.Unmarshal(m.Params, &p)
-				switch {
-				case p.Name == "flood" && mode == SessionFloodRequests:
-					call = m.ID
-					msg := strings.Repeat("x", size)
-					for i := range n {
-						outstanding++
-						send(map[string]any{"jsonrpc": "2.0", "id": 5000 + i, "method": "elicitation/create", "params": map[string]any{
-							"message": msg, "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
-						}})
-					}
-				case p.Name == "fill" && mode == SessionStopsReading:
-					reply(m.ID, text("filling"))
-					for i := range n {
-						send(map[string]any{"jsonrpc": "2.0", "id": 7000 + i, "method": "ping"})
-					}
-					time.Sleep(time.Minute)
-					os.Exit(0)
-				case p.Name == "junk" && mode == SessionJunkStdout:
-					junk := strings.Repeat("x", size) + "\n"
-					for range n {
-						out.WriteString(junk)
-					}
-					out.Flush()
-					reply(m.ID, text("junk sent"))
-				default:
-					reply(m.ID, text("ok"))
-				}
-			case m.ID != nil:
-				send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
+	eachMessage(func(line []byte, m hostileMsg) {
+		switch {
+		case m.Method == "" && m.ID != nil:
+			// An answer to one of our requests.
+			outstanding--
+			if m.Error != nil {
+				refused++
+				fmt.Fprintf(os.Stderr, "refused: %s\n", m.Error)
 			}
+			if outstanding == 0 && call != nil {
+				reply(call, text(fmt.Sprintf("%d of %d refused", refused, n)))
+				call = nil
+			}
+		case m.Method == "initialize":
+			var p struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			json.Unmarshal(m.Params, &p)
+			reply(m.ID, map[string]any{
+				"protocolVersion": p.ProtocolVersion,
+				"capabilities":    map[string]any{"tools": map[string]any{}},
+				"serverInfo":      map[string]any{"name": "hostile-session-" + mode, "version": "1.0"},
+			})
+		case m.Method == "ping":
+			reply(m.ID, map[string]any{})
+		case m.Method == "tools/list":
+			reply(m.ID, map[string]any{"tools": []any{
+				map[string]any{"name": "flood", "inputSchema": map[string]any{"type": "object"}},
+				map[string]any{"name": "junk", "inputSchema": map[string]any{"type": "object"}},
+				map[string]any{"name": "fill", "inputSchema": map[string]any{"type": "object"}},
+				map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}},
+			}})
+		case m.Method == "tools/call":
+			var p struct {
+				Name string `json:"name"`
+			}
+			json.Unmarshal(m.Params, &p)
+			switch {
+			case p.Name == "flood" && mode == SessionFloodRequests:
+				call = m.ID
+				msg := strings.Repeat("x", size)
+				for i := range n {
+					outstanding++
+					send(map[string]any{"jsonrpc": "2.0", "id": 5000 + i, "method": "elicitation/create", "params": map[string]any{
+						"message": msg, "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
+					}})
+				}
+			case p.Name == "fill" && mode == SessionStopsReading:
+				reply(m.ID, text("filling"))
+				for i := range n {
+					send(map[string]any{"jsonrpc": "2.0", "id": 7000 + i, "method": "ping"})
+				}
+				time.Sleep(time.Minute)
+				os.Exit(0)
+			case p.Name == "junk" && mode == SessionJunkStdout:
+				junk := strings.Repeat("x", size) + "\n"
+				for range n {
+					out.WriteString(junk)
+				}
+				out.Flush()
+				reply(m.ID, text("junk sent"))
+			default:
+				reply(m.ID, text("ok"))
+			}
+		case m.ID != nil:
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
 		}
-		if err != nil {
-			return
-		}
-	}
+	})
 }

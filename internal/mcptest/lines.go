@@ -3,6 +3,7 @@ package mcptest
 import (
 	"bufio"
 	"encoding/json"
+	"os"
 )
 
 // lineSender is how a stdio test server sends: each message a line of its
@@ -21,5 +22,22 @@ func jsonSender(out *bufio.Writer) func(v any) {
 	return func(v any) {
 		b, _ := json.Marshal(v)
 		send(string(b))
+	}
+}
+
+// eachMessage reads stdin a line at a time until it ends, and hands each
+// line that is JSON to handle, decoded as far as hostileMsg goes: what a
+// stdio test server reads.
+func eachMessage(handle func(line []byte, m hostileMsg)) {
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	for {
+		line, err := in.ReadBytes('\n')
+		var m hostileMsg
+		if len(line) > 0 && json.Unmarshal(line, &m) == nil {
+			handle(line, m)
+		}
+		if err != nil {
+			return
+		}
 	}
 }

@@ -50,132 +50,124 @@ func runPoison() {
 		},
 	}
 	pending := map[string]json.RawMessage{} // our request id -> the tools/call it serves
-	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	next := 1
-	for {
-		line, err := in.ReadBytes('\n')
-		var m hostileMsg
-		if len(line) > 0 && json.Unmarshal(line, &m) == nil {
-			switch {
-			case m.Method == "" && m.ID != nil:
-				if call, ok := pending[string(m.ID)]; ok {
-					delete(pending, string(m.ID))
-					reply(call, text("the client answered: "+string(line)+Poison))
-				}
-			case m.Method == "initialize":
-				var p struct {
-					ProtocolVersion string `json:"protocolVersion"`
-				}
-				json.Unmarshal(m.Params, &p)
-				reply(m.ID, map[string]any{
-					"protocolVersion": p.ProtocolVersion,
-					"capabilities": map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}, "resources": map[string]any{"subscribe": true}, "logging": map[string]any{}, "completions": map[string]any{},
-						"extensions": map[string]any{"io.modelcontextprotocol/skills": map[string]any{"directoryRead": true}}},
-					"serverInfo":   map[string]any{"name": Poison, "version": Poison, "title": Poison, "description": Poison, "websiteUrl": "https://example.com/" + Poison},
-					"instructions": Poison,
-				})
-			case m.Method == "notifications/initialized":
-				send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "warning", "logger": Poison, "data": Poison}})
-				fmt.Fprintf(os.Stderr, "ready %s\n", Poison)
-			case m.Method == "ping":
-				reply(m.ID, map[string]any{})
-			case m.Method == "tools/list":
-				tool := func(name string) map[string]any {
-					return map[string]any{"name": name, "title": Poison, "description": Poison, "inputSchema": map[string]any{"type": "object"},
-						"annotations": map[string]any{"title": Poison}}
-				}
-				t := tool("t")
-				t["inputSchema"] = objSchema
-				reply(m.ID, map[string]any{"tools": []any{t, tool("fail"), tool("iserr"), tool("elicit"), tool("sample"), tool("progress"), tool(Poison)}})
-			case m.Method == "tools/call":
-				var p struct {
-					Name string `json:"name"`
-					Meta struct {
-						ProgressToken any `json:"progressToken"`
-					} `json:"_meta"`
-				}
-				json.Unmarshal(m.Params, &p)
-				switch p.Name {
-				case "fail":
-					fail(m.ID, -32603)
-				case "iserr":
-					r := text(Poison)
-					r["isError"] = true
-					reply(m.ID, r)
-				case "elicit", "sample":
-					id := fmt.Sprintf(`"poison-%d"`, next)
-					next++
-					pending[id] = m.ID
-					if p.Name == "elicit" {
-						send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "elicitation/create", "params": map[string]any{
-							"message": Poison, "requestedSchema": objSchema}})
-					} else {
-						send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "sampling/createMessage", "params": map[string]any{
-							"messages":     []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": Poison}}},
-							"systemPrompt": Poison, "maxTokens": 10}})
-					}
-				case "progress":
-					for i := range 3 {
-						if p.Meta.ProgressToken != nil {
-							send(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": p.Meta.ProgressToken, "progress": i, "total": 3, "message": Poison}})
-						}
-						send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "info", "logger": Poison, "data": map[string]any{Poison: Poison}}})
-					}
-					fmt.Fprintf(os.Stderr, "progress %s\n", Poison)
-					reply(m.ID, text(Poison))
-				default:
-					r := text(Poison)
-					r["structuredContent"] = map[string]any{Poison: Poison}
-					reply(m.ID, r)
-				}
-			case m.Method == "prompts/list":
-				reply(m.ID, map[string]any{"prompts": []any{
-					map[string]any{"name": "p", "description": Poison, "arguments": []any{map[string]any{"name": Poison, "description": Poison, "required": true}}},
-					map[string]any{"name": "p2", "description": Poison, "arguments": []any{map[string]any{"name": "a", "description": Poison}}},
-				}})
-			case m.Method == "prompts/get":
-				fail(m.ID, -32602)
-			case m.Method == "resources/list":
-				reply(m.ID, map[string]any{"resources": []any{map[string]any{"uri": "poison://ok", "name": Poison, "title": Poison, "description": Poison, "mimeType": Poison},
-					map[string]any{"uri": "poison://dir", "name": Poison, "description": Poison, "mimeType": "inode/directory"}}})
-			case m.Method == "resources/directory/read":
-				reply(m.ID, map[string]any{"resources": []any{
-					map[string]any{"uri": "poison://dir/" + Poison, "name": Poison, "title": Poison, "description": Poison, "mimeType": "inode/directory"},
-					map[string]any{"uri": "poison://ok", "name": Poison, "description": Poison, "mimeType": Poison}}})
-			case m.Method == "resources/subscribe":
-				var p struct {
-					URI string `json:"uri"`
-				}
-				json.Unmarshal(m.Params, &p)
-				reply(m.ID, map[string]any{})
-				for _, u := range []string{p.URI, "poison://" + Poison} {
-					send(map[string]any{"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": map[string]any{"uri": u}})
-				}
-			case m.Method == "resources/unsubscribe":
-				reply(m.ID, map[string]any{})
-			case m.Method == "resources/templates/list":
-				reply(m.ID, map[string]any{"resourceTemplates": []any{map[string]any{"uriTemplate": "poison://{" + Poison + "}", "name": Poison, "description": Poison, "mimeType": Poison}}})
-			case m.Method == "resources/read":
-				var p struct {
-					URI string `json:"uri"`
-				}
-				json.Unmarshal(m.Params, &p)
-				if p.URI != "poison://ok" && p.URI != "poison://dir" {
-					fail(m.ID, -32002)
-					break
-				}
-				reply(m.ID, map[string]any{"contents": []any{
-					map[string]any{"uri": "poison://" + Poison, "mimeType": Poison, "text": Poison},
-					map[string]any{"uri": "poison://blob", "mimeType": Poison, "blob": "aGk="},
-				}})
-			case m.Method == "completion/complete":
-				reply(m.ID, map[string]any{"completion": map[string]any{"values": []string{Poison, Poison + "2"}, "total": 2}})
-			case m.ID != nil:
-				fail(m.ID, -32601)
+	eachMessage(func(line []byte, m hostileMsg) {
+		switch {
+		case m.Method == "" && m.ID != nil:
+			if call, ok := pending[string(m.ID)]; ok {
+				delete(pending, string(m.ID))
+				reply(call, text("the client answered: "+string(line)+Poison))
 			}
+		case m.Method == "initialize":
+			var p struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			json.Unmarshal(m.Params, &p)
+			reply(m.ID, map[string]any{
+				"protocolVersion": p.ProtocolVersion,
+				"capabilities": map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}, "resources": map[string]any{"subscribe": true}, "logging": map[string]any{}, "completions": map[string]any{},
+					"extensions": map[string]any{"io.modelcontextprotocol/skills": map[string]any{"directoryRead": true}}},
+				"serverInfo":   map[string]any{"name": Poison, "version": Poison, "title": Poison, "description": Poison, "websiteUrl": "https://example.com/" + Poison},
+				"instructions": Poison,
+			})
+		case m.Method == "notifications/initialized":
+			send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "warning", "logger": Poison, "data": Poison}})
+			fmt.Fprintf(os.Stderr, "ready %s\n", Poison)
+		case m.Method == "ping":
+			reply(m.ID, map[string]any{})
+		case m.Method == "tools/list":
+			tool := func(name string) map[string]any {
+				return map[string]any{"name": name, "title": Poison, "description": Poison, "inputSchema": map[string]any{"type": "object"},
+					"annotations": map[string]any{"title": Poison}}
+			}
+			t := tool("t")
+			t["inputSchema"] = objSchema
+			reply(m.ID, map[string]any{"tools": []any{t, tool("fail"), tool("iserr"), tool("elicit"), tool("sample"), tool("progress"), tool(Poison)}})
+		case m.Method == "tools/call":
+			var p struct {
+				Name string `json:"name"`
+				Meta struct {
+					ProgressToken any `json:"progressToken"`
+				} `json:"_meta"`
+			}
+			json.Unmarshal(m.Params, &p)
+			switch p.Name {
+			case "fail":
+				fail(m.ID, -32603)
+			case "iserr":
+				r := text(Poison)
+				r["isError"] = true
+				reply(m.ID, r)
+			case "elicit", "sample":
+				id := fmt.Sprintf(`"poison-%d"`, next)
+				next++
+				pending[id] = m.ID
+				if p.Name == "elicit" {
+					send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "elicitation/create", "params": map[string]any{
+						"message": Poison, "requestedSchema": objSchema}})
+				} else {
+					send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "sampling/createMessage", "params": map[string]any{
+						"messages":     []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": Poison}}},
+						"systemPrompt": Poison, "maxTokens": 10}})
+				}
+			case "progress":
+				for i := range 3 {
+					if p.Meta.ProgressToken != nil {
+						send(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": p.Meta.ProgressToken, "progress": i, "total": 3, "message": Poison}})
+					}
+					send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "info", "logger": Poison, "data": map[string]any{Poison: Poison}}})
+				}
+				fmt.Fprintf(os.Stderr, "progress %s\n", Poison)
+				reply(m.ID, text(Poison))
+			default:
+				r := text(Poison)
+				r["structuredContent"] = map[string]any{Poison: Poison}
+				reply(m.ID, r)
+			}
+		case m.Method == "prompts/list":
+			reply(m.ID, map[string]any{"prompts": []any{
+				map[string]any{"name": "p", "description": Poison, "arguments": []any{map[string]any{"name": Poison, "description": Poison, "required": true}}},
+				map[string]any{"name": "p2", "description": Poison, "arguments": []any{map[string]any{"name": "a", "description": Poison}}},
+			}})
+		case m.Method == "prompts/get":
+			fail(m.ID, -32602)
+		case m.Method == "resources/list":
+			reply(m.ID, map[string]any{"resources": []any{map[string]any{"uri": "poison://ok", "name": Poison, "title": Poison, "description": Poison, "mimeType": Poison},
+				map[string]any{"uri": "poison://dir", "name": Poison, "description": Poison, "mimeType": "inode/directory"}}})
+		case m.Method == "resources/directory/read":
+			reply(m.ID, map[string]any{"resources": []any{
+				map[string]any{"uri": "poison://dir/" + Poison, "name": Poison, "title": Poison, "description": Poison, "mimeType": "inode/directory"},
+				map[string]any{"uri": "poison://ok", "name": Poison, "description": Poison, "mimeType": Poison}}})
+		case m.Method == "resources/subscribe":
+			var p struct {
+				URI string `json:"uri"`
+			}
+			json.Unmarshal(m.Params, &p)
+			reply(m.ID, map[string]any{})
+			for _, u := range []string{p.URI, "poison://" + Poison} {
+				send(map[string]any{"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": map[string]any{"uri": u}})
+			}
+		case m.Method == "resources/unsubscribe":
+			reply(m.ID, map[string]any{})
+		case m.Method == "resources/templates/list":
+			reply(m.ID, map[string]any{"resourceTemplates": []any{map[string]any{"uriTemplate": "poison://{" + Poison + "}", "name": Poison, "description": Poison, "mimeType": Poison}}})
+		case m.Method == "resources/read":
+			var p struct {
+				URI string `json:"uri"`
+			}
+			json.Unmarshal(m.Params, &p)
+			if p.URI != "poison://ok" && p.URI != "poison://dir" {
+				fail(m.ID, -32002)
+				break
+			}
+			reply(m.ID, map[string]any{"contents": []any{
+				map[string]any{"uri": "poison://" + Poison, "mimeType": Poison, "text": Poison},
+				map[string]any{"uri": "poison://blob", "mimeType": Poison, "blob": "aGk="},
+			}})
+		case m.Method == "completion/complete":
+			reply(m.ID, map[string]any{"completion": map[string]any{"values": []string{Poison, Poison + "2"}, "total": 2}})
+		case m.ID != nil:
+			fail(m.ID, -32601)
 		}
-		if err != nil {
-			return
-		}
-	}
+	})
 }
