@@ -266,13 +266,9 @@ func (b *brokenServer) serve(m hostileMsg, p brokenParams, out *bufio.Writer) {
 	id := m.ID
 	switch m.Method {
 	case "initialize":
-		var ip struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		json.Unmarshal(m.Params, &ip)
 		version := "2025-11-25"
 		if b.echoVersion {
-			version = ip.ProtocolVersion // whatever it is offered
+			version = m.protocolVersion() // whatever it is offered
 		}
 		b.send(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{
 			"protocolVersion": version, "capabilities": b.caps, "serverInfo": b.info, "instructions": b.instructions}})

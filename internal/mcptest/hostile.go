@@ -48,6 +48,15 @@ type hostileMsg struct {
 	Error   json.RawMessage `json:"error,omitempty"`
 }
 
+// protocolVersion is the revision an initialize request offers.
+func (m hostileMsg) protocolVersion() string {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	json.Unmarshal(m.Params, &p)
+	return p.ProtocolVersion
+}
+
 // RunHostile serves one hostile mode on stdin and stdout until stdin ends.
 func RunHostile(mode string) {
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
@@ -115,11 +124,7 @@ func RunHostile(mode string) {
 		}
 		switch m.Method {
 		case "initialize":
-			var p struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			}
-			json.Unmarshal(m.Params, &p)
-			version = p.ProtocolVersion
+			version = m.protocolVersion()
 			switch mode {
 			case HostileSilent:
 				continue

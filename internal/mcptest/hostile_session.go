@@ -69,12 +69,8 @@ func RunHostileSession(spec string) {
 				call = nil
 			}
 		case m.Method == "initialize":
-			var p struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			}
-			json.Unmarshal(m.Params, &p)
 			reply(m.ID, map[string]any{
-				"protocolVersion": p.ProtocolVersion,
+				"protocolVersion": m.protocolVersion(),
 				"capabilities":    map[string]any{"tools": map[string]any{}},
 				"serverInfo":      map[string]any{"name": "hostile-session-" + mode, "version": "1.0"},
 			})

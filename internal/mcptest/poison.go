@@ -59,12 +59,8 @@ func runPoison() {
 				reply(call, text("the client answered: "+string(line)+Poison))
 			}
 		case m.Method == "initialize":
-			var p struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			}
-			json.Unmarshal(m.Params, &p)
 			reply(m.ID, map[string]any{
-				"protocolVersion": p.ProtocolVersion,
+				"protocolVersion": m.protocolVersion(),
 				"capabilities": map[string]any{"tools": map[string]any{}, "prompts": map[string]any{}, "resources": map[string]any{"subscribe": true}, "logging": map[string]any{}, "completions": map[string]any{},
 					"extensions": map[string]any{"io.modelcontextprotocol/skills": map[string]any{"directoryRead": true}}},
 				"serverInfo":   map[string]any{"name": Poison, "version": Poison, "title": Poison, "description": Poison, "websiteUrl": "https://example.com/" + Poison},
