@@ -30,7 +30,7 @@ type AppInfoOptions struct {
 // NewCmdAppInfo returns mcpi app-info.
 func NewCmdAppInfo(f *command.Factory, runF func(context.Context, *AppInfoOptions) error) *cobra.Command {
 	opts := &AppInfoOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	return withConnFlags(&cobra.Command{
 		Use:   "app-info TOOL TARGET",
 		Short: "Show a tool's MCP App: its ui:// resource, type, size, CSP, permissions, domain and what its HTML loads",
 		Long: "Show a tool's MCP App (the io.modelcontextprotocol/ui extension, which mcpi declares here):\n" +
@@ -46,10 +46,7 @@ func NewCmdAppInfo(f *command.Factory, runF func(context.Context, *AppInfoOption
 			return nil
 		}),
 		RunE: command.RunE(opts, runF, appInfoRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return cmd
+	}, &opts.ConnOptions)
 }
 
 func appInfoRun(ctx context.Context, opts *AppInfoOptions) error {

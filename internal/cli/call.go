@@ -34,7 +34,7 @@ type CallOptions struct {
 // NewCmdCall returns `mcpi call TOOL [KEY=VALUE ...] TARGET`.
 func NewCmdCall(f *command.Factory, runF func(context.Context, *CallOptions) error) *cobra.Command {
 	opts := &CallOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	cmd := withConnFlags(&cobra.Command{
 		Use:   "call TOOL [KEY=VALUE | KEY:=JSON ...] TARGET",
 		Short: "Call a tool and print its result",
 		Long: `Call a tool and print its result.
@@ -61,9 +61,7 @@ Arguments are validated against the inputSchema before sending.`,
 			return nil
 		}),
 		RunE: command.RunE(opts, runF, callRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
+	}, &opts.ConnOptions)
 	end := command.FlagGroup(cmd, command.GroupArgs)
 	cmd.Flags().StringVar(&opts.Args, "args", "", "the arguments object: JSON, @FILE, or - for stdin")
 	cmd.Flags().BoolVar(&opts.NoValidate, "no-validate", false, "send the arguments even when they do not match the inputSchema")

@@ -30,7 +30,7 @@ type ChatOptions struct {
 // NewCmdChat returns mcpi chat.
 func NewCmdChat(f *command.Factory, runF func(context.Context, *ChatOptions) error) *cobra.Command {
 	opts := &ChatOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	cmd := withConnFlags(&cobra.Command{
 		Use:   "chat --model PROVIDER:MODEL [--prompt TEXT] TARGET",
 		Short: "Talk to a model that uses the server's tools, as a host would",
 		Long: "Give a model the server's tools, as the host --host names would present them, and talk to\n" +
@@ -63,9 +63,7 @@ func NewCmdChat(f *command.Factory, runF func(context.Context, *ChatOptions) err
 			return nil
 		}),
 		RunE: command.RunE(opts, runF, chatRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
+	}, &opts.ConnOptions)
 	fl := cmd.Flags()
 	end := command.FlagGroup(cmd, command.GroupArgs)
 	fl.StringVar(&opts.Model, "model", "", "the model: PROVIDER:MODEL (anthropic:, openai:, openai-responses:, ollama:, compat:) or a name of models.yaml; default $MCPI_MODEL")

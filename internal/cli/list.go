@@ -39,7 +39,7 @@ var listers = map[string]lister{
 func NewCmdList(f *command.Factory, what string, runF func(context.Context, *ListOptions) error) *cobra.Command {
 	opts := &ListOptions{ConnOptions: f.Conn(), What: what}
 	l := listers[what]
-	cmd := &cobra.Command{
+	cmd := withConnFlags(&cobra.Command{
 		Use:   what + " TARGET",
 		Short: l.short,
 		Example: fmt.Sprintf(`  mcpi %[1]s -- npx -y @modelcontextprotocol/server-everything
@@ -51,9 +51,7 @@ func NewCmdList(f *command.Factory, what string, runF func(context.Context, *Lis
 			return nil
 		}),
 		RunE: command.RunE(opts, runF, listRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
+	}, &opts.ConnOptions)
 	if what == "tools" {
 		defer command.FlagGroup(cmd, command.GroupOutput)()
 		cmd.Flags().BoolVar(&opts.Signatures, "signatures", false, "print each tool as one compact signature, get-sum(a: number, b?: number) — its first sentence, for an agent's context budget")

@@ -40,6 +40,14 @@ func addSessionFlag(cmd *cobra.Command, o *command.ConnOptions) {
 	cmd.Flags().StringVar(&o.Target.Session, "session", "", "run in the live session NAME (see mcpi session start) instead of connecting; default: $"+command.SessionEnv+" when no TARGET is given")
 }
 
+// withConnFlags gives cmd the flags of a command that talks to a server:
+// those of its TARGET, and --session to run it in a live session instead.
+func withConnFlags(cmd *cobra.Command, o *command.ConnOptions) *cobra.Command {
+	command.AddConnFlags(cmd, o)
+	addSessionFlag(cmd, o)
+	return cmd
+}
+
 // SessionStartOptions are the flags of `mcpi session start`.
 type SessionStartOptions struct {
 	command.ConnOptions

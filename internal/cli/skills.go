@@ -32,16 +32,13 @@ type SkillsOptions struct {
 // NewCmdSkills returns `mcpi skills TARGET`.
 func NewCmdSkills(f *command.Factory, runF func(context.Context, *SkillsOptions) error) *cobra.Command {
 	opts := &SkillsOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	return withConnFlags(&cobra.Command{
 		Use:     "skills TARGET",
 		Short:   "List the server's skills (skills/list, every page; no file is read)",
 		Example: "  mcpi skills -- ./skills-server\n  mcpi skills --json -- ./skills-server",
 		Args:    command.TargetArgs(&opts.Target, command.None),
 		RunE:    command.RunE(opts, runF, skillsRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return cmd
+	}, &opts.ConnOptions)
 }
 
 func skillsRun(ctx context.Context, opts *SkillsOptions) error {
@@ -100,7 +97,7 @@ type SkillOptions struct {
 // NewCmdSkill returns `mcpi skill NAME [FILE ...] TARGET`.
 func NewCmdSkill(f *command.Factory, runF func(context.Context, *SkillOptions) error) *cobra.Command {
 	opts := &SkillOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	return withConnFlags(&cobra.Command{
 		Use:   "skill NAME [FILE ...] TARGET",
 		Short: "Load a skill: read its SKILL.md (and FILEs), verified against the listing",
 		Example: `  mcpi skill pdf-processing -- ./skills-server
@@ -114,10 +111,7 @@ func NewCmdSkill(f *command.Factory, runF func(context.Context, *SkillOptions) e
 			return nil
 		}),
 		RunE: command.RunE(opts, runF, skillRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return cmd
+	}, &opts.ConnOptions)
 }
 
 func skillRun(ctx context.Context, opts *SkillOptions) error {

@@ -101,16 +101,13 @@ type TasksListOptions struct {
 // NewCmdTasksList returns `mcpi tasks list TARGET`.
 func NewCmdTasksList(f *command.Factory, runF func(context.Context, *TasksListOptions) error) *cobra.Command {
 	opts := &TasksListOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	return withConnFlags(&cobra.Command{
 		Use:     "list TARGET",
 		Short:   "List the server's tasks (every page)",
 		Example: "  mcpi tasks list --session everything\n  mcpi tasks list --session everything --json",
 		Args:    command.TargetArgs(&opts.Target, command.None),
 		RunE:    command.RunE(opts, runF, tasksListRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return cmd
+	}, &opts.ConnOptions)
 }
 
 func tasksListRun(ctx context.Context, opts *TasksListOptions) error {
@@ -149,16 +146,13 @@ type TasksGetOptions struct {
 // both answer with the task.
 func NewCmdTasksGet(f *command.Factory, verb, short string, runF func(context.Context, *TasksGetOptions) error) *cobra.Command {
 	opts := &TasksGetOptions{ConnOptions: f.Conn(), Verb: verb}
-	cmd := &cobra.Command{
+	return withConnFlags(&cobra.Command{
 		Use:     verb + " ID TARGET",
 		Short:   short,
 		Example: fmt.Sprintf("  mcpi tasks %s 3f1c... --session everything", verb),
 		Args:    command.TargetArgs(&opts.Target, command.One("the task ID", &opts.ID)),
 		RunE:    command.RunE(opts, runF, tasksGetRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return cmd
+	}, &opts.ConnOptions)
 }
 
 func tasksGetRun(ctx context.Context, opts *TasksGetOptions) error {
@@ -193,15 +187,13 @@ type TasksResultOptions struct {
 // NewCmdTasksResult returns `mcpi tasks result ID TARGET`.
 func NewCmdTasksResult(f *command.Factory, runF func(context.Context, *TasksResultOptions) error) *cobra.Command {
 	opts := &TasksResultOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	cmd := withConnFlags(&cobra.Command{
 		Use:     "result ID TARGET",
 		Short:   "Wait for a task's result (tasks/result) and print it as mcpi call does",
 		Example: "  mcpi tasks result 3f1c... --session everything\n  mcpi tasks result 3f1c... --session everything --json",
 		Args:    command.TargetArgs(&opts.Target, command.One("the task ID", &opts.ID)),
 		RunE:    command.RunE(opts, runF, tasksResultRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
+	}, &opts.ConnOptions)
 	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().StringVar(&opts.Save, "save", "", "write images, audio and blobs of the result into this directory")
 	end()
@@ -282,7 +274,7 @@ type TasksUpdateOptions struct {
 // with --responses, sent with tasks/update; then the task as it is.
 func NewCmdTasksUpdate(f *command.Factory, runF func(context.Context, *TasksUpdateOptions) error) *cobra.Command {
 	opts := &TasksUpdateOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	cmd := withConnFlags(&cobra.Command{
 		Use:     "update ID TARGET",
 		Short:   "Answer the input a task waits for (tasks/update, 2026-07-28) and show the task",
 		Example: "  mcpi tasks update 3f1c... --elicit-field confirm=true --session modern\n  mcpi tasks update 3f1c... --responses '{\"confirm\":{\"action\":\"decline\"}}' --session modern",
@@ -291,9 +283,7 @@ func NewCmdTasksUpdate(f *command.Factory, runF func(context.Context, *TasksUpda
 			return command.One("the task ID", &opts.ID)(rest)
 		}),
 		RunE: command.RunE(opts, runF, tasksUpdateRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
+	}, &opts.ConnOptions)
 	end := command.FlagGroup(cmd, command.GroupArgs)
 	cmd.Flags().StringVar(&opts.Responses, "responses", "", "send these inputResponses as they are (JSON, @FILE or -) instead of answering with the flags")
 	end()

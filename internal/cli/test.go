@@ -39,7 +39,7 @@ type TestOptions struct {
 // NewCmdTest returns `mcpi test FILE... [TARGET]`.
 func NewCmdTest(f *command.Factory, runF func(context.Context, *TestOptions) error) *cobra.Command {
 	opts := &TestOptions{ConnOptions: f.Conn(), env: os.LookupEnv, now: time.Now}
-	cmd := &cobra.Command{
+	cmd := withConnFlags(&cobra.Command{
 		Use:   "test FILE... [TARGET]",
 		Short: "Run collections of calls with expectations, for CI",
 		Long: "Run each collection file's steps in order on one connection, check each step's expectations, and print one line per step.\n" +
@@ -72,9 +72,7 @@ func NewCmdTest(f *command.Factory, runF func(context.Context, *TestOptions) err
 			return nil
 		}),
 		RunE: command.RunE(opts, runF, testRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
+	}, &opts.ConnOptions)
 	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().StringVar(&opts.JUnit, "junit", "", "also write a JUnit XML report (the Ant junit schema that Jenkins and GitLab read) to this file")
 	cmd.Flags().BoolVar(&opts.TAP, "tap", false, "print TAP (version 13) instead of the text report")

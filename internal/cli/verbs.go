@@ -34,7 +34,7 @@ type ReadOptions struct {
 // NewCmdRead returns `mcpi read URI TARGET`.
 func NewCmdRead(f *command.Factory, runF func(context.Context, *ReadOptions) error) *cobra.Command {
 	opts := &ReadOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	cmd := withConnFlags(&cobra.Command{
 		Use:     "read URI TARGET",
 		Short:   "Read a resource and print its contents",
 		Example: "  mcpi read demo://text/hello -- mcpi demo-server\n  mcpi read demo://binary/logo.png --save out/ -- mcpi demo-server\n  mcpi read demo://binary/logo.png --raw -- mcpi demo-server > logo.png\n  mcpi read --dir skill://pdf-processing -- ./skills-server",
@@ -56,9 +56,7 @@ func NewCmdRead(f *command.Factory, runF func(context.Context, *ReadOptions) err
 			return nil
 		}),
 		RunE: command.RunE(opts, runF, readRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
+	}, &opts.ConnOptions)
 	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().StringVar(&opts.Save, "save", "", "write blob contents into this directory")
 	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "write the contents' exact bytes to stdout (text as sent, blobs decoded), for a file or a pipe")
@@ -186,7 +184,7 @@ type PromptOptions struct {
 // NewCmdPrompt returns `mcpi prompt NAME [KEY=VALUE ...] TARGET`.
 func NewCmdPrompt(f *command.Factory, runF func(context.Context, *PromptOptions) error) *cobra.Command {
 	opts := &PromptOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	return withConnFlags(&cobra.Command{
 		Use:     "prompt NAME [KEY=VALUE ...] TARGET",
 		Short:   "Get a prompt with its arguments filled in",
 		Example: "  mcpi prompt greet name=Ada style=pirate -- mcpi demo-server",
@@ -200,10 +198,7 @@ func NewCmdPrompt(f *command.Factory, runF func(context.Context, *PromptOptions)
 			return err
 		}),
 		RunE: command.RunE(opts, runF, promptRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return cmd
+	}, &opts.ConnOptions)
 }
 
 func promptRun(ctx context.Context, opts *PromptOptions) error {
@@ -273,7 +268,7 @@ type CompleteOptions struct {
 // NewCmdComplete returns `mcpi complete`.
 func NewCmdComplete(f *command.Factory, runF func(context.Context, *CompleteOptions) error) *cobra.Command {
 	opts := &CompleteOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	cmd := withConnFlags(&cobra.Command{
 		Use:     "complete (--prompt NAME | --template URI_TEMPLATE) ARG=PARTIAL TARGET",
 		Short:   "Ask the server to complete an argument of a prompt or a resource template",
 		Example: "  mcpi complete --prompt greet style=p -- mcpi demo-server\n  mcpi complete --template 'demo://greeting/{lang}/{name}' lang=f -- mcpi demo-server",
@@ -297,9 +292,7 @@ func NewCmdComplete(f *command.Factory, runF func(context.Context, *CompleteOpti
 			return nil
 		}),
 		RunE: command.RunE(opts, runF, completeRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
+	}, &opts.ConnOptions)
 	end := command.FlagGroup(cmd, command.GroupArgs)
 	cmd.Flags().StringVar(&opts.Prompt, "prompt", "", "complete an argument of this prompt")
 	cmd.Flags().StringVar(&opts.Template, "template", "", "complete a variable of this resource template")
@@ -355,16 +348,13 @@ type PingOptions struct {
 // NewCmdPing returns `mcpi ping TARGET`.
 func NewCmdPing(f *command.Factory, runF func(context.Context, *PingOptions) error) *cobra.Command {
 	opts := &PingOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	return withConnFlags(&cobra.Command{
 		Use:     "ping TARGET",
 		Short:   "Check that the server answers, and how fast",
 		Example: "  mcpi ping -- mcpi demo-server",
 		Args:    command.TargetArgs(&opts.Target, command.None),
 		RunE:    command.RunE(opts, runF, pingRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return cmd
+	}, &opts.ConnOptions)
 }
 
 func pingRun(ctx context.Context, opts *PingOptions) error {
@@ -394,16 +384,13 @@ type InfoOptions struct {
 // NewCmdInfo returns `mcpi info TARGET`.
 func NewCmdInfo(f *command.Factory, runF func(context.Context, *InfoOptions) error) *cobra.Command {
 	opts := &InfoOptions{ConnOptions: f.Conn()}
-	cmd := &cobra.Command{
+	return withConnFlags(&cobra.Command{
 		Use:     "info TARGET",
 		Short:   "Show the negotiated revision, server info, capabilities and instructions",
 		Example: "  mcpi info -- mcpi demo-server",
 		Args:    command.TargetArgs(&opts.Target, command.None),
 		RunE:    command.RunE(opts, runF, infoRun),
-	}
-	command.AddConnFlags(cmd, &opts.ConnOptions)
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return cmd
+	}, &opts.ConnOptions)
 }
 
 func infoRun(ctx context.Context, opts *InfoOptions) error {
