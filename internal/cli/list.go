@@ -105,6 +105,22 @@ func listTools(ctx context.Context, c *session.Client, o *ListOptions) error {
 // listing cut short never passes for a whole one.
 func listed(err error) bool { return err == nil || errors.Is(err, session.ErrTruncated) }
 
+// printListing prints what a listing gave (see listed): as JSON, or as a
+// table under header with a row of each item.
+func printListing[T any](o *command.ConnOptions, items []T, err error, header []string, row func(T) []string) error {
+	if !listed(err) {
+		return err
+	}
+	if o.JSON {
+		return cut(iostreams.WriteJSON(o.IO, nonNil(items)), err)
+	}
+	tw := mcptext.Table(o.IO.Out, header...)
+	for _, it := range items {
+		mcptext.Row(tw, row(it)...)
+	}
+	return cut(tw.Flush(), err)
+}
+
 // cut returns the error of printing a listing, else the listing's own.
 func cut(printErr, listErr error) error {
 	if printErr != nil {
@@ -115,44 +131,21 @@ func cut(printErr, listErr error) error {
 
 func listResources(ctx context.Context, c *session.Client, o *ListOptions) error {
 	res, err := c.AllResources(ctx)
-	if !listed(err) {
-		return err
-	}
-	if o.JSON {
-		return cut(iostreams.WriteJSON(o.IO, nonNil(res)), err)
-	}
-	tw := mcptext.Table(o.IO.Out, "URI", "NAME", "MIME TYPE", "DESCRIPTION")
-	for _, r := range res {
-		mcptext.Row(tw, r.URI, mcptext.DisplayName(r.Title, r.Name), r.MimeType, r.Description)
-	}
-	return cut(tw.Flush(), err)
+	return printListing(&o.ConnOptions, res, err, []string{"URI", "NAME", "MIME TYPE", "DESCRIPTION"}, func(r mcp.Resource) []string {
+		return []string{r.URI, mcptext.DisplayName(r.Title, r.Name), r.MimeType, r.Description}
+	})
 }
 
 func listTemplates(ctx context.Context, c *session.Client, o *ListOptions) error {
 	ts, err := c.AllResourceTemplates(ctx)
-	if !listed(err) {
-		return err
-	}
-	if o.JSON {
-		return cut(iostreams.WriteJSON(o.IO, nonNil(ts)), err)
-	}
-	tw := mcptext.Table(o.IO.Out, "URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION")
-	for _, t := range ts {
-		mcptext.Row(tw, t.URITemplate, mcptext.DisplayName(t.Title, t.Name), t.MimeType, t.Description)
-	}
-	return cut(tw.Flush(), err)
+	return printListing(&o.ConnOptions, ts, err, []string{"URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"}, func(t mcp.ResourceTemplate) []string {
+		return []string{t.URITemplate, mcptext.DisplayName(t.Title, t.Name), t.MimeType, t.Description}
+	})
 }
 
 func listPrompts(ctx context.Context, c *session.Client, o *ListOptions) error {
 	ps, err := c.AllPrompts(ctx)
-	if !listed(err) {
-		return err
-	}
-	if o.JSON {
-		return cut(iostreams.WriteJSON(o.IO, nonNil(ps)), err)
-	}
-	tw := mcptext.Table(o.IO.Out, "NAME", "ARGUMENTS", "DESCRIPTION")
-	for _, p := range ps {
+	return printListing(&o.ConnOptions, ps, err, []string{"NAME", "ARGUMENTS", "DESCRIPTION"}, func(p mcp.Prompt) []string {
 		var args []string
 		for _, a := range p.Arguments {
 			name := a.Name
@@ -161,9 +154,8 @@ func listPrompts(ctx context.Context, c *session.Client, o *ListOptions) error {
 			}
 			args = append(args, name)
 		}
-		mcptext.Row(tw, mcptext.DisplayName(p.Title, p.Name), strings.Join(args, " "), p.Description)
-	}
-	return cut(tw.Flush(), err)
+		return []string{mcptext.DisplayName(p.Title, p.Name), strings.Join(args, " "), p.Description}
+	})
 }
 
 func nonNil[T any](s []T) []T {

@@ -44,17 +44,9 @@ func NewCmdSkills(f *command.Factory, runF func(context.Context, *SkillsOptions)
 func skillsRun(ctx context.Context, opts *SkillsOptions) error {
 	return opts.With(ctx, func(c *session.Client) error {
 		list, err := c.AllSkills(ctx)
-		if !listed(err) {
-			return err
-		}
-		if opts.JSON {
-			return cut(iostreams.WriteJSON(opts.IO, nonNil(list)), err)
-		}
-		tw := mcptext.Table(opts.IO.Out, "NAME", "FILES", "URI", "DESCRIPTION")
-		for _, e := range list {
-			mcptext.Row(tw, skills.DisplayName(e), manifestSummary(e), e.URI, skills.Description(e))
-		}
-		return cut(tw.Flush(), err)
+		return printListing(&opts.ConnOptions, list, err, []string{"NAME", "FILES", "URI", "DESCRIPTION"}, func(e mcp.SkillEntry) []string {
+			return []string{skills.DisplayName(e), manifestSummary(e), e.URI, skills.Description(e)}
+		})
 	})
 }
 

@@ -116,21 +116,13 @@ func tasksListRun(ctx context.Context, opts *TasksListOptions) error {
 			return &removedMethod{method: "tasks/list", instead: "a task is known by the id its call returned (mcpi call shows it on stderr): mcpi tasks get ID"}
 		}
 		tasks, err := c.AllTasks(ctx)
-		if !listed(err) {
-			return err
-		}
-		if opts.JSON {
-			return cut(iostreams.WriteJSON(opts.IO, nonNil(tasks)), err)
-		}
-		tw := mcptext.Table(opts.IO.Out, "TASK ID", "STATUS", "UPDATED", "MESSAGE")
-		for _, t := range tasks {
+		return printListing(&opts.ConnOptions, tasks, err, []string{"TASK ID", "STATUS", "UPDATED", "MESSAGE"}, func(t mcp.Task) []string {
 			updated := t.LastUpdatedAt
 			if updated == "" {
 				updated = t.CreatedAt
 			}
-			mcptext.Row(tw, t.TaskID, t.Status, updated, t.StatusMessage)
-		}
-		return cut(tw.Flush(), err)
+			return []string{t.TaskID, t.Status, updated, t.StatusMessage}
+		})
 	})
 }
 
