@@ -242,7 +242,10 @@ func sessionOnlyCommand(c *cobra.Command) bool {
 	return false
 }
 
-func markSessionOnly(c *cobra.Command) *cobra.Command {
+// sessionOnlyVerb gives c --session and makes it a command that runs in
+// a live session only.
+func sessionOnlyVerb(c *cobra.Command, o *command.ConnOptions) *cobra.Command {
+	addSessionFlag(c, o)
 	if c.Annotations == nil {
 		c.Annotations = map[string]string{}
 	}

@@ -136,8 +136,7 @@ and how to answer it, as call --no-wait did.`,
 		},
 	}
 	command.AddJSONFlag(cmd, &opts.JSON, "print JSON while the call waits (its own output is as the call printed it)")
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return markSessionOnly(cmd)
+	return sessionOnlyVerb(cmd, &opts.ConnOptions)
 }
 
 func resultRun(ctx context.Context, opts *ResultOptions) error {

@@ -66,8 +66,7 @@ whose call it holds up says so on stderr, and mcpi answer answers it.`,
 		RunE:    sessionRunE(&opts.ConnOptions, opts, runF, pendingRun),
 	}
 	command.AddJSONFlag(cmd, &opts.JSON, "print JSON")
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return markSessionOnly(cmd)
+	return sessionOnlyVerb(cmd, &opts.ConnOptions)
 }
 
 func pendingRun(ctx context.Context, opts *PendingOptions) error {
@@ -115,8 +114,7 @@ sampling request gets the error "user rejected the request").`,
 	end = command.FlagGroup(cmd, command.GroupOutput)
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
 	end()
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return markSessionOnly(cmd)
+	return sessionOnlyVerb(cmd, &opts.ConnOptions)
 }
 
 // parse reads the ID and checks that exactly one answer is given.

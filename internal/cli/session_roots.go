@@ -43,11 +43,10 @@ the command runs) or a file:// URI; paths must exist.`,
 		RunE: sessionRunE(&opts.ConnOptions, opts, runF, rootsRun),
 	}
 	command.AddJSONFlag(cmd, &opts.JSON, "print JSON: the roots as roots/list answers them")
-	addSessionFlag(cmd, &opts.ConnOptions)
 	cmd.AddCommand(NewCmdRootsChange(f, "set", "Replace a live session's roots (none: no roots)", nil),
 		NewCmdRootsChange(f, "add", "Add roots to a live session", nil),
 		NewCmdRootsChange(f, "remove", "Remove roots from a live session", nil))
-	return markSessionOnly(cmd)
+	return sessionOnlyVerb(cmd, &opts.ConnOptions)
 }
 
 func rootsRun(ctx context.Context, opts *RootsOptions) error {

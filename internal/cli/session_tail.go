@@ -57,8 +57,7 @@ how many it missed.`,
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON Lines, one event per line")
 	cmd.Flags().StringVar(&opts.Filter, "filter", "", `show only what matches, e.g. "kind:log text:error" or "method:tools/call dur:>1s" (the Wire pane's search language, docs/cli.md)`)
 	end()
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return markSessionOnly(cmd)
+	return sessionOnlyVerb(cmd, &opts.ConnOptions)
 }
 
 func tailRun(ctx context.Context, opts *TailOptions) error {
@@ -103,8 +102,7 @@ level goes with every later request.`,
 		RunE: sessionRunE(&opts.ConnOptions, opts, runF, logLevelRun),
 	}
 	command.AddJSONFlag(cmd, &opts.JSON, "print JSON")
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return markSessionOnly(cmd)
+	return sessionOnlyVerb(cmd, &opts.ConnOptions)
 }
 
 func logLevelRun(ctx context.Context, opts *LogLevelOptions) error {
@@ -163,8 +161,7 @@ with each change (the new one acknowledged before the old one is closed).`,
 	end = command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	end()
-	addSessionFlag(cmd, &opts.ConnOptions)
-	return markSessionOnly(cmd)
+	return sessionOnlyVerb(cmd, &opts.ConnOptions)
 }
 
 func subscribeRun(ctx context.Context, opts *SubscribeOptions) error {
