@@ -141,18 +141,15 @@ func NewCmdAuthLogout(f *command.Factory, runF func(context.Context, *AuthLogout
 		Use:   "logout (--issuer URL | --resource URL | --all)",
 		Short: "Remove stored OAuth credentials: tokens and client registrations",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: command.CheckedRunE(func(*cobra.Command, []string) error {
 			switch {
 			case opts.All && (opts.Issuer != "" || opts.Resource != ""):
 				return command.FlagErrorf("--all removes everything: it does not go with --issuer or --resource")
 			case !opts.All && opts.Issuer == "" && opts.Resource == "":
 				return command.FlagErrorf("say what to remove: --issuer URL, --resource URL (an MCP server's URL also matches), or --all")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return authLogoutRun(cmd.Context(), opts)
-		},
+			return nil
+		}, opts, runF, authLogoutRun),
 	}
 	f2 := cmd.Flags()
 	end := command.FlagGroup(cmd, command.GroupArgs)

@@ -153,9 +153,10 @@ func types(p *ast.Field) string {
 func callsRunF(fd *ast.FuncDecl) bool {
 	found := false
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		// command.RunE(opts, runF, xRun) and sessionRunE check it for the command.
+		// command.RunE(opts, runF, xRun), command.CheckedRunE and
+		// sessionRunE check it for the command.
 		if c, ok := n.(*ast.CallExpr); ok && len(c.Args) >= 3 {
-			if f, ok := c.Fun.(*ast.SelectorExpr); ok && f.Sel.Name == "RunE" || isIdent(c.Fun, "sessionRunE") {
+			if f, ok := c.Fun.(*ast.SelectorExpr); ok && (f.Sel.Name == "RunE" || f.Sel.Name == "CheckedRunE") || isIdent(c.Fun, "sessionRunE") {
 				if a, ok := c.Args[len(c.Args)-2].(*ast.Ident); ok && a.Name == "runF" {
 					found = true
 				}

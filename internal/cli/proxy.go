@@ -91,15 +91,7 @@ says on stderr how to attach, and "mcpi proxy attach NAME" opens the TUI on
 it from any terminal. --ui=attach or --name NAME serve the socket without
 trying the terminal (for either proxy). --record is optional with --ui.`,
 		Example: `  "command": "mcpi", "args": ["proxy", "--record", "/tmp/host.jsonl", "--", "npx", "-y", "@modelcontextprotocol/server-everything"]`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := opts.parse(cmd, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return proxyRun(cmd.Context(), opts)
-		},
+		RunE:    command.CheckedRunE(opts.parse, opts, runF, proxyRun),
 	}
 	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().StringVar(&opts.Record, "record", "", "the trace file to write")

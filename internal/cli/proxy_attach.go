@@ -83,18 +83,15 @@ and the frames its breakpoints hold, to forward, edit, drop, answer or close
 on. NAME may be left out when one proxy runs. Quitting the TUI leaves the
 proxy running; more than one TUI may attach, and they see the same.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: command.CheckedRunE(func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() >= 0 {
 				return command.FlagErrorf("mcpi proxy attach runs no command: for a proxy a TUI attaches to, write --ui=attach (with \"=\")")
 			}
 			if len(args) == 1 {
 				opts.Name = args[0]
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return proxyAttachRun(cmd.Context(), opts)
-		},
+			return nil
+		}, opts, runF, proxyAttachRun),
 	}
 	// "mcpi proxy --ui attach --break Q -- CMD" lands here: say how to
 	// write what was meant.

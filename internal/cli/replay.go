@@ -74,15 +74,7 @@ func NewCmdReplay(f *command.Factory, runF func(context.Context, *ReplayOptions)
 		Example: `  mcpi call add a=1 b=2 --record t.jsonl -- mcpi demo-server
   mcpi call add a=1 b=2 -- mcpi replay t.jsonl --serve
   mcpi replay t.jsonl --verify --ignore 'result._meta' -- ./my-server`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := opts.parse(cmd, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return replayRun(cmd.Context(), opts)
-		},
+		RunE: command.CheckedRunE(opts.parse, opts, runF, replayRun),
 	}
 	command.AddConnFlags(cmd, &opts.ConnOptions)
 	addReplayFlags(cmd, opts)

@@ -122,18 +122,12 @@ server request of its own, result returns at once, exit 8, with that request
 and how to answer it, as call --no-wait did.`,
 		Example: "  mcpi call confirm --no-wait --session demo\n  mcpi answer 1 --elicit-field ok=true --session demo\n  mcpi result 1 --session demo",
 		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: command.CheckedRunE(func(cmd *cobra.Command, args []string) error {
 			if _, err := fmt.Sscanf(args[0], "%d", &opts.Job); err != nil || opts.Job <= 0 {
 				return command.FlagErrorf("give a job number, as call --no-wait printed it")
 			}
-			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return resultRun(cmd.Context(), opts)
-		},
+			return sessionOnly(cmd, &opts.ConnOptions, args)
+		}, opts, runF, resultRun),
 	}
 	command.AddJSONFlag(cmd, &opts.JSON, "print JSON while the call waits (its own output is as the call printed it)")
 	return sessionOnlyVerb(cmd, &opts.ConnOptions)

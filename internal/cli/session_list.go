@@ -82,16 +82,10 @@ func NewCmdSessionShow(f *command.Factory, runF func(context.Context, *SessionSh
 		Use:   "show [NAME]",
 		Short: "Show a session: server, revision, transport, counters, the tail of the server's stderr",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if opts.Name, err = sessionNameArg(args); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return sessionShowRun(cmd.Context(), opts)
-		},
+		RunE: command.CheckedRunE(func(_ *cobra.Command, args []string) (err error) {
+			opts.Name, err = sessionNameArg(args)
+			return err
+		}, opts, runF, sessionShowRun),
 	}
 	command.AddJSONFlag(cmd, &opts.JSON, "print JSON")
 	return cmd
@@ -127,19 +121,15 @@ func NewCmdSessionStop(f *command.Factory, runF func(context.Context, *SessionSt
 		Use:   "stop [NAME]",
 		Short: "End a session: close the server cleanly (or forget a session that ended)",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
+		RunE: command.CheckedRunE(func(_ *cobra.Command, args []string) (err error) {
 			if opts.Name, err = sessionNameArg(args); err != nil {
 				return err
 			}
 			if err := live.ValidName(opts.Name); err != nil {
 				return &command.FlagError{Err: err}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return sessionStopRun(cmd.Context(), opts)
-		},
+			return nil
+		}, opts, runF, sessionStopRun),
 	}
 }
 

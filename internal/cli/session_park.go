@@ -36,13 +36,7 @@ func sessionOnly(cmd *cobra.Command, o *command.ConnOptions, args []string) erro
 // sessionRunE is the RunE of a command that runs in a live session only:
 // sessionOnly, then the options handed on as RunE does.
 func sessionRunE[T any](o *command.ConnOptions, opts T, runF, run func(context.Context, T) error) func(*cobra.Command, []string) error {
-	next := command.RunE(opts, runF, run)
-	return func(cmd *cobra.Command, args []string) error {
-		if err := sessionOnly(cmd, o, args); err != nil {
-			return err
-		}
-		return next(cmd, args)
-	}
+	return command.CheckedRunE(func(cmd *cobra.Command, args []string) error { return sessionOnly(cmd, o, args) }, opts, runF, run)
 }
 
 // PendingOptions are the input of `mcpi pending`.

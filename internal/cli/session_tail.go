@@ -38,19 +38,13 @@ reads too slowly misses events rather than slow the session down, and says
 how many it missed.`,
 		Example: "  mcpi tail --session demo\n  mcpi tail --wire --json --session demo | jq .",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
+		RunE: command.CheckedRunE(func(cmd *cobra.Command, args []string) (err error) {
+			if err = sessionOnly(cmd, &opts.ConnOptions, args); err != nil {
 				return err
 			}
-			var err error
-			if opts.filter, err = newFrameFilter(opts.Filter); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return tailRun(cmd.Context(), opts)
-		},
+			opts.filter, err = newFrameFilter(opts.Filter)
+			return err
+		}, opts, runF, tailRun),
 	}
 	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().BoolVar(&opts.Wire, "wire", false, "show every frame sent and received, too")

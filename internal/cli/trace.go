@@ -42,16 +42,13 @@ func NewCmdTraceExport(f *command.Factory, runF func(context.Context, *TraceExpo
 		Use:   "export (--har | --otlp) TRACE [-o FILE]",
 		Short: "Export a trace: its HTTP exchanges as a HAR (HTTP Archive 1.2), or its requests as OpenTelemetry spans (OTLP/JSON)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: command.CheckedRunE(func(_ *cobra.Command, args []string) error {
 			if opts.HAR == opts.OTLP {
 				return command.FlagErrorf("say which format: --har or --otlp")
 			}
 			opts.Trace = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return traceExportRun(cmd.Context(), opts)
-		},
+			return nil
+		}, opts, runF, traceExportRun),
 	}
 	end := command.FlagGroup(cmd, command.GroupOutput)
 	cmd.Flags().BoolVar(&opts.HAR, "har", false, "write a HAR file")

@@ -431,16 +431,13 @@ func NewCmdCompletion(f *command.Factory, runF func(context.Context, *Completion
 		Short:     "Print a shell completion script",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: command.CheckedRunE(func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains(cmd.ValidArgs, args[0]) {
 				return command.FlagErrorf("unknown shell %q: want bash, zsh, fish or powershell", args[0])
 			}
 			opts.Shell, opts.Root = args[0], cmd.Root()
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return completionRun(cmd.Context(), opts)
-		},
+			return nil
+		}, opts, runF, completionRun),
 	}
 }
 

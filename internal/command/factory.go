@@ -60,3 +60,15 @@ func RunE[T any](opts T, runF, run func(context.Context, T) error) func(*cobra.C
 		return run(cmd.Context(), opts)
 	}
 }
+
+// CheckedRunE is RunE after check, which takes the command's arguments and
+// checks them: when it fails, neither runF nor run is called.
+func CheckedRunE[T any](check func(*cobra.Command, []string) error, opts T, runF, run func(context.Context, T) error) func(*cobra.Command, []string) error {
+	next := RunE(opts, runF, run)
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return err
+		}
+		return next(cmd, args)
+	}
+}
