@@ -29,12 +29,8 @@ func TestAppInfo(t *testing.T) {
 	if code != command.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"ui://charts/chart  (listed)", "text/html;profile=mcp-app", "connectDomains: https://api.example.com",
-		"resourceDomains: https://cdn.example.com", "connect-src 'self' https://api.example.com", "clipboard-write", "prefers a border", "script https://cdn.example.com/chart.js", "visible to: model, app"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("app-info lacks %q:\n%s", want, out)
-		}
-	}
+	wantIn(t, "app-info", out, "ui://charts/chart  (listed)", "text/html;profile=mcp-app", "connectDomains: https://api.example.com",
+		"resourceDomains: https://cdn.example.com", "connect-src 'self' https://api.example.com", "clipboard-write", "prefers a border", "script https://cdn.example.com/chart.js", "visible to: model, app")
 	if strings.Contains(out, "warnings") {
 		t.Errorf("the good App has warnings:\n%s", out)
 	}
@@ -157,11 +153,7 @@ func TestAppCommand(t *testing.T) {
 		}
 	})
 	all := strings.Join(app, "\n")
-	for _, want := range []string{`recv {"jsonrpc":"2.0","id":1,"method":"ui/initialize"`, `send {"jsonrpc":"2.0","id":1,"result"`, `ui/notifications/tool-result`, `recv {"jsonrpc":"2.0","id":2,"method":"tools/call"`, `ui/resource-teardown`} {
-		if !strings.Contains(all, want) {
-			t.Errorf("the trace's App events lack %q:\n%s", want, all)
-		}
-	}
+	wantIn(t, "the trace's App events", all, `recv {"jsonrpc":"2.0","id":1,"method":"ui/initialize"`, `send {"jsonrpc":"2.0","id":1,"result"`, `ui/notifications/tool-result`, `recv {"jsonrpc":"2.0","id":2,"method":"tools/call"`, `ui/resource-teardown`)
 	if !strings.Contains(strings.Join(frames, "\n"), `"name":"refresh-chart"`) {
 		t.Errorf("the App's call is not among the session's frames")
 	}

@@ -48,7 +48,7 @@ func TestOAuthHeadless(t *testing.T) {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	// -v shows every step.
-	for _, want := range []string{
+	wantIn(t, "-v output", errOut,
 		"oauth: the server asks for authorization (401 Unauthorized)",
 		"oauth protected resource metadata: 200 OK",
 		"oauth authorization server metadata: 200 OK",
@@ -56,20 +56,12 @@ func TestOAuthHeadless(t *testing.T) {
 		"oauth authorization (headless): 302 Found",
 		"oauth token request: 200 OK",
 		"authorized; sending the request again",
-	} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("-v output lacks %q:\n%s", want, errOut)
-		}
-	}
+	)
 	raw, err := os.ReadFile(trace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"oauth token request: 200 OK", `\"access_token\":\"[REDACTED]\"`, "code=[REDACTED]"} {
-		if !strings.Contains(string(raw), want) {
-			t.Errorf("the trace lacks %s", want)
-		}
-	}
+	wantIn(t, "the trace", string(raw), "oauth token request: 200 OK", `\"access_token\":\"[REDACTED]\"`, "code=[REDACTED]")
 	assertNoSecrets(t, "the trace", string(raw), s)
 	assertNoSecrets(t, "stderr", errOut, s)
 	fi, err := os.Stat(filepath.Join(dir, auth.StoreFile))

@@ -36,11 +36,7 @@ func TestChatPrompt(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	b, _ := os.ReadFile(trace)
-	for _, want := range []string{`"type":"model"`, `"op":"chat"`, `"op":"execute_tool"`, `"name":"add"`} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("the trace lacks %s", want)
-		}
-	}
+	wantIn(t, "the trace", string(b), `"type":"model"`, `"op":"chat"`, `"op":"execute_tool"`, `"name":"add"`)
 	code, out, errOut = runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "openai:gpt-4.1", "--model-url", fake.URL, "--prompt", "add 1 and 1", "--approve", "all", "--json")...)
 	var rep term.Report
 	if code != command.ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Stop != "done" || rep.Text != "It is 2." || len(rep.Calls) != 1 || rep.Calls[0].Tool != "add" || len(rep.Turns) != 2 {

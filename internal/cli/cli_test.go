@@ -16,6 +16,17 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 )
 
+// wantIn fails the test, and goes on, for each of wants that text (what
+// names it) lacks.
+func wantIn(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in %s:\n%s", want, what, text)
+		}
+	}
+}
+
 // runCLI runs mcpi in-process with test streams.
 func runCLI(t *testing.T, stdin string, args ...string) (code command.ExitCode, stdout, stderr string) {
 	t.Helper()

@@ -72,11 +72,7 @@ func TestProxyFaultsRun(t *testing.T) {
 	if !strings.Contains(out, `{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"busy"}}`) {
 		t.Errorf("stdout %s", out)
 	}
-	for _, want := range []string{"seed 9 (--seed 9 repeats the run)", "busy", "fired 1 of 1 matching frames"} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("stderr %q lacks %q", errOut, want)
-		}
-	}
+	wantIn(t, "stderr", errOut, "seed 9 (--seed 9 repeats the run)", "busy", "fired 1 of 1 matching frames")
 	r, err := record.Open(trace)
 	if err != nil {
 		t.Fatal(err)

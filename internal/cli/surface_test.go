@@ -203,16 +203,12 @@ func TestDiffMarkdown(t *testing.T) {
 	if code != command.ExitToolError {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{
+	wantIn(t, "stdout", stdout,
 		"### mcpi diff: 1 breaking change(s)\n",
 		"#### Breaking (1)\n\n- **tool gone**: tool gone was removed: clients that use it fail `/tools/gone` `tool-removed`\n",
 		"#### Changed (1)\n\n- **tool a\\|b\\_\\***: the description changed `/tools/a|b_*/description` `tool-description-changed`\n",
 		"  - now: &lt;script&gt;alert\\(1\\)&lt;/script&gt; ping \\@everyone \\*\\*now\\*\\*\n",
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("no %q in\n%s", want, stdout)
-		}
-	}
+	)
 	if strings.Contains(stdout, "<script>") || strings.Contains(stdout, " @everyone") {
 		t.Errorf("server text reached the Markdown raw:\n%s", stdout)
 	}

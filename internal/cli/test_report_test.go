@@ -198,11 +198,7 @@ steps:
 	if code != command.ExitToolError || !strings.Contains(out, "3 passed, 1 failed, 2 snapshot(s) updated") {
 		t.Fatalf("update: exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{":3: snapshot of prompt greet updated", "- an old greeting", ":8: snapshot of call echo updated", "+ two", "+ lines"} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errOut)
-		}
-	}
+	wantIn(t, "stderr", errOut, ":3: snapshot of prompt greet updated", "- an old greeting", ":8: snapshot of call echo updated", "+ two", "+ lines")
 	b, _ := os.ReadFile(path)
 	got := string(b)
 	if !strings.HasPrefix(got, "# snapshots of the demo server\nsteps:\n  - prompt: greet          # its greeting\n") ||

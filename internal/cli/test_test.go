@@ -79,11 +79,7 @@ func TestTestPasses(t *testing.T) {
 	if code != command.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"ok   call add (", "ok   echo what add said", "ok   prompt greet", "ok   read demo://text/hello", "ok   request tools/list", "ok   call sample", "ok   complete prompt greet style", "ok   call no_such_tool", "ok   call list_roots", "12 passed, 0 failed"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, out)
-		}
-	}
+	wantIn(t, "stdout", out, "ok   call add (", "ok   echo what add said", "ok   prompt greet", "ok   read demo://text/hello", "ok   request tools/list", "ok   call sample", "ok   complete prompt greet style", "ok   call no_such_tool", "ok   call list_roots", "12 passed, 0 failed")
 }
 
 // failing has, for each kind of expectation, a step it fails.
@@ -134,7 +130,7 @@ func TestTestFails(t *testing.T) {
 	if code != command.ExitToolError {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{
+	wantIn(t, "stdout", out,
 		"FAIL call add", "structuredContent.sum: expected 6, got 5", "expected: 6", "actual:   5",
 		`text: expected "bye", got "hello"`,
 		`text: expected to contain "bye", got "hello"`, "count of content: expected 2, got 1",
@@ -149,11 +145,7 @@ func TestTestFails(t *testing.T) {
 		"error.code: expected -32601, got -32602", `expected a JSON-RPC error, got a result: {"content":`,
 		"answers: roots:", `actual:   root "/nonexistent/mcpi/root": "/nonexistent/mcpi/root" does not exist`,
 		"args: do not match the inputSchema of add", "1 passed, 15 failed",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }
 
 // jsonReport is the --json document of mcpi test.
