@@ -78,16 +78,12 @@ func TestTailFilter(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)
 	startSession(t, dir, "flt", peerArgs("demo")...)
-	if code, _, errOut := runLive(t, dir, nil, "log-level", "debug", "--session", "flt"); code != 0 {
-		t.Fatalf("log-level: exit %d, %s", code, errOut)
-	}
+	runLiveOK(t, dir, "log-level", "debug", "--session", "flt")
 	adds := startLive(t, dir, "tail", "--wire", "--filter", "tool:add", "--session", "flt")
 	logs := startLive(t, dir, "tail", "--filter", "kind:log text:marker", "--session", "flt")
 	ok := poll(10*time.Second, func() bool {
 		for _, args := range [][]string{{"call", "echo", "text=echo-call"}, {"call", "add", "a=1", "b=2"}, {"call", "log", "message=marker"}, {"call", "log", "message=other"}} {
-			if code, _, errOut := runLive(t, dir, nil, append(args, "--session", "flt")...); code != 0 {
-				t.Fatalf("%v: exit %d, %s", args, code, errOut)
-			}
+			runLiveOK(t, dir, append(args, "--session", "flt")...)
 		}
 		return strings.Contains(adds.out.String(), `"name":"add"`) && strings.Contains(logs.out.String(), "marker")
 	})

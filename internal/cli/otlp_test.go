@@ -78,9 +78,7 @@ func TestSessionExports(t *testing.T) {
 	dir := liveDir(t)
 	startSession(t, dir, "ot", with(peerArgs(mcptest.LoadPrefix+mcptest.LoadTraceParent), "--otlp-endpoint", sink.URL)...)
 	for range 2 {
-		if code, _, errOut := runLive(t, dir, nil, "call", "t", "--session", "ot"); code != command.ExitOK {
-			t.Fatalf("call: %d %s", code, errOut)
-		}
+		runLiveOK(t, dir, "call", "t", "--session", "ot")
 	}
 	if code, _, errOut := runLive(t, dir, nil, "call", "t", "--session", "ot", "--otlp-endpoint", sink.URL); code != command.ExitUsage || !strings.Contains(errOut, "otlp-endpoint") {
 		t.Errorf("--otlp-endpoint in a session's command: exit %d, %s", code, errOut)

@@ -95,9 +95,7 @@ func TestAttachedClient(t *testing.T) {
 			defer cancel()
 			dir := liveDir(t)
 			startSession(t, dir, "s", "-e", mcptest.PeerEnv+"=demo:"+era, "--", os.Args[0], "-test.run=^$")
-			if code, out, errOut := runLive(t, dir, nil, "call", "add", "a=1", "b=2", "--session", "s"); code != command.ExitOK {
-				t.Fatalf("call before attaching: exit %d, %q, %q", code, out, errOut)
-			}
+			runLiveOK(t, dir, "call", "add", "a=1", "b=2", "--session", "s")
 
 			conn, info, err := attach(dir, "s")
 			if err != nil {
@@ -165,9 +163,7 @@ func TestAttachedClient(t *testing.T) {
 			}
 
 			// mcpi subscribe, either era: the updates reach the watchers.
-			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "s"); code != command.ExitOK {
-				t.Fatalf("subscribe: exit %d, %q", code, errOut)
-			}
+			runLiveOK(t, dir, "subscribe", "demo://counter", "--session", "s")
 			if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "s"); code != command.ExitOK {
 				t.Errorf("subscribe again: exit %d, %q", code, errOut)
 			}
@@ -198,9 +194,7 @@ func TestAttachedClient(t *testing.T) {
 
 			// Another process's progress reaches the client under a token
 			// none of its own requests can have; its own, under its own.
-			if code, _, errOut := runLive(t, dir, nil, "call", "long_running", "steps=2", "interval_ms=5", "--session", "s"); code != command.ExitOK {
-				t.Fatalf("call long_running: exit %d, %q", code, errOut)
-			}
+			runLiveOK(t, dir, "call", "long_running", "steps=2", "interval_ms=5", "--session", "s")
 			tap.waitFrames(t, `"notifications/progress"`, 5)
 			var own, foreign int
 			if !poll(5*time.Second, func() bool {
@@ -530,9 +524,7 @@ func TestAttachedClientSeesThePast(t *testing.T) {
 	seen := &noteLog{}
 	watcher := attachClient(t, wctx, dir, "past", tui.Hooks{Handler: &replyHandler{}, OnNotification: seen.add})
 	for _, args := range [][]string{{"call", "toggle_tool"}, {"log-level", "debug"}, {"tools"}, {"call", "log"}} {
-		if code, out, errOut := runLive(t, dir, nil, append(args, "--session", "past")...); code != command.ExitOK {
-			t.Fatalf("%v: exit %d, %q, %q", args, code, out, errOut)
-		}
+		runLiveOK(t, dir, append(args, "--session", "past")...)
 	}
 	seen.waitFor(t, "tools/list_changed, live", func(n session.Notification) bool {
 		return n.Method == "notifications/tools/list_changed"
@@ -556,9 +548,7 @@ func TestAttachedClientSeesThePast(t *testing.T) {
 	}
 	// Live, a new one arrives as such, and the past is not given again.
 	before := len(past.get())
-	if code, _, errOut := runLive(t, dir, nil, "call", "toggle_tool", "--session", "past"); code != command.ExitOK {
-		t.Fatalf("toggle_tool: exit %d, %q", code, errOut)
-	}
+	runLiveOK(t, dir, "call", "toggle_tool", "--session", "past")
 	live.waitFor(t, "live tools/list_changed", func(n session.Notification) bool {
 		return n.Method == "notifications/tools/list_changed"
 	})
@@ -605,9 +595,7 @@ func TestAttachedClientFollowsTheRoots(t *testing.T) {
 	}
 	attachClient(t, ctx, dir, "roots", tui.Hooks{Handler: &replyHandler{}, OnRoots: onRoots})
 	work := t.TempDir()
-	if code, _, errOut := runLive(t, dir, nil, "roots", "add", work, "--session", "roots"); code != command.ExitOK {
-		t.Fatalf("roots add: exit %d, %q", code, errOut)
-	}
+	runLiveOK(t, dir, "roots", "add", work, "--session", "roots")
 	waitRoots("the root mcpi roots added", func(rs []mcp.Root) bool {
 		return len(rs) == 1 && strings.HasSuffix(rs[0].URI, filepath.ToSlash(work))
 	})
@@ -662,9 +650,7 @@ func TestAttachedClientToldAsTheSession(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the parked request never reached the attached client")
 	}
-	if code, _, errOut := runLive(t, dir, nil, "answer", "1", "--sampling-reply", "elsewhere", "--session", "w"); code != command.ExitOK {
-		t.Fatalf("answer: exit %d, %q", code, errOut)
-	}
+	runLiveOK(t, dir, "answer", "1", "--sampling-reply", "elsewhere", "--session", "w")
 	<-called
 	var ce *session.CancelledError
 	if err := <-h.cause; !errors.As(err, &ce) {

@@ -60,9 +60,7 @@ func TestSessionCallEndsWhenAnswersFillThePipe(t *testing.T) {
 	dir := liveDir(t)
 	startSession(t, dir, "deaf", append([]string{"--timeout", "1s", "--max-time", "2s"},
 		peerArgs(mcptest.SessionPeer(mcptest.SessionStopsReading, 5000, 0))...)...)
-	if code, out, errOut := runLive(t, dir, nil, "call", "fill", "--session", "deaf"); code != command.ExitOK {
-		t.Fatalf("fill: exit %d, stdout %q, stderr %q", code, out, errOut)
-	}
+	runLiveOK(t, dir, "call", "fill", "--session", "deaf")
 	// The answers reach the pipe over a moment: call until a call's write
 	// is the one that blocks, each call within the session's clocks.
 	unread := false
@@ -131,9 +129,7 @@ func TestSessionParkedRequestsHaveABudget(t *testing.T) {
 		t.Errorf("pending --json says %+v (%v), the budget %+v", head, err, u)
 	}
 	// An answered request gives its room back.
-	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(list[0].ID), "--decline", "--session", "flood"); code != 0 {
-		t.Fatalf("answer: exit %d, stderr %q", code, errOut)
-	}
+	runLiveOK(t, dir, "answer", fmt.Sprint(list[0].ID), "--decline", "--session", "flood")
 	eventually(t, "the answered request's room given back", func() bool {
 		v, _ := sessionBudget(t, dir, "flood", "parked requests")
 		return v.Count == u.Count-1 && v.Bytes < u.Bytes
@@ -280,9 +276,7 @@ func TestSessionStopIsNoInterrupt(t *testing.T) {
 		var st live.Status
 		return code == 0 && json.Unmarshal([]byte(out), &st) == nil && st.Active == 2
 	})
-	if code, _, errOut := runLive(t, dir, nil, "session", "stop", "stopped"); code != 0 {
-		t.Fatalf("stop: exit %d, stderr %q", code, errOut)
-	}
+	runLiveOK(t, dir, "session", "stop", "stopped")
 	if code := tail.wait(t); code != command.ExitOK || !strings.Contains(tail.errOut.String(), "session stopped ended: stopped by mcpi session stop") {
 		t.Errorf("tail: exit %d, stderr %q", code, tail.errOut)
 	}
@@ -298,9 +292,7 @@ func TestStoppedSessionStaysListed(t *testing.T) {
 	t.Parallel()
 	dir := liveDir(t)
 	startSession(t, dir, "kept", peerArgs("demo")...)
-	if code, _, errOut := runLive(t, dir, nil, "session", "stop", "kept"); code != 0 {
-		t.Fatalf("stop: exit %d, stderr %q", code, errOut)
-	}
+	runLiveOK(t, dir, "session", "stop", "kept")
 	const reason = "stopped by mcpi session stop"
 	listed := func() (bool, string) {
 		t.Helper()

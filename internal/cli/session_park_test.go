@@ -251,9 +251,7 @@ func TestSessionPendingElicitation(t *testing.T) {
 		!strings.Contains(errOut, `is not an array: give an array as JSON, e.g. toppings:='["cheese","ham"]'`) {
 		t.Errorf("an array as text: exit %d, stderr %q", code, errOut)
 	}
-	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--elicit-field", "name=Grace", "--elicit-field", `toppings:=["cheese","ham"]`, "--session", "form"); code != 0 {
-		t.Fatalf("answer: exit %d, stderr %q", code, errOut)
-	}
+	runLiveOK(t, dir, "answer", fmt.Sprint(p.ID), "--elicit-field", "name=Grace", "--elicit-field", `toppings:=["cheese","ham"]`, "--session", "form")
 	if code := call.wait(t); code != 0 || !strings.Contains(call.out.String(), "Grace") || !strings.Contains(call.out.String(), "accept") || !strings.Contains(call.out.String(), "ham") {
 		t.Errorf("the call: exit %d, stdout %q, stderr %q", code, call.out, call.errOut)
 	}
@@ -302,9 +300,7 @@ func TestSessionPendingModern(t *testing.T) {
 	if p.Kind != "sampling/createMessage" || p.Command != "call sample prompt=hello" {
 		t.Errorf("pending: %+v", p)
 	}
-	if code, _, errOut := runLive(t, dir, nil, "answer", fmt.Sprint(p.ID), "--sampling-reply", "hi back", "--session", "mrtr"); code != 0 {
-		t.Fatalf("answer: exit %d, stderr %q", code, errOut)
-	}
+	runLiveOK(t, dir, "answer", fmt.Sprint(p.ID), "--sampling-reply", "hi back", "--session", "mrtr")
 	if code := call.wait(t); code != 0 || !strings.Contains(call.out.String(), "hi back") {
 		t.Errorf("the call: exit %d, stdout %q, stderr %q", code, call.out, call.errOut)
 	}
@@ -316,9 +312,7 @@ func TestSessionPendingModern(t *testing.T) {
 func tailUntil(t *testing.T, dir, name, message string, tails ...*liveCmd) {
 	t.Helper()
 	eventually(t, "the tails to see "+message+" "+fmt.Sprint(tails[0].out, tails[0].errOut), func() bool {
-		if code, _, errOut := runLive(t, dir, nil, "call", "log", "message="+message, "--session", name); code != 0 {
-			t.Fatalf("call log: exit %d, stderr %q", code, errOut)
-		}
+		runLiveOK(t, dir, "call", "log", "message="+message, "--session", name)
 		for _, tl := range tails {
 			if !strings.Contains(tl.out.String(), message) {
 				return false
@@ -341,9 +335,7 @@ func TestSessionTail(t *testing.T) {
 	text := startLive(t, dir, "tail", "--session", "logs")
 	wire := startLive(t, dir, "tail", "--wire", "--json", "--session", "logs")
 	tailUntil(t, dir, "logs", "hello tails", text, wire)
-	if code, _, errOut := runLive(t, dir, nil, "call", "log", "message=red\x1b[31m", "--session", "logs"); code != 0 {
-		t.Fatalf("call log: exit %d, stderr %q", code, errOut)
-	}
+	runLiveOK(t, dir, "call", "log", "message=red\x1b[31m", "--session", "logs")
 	tailUntil(t, dir, "logs", "hello again", text, wire)
 
 	// Text: a line per log message at warning and above, sanitised.

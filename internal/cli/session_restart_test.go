@@ -54,12 +54,8 @@ func TestSessionRestart(t *testing.T) {
 		t.Fatalf("session start: exit %d, %q", code, errOut)
 	}
 	t.Cleanup(func() { runLive(t, dir, nil, "session", "stop", "rs") })
-	if code, _, errOut := runLive(t, dir, nil, "log-level", "debug", "--session", "rs"); code != command.ExitOK {
-		t.Fatalf("log-level: %d %s", code, errOut)
-	}
-	if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "rs"); code != command.ExitOK {
-		t.Fatalf("subscribe: %d %s", code, errOut)
-	}
+	runLiveOK(t, dir, "log-level", "debug", "--session", "rs")
+	runLiveOK(t, dir, "subscribe", "demo://counter", "--session", "rs")
 	st := showStatus(t, dir, "rs")
 	pids := serverPids(t, st.PID)
 	if len(pids) != 1 {

@@ -33,6 +33,15 @@ func runLive(t *testing.T, dir string, ctx context.Context, args ...string) (cod
 	return code, out.String(), errOut.String()
 }
 
+// runLiveOK is runLive for a command that must succeed: any other exit
+// stops the test, with what the command wrote.
+func runLiveOK(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	if code, out, errOut := runLive(t, dir, nil, args...); code != command.ExitOK {
+		t.Fatalf("mcpi %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errOut)
+	}
+}
+
 // within runs fn, and fails the test when fn has not ended within d: a
 // hang fails on its own, and how long fn took is not what is tested.
 func within(t *testing.T, d time.Duration, what string, fn func()) {
@@ -366,9 +375,7 @@ func TestSessionLatency(t *testing.T) {
 	measure := func(args ...string) time.Duration {
 		start := time.Now()
 		for range n {
-			if code, out, errOut := runLive(t, dir, nil, args...); code != 0 {
-				t.Fatalf("exit %d: %s%s", code, out, errOut)
-			}
+			runLiveOK(t, dir, args...)
 		}
 		return time.Since(start) / n
 	}
