@@ -25,16 +25,13 @@ import (
 // missing or too large is a protocol error.
 func TestAppInfo(t *testing.T) {
 	good := peerArgs(mcptest.AppsPrefix + mcptest.AppsGood)
-	code, out, errOut := runCLI(t, "", with(good, "app-info", "show-chart")...)
-	if code != command.ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out, _ := runCLIExit(t, command.ExitOK, with(good, "app-info", "show-chart")...)
 	wantIn(t, "app-info", out, "ui://charts/chart  (listed)", "text/html;profile=mcp-app", "connectDomains: https://api.example.com",
 		"resourceDomains: https://cdn.example.com", "connect-src 'self' https://api.example.com", "clipboard-write", "prefers a border", "script https://cdn.example.com/chart.js", "visible to: model, app")
 	if strings.Contains(out, "warnings") {
 		t.Errorf("the good App has warnings:\n%s", out)
 	}
-	code, out, _ = runCLI(t, "", with(good, "app-info", "refresh-chart", "--json")...)
+	code, out, _ := runCLI(t, "", with(good, "app-info", "refresh-chart", "--json")...)
 	var in struct {
 		Tool       string   `json:"tool"`
 		Visibility []string `json:"visibility"`
@@ -45,7 +42,7 @@ func TestAppInfo(t *testing.T) {
 	if code != command.ExitOK || json.Unmarshal([]byte(out), &in) != nil || in.Tool != "refresh-chart" || strings.Join(in.Visibility, ",") != "app" || in.Size != len(mcptest.AppHTML) || !in.Listed || in.Policy == "" {
 		t.Errorf("--json: exit %d, %+v, %s", code, in, out)
 	}
-	code, out, errOut = runCLI(t, "", with(good, "app-info", "plain-echo", "--json")...)
+	code, out, errOut := runCLI(t, "", with(good, "app-info", "plain-echo", "--json")...)
 	if code != command.ExitNoApp || !strings.Contains(out, `"kind": "no_app"`) && !strings.Contains(out, `"kind":"no_app"`) {
 		t.Errorf("no App: exit %d, %s %s", code, out, errOut)
 	}

@@ -138,9 +138,7 @@ func TestOAuthFailures(t *testing.T) {
 func TestOAuthBearer(t *testing.T) {
 	configDir(t)
 	s := authtest.Start(t, authtest.Config{})
-	if code, _, errOut := runCLI(t, "", "ping", "--oauth-headless", s.URL); code != command.ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	runCLIExit(t, command.ExitOK, "ping", "--oauth-headless", s.URL)
 	store, _ := authStore()
 	e, err := store.ForServer(s.URL)
 	if err != nil || e == nil {

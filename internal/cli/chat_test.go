@@ -121,10 +121,7 @@ func TestChatPrintsNoEscapes(t *testing.T) {
 		mcptest.LLMTurn{Text: "\x1b[31mred\x1b]0;title\x07 and \u202e", Calls: []mcptest.LLMCall{{ID: "c1", Name: "echo", Args: `{"text":"\u001b[2Jclear"}`}}},
 		mcptest.LLMTurn{Text: "done \x1b[1mbold"})
 	t.Setenv("ANTHROPIC_API_KEY", chatKey)
-	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "chat", "--model", "anthropic:claude-test", "--model-url", fake.URL, "--prompt", "x", "--approve", "all")...)
-	if code != command.ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out, errOut := runCLIExit(t, command.ExitOK, with(peerArgs("demo"), "chat", "--model", "anthropic:claude-test", "--model-url", fake.URL, "--prompt", "x", "--approve", "all")...)
 	for _, s := range []string{out, errOut} {
 		if strings.ContainsAny(s, "\x1b\x07\u202e") {
 			t.Errorf("raw control characters reached the terminal: %q", s)

@@ -27,6 +27,17 @@ func wantIn(t *testing.T, what, text string, wants ...string) {
 	}
 }
 
+// runCLIExit is runCLI for a command whose exit code is known: any other
+// stops the test, with what the command wrote.
+func runCLIExit(t *testing.T, want command.ExitCode, args ...string) (stdout, stderr string) {
+	t.Helper()
+	code, out, errOut := runCLI(t, "", args...)
+	if code != want {
+		t.Fatalf("mcpi %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, want, out, errOut)
+	}
+	return out, errOut
+}
+
 // runCLI runs mcpi in-process with test streams.
 func runCLI(t *testing.T, stdin string, args ...string) (code command.ExitCode, stdout, stderr string) {
 	t.Helper()

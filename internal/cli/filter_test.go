@@ -30,15 +30,10 @@ func TestReplayFilter(t *testing.T) {
   - call: add
     args: {a: 1, b: 2}
 `)
-	if code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path, "--record", trace)...); code != command.ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(peerArgs("demo"), "test", path, "--record", trace)...)
 	replay := func(filter string) string {
 		t.Helper()
-		code, out, errOut := runCLI(t, "", "replay", trace, "--print", "--filter", filter)
-		if code != command.ExitOK {
-			t.Fatalf("--filter %q: exit %d, %s", filter, code, errOut)
-		}
+		out, _ := runCLIExit(t, command.ExitOK, "replay", trace, "--print", "--filter", filter)
 		return out
 	}
 	out := replay("tool:fail")
@@ -103,13 +98,8 @@ func TestTailFilter(t *testing.T) {
 func TestTraceExportOTLP(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.jsonl")
-	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "call", "echo", "text=hi", "--record", trace)...); code != command.ExitOK {
-		t.Fatalf("call: exit %d, %s", code, errOut)
-	}
-	code, out, errOut := runCLI(t, "", "trace", "export", "--otlp", trace)
-	if code != command.ExitOK {
-		t.Fatalf("export: exit %d, %s", code, errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(peerArgs("demo"), "call", "echo", "text=hi", "--record", trace)...)
+	out, _ := runCLIExit(t, command.ExitOK, "trace", "export", "--otlp", trace)
 	spans := otlpSpans(t, out)
 	root, call := spans["mcp session"], spans["tools/call echo"]
 	if root.Name() == "" || call.Name() == "" || call.ParentSpanID() != root.SpanID() {
@@ -118,7 +108,7 @@ func TestTraceExportOTLP(t *testing.T) {
 	if v, _ := call.Attributes().Get("gen_ai.tool.name"); v.AsString() != "echo" {
 		t.Errorf("attributes %v", call.Attributes().AsRaw())
 	}
-	code, _, errOut = runCLI(t, "", "trace", "export", "--otlp", "--har", trace)
+	code, _, errOut := runCLI(t, "", "trace", "export", "--otlp", "--har", trace)
 	if code != command.ExitUsage || !strings.Contains(errOut, "--har or --otlp") {
 		t.Errorf("both formats: exit %d, %s", code, errOut)
 	}
@@ -157,9 +147,7 @@ func TestTraceContext(t *testing.T) {
 	// A second command under the same TRACEPARENT joins the same trace
 	// with spans of its own.
 	trace2 := filepath.Join(dir, "t2.jsonl")
-	if code, _, errOut := runCLI(t, "", with(peer, "call", "t", "--record", trace2)...); code != command.ExitOK {
-		t.Fatalf("second call: %d %s", code, errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(peer, "call", "t", "--record", trace2)...)
 	_, doc2, _ := runCLI(t, "", "trace", "export", "--otlp", trace2)
 	root2 := otlpSpans(t, doc2)["mcp session"]
 	if root2.TraceID() != root.TraceID() || root2.SpanID() == root.SpanID() {
@@ -184,9 +172,7 @@ func TestReplayLatency(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.jsonl")
 	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: a}\n  - call: echo\n    args: {text: b}\n  - call: fail\n    expect: {isError: true}\n")
-	if code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path, "--record", trace)...); code != command.ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(peerArgs("demo"), "test", path, "--record", trace)...)
 	code, out, errOut := runCLI(t, "", "replay", trace, "--latency")
 	if code != command.ExitOK || !strings.Contains(out, "METHOD") || !regexp.MustCompile(`tools/call echo\s+2\s+0\s`).MatchString(out) || !regexp.MustCompile(`tools/call fail\s+1\s+1\s`).MatchString(out) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)

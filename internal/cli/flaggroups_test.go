@@ -102,10 +102,7 @@ func TestHelpGroupsFlags(t *testing.T) {
 
 // A call's help: its own flags first, OAuth's last.
 func TestCallHelpOrder(t *testing.T) {
-	code, out, _ := runCLI(t, "", "call", "--help")
-	if code != command.ExitOK {
-		t.Fatalf("exit %d", code)
-	}
+	out, _ := runCLIExit(t, command.ExitOK, "call", "--help")
 	var order []int
 	for _, s := range []string{"Arguments and answers:\n", "      --args string", "Output:\n", "      --json", "Live session:\n", "Connection:\n", "      --url string", "Authorization (HTTP servers):\n", "      --grant string", "Help:\n", "  -h, --help"} {
 		i := strings.Index(out, s)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/demoserver"
 	"github.com/mcpi-dev/mcpi/internal/proxy"
 	"github.com/mcpi-dev/mcpi/internal/record"
@@ -43,10 +44,7 @@ func TestProxyHTTPAndHAR(t *testing.T) {
 				}
 			}
 			// The client's trace exports as a HAR with one entry per request.
-			code, out, errOut = runCLI(t, "", "trace", "export", "--har", clientTrace)
-			if code != 0 {
-				t.Fatalf("export: %d %s", code, errOut)
-			}
+			out, _ = runCLIExit(t, command.ExitOK, "trace", "export", "--har", clientTrace)
 			var har record.HAR
 			if err := json.Unmarshal([]byte(out), &har); err != nil {
 				t.Fatal(err)

@@ -31,10 +31,7 @@ func TestReplayPrintsModelTurns(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runCLI(t, "", "replay", path, "--print")
-	if code != command.ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out, _ := runCLIExit(t, command.ExitOK, "replay", path, "--print")
 	wantIn(t, "replay --print", out,
 		"→ model chat gpt-4.1: chat · 1 messages, 2 tools",
 		"← model response · chat gpt-4.1 (250ms): calls delete_file · 9 in / 4 out tokens",

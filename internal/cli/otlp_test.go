@@ -23,10 +23,7 @@ import (
 func TestOTLPEndpoint(t *testing.T) {
 	sink := mcptest.NewOTLPReceiver(t)
 	peer := peerArgs(mcptest.LoadPrefix + mcptest.LoadTraceParent)
-	code, out, errOut := runCLI(t, "", with(peer, "call", "t", "-v", "--otlp-endpoint", sink.URL)...)
-	if code != command.ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out, errOut := runCLIExit(t, command.ExitOK, with(peer, "call", "t", "-v", "--otlp-endpoint", sink.URL)...)
 	m := regexp.MustCompile(`exported (\d+) spans of trace ([0-9a-f]{32}) to `).FindStringSubmatch(errOut)
 	if m == nil {
 		t.Fatalf("-v does not name the trace: %s", errOut)

@@ -90,10 +90,7 @@ func TestRecordHTTPRedactsHeaders(t *testing.T) {
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "http.jsonl")
-	code, _, errOut := runCLI(t, "", "tools", srv.URL, "-H", "Authorization: Bearer tok-12345", "--record", path)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	runCLIExit(t, command.ExitOK, "tools", srv.URL, "-H", "Authorization: Bearer tok-12345", "--record", path)
 	raw, _ := os.ReadFile(path)
 	if strings.Contains(string(raw), "tok-12345") {
 		t.Error("the bearer token reached the trace")

@@ -95,9 +95,7 @@ func TestReplayVerifyFindsChanges(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.jsonl")
-	if code, _, errOut := runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostileGarbageFirst), "call", "echo", "--record", trace)...); code != 0 {
-		t.Fatalf("record: %d %s", code, errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(peerArgs("hostile:"+mcptest.HostileGarbageFirst), "call", "echo", "--record", trace)...)
 	// The same server: equal.
 	if code, out, _ := runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostileGarbageFirst), "replay", trace, "--verify")...); code != 0 || !strings.Contains(out, "✓ #") {
 		t.Errorf("same server: exit %d\n%s", code, out)
@@ -119,9 +117,7 @@ func TestReplayDamagedTrace(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.jsonl")
-	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "call", "echo", "text=before the damage", "--record", trace)...); code != 0 {
-		t.Fatalf("record: %s", errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(peerArgs("demo"), "call", "echo", "text=before the damage", "--record", trace)...)
 	data, _ := os.ReadFile(trace)
 	// Cut the last line in half, as a crash mid-write would.
 	cut := data[:len(data)-40]
@@ -145,9 +141,7 @@ func TestReplayServeHTTP(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.jsonl")
-	if code, _, errOut := runCLI(t, "", with(peerArgs("demo:both"), "call", "echo", "text=over http", "--record", trace)...); code != 0 {
-		t.Fatalf("record: %s", errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(peerArgs("demo:both"), "call", "echo", "text=over http", "--record", trace)...)
 	url := serveReplayHTTP(t, trace)
 	code, out, errOut := runCLI(t, "", "call", "echo", "text=over http", url)
 	if code != 0 || !strings.Contains(out, "over http") {
@@ -290,9 +284,7 @@ func TestReplayServeFaults(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	trace, faults, out := filepath.Join(dir, "t.jsonl"), filepath.Join(dir, "f.yaml"), filepath.Join(dir, "hostile.jsonl")
-	if code, _, errOut := runCLI(t, "", with(peerArgs("demo:both"), "call", "echo", "text=served", "--record", trace, "--era", "legacy")...); code != 0 {
-		t.Fatalf("record: %s", errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(peerArgs("demo:both"), "call", "echo", "text=served", "--record", trace, "--era", "legacy")...)
 	os.WriteFile(faults, []byte("faults:\n  - name: busy\n    match: dir:out method:tools/call\n    error: {code: -32001, message: busy}\n"), 0o600)
 	code, _, errOut := runCLI(t, "", "call", "echo", "text=served", "--", mcpiBinary(t), "replay", trace, "--serve", "--faults", faults, "--seed", "4", "--record", out)
 	if code == 0 || !strings.Contains(errOut, "busy") {

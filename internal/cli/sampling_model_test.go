@@ -192,10 +192,7 @@ func TestSamplingModelExports(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", samplingKey)
 	sink := mcptest.NewOTLPReceiver(t)
 	_, flags := fakeModel(t, mcptest.LLMAnthropic, mcptest.LLMTurn{Text: "exported"})
-	code, _, errOut := runCLI(t, "", with(peerArgs("demo"), append([]string{"call", "sample", "prompt=hi", "--otlp-endpoint", sink.URL}, flags...)...)...)
-	if code != command.ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(peerArgs("demo"), append([]string{"call", "sample", "prompt=hi", "--otlp-endpoint", sink.URL}, flags...)...)...)
 	spans := sink.SpansByName()
 	span, ok := spans["chat claude-test"]
 	if !ok {

@@ -92,10 +92,7 @@ func TestSnapshotUnchangedServer(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
-			code, _, stderr := runCLI(t, "", with(tc.target, "snapshot", "-o", a)...)
-			if code != command.ExitOK {
-				t.Fatalf("snapshot: exit %d: %s", code, stderr)
-			}
+			runCLIExit(t, command.ExitOK, with(tc.target, "snapshot", "-o", a)...)
 			code, stdout, stderr := runCLI(t, "", with(tc.target, "snapshot")...)
 			if code != command.ExitOK {
 				t.Fatalf("snapshot: exit %d: %s", code, stderr)
@@ -199,10 +196,7 @@ func TestDiffMarkdown(t *testing.T) {
 		return p
 	}
 	old, new := mk("old.json", `"x"`), mk("new.json", `"<script>alert(1)</script> ping @everyone **now**"`)
-	code, stdout, stderr := runCLI(t, "", "diff", old, new, "--markdown")
-	if code != command.ExitToolError {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := runCLIExit(t, command.ExitToolError, "diff", old, new, "--markdown")
 	wantIn(t, "stdout", stdout,
 		"### mcpi diff: 1 breaking change(s)\n",
 		"#### Breaking (1)\n\n- **tool gone**: tool gone was removed: clients that use it fail `/tools/gone` `tool-removed`\n",
@@ -220,9 +214,7 @@ func TestDiffTrace(t *testing.T) {
 	dir := t.TempDir()
 	snap, trace := filepath.Join(dir, "s.json"), filepath.Join(dir, "t.jsonl")
 	demo := peerArgs("demo")
-	if code, _, stderr := runCLI(t, "", with(demo, "snapshot", "-o", snap)...); code != command.ExitOK {
-		t.Fatalf("snapshot: %s", stderr)
-	}
+	runCLIExit(t, command.ExitOK, with(demo, "snapshot", "-o", snap)...)
 	if code, _, stderr := runCLI(t, "", with(demo, "tools", "--record", trace)...); code != command.ExitOK {
 		t.Fatalf("tools: %s", stderr)
 	}

@@ -49,9 +49,7 @@ func TestNoRawControlReachesAPerson(t *testing.T) {
 	// A trace of a session with the poison server, and a trace made by hand
 	// with poison in every field of every kind of event, and a corrupt line.
 	recorded := filepath.Join(dir, "recorded.jsonl")
-	if code, _, errOut := runCLI(t, "", with(p, "call", "progress", "-v", "--no-redact", "--record", recorded)...); code != command.ExitOK {
-		t.Fatalf("recording: exit %d: %s", code, errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(p, "call", "progress", "-v", "--no-redact", "--record", recorded)...)
 	crafted := filepath.Join(dir, "crafted.jsonl")
 	writeLines(t, crafted,
 		map[string]any{"type": "header", "format": "mcpi-trace", "version": 1, "mcpi": mcptest.Poison, "created": "2026-03-14T15:09:26Z", "role": "client",

@@ -96,10 +96,7 @@ func TestJUnitValidates(t *testing.T) {
 	pass := writeCollection(t, passing)
 	fail := writeCollection(t, failing+"  - call: echo\n    args: {text: \"\\e[31m\\x00bad\\x07 <&> ]]>\"}\n    expect: {text: {equals: x}}\n")
 	report := filepath.Join(dir, "reports", "junit.xml")
-	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", "--junit", report, pass, fail)...)
-	if code != command.ExitToolError {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	out, _ := runCLIExit(t, command.ExitToolError, with(peerArgs("demo"), "test", "--junit", report, pass, fail)...)
 	if !strings.Contains(out, "13 passed, 16 failed") {
 		t.Errorf("the text report is still printed: %s", out)
 	}
@@ -120,10 +117,7 @@ func TestJUnitValidates(t *testing.T) {
 
 	// A server that cannot be reached: the suite says why, with no case.
 	gone := filepath.Join(dir, "gone.xml")
-	code, _, _ = runCLI(t, "", "test", "--junit", gone, pass, "--", filepath.Join(dir, "no-such-server"))
-	if code != command.ExitConnect {
-		t.Fatalf("exit %d", code)
-	}
+	runCLIExit(t, command.ExitConnect, "test", "--junit", gone, pass, "--", filepath.Join(dir, "no-such-server"))
 	validateJUnit(t, gone)
 	if d := readJUnit(t, gone); len(d.Suites) != 1 || d.Suites[0].Tests != 0 || d.Suites[0].SystemErr == "" {
 		t.Errorf("suites %+v", d.Suites)
@@ -132,10 +126,7 @@ func TestJUnitValidates(t *testing.T) {
 	// A server that goes away during a step: that step is an error.
 	exits := writeCollection(t, "steps:\n  - call: t\n  - call: t\n  - call: t\n")
 	during := filepath.Join(dir, "during.xml")
-	code, _, _ = runCLI(t, "", with(peerArgs(mcptest.LoadPrefix+mcptest.LoadExits+":1"), "test", "--junit", during, exits)...)
-	if code != command.ExitConnect {
-		t.Fatalf("exit %d", code)
-	}
+	runCLIExit(t, command.ExitConnect, with(peerArgs(mcptest.LoadPrefix+mcptest.LoadExits+":1"), "test", "--junit", during, exits)...)
 	validateJUnit(t, during)
 	if d := readJUnit(t, during); len(d.Suites) != 1 || d.Suites[0].Tests != 2 || d.Suites[0].Errors != 1 || d.Suites[0].Cases[1].Error == nil {
 		t.Errorf("suites %+v", d.Suites)
@@ -146,10 +137,7 @@ func TestJUnitValidates(t *testing.T) {
 // block, the plan at the end.
 func TestTAP(t *testing.T) {
 	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n    expect: {text: {equals: hi}}\n  - name: \"# not a directive\"\n    call: echo\n    args: {text: hi}\n    expect: {text: {equals: ho}}\n")
-	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", "--tap", path)...)
-	if code != command.ExitToolError {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	out, _ := runCLIExit(t, command.ExitToolError, with(peerArgs("demo"), "test", "--tap", path)...)
 	want := "TAP version 13\n# " + path + "\nok 1 - " + path + ": call echo\nnot ok 2 - " + path + ": \\# not a directive\n  ---\n"
 	if !strings.HasPrefix(out, want) || !strings.HasSuffix(out, "  ...\n1..2\n") {
 		t.Fatalf("TAP:\n%s\nwant it to begin with\n%s", out, want)
@@ -159,7 +147,7 @@ func TestTAP(t *testing.T) {
 			t.Errorf("TAP lacks %q:\n%s", line, out)
 		}
 	}
-	code, _, errOut = runCLI(t, "", with(peerArgs("demo"), "test", "--tap", "--json", path)...)
+	code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "test", "--tap", "--json", path)...)
 	if code != command.ExitUsage || !strings.Contains(errOut, "not both") {
 		t.Errorf("--tap --json: exit %d, %s", code, errOut)
 	}
@@ -412,10 +400,7 @@ func TestTAPFileThatStops(t *testing.T) {
 	stops := writeCollection(t, "steps:\n  - call: t\n  - call: t\n")
 	bad := writeCollection(t, "steps:\n  - call: t\n    expct: {}\n")
 	next := writeCollection(t, "steps:\n  - call: t\n")
-	code, out, errOut := runCLI(t, "", with(peerArgs(mcptest.LoadPrefix+mcptest.LoadExits+":1"), "test", "--tap", stops, bad, next)...)
-	if code != command.ExitConnect {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	out, _ := runCLIExit(t, command.ExitConnect, with(peerArgs(mcptest.LoadPrefix+mcptest.LoadExits+":1"), "test", "--tap", stops, bad, next)...)
 	var heads []string
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "ok ") || strings.HasPrefix(l, "not ok ") {

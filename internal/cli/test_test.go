@@ -75,10 +75,7 @@ func TestTestPasses(t *testing.T) {
 	t.Setenv("MCPI_TEST_HOME", "/h")
 	t.Setenv("MCPI_TEST_ROOT", t.TempDir())
 	path := writeCollection(t, passing)
-	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path)...)
-	if code != command.ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	out, _ := runCLIExit(t, command.ExitOK, with(peerArgs("demo"), "test", path)...)
 	wantIn(t, "stdout", out, "ok   call add (", "ok   echo what add said", "ok   prompt greet", "ok   read demo://text/hello", "ok   request tools/list", "ok   call sample", "ok   complete prompt greet style", "ok   call no_such_tool", "ok   call list_roots", "12 passed, 0 failed")
 }
 
@@ -126,10 +123,7 @@ const failing = `steps:
 
 func TestTestFails(t *testing.T) {
 	path := writeCollection(t, failing)
-	code, out, errOut := runCLI(t, "", with(peerArgs("demo"), "test", path)...)
-	if code != command.ExitToolError {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	out, _ := runCLIExit(t, command.ExitToolError, with(peerArgs("demo"), "test", path)...)
 	wantIn(t, "stdout", out,
 		"FAIL call add", "structuredContent.sum: expected 6, got 5", "expected: 6", "actual:   5",
 		`text: expected "bye", got "hello"`,
@@ -167,10 +161,7 @@ type jsonReport struct {
 
 func TestTestJSON(t *testing.T) {
 	path := writeCollection(t, "steps:\n  - call: echo\n    args: {text: hi}\n    expect: {text: {equals: ho}}\n")
-	code, out, _ := runCLI(t, "", with(peerArgs("demo"), "test", "--json", path)...)
-	if code != command.ExitToolError {
-		t.Fatalf("exit %d\n%s", code, out)
-	}
+	out, _ := runCLIExit(t, command.ExitToolError, with(peerArgs("demo"), "test", "--json", path)...)
 	var doc jsonReport
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)

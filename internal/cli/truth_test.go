@@ -211,9 +211,7 @@ func TestVerifyCannotPassVacuously(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.jsonl")
 	demo := with(peerArgs("demo"), "--era", "legacy")
-	if code, _, errOut := runCLI(t, "", with(demo, "call", "echo", "text=hi", "--record", trace)...); code != command.ExitOK {
-		t.Fatalf("recording: %s", errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(demo, "call", "echo", "text=hi", "--record", trace)...)
 	for _, bad := range []string{"", ".", "..", "[", "[]", "**", "*", "result", "error"} {
 		code, _, errOut := runCLI(t, "", with(demo, "replay", trace, "--verify", "--ignore", bad)...)
 		if code != command.ExitUsage || !strings.Contains(errOut, "--ignore") {
@@ -234,9 +232,7 @@ func TestVerifyCannotPassVacuously(t *testing.T) {
 	other := filepath.Join(dir, "other.jsonl")
 	os.WriteFile(other, []byte(strings.Replace(string(b), `"clientInfo":{"name":"mcpi"`, `"clientInfo":{"name":"another-host"`, 1)), 0o600)
 	again := filepath.Join(dir, "again.jsonl")
-	if code, _, errOut := runCLI(t, "", with(demo, "replay", other, "--verify", "--record", again)...); code != command.ExitOK {
-		t.Fatalf("verify: exit %d, %s", code, errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(demo, "replay", other, "--verify", "--record", again)...)
 	if b, _ := os.ReadFile(again); !strings.Contains(string(b), `"clientInfo":{"name":"another-host"`) {
 		t.Errorf("the verify did not introduce itself as the recorded host:\n%s", b)
 	}
@@ -248,9 +244,7 @@ func TestVerifyCannotPassVacuously(t *testing.T) {
 func TestServeAnswersWhatEveryClientSends(t *testing.T) {
 	t.Parallel()
 	trace := filepath.Join(t.TempDir(), "t.jsonl")
-	if code, _, errOut := runCLI(t, "", with(peerArgs("demo"), "--era", "legacy", "tools", "--record", trace)...); code != command.ExitOK {
-		t.Fatalf("recording: %s", errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(peerArgs("demo"), "--era", "legacy", "tools", "--record", trace)...)
 	serve := []string{"--era", "legacy", "--", mcpiBinary(t), "replay", trace, "--serve"}
 	for _, tc := range []cliCase{
 		{name: "ping", args: append([]string{"ping"}, serve...), stdout: []string{"pong"}},
@@ -269,9 +263,7 @@ func TestCorruptLineSkippedEverywhere(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.jsonl")
 	demo := with(peerArgs("demo"), "--era", "legacy")
-	if code, _, errOut := runCLI(t, "", with(demo, "call", "echo", "text=after the damage", "--record", trace)...); code != command.ExitOK {
-		t.Fatalf("recording: %s", errOut)
-	}
+	runCLIExit(t, command.ExitOK, with(demo, "call", "echo", "text=after the damage", "--record", trace)...)
 	b, _ := os.ReadFile(trace)
 	lines := strings.SplitAfter(string(b), "\n")
 	bad := append(append(append([]string{}, lines[:3]...), "{\"type\":\"frame\",\"seq\":3,\"oops\n"), lines[3:]...)
@@ -308,15 +300,10 @@ func TestProxyHARURLsAreTrue(t *testing.T) {
 	up, _ := url.Parse(upstream.URL + "/mcp")
 	front := httptest.NewServer(proxy.Handler(up, w))
 	t.Cleanup(front.Close)
-	if code, _, errOut := runCLI(t, "", "tools", "--era", "legacy", front.URL+"/"); code != command.ExitOK {
-		t.Fatalf("through the proxy: %s", errOut)
-	}
+	runCLIExit(t, command.ExitOK, "tools", "--era", "legacy", front.URL+"/")
 	front.Close()
 	w.Close()
-	code, out, errOut := runCLI(t, "", "trace", "export", "--har", trace)
-	if code != command.ExitOK {
-		t.Fatalf("export: %s", errOut)
-	}
+	out, _ := runCLIExit(t, command.ExitOK, "trace", "export", "--har", trace)
 	var har record.HAR
 	if err := json.Unmarshal([]byte(out), &har); err != nil {
 		t.Fatal(err)
