@@ -104,8 +104,7 @@ func TestChatInASession(t *testing.T) {
 		mcptest.LLMTurn{Calls: []mcptest.LLMCall{{ID: "call_1", Name: "add", Args: `{"a":2,"b":3}`}}},
 		mcptest.LLMTurn{Text: "It is 5."})
 	t.Setenv("OPENAI_API_KEY", chatKey)
-	dir := liveDir(t)
-	startSession(t, dir, "chat", peerArgs("demo")...)
+	dir := demoSession(t, "chat")
 	code, out, errOut := runLive(t, dir, nil, "chat", "--session", "chat", "--model", "openai:gpt-4.1", "--model-url", fake.URL, "--prompt", "add", "--approve", "all", "--json")
 	var rep term.Report
 	if code != command.ExitOK || json.Unmarshal([]byte(out), &rep) != nil || rep.Stop != "done" || len(rep.Calls) != 1 || !strings.Contains(rep.Calls[0].Result, "5") {

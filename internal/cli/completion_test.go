@@ -147,8 +147,7 @@ func TestCompleteServerNames(t *testing.T) {
 // With --session (or $MCPI_SESSION and no TARGET), the values come from
 // the live session's server, asked of its daemon.
 func TestCompleteFromALiveSession(t *testing.T) {
-	dir := liveDir(t)
-	startSession(t, dir, "demo", peerArgs("demo")...)
+	dir := demoSession(t, "demo")
 	has := func(args []string, want ...string) {
 		t.Helper()
 		got, _ := completions(t, dir, args...)

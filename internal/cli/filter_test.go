@@ -71,8 +71,7 @@ func TestReplayFilter(t *testing.T) {
 // log messages alike.
 func TestTailFilter(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "flt", peerArgs("demo")...)
+	dir := demoSession(t, "flt")
 	runLiveOK(t, dir, "log-level", "debug", "--session", "flt")
 	adds := startLive(t, dir, "tail", "--wire", "--filter", "tool:add", "--session", "flt")
 	logs := startLive(t, dir, "tail", "--filter", "kind:log text:marker", "--session", "flt")

@@ -244,8 +244,7 @@ func TestAttachedClient(t *testing.T) {
 // TestSessionPathsAreTheCommands: a path a command gives (@FILE, --save,
 // a root) names a file where the command runs, not where the daemon does.
 func TestSessionPathsAreTheCommands(t *testing.T) {
-	dir := liveDir(t)
-	startSession(t, dir, "p", peerArgs("demo")...)
+	dir := demoSession(t, "p")
 	work := t.TempDir()
 	if err := os.WriteFile(filepath.Join(work, "args.json"), []byte(`{"a":40,"b":2}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -324,8 +323,7 @@ func TestSessionToolCache(t *testing.T) {
 // go.
 func TestAttachedClientThatDoesNotRead(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "slow", peerArgs("demo")...)
+	dir := demoSession(t, "slow")
 	conn, _, err := live.Attach(dir, "slow")
 	if err != nil {
 		t.Fatal(err)
@@ -569,8 +567,7 @@ func TestAttachedClientFollowsTheRoots(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	dir := liveDir(t)
-	startSession(t, dir, "roots", peerArgs("demo")...)
+	dir := demoSession(t, "roots")
 	var mu sync.Mutex
 	var got [][]mcp.Root
 	onRoots := func(rs []mcp.Root) {
@@ -635,8 +632,7 @@ func TestAttachedClientToldAsTheSession(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	dir := liveDir(t)
-	startSession(t, dir, "w", peerArgs("demo")...)
+	dir := demoSession(t, "w")
 	h := &blockHandler{asked: make(chan struct{}), cause: make(chan error, 1)}
 	notes := &noteLog{}
 	attachClient(t, ctx, dir, "w", tui.Hooks{Handler: h, OnNotification: notes.add})

@@ -43,8 +43,7 @@ func sessionBudget(t *testing.T, dir, name, budget string) (bounds.Usage, bool) 
 // refusals to server requests is one of the budgets session show prints.
 func TestSessionStatusShowsRefusalsBudget(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "refusals", peerArgs("demo")...)
+	dir := demoSession(t, "refusals")
 	u, ok := sessionBudget(t, dir, "refusals", session.RefusalsBudget)
 	if !ok || u.MaxCount != 4096 || u.MaxBytes != 1<<20 {
 		t.Errorf("the refusals' budget in session show --json: %+v (found: %v)", u, ok)
@@ -267,8 +266,7 @@ func zombie(pid int) bool {
 // was stopped, as when the server exits; neither is taken for Ctrl-C.
 func TestSessionStopIsNoInterrupt(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "stopped", peerArgs("demo")...)
+	dir := demoSession(t, "stopped")
 	tail := startLive(t, dir, "tail", "--session", "stopped")
 	call := startLive(t, dir, "call", "slow", "ms=60000", "--session", "stopped")
 	eventually(t, "the tail and the call under way", func() bool {
@@ -290,8 +288,7 @@ func TestSessionStopIsNoInterrupt(t *testing.T) {
 // the hour ended sessions are kept (live.KeepEnded); past it, it is gone.
 func TestStoppedSessionStaysListed(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "kept", peerArgs("demo")...)
+	dir := demoSession(t, "kept")
 	runLiveOK(t, dir, "session", "stop", "kept")
 	const reason = "stopped by mcpi session stop"
 	listed := func() (bool, string) {

@@ -226,8 +226,7 @@ func TestSessionPendingSampling(t *testing.T) {
 
 func TestSessionPendingElicitation(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "form", peerArgs("demo")...)
+	dir := demoSession(t, "form")
 	call := startLive(t, dir, "call", "elicit", "--session", "form")
 	p := waitPending(t, dir, "form", 1)[0]
 	if p.Kind != "elicitation/create" || p.Mode != "form" || p.Message == "" || len(p.Fields) == 0 || !strings.Contains(p.Summary, "name") {
@@ -278,8 +277,7 @@ func TestSessionPendingElicitation(t *testing.T) {
 // leaves the list.
 func TestSessionPendingWithdrawn(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "gone", peerArgs("demo")...)
+	dir := demoSession(t, "gone")
 	call := startLive(t, dir, "call", "sample", "prompt=hi", "--session", "gone")
 	waitPending(t, dir, "gone", 1)
 	call.cancel()
@@ -324,8 +322,7 @@ func tailUntil(t *testing.T, dir, name, message string, tails ...*liveCmd) {
 
 func TestSessionTail(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "logs", peerArgs("demo")...)
+	dir := demoSession(t, "logs")
 	if code, _, errOut := runLive(t, dir, nil, "log-level", "warning", "--session", "logs"); code != 0 || !strings.Contains(errOut, "warning") {
 		t.Fatalf("log-level: exit %d, stderr %q", code, errOut)
 	}
@@ -382,8 +379,7 @@ func TestSessionTail(t *testing.T) {
 // tails; it misses events and says how many.
 func TestSessionTailNeverReads(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "slowtail", peerArgs("demo")...)
+	dir := demoSession(t, "slowtail")
 	c, err := live.Dial(dir, "slowtail")
 	if err != nil {
 		t.Fatal(err)
@@ -426,8 +422,7 @@ func TestSessionTailNeverReads(t *testing.T) {
 
 func TestSessionTailSubscribe(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "sub", peerArgs("demo")...)
+	dir := demoSession(t, "sub")
 	if code, _, errOut := runLive(t, dir, nil, "subscribe", "demo://counter", "--session", "sub"); code != 0 || !strings.Contains(errOut, "Subscribed to demo://counter") {
 		t.Fatalf("subscribe: exit %d, stderr %q", code, errOut)
 	}
@@ -446,8 +441,7 @@ func TestSessionTailSubscribe(t *testing.T) {
 // full and how to answer it; mcpi result then gives the call's outcome.
 func TestCallNoWait(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "nw", peerArgs("demo")...)
+	dir := demoSession(t, "nw")
 	in := func(args ...string) (command.ExitCode, string, string) {
 		return runLive(t, dir, nil, append(args, "--session", "nw")...)
 	}

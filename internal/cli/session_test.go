@@ -63,6 +63,15 @@ func liveDir(t *testing.T) string {
 	return filepath.Join(t.TempDir(), "run")
 }
 
+// demoSession starts the session name on the demo server, in a runtime
+// directory of the test's own, and returns that directory.
+func demoSession(t *testing.T, name string) string {
+	t.Helper()
+	dir := liveDir(t)
+	startSession(t, dir, name, peerArgs("demo")...)
+	return dir
+}
+
 // startSession starts a session and stops it when the test ends, killing
 // its daemon if stopping does not end it; should the test binary die
 // first, the idle timeout ends the daemon.
@@ -132,8 +141,7 @@ func TestSessionParityWithOneShot(t *testing.T) {
 }
 
 func TestSessionStatePersists(t *testing.T) {
-	dir := liveDir(t)
-	startSession(t, dir, "counter", peerArgs("demo")...)
+	dir := demoSession(t, "counter")
 	for i := 1; i <= 3; i++ {
 		code, out, errOut := runLive(t, dir, nil, "call", "bump_counter", "--session", "counter")
 		if want := fmt.Sprintf("is now %d.", i); code != 0 || !strings.Contains(out, want) {
@@ -149,8 +157,7 @@ func TestSessionStatePersists(t *testing.T) {
 
 func TestSessionConcurrentCommands(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "many", peerArgs("demo")...)
+	dir := demoSession(t, "many")
 	var wg sync.WaitGroup
 	for i := range 10 {
 		wg.Add(1)
@@ -172,8 +179,7 @@ func TestSessionConcurrentCommands(t *testing.T) {
 
 func TestSessionCancel(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "slow", peerArgs("demo")...)
+	dir := demoSession(t, "slow")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	var code command.ExitCode

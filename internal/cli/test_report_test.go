@@ -291,8 +291,7 @@ func TestCaptureOf100MB(t *testing.T) {
 // whose daemon answers the server's requests with the steps' answers.
 func TestTestInASession(t *testing.T) {
 	t.Parallel()
-	dir := liveDir(t)
-	startSession(t, dir, "coll", peerArgs("demo")...)
+	dir := demoSession(t, "coll")
 	root := t.TempDir()
 	path := writeCollection(t, `server: {url: "http://127.0.0.1:1/never-used"}
 steps:
