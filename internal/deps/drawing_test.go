@@ -11,12 +11,11 @@ import (
 type edge struct{ from, to string }
 
 var (
-	drawnBranch  = regexp.MustCompile(`^(\s*)[├└]──▶ `)          // a branch of the command layer's fork
-	drawnUnder   = regexp.MustCompile(`^\s*│\s*└─+▶ `)           // a second arrow of the room above
-	drawnComment = regexp.MustCompile(`\([^)]*\)`)               // what a room's name is followed by
-	drawnApart   = regexp.MustCompile(`\s{3,}`)                  // two drawings, or a drawing and its words
-	drawnArrow   = regexp.MustCompile(`──┬──▶|──▶`)              // an import
-	drawnFork    = strings.Repeat(" ", len("cmd/mcpi ──▶ cli ")) // where the fork's branches start
+	drawnBranch  = regexp.MustCompile(`^(\s*)[├└]──▶ `) // a branch of the command layer's fork
+	drawnUnder   = regexp.MustCompile(`^\s*│\s*└─+▶ `)  // a second arrow of the room above
+	drawnComment = regexp.MustCompile(`\([^)]*\)`)      // what a room's name is followed by
+	drawnApart   = regexp.MustCompile(`\s{3,}`)         // two drawings, or a drawing and its words
+	drawnArrow   = regexp.MustCompile(`──┬──▶|──▶`)     // an import
 )
 
 // drawnEdges reads the arrows of the drawing in docs/architecture.md's
