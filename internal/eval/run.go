@@ -303,22 +303,16 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // call (the handshake, the tool listing) go to no run's trace.
 type Router struct {
 	calls sync.Mutex // one traced call at a time
-	mu    sync.Mutex
-	cur   transport.Tap
+	// cur is the trace of the run whose call is under way: Observe sends
+	// a frame there.
+	cur transport.LateTap
 }
 
 // NewRouter returns a Router; give it to the session as a tap.
 func NewRouter() *Router { return &Router{} }
 
 // Observe sends a frame to the run whose call is under way.
-func (r *Router) Observe(e transport.Event) {
-	r.mu.Lock()
-	t := r.cur
-	r.mu.Unlock()
-	if t != nil {
-		t.Observe(e)
-	}
-}
+func (r *Router) Observe(e transport.Event) { r.cur.Observe(e) }
 
 func (r *Router) caller(c chat.Caller, t transport.Tap) chat.Caller {
 	return routedCaller{r: r, c: c, t: t}
@@ -333,14 +327,8 @@ type routedCaller struct {
 func (rc routedCaller) CallToolRaw(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	rc.r.calls.Lock()
 	defer rc.r.calls.Unlock()
-	rc.r.mu.Lock()
-	rc.r.cur = rc.t
-	rc.r.mu.Unlock()
-	defer func() {
-		rc.r.mu.Lock()
-		rc.r.cur = nil
-		rc.r.mu.Unlock()
-	}()
+	rc.r.cur.Set(rc.t)
+	defer rc.r.cur.Set(nil)
 	return rc.c.CallToolRaw(ctx, name, args)
 }
 

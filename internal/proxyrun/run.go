@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpi-dev/mcpi/internal/intercept"
@@ -135,30 +134,9 @@ type proxied struct {
 	opts   Options
 	engine *intercept.Engine
 	gate   *intercept.Gate
-	ui     lateTap
+	ui     transport.LateTap // the TUI, once it runs
 	// att is the socket a TUI attaches to, with UI and no terminal.
 	att *attached
-}
-
-// lateTap hands events to the TUI once it runs.
-type lateTap struct {
-	mu  sync.Mutex
-	tap transport.Tap
-}
-
-func (l *lateTap) Observe(e transport.Event) {
-	l.mu.Lock()
-	t := l.tap
-	l.mu.Unlock()
-	if t != nil {
-		t.Observe(e)
-	}
-}
-
-func (l *lateTap) set(t transport.Tap) {
-	l.mu.Lock()
-	l.tap = t
-	l.mu.Unlock()
 }
 
 // start makes the engine and the gate, their events going to the trace
@@ -196,7 +174,7 @@ func (p *proxied) run(ctx context.Context, title string, in io.Reader, out io.Wr
 		Run: func(ctx context.Context, tap transport.Tap) error {
 			close(started)
 			defer close(finished)
-			p.ui.set(tap)
+			p.ui.Set(tap)
 			perr = proxy(ctx)
 			return perr
 		}})

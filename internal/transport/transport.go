@@ -454,6 +454,32 @@ func MultiTap(taps ...Tap) Tap {
 	})
 }
 
+// LateTap passes each event to the tap Set last: a tap that is not there
+// yet when the connection starts (a TUI that starts after it), or that
+// changes as it goes. Without one, an event goes nowhere. The zero value
+// is ready to use.
+type LateTap struct {
+	mu  sync.Mutex
+	tap Tap
+}
+
+// Set makes t the tap events go to (nil: none).
+func (l *LateTap) Set(t Tap) {
+	l.mu.Lock()
+	l.tap = t
+	l.mu.Unlock()
+}
+
+// Observe passes e to the tap set now, outside the lock.
+func (l *LateTap) Observe(e Event) {
+	l.mu.Lock()
+	t := l.tap
+	l.mu.Unlock()
+	if t != nil {
+		t.Observe(e)
+	}
+}
+
 // tapper is embedded by connections to emit events safely when there is no tap.
 type tapper struct{ tap Tap }
 
