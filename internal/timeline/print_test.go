@@ -32,6 +32,9 @@ func TestPrintPairsAsTheWireDoes(t *testing.T) {
 	ev(12, frame, in, `[{"jsonrpc":"2.0","id":3,"result":{}}]`)
 	ev(13, transport.KindApp, out, `{"jsonrpc":"2.0","id":1,"result":{}}`)
 	ev(14, frame, out, `{"jsonrpc":"2.0","nothing":1}`)
+	// What a hostile server says reaches the terminal made safe.
+	ev(15, frame, in, `{"jsonrpc":"2.0","id":"x\u001b[2J","method":"sampling/createMessage\u001b]52;c;aGk=\u0007","params":{"name":"n\u202eame"}}`)
+	ev(16, frame, out, `{"jsonrpc":"2.0","id":"x\u001b[2J","error":{"code":-1,"message":"bad\u001b[31mred"}}`)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +61,12 @@ func TestPrintPairsAsTheWireDoes(t *testing.T) {
 		if !strings.Contains(got.String(), want) {
 			t.Errorf("no line with %q in:\n%s", want, got.String())
 		}
+	}
+	if strings.ContainsAny(got.String(), "\x1b\x07\u202e") {
+		t.Errorf("a control character reached the output:\n%q", got.String())
+	}
+	if !strings.Contains(got.String(), "error -1 bad") {
+		t.Errorf("the hostile error's line is missing:\n%s", got.String())
 	}
 	if errs.Len() > 0 {
 		t.Errorf("stderr: %s", errs.String())
