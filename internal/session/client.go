@@ -227,6 +227,8 @@ type Client struct {
 	toolHeaders  map[string][]headerParam
 	droppedTools map[string]string
 
+	toolParams toolParamsMemo
+
 	done      chan struct{} // closed when the reader stops
 	closeOnce sync.Once
 	// closing is set by Close before it closes the connection: an answer
@@ -235,17 +237,46 @@ type Client struct {
 	closing atomic.Bool
 }
 
+// pendingCall is a request waiting for its answer. Whatever happens to it
+// (its answer, its loss, a hold beginning or ending, progress) is put in
+// its fields and then said on wake, so that the caller waits on one
+// channel of its own and reads what changed.
 type pendingCall struct {
 	method string
+	onProg func(mcp.ProgressParams)
+	wake   chan struct{} // capacity 1: something below changed
+
+	resp atomic.Pointer[mcp.Message]
+	lost atomic.Pointer[lostErr]
 	// held counts the server requests being answered that arrived while
-	// this call was pending; holdMark is closed, and replaced, each time
-	// held goes from 0 to 1 or back (under Client.mu).
-	held     int
-	holdMark chan struct{}
-	resp     chan *mcp.Message
-	onProg   func(mcp.ProgressParams)
-	activity chan struct{} // nil without onProg: no progress reaches the call
-	lost     chan error
+	// this call was pending (changed under Client.mu).
+	held atomic.Int32
+	// active says progress came (only a request with a progress token
+	// hears of it).
+	active atomic.Bool
+}
+
+// lostErr is what the transport said when it lost the request's answer.
+type lostErr struct{ err error }
+
+// signal wakes the caller; a wake already waiting says it too.
+func (pc *pendingCall) signal() {
+	select {
+	case pc.wake <- struct{}{}:
+	default:
+	}
+}
+
+// deliver gives the call its answer.
+func (pc *pendingCall) deliver(m *mcp.Message) {
+	pc.resp.Store(m)
+	pc.signal()
+}
+
+// lose says the transport lost the call's answer.
+func (pc *pendingCall) lose(err error) {
+	pc.lost.Store(&lostErr{err})
+	pc.signal()
 }
 
 // New starts a client on conn without initializing it. Most callers want
@@ -466,6 +497,9 @@ type callOptions struct {
 	revision string
 	onID     func(id int64) // called with the request's id before it is written
 	header   http.Header    // extra HTTP headers (Mcp-Param-*)
+	// op, when set, is the operation the request belongs to, before it
+	// is in the context (callMRTR's first round).
+	op *operation
 }
 
 // Call sends a request and decodes its result into result (when not nil).
@@ -635,11 +669,7 @@ func (c *Client) newRequest(ctx context.Context, method string, params any, o *c
 	}
 	r := &request{id: c.nextID.Add(1), method: method, o: o}
 	r.key = strconv.FormatInt(r.id, 10)
-	r.call = pendingCall{method: method, holdMark: make(chan struct{}), resp: make(chan *mcp.Message, 1), lost: make(chan error, 1), onProg: o.OnProgress}
-	if o.OnProgress != nil {
-		// Only a request with a progress token hears of progress.
-		r.call.activity = make(chan struct{}, 1)
-	}
+	r.call.method, r.call.onProg, r.call.wake = method, o.OnProgress, make(chan struct{}, 1)
 	r.pc = &r.call
 	meta := o.Meta
 	if o.OnProgress != nil {
@@ -661,7 +691,7 @@ func (c *Client) newRequest(ctx context.Context, method string, params any, o *c
 	if o.onID != nil {
 		o.onID(r.id)
 	}
-	frame, err := encodeRequest(r.id, method, params, meta)
+	frame, err := encodeRequest(r.id, method, params, meta, &c.toolParams)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
@@ -673,7 +703,12 @@ func (c *Client) newRequest(ctx context.Context, method string, params any, o *c
 	if o.Timeout != 0 {
 		r.timeout = o.Timeout
 	}
-	r.maxLeft, r.op = c.opts.MaxTime, operationOf(ctx)
+	r.written = time.Now()
+	r.maxLeft, r.op = c.opts.MaxTime, o.op
+	if r.op == nil {
+		r.op = operationOf(ctx)
+	}
+	r.op.begin(r.written)
 	if o.Timeout < 0 {
 		// Unbounded on purpose (a subscription, a relayed request whose
 		// client keeps its own clocks): no maximum either.
@@ -689,7 +724,6 @@ func (c *Client) newRequest(ctx context.Context, method string, params any, o *c
 		}
 	}
 	r.writeClock = bounds.Clock{Name: "request", D: firstBound(r.timeout, r.maxLeft)}
-	r.written = time.Now()
 	r.send.init(ctx, r.writeClock, r.written)
 	r.sendCtx = &r.send
 	if h := o.header; len(h) > 0 {
@@ -756,13 +790,14 @@ func (c *Client) sendRequest(ctx context.Context, r *request) error {
 // spent of it already.
 func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error) {
 	pc := r.pc
+	now := time.Now()
 	maxLeft := r.maxLeft
 	if maxLeft > 0 {
 		// A clock of zero never fires: one spent fires at once.
-		maxLeft = max(maxLeft-time.Since(r.written), time.Nanosecond)
+		maxLeft = max(maxLeft-now.Sub(r.written), time.Nanosecond)
 	}
 	var clock callClock
-	clock.start(r.timeout, maxLeft)
+	clock.start(now, r.timeout, maxLeft)
 	defer func() {
 		// Answered, or ended, while a person answered: the operation
 		// does not count that time either.
@@ -771,23 +806,24 @@ func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error)
 		}
 	}()
 	for {
-		nowHeld, changed := c.holdState(pc)
-		if held, resumed := clock.setHeld(nowHeld); resumed {
-			r.op.hold(held)
-		}
-		select {
-		case <-changed:
-			continue
-		case m := <-pc.resp:
+		if m := pc.resp.Load(); m != nil {
 			return answer(r.method, m)
-		case err := <-pc.lost:
-			raw, err, again := c.lostRequest(ctx, r, err)
+		}
+		if l := pc.lost.Swap(nil); l != nil {
+			raw, err, again := c.lostRequest(ctx, r, l.err)
 			if again {
 				continue
 			}
 			return raw, err
-		case <-pc.activity:
+		}
+		if held, resumed := clock.setHeld(pc.held.Load() > 0); resumed {
+			r.op.hold(held)
+		}
+		if pc.active.Swap(false) {
 			clock.activity()
+		}
+		select {
+		case <-pc.wake:
 		case <-clock.fire:
 			switch clock.ranOut() {
 			case ranIdle:
@@ -796,11 +832,15 @@ func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error)
 				return c.expired(r, true)
 			}
 		case <-ctx.Done():
+			if m := pc.resp.Load(); m != nil {
+				// The answer came with the cancellation: it is the answer.
+				return answer(r.method, m)
+			}
 			c.cancelRequest(r.id, "cancelled by the user")
 			return nil, ctx.Err()
 		case <-c.done:
 			// A response may have raced with the end of the connection.
-			if m, ok := arrived(pc); ok {
+			if m := pc.resp.Load(); m != nil {
 				return answer(r.method, m)
 			}
 			return nil, &DisconnectedError{Method: r.method, Err: c.Err()}
@@ -811,7 +851,7 @@ func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error)
 // expired ends a request whose inactivity clock (or, atMax, whose
 // maximum time) ran out, unless its answer came with the clock.
 func (c *Client) expired(r *request, atMax bool) (json.RawMessage, error) {
-	if m, ok := arrived(r.pc); ok {
+	if m := r.pc.resp.Load(); m != nil {
 		// An answer that came with the clock is an answer.
 		return answer(r.method, m)
 	}
@@ -825,16 +865,6 @@ func (c *Client) expired(r *request, atMax bool) (json.RawMessage, error) {
 	}
 	c.cancelRequest(r.id, fmt.Sprintf("reached the maximum time of %v", maxTime))
 	return nil, &TimeoutError{Method: r.method, After: maxTime, Max: true}
-}
-
-// arrived takes an answer already delivered, without waiting.
-func arrived(pc *pendingCall) (*mcp.Message, bool) {
-	select {
-	case m := <-pc.resp:
-		return m, true
-	default:
-		return nil, false
-	}
 }
 
 // answer is a response as the call returns it.
@@ -965,14 +995,15 @@ func (r *recentIDs) take(k string) bool {
 	return true
 }
 
-func encodeRequest(id int64, method string, params any, meta mcp.Meta) ([]byte, error) {
+// encodeRequest encodes a request, its params through memo (nil: none).
+func encodeRequest(id int64, method string, params any, meta mcp.Meta, memo *toolParamsMemo) ([]byte, error) {
 	_, raw := params.(json.RawMessage)
 	if len(meta) == 0 && (raw || params == nil) {
 		return mcp.NewRequest(id, method, params)
 	}
 	var obj map[string]json.RawMessage
 	if params != nil {
-		b, err := json.Marshal(params)
+		b, err := memo.marshal(params)
 		if err != nil {
 			if len(meta) == 0 {
 				return nil, fmt.Errorf("encoding params: %w", err)
@@ -1012,6 +1043,39 @@ func encodeRequest(id int64, method string, params any, meta mcp.Meta) ([]byte, 
 	}
 	obj["_meta"] = b
 	return mcp.NewRequest(id, method, obj)
+}
+
+// toolParamsMemo keeps the tools/call params last encoded with what they
+// were encoded from, so that calls of one tool with the same arguments
+// (a load) encode them once. It is safe for concurrent use.
+type toolParamsMemo struct {
+	last atomic.Pointer[encodedToolParams]
+}
+
+type encodedToolParams struct {
+	name       string
+	args, task json.RawMessage // copies: the caller's may change
+	b          []byte          // never written to once here
+}
+
+// maxMemoParams bounds the arguments a memo keeps.
+const maxMemoParams = 4 << 10
+
+// marshal is json.Marshal(params), from the memo when params are the
+// tools/call params last encoded.
+func (m *toolParamsMemo) marshal(params any) ([]byte, error) {
+	p, ok := params.(mcp.CallToolParams)
+	if !ok || m == nil || p.Meta != nil {
+		return json.Marshal(params)
+	}
+	if e := m.last.Load(); e != nil && e.name == p.Name && bytes.Equal(e.args, p.Arguments) && bytes.Equal(e.task, p.Task) {
+		return e.b, nil
+	}
+	b, err := json.Marshal(p)
+	if err == nil && len(p.Arguments)+len(p.Task) <= maxMemoParams {
+		m.last.Store(&encodedToolParams{name: p.Name, args: bytes.Clone(p.Arguments), task: bytes.Clone(p.Task), b: b})
+	}
+	return b, err
 }
 
 // spliceMeta encodes a request whose params, obj, are a JSON object with

@@ -29,9 +29,8 @@ type callClock struct {
 	heldFrom time.Time
 }
 
-// start starts the clocks.
-func (k *callClock) start(timeout, maxLeft time.Duration) {
-	now := time.Now()
+// start starts the clocks at now.
+func (k *callClock) start(now time.Time, timeout, maxLeft time.Duration) {
 	*k = callClock{timeout: timeout, maxLeft: maxLeft, maxFrom: now}
 	k.setDeadlines(now)
 	if first, ok := k.first(); ok {

@@ -17,7 +17,7 @@ import (
 func TestCallClockOneTimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var k callClock
-		k.start(100*time.Millisecond, 250*time.Millisecond)
+		k.start(time.Now(), 100*time.Millisecond, 250*time.Millisecond)
 		defer k.stop()
 		pass(60 * time.Millisecond)
 		k.activity() // the inactivity clock now runs out at 160ms
@@ -31,7 +31,7 @@ func TestCallClockOneTimer(t *testing.T) {
 		}
 
 		var h callClock
-		h.start(100*time.Millisecond, 250*time.Millisecond)
+		h.start(time.Now(), 100*time.Millisecond, 250*time.Millisecond)
 		defer h.stop()
 		pass(50 * time.Millisecond)
 		h.setHeld(true)

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpi-dev/mcpi/internal/mcp"
@@ -31,7 +32,7 @@ func TestEncodeRequestMeta(t *testing.T) {
 		{"raw object with spaces", json.RawMessage(` { "a" : 1 } `),
 			`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":3},"a":1}`},
 	} {
-		frame, err := encodeRequest(9, "tools/call", tc.params, meta)
+		frame, err := encodeRequest(9, "tools/call", tc.params, meta, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -50,7 +51,7 @@ func TestEncodeRequestMeta(t *testing.T) {
 			t.Errorf("%s: params %s, want %s", tc.name, m.Params, tc.want)
 		}
 	}
-	if _, err := encodeRequest(1, "x", []int{1}, meta); err == nil {
+	if _, err := encodeRequest(1, "x", []int{1}, meta, nil); err == nil {
 		t.Error("params that are an array took _meta")
 	}
 }
@@ -63,7 +64,7 @@ func BenchmarkEncodeModernRequest(b *testing.B) {
 	params := map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := encodeRequest(7, "tools/call", params, meta); err != nil {
+		if _, err := encodeRequest(7, "tools/call", params, meta, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -86,7 +87,7 @@ func TestEncodeRequestAsNewRequest(t *testing.T) {
 		{"odd \"method\" <é>", map[string]int{"a": 1}},
 		{"", map[string]int{"a": 1}},
 	} {
-		got, err := encodeRequest(12345, tc.method, tc.params, nil)
+		got, err := encodeRequest(12345, tc.method, tc.params, nil, nil)
 		if err != nil {
 			t.Fatalf("%s %v: %v", tc.method, tc.params, err)
 		}
@@ -98,7 +99,7 @@ func TestEncodeRequestAsNewRequest(t *testing.T) {
 			t.Errorf("%s %#v:\n got %s\nwant %s", tc.method, tc.params, got, want)
 		}
 	}
-	if _, err := encodeRequest(1, "x", func() {}, nil); err == nil {
+	if _, err := encodeRequest(1, "x", func() {}, nil, nil); err == nil {
 		t.Error("params that are no JSON were encoded")
 	}
 }
@@ -112,5 +113,48 @@ func TestIDKey(t *testing.T) {
 		if gotKey != wantKey || gotOK != wantOK {
 			t.Errorf("idKey(%q) = %q, %v; want %q, %v", id, gotKey, gotOK, wantKey, wantOK)
 		}
+	}
+}
+
+// TestToolParamsMemo: a tools/call encoded through the memo is the frame
+// encoded without it, call after call: the same arguments again, other
+// arguments in the same buffer, another tool, a task, _meta, and
+// arguments the memo does not keep.
+func TestToolParamsMemo(t *testing.T) {
+	var memo toolParamsMemo
+	args := []byte(`{"text": "<a & b>"}`)
+	big := json.RawMessage(`{"text":"` + strings.Repeat("x", maxMemoParams) + `"}`)
+	for i, p := range []mcp.CallToolParams{
+		{Name: "echo", Arguments: args},
+		{Name: "echo", Arguments: args},
+		{Name: "echo", Arguments: args}, // args changed in place below
+		{Name: "add", Arguments: args},
+		{Name: "add"},
+		{Name: "add", Arguments: json.RawMessage(`{}`)},
+		{Name: "add", Arguments: json.RawMessage(`{}`), Task: json.RawMessage(`{"ttl":5}`)},
+		{Name: "add", Arguments: json.RawMessage(`{}`), Meta: mcp.Meta{"k": 1}},
+		{Name: "add", Arguments: json.RawMessage(`{}`)},
+		{Name: "big", Arguments: big},
+		{Name: "big", Arguments: big},
+	} {
+		if i == 2 {
+			copy(args, `{"text": "<b & a>"}`)
+		}
+		for _, meta := range []mcp.Meta{nil, {"progressToken": 3}} {
+			want, err := encodeRequest(int64(i), "tools/call", p, meta, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := encodeRequest(int64(i), "tools/call", p, meta, &memo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("call %d (meta %v): through the memo\n%s\nwant\n%s", i, meta, got, want)
+			}
+		}
+	}
+	if _, err := encodeRequest(1, "tools/call", mcp.CallToolParams{Name: "x", Arguments: json.RawMessage(`{bad`)}, nil, &memo); err == nil {
+		t.Error("invalid arguments were encoded")
 	}
 }

@@ -93,10 +93,8 @@ func (c *Client) beginAnswer() []*pendingCall {
 		}
 		seen[pc] = true
 		held = append(held, pc)
-		pc.held++
-		if pc.held == 1 {
-			close(pc.holdMark)
-			pc.holdMark = make(chan struct{})
+		if pc.held.Add(1) == 1 {
+			pc.signal()
 		}
 	}
 	return held
@@ -107,10 +105,8 @@ func (c *Client) endAnswer(held []*pendingCall) {
 	defer c.mu.Unlock()
 	c.answering--
 	for _, pc := range held {
-		pc.held--
-		if pc.held == 0 {
-			close(pc.holdMark)
-			pc.holdMark = make(chan struct{})
+		if pc.held.Add(-1) == 0 {
+			pc.signal()
 		}
 	}
 }
@@ -121,12 +117,4 @@ func (c *Client) countAnswer(d int) {
 	c.mu.Lock()
 	c.answering += d
 	c.mu.Unlock()
-}
-
-// holdState reports whether a server request that arrived while pc was
-// pending is being answered, and a channel closed when that changes.
-func (c *Client) holdState(pc *pendingCall) (bool, <-chan struct{}) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return pc.held > 0, pc.holdMark
 }

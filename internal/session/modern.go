@@ -382,9 +382,11 @@ var mrtrMethods = map[string]bool{"tools/call": true, "resources/read": true, "p
 // request again under a new id with inputResponses and the requestState
 // echoed byte for byte.
 func (c *Client) callMRTR(ctx context.Context, method string, params any, o *callOptions) (json.RawMessage, error) {
-	if mrtrMethods[method] {
-		// Its rounds are one operation, under one maximum time.
-		ctx, _ = c.operation(ctx)
+	if mrtrMethods[method] && operationOf(ctx) == nil {
+		// Its rounds are one operation, under one maximum time, which
+		// starts with its first request. It goes into the context only
+		// when a second round follows: most calls have one.
+		o.op = &operation{max: c.opts.MaxTime}
 	}
 	raw, err := c.call(ctx, method, params, o)
 	if err != nil || !mrtrMethods[method] {
@@ -400,6 +402,9 @@ func (c *Client) callMRTR(ctx context.Context, method string, params any, o *cal
 		var head mcp.ResultHead
 		if err := json.Unmarshal(raw, &head); err != nil || head.ResultType != mcp.ResultInputRequired {
 			return raw, nil // a missing resultType means complete
+		}
+		if o.op != nil && operationOf(ctx) == nil {
+			ctx = context.WithValue(ctx, operationKey{}, o.op)
 		}
 		if round > maxRounds {
 			return nil, &RPCError{Method: method, RPCError: &mcp.RPCError{Code: mcp.CodeInternalError, Message: fmt.Sprintf("the server asked for input %d times in a row: giving up", maxRounds)}}

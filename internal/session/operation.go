@@ -34,6 +34,19 @@ func (c *Client) operation(ctx context.Context) (context.Context, *operation) {
 	return context.WithValue(ctx, operationKey{}, op), op
 }
 
+// begin starts an operation made before its first request (callMRTR's)
+// at that request's start; one started already goes on.
+func (op *operation) begin(now time.Time) {
+	if op == nil {
+		return
+	}
+	op.mu.Lock()
+	if op.start.IsZero() {
+		op.start = now
+	}
+	op.mu.Unlock()
+}
+
 // operationOf returns the operation ctx belongs to, or nil.
 func operationOf(ctx context.Context) *operation {
 	op, _ := ctx.Value(operationKey{}).(*operation)
@@ -51,6 +64,9 @@ func (op *operation) left() time.Duration {
 	}
 	op.mu.Lock()
 	defer op.mu.Unlock()
+	if op.start.IsZero() {
+		return op.max
+	}
 	return op.max - (time.Since(op.start) - op.held)
 }
 

@@ -32,7 +32,7 @@ func (c *Client) readLoop() {
 			pc := c.pending[f.LostID]
 			c.mu.Unlock()
 			if pc != nil {
-				pc.lost <- f.Err
+				pc.lose(f.Err)
 			}
 			continue
 		}
@@ -151,7 +151,7 @@ func (c *Client) deliverResponse(m *mcp.Message, frame []byte) {
 		c.warn("unknown-id", fmt.Sprintf("response to unknown request id %s", m.ID), frame)
 		return
 	}
-	pc.resp <- m
+	pc.deliver(m)
 }
 
 // idKey is mcp.IDKey, at once for the ids mcpi sends: positive integers
@@ -182,10 +182,8 @@ func (c *Client) handleNotification(m *mcp.Message) {
 				pc := c.progress[key]
 				c.mu.Unlock()
 				if pc != nil {
-					select {
-					case pc.activity <- struct{}{}:
-					default:
-					}
+					pc.active.Store(true)
+					pc.signal()
 					if pc.onProg != nil {
 						pc.onProg(p)
 					}

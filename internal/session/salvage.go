@@ -94,7 +94,7 @@ func (c *Client) failAddressed(data []byte, reason error) {
 		}
 		c.mu.Unlock()
 		if pc != nil {
-			pc.lost <- &MalformedResponseError{Method: pc.method, Reason: reason.Error(), Frame: data}
+			pc.lose(&MalformedResponseError{Method: pc.method, Reason: reason.Error(), Frame: data})
 			return
 		}
 	}
