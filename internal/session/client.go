@@ -238,13 +238,14 @@ type Client struct {
 }
 
 // pendingCall is a request waiting for its answer. Whatever happens to it
-// (its answer, its loss, a hold beginning or ending, progress) is put in
-// its fields and then said on wake, so that the caller waits on one
-// channel of its own and reads what changed.
+// (its answer, its loss, a hold beginning or ending, progress, its clock
+// running out, the connection's end) is put in its fields, or in the
+// client's, and then said on wake, so that the caller waits on one
+// channel of its own (and its context's) and reads what changed.
 type pendingCall struct {
 	method string
 	onProg func(mcp.ProgressParams)
-	wake   chan struct{} // capacity 1: something below changed
+	wake   chan struct{} // capacity 1: something changed
 
 	resp atomic.Pointer[mcp.Message]
 	lost atomic.Pointer[lostErr]
@@ -252,8 +253,9 @@ type pendingCall struct {
 	// this call was pending (changed under Client.mu).
 	held atomic.Int32
 	// active says progress came (only a request with a progress token
-	// hears of it).
+	// hears of it); fired that its clock's timer fired.
 	active atomic.Bool
+	fired  atomic.Bool
 }
 
 // lostErr is what the transport said when it lost the request's answer.
@@ -265,6 +267,12 @@ func (pc *pendingCall) signal() {
 	case pc.wake <- struct{}{}:
 	default:
 	}
+}
+
+// fire says the call's clock fired.
+func (pc *pendingCall) fire() {
+	pc.fired.Store(true)
+	pc.signal()
 }
 
 // deliver gives the call its answer.
@@ -797,7 +805,7 @@ func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error)
 		maxLeft = max(maxLeft-now.Sub(r.written), time.Nanosecond)
 	}
 	var clock callClock
-	clock.start(now, r.timeout, maxLeft)
+	clock.start(now, r.timeout, maxLeft, pc.fire)
 	defer func() {
 		// Answered, or ended, while a person answered: the operation
 		// does not count that time either.
@@ -822,15 +830,21 @@ func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error)
 		if pc.active.Swap(false) {
 			clock.activity()
 		}
-		select {
-		case <-pc.wake:
-		case <-clock.fire:
+		if pc.fired.Swap(false) {
 			switch clock.ranOut() {
 			case ranIdle:
 				return c.expired(r, false)
 			case ranMax:
 				return c.expired(r, true)
 			}
+		}
+		if c.isDone() {
+			// The connection ended; its answer, had it come, was taken
+			// above.
+			return nil, &DisconnectedError{Method: r.method, Err: c.Err()}
+		}
+		select {
+		case <-pc.wake:
 		case <-ctx.Done():
 			if m := pc.resp.Load(); m != nil {
 				// The answer came with the cancellation: it is the answer.
@@ -838,12 +852,6 @@ func (c *Client) await(ctx context.Context, r *request) (json.RawMessage, error)
 			}
 			c.cancelRequest(r.id, "cancelled by the user")
 			return nil, ctx.Err()
-		case <-c.done:
-			// A response may have raced with the end of the connection.
-			if m := pc.resp.Load(); m != nil {
-				return answer(r.method, m)
-			}
-			return nil, &DisconnectedError{Method: r.method, Err: c.Err()}
 		}
 	}
 }

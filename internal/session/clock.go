@@ -13,7 +13,7 @@ import (
 // which nothing starts again), on one timer, set to whichever runs out
 // first. While held, both stand still; on resume the inactivity clock
 // starts from zero, the maximum goes on from where it stood. A zero
-// duration is a clock that never fires; with neither, fire is nil.
+// duration is a clock that never fires; with neither, there is no timer.
 type callClock struct {
 	timeout time.Duration
 	idleAt  time.Time // when the inactivity clock runs out; zero: never
@@ -22,20 +22,19 @@ type callClock struct {
 	maxFrom time.Time
 	maxAt   time.Time // when the maximum runs out; zero: never
 
-	t    *time.Timer
-	fire <-chan time.Time // the timer, at the first of idleAt and maxAt
+	t *time.Timer // calls fire at the first of idleAt and maxAt
 
 	held     bool
 	heldFrom time.Time
 }
 
-// start starts the clocks at now.
-func (k *callClock) start(now time.Time, timeout, maxLeft time.Duration) {
+// start starts the clocks at now; fire is called (in a goroutine of its
+// own) when the first of them may have run out: ranOut says.
+func (k *callClock) start(now time.Time, timeout, maxLeft time.Duration, fire func()) {
 	*k = callClock{timeout: timeout, maxLeft: maxLeft, maxFrom: now}
 	k.setDeadlines(now)
 	if first, ok := k.first(); ok {
-		k.t = time.NewTimer(first.Sub(now))
-		k.fire = k.t.C
+		k.t = time.AfterFunc(first.Sub(now), fire)
 	}
 }
 

@@ -17,27 +17,29 @@ import (
 func TestCallClockOneTimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var k callClock
-		k.start(time.Now(), 100*time.Millisecond, 250*time.Millisecond)
+		kFire, kFired := firing()
+		k.start(time.Now(), 100*time.Millisecond, 250*time.Millisecond, kFire)
 		defer k.stop()
 		pass(60 * time.Millisecond)
 		k.activity() // the inactivity clock now runs out at 160ms
-		<-k.fire     // at 100ms
+		<-kFired     // at 100ms
 		if got := k.ranOut(); got != ranNone {
 			t.Fatalf("at the first deadline, after progress: ranOut = %d, want none", got)
 		}
-		<-k.fire // at 160ms
+		<-kFired // at 160ms
 		if got := k.ranOut(); got != ranIdle {
 			t.Fatalf("at the inactivity deadline: ranOut = %d, want the inactivity clock", got)
 		}
 
 		var h callClock
-		h.start(time.Now(), 100*time.Millisecond, 250*time.Millisecond)
+		hFire, hFired := firing()
+		h.start(time.Now(), 100*time.Millisecond, 250*time.Millisecond, hFire)
 		defer h.stop()
 		pass(50 * time.Millisecond)
 		h.setHeld(true)
 		pass(time.Hour) // held: nothing runs out
 		select {
-		case <-h.fire:
+		case <-hFired:
 			t.Fatal("a held clock fired")
 		default:
 		}
@@ -46,7 +48,7 @@ func TestCallClockOneTimer(t *testing.T) {
 		}
 		for h.ranOut() == ranNone { // progress every 90ms: the maximum ends it
 			select {
-			case <-h.fire:
+			case <-hFired:
 			case <-time.After(90 * time.Millisecond):
 				h.activity()
 			}
@@ -55,6 +57,17 @@ func TestCallClockOneTimer(t *testing.T) {
 			t.Fatalf("ranOut = %d, want the maximum", got)
 		}
 	})
+}
+
+// firing is a clock's fire function and the channel it says so on.
+func firing() (func(), <-chan struct{}) {
+	fired := make(chan struct{}, 1)
+	return func() {
+		select {
+		case fired <- struct{}{}:
+		default:
+		}
+	}, fired
 }
 
 // TestSendContextMadeOnDemand: a write's context makes no timer until one

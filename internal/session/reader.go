@@ -76,6 +76,12 @@ func (c *Client) readLoop() {
 	}
 	c.mu.Unlock()
 	close(c.done)
+	// The calls waiting hear of it on their own channels.
+	c.mu.Lock()
+	for _, pc := range c.pending {
+		pc.signal()
+	}
+	c.mu.Unlock()
 }
 
 func (c *Client) warn(kind, msg string, data []byte) {
