@@ -61,10 +61,12 @@ func (h DeclineHandler) ListRoots(context.Context) (*mcp.ListRootsResult, error)
 
 var _ Handler = DeclineHandler{}
 
-// IsRejected reports whether err is a rejection by the user.
+// IsRejected reports whether err is a rejection by the user (ErrRejected,
+// or its code and message as they came back through a live session), not
+// a refusal of the same code for want of anyone to ask.
 func IsRejected(err error) bool {
 	var re *mcp.RPCError
-	return errors.As(err, &re) && re.Code == ErrRejected.Code
+	return errors.As(err, &re) && re.Code == ErrRejected.Code && re.Message == ErrRejected.Message
 }
 
 // Answering returns how many server requests the Handler is answering now

@@ -356,3 +356,52 @@ func TestListenAcknowledgementNotLost(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// refusingHandler answers every request with err.
+type refusingHandler struct{ err error }
+
+func (h refusingHandler) CreateMessage(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	return nil, h.err
+}
+
+func (h refusingHandler) Elicit(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return nil, h.err
+}
+
+func (h refusingHandler) ListRoots(context.Context) (*mcp.ListRootsResult, error) { return nil, h.err }
+
+// TestModernElicitationRefusals: in the modern era an elicitation the user
+// rejects goes back as a decline, the only refusal an input response can
+// carry; one refused for want of anyone to ask (the same code, another
+// message) is not passed off as the user's decline: the call fails with
+// why, and no retry is sent.
+func TestModernElicitationRefusals(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		err     error
+		decline bool
+	}{
+		{"rejected by the user", session.ErrRejected, true},
+		{"no one to ask", &mcp.RPCError{Code: session.ErrRejected.Code, Message: "elicitation declined: no terminal to ask on"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := mustPeer(t)(stdioPeer(t, "demo:modern", peerConfig{opts: session.Options{Handler: refusingHandler{tc.err}}}))
+			r, err := p.c.CallTool(ctxT(t), "elicit", json.RawMessage(`{}`), nil)
+			retried := false
+			for _, m := range p.rec.sent("tools/call") {
+				retried = retried || strings.Contains(string(m.Params), `"inputResponses"`)
+			}
+			if tc.decline {
+				if err != nil || !strings.Contains(textOf(r)+string(r.StructuredContent), "decline") || !retried {
+					t.Fatalf("a rejection: err %v, retried %v, result %+v; want the call answered with a decline", err, retried, r)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "no terminal to ask on") || retried {
+				t.Fatalf("no one to ask: err %v, retried %v; want the call failed with why, not retried", err, retried)
+			}
+		})
+	}
+}
