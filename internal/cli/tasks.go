@@ -28,6 +28,11 @@ func (opts *CallOptions) asTask(c *session.Client, tool *mcp.Tool) (bool, error)
 		support = tool.Execution.TaskSupport
 	}
 	if support == "required" {
+		// Sent as a task, it could not be followed: refused before the
+		// server starts a task no one polls.
+		if err := c.Check("tasks/get"); err != nil && !opts.Target.Force {
+			return false, fmt.Errorf("tool %s runs only as a task (execution.taskSupport required): %w", opts.Tool, err)
+		}
 		return true, nil
 	}
 	if !opts.Task {

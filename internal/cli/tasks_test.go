@@ -48,6 +48,14 @@ func TestTaskCallRequired(t *testing.T) {
 	if !strings.Contains(errOut, ": input_required — Found multiple interpretations") {
 		t.Errorf("no input_required state: %q", errOut)
 	}
+
+	// Under a revision without tasks such a tool is refused before it is
+	// sent: a task no one could poll is not started.
+	code, out, errOut = runCLI(t, "", append([]string{"call", "simulate-research-query", "topic=kelp", "--protocol-version", "2025-06-18", "--"}, ev...)...)
+	if code != command.ExitProtocol || out != "" || taskIDLine.MatchString(errOut) ||
+		!strings.Contains(errOut, "runs only as a task (execution.taskSupport required): tasks/get needs protocol revision 2025-11-25") {
+		t.Errorf("2025-06-18: exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
 }
 
 // --task is refused (exit 2) for a tool that does not take tasks, and for

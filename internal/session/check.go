@@ -18,6 +18,11 @@ var legacyOnly = map[string]bool{
 	"tasks/result": true, "tasks/list": true,
 }
 
+// Check reports why method would be refused before it is sent: a method
+// the server did not declare, or one the revision in force does not have
+// (nil: it would be sent; Options.Force sends it anyway).
+func (c *Client) Check(method string) error { return c.check(method) }
+
 // check reports a method the server did not declare, or one the revision in
 // force does not have.
 func (c *Client) check(method string) error {
