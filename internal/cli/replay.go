@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpi-dev/mcpi/internal/command"
+	"github.com/mcpi-dev/mcpi/internal/iostreams"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/record"
 	"github.com/mcpi-dev/mcpi/internal/replay"
@@ -129,6 +130,8 @@ func (opts *ReplayOptions) parse(cmd *cobra.Command, args []string) error {
 		return command.FlagErrorf("--ignore needs --verify")
 	case opts.Filter != "" && (opts.Serve || opts.Verify):
 		return command.FlagErrorf("--filter goes with showing the trace, not --serve or --verify")
+	case opts.JSON && !opts.Verify:
+		return command.FlagErrorf("--json goes with --verify (a trace is JSON Lines already)")
 	case opts.Latency && (opts.Serve || opts.Verify || opts.Follow):
 		return command.FlagErrorf("--latency sums up a trace: not with --serve, --verify or --follow")
 	}
@@ -267,12 +270,21 @@ func replayVerify(ctx context.Context, opts *ReplayOptions) error {
 	}
 	var equal bool
 	var results []replay.Result
+	var out io.Writer = opts.IO.Out
+	if opts.JSON {
+		out = io.Discard // the report is the one document
+	}
 	err = opts.WithHooks(ctx, hk, func(c *session.Client) error {
-		equal, results = replay.Verify(ctx, c, t, replay.VerifyOptions{Ignore: opts.Ignore, Out: opts.IO.Out})
+		equal, results = replay.Verify(ctx, c, t, replay.VerifyOptions{Ignore: opts.Ignore, Out: out})
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if opts.JSON {
+		if err := iostreams.WriteJSON(opts.IO, replay.NewReport(results)); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(opts.IO.ErrOut, replay.Summary(results))
 	if !equal {

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/command"
 	"github.com/mcpi-dev/mcpi/internal/mcptest"
 	"github.com/mcpi-dev/mcpi/internal/record"
+	"github.com/mcpi-dev/mcpi/internal/replay"
 	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
@@ -104,6 +105,25 @@ func TestReplayVerifyFindsChanges(t *testing.T) {
 	code, out, _ := runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostileEscapes), "replay", trace, "--verify")...)
 	if code != command.ExitToolError || !strings.Contains(out, "✗ #") || !strings.Contains(out, "result.content[0].text") {
 		t.Errorf("changed server: exit %d\n%s", code, out)
+	}
+	// With --json the report is stdout's one document: each exchange,
+	// equal or with its changes, and the exit the same.
+	code, out, _ = runCLI(t, "", with(peerArgs("hostile:"+mcptest.HostileEscapes), "replay", trace, "--verify", "--json")...)
+	var report replay.Report
+	if code != command.ExitToolError || json.Unmarshal([]byte(out), &report) != nil || report.Equal || len(report.Exchanges) == 0 {
+		t.Fatalf("--json: exit %d\n%s", code, out)
+	}
+	changed := false
+	for _, e := range report.Exchanges {
+		for _, ch := range e.Changes {
+			changed = changed || ch.Path == "result.content[0].text"
+		}
+	}
+	if !changed || strings.Contains(out, "✗") {
+		t.Errorf("--json: the changed text is not reported as a change of the report:\n%s", out)
+	}
+	if code, _, errOut := runCLI(t, "", "replay", trace, "--print", "--json"); code != command.ExitUsage || !strings.Contains(errOut, "--json goes with --verify") {
+		t.Errorf("--print --json: exit %d %s", code, errOut)
 	}
 	// Ignoring the field that changed makes them equal again, but the tool
 	// list (a different tool name) still differs.

@@ -229,6 +229,48 @@ func Summary(results []Result) string {
 	return fmt.Sprintf("%d of %d exchange(s) differ", bad, ok+bad)
 }
 
+// Report is a verification as `replay --verify --json` prints it.
+type Report struct {
+	Equal     bool             `json:"equal"`
+	Summary   string           `json:"summary"`
+	Exchanges []ReportExchange `json:"exchanges"`
+}
+
+// ReportExchange is one exchange of a Report: equal, or its error, or
+// its changes (each value as compact JSON, absent where it is).
+type ReportExchange struct {
+	N       int            `json:"n"`
+	Method  string         `json:"method"`
+	What    string         `json:"what"`
+	Equal   bool           `json:"equal"`
+	Error   string         `json:"error,omitempty"`
+	Changes []ReportChange `json:"changes,omitempty"`
+}
+
+// ReportChange is a Change in a Report.
+type ReportChange struct {
+	Path string `json:"path"`
+	Old  string `json:"old,omitempty"`
+	New  string `json:"new,omitempty"`
+}
+
+// NewReport is the report of a verification's results.
+func NewReport(results []Result) Report {
+	r := Report{Equal: true, Summary: Summary(results), Exchanges: []ReportExchange{}}
+	for _, res := range results {
+		e := ReportExchange{N: res.Exchange.N, Method: res.Exchange.Method, What: res.Exchange.Describe(), Equal: res.Err == nil && len(res.Changes) == 0}
+		if res.Err != nil {
+			e.Error = res.Err.Error()
+		}
+		for _, ch := range res.Changes {
+			e.Changes = append(e.Changes, ReportChange(ch))
+		}
+		r.Equal = r.Equal && e.Equal
+		r.Exchanges = append(r.Exchanges, e)
+	}
+	return r
+}
+
 // RecordedClient returns the client info and capabilities the recorded
 // client declared (in initialize, or in the _meta of server/discover), so
 // that a verify speaks to the server as the recorded host did. ok is false
