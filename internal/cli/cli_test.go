@@ -130,6 +130,8 @@ func TestCommandsAgainstDemo(t *testing.T) {
 		{name: "read missing json", args: with(demo, "read", "demo://nope", "--json"), code: command.ExitProtocol, jsonStdout: true, stdout: []string{`"exitCode":4`, `"code":`}},
 		{name: "prompt", args: with(demo, "prompt", "greet", "name=Ada", "style=pirate"), stdout: []string{"[user]", "pirate"}},
 		{name: "prompt missing argument", args: with(demo, "prompt", "greet"), code: command.ExitUsage, stderr: []string{"needs argument(s) name"}},
+		{name: "prompt unknown argument", args: with(demo, "prompt", "greet", "name=Ada", "stlye=pirate"), code: command.ExitUsage, stderr: []string{`prompt greet has no argument "stlye" (it takes: name, style)`}},
+		{name: "prompt unknown argument forced", args: with(demo, "prompt", "greet", "name=Ada", "stlye=pirate", "--force"), stdout: []string{"[user]"}},
 		{name: "complete template", args: with(demo, "complete", "--template", "demo://greeting/{lang}/{name}", "lang=f"), stdout: []string{"fr"}},
 		{name: "complete prompt", args: with(demo, "complete", "--prompt", "greet", "style=p"), stdout: []string{"pirate"}},
 		{name: "ping", args: with(demo, "ping"), stdout: []string{"pong in"}},

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -217,13 +218,24 @@ func getPrompt(ctx context.Context, c *session.Client, opts *PromptOptions) erro
 		if p.Name != name {
 			continue
 		}
-		var missing []string
+		var missing, names []string
 		for _, a := range p.Arguments {
+			names = append(names, a.Name)
 			if _, ok := args[a.Name]; a.Required && !ok {
 				missing = append(missing, a.Name)
 			}
 		}
-		if len(missing) > 0 && !opts.Target.Force {
+		if opts.Target.Force {
+			break
+		}
+		// An argument the prompt does not declare, a typo most often,
+		// would be sent and ignored: refused, as call refuses one.
+		for _, k := range slices.Sorted(maps.Keys(args)) {
+			if !slices.Contains(names, k) {
+				return command.FlagErrorf("prompt %s has no argument %q (it takes: %s)", name, k, cmp.Or(strings.Join(names, ", "), "none"))
+			}
+		}
+		if len(missing) > 0 {
 			return command.FlagErrorf("prompt %s needs argument(s) %s", name, strings.Join(missing, ", "))
 		}
 	}
