@@ -145,6 +145,11 @@ func (opts *BenchOptions) checkLoad(maxErrors string) error {
 	if opts.Count == 0 && opts.Duration == 0 {
 		opts.Count = 1000
 	}
+	if opts.Count > 0 {
+		// No more workers (nor connections) than calls: the report says
+		// how many ran.
+		opts.Concurrency = min(opts.Concurrency, int(opts.Count))
+	}
 	switch opts.Connections {
 	case connectionsOne, connectionsPerWorker:
 	default:

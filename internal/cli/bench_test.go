@@ -204,6 +204,9 @@ func TestBenchText(t *testing.T) {
 	if code != command.ExitOK || errOut != "" {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
+	// Fewer calls than workers: as many workers as calls, and said so.
+	_, out, _ = runCLI(t, "", with(peerArgs("demo"), "bench", "echo", "text=hi", "-n", "3")...)
+	wantIn(t, "stdout", out, "call echo: 3 workers on one connection", "3 calls in")
 	for _, c := range []struct {
 		args []string
 		want string
