@@ -31,7 +31,7 @@ func PairValue(key, text string, isJSON bool, p Property) (any, error) {
 	}
 	x, err := p.Coerce(text)
 	if err != nil {
-		if hint := jsonPairHint(key, text, p.Types); hint != "" {
+		if hint := jsonPairHint(key, text, p); hint != "" {
 			err = fmt.Errorf("%v: %s", err, hint)
 		}
 		return nil, err
@@ -40,23 +40,49 @@ func PairValue(key, text string, isJSON bool, p Property) (any, error) {
 }
 
 // jsonPairHint says how to give an array or an object, as JSON after :=:
-// the text split at its commas for an array.
-func jsonPairHint(key, text string, types []string) string {
+// for an array, the text split at its commas into items of the type the
+// array's items have (an object's shape where they are objects).
+func jsonPairHint(key, text string, p Property) string {
 	switch {
-	case slices.Contains(types, "array"):
-		items := []string{}
-		if text != "" {
-			items = strings.Split(text, ",")
+	case slices.Contains(p.Types, "array"):
+		var itemTypes []string
+		if items, ok := p.Raw["items"].(map[string]any); ok {
+			itemTypes = typesOf(items)
 		}
-		for i := range items {
-			items[i] = strings.TrimSpace(items[i])
+		if slices.Contains(itemTypes, "object") {
+			return fmt.Sprintf(`give an array as JSON, e.g. %s:='[{"name":"value"}]'`, key)
+		}
+		items := []any{}
+		if text != "" {
+			for _, part := range strings.Split(text, ",") {
+				items = append(items, hintItem(strings.TrimSpace(part), itemTypes))
+			}
 		}
 		b, _ := json.Marshal(items)
 		return fmt.Sprintf("give an array as JSON, e.g. %s:='%s'", key, b)
-	case slices.Contains(types, "object"):
+	case slices.Contains(p.Types, "object"):
 		return fmt.Sprintf(`give an object as JSON, e.g. %s:='{"name":"value"}'`, key)
 	}
 	return ""
+}
+
+// hintItem is part as an item of one of types: a number or a boolean
+// where the items are and part reads as one, else the text.
+func hintItem(part string, types []string) any {
+	var x any
+	if json.Unmarshal([]byte(part), &x) == nil {
+		switch x.(type) {
+		case float64:
+			if slices.Contains(types, "number") || slices.Contains(types, "integer") {
+				return json.RawMessage(part)
+			}
+		case bool:
+			if slices.Contains(types, "boolean") {
+				return x
+			}
+		}
+	}
+	return part
 }
 
 // FieldNames lists the properties of s, sorted, for a message.
