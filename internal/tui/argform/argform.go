@@ -41,6 +41,14 @@ type field struct {
 	in textinput.Model
 }
 
+// set puts text in the field with the cursor at its end: textinput keeps
+// the cursor where the text before it left it, which would put what is
+// typed next in the middle of a value set here.
+func (f *field) set(text string) {
+	f.in.SetValue(text)
+	f.in.CursorEnd()
+}
+
 // Model is the form.
 type Model struct {
 	c        *common.Common
@@ -128,7 +136,7 @@ func (m *Model) Submit(msg tea.Msg) (values map[string]string, problem common.No
 func (m *Model) SetValue(name, v string) {
 	for _, f := range m.fields {
 		if f.Name == name {
-			f.in.SetValue(v)
+			f.set(v)
 		}
 	}
 }
@@ -239,8 +247,7 @@ func (m *Model) Update(msg tea.Msg) (submit bool, cmd tea.Cmd) {
 			return false, nil
 		}
 		f := m.fields[m.focus]
-		f.in.SetValue(f.in.Value() + common.Line(msg.Content))
-		f.in.CursorEnd()
+		f.set(f.in.Value() + common.Line(msg.Content))
 		m.seq++
 		return false, m.ask(Debounce)
 	case tea.KeyPressMsg:
@@ -254,8 +261,7 @@ func (m *Model) Update(msg tea.Msg) (submit bool, cmd tea.Cmd) {
 			return false, nil
 		case key.Matches(msg, k.SuggAccept) && m.suggSel >= 0 && m.suggSel < len(m.sugg):
 			f := m.fields[m.focus]
-			f.in.SetValue(m.sugg[m.suggSel])
-			f.in.CursorEnd()
+			f.set(m.sugg[m.suggSel])
 			m.seq++
 			m.suggSel = -1
 			return false, m.ask(0)

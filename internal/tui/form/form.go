@@ -286,6 +286,14 @@ func (m *Model) SetValues(v map[string]any) {
 	m.revalidate()
 }
 
+// setText puts text in the field's input with the cursor at its end:
+// textinput keeps the cursor where the text before it left it, which
+// would put what is typed next in the middle of a value set here.
+func (f *field) setText(text string) {
+	f.input.SetValue(text)
+	f.input.CursorEnd()
+}
+
 func (f *field) setValue(v any, present bool) {
 	f.isNull = false
 	f.convErr = ""
@@ -294,25 +302,20 @@ func (f *field) setValue(v any, present bool) {
 		return
 	}
 	switch f.kind {
-	case kindText:
+	case kindText, kindList, kindJSON:
+		text := ""
 		if present {
-			f.input.SetValue(valueText(v))
-		} else {
-			f.input.SetValue("")
+			switch f.kind {
+			case kindText:
+				text = valueText(v)
+			case kindList:
+				text = listText(v)
+			default:
+				b, _ := json.Marshal(v)
+				text = string(b)
+			}
 		}
-	case kindList:
-		if present {
-			f.input.SetValue(listText(v))
-		} else {
-			f.input.SetValue("")
-		}
-	case kindJSON:
-		if present {
-			b, _ := json.Marshal(v)
-			f.input.SetValue(string(b))
-		} else {
-			f.input.SetValue("")
-		}
+		f.setText(text)
 	case kindBool:
 		f.boolState = boolUnset
 		if b, ok := v.(bool); ok && present {

@@ -356,3 +356,38 @@ func TestSendAnywaySendsWhatWasTyped(t *testing.T) {
 		t.Errorf("send anyway: %v %q %v", v, refused, err)
 	}
 }
+
+// TestSetValuesPutsTheCursorAtTheEnd sets every text field of a form whose
+// defaults are shorter than the values set: whatever path sets a value, the
+// cursor is at its end, so what is typed next goes after it.
+func TestSetValuesPutsTheCursorAtTheEnd(t *testing.T) {
+	raw := `{"type":"object","properties":{
+		"n": {"type": "integer", "default": 10},
+		"s": {"type": "string", "default": "ab"},
+		"l": {"type": "array", "items": {"type": "string"}, "default": ["a"]},
+		"j": {"type": "array", "default": [1]},
+		"o": {"type": "object", "properties": {"d": {"type": "number", "default": 1}}}
+	}}`
+	m := New(testCommon(), json.RawMessage(raw))
+	m.SetSize(80, 20)
+	m.SetValues(map[string]any{"n": 1010, "s": "abcdef", "l": []any{"a", "b", "c"},
+		"j": []any{1, 2, 3}, "o": map[string]any{"d": 1234.5}})
+	seen := 0
+	for _, f := range m.flat {
+		if f.kind != kindText && f.kind != kindList && f.kind != kindJSON {
+			continue
+		}
+		seen++
+		if got, want := f.input.Position(), len([]rune(f.input.Value())); got != want {
+			t.Errorf("%s: cursor at %d of %q, want %d", f.pointer(), got, f.input.Value(), want)
+		}
+	}
+	if seen != 5 {
+		t.Errorf("%d text fields, want 5", seen)
+	}
+	// The focused field takes a key at the end of its value.
+	typeText(m, "9")
+	if got := m.byPointer("/n").input.Value(); got != "10109" {
+		t.Errorf("n = %q after typing 9, want 10109", got)
+	}
+}
