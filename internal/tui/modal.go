@@ -31,7 +31,7 @@ type modal struct {
 	draft, tools string
 	form         *form.Model // elicitation, form mode
 	notice       common.Notice
-	infoOffset   int
+	infoScroll   common.Scroll
 	// openedAt is when the modal opened (the TUI's clock): a question of an
 	// App takes no answer in its first moments, which a keystroke meant
 	// for a form could give.
@@ -123,10 +123,10 @@ func (m *modal) Update(msg tea.Msg, openURL func(string) error) tea.Cmd {
 		m.notice.Clear()
 		switch {
 		case key.Matches(kp, k.PageUp):
-			m.infoOffset = max(0, m.infoOffset-3)
+			m.infoScroll.Offset = max(0, m.infoScroll.Offset-3)
 			return nil
 		case key.Matches(kp, k.PageDown):
-			m.infoOffset += 3
+			m.infoScroll.Offset += 3
 			return nil
 		}
 	}
@@ -342,11 +342,8 @@ func (m *modal) View() string {
 	if max(0, ih-1-room-1) < len(answer) {
 		answer = answer[:max(0, ih-1-room-1)]
 	}
-	if len(info) > room {
-		m.infoOffset = max(0, min(m.infoOffset, len(info)-room))
-		more := len(info) - room
-		info = info[m.infoOffset : m.infoOffset+room]
-		info[len(info)-1] = st.Dim.Render(fmt.Sprintf("… pgup/pgdn to scroll (%d more lines)", more))
+	if shown, below, more := m.infoScroll.Overflow(info, room); more {
+		info = append(shown[:len(shown):len(shown)], st.Dim.Render(common.Truncate(scrollMore(below), iw)))
 	}
 	body := []string{common.Truncate(title, iw)}
 	body = append(body, info...)
@@ -356,6 +353,14 @@ func (m *modal) View() string {
 	}
 	body = append(body[:min(len(body), ih-1)], m.notice.View(st, iw))
 	return st.Modal.Width(m.width).Height(m.height).Render(common.Fit(strings.Join(body, "\n"), iw, ih))
+}
+
+// scrollMore is the row under a request too long for the modal.
+func scrollMore(below int) string {
+	if below == 0 {
+		return "… end of the request · pgup to scroll back"
+	}
+	return "… pgup/pgdn to scroll (" + common.Plural(below, "more line") + ")"
 }
 
 // draftLines say which model drafted the reply, and how it is sent, or

@@ -81,6 +81,22 @@ func (s *Scroll) Move(cm *Common, msg tea.KeyPressMsg, n, rows int) bool {
 // Clamp keeps the offset within a text of n lines shown rows at a time.
 func (s *Scroll) Clamp(n, rows int) { s.Offset = max(0, min(s.Offset, n-max(1, rows))) }
 
+// Overflow returns the lines shown in a box of rows rows whose last row,
+// when the text does not fit, says what the window leaves out: the bound
+// of the offset counts that row, so the text's last line can be reached.
+// below is how many lines are under the window; more reports that the
+// text did not fit, and that the caller is to draw that row.
+func (s *Scroll) Overflow(lines []string, rows int) (shown []string, below int, more bool) {
+	rows = max(1, rows)
+	if len(lines) <= rows {
+		s.Offset = 0
+		return lines, 0, false
+	}
+	body := max(1, rows-1)
+	shown = s.Window(lines, body)
+	return shown, len(lines) - s.Offset - len(shown), true
+}
+
 // Window returns the lines shown, from the offset on.
 func (s *Scroll) Window(lines []string, rows int) []string {
 	s.Clamp(len(lines), rows)
