@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -163,19 +164,25 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	if r.Trace.Recorder != nil {
 		rec = r.Trace.Recorder
 	}
+	// The status line shows the trace's absolute path while it is written.
+	recPath := o.Record
+	if abs, err := filepath.Abs(o.Record); o.Record != "" && err == nil {
+		recPath = abs
+	}
 	chatOpts, err := opts.chatOptions()
 	if err != nil {
 		return err
 	}
 	err = tui.Run(ctx, tui.Options{
-		Version: command.Version,
-		Record:  rec,
-		Reloads: reloads,
-		Dial:    tuiDial(r),
-		Target:  targetLabel(&o.Target),
-		NoColor: noColor,
-		Roots:   r.MadeRoots,
-		SaveDir: opts.Save,
+		Version:    command.Version,
+		Record:     rec,
+		RecordPath: recPath,
+		Reloads:    reloads,
+		Dial:       tuiDial(r),
+		Target:     targetLabel(&o.Target),
+		NoColor:    noColor,
+		Roots:      r.MadeRoots,
+		SaveDir:    opts.Save,
 		// The t key's file, where the command was typed.
 		Collection:       o.IO.Path(collectionOr(opts.Collection)),
 		CollectionServer: o.CollectionServer(),

@@ -215,6 +215,20 @@ func TestRecordingPathInFull(t *testing.T) {
 	}
 }
 
+// The trace of --record shows on the status line from the start, as one
+// alt+r starts does; alt+r's own shows while it runs, then --record's again.
+func TestRecordFlagShowsOnTheStatusLine(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "run.jsonl")
+	h := startLoaded(t, 200, 30, func(o *Options) { o.RecordPath = trace })
+	h.waitText("● rec " + trace)
+	h.press("alt+r")
+	h.waitText("● rec "+h.m.c.SaveDir+"/mcpi-", "recording started")
+	h.press("alt+r")
+	h.waitText("recording stopped: ")
+	h.press("down")
+	h.waitText("● rec " + trace)
+}
+
 // A 2026-07-28 server with serverInfo at the top level of its
 // server/discover result: shown in the header and the Info pane, with a
 // warning that says where it was found.

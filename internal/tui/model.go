@@ -140,7 +140,7 @@ func New(ctx context.Context, opts Options) *Model {
 		width:  opts.Width, height: opts.Height,
 	}
 	m.roots.Set(opts.Roots)
-	m.rec = &recorder{target: opts.Target, header: opts.TraceHeader, opts: opts.TraceOptions}
+	m.rec = &recorder{target: opts.Target, header: opts.TraceHeader, opts: opts.TraceOptions, flag: opts.RecordPath}
 	if len(opts.TraceOptions.SecretValues) > 0 && !opts.TraceOptions.NoRedact {
 		c.Inbox.Redact(record.NewRedactor(opts.TraceOptions.SecretValues).Event)
 	}

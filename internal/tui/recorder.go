@@ -11,11 +11,14 @@ import (
 )
 
 // recorder is the tap behind the start/stop recording key: while a trace is
-// open every event goes to it, as --record would write it (redacted).
+// open every event goes to it, as --record would write it (redacted). It
+// also knows the trace --record writes for the whole run, so that what the
+// status line shows of a recording comes from one place.
 type recorder struct {
 	mu     sync.Mutex
 	w      *record.Writer
 	path   string
+	flag   string // the trace of --record, written by the command
 	target string
 	header record.Header // what --record would write; Args from target when empty
 	opts   record.Options
@@ -32,11 +35,15 @@ func (r *recorder) Observe(e transport.Event) {
 	}
 }
 
-// active returns the trace being written, or "".
+// active returns the trace being written, or "": the one alt+r started,
+// else the one of --record.
 func (r *recorder) active() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.path
+	if r.path != "" {
+		return r.path
+	}
+	return r.flag
 }
 
 // toggle starts a trace in dir (named by the time) or stops the one

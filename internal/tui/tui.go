@@ -67,6 +67,9 @@ type Options struct {
 	// session (an MCP App's messages): the command's trace (--record),
 	// which sees the session's own events through Dial.
 	Record transport.Tap
+	// RecordPath is the file Record writes (--record): the status line
+	// shows it while the TUI runs, as it shows a trace alt+r started.
+	RecordPath string
 	// Dial connects and initializes a session with the TUI's hooks. The TUI
 	// calls it again to reconnect. It runs in a tea.Cmd, never on the UI
 	// goroutine.
