@@ -5,6 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
 
 // layer is one thing that can be in front of the panes. What is in front
@@ -107,12 +109,20 @@ func (m *Model) routeKey(msg tea.KeyPressMsg) tea.Cmd {
 	return m.paneKey(msg)
 }
 
-// helpKey: the help closes on esc or its own key; every other key is
-// swallowed, with a word on how to go back.
+// helpKey: the help closes on esc or its own key, and pgup/pgdn scroll
+// it when it is longer than the screen; every other key is swallowed, with
+// a word on how to go back.
 func (m *Model) helpKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
-	if key.Matches(msg, k.Back) || key.Matches(msg, k.Help) {
+	switch {
+	case key.Matches(msg, k.Back) || key.Matches(msg, k.Help):
 		m.closeLayer(helpLayer)
+		return nil
+	case key.Matches(msg, k.PageDown):
+		m.helpScroll.Offset += max(1, m.helpRoom()-1)
+		return nil
+	case key.Matches(msg, k.PageUp):
+		m.helpScroll.Offset = max(0, m.helpScroll.Offset-max(1, m.helpRoom()-1))
 		return nil
 	}
 	m.status.Set("the help is open: esc closes it")
@@ -193,6 +203,7 @@ func (m *Model) closeLayer(l layer) {
 func (m *Model) layersChanged(l layer) {
 	if l == helpLayer {
 		m.help.ShowAll = m.focus.shown(helpLayer)
+		m.helpScroll = common.Scroll{}
 		m.resize()
 	}
 	if l == modalLayer && !m.focus.shown(modalLayer) {

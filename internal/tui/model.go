@@ -90,6 +90,9 @@ type Model struct {
 
 	roots *rootStore
 	help  help.Model
+	// helpScroll scrolls the whole help when it needs more lines than the
+	// screen has.
+	helpScroll common.Scroll
 
 	// surface is the server's surface at the last start or list_changed
 	// (with --watch), what the next one is diffed against; diff is the
@@ -363,11 +366,7 @@ func (m *Model) helpHeight() int {
 	if !m.help.ShowAll {
 		return 1
 	}
-	n := 1
-	for _, col := range m.keys().FullHelp() {
-		n = max(n, len(col))
-	}
-	return n
+	return max(1, min(len(m.layoutHelp().lines), m.helpRoom()))
 }
 
 func (m *Model) resize() {
@@ -1089,7 +1088,11 @@ func (m *Model) View() tea.View {
 	b.WriteByte('\n')
 	b.WriteString(m.statusView())
 	b.WriteByte('\n')
-	b.WriteString(common.Fit(m.help.View(m.keys()), m.width, m.helpHeight()))
+	if m.help.ShowAll {
+		b.WriteString(common.Fit(m.fullHelpView(), m.width, m.helpHeight()))
+	} else {
+		b.WriteString(common.Fit(m.help.View(m.keys()), m.width, 1))
+	}
 	v.SetContent(b.String())
 	return v
 }
