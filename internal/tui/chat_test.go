@@ -80,3 +80,15 @@ func chatHarness(t *testing.T, spec string, fake *mcptest.FakeLLM, key string, a
 	h.waitText("Chat · "+spec, "you>")
 	return h
 }
+
+// TestChatNoModelWrapped: without a model, what the Chat pane says of how
+// to start one is wrapped to the width, whole.
+func TestChatNoModelWrapped(t *testing.T) {
+	h := startLoaded(t, 80, 24)
+	h.press("alt+c")
+	s := h.waitText("No model: start mcpi connect with")
+	flat := strings.Join(strings.Fields(s), " ")
+	if !strings.Contains(flat, "docs/models.md) to talk to one here.") {
+		t.Errorf("the guidance is cut:\n%s", s)
+	}
+}

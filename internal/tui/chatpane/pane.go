@@ -533,7 +533,13 @@ func (p *Pane) toolLines() []string {
 func (p *Pane) View() string {
 	st := p.c.Styles
 	if p.o.Model == nil {
-		return st.Dim.Render("No model: start mcpi connect with --model PROVIDER:MODEL (anthropic:, openai:, ollama:, compat: with --model-url; docs/models.md) to talk to one here.")
+		// The one thing the pane has to say, wrapped whole to the width.
+		text := "No model: start mcpi connect with --model PROVIDER:MODEL (anthropic:, openai:, ollama:, compat: with --model-url; docs/models.md) to talk to one here."
+		lines := common.Wrap(text, max(10, p.width))
+		for i, l := range lines {
+			lines[i] = st.Dim.Render(l)
+		}
+		return strings.Join(lines, "\n")
 	}
 	if p.showTools {
 		return strings.Join(p.scroll.Window(p.toolLines(), p.height), "\n")
