@@ -86,7 +86,9 @@ func distribution(ds []time.Duration) [DistBuckets]int {
 	return out
 }
 
-// FormatLatency prints a latency with the digits it deserves (1.47ms).
+// FormatLatency prints a latency with the digits it deserves (1.47ms): the
+// one formatting of a latency, wherever one is shown (at most 8 columns
+// under an hour).
 func FormatLatency(d time.Duration) string {
 	switch {
 	case d >= 10*time.Second:

@@ -14,6 +14,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
@@ -144,7 +145,7 @@ func (co *composer) result(msg composedMsg) {
 			b.WriteString("\n" + st.Dim.Render("error data:") + "\n" + common.PrettyJSON(re.Data, st))
 		}
 	default:
-		b.WriteString(st.OK.Render(fmt.Sprintf("✓ result in %s", common.Duration(msg.took))) + "\n")
+		b.WriteString(st.OK.Render(fmt.Sprintf("✓ result in %s", rows.FormatLatency(msg.took))) + "\n")
 		b.WriteString(common.PrettyJSON(msg.raw, st))
 	}
 	co.setLines(b.String())

@@ -8,6 +8,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 )
 
@@ -399,7 +400,7 @@ func (p *Pane) details() string {
 	case sp.Flags&flagUntracked != 0:
 		parts = append(parts, "end not followed (over the open bound)")
 	default:
-		parts = append(parts, common.Duration(time.Duration(sp.End-sp.Start)))
+		parts = append(parts, rows.FormatLatency(time.Duration(sp.End-sp.Start)))
 	}
 	if sp.Rounds > 0 {
 		parts = append(parts, fmt.Sprintf("%d input rounds", sp.Rounds+1))

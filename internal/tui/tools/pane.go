@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpi-dev/mcpi/internal/apps"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
+	"github.com/mcpi-dev/mcpi/internal/rows"
 	"github.com/mcpi-dev/mcpi/internal/session"
 	"github.com/mcpi-dev/mcpi/internal/tui/common"
 	"github.com/mcpi-dev/mcpi/internal/tui/form"
@@ -993,7 +994,7 @@ func (p *Pane) formView() string {
 
 func (p *Pane) statusLine(c *Call) string {
 	st := p.c.Styles
-	d := common.Duration(c.Duration(p.c.Now()))
+	d := rows.FormatLatency(c.Duration(p.c.Now()))
 	switch c.State {
 	case Running:
 		return st.Running.Render("⟳ running " + d)

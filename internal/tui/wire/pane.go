@@ -707,7 +707,7 @@ func (p *Pane) row(e *rows.Entry, selected bool, methodW int) string {
 	what = common.Line(what)
 	latency := ""
 	if e.HasLatency {
-		latency = common.Duration(e.Latency)
+		latency = rows.FormatLatency(e.Latency)
 	}
 	size := ""
 	if e.Size > 0 {
@@ -773,7 +773,7 @@ func (p *Pane) buildDetail() {
 	title += " · " + common.ByteSize(e.Size) + " · " + e.Time.Format("15:04:05.000000")
 	lines = append(lines, st.Title.Render(common.Truncate(title, w)))
 	if e.HasLatency {
-		add("latency " + common.Duration(e.Latency) + " since the request")
+		add("latency " + rows.FormatLatency(e.Latency) + " since the request")
 	}
 	if e.TraceID != "" {
 		add("trace id " + e.TraceID + " (Y copies it)")

@@ -574,3 +574,32 @@ func TestModelRows(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyOneFormat: a latency reads the same in the LATENCY column, in
+// the frame's detail and in the L view.
+func TestLatencyOneFormat(t *testing.T) {
+	p := New(testCommon(), rows.NewStore(0, 0))
+	p.SetSize(100, 14)
+	parser := rows.NewParser()
+	lat := 2870 * time.Microsecond
+	p.Append([]rows.Entry{
+		parser.Event(frame(transport.Outgoing, 0, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}`)),
+		parser.Event(frame(transport.Incoming, lat, `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)),
+	})
+	want := rows.FormatLatency(lat)
+	if want != "2.87ms" {
+		t.Fatalf("FormatLatency(2.87ms) = %q", want)
+	}
+	if s := ansi.Strip(p.View()); !strings.Contains(s, " "+want) {
+		t.Errorf("the LATENCY column lacks %s:\n%s", want, s)
+	}
+	p.Update(press("enter"))
+	if s := ansi.Strip(p.View()); !strings.Contains(s, "latency "+want+" since the request") {
+		t.Errorf("the detail lacks %s:\n%s", want, s)
+	}
+	p.Update(press("esc"))
+	p.Update(press("L"))
+	if s := ansi.Strip(p.View()); !strings.Contains(s, want) {
+		t.Errorf("the L view lacks %s:\n%s", want, s)
+	}
+}
