@@ -19,6 +19,7 @@ import (
 	"github.com/mcpi-dev/mcpi/internal/check/hosts"
 	"github.com/mcpi-dev/mcpi/internal/mcp"
 	"github.com/mcpi-dev/mcpi/internal/session"
+	"github.com/mcpi-dev/mcpi/internal/transport"
 )
 
 // Severity orders findings: an Error is what a client will reject or a
@@ -110,6 +111,14 @@ func (r *Report) Count(s Severity) int {
 		}
 	}
 	return n
+}
+
+// Borrows says whether a front end that holds live checks the server on
+// it (Options.Borrowed) rather than on connections of its own: a stdio
+// server may not allow a second instance; an HTTP server is checked on
+// connections of the check's own, as mcpi check does.
+func Borrows(live *session.Client) bool {
+	return live != nil && !transport.Describe(live.Conn()).HTTP
 }
 
 // Options say what a run may do.

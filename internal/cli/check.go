@@ -208,7 +208,7 @@ func checkOptions(t *command.TargetOptions, c *session.Client) check.Options {
 func checkFunc(t command.TargetOptions) func(ctx context.Context, live *session.Client, progress func(string)) (*check.Report, error) {
 	return func(ctx context.Context, live *session.Client, progress func(string)) (*check.Report, error) {
 		obs := &check.Observer{}
-		if live != nil && !transport.Describe(live.Conn()).HTTP {
+		if check.Borrows(live) {
 			copts := checkOptions(&t, live)
 			copts.Borrowed, copts.Progress = true, progress
 			return check.Run(ctx, live, obs, copts), nil

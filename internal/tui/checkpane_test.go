@@ -62,3 +62,28 @@ func TestCheckPaneFinding(t *testing.T) {
 	h.press("enter")
 	h.golden(h.waitText("hosts/gemini/type-array  warning", "source"))
 }
+
+// TestCheckPaneSaysWhereItRuns: on a stdio connection the pane says the
+// checks run on the TUI's session, not on connections of their own, and
+// which tool they call; on a session it says checks are not available
+// there and offers no key to run them.
+func TestCheckPaneSaysWhereItRuns(t *testing.T) {
+	h := startLoaded(t, 100, 30, func(o *Options) { o.Check = checkPeer("demo") })
+	h.press("alt+k")
+	s := h.waitText("enter or ctrl+l runs the checks", "They run on this session", "They call none of the server's tools")
+	if strings.Contains(s, "open connections of their own") || strings.Contains(s, "call no tool") {
+		t.Errorf("the Check pane says the checks open connections of their own:\n%s", s)
+	}
+
+	h2 := startLoaded(t, 100, 30, func(o *Options) { o.Session = "s1" })
+	h2.press("alt+k")
+	s = h2.waitText("Checks are not available on a session")
+	if strings.Contains(s, "enter or ctrl+l") || strings.Contains(s, "run checks") {
+		t.Errorf("the Check pane offers to run checks on a session:\n%s", s)
+	}
+	h2.press("enter")
+	h2.waitText("Checks are not available on a session")
+	if s := h2.p.Screen(); strings.Contains(s, "no server to connect to") {
+		t.Errorf("enter says there is no server:\n%s", s)
+	}
+}

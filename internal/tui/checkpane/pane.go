@@ -29,6 +29,11 @@ import (
 // a server that allows one.
 type RunFunc func(ctx context.Context, live *session.Client, progress func(string)) (*check.Report, error)
 
+// notHere is what the pane says where it cannot check: on a session
+// (mcpi connect --session), whose server the daemon holds.
+const notHere = "Checks are not available on a session: they need connections of their own to the server, " +
+	"and the session's daemon holds its connection. mcpi check TARGET runs them against the server itself."
+
 // Pane is the check pane.
 type Pane struct {
 	c   *common.Common
@@ -69,8 +74,8 @@ type (
 	}
 )
 
-// New returns the check pane; run is nil when the front end cannot check
-// (a replayed trace).
+// New returns the check pane; run is nil where the front end cannot check
+// (a session: the pane says why).
 func New(c *common.Common, run RunFunc) *Pane {
 	return &Pane{c: c, run: run, open: -1}
 }
@@ -171,7 +176,7 @@ func (p *Pane) start() tea.Cmd {
 		return nil
 	}
 	if p.run == nil {
-		return common.Noticef("checks cannot run here: there is no server to connect to")
+		return common.Noticef("%s", notHere)
 	}
 	p.runs++
 	p.running, p.progress, p.started, p.err = true, "starting", p.c.Now(), nil
@@ -213,6 +218,9 @@ func (p *Pane) ShortHelp() []key.Binding {
 		copyKey.SetHelp("y", "copy frame")
 		return []key.Binding{k.Back, k.Down, k.PageDown, copyKey}
 	}
+	if p.run == nil {
+		return nil // no key runs checks where they cannot run
+	}
 	run := k.Reload
 	run.SetHelp("ctrl+l", "run checks")
 	open := k.Open
@@ -227,6 +235,9 @@ func (p *Pane) ShortHelp() []key.Binding {
 // FullHelp is every key of the pane.
 func (p *Pane) FullHelp() [][]key.Binding {
 	k := p.c.Keys
+	if p.run == nil {
+		return nil
+	}
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, p.ShortHelp()}
 }
 
@@ -248,9 +259,17 @@ func (p *Pane) head() []string {
 		out = append(out, st.Title.Render("Checking")+" "+common.Line(p.progress)+st.Dim.Render(" · "+common.Duration(p.c.Now().Sub(p.started))+" · esc stops"))
 	case p.err != nil:
 		out = append(out, st.Error.Render("✗ the check failed: ")+common.Line(p.err.Error()))
+	case p.report == nil && p.run == nil:
+		return common.Wrap(notHere, w)
 	case p.report == nil:
+		how := "They open connections of their own to the server, as mcpi check does."
+		if check.Borrows(p.live) {
+			how = "They run on this session, their requests on the Wire pane, rather than start a second " +
+				"instance of a server that may allow one; what needs a connection of their own is said not checked."
+		}
 		out = append(out, common.Wrap("enter or ctrl+l runs the checks of `mcpi check` against this server: rules of the spec "+
-			"and of what hosts accept, each with its source. They open connections of their own and call no tool.", w)...)
+			"and of what hosts accept, each with its source. "+how+" They call none of the server's tools: "+
+			"only one that does not exist (mcpi-no-such-tool), to see how it is refused.", w)...)
 		if !p.connected {
 			out = append(out, st.Dim.Render("(the TUI is not connected now: the checks may not reach the server either)"))
 		}
