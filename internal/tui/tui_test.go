@@ -540,6 +540,30 @@ func TestCallAsTask(t *testing.T) {
 	}
 }
 
+// A tool that runs only as a task, under a revision without tasks, is
+// refused once with why (no tasks/get could follow it), then sent.
+func TestRequiredTaskUnderOldRevision(t *testing.T) {
+	cmd := mcptest.Everything(t)
+	h := start(t, 120, 30, func(o *Options) {
+		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
+			conn, err := transport.Spawn(transport.StdioOptions{Command: cmd[0], Args: cmd[1:], Tap: hk.Tap})
+			if err != nil {
+				return nil, err
+			}
+			return session.Connect(ctx, conn, session.Options{Handler: hk.Handler, OnNotification: hk.OnNotification, OnWarning: hk.OnWarning, ProtocolVersion: mcp.Rev20250618})
+		}
+	})
+	h.waitText("simulate-research-query")
+	h.typeText("simulate-research-query")
+	h.press("enter")
+	h.typeText("tide pools")
+	h.press("ctrl+s")
+	h.waitText("the tool runs only as a task, and 2025-06-18 has no tasks/get to follow it", "ctrl+s again sends it as a task anyway")
+	if strings.Contains(h.p.Screen(), "call #1") {
+		t.Errorf("the call was sent before the second ctrl+s:\n%s", h.p.Screen())
+	}
+}
+
 // TestCallFollowsTask calls tools of a 2026-07-28 server of the tasks
 // extension: the task it creates unasked is followed, its states shown as
 // a 2025-11-25 task's are, then its result; esc on a running one cancels

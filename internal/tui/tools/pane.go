@@ -539,12 +539,20 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 // asTask runs the call as a task; a tool whose execution.taskSupport is
 // "required" always runs as one.
 func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
-	if asTask && !p.taskAnyway {
-		if why := p.noTasks(); why != "" {
+	required := p.formTool.Execution != nil && p.formTool.Execution.TaskSupport == "required"
+	if (asTask || required) && !p.taskAnyway {
+		why, again := p.noTasks(), k(p.c.Keys.AsTask)
+		if required {
+			why = p.noTaskPolls()
+			if !asTask {
+				again = k(p.c.Keys.Submit)
+			}
+		}
+		if why != "" {
 			// A debugger may send what the server does not offer, but not
 			// by surprise.
 			p.taskAnyway = true
-			p.notice.Failf("%s · %s again sends it as a task anyway", why, k(p.c.Keys.AsTask))
+			p.notice.Failf("%s · %s again sends it as a task anyway", why, again)
 			return nil
 		}
 	}
@@ -625,6 +633,18 @@ func (p *Pane) reloadKey() tea.Cmd {
 
 // noTasks says why the tool on the form cannot be called as a task, or ""
 // when the server and the tool both offer it.
+// noTaskPolls says why a tool that runs only as a task could not be
+// followed: a revision without tasks/get ("" when it can be).
+func (p *Pane) noTaskPolls() string {
+	if p.client == nil || p.client.Era() == session.EraModern {
+		return ""
+	}
+	if p.client.Check("tasks/get") != nil {
+		return "the tool runs only as a task, and " + p.client.ProtocolVersion() + " has no tasks/get to follow it"
+	}
+	return ""
+}
+
 func (p *Pane) noTasks() string {
 	if p.client != nil && p.client.Era() == session.EraModern {
 		// The tasks extension has no opt-in: the server decides, and every
