@@ -512,20 +512,30 @@ func TestRecordingToggle(t *testing.T) {
 	}
 }
 
-// TestCallAsTask runs a tool as a task against the npm reference server,
-// which supports tasks: the call returns a task, which is polled to its end
-// and whose result is shown.
-func TestCallAsTask(t *testing.T) {
+// onEverything dials the npm reference server over stdio, with session
+// options of the test's own (edit may be nil).
+func onEverything(t *testing.T, edit func(*session.Options)) func(*Options) {
 	cmd := mcptest.Everything(t)
-	h := start(t, 100, 30, func(o *Options) {
+	return func(o *Options) {
 		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
 			conn, err := transport.Spawn(transport.StdioOptions{Command: cmd[0], Args: cmd[1:], Tap: hk.Tap})
 			if err != nil {
 				return nil, err
 			}
-			return session.Connect(ctx, conn, session.Options{Handler: hk.Handler, OnNotification: hk.OnNotification, OnWarning: hk.OnWarning})
+			opts := session.Options{Handler: hk.Handler, OnNotification: hk.OnNotification, OnWarning: hk.OnWarning}
+			if edit != nil {
+				edit(&opts)
+			}
+			return session.Connect(ctx, conn, opts)
 		}
-	})
+	}
+}
+
+// TestCallAsTask runs a tool as a task against the npm reference server,
+// which supports tasks: the call returns a task, which is polled to its end
+// and whose result is shown.
+func TestCallAsTask(t *testing.T) {
+	h := start(t, 100, 30, onEverything(t, nil))
 	h.waitText("simulate-research-query")
 	h.typeText("simulate-research-query")
 	h.press("enter")
@@ -543,16 +553,7 @@ func TestCallAsTask(t *testing.T) {
 // A tool that runs only as a task, under a revision without tasks, is
 // refused once with why (no tasks/get could follow it), then sent.
 func TestRequiredTaskUnderOldRevision(t *testing.T) {
-	cmd := mcptest.Everything(t)
-	h := start(t, 120, 30, func(o *Options) {
-		o.Dial = func(ctx context.Context, hk Hooks) (*session.Client, error) {
-			conn, err := transport.Spawn(transport.StdioOptions{Command: cmd[0], Args: cmd[1:], Tap: hk.Tap})
-			if err != nil {
-				return nil, err
-			}
-			return session.Connect(ctx, conn, session.Options{Handler: hk.Handler, OnNotification: hk.OnNotification, OnWarning: hk.OnWarning, ProtocolVersion: mcp.Rev20250618})
-		}
-	})
+	h := start(t, 120, 30, onEverything(t, func(o *session.Options) { o.ProtocolVersion = mcp.Rev20250618 }))
 	h.waitText("simulate-research-query")
 	h.typeText("simulate-research-query")
 	h.press("enter")
