@@ -130,8 +130,8 @@ func (opts *ReplayOptions) parse(cmd *cobra.Command, args []string) error {
 		return command.FlagErrorf("--ignore needs --verify")
 	case opts.Filter != "" && (opts.Serve || opts.Verify):
 		return command.FlagErrorf("--filter goes with showing the trace, not --serve or --verify")
-	case opts.JSON && !opts.Verify:
-		return command.FlagErrorf("--json goes with --verify (a trace is JSON Lines already)")
+	case opts.JSON && !opts.Verify && !opts.Latency:
+		return command.FlagErrorf("--json goes with --verify or --latency (a trace is JSON Lines already)")
 	case opts.Latency && (opts.Serve || opts.Verify || opts.Follow):
 		return command.FlagErrorf("--latency sums up a trace: not with --serve, --verify or --follow")
 	}

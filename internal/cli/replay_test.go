@@ -122,7 +122,7 @@ func TestReplayVerifyFindsChanges(t *testing.T) {
 	if !changed || strings.Contains(out, "✗") {
 		t.Errorf("--json: the changed text is not reported as a change of the report:\n%s", out)
 	}
-	if code, _, errOut := runCLI(t, "", "replay", trace, "--print", "--json"); code != command.ExitUsage || !strings.Contains(errOut, "--json goes with --verify") {
+	if code, _, errOut := runCLI(t, "", "replay", trace, "--print", "--json"); code != command.ExitUsage || !strings.Contains(errOut, "--json goes with --verify or --latency") {
 		t.Errorf("--print --json: exit %d %s", code, errOut)
 	}
 	// Ignoring the field that changed makes them equal again, but the tool
