@@ -166,8 +166,10 @@ func connectRun(ctx context.Context, opts *ConnectOptions) error {
 	}
 	// The status line shows the trace's absolute path while it is written.
 	recPath := o.Record
-	if abs, err := filepath.Abs(opts.IO.Path(o.Record)); o.Record != "" && err == nil {
-		recPath = abs
+	if o.Record != "" {
+		if abs, err := filepath.Abs(opts.IO.Path(o.Record)); err == nil {
+			recPath = abs
+		}
 	}
 	chatOpts, err := opts.chatOptions()
 	if err != nil {

@@ -541,12 +541,15 @@ func (p *Pane) updateForm(msg tea.KeyPressMsg) tea.Cmd {
 func (p *Pane) submit(f *form.Model, asTask bool) tea.Cmd {
 	required := p.formTool.Execution != nil && p.formTool.Execution.TaskSupport == "required"
 	if (asTask || required) && !p.taskAnyway {
-		why, again := p.noTasks(), k(p.c.Keys.AsTask)
-		if required {
+		why, again := "", k(p.c.Keys.AsTask)
+		switch {
+		case required:
 			why = p.noTaskPolls()
 			if !asTask {
 				again = k(p.c.Keys.Submit)
 			}
+		default:
+			why = p.noTasks()
 		}
 		if why != "" {
 			// A debugger may send what the server does not offer, but not
